@@ -1,0 +1,78 @@
+// Error classes and helpers shared by every handler. A handler throws; the router turns the throw into the
+// specification's `{ "error": ... }` response, so no handler has to remember the status mapping.
+import path from 'node:path';
+
+/** An error with an exact HTTP status and client-facing text. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+/** The specification's ValueError: a client mistake, reported as 400 with its (sanitized) text. */
+export class ValueError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ValueError';
+  }
+}
+
+// Unix absolute paths (at least two segments, so "/" alone or "a/b" prose survives) and Windows drive or
+// UNC paths. A path ends at whitespace or a quote: that is how exception texts embed them.
+const UNIX_PATH = /(?<![\w.~-])\/(?:[^\s/'"`:,;)]+\/)*[^\s/'"`:,;)]+/g;
+const WINDOWS_PATH = /(?:\b[A-Za-z]:[\\/]|\\\\[^\s\\'"`]+\\)[^\s'"`:,;)]*/g;
+
+/** Replace absolute paths in an error text with `<path>` before it reaches a client. */
+export function sanitizeErrorText(text: string): string {
+  return text.replace(WINDOWS_PATH, '<path>').replace(UNIX_PATH, '<path>');
+}
+
+/** The specification's required-field check: missing = falsy and not the number 0. */
+export function requireFields(body: Record<string, unknown>, names: readonly string[]): void {
+  const missing = names.filter((name) => {
+    const value = body[name];
+    return !value && value !== 0;
+  });
+  if (missing.length > 0) throw new ValueError(`Missing required field(s): ${missing.join(', ')}`);
+}
+
+/** True when `candidate` is `root` or lies inside it (both absolute and normalized). */
+export function isInside(root: string, candidate: string): boolean {
+  const rel = path.relative(root, candidate);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** Resolve a requested relative path under `root`; a result outside the root is a ValueError. */
+export function resolveUnder(root: string, requested: string): string {
+  const base = path.resolve(root);
+  const target = path.resolve(base, requested);
+  if (!isInside(base, target)) throw new ValueError('Path escapes its root');
+  return target;
+}
+
+/** Node's errno codes that mean the peer went away while we were writing (section 1's disconnect rule). */
+const DISCONNECT_CODES = new Set([
+  'EPIPE',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'ERR_STREAM_DESTROYED',
+  'ERR_STREAM_WRITE_AFTER_END',
+  'ERR_HTTP_REQUEST_TIMEOUT',
+  'ERR_SSL_PROTOCOL_ERROR',
+  'ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** True for the client-disconnect conditions of section 1: swallowed and logged at debug level only. */
+export function isClientDisconnect(err: unknown): boolean {
+  if (!err || typeof err !== 'object') return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string') return false;
+  return DISCONNECT_CODES.has(code) || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_');
+}
