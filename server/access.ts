@@ -1,0 +1,78 @@
+// Access control for a server every local process and every visited web page can reach (README.md
+// "Access"): a loopback Host (stops DNS rebinding), same-origin state changes (stops CSRF) and an access token
+// on the API (stops other local users' pages and processes).
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+export const ACCESS_COOKIE = 'satchel_access';
+export const TOKEN_BYTES = 32;
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function newToken(): string {
+  return randomBytes(TOKEN_BYTES).toString('base64url');
+}
+
+/** The host name of a Host header without its port, lower-cased; undefined when malformed. */
+export function hostName(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const match = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::\d{1,5})?$/i.exec(header.trim());
+  return match ? match[1]!.toLowerCase() : undefined;
+}
+
+/** Loopback names always; the bound host's own name when the operator chose to bind another interface. */
+export function isAllowedHost(header: string | undefined, boundHost: string): boolean {
+  const name = hostName(header);
+  if (name === undefined) return false;
+  if (LOOPBACK_NAMES.has(name)) return true;
+  const bound = boundHost.includes(':') && !boundHost.startsWith('[') ? `[${boundHost}]` : boundHost;
+  return !LOOPBACK_NAMES.has(bound.toLowerCase()) && name === bound.toLowerCase() && bound !== '0.0.0.0' && bound !== '[::]';
+}
+
+/**
+ * A state-changing request may come from our own pages or from non-browser clients (no Origin), never from
+ * another site. Sec-Fetch-Site catches browsers that omit Origin.
+ */
+export function isSameOriginWrite(req: IncomingMessage): boolean {
+  if (SAFE_METHODS.has(req.method ?? 'GET')) return true;
+  const origin = req.headers.origin;
+  if (origin !== undefined) return origin === `http://${req.headers.host ?? ''}`;
+  const site = req.headers['sec-fetch-site'];
+  return site === undefined || site === 'same-origin' || site === 'none';
+}
+
+export function parseCookies(header: string | undefined): Map<string, string> {
+  const cookies = new Map<string, string>();
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) continue;
+    const name = part.slice(0, eq).trim();
+    if (!cookies.has(name)) cookies.set(name, part.slice(eq + 1).trim());
+  }
+  return cookies;
+}
+
+/** Constant-time comparison; hashing first makes the lengths equal so the length is not leaked either. */
+export function tokensEqual(given: string, expected: string): boolean {
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+export function requestToken(req: IncomingMessage): string | undefined {
+  const auth = req.headers.authorization;
+  if (auth) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (match) return match[1];
+  }
+  return parseCookies(req.headers.cookie).get(ACCESS_COOKIE);
+}
+
+export function hasValidToken(req: IncomingMessage, token: string): boolean {
+  const given = requestToken(req);
+  return given !== undefined && tokensEqual(given, token);
+}
+
+export function accessCookie(token: string): string {
+  return `${ACCESS_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict`;
+}

@@ -1,0 +1,62 @@
+// Answers for requests Node's HTTP parser refuses before any handler runs (conflicting or malformed
+// Content-Length, Transfer-Encoding it will not decode, header overflow, unknown methods, timeouts). Node's own
+// answer is a bare "400 Bad Request" without our headers; the specification wants its JSON errors with the
+// security headers and exactly one `Connection: close`. The socket is closed after the answer, so bytes after
+// the refused head (perhaps a smuggled request) are never parsed.
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { isClientDisconnect } from './errors.js';
+import { analyzeFraming, parseRawHead } from './framing.js';
+import { securityHeaders } from './headers.js';
+import { log } from './log.js';
+
+export const CLOSE_DEADLINE_MS = 2000;
+const MAX_ECHOED_CODING_CHARS = 100;
+
+export function transferEncodingError(coding: string): string {
+  const shown = coding.length > MAX_ECHOED_CODING_CHARS ? coding.slice(0, MAX_ECHOED_CODING_CHARS) + '…' : coding;
+  return `Unsupported Transfer-Encoding: ${shown} (uploads must send an undecoded body with a Content-Length)`;
+}
+
+/** The status and error text for a refused request, judged from Node's error code and the raw bytes. */
+export function classifyParseError(code: string | undefined, rawPacket: Buffer | undefined): [number, string] {
+  if (code === 'HPE_HEADER_OVERFLOW') return [431, 'Request header fields too large'];
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'ERR_HTTP_HEADERS_TIMEOUT') return [408, 'Request timed out'];
+  const head = parseRawHead(rawPacket);
+  if (head) {
+    const framing = analyzeFraming(head.rawHeaders);
+    if (framing.transferEncoding !== undefined) return [411, transferEncodingError(framing.transferEncoding)];
+    if (framing.contentLengthUnreadable) return [400, 'Invalid Content-Length'];
+  }
+  if (code === 'HPE_INVALID_METHOD') return [501, 'Unsupported method'];
+  return [400, 'Bad request'];
+}
+
+type ParserError = Error & { code?: string; rawPacket?: Buffer };
+
+export function handleClientError(err: ParserError, socket: Duplex): void {
+  if (isClientDisconnect(err) || !socket.writable) {
+    log.debug('client error on a closed connection', err.code);
+    socket.destroy();
+    return;
+  }
+  const [status, message] = classifyParseError(err.code, err.rawPacket);
+  log.debug(`refused malformed request (${err.code ?? 'unknown'}): ${status}`);
+  const body = Buffer.from(JSON.stringify({ error: message }, null, 2), 'utf8');
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    ...securityHeaders(),
+    'Content-Length': String(body.length),
+    Connection: 'close',
+  };
+  const head =
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
+    Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('') +
+    '\r\n';
+  socket.on('error', (e) => log.debug('socket error after refusal', e));
+  socket.end(Buffer.concat([Buffer.from(head, 'latin1'), body]));
+  setTimeout(() => socket.destroy(), CLOSE_DEADLINE_MS).unref();
+}

@@ -1,0 +1,122 @@
+// Safe file names and exclusive placement (sections 4.3 steps 4-7 and 4.7 steps 4-5). A name is never trusted:
+// it is sanitized, de-duplicated, and the final create is exclusive and never follows a symlink.
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { HttpError, ValueError } from './errors.js';
+
+export const MAX_NAME_CHARS = 200;
+export const MAX_DUPLICATE_SUFFIX = 999;
+
+const NOT_WORD_DOT_DASH = /[^\p{L}\p{N}_.-]/gu;
+
+/** Unicode-aware truncation by code points, as Python slices strings. */
+export function truncateCodePoints(text: string, max: number): string {
+  const points = Array.from(text);
+  return points.length > max ? points.slice(0, max).join('') : text;
+}
+
+/** 4.3 step 4: final `/` component, non-word characters to `_`, 200 characters. Empty or dots only: null. */
+export function sanitizeName(raw: string, maxChars = MAX_NAME_CHARS): string | null {
+  const last = raw.split('/').at(-1) ?? '';
+  const safe = truncateCodePoints(last.replace(NOT_WORD_DOT_DASH, '_'), maxChars);
+  return safe === '' || /^\.+$/.test(safe) ? null : safe;
+}
+
+export function sanitizeFilename(raw: string): string {
+  const safe = sanitizeName(raw);
+  if (safe === null) throw new ValueError('Invalid filename');
+  return safe;
+}
+
+/** Python's pathlib split: `a.tar.gz` → [`a.tar`, `.gz`]; `.bashrc` → [`.bashrc`, ``]. */
+export function splitSuffix(name: string): [string, string] {
+  const dot = name.lastIndexOf('.');
+  if (dot <= 0 || dot === name.length - 1) return [name, ''];
+  return [name.slice(0, dot), name.slice(dot)];
+}
+
+/** `name`, then `<stem>-1<suffix>` … `<stem>-999<suffix>`. */
+export function* candidateNames(name: string): Generator<string> {
+  yield name;
+  const [stem, suffix] = splitSuffix(name);
+  for (let n = 1; n <= MAX_DUPLICATE_SUFFIX; n++) yield `${stem}-${n}${suffix}`;
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await fs.promises.lstat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const { O_CREAT, O_EXCL, O_WRONLY } = fs.constants;
+const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+
+/**
+ * Move a staged file to `dest`, failing with EEXIST when anything (a symlink included) is there. A hard link is
+ * atomic and exclusive; across devices we fall back to an exclusive no-follow create plus a copy, removing the
+ * partial copy if it fails.
+ */
+export async function placeExclusive(staged: string, dest: string): Promise<void> {
+  try {
+    await fs.promises.link(staged, dest);
+    return;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err;
+  }
+  const handle = await fs.promises.open(dest, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW, 0o644);
+  try {
+    await pipeline(fs.createReadStream(staged), handle.createWriteStream());
+  } catch (err) {
+    await fs.promises.rm(dest, { force: true });
+    throw err;
+  } finally {
+    await handle.close().catch(() => {});
+  }
+}
+
+// Per-directory queue: concurrent uploads of one name inside this server get distinct names instead of racing
+// to the same candidate. The exclusive create still guards against other processes.
+const dirQueues = new Map<string, Promise<unknown>>();
+
+function serialized<T>(dir: string, work: () => Promise<T>): Promise<T> {
+  const previous = dirQueues.get(dir) ?? Promise.resolve();
+  const next = previous.catch(() => {}).then(work);
+  dirQueues.set(dir, next);
+  void next.finally(() => {
+    if (dirQueues.get(dir) === next) dirQueues.delete(dir);
+  }).catch(() => {});
+  return next;
+}
+
+export interface PlaceErrors {
+  /** Text for a raced existing file (409), given the tried name. */
+  exists: (name: string) => string;
+  /** Status and text for any other path or OS rejection. */
+  rejected: (name: string) => [number, string];
+}
+
+/** Place `staged` in `dir` under the first free candidate of `safeName`; returns the final name and path. */
+export function placeUnique(staged: string, dir: string, safeName: string, errors: PlaceErrors): Promise<{ name: string; path: string }> {
+  return serialized(dir, async () => {
+    for (const name of candidateNames(safeName)) {
+      const dest = path.join(dir, name);
+      if (await exists(dest)) continue;
+      try {
+        await placeExclusive(staged, dest);
+        return { name, path: dest };
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST') throw new HttpError(409, errors.exists(name));
+        if (code === 'ENOSPC' || code === 'EDQUOT') throw new HttpError(507, 'Not enough disk space to store the upload');
+        const [status, text] = errors.rejected(name);
+        throw new HttpError(status, text);
+      }
+    }
+    throw new ValueError('Too many uploads with the same filename');
+  });
+}

@@ -1,0 +1,206 @@
+// Multipart parsing for the four upload handlers (section 4.1), streaming every file part to a staging file:
+// server memory stays flat whatever the upload's size. The parse either yields fully written staged files or
+// fails with nothing left behind — staged files are removed on every failure path, a gone client included.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import busboy from 'busboy';
+import { transferEncodingError } from './clienterror.js';
+import { HttpError } from './errors.js';
+import { log } from './log.js';
+import type { RequestContext } from './respond.js';
+
+export const MAX_FIELDS = 100;
+export const MAX_FIELD_BYTES = 1024 * 1024;
+export const MAX_FILES = 1000;
+export const MAX_PARTS = MAX_FIELDS + MAX_FILES;
+export const MAX_HEADER_PAIRS = 100;
+/** An upload that sends nothing for this long is abandoned (408) so a stalled client cannot pin a file open. */
+export const STALL_TIMEOUT_MS = 60_000;
+const MIB = 1024 * 1024;
+
+export interface StagedFile {
+  field: string;
+  /** The name as the client sent it (UTF-8); sanitize before use. */
+  filename: string;
+  stagedPath: string;
+  size: number;
+  mimeType: string;
+}
+
+export interface Multipart {
+  fields: Map<string, string>;
+  /** Every file part in arrival order. */
+  files: StagedFile[];
+  /** The last file part of this field name (a later part replaces an earlier one). */
+  file(field: string): StagedFile | undefined;
+  /** Remove every staged file that was not moved into place. Safe to call twice. */
+  cleanup(): Promise<void>;
+}
+
+/** The client went away mid-upload: nothing to answer, only cleaning up. */
+export class ClientGoneError extends Error {
+  constructor() {
+    super('client disconnected during upload');
+    this.name = 'ClientGoneError';
+  }
+}
+
+export function fileTooLargeText(capBytes: number): string {
+  return `File too large (max ${Math.floor(capBytes / MIB)}MB)`;
+}
+
+const BOUNDARY = /(?:^|;)\s*boundary=("?)([^;\s]+)\1/i;
+
+export function boundaryOf(contentType: string | undefined): string | undefined {
+  const match = BOUNDARY.exec(contentType ?? '');
+  const token = match?.[2]?.replace(/^"|"$/g, '');
+  return token ? token : undefined;
+}
+
+/** The framing checks of 4.1, in their order, before a byte of the body is read. */
+export function checkUploadFraming(ctx: RequestContext, capBytes: number): number {
+  const { framing } = ctx;
+  if (framing.transferEncoding !== undefined) throw new HttpError(411, transferEncodingError(framing.transferEncoding));
+  if (framing.contentLengthUnreadable) throw new HttpError(400, 'Invalid Content-Length');
+  const length = framing.contentLength ?? 0;
+  if (!Number.isSafeInteger(length) && length !== Number.POSITIVE_INFINITY) throw new HttpError(400, 'Invalid Content-Length');
+  if (length > capBytes) throw new HttpError(413, fileTooLargeText(capBytes));
+  if (!boundaryOf(ctx.req.headers['content-type'])) throw new HttpError(400, 'No boundary in Content-Type');
+  if (length < 0) throw new HttpError(400, 'Invalid Content-Length (negative)');
+  return length;
+}
+
+async function removeQuietly(file: string): Promise<void> {
+  await fs.promises.rm(file, { force: true }).catch((err) => log.warn('could not remove a staged file', err));
+}
+
+/**
+ * Parse the request body (already framing-checked) into fields and staged files under `stagingDir`.
+ * Rejects with HttpError for the client's mistakes, ClientGoneError when the client left, or the I/O error.
+ */
+export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: string; capBytes: number }): Promise<Multipart> {
+  const { req } = ctx;
+  const length = checkUploadFraming(ctx, opts.capBytes);
+  const fields = new Map<string, string>();
+  const files: StagedFile[] = [];
+  const staged = new Set<string>();
+  const result: Multipart = {
+    fields,
+    files,
+    file: (field) => files.filter((f) => f.field === field).at(-1),
+    cleanup: async () => {
+      const paths = [...staged];
+      staged.clear();
+      await Promise.all(paths.map(removeQuietly));
+    },
+  };
+  if (length === 0) {
+    ctx.bodyConsumed = true;
+    return result;
+  }
+  await fs.promises.mkdir(opts.stagingDir, { recursive: true, mode: 0o700 });
+
+  return new Promise<Multipart>((resolve, reject) => {
+    const writes: Promise<void>[] = [];
+    let failure: Error | undefined;
+    let received = 0;
+    let stall: NodeJS.Timeout | undefined;
+
+    const bb = busboy({
+      headers: req.headers,
+      defParamCharset: 'utf8',
+      limits: {
+        fields: MAX_FIELDS,
+        fieldSize: MAX_FIELD_BYTES,
+        files: MAX_FILES,
+        parts: MAX_PARTS,
+        headerPairs: MAX_HEADER_PAIRS,
+        fileSize: opts.capBytes,
+      },
+    });
+
+    const settle = async (): Promise<void> => {
+      clearTimeout(stall);
+      // Wait for every file stream to close before deleting: a stream still open could keep writing.
+      await Promise.allSettled(writes);
+      if (failure) {
+        await result.cleanup();
+        reject(failure);
+      } else {
+        resolve(result);
+      }
+    };
+
+    const fail = (err: Error): void => {
+      if (failure) return;
+      failure = err;
+      req.unpipe(bb);
+      req.pause();
+      bb.removeAllListeners('file');
+      bb.removeAllListeners('field');
+      bb.on('error', () => {});
+      bb.destroy();
+      void settle();
+    };
+
+    const armStall = (): void => {
+      clearTimeout(stall);
+      stall = setTimeout(() => fail(new HttpError(408, 'Upload timed out: no data received')), STALL_TIMEOUT_MS);
+      stall.unref();
+    };
+
+    bb.on('file', (name, stream, info) => {
+      if (!name) {
+        stream.resume();
+        return;
+      }
+      const stagedPath = path.join(opts.stagingDir, `${randomBytes(12).toString('hex')}.part`);
+      staged.add(stagedPath);
+      const entry: StagedFile = { field: name, filename: info.filename ?? '', stagedPath, size: 0, mimeType: info.mimeType };
+      files.push(entry);
+      stream.on('data', (chunk: Buffer) => {
+        entry.size += chunk.length;
+      });
+      stream.on('limit', () => fail(new HttpError(400, `Upload too large (max ${opts.capBytes} bytes)`)));
+      const out = fs.createWriteStream(stagedPath, { flags: 'wx', mode: 0o600 });
+      writes.push(
+        pipeline(stream, out).then(
+          () => {},
+          (err: NodeJS.ErrnoException) => {
+            if (err.code === 'ENOSPC' || err.code === 'EDQUOT') fail(new HttpError(507, 'Not enough disk space to store the upload'));
+            else fail(err);
+          },
+        ),
+      );
+    });
+    bb.on('field', (name, value, info) => {
+      if (!name) return;
+      if (info.valueTruncated) return fail(new HttpError(400, `Form field too large: ${name.slice(0, 100)}`));
+      fields.set(name, value);
+    });
+    bb.on('partsLimit', () => fail(new HttpError(400, `Too many parts in upload (max ${MAX_PARTS})`)));
+    bb.on('filesLimit', () => fail(new HttpError(400, `Too many files in upload (max ${MAX_FILES})`)));
+    bb.on('fieldsLimit', () => fail(new HttpError(400, `Too many form fields (max ${MAX_FIELDS})`)));
+    bb.on('error', (err: Error) => fail(new HttpError(400, `Malformed multipart body: ${err.message}`)));
+    bb.on('close', () => {
+      if (!failure) {
+        ctx.bodyConsumed = true;
+        void settle();
+      }
+    });
+
+    req.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      armStall();
+      if (received > opts.capBytes) fail(new HttpError(400, `Upload too large (max ${opts.capBytes} bytes)`));
+    });
+    req.on('error', () => fail(new ClientGoneError()));
+    req.on('close', () => {
+      if (!req.complete) fail(new ClientGoneError());
+    });
+    armStall();
+    req.pipe(bb);
+  });
+}

@@ -1,0 +1,118 @@
+// Response helpers of section 4.0. Every response leaves through here (or through clienterror.ts for bytes
+// Node's parser refused), so the security headers, queued cookies and the connection-close rule cannot be
+// forgotten by a handler.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import { isClientDisconnect } from './errors.js';
+import type { Framing } from './framing.js';
+import { securityHeaders } from './headers.js';
+import { log } from './log.js';
+import { redactDeep } from './redact.js';
+
+export const GZIP_THRESHOLD_BYTES = 1024;
+export const GZIP_LEVEL = 4;
+
+const gzip = promisify(zlib.gzip);
+
+/** One request in flight: what the handlers read and what the response helpers need to finish it. */
+export interface RequestContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  framing: Framing;
+  /** Set-Cookie values queued by handlers, flushed on the next JSON or text response. */
+  cookies: string[];
+  /** The request body has been read to its end: a rejection no longer needs to close the connection. */
+  bodyConsumed: boolean;
+  /** A handler asked for `Connection: close` (rule 1). */
+  close: boolean;
+}
+
+export interface ResponseOptions {
+  headers?: Record<string, string>;
+}
+
+export interface JsonOptions extends ResponseOptions {
+  /** Hot paths use the compact form (separators `,` and `:`). */
+  compact?: boolean;
+}
+
+/**
+ * Rules 1-3: a response sent before a declared body was read closes the connection, exactly once, and a
+ * failure to set the flag never turns the response into a 500.
+ */
+function applyConnectionRule(ctx: RequestContext, headers: Record<string, string>): void {
+  try {
+    if (ctx.framing.bodyDeclared && !ctx.bodyConsumed) ctx.close = true;
+    if (!ctx.close) return;
+    for (const name of Object.keys(headers)) if (name.toLowerCase() === 'connection') delete headers[name];
+    headers.Connection = 'close';
+  } catch (err) {
+    log.debug('could not mark the connection for close', err);
+  }
+}
+
+function finish(ctx: RequestContext, status: number, headers: Record<string, string>, body: Buffer): void {
+  const { res } = ctx;
+  if (res.headersSent || res.destroyed) return;
+  if (ctx.cookies.length > 0) res.setHeader('Set-Cookie', ctx.cookies.splice(0));
+  applyConnectionRule(ctx, headers);
+  headers['Content-Length'] = String(body.length);
+  try {
+    res.writeHead(status, { ...headers, ...securityHeaders() });
+    res.end(ctx.req.method === 'HEAD' ? undefined : body);
+  } catch (err) {
+    if (isClientDisconnect(err)) log.debug('client went away while writing', err);
+    else throw err;
+  }
+}
+
+/** Serialize like the original: 2-space pretty by default, compact on hot paths, non-ASCII left unescaped. */
+export function jsonBody(value: unknown, compact = false): Buffer {
+  return Buffer.from(compact ? JSON.stringify(value) : JSON.stringify(value, null, 2), 'utf8');
+}
+
+/** A JSON response; every string in it is redacted (forced on), gzip when asked for and worth it. */
+export async function sendJson(ctx: RequestContext, status: number, value: unknown, opts: JsonOptions = {}): Promise<void> {
+  let body = jsonBody(redactDeep(value), opts.compact);
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    Vary: 'Accept-Encoding',
+    ...opts.headers,
+  };
+  const accept = ctx.req.headers['accept-encoding'] ?? '';
+  if (body.length > GZIP_THRESHOLD_BYTES && /gzip/i.test(accept)) {
+    body = await gzip(body, { level: GZIP_LEVEL });
+    headers['Content-Encoding'] = 'gzip';
+  }
+  finish(ctx, status, headers, body);
+}
+
+/** A text or HTML response: never compressed. */
+export function sendText(
+  ctx: RequestContext,
+  status: number,
+  body: string | Buffer,
+  opts: ResponseOptions & { contentType?: string } = {},
+): void {
+  const headers: Record<string, string> = {
+    'Content-Type': opts.contentType ?? 'text/plain; charset=utf-8',
+    'Cache-Control': 'no-store',
+    ...opts.headers,
+  };
+  finish(ctx, status, headers, typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
+}
+
+/** The error helper: `{ "error": message }`, default status 400. */
+export function sendError(ctx: RequestContext, status: number, message: string): Promise<void> {
+  return sendJson(ctx, status, { error: message });
+}
+
+/** Start a streaming response (SSE) with the security headers; the caller writes the body. */
+export function startStream(ctx: RequestContext, status: number, headers: Record<string, string>): void {
+  applyConnectionRule(ctx, headers);
+  if (ctx.cookies.length > 0) ctx.res.setHeader('Set-Cookie', ctx.cookies.splice(0));
+  ctx.res.writeHead(status, { ...headers, ...securityHeaders() });
+}
