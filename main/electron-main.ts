@@ -1,0 +1,150 @@
+// Electron glue: wires the tested pieces to Electron's objects. Kept thin on purpose; every decision it
+// makes lives in a module with unit tests. Imported only when running under Electron (see index.ts).
+import { fileURLToPath } from 'node:url';
+import {
+  app,
+  BrowserWindow,
+  dialog,
+  ipcMain,
+  session,
+  shell,
+  systemPreferences,
+  type OpenDialogOptions,
+  type WebContents,
+} from 'electron';
+import { loadConfig } from '../server/config.js';
+import { sanitizeErrorText } from '../server/errors.js';
+import { startServer, type RunningServer } from '../server/index.js';
+import { log } from '../server/log.js';
+import { accessCookieDetails, appRootUrl } from './access-cookie.js';
+import { parseMainArgs, type MainArgs } from './args.js';
+import { attachGuards, type GuardedContents } from './guards.js';
+import { guiServerPlan } from './gui-config.js';
+import { closeWithDeadline, onStopSignal } from './lifecycle.js';
+import { applyPackagedModelDir } from './model-dir.js';
+import { installPermissionHandlers, type PermissionSession } from './permissions.js';
+import { createPickFolderHandler, PICK_FOLDER_CHANNEL } from './pick-folder.js';
+import { startOnRememberedPort } from './port-store.js';
+import { runHeadless } from './server-only.js';
+import { claimSingleInstance } from './single-instance.js';
+import { windowOptions } from './window-options.js';
+
+const PRELOAD_PATH = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
+const FOLDER_DIALOG: OpenDialogOptions = { properties: ['openDirectory'] };
+
+export function startElectron(argv: readonly string[]): void {
+  let args: MainArgs;
+  try {
+    args = parseMainArgs(argv);
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    app.exit(2);
+    return;
+  }
+  applyPackagedModelDir(process.env, { isPackaged: app.isPackaged, resourcesPath: process.resourcesPath });
+  // Every renderer sandboxed, including any the options below might miss.
+  app.enableSandbox();
+  if (args.serverOnly) startServerOnly(args);
+  else startWindow(args);
+}
+
+function startServerOnly(args: MainArgs): void {
+  // No display is needed: Ozone's headless platform skips X11/Wayland; these must be set before 'ready'.
+  if (process.platform === 'linux') app.commandLine.appendSwitch('ozone-platform', 'headless');
+  app.commandLine.appendSwitch('disable-gpu');
+  app.disableHardwareAcceleration();
+  app
+    .whenReady()
+    .then(() => {
+      app.dock?.hide();
+      return runHeadless({
+        start: () => startServer(loadConfig(process.env, args.flags)),
+        print: (line) => process.stdout.write(line + '\n'),
+        signals: process,
+        exit: (code) => app.exit(code),
+        onError: (err) => log.error('Closing the server failed:', err),
+      });
+    })
+    .catch((err: unknown) => {
+      log.error('Satchel could not start:', err);
+      app.exit(1);
+    });
+}
+
+function startWindow(args: MainArgs): void {
+  let mainWindow: BrowserWindow | undefined;
+  let server: RunningServer | undefined;
+  let closed = false;
+
+  if (!claimSingleInstance(app, () => mainWindow)) {
+    app.quit();
+    return;
+  }
+
+  app.on('window-all-closed', () => app.quit());
+  app.on('will-quit', (event) => {
+    if (closed || !server) return;
+    event.preventDefault();
+    const running = server;
+    server = undefined;
+    void closeWithDeadline(() => running.close(), undefined, (err) => log.error('Closing the server failed:', err)).then(
+      () => {
+        closed = true;
+        app.quit();
+      },
+    );
+  });
+  onStopSignal(process, () => app.quit());
+
+  app
+    .whenReady()
+    .then(async () => {
+      const userData = app.getPath('userData');
+      const plan = guiServerPlan(loadConfig(process.env, args.flags), args.flags, process.env, userData);
+      server = plan.rememberPort
+        ? await startOnRememberedPort(userData, (port) => startServer({ ...plan.config, port }), {
+            onFallback: (port, err) => log.info(`Port ${port} is unavailable (${(err as Error).message}); using another`),
+            onSaveError: (err) => log.warn('Could not remember the port:', err),
+          })
+        : await startServer(plan.config);
+      const appOrigin = server.origin;
+
+      installPermissionHandlers(session.defaultSession as unknown as PermissionSession, appOrigin, {
+        askSystemForMicrophone:
+          process.platform === 'darwin' ? () => systemPreferences.askForMediaAccess('microphone') : undefined,
+      });
+      const popupOptions = () => windowOptions({ preloadPath: PRELOAD_PATH, version: app.getVersion() });
+      app.on('web-contents-created', (_event, contents: WebContents) =>
+        attachGuards(contents as unknown as GuardedContents, {
+          appOrigin,
+          openExternal: (url) => shell.openExternal(url),
+          popupOptions: () => ({ ...popupOptions(), show: true }),
+          onError: (err) => log.warn('Opening a link failed:', err),
+        }),
+      );
+      ipcMain.handle(
+        PICK_FOLDER_CHANNEL,
+        createPickFolderHandler({
+          appOrigin,
+          showOpenDialog: () =>
+            mainWindow && !mainWindow.isDestroyed()
+              ? dialog.showOpenDialog(mainWindow, FOLDER_DIALOG)
+              : dialog.showOpenDialog(FOLDER_DIALOG),
+        }),
+      );
+
+      await session.defaultSession.cookies.set(accessCookieDetails(appOrigin, server.token));
+      const win = new BrowserWindow(popupOptions());
+      mainWindow = win;
+      win.once('ready-to-show', () => win.show());
+      win.on('closed', () => {
+        mainWindow = undefined;
+      });
+      await win.loadURL(appRootUrl(appOrigin));
+    })
+    .catch((err: unknown) => {
+      log.error('Satchel could not start:', err);
+      dialog.showErrorBox('Satchel could not start', sanitizeErrorText(err instanceof Error ? err.message : String(err)));
+      app.exit(1);
+    });
+}

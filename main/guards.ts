@@ -1,0 +1,58 @@
+// Navigation guards for every web contents the app creates: in-app navigation stays, http(s) links leave for
+// the system browser, the rest is refused. Attached from app 'web-contents-created', so popups are covered too.
+import { decideNavigation, isAppUrl } from './navigation.js';
+
+interface PreventableEvent {
+  preventDefault(): void;
+}
+
+/** The parts of Electron's WebContents the guards use. */
+export interface GuardedContents {
+  on(event: 'will-navigate' | 'will-redirect', listener: (event: PreventableEvent, url: string) => void): unknown;
+  on(event: 'will-attach-webview', listener: (event: PreventableEvent) => void): unknown;
+  setWindowOpenHandler(handler: (details: { url: string }) => WindowOpenResponse): void;
+}
+
+export type WindowOpenResponse =
+  | { action: 'deny' }
+  | { action: 'allow'; overrideBrowserWindowOptions?: Record<string, unknown> };
+
+export interface GuardDeps {
+  appOrigin: string;
+  /** shell.openExternal; only ever called with an allowlisted http(s) URL. */
+  openExternal: (url: string) => Promise<void> | void;
+  /** Options for in-app popups: the same hardened settings as the main window. */
+  popupOptions: () => Record<string, unknown>;
+  onError?: (err: unknown) => void;
+}
+
+export function attachGuards(contents: GuardedContents, deps: GuardDeps): void {
+  const leave = (url: string): void => {
+    try {
+      Promise.resolve(deps.openExternal(url)).catch((err: unknown) => deps.onError?.(err));
+    } catch (err) {
+      deps.onError?.(err);
+    }
+  };
+
+  contents.on('will-navigate', (event, url) => {
+    const decision = decideNavigation(url, deps.appOrigin);
+    if (decision.action === 'allow') return;
+    event.preventDefault();
+    if (decision.action === 'external') leave(decision.url);
+  });
+
+  // A redirect was not clicked by the user: it may stay in the app, but never opens anything outside.
+  contents.on('will-redirect', (event, url) => {
+    if (!isAppUrl(url, deps.appOrigin)) event.preventDefault();
+  });
+
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+
+  contents.setWindowOpenHandler(({ url }) => {
+    const decision = decideNavigation(url, deps.appOrigin);
+    if (decision.action === 'allow') return { action: 'allow', overrideBrowserWindowOptions: deps.popupOptions() };
+    if (decision.action === 'external') leave(decision.url);
+    return { action: 'deny' };
+  });
+}

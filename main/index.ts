@@ -1,0 +1,18 @@
+// Entry point for both runtimes. Electron is imported only on the Electron path: under plain Node,
+// require('electron') resolves to the npm package, which would try to download a binary.
+import { chooseRuntime, cliArgv, NODE_USAGE } from './args.js';
+
+const runtime = chooseRuntime(process.versions, process.argv.slice(2));
+
+if (runtime === 'electron') {
+  // Awaited at top level on purpose: Electron emits 'ready' only after the entry module has settled, and the
+  // pre-ready switches (sandbox, headless) must be in place by then.
+  const { startElectron } = await import('./electron-main.js');
+  startElectron(process.argv.slice(1));
+} else if (runtime === 'node-server') {
+  const { runCli } = await import('../server/cli.js');
+  await runCli(cliArgv(process.argv.slice(2)));
+} else {
+  process.stderr.write(NODE_USAGE + '\n');
+  process.exitCode = 2;
+}

@@ -1,0 +1,49 @@
+// Shutdown helpers: the server gets a bounded time to finish (open event streams would otherwise hold the
+// quit forever), and signals are turned into one orderly stop.
+
+/** How long quitting waits for the server to close before giving up on it. */
+export const SERVER_CLOSE_TIMEOUT_MS = 5_000;
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+/** Resolves true when close() finished in time, false on timeout or failure (reported through onError). */
+export async function closeWithDeadline(
+  close: () => Promise<void>,
+  timeoutMs = SERVER_CLOSE_TIMEOUT_MS,
+  onError?: (err: unknown) => void,
+): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+    timer.unref?.();
+  });
+  try {
+    return await Promise.race([
+      close().then(
+        () => true,
+        (err: unknown) => {
+          onError?.(err);
+          return false;
+        },
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export interface SignalSource {
+  once(signal: NodeJS.Signals, listener: () => void): unknown;
+}
+
+/** Call `stop` once, on the first SIGINT or SIGTERM. */
+export function onStopSignal(source: SignalSource, stop: (signal: NodeJS.Signals) => void): void {
+  let stopped = false;
+  for (const signal of STOP_SIGNALS) {
+    source.once(signal, () => {
+      if (stopped) return;
+      stopped = true;
+      stop(signal);
+    });
+  }
+}

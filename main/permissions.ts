@@ -1,0 +1,98 @@
+// Permission decisions for the window's session. The only capability the app needs is the microphone
+// (dictation), and only for its own page: media with audio alone, from the app's origin, in the main frame.
+// Every other permission, every other origin and every sub-frame is denied.
+import { isAppUrl } from './navigation.js';
+
+export const MEDIA_PERMISSION = 'media';
+export const MICROPHONE_MEDIA_TYPE = 'audio';
+
+export interface PermissionRequestFacts {
+  permission: string;
+  isMainFrame: boolean;
+  requestingUrl?: string;
+  mediaTypes?: readonly string[];
+  securityOrigin?: string;
+}
+
+export interface PermissionCheckFacts {
+  permission: string;
+  /** Electron passes an origin, sometimes with a trailing slash; parsed, not compared as text. */
+  requestingOrigin: string;
+  isMainFrame: boolean;
+  mediaType?: string;
+  securityOrigin?: string;
+  embeddingOrigin?: string;
+}
+
+/** Optional origins must, when present, be the app's too: a cross-origin frame must not borrow our grant. */
+function optionalOriginIsApp(origin: string | undefined, appOrigin: string): boolean {
+  return origin === undefined || origin === '' || isAppUrl(origin, appOrigin);
+}
+
+/** setPermissionRequestHandler: grant only an audio-only media request from the app's main frame. */
+export function decidePermissionRequest(appOrigin: string, facts: PermissionRequestFacts): boolean {
+  if (facts.permission !== MEDIA_PERMISSION || facts.isMainFrame !== true) return false;
+  const types = facts.mediaTypes;
+  // An empty list is how some enumerate-only requests arrive; it is not a microphone request.
+  if (!Array.isArray(types) || types.length === 0) return false;
+  if (!types.every((type) => type === MICROPHONE_MEDIA_TYPE)) return false;
+  return isAppUrl(facts.requestingUrl, appOrigin) && optionalOriginIsApp(facts.securityOrigin, appOrigin);
+}
+
+/** setPermissionCheckHandler: the synchronous "is it granted?" query (navigator.permissions, media checks). */
+export function decidePermissionCheck(appOrigin: string, facts: PermissionCheckFacts): boolean {
+  if (facts.permission !== MEDIA_PERMISSION || facts.isMainFrame !== true) return false;
+  if (facts.mediaType !== MICROPHONE_MEDIA_TYPE) return false;
+  return (
+    isAppUrl(facts.requestingOrigin, appOrigin) &&
+    optionalOriginIsApp(facts.securityOrigin, appOrigin) &&
+    optionalOriginIsApp(facts.embeddingOrigin, appOrigin)
+  );
+}
+
+// Structural views of Electron's Session handler signatures, so the glue below runs against fakes in tests.
+export type PermissionRequestHandler = (
+  webContents: unknown,
+  permission: string,
+  callback: (granted: boolean) => void,
+  details: { isMainFrame: boolean; requestingUrl?: string; mediaTypes?: readonly string[]; securityOrigin?: string },
+) => void;
+
+export type PermissionCheckHandler = (
+  webContents: unknown,
+  permission: string,
+  requestingOrigin: string,
+  details: { isMainFrame: boolean; mediaType?: string; securityOrigin?: string; embeddingOrigin?: string },
+) => boolean;
+
+export interface PermissionSession {
+  setPermissionRequestHandler(handler: PermissionRequestHandler): void;
+  setPermissionCheckHandler(handler: PermissionCheckHandler): void;
+}
+
+export interface PermissionOptions {
+  /** macOS: asks the OS for microphone access (systemPreferences.askForMediaAccess). Its "no" wins. */
+  askSystemForMicrophone?: () => Promise<boolean>;
+}
+
+/** Install both handlers on a session. A grant still needs the system's consent where the OS asks for it. */
+export function installPermissionHandlers(
+  session: PermissionSession,
+  appOrigin: string,
+  options: PermissionOptions = {},
+): void {
+  session.setPermissionRequestHandler((_webContents, permission, callback, details) => {
+    const allowed = decidePermissionRequest(appOrigin, { permission, ...details });
+    if (!allowed || !options.askSystemForMicrophone) {
+      callback(allowed);
+      return;
+    }
+    options.askSystemForMicrophone().then(
+      (granted) => callback(granted === true),
+      () => callback(false),
+    );
+  });
+  session.setPermissionCheckHandler((_webContents, permission, requestingOrigin, details) =>
+    decidePermissionCheck(appOrigin, { permission, requestingOrigin, ...details }),
+  );
+}
