@@ -57,7 +57,9 @@ export class EventBus {
       write(`event: ${event.name}\ndata: ${JSON.stringify(redactDeep(event.data))}\n\n`);
     };
     const heartbeat = setInterval(() => write(': ping\n\n'), HEARTBEAT_MS);
-    const stop = (): void => res.end();
+    const stop = (): void => {
+      res.end();
+    };
     const cleanup = (): void => {
       clearInterval(heartbeat);
       this.emitter.off('event', onEvent);

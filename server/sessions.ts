@@ -97,7 +97,7 @@ export class SessionStore {
       if (!name.endsWith('.json') || !isSessionId(id)) continue;
       try {
         const parsed = JSON.parse(await fs.readFile(path.join(this.dir, name), 'utf8')) as Session;
-        if (parsed && parsed.session_id === id) this.sessions.set(id, { messages: [], attachments: [], ...parsed });
+        if (parsed && parsed.session_id === id) this.sessions.set(id, { ...parsed, messages: parsed.messages ?? [], attachments: parsed.attachments ?? [] });
       } catch {
         // A file we cannot read is skipped, not fatal: one bad session must not lock the user out of the rest.
       }

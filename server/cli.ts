@@ -1,0 +1,61 @@
+// `npm run serve` / `--server-only`: the headless server. Prints the tokened URL once, stops cleanly on
+// SIGINT/SIGTERM (in-flight uploads finish or are cleaned up).
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadConfig } from './config.js';
+import { startServer } from './index.js';
+import { log } from './log.js';
+
+export const USAGE = 'Usage: satchel-serve [--port N] [--host H] [--state-dir DIR]';
+
+export async function runCli(argv: string[]): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'state-dir': { type: 'string' },
+        'server-only': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  let config;
+  try {
+    config = loadConfig(process.env, { port: values.port, host: values.host, stateDir: values['state-dir'] });
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const server = await startServer(config);
+  process.stdout.write(`Satchel is running at ${server.tokenUrl}\n`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`${signal} received, shutting down`);
+    void server.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runCli(process.argv.slice(2)).catch((err) => {
+    process.stderr.write(`Satchel could not start: ${(err as Error).message}\n`);
+    process.exit(1);
+  });
+}

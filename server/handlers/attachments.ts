@@ -1,0 +1,104 @@
+// POST /api/upload (4.3) and POST /api/upload/extract (4.4): a file or an archive into a session's
+// attachment directory.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import mime from 'mime-types';
+import type { HandlerInput } from '../app.js';
+import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes } from '../archive/index.js';
+import { expandUser } from '../config.js';
+import { HttpError, isInside, ValueError } from '../errors.js';
+import { placeUnique, sanitizeFilename, sanitizeName } from '../files.js';
+import { parseMultipart, type Multipart, type StagedFile } from '../multipart.js';
+import { sendJson } from '../respond.js';
+import type { Attachment } from '../sessions.js';
+import { visibleSession } from './sessions.js';
+
+export const MAX_SESSION_DIR_CHARS = 120;
+export const ATTACHMENT_DIR_ENV = 'SATCHEL_WEBUI_ATTACHMENT_DIR';
+
+export function guessMime(name: string): string {
+  return mime.lookup(name) || 'application/octet-stream';
+}
+
+/** SATCHEL_WEBUI_ATTACHMENT_DIR when set and not blank (with `~` expanded), else `<state>/attachments`. */
+export function attachmentRoot(stateDir: string, env: NodeJS.ProcessEnv = process.env): string {
+  const configured = env[ATTACHMENT_DIR_ENV];
+  if (configured && configured.trim() !== '') return path.resolve(expandUser(configured.trim()));
+  return path.join(stateDir, 'attachments');
+}
+
+/** 4.3 step 5: `<root>/<session dir>`, created, and proven to stay inside the root after symlinks. */
+export async function sessionAttachmentDir(stateDir: string, sessionId: string): Promise<string> {
+  const root = attachmentRoot(stateDir);
+  const name = sanitizeName(sessionId, MAX_SESSION_DIR_CHARS) ?? 'session';
+  const dir = path.join(root, name);
+  if (!isInside(root, dir) || dir === root) throw new ValueError('Invalid attachment directory');
+  try {
+    await fs.mkdir(dir, { recursive: true });
+    const [realRoot, realDir] = await Promise.all([fs.realpath(root), fs.realpath(dir)]);
+    if (!isInside(realRoot, realDir) || realRoot === realDir) throw new ValueError('Invalid upload destination');
+  } catch (err) {
+    if (err instanceof ValueError) throw err;
+    throw new ValueError('Invalid upload destination');
+  }
+  return dir;
+}
+
+/** 4.3 steps 2 and 3 (shared with 4.4): the file part, its name, and a session the caller may see. */
+function fileAndSession(input: HandlerInput, form: Multipart): { file: StagedFile; sessionId: string } {
+  const file = form.file('file');
+  if (!file) throw new HttpError(400, 'No file field in request');
+  if (!file.filename) throw new HttpError(400, 'No filename in upload');
+  const session = visibleSession(input, form.fields.get('session_id'));
+  return { file, sessionId: session.session_id };
+}
+
+export async function uploadAttachment(input: HandlerInput): Promise<void> {
+  const { ctx, app, profile } = input;
+  const form = await parseMultipart(ctx, { stagingDir: app.stagingDir, capBytes: app.config.maxUploadBytes });
+  try {
+    const { file, sessionId } = fileAndSession(input, form);
+    const safeName = sanitizeFilename(file.filename);
+    const dir = await sessionAttachmentDir(app.config.stateDir, sessionId);
+    const placed = await placeUnique(file.stagedPath, dir, safeName, {
+      exists: () => `Upload destination already exists: ${safeName}`,
+      rejected: () => [403, 'Upload destination rejected'],
+    });
+    const type = guessMime(placed.name);
+    const attachment: Attachment = { filename: placed.name, path: placed.path, size: file.size, mime: type, is_image: type.startsWith('image/') };
+    await app.sessions.addAttachment(sessionId, attachment);
+    app.events.publish({ name: 'attachment_added', profile, data: { session_id: sessionId, attachment } });
+    await sendJson(ctx, 200, attachment);
+  } finally {
+    await form.cleanup();
+  }
+}
+
+export async function uploadAndExtract(input: HandlerInput): Promise<void> {
+  const { ctx, app, profile } = input;
+  const form = await parseMultipart(ctx, { stagingDir: app.stagingDir, capBytes: app.config.maxUploadBytes });
+  try {
+    const { file, sessionId } = fileAndSession(input, form);
+    const safeName = sanitizeFilename(file.filename);
+    const base = await sessionAttachmentDir(app.config.stateDir, sessionId);
+    if (!archiveKind(safeName)) throw new ValueError(`Unsupported archive format: ${safeName}`);
+    const dest = await allocateExtractionDir(base, safeName);
+    const abort = new AbortController();
+    const onClose = () => {
+      if (!ctx.res.writableFinished) abort.abort();
+    };
+    ctx.res.once('close', onClose);
+    try {
+      const result = await extractArchive(file.stagedPath, safeName, dest, base, {
+        maxBytes: maxExtractedBytes(app.config.maxUploadBytes),
+        signal: abort.signal,
+      });
+      app.events.publish({ name: 'attachment_added', profile, data: { session_id: sessionId, extracted: result.files.length, dest } });
+      await sendJson(ctx, 200, { ok: true, extracted: result.extracted, files: result.files, dest });
+    } finally {
+      ctx.res.off('close', onClose);
+    }
+  } finally {
+    await form.cleanup();
+  }
+}

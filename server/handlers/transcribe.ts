@@ -1,0 +1,71 @@
+// POST /api/transcribe (4.5) and GET /api/transcribe/capability (4.6).
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { HandlerInput } from '../app.js';
+import { HttpError } from '../errors.js';
+import { sanitizeFilename, splitSuffix } from '../files.js';
+import { log } from '../log.js';
+import { parseMultipart } from '../multipart.js';
+import { sendJson } from '../respond.js';
+import { AudioFormatError } from '../speech/audio.js';
+import { loadSttConfig, probeCapability, SttUnavailableError, transcribeFile } from '../speech/index.js';
+
+export const DEFAULT_AUDIO_SUFFIX = '.webm';
+const UNAVAILABLE = 'Speech-to-text is unavailable on this server';
+const FAILED = 'Transcription failed';
+const MAX_SUFFIX_CHARS = 16;
+
+export async function capability({ ctx, app }: HandlerInput): Promise<void> {
+  let result: { available: boolean; provider: string };
+  try {
+    result = await probeCapability(loadSttConfig(app.config.stateDir));
+  } catch (err) {
+    log.warn('speech-to-text probe failed:', err);
+    result = { available: false, provider: 'none' };
+  }
+  await sendJson(ctx, 200, { ok: true, available: result.available, provider: result.provider });
+}
+
+export async function transcribe({ ctx, app }: HandlerInput): Promise<void> {
+  const form = await parseMultipart(ctx, { stagingDir: app.stagingDir, capBytes: app.config.maxUploadBytes });
+  let audioPath: string | undefined;
+  const abort = new AbortController();
+  const onClose = () => {
+    if (!ctx.res.writableFinished) abort.abort();
+  };
+  ctx.res.once('close', onClose);
+  try {
+    const file = form.file('file');
+    if (!file) throw new HttpError(400, 'No file field in request');
+    if (!file.filename) throw new HttpError(400, 'No filename in upload');
+    const safeName = sanitizeFilename(file.filename);
+    const suffix = splitSuffix(safeName)[1].toLowerCase();
+    // The engines pick a decoder by suffix, so the temporary file keeps the upload's (default .webm).
+    const ext = suffix && suffix.length <= MAX_SUFFIX_CHARS ? suffix : DEFAULT_AUDIO_SUFFIX;
+    audioPath = path.join(app.stagingDir, `${randomBytes(12).toString('hex')}${ext}`);
+    await fs.rename(file.stagedPath, audioPath);
+
+    const cfg = loadSttConfig(app.config.stateDir);
+    let result;
+    try {
+      result = await transcribeFile(cfg, audioPath, { signal: abort.signal, filename: safeName });
+    } catch (err) {
+      if (err instanceof SttUnavailableError) throw new HttpError(503, UNAVAILABLE);
+      if (err instanceof AudioFormatError) throw new HttpError(400, err.message);
+      if (abort.signal.aborted) throw err;
+      log.error('transcription failed:', err);
+      throw new HttpError(500, FAILED);
+    }
+    if (!result.success) {
+      const text = result.error || FAILED;
+      const lower = text.toLowerCase();
+      throw new HttpError(lower.includes('unavailable') || lower.includes('not configured') ? 503 : 400, text);
+    }
+    await sendJson(ctx, 200, { ok: true, transcript: (result.transcript ?? '').trim() });
+  } finally {
+    ctx.res.off('close', onClose);
+    if (audioPath) await fs.rm(audioPath, { force: true }).catch(() => {});
+    await form.cleanup();
+  }
+}

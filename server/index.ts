@@ -1,0 +1,129 @@
+// Starting and stopping the loopback server. Used by the headless CLI, by Electron's main process and by the
+// tests alike; nothing here knows about Electron.
+import { existsSync, readFileSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { newToken } from './access.js';
+import { createRequestListener, type App } from './app.js';
+import { handleClientError } from './clienterror.js';
+import type { ServerConfig } from './config.js';
+import { EventBus } from './events.js';
+import { log } from './log.js';
+import { routes } from './routes.js';
+import { SessionStore } from './sessions.js';
+import { serveStatic } from './static.js';
+import { Workspaces } from './workspaces.js';
+
+export { ACCESS_COOKIE } from './access.js';
+
+/** Slowloris guard: the request head must arrive within this time. */
+export const HEADERS_TIMEOUT_MS = 30_000;
+/** Idle keep-alive connections close after this. */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** On shutdown, in-flight requests (uploads) get this long to finish before connections are cut. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+export interface RunningServer {
+  host: string;
+  port: number;
+  origin: string;
+  token: string;
+  tokenUrl: string;
+  stateDir: string;
+  close(): Promise<void>;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+function findUp(candidates: string[], probe: (dir: string) => boolean): string {
+  return candidates.find(probe) ?? candidates[0]!;
+}
+
+function appVersion(): string {
+  const file = findUp([path.join(here, '..', 'package.json'), path.join(here, '..', '..', 'package.json')], (f) => {
+    try {
+      return JSON.parse(readFileSync(f, 'utf8')).name === 'satchel';
+    } catch {
+      return false;
+    }
+  });
+  try {
+    return String(JSON.parse(readFileSync(file, 'utf8')).version ?? '0.0.0');
+  } catch {
+    return '0.0.0';
+  }
+}
+
+export function defaultStaticDir(): string {
+  return findUp([path.join(here, '..', 'renderer'), path.join(here, '..', 'dist', 'renderer')], (d) => existsSync(path.join(d, 'index.html')));
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error) => {
+      server.off('listening', onListening);
+      reject(err);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+}
+
+export async function startServer(config: ServerConfig): Promise<RunningServer> {
+  await fs.mkdir(config.stateDir, { recursive: true, mode: 0o700 });
+  const stagingDir = path.join(config.stateDir, 'staging');
+  // Staged files from a crash are garbage: nothing can refer to them any more.
+  await fs.rm(stagingDir, { recursive: true, force: true });
+  await fs.mkdir(stagingDir, { recursive: true, mode: 0o700 });
+
+  const sessions = new SessionStore(config.stateDir);
+  const workspaces = new Workspaces(config.stateDir, config.defaultWorkspace);
+  await Promise.all([sessions.load(), workspaces.load()]);
+
+  const stopping = new AbortController();
+  const app: App = {
+    config,
+    token: config.token ?? newToken(),
+    version: appVersion(),
+    sessions,
+    workspaces,
+    events: new EventBus(),
+    stagingDir,
+    staticDir: config.staticDir ?? defaultStaticDir(),
+    stopping: stopping.signal,
+  };
+
+  const listener = createRequestListener(app, routes, serveStatic);
+  const server = http.createServer(
+    { requestTimeout: 0, headersTimeout: HEADERS_TIMEOUT_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS },
+    (req, res) => void listener(req, res),
+  );
+  server.on('clientError', handleClientError);
+  await listen(server, config.port, config.host);
+
+  const { port } = server.address() as AddressInfo;
+  const hostPart = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const origin = `http://${hostPart}:${port}`;
+  log.info(`listening on ${origin}`);
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= new Promise<void>((resolve) => {
+      stopping.abort();
+      server.close(() => resolve());
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+    });
+    return closing;
+  };
+
+  return { host: config.host, port, origin, token: app.token, tokenUrl: `${origin}/?token=${app.token}`, stateDir: config.stateDir, close };
+}

@@ -1,0 +1,33 @@
+// The route table: every path the server answers, who may call it, and its generic 500 text.
+import type { Route, RouteTable } from './app.js';
+import { uploadAndExtract, uploadAttachment } from './handlers/attachments.js';
+import * as s from './handlers/sessions.js';
+import { capability, transcribe } from './handlers/transcribe.js';
+import { listWorkspace, readWorkspaceFile } from './handlers/workspace-browse.js';
+import { uploadToWorkspace } from './handlers/workspace-upload.js';
+
+const api = (handler: Route['handler'], failure?: string): Route => ({ handler, auth: true, failure });
+const open = (handler: Route['handler']): Route => ({ handler, auth: false });
+
+export const routes: RouteTable = {
+  '/health': { GET: open(s.health) },
+  '/api/health/agent': { GET: open(s.health) },
+  '/api/config': { GET: api(s.config) },
+  '/api/profiles': { GET: api(s.listProfiles) },
+  '/api/profile/switch': { POST: api(s.switchProfile) },
+  '/api/sessions': { GET: api(s.listSessions) },
+  '/api/session': { GET: api(s.getSession) },
+  '/api/session/new': { POST: api(s.newSession) },
+  '/api/session/rename': { POST: api(s.renameSession) },
+  '/api/session/message': { POST: api(s.addMessage) },
+  '/api/workspaces': { GET: api(s.listWorkspaces) },
+  '/api/workspaces/add': { POST: api(s.addWorkspace) },
+  '/api/workspace/list': { GET: api(listWorkspace) },
+  '/api/workspace/file': { GET: api(readWorkspaceFile) },
+  '/api/events': { GET: api(s.events) },
+  '/api/upload': { POST: api(uploadAttachment, 'Upload failed') },
+  '/api/upload/extract': { POST: api(uploadAndExtract, 'Archive extraction failed') },
+  '/api/workspace/upload': { POST: api(uploadToWorkspace, 'Upload failed') },
+  '/api/transcribe': { POST: api(transcribe, 'Transcription failed') },
+  '/api/transcribe/capability': { GET: api(capability) },
+};

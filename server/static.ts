@@ -1,0 +1,34 @@
+// The web UI's files, and the one-time token link: GET /?token=… stores the access cookie and redirects to
+// `/`, so the token leaves the address bar (and the history) at once.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import mime from 'mime-types';
+import { accessCookie, tokensEqual } from './access.js';
+import type { HandlerInput } from './app.js';
+import { HttpError, isInside } from './errors.js';
+import { sendText } from './respond.js';
+
+export const MAX_STATIC_BYTES = 16 * 1024 * 1024;
+const SAFE_PATH = /^(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*\/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
+
+export async function serveStatic({ ctx, app }: HandlerInput): Promise<void> {
+  const method = ctx.req.method ?? 'GET';
+  if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, 'Method not allowed');
+  const { pathname, searchParams } = ctx.url;
+
+  if (pathname === '/' && searchParams.has('token')) {
+    if (!tokensEqual(searchParams.get('token') ?? '', app.token)) throw new HttpError(403, 'Invalid access token');
+    ctx.cookies.push(accessCookie(app.token));
+    sendText(ctx, 302, 'Redirecting…', { headers: { Location: '/' } });
+    return;
+  }
+
+  const relative = pathname === '/' ? 'index.html' : decodeURIComponent(pathname.slice(1));
+  if (!SAFE_PATH.test(relative)) throw new HttpError(404, 'Not found');
+  const file = path.join(app.staticDir, relative);
+  if (!isInside(app.staticDir, file)) throw new HttpError(404, 'Not found');
+  const stat = await fs.lstat(file).catch(() => undefined);
+  if (!stat?.isFile() || stat.size > MAX_STATIC_BYTES) throw new HttpError(404, 'Not found');
+  const type = mime.contentType(path.extname(file)) || 'application/octet-stream';
+  sendText(ctx, 200, await fs.readFile(file), { contentType: type });
+}
