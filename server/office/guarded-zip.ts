@@ -1,0 +1,157 @@
+// A zip reader that refuses archive bombs before anything parses the archive's contents. Every limit is
+// checked twice: against the sizes the archive declares (cheap, before inflating) and against the bytes
+// actually inflated (headers can lie), and a member is only ever held in memory within those limits.
+import yauzl from 'yauzl';
+import type { Entry, ZipFile } from 'yauzl';
+import { OfficeError } from './office-error.js';
+
+export interface ZipLimits {
+  /** Members in the central directory, directories included. */
+  maxMembers: number;
+  /** Inflated bytes over all members. */
+  maxTotalBytes: number;
+  /** Inflated bytes of one member. */
+  maxMemberBytes: number;
+  /** Inflated bytes per compressed byte, per member. */
+  maxRatio: number;
+}
+
+/** The members of a guarded zip, keyed by lower-cased name: OPC part names are case-insensitive. */
+export type ZipMembers = ReadonlyMap<string, Buffer>;
+
+// The signature an encrypted (or pre-2007) Office file starts with: an OLE compound file, not a zip.
+const OLE_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
+
+/** Read every member of the zip in `buffer` into memory, enforcing `limits`; throws OfficeError on violation. */
+export async function readGuardedZip(buffer: Buffer, limits: ZipLimits): Promise<ZipMembers> {
+  if (buffer.subarray(0, OLE_MAGIC.length).equals(OLE_MAGIC)) {
+    throw new OfficeError('Encrypted or legacy Office file (OLE compound document, not a zip)');
+  }
+  let zip: ZipFile;
+  try {
+    zip = await yauzl.fromBufferPromise(buffer, {
+      lazyEntries: true,
+      decodeStrings: true,
+      validateEntrySizes: true,
+      strictFileNames: true,
+    });
+  } catch (err) {
+    throw new OfficeError(`Not a readable zip: ${messageOf(err)}`, { cause: err });
+  }
+  // yauzl emits 'error' on the zip object; an unheard one would crash the process. nextEntry() reports it.
+  zip.on('error', () => {});
+  try {
+    // The central directory's own count is checked before a single entry is read.
+    if (zip.entryCount > limits.maxMembers) {
+      throw new OfficeError(`Zip has too many members (${zip.entryCount} > ${limits.maxMembers})`);
+    }
+    return await readAllMembers(zip, limits);
+  } finally {
+    zip.close();
+  }
+}
+
+async function readAllMembers(zip: ZipFile, limits: ZipLimits): Promise<ZipMembers> {
+  const members = new Map<string, Buffer>();
+  let seen = 0;
+  let declaredTotal = 0;
+  let actualTotal = 0;
+  for (let entry = await nextEntry(zip); entry; entry = await nextEntry(zip)) {
+    seen += 1;
+    if (seen > limits.maxMembers) throw new OfficeError(`Zip has too many members (> ${limits.maxMembers})`);
+    const key = entry.fileName.toLowerCase();
+    // Two members with one name would let different readers see different documents.
+    if (members.has(key)) throw new OfficeError(`Zip has a duplicate member: ${entry.fileName}`);
+    if (entry.fileName.endsWith('/')) {
+      members.set(key, Buffer.alloc(0));
+      continue;
+    }
+    checkDeclared(entry, limits);
+    declaredTotal += entry.uncompressedSize;
+    if (declaredTotal > limits.maxTotalBytes) {
+      throw new OfficeError(`Zip is too large when inflated (> ${limits.maxTotalBytes} bytes)`);
+    }
+    const data = await inflateMember(zip, entry, limits, limits.maxTotalBytes - actualTotal);
+    actualTotal += data.length;
+    members.set(key, data);
+  }
+  return members;
+}
+
+function checkDeclared(entry: Entry, limits: ZipLimits): void {
+  if (entry.isEncrypted()) throw new OfficeError(`Zip member is encrypted: ${entry.fileName}`);
+  if (entry.uncompressedSize > limits.maxMemberBytes) {
+    throw new OfficeError(`Zip member too large: ${entry.fileName} (> ${limits.maxMemberBytes} bytes)`);
+  }
+  if (entry.uncompressedSize > ratioCap(entry.compressedSize, limits.maxRatio)) {
+    throw new OfficeError(`Zip member compression ratio above ${limits.maxRatio}: ${entry.fileName}`);
+  }
+}
+
+/** The most bytes `compressed` bytes may inflate to. An empty stream may only inflate to nothing. */
+function ratioCap(compressed: number, maxRatio: number): number {
+  return compressed * maxRatio;
+}
+
+/** Inflate one member, counting real bytes and stopping at the first byte past any limit. */
+async function inflateMember(zip: ZipFile, entry: Entry, limits: ZipLimits, totalLeft: number): Promise<Buffer> {
+  let stream;
+  try {
+    stream = await zip.openReadStreamPromise(entry);
+  } catch (err) {
+    throw new OfficeError(`Zip member unreadable: ${entry.fileName}: ${messageOf(err)}`, { cause: err });
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const ratioLimit = ratioCap(entry.compressedSize, limits.maxRatio);
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limits.maxMemberBytes) {
+        throw new OfficeError(`Zip member too large: ${entry.fileName} (> ${limits.maxMemberBytes} bytes)`);
+      }
+      if (size > ratioLimit) {
+        throw new OfficeError(`Zip member compression ratio above ${limits.maxRatio}: ${entry.fileName}`);
+      }
+      if (size > totalLeft) {
+        throw new OfficeError(`Zip is too large when inflated (> ${limits.maxTotalBytes} bytes)`);
+      }
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    stream.destroy();
+    if (err instanceof OfficeError) throw err;
+    throw new OfficeError(`Zip member unreadable: ${entry.fileName}: ${messageOf(err)}`, { cause: err });
+  }
+  return Buffer.concat(chunks, size);
+}
+
+function nextEntry(zip: ZipFile): Promise<Entry | null> {
+  return new Promise((resolve, reject) => {
+    const cleanup = () => {
+      zip.off('entry', onEntry);
+      zip.off('end', onEnd);
+      zip.off('error', onError);
+    };
+    const onEntry = (entry: Entry) => {
+      cleanup();
+      resolve(entry);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(null);
+    };
+    const onError = (err: unknown) => {
+      cleanup();
+      reject(new OfficeError(`Not a readable zip: ${messageOf(err)}`, { cause: err }));
+    };
+    zip.on('entry', onEntry);
+    zip.on('end', onEnd);
+    zip.on('error', onError);
+    zip.readEntry();
+  });
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,99 @@
+// Presentation to Markdown: slides in presentation order (the order of `sldIdLst`, not of file names), each
+// as `## Slide N` plus its title, then every other text paragraph as a bullet indented by its outline level,
+// and tables as Markdown tables.
+import type { ZipMembers } from './guarded-zip.js';
+import { escapeInline, escapeLineStarts, collapseWhitespace, heading, joinBlocks, table, tableCell } from './markdown.js';
+import { OfficeError } from './office-error.js';
+import { hasType, isRelationshipNs, mainPart, readRelationships, readXmlPart } from './opc.js';
+import { attr, childElements, findAll, firstChild, isElement, type XmlElement } from './xml.js';
+
+// PowerPoint has nine outline levels (0-8); anything claiming more is clamped so indentation stays sane.
+const MAX_OUTLINE_LEVEL = 8;
+const TITLE_PLACEHOLDERS = new Set(['title', 'ctrTitle']);
+
+export function pptxToMarkdown(members: ZipMembers): string {
+  const presentationPart = mainPart(members);
+  const presentation = readXmlPart(members, presentationPart);
+  const rels = readRelationships(members, presentationPart);
+  const list = firstChild(presentation, 'sldIdLst');
+  const blocks: string[] = [];
+  let number = 0;
+  for (const sldId of list ? childElements(list, 'sldId') : []) {
+    const id = attr(sldId, 'id', isRelationshipNs);
+    const rel = rels.find((r) => r.id === id && !r.external && hasType(r, 'slide'));
+    if (!rel) throw new OfficeError(`Presentation lists a slide it does not contain: ${id ?? '(no id)'}`);
+    number += 1;
+    blocks.push(slideMarkdown(readXmlPart(members, rel.target), number));
+  }
+  return joinBlocks(blocks);
+}
+
+function slideMarkdown(slide: XmlElement, number: number): string {
+  const tree = findAll(slide, 'spTree')[0];
+  let title = '';
+  const body: string[] = [];
+  for (const shape of tree ? shapesOf(tree) : []) {
+    if (shape.local === 'graphicFrame') {
+      const tbl = findAll(shape, 'tbl')[0];
+      if (tbl) body.push(`\n${tableOf(tbl)}\n`);
+      continue;
+    }
+    const txBody = firstChild(shape, 'txBody');
+    if (!txBody) continue;
+    const paragraphs = childElements(txBody, 'p');
+    if (!title && TITLE_PLACEHOLDERS.has(placeholderType(shape) ?? '')) {
+      title = paragraphs.map(paragraphText).filter(Boolean).join(' ');
+      continue;
+    }
+    for (const p of paragraphs) {
+      const text = paragraphText(p);
+      if (!text) continue;
+      const level = Math.min(MAX_OUTLINE_LEVEL, Number(attr(firstChild(p, 'pPr') ?? p, 'lvl') ?? 0) || 0);
+      body.push(`${'  '.repeat(level)}- ${escapeLineStarts(escapeInline(text))}`);
+    }
+  }
+  const head = heading(2, title ? `Slide ${number}: ${escapeInline(collapseWhitespace(title))}` : `Slide ${number}`);
+  return [head, '', ...body].join('\n').replace(/\n{3,}/g, '\n\n').trimEnd();
+}
+
+/** Shapes in drawing order, group shapes flattened. */
+function shapesOf(tree: XmlElement): XmlElement[] {
+  const out: XmlElement[] = [];
+  for (const child of childElements(tree)) {
+    if (child.local === 'grpSp') out.push(...shapesOf(child));
+    else if (child.local === 'sp' || child.local === 'graphicFrame') out.push(child);
+  }
+  return out;
+}
+
+function placeholderType(shape: XmlElement): string | undefined {
+  const nv = firstChild(shape, 'nvSpPr');
+  const ph = nv && firstChild(firstChild(nv, 'nvPr') ?? nv, 'ph');
+  return ph ? (attr(ph, 'type') ?? 'body') : undefined;
+}
+
+/** A paragraph's runs, fields and line breaks as one line of raw text. */
+function paragraphText(p: XmlElement): string {
+  let out = '';
+  for (const child of p.children) {
+    if (!isElement(child)) continue;
+    if (child.local === 'r' || child.local === 'fld') out += childElements(child, 't').map(plainText).join('');
+    else if (child.local === 'br') out += ' ';
+  }
+  return collapseWhitespace(out);
+}
+
+function plainText(t: XmlElement): string {
+  return t.children.filter((c): c is string => !isElement(c)).join('');
+}
+
+function tableOf(tbl: XmlElement): string {
+  const rows = childElements(tbl, 'tr').map((tr) =>
+    childElements(tr, 'tc').map((tc) => {
+      const txBody = firstChild(tc, 'txBody');
+      const text = txBody ? childElements(txBody, 'p').map(paragraphText).filter(Boolean).join(' ') : '';
+      return tableCell(text);
+    }),
+  );
+  return rows.length ? table(rows) : '';
+}
