@@ -1,0 +1,129 @@
+// Test harness: a real server on a free loopback port with its own state directory, and raw-socket helpers
+// where fetch would hide the transport (framing, pipelining, connection close). Every wait has a deadline.
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { ServerConfig } from '../config.js';
+import { startServer, type RunningServer } from '../index.js';
+
+export const TEST_TOKEN = 'test-token-0123456789abcdef';
+export const RAW_DEADLINE_MS = 5_000;
+
+export interface TestServer extends RunningServer {
+  /** A trusted workspace root (SATCHEL_WEBUI_DEFAULT_WORKSPACE) inside the temp dir. */
+  workspace: string;
+  tmp: string;
+  /** fetch with the token and a same-origin Host. */
+  api(pathname: string, init?: RequestInit): Promise<Response>;
+  json(pathname: string, body: unknown): Promise<Response>;
+  newSession(body?: Record<string, unknown>): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function startTestServer(overrides: Partial<ServerConfig> = {}): Promise<TestServer> {
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-test-'));
+  const workspace = path.join(tmp, 'workspace');
+  await fs.mkdir(workspace);
+  const server = await startServer({
+    host: '127.0.0.1',
+    port: 0,
+    stateDir: path.join(tmp, 'state'),
+    token: TEST_TOKEN,
+    maxUploadBytes: 100 * 1024 * 1024,
+    defaultWorkspace: workspace,
+    ...overrides,
+  });
+  const api = (pathname: string, init: RequestInit = {}) =>
+    fetch(server.origin + pathname, {
+      ...init,
+      headers: { Authorization: `Bearer ${TEST_TOKEN}`, ...(init.headers as Record<string, string> | undefined) },
+      signal: init.signal ?? AbortSignal.timeout(30_000),
+    });
+  const json = (pathname: string, body: unknown) =>
+    api(pathname, { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
+  return {
+    ...server,
+    workspace,
+    tmp,
+    api,
+    json,
+    async newSession(body = {}) {
+      const res = await json('/api/session/new', body);
+      if (res.status !== 200) throw new Error(`session/new: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { session: { session_id: string } }).session.session_id;
+    },
+    async stop() {
+      await server.close();
+      await fs.rm(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: [string, string][];
+  header(name: string): string | undefined;
+  body: string;
+}
+
+/** Parse every HTTP/1.1 response in `text` (Content-Length framed, as this server always sends). */
+export function parseResponses(text: string): RawResponse[] {
+  const out: RawResponse[] = [];
+  let rest = text;
+  while (rest.startsWith('HTTP/1.1 ')) {
+    const end = rest.indexOf('\r\n\r\n');
+    if (end === -1) break;
+    const lines = rest.slice(0, end).split('\r\n');
+    const status = Number(lines[0]!.split(' ')[1]);
+    const headers = lines.slice(1).map((l) => {
+      const i = l.indexOf(':');
+      return [l.slice(0, i).toLowerCase(), l.slice(i + 1).trim()] as [string, string];
+    });
+    const length = Number(headers.find(([n]) => n === 'content-length')?.[1] ?? 0);
+    const body = rest.slice(end + 4, end + 4 + length);
+    out.push({ status, headers, body, header: (name) => headers.find(([n]) => n === name.toLowerCase())?.[1] });
+    rest = rest.slice(end + 4 + length);
+  }
+  return out;
+}
+
+/**
+ * Write raw bytes, then read until the server closes the connection (or the deadline passes, which is
+ * reported as `closed: false`).
+ */
+export function rawExchange(port: number, payload: string | Buffer, deadlineMs = RAW_DEADLINE_MS): Promise<{ text: string; closed: boolean }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ text: Buffer.concat(chunks).toString('latin1'), closed: false });
+    }, deadlineMs);
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('error', (err) => {
+      if ((err as NodeJS.ErrnoException).code === 'ECONNRESET') return;
+      clearTimeout(timer);
+      reject(err);
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ text: Buffer.concat(chunks).toString('latin1'), closed: true });
+    });
+    socket.write(payload);
+  });
+}
+
+export function multipartBody(boundary: string, parts: { name?: string; filename?: string; content: string | Buffer; type?: string }[]): Buffer {
+  const chunks: Buffer[] = [];
+  for (const p of parts) {
+    let disposition = 'form-data';
+    if (p.name !== undefined) disposition += `; name="${p.name}"`;
+    if (p.filename !== undefined) disposition += `; filename="${p.filename}"`;
+    let head = `--${boundary}\r\nContent-Disposition: ${disposition}\r\n`;
+    if (p.filename !== undefined) head += `Content-Type: ${p.type ?? 'application/octet-stream'}\r\n`;
+    chunks.push(Buffer.from(head + '\r\n', 'utf8'), Buffer.isBuffer(p.content) ? p.content : Buffer.from(p.content, 'utf8'), Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return Buffer.concat(chunks);
+}
