@@ -11,7 +11,13 @@ if (runtime === 'electron') {
   startElectron(process.argv.slice(1));
 } else if (runtime === 'node-server') {
   const { runCli } = await import('../server/cli.js');
-  await runCli(cliArgv(process.argv.slice(2)));
+  try {
+    await runCli(cliArgv(process.argv.slice(2)));
+  } catch (err) {
+    // A start failure (port taken, state folder unwritable) is the operator's to fix: a message, no stack.
+    process.stderr.write(`Satchel could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  }
 } else {
   process.stderr.write(NODE_USAGE + '\n');
   process.exitCode = 2;

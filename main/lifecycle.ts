@@ -1,8 +1,9 @@
 // Shutdown helpers: the server gets a bounded time to finish (open event streams would otherwise hold the
 // quit forever), and signals are turned into one orderly stop.
 
-/** How long quitting waits for the server to close before giving up on it. */
-export const SERVER_CLOSE_TIMEOUT_MS = 5_000;
+/** How long quitting waits for the server to close before giving up on it: longer than the server's own
+ * grace for in-flight uploads (server/index.ts SHUTDOWN_GRACE_MS, 10 s), so that grace is honoured. */
+export const SERVER_CLOSE_TIMEOUT_MS = 12_000;
 export const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 /** Resolves true when close() finished in time, false on timeout or failure (reported through onError). */

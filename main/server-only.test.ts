@@ -1,0 +1,65 @@
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { READY_PREFIX, runHeadless } from './server-only.js';
+
+function waitFor<T>(read: () => T | undefined, timeoutMs = 2000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const poll = () => {
+      const value = read();
+      if (value !== undefined) resolve(value);
+      else if (Date.now() > deadline) reject(new Error('timed out'));
+      else setTimeout(poll, 5);
+    };
+    poll();
+  });
+}
+
+describe('runHeadless', () => {
+  it('prints the tokened URL once and exits 0 after closing on SIGTERM', async () => {
+    const lines: string[] = [];
+    const signals = new EventEmitter();
+    let closed = 0;
+    let exitCode: number | undefined;
+    await runHeadless({
+      start: async () => ({ tokenUrl: 'http://127.0.0.1:5/?token=abc', close: async () => void closed++ }),
+      print: (line) => lines.push(line),
+      signals,
+      exit: (code) => (exitCode = code),
+    });
+    expect(lines).toEqual([`${READY_PREFIX}http://127.0.0.1:5/?token=abc`]);
+    expect(lines[0]).toBe('Satchel is running at http://127.0.0.1:5/?token=abc');
+    expect(exitCode).toBeUndefined();
+    signals.emit('SIGTERM');
+    signals.emit('SIGINT');
+    expect(await waitFor(() => exitCode)).toBe(0);
+    expect(closed).toBe(1);
+  });
+  it('exits 1 when the server cannot close cleanly', async () => {
+    const signals = new EventEmitter();
+    let exitCode: number | undefined;
+    const errors: unknown[] = [];
+    await runHeadless({
+      start: async () => ({ tokenUrl: 'u', close: () => Promise.reject(new Error('stuck')) }),
+      print: () => {},
+      signals,
+      exit: (code) => (exitCode = code),
+      onError: (err) => errors.push(err),
+    });
+    signals.emit('SIGINT');
+    expect(await waitFor(() => exitCode)).toBe(1);
+    expect((errors[0] as Error).message).toBe('stuck');
+  });
+  it('prints nothing when the server does not start', async () => {
+    const lines: string[] = [];
+    await expect(
+      runHeadless({
+        start: () => Promise.reject(new Error('EADDRINUSE')),
+        print: (line) => lines.push(line),
+        signals: new EventEmitter(),
+        exit: () => {},
+      }),
+    ).rejects.toThrow('EADDRINUSE');
+    expect(lines).toEqual([]);
+  });
+});

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { claimSingleInstance, focusWindow, type FocusableWindow } from './single-instance.js';
+
+function fakeWindow(state: { minimized?: boolean; destroyed?: boolean } = {}) {
+  const calls: string[] = [];
+  const win: FocusableWindow = {
+    isDestroyed: () => state.destroyed === true,
+    isMinimized: () => state.minimized === true,
+    restore: () => calls.push('restore'),
+    show: () => calls.push('show'),
+    focus: () => calls.push('focus'),
+  };
+  return { win, calls };
+}
+
+function fakeApp(gotLock: boolean) {
+  const listeners: Array<() => void> = [];
+  return {
+    listeners,
+    app: {
+      requestSingleInstanceLock: () => gotLock,
+      on: (_event: 'second-instance', listener: () => void) => listeners.push(listener),
+    },
+  };
+}
+
+describe('focusWindow', () => {
+  it('restores a minimized window, then shows and focuses it', () => {
+    const { win, calls } = fakeWindow({ minimized: true });
+    focusWindow(win);
+    expect(calls).toEqual(['restore', 'show', 'focus']);
+  });
+  it('does nothing without a live window', () => {
+    const { win, calls } = fakeWindow({ destroyed: true });
+    focusWindow(win);
+    focusWindow(undefined);
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('claimSingleInstance', () => {
+  it('the first instance keeps running and focuses its window on a second launch', () => {
+    const { app, listeners } = fakeApp(true);
+    const { win, calls } = fakeWindow();
+    expect(claimSingleInstance(app, () => win)).toBe(true);
+    expect(listeners).toHaveLength(1);
+    listeners[0]!();
+    expect(calls).toEqual(['show', 'focus']);
+  });
+  it('a second instance is told to quit and registers nothing', () => {
+    const { app, listeners } = fakeApp(false);
+    expect(claimSingleInstance(app, () => undefined)).toBe(false);
+    expect(listeners).toHaveLength(0);
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { VERSION_ARG_PREFIX, windowOptions } from './window-options.js';
+
+describe('windowOptions', () => {
+  const options = windowOptions({ preloadPath: '/app/dist/preload/index.cjs', version: '0.1.0' });
+  const prefs = options.webPreferences!;
+
+  it('isolates and sandboxes the page, with no Node anywhere', () => {
+    expect(prefs.contextIsolation).toBe(true);
+    expect(prefs.sandbox).toBe(true);
+    expect(prefs.nodeIntegration).toBe(false);
+    expect(prefs.nodeIntegrationInWorker).toBe(false);
+    expect(prefs.nodeIntegrationInSubFrames).toBe(false);
+  });
+  it('keeps web security on and the risky extras off', () => {
+    expect(prefs.webSecurity).toBe(true);
+    expect(prefs.allowRunningInsecureContent).toBe(false);
+    expect(prefs.webviewTag).toBe(false);
+    expect(prefs.experimentalFeatures).toBe(false);
+    expect(prefs.navigateOnDragDrop).toBe(false);
+    expect(prefs).not.toHaveProperty('enableBlinkFeatures');
+  });
+  it('loads the given preload and passes the version as an argument', () => {
+    expect(prefs.preload).toBe('/app/dist/preload/index.cjs');
+    expect(prefs.additionalArguments).toEqual([`${VERSION_ARG_PREFIX}0.1.0`]);
+    expect(options.show).toBe(false);
+    expect(options.title).toBe('Satchel');
+  });
+  it('drops a version that is not version-shaped rather than passing odd text to the renderer', () => {
+    const odd = windowOptions({ preloadPath: '/p.cjs', version: '1.0 --inspect' }).webPreferences!;
+    expect(odd.additionalArguments).toEqual([]);
+    const pre = windowOptions({ preloadPath: '/p.cjs', version: '1.2.3-beta.1+build.5' }).webPreferences!;
+    expect(pre.additionalArguments).toEqual([`${VERSION_ARG_PREFIX}1.2.3-beta.1+build.5`]);
+  });
+  it('returns a fresh object each time (callers may adjust it)', () => {
+    const a = windowOptions({ preloadPath: '/p.cjs', version: '1' });
+    const b = windowOptions({ preloadPath: '/p.cjs', version: '1' });
+    expect(a).not.toBe(b);
+    expect(a.webPreferences).not.toBe(b.webPreferences);
+  });
+});
