@@ -1,0 +1,55 @@
+import mammoth from 'mammoth';
+import { describe, expect, it } from 'vitest';
+import { officeToMarkdown } from './index.js';
+import { buildDocx, wBullet, wHeading, wNumbered, wPara, wRun, wTable } from './testing/fixtures.js';
+import { useTmpDir } from './testing/tmpdir.js';
+
+const tmp = useTmpDir();
+
+async function docxMarkdown(body: string): Promise<string> {
+  return officeToMarkdown(await tmp.write('doc.docx', await buildDocx(body)), 'docx');
+}
+
+describe('docx fixtures', () => {
+  it('are read by mammoth itself without warnings', async () => {
+    const buffer = await buildDocx(wHeading(1, 'Title') + wBullet('one') + wNumbered('first') + wTable([['a', 'b']]));
+    const result = await mammoth.convertToHtml({ buffer });
+    expect(result.messages).toEqual([]);
+    expect(result.value).toBe(
+      '<h1>Title</h1><ul><li>one</li></ul><ol><li>first</li></ol><table><tr><td><p>a</p></td><td><p>b</p></td></tr></table>',
+    );
+  });
+});
+
+describe('docx to Markdown', () => {
+  it('renders headings and paragraphs', async () => {
+    const md = await docxMarkdown(wHeading(1, 'Report') + wPara('First paragraph.') + wHeading(2, 'Details') + wPara('Second.'));
+    expect(md).toBe('# Report\n\nFirst paragraph.\n\n## Details\n\nSecond.\n');
+  });
+
+  it('renders bold and italic runs and keeps spaces outside the markers', async () => {
+    const md = await docxMarkdown(wPara([wRun('a '), wRun('bold ', { bold: true }), wRun('and'), wRun(' it', { italic: true })]));
+    expect(md).toBe('a **bold** and *it*\n');
+  });
+
+  it('renders bulleted, numbered and nested lists', async () => {
+    const md = await docxMarkdown(
+      wBullet('apples') + wBullet('green', 1) + wBullet('pears') + wPara('between') + wNumbered('first') + wNumbered('second'),
+    );
+    expect(md).toBe('- apples\n  - green\n- pears\n\nbetween\n\n1. first\n2. second\n');
+  });
+
+  it('renders tables as Markdown tables with the first row as header and | escaped', async () => {
+    const md = await docxMarkdown(wTable([['Name', 'Qty'], ['a|b', '2'], ['c', '']]));
+    expect(md).toBe('| Name | Qty |\n| --- | --- |\n| a\\|b | 2 |\n| c | |\n');
+  });
+
+  it('escapes Markdown syntax in text so it reads back literally', async () => {
+    const md = await docxMarkdown(wPara('# not a heading') + wPara('5 * 3 = _x_ <b>'));
+    expect(md).toBe('\\# not a heading\n\n5 \\* 3 = \\_x\\_ \\<b>\n');
+  });
+
+  it('says so when the document has no text', async () => {
+    expect(await docxMarkdown('')).toBe('*(No text found in the document.)*\n');
+  });
+});
