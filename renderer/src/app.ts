@@ -1,0 +1,229 @@
+// Entry point: checks access, loads the configuration and sessions, wires the views together and keeps
+// them current through server-sent events.
+import { api, ApiError, isAuthStatus, type ServerConfig, type Session, type SessionSummary } from './api.js';
+import { Composer } from './composer.js';
+import { byId } from './dom.js';
+import { connectEvents } from './events.js';
+import { renderMessages, renderSessionAttachments } from './messages.js';
+import { Sidebar } from './sessions.js';
+import { initTheme } from './theme.js';
+import { notify } from './toast.js';
+import { Voice } from './voice.js';
+import { WorkspacePanel } from './workspace.js';
+
+const LAST_SESSION_KEY = 'satchel.lastSession';
+
+class App {
+  config: ServerConfig | null = null;
+  current: Session | null = null;
+  private sessions: SessionSummary[] = [];
+  private creating: Promise<string> | null = null;
+  readonly sidebar: Sidebar;
+  readonly composer: Composer;
+  readonly workspace: WorkspacePanel;
+  readonly voice: Voice;
+
+  constructor() {
+    this.sidebar = new Sidebar({
+      pick: (id) => void this.open(id),
+      created: (id) => void this.afterCreate(id),
+      renamed: (id, title) => this.applyTitle(id, title),
+      profileChanged: () => void this.reloadAll(null),
+    });
+    this.composer = new Composer({
+      ensureSession: () => this.ensureSession(),
+      maxUploadBytes: () => this.config?.max_upload_bytes,
+      onSent: (session) => this.show(session),
+    });
+    this.workspace = new WorkspacePanel({ maxUploadBytes: () => this.config?.max_upload_bytes });
+    this.voice = new Voice((text) => this.composer.insertAtCursor(text));
+  }
+
+  async start(): Promise<void> {
+    this.config = await api.config();
+    byId('version').textContent = `v${this.config.version}`;
+    byId('app').hidden = false;
+    await Promise.all([
+      this.sidebar.loadProfiles(),
+      this.sidebar.loadWorkspaces().catch(() => undefined),
+      api.capability().then(
+        (cap) => this.voice.setCapability(cap),
+        () => this.voice.setCapability(null),
+      ),
+    ]);
+    await this.reloadAll(this.initialSessionId());
+    this.listen();
+    window.addEventListener('hashchange', () => {
+      const id = this.hashSession();
+      if (id && id !== this.current?.session_id) void this.open(id);
+    });
+    this.composer.focus();
+  }
+
+  private hashSession(): string | null {
+    const m = /^#s=([\w-]+)$/.exec(location.hash);
+    return m?.[1] ?? null;
+  }
+
+  private initialSessionId(): string | null {
+    try {
+      return this.hashSession() ?? localStorage.getItem(LAST_SESSION_KEY);
+    } catch {
+      return this.hashSession();
+    }
+  }
+
+  /** Reload the session list and (re)open `preferred`, the current session, or the newest one. */
+  async reloadAll(preferred: string | null): Promise<void> {
+    this.sessions = (await api.sessions()).sessions;
+    const want = preferred ?? this.current?.session_id ?? null;
+    const id = this.sessions.find((s) => s.session_id === want)?.session_id ?? this.sessions[0]?.session_id ?? null;
+    this.sidebar.setSessions(this.sessions, id);
+    if (id) await this.open(id);
+    else this.show(null);
+  }
+
+  private async reloadList(): Promise<void> {
+    this.sessions = (await api.sessions()).sessions;
+    this.sidebar.setSessions(this.sessions, this.current?.session_id ?? null);
+  }
+
+  async open(id: string): Promise<void> {
+    try {
+      const { session } = await api.session(id);
+      if (session.session_id !== this.current?.session_id) this.composer.reset();
+      this.show(session);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) {
+        notify('That session no longer exists.', 'error');
+        await this.reloadAll(null);
+      } else throw err;
+    }
+  }
+
+  show(session: Session | null): void {
+    const switched = session?.session_id !== this.current?.session_id;
+    this.current = session;
+    byId('session-title').textContent = session ? session.title || 'Untitled' : 'No session';
+    byId('rename-session').hidden = !session;
+    byId('session-workspace').textContent = session?.workspace ? `Workspace: ${session.workspace}` : '';
+    document.title = session ? `${session.title || 'Untitled'} — Satchel` : 'Satchel';
+    renderMessages(session);
+    renderSessionAttachments(session);
+    this.sidebar.setActive(session?.session_id ?? null);
+    if (switched) this.workspace.setSession(session);
+    if (session) {
+      try {
+        localStorage.setItem(LAST_SESSION_KEY, session.session_id);
+      } catch {
+        // not remembered across launches; harmless
+      }
+      if (location.hash !== `#s=${session.session_id}`) history.replaceState(null, '', `#s=${session.session_id}`);
+    }
+  }
+
+  private applyTitle(id: string, title: string): void {
+    this.sidebar.applyTitle(id, title);
+    if (this.current?.session_id === id) {
+      this.current.title = title;
+      byId('session-title').textContent = title;
+      document.title = `${title} — Satchel`;
+    }
+  }
+
+  private async afterCreate(id: string): Promise<void> {
+    await this.reloadList();
+    await this.open(id);
+  }
+
+  /** The current session, or a new one in the first trusted workspace when none is open (first drop). */
+  ensureSession(): Promise<string> {
+    if (this.current) return Promise.resolve(this.current.session_id);
+    this.creating ??= (async () => {
+      try {
+        const { session } = await api.newSession(this.sidebar.workspaces[0]);
+        await this.reloadList();
+        this.show(session);
+        return session.session_id;
+      } finally {
+        this.creating = null;
+      }
+    })();
+    return this.creating;
+  }
+
+  private refreshCurrent = debounce(() => {
+    const id = this.current?.session_id;
+    if (id) void this.open(id).catch(() => undefined);
+  }, 100);
+
+  private refreshList = debounce(() => void this.reloadList().catch(() => undefined), 100);
+
+  private listen(): void {
+    const status = byId('connection');
+    const statusText = byId('connection-text');
+    const forCurrent = (data: unknown) => {
+      const id = (data as { session_id?: unknown })?.session_id;
+      return typeof id === 'string' && id === this.current?.session_id;
+    };
+    connectEvents(
+      {
+        session_created: () => this.refreshList(),
+        session_renamed: (data) => {
+          const d = data as { session_id?: string; title?: string };
+          if (d.session_id && typeof d.title === 'string') this.applyTitle(d.session_id, d.title);
+        },
+        session_updated: (data) => {
+          this.refreshList();
+          if (forCurrent(data)) this.refreshCurrent();
+        },
+        attachment_added: (data) => {
+          if (forCurrent(data)) this.refreshCurrent();
+        },
+        workspace_changed: (data) => {
+          if (forCurrent(data)) this.workspace.scheduleRefresh();
+        },
+      },
+      {
+        onStatus: (s) => {
+          status.dataset.status = s;
+          const text = s === 'live' ? 'Live updates on' : 'Reconnecting…';
+          status.title = text;
+          statusText.textContent = text;
+        },
+        onResync: () => {
+          void this.reloadAll(this.current?.session_id ?? null).catch(() => undefined);
+          this.workspace.scheduleRefresh();
+        },
+      },
+    );
+  }
+}
+
+function debounce(fn: () => void, ms: number): () => void {
+  let t: ReturnType<typeof setTimeout> | undefined;
+  return () => {
+    clearTimeout(t);
+    t = setTimeout(fn, ms);
+  };
+}
+
+function showAuthRequired(): void {
+  byId('app').hidden = true;
+  byId('auth-required').hidden = false;
+}
+
+// Dropping a file outside a drop zone must not navigate the window away to the file.
+window.addEventListener('dragover', (e) => e.preventDefault());
+window.addEventListener('drop', (e) => e.preventDefault());
+
+initTheme();
+const app = new App();
+app.start().catch((err: unknown) => {
+  if (err instanceof ApiError && isAuthStatus(err.status)) {
+    showAuthRequired();
+    return;
+  }
+  byId('app').hidden = false;
+  notify(err instanceof Error ? err.message : String(err), 'error');
+});

@@ -1,0 +1,384 @@
+// The message composer: text, attachment chips with byte-accurate progress and cancel, archive extraction,
+// paste and drag-and-drop of files and folders, and Send.
+import { api, ApiError, type Attachment, type ExtractResult, type Session } from './api.js';
+import { byId, clear, h, icon, ICONS } from './dom.js';
+import { dragHasFiles, filesFromDataTransfer, fromFileList, type PickedFile } from './files.js';
+import { formatBytes, formatProgress, isArchiveName } from './format.js';
+import { notify } from './toast.js';
+import { sizeCheck, UploadAborted, uploadMultipart, type UploadHandle } from './upload.js';
+
+/** Parallel uploads from one composer: enough to keep a loopback link busy without starving the UI. */
+export const MAX_PARALLEL_UPLOADS = 3;
+/** Textarea growth limit before it scrolls. */
+const MAX_INPUT_HEIGHT_PX = 220;
+
+type Status = 'queued' | 'uploading' | 'done' | 'error';
+
+interface ExtractState {
+  status: 'running' | 'done' | 'error';
+  loaded: number;
+  total: number;
+  result?: ExtractResult;
+  error?: string;
+  handle?: UploadHandle<ExtractResult>;
+}
+
+interface Pending {
+  id: number;
+  file: File;
+  status: Status;
+  loaded: number;
+  total: number;
+  result?: Attachment;
+  error?: string;
+  handle?: UploadHandle<Attachment>;
+  thumbUrl?: string;
+  extract?: ExtractState;
+  el: HTMLLIElement;
+}
+
+export interface ComposerDeps {
+  /** The current session id, creating a session first when there is none. */
+  ensureSession(): Promise<string>;
+  maxUploadBytes(): number | undefined;
+  onSent(session: Session): void;
+}
+
+export class Composer {
+  private readonly list = byId<HTMLUListElement>('attachments');
+  private readonly input = byId<HTMLTextAreaElement>('composer-input');
+  private readonly send = byId<HTMLButtonElement>('send-button');
+  private readonly form = byId<HTMLFormElement>('composer');
+  private readonly fileInput = byId<HTMLInputElement>('file-input');
+  private items: Pending[] = [];
+  private nextId = 1;
+  private sending = false;
+
+  constructor(private readonly deps: ComposerDeps) {
+    const attach = byId<HTMLButtonElement>('attach-button');
+    attach.appendChild(icon([...ICONS.paperclip]));
+    attach.title = 'Attach files';
+    attach.addEventListener('click', () => this.fileInput.click());
+    this.fileInput.addEventListener('change', () => {
+      const files = fromFileList(Array.from(this.fileInput.files ?? []));
+      this.fileInput.value = '';
+      this.addFiles(files);
+    });
+    this.form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      void this.submit();
+    });
+    this.input.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        void this.submit();
+      }
+    });
+    this.input.addEventListener('input', () => this.autosize());
+    this.input.addEventListener('paste', (e) => this.onPaste(e));
+    this.initDrop();
+    this.refreshSend();
+  }
+
+  focus(): void {
+    this.input.focus();
+  }
+
+  /** Insert text at the caret (or over the selection), with spaces so words don't run together. */
+  insertAtCursor(text: string): void {
+    const el = this.input;
+    const start = el.selectionStart ?? el.value.length;
+    const end = el.selectionEnd ?? el.value.length;
+    const before = el.value.slice(0, start);
+    const after = el.value.slice(end);
+    const lead = before && !/\s$/.test(before) ? ' ' : '';
+    const trail = after && !/^\s/.test(after) ? ' ' : '';
+    const insert = `${lead}${text}${trail}`;
+    el.value = before + insert + after;
+    const caret = before.length + insert.length;
+    el.setSelectionRange(caret, caret);
+    el.focus();
+    this.autosize();
+    this.refreshSend();
+  }
+
+  /** Forget pending attachments, e.g. when switching to another session. */
+  reset(): void {
+    for (const item of this.items) this.discard(item);
+    this.items = [];
+    clear(this.list);
+    this.refreshSend();
+  }
+
+  addFiles(files: PickedFile[]): void {
+    for (const { file } of files) {
+      const item: Pending = { id: this.nextId++, file, status: 'queued', loaded: 0, total: file.size, el: h('li') };
+      if (file.type.startsWith('image/')) item.thumbUrl = URL.createObjectURL(file);
+      const tooBig = sizeCheck(file.name, file.size, this.deps.maxUploadBytes(), formatBytes);
+      if (tooBig) {
+        item.status = 'error';
+        item.error = tooBig;
+      }
+      this.items.push(item);
+      this.list.appendChild(item.el);
+      this.render(item);
+    }
+    this.pump();
+    this.refreshSend();
+  }
+
+  private pump(): void {
+    let running = this.items.filter((i) => i.status === 'uploading').length;
+    for (const item of this.items) {
+      if (running >= MAX_PARALLEL_UPLOADS) break;
+      if (item.status !== 'queued') continue;
+      running++;
+      void this.upload(item);
+    }
+  }
+
+  private async upload(item: Pending): Promise<void> {
+    item.status = 'uploading';
+    this.render(item);
+    try {
+      const sessionId = await this.deps.ensureSession();
+      if (!this.items.includes(item)) return; // cancelled while the session was being created
+      item.handle = uploadMultipart<Attachment>('/api/upload', { session_id: sessionId }, [{ field: 'file', filename: item.file.name, blob: item.file }], (p) => {
+        item.loaded = p.loaded;
+        this.renderProgress(item);
+      });
+      item.result = await item.handle.promise;
+      item.status = 'done';
+      item.loaded = item.total;
+    } catch (err) {
+      if (err instanceof UploadAborted) return; // the chip is already gone
+      item.status = 'error';
+      item.error = err instanceof Error ? err.message : String(err);
+    } finally {
+      item.handle = undefined;
+      if (this.items.includes(item)) this.render(item);
+      this.pump();
+      this.refreshSend();
+    }
+  }
+
+  private async extract(item: Pending): Promise<void> {
+    const state: ExtractState = { status: 'running', loaded: 0, total: item.file.size };
+    item.extract = state;
+    this.render(item);
+    try {
+      const sessionId = await this.deps.ensureSession();
+      state.handle = uploadMultipart<ExtractResult>('/api/upload/extract', { session_id: sessionId }, [{ field: 'file', filename: item.file.name, blob: item.file }], (p) => {
+        state.loaded = p.loaded;
+        this.renderProgress(item);
+      });
+      state.result = await state.handle.promise;
+      state.status = 'done';
+    } catch (err) {
+      if (err instanceof UploadAborted) {
+        item.extract = undefined;
+      } else {
+        state.status = 'error';
+        state.error = err instanceof Error ? err.message : String(err);
+      }
+    } finally {
+      state.handle = undefined;
+      if (this.items.includes(item)) this.render(item);
+    }
+  }
+
+  private cancel(item: Pending): void {
+    this.discard(item);
+    this.items = this.items.filter((i) => i !== item);
+    item.el.remove();
+    this.pump();
+    this.refreshSend();
+    this.input.focus();
+  }
+
+  private discard(item: Pending): void {
+    item.handle?.abort();
+    item.extract?.handle?.abort();
+    if (item.thumbUrl) URL.revokeObjectURL(item.thumbUrl);
+  }
+
+  private renderProgress(item: Pending): void {
+    const extracting = item.extract?.status === 'running';
+    const loaded = extracting ? item.extract?.loaded ?? 0 : item.loaded;
+    const total = extracting ? item.extract?.total ?? 0 : item.total;
+    const bar = item.el.querySelector<HTMLElement>('.progress');
+    const fill = item.el.querySelector<HTMLElement>('.progress-fill');
+    const bytes = item.el.querySelector<HTMLElement>('[data-testid="attachment-bytes"]');
+    const pct = total > 0 ? (loaded / total) * 100 : 100;
+    if (bar) {
+      bar.setAttribute('aria-valuenow', String(loaded));
+      bar.setAttribute('aria-valuetext', formatProgress(loaded, total));
+    }
+    if (fill) fill.style.width = `${pct.toFixed(2)}%`;
+    if (bytes) {
+      bytes.textContent = formatProgress(loaded, total);
+      bytes.dataset.loaded = String(loaded);
+      bytes.dataset.total = String(total);
+    }
+  }
+
+  private render(item: Pending): void {
+    const { el, file } = item;
+    clear(el);
+    el.className = `chip chip-${item.status}`;
+    el.dataset.testid = 'attachment-chip';
+    el.dataset.status = item.status;
+    el.dataset.filename = file.name;
+    const thumb = item.thumbUrl
+      ? h('img', { class: 'chip-thumb', src: item.thumbUrl, alt: '', 'data-testid': 'attachment-thumb' })
+      : h('span', { class: 'chip-thumb chip-icon' }, icon([...(isArchiveName(file.name) ? ICONS.archive : ICONS.file)]));
+    const showBar = item.status === 'uploading' || item.status === 'queued' || item.extract?.status === 'running';
+    const loaded = item.extract?.status === 'running' ? item.extract.loaded : item.loaded;
+    const total = item.extract?.status === 'running' ? item.extract.total : item.total;
+    const label = item.extract?.status === 'running' ? `Extracting ${file.name}` : `Uploading ${file.name}`;
+    const main = h(
+      'div',
+      { class: 'chip-main' },
+      h('span', { class: 'chip-name', title: file.name }, file.name),
+      showBar
+        ? h(
+            'div',
+            { class: 'progress', role: 'progressbar', 'aria-label': label, 'aria-valuemin': 0, 'aria-valuemax': total, 'aria-valuenow': loaded },
+            h('div', { class: 'progress-fill' }),
+          )
+        : null,
+      item.status === 'error'
+        ? null
+        : h('span', { class: 'chip-bytes', 'data-testid': 'attachment-bytes' }),
+      item.status === 'queued' ? h('span', { class: 'muted small' }, 'Waiting…') : null,
+      item.status === 'done' && !item.extract ? h('span', { class: 'chip-state', 'data-testid': 'attachment-done' }, 'Attached') : null,
+      item.error ? h('span', { class: 'error-text', 'data-testid': 'attachment-error', role: 'alert' }, item.error) : null,
+      this.renderExtract(item),
+    );
+    const actions = h('div', { class: 'chip-actions' });
+    if (item.status === 'done' && isArchiveName(file.name) && !item.extract) {
+      actions.appendChild(
+        h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'attachment-extract', onclick: () => void this.extract(item) }, 'Extract'),
+      );
+    }
+    const busy = item.status === 'uploading' || item.extract?.status === 'running';
+    actions.appendChild(
+      h(
+        'button',
+        {
+          class: 'icon-btn',
+          type: 'button',
+          'data-testid': 'attachment-cancel',
+          'aria-label': busy ? `Cancel upload of ${file.name}` : `Remove ${file.name}`,
+          title: busy ? 'Cancel upload' : 'Remove',
+          onclick: () => {
+            if (item.extract?.status === 'running') item.extract.handle?.abort();
+            else this.cancel(item);
+          },
+        },
+        icon([...ICONS.x]),
+      ),
+    );
+    el.append(thumb, main, actions);
+    this.renderProgress(item);
+  }
+
+  private renderExtract(item: Pending): HTMLElement | null {
+    const x = item.extract;
+    if (!x || x.status === 'running') return null;
+    if (x.status === 'error') return h('span', { class: 'error-text', 'data-testid': 'extract-error', role: 'alert' }, x.error ?? 'Extraction failed');
+    const r = x.result;
+    if (!r) return null;
+    return h(
+      'details',
+      { class: 'extract-result', 'data-testid': 'extract-result', open: true },
+      h('summary', {}, `Extracted ${r.extracted} file${r.extracted === 1 ? '' : 's'}`),
+      h('ul', { class: 'extract-list', 'data-testid': 'extract-list' }, r.files.map((f) => h('li', { 'data-testid': 'extract-file' }, f))),
+    );
+  }
+
+  private busy(): boolean {
+    return this.items.some((i) => i.status === 'uploading' || i.status === 'queued' || i.extract?.status === 'running');
+  }
+
+  private refreshSend(): void {
+    const busy = this.busy();
+    const empty = !this.input.value.trim() && !this.items.some((i) => i.status === 'done');
+    this.send.disabled = this.sending || busy || empty;
+    this.send.title = busy ? 'Waiting for uploads to finish' : empty ? 'Write a message or attach a file' : 'Send (Enter)';
+  }
+
+  private async submit(): Promise<void> {
+    this.refreshSend();
+    if (this.send.disabled) return;
+    const text = this.input.value.trim();
+    const attachments = this.items.filter((i) => i.status === 'done' && i.result).map((i) => i.result as Attachment);
+    this.sending = true;
+    this.refreshSend();
+    try {
+      const sessionId = await this.deps.ensureSession();
+      const { session } = await api.sendMessage(sessionId, text, attachments);
+      this.input.value = '';
+      this.autosize();
+      this.reset();
+      this.deps.onSent(session);
+    } catch (err) {
+      notify(err instanceof ApiError ? err.message : `Could not send: ${String(err)}`, 'error');
+    } finally {
+      this.sending = false;
+      this.refreshSend();
+    }
+  }
+
+  private autosize(): void {
+    this.input.style.height = 'auto';
+    this.input.style.height = `${Math.min(this.input.scrollHeight, MAX_INPUT_HEIGHT_PX)}px`;
+    this.refreshSend();
+  }
+
+  private onPaste(e: ClipboardEvent): void {
+    const dt = e.clipboardData;
+    if (!dt) return;
+    const files = Array.from(dt.files ?? []);
+    if (files.length === 0) return;
+    // Screenshots paste as "image.png": give each a distinct, dated name so several don't collide.
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+    const named = files.map((f, i) =>
+      /^image\.\w+$/.test(f.name) ? new File([f], `pasted-${stamp}${files.length > 1 ? `-${i + 1}` : ''}.${f.name.split('.').pop()}`, { type: f.type }) : f,
+    );
+    if (!dt.types.includes('text/plain')) e.preventDefault();
+    this.addFiles(fromFileList(named));
+  }
+
+  private initDrop(): void {
+    const zone = this.form.closest('main') ?? this.form;
+    let depth = 0;
+    const set = (on: boolean) => zone.classList.toggle('dragging', on);
+    zone.addEventListener('dragenter', (e) => {
+      if (!dragHasFiles(e as DragEvent)) return;
+      depth++;
+      set(true);
+    });
+    zone.addEventListener('dragleave', () => {
+      depth = Math.max(0, depth - 1);
+      if (depth === 0) set(false);
+    });
+    zone.addEventListener('dragover', (e) => {
+      if (!dragHasFiles(e as DragEvent)) return;
+      e.preventDefault();
+      const dt = (e as DragEvent).dataTransfer;
+      if (dt) dt.dropEffect = 'copy';
+    });
+    zone.addEventListener('drop', (e) => {
+      const dt = (e as DragEvent).dataTransfer;
+      depth = 0;
+      set(false);
+      if (!dt) return;
+      e.preventDefault();
+      filesFromDataTransfer(dt).then(
+        (files) => this.addFiles(files),
+        (err: unknown) => notify(err instanceof Error ? err.message : String(err), 'error'),
+      );
+    });
+  }
+}

@@ -1,0 +1,223 @@
+// The sidebar: profile switcher, session list and the "New session" dialog with its workspace choice; and
+// renaming the current session in the header.
+import { api, ApiError, type SessionSummary } from './api.js';
+import { promptText } from './dialogs.js';
+import { byId, clear, h, icon, ICONS } from './dom.js';
+import { formatTime } from './format.js';
+import { notify } from './toast.js';
+
+declare global {
+  interface Window {
+    /** Present in the desktop app (Electron preload): a native folder picker. */
+    satchel?: { pickFolder?: () => Promise<string | null | undefined> };
+  }
+}
+
+export interface SidebarDeps {
+  pick(id: string): void;
+  created(id: string): void;
+  renamed(id: string, title: string): void;
+  profileChanged(): void;
+}
+
+export class Sidebar {
+  private readonly list = byId<HTMLUListElement>('session-list');
+  private readonly profile = byId<HTMLSelectElement>('profile-select');
+  private readonly dialog = byId<HTMLDialogElement>('new-session-dialog');
+  private readonly wsSelect = byId<HTMLSelectElement>('workspace-select');
+  private readonly dialogError = byId('new-session-error');
+  private sessions: SessionSummary[] = [];
+  private activeId: string | null = null;
+  workspaces: string[] = [];
+
+  constructor(private readonly deps: SidebarDeps) {
+    const newBtn = byId<HTMLButtonElement>('new-session');
+    newBtn.append(icon([...ICONS.plus]), ' New session');
+    newBtn.addEventListener('click', () => void this.openNewDialog());
+    byId('add-folder').addEventListener('click', () => void this.addFolder());
+    this.dialog.addEventListener('close', () => {
+      if (this.dialog.returnValue === 'create') void this.create(this.wsSelect.value || undefined);
+    });
+    this.profile.addEventListener('change', () => void this.switchProfile());
+    const renameBtn = byId<HTMLButtonElement>('rename-session');
+    renameBtn.appendChild(icon([...ICONS.edit]));
+    renameBtn.title = 'Rename session';
+    renameBtn.addEventListener('click', () => this.startRename());
+    byId('session-title').addEventListener('dblclick', () => this.startRename());
+    this.initRenameForm();
+  }
+
+  setSessions(sessions: SessionSummary[], activeId: string | null): void {
+    this.sessions = sessions;
+    this.activeId = activeId;
+    this.render();
+  }
+
+  setActive(id: string | null): void {
+    this.activeId = id;
+    this.render();
+  }
+
+  /** Apply a title change locally (from SSE or our own rename) without a reload. */
+  applyTitle(id: string, title: string): void {
+    const s = this.sessions.find((x) => x.session_id === id);
+    if (s) s.title = title;
+    this.render();
+  }
+
+  private render(): void {
+    clear(this.list);
+    byId('session-empty').hidden = this.sessions.length > 0;
+    for (const s of this.sessions) {
+      const active = s.session_id === this.activeId;
+      this.list.appendChild(
+        h(
+          'li',
+          {},
+          h(
+            'button',
+            {
+              class: `session-item${active ? ' active' : ''}`,
+              type: 'button',
+              'data-testid': 'session-item',
+              'data-session-id': s.session_id,
+              'aria-current': active ? 'page' : undefined,
+              onclick: () => this.deps.pick(s.session_id),
+            },
+            h('span', { class: 'session-name', 'data-testid': 'session-item-title' }, s.title || 'Untitled'),
+            h('span', { class: 'muted small' }, [formatTime(s.updated_at ?? s.created_at), s.message_count ? ` · ${s.message_count} msg` : '']),
+          ),
+        ),
+      );
+    }
+  }
+
+  async loadProfiles(): Promise<void> {
+    const { active, profiles } = await api.profiles();
+    clear(this.profile);
+    const names = profiles.includes(active) ? profiles : [active, ...profiles];
+    for (const name of names) this.profile.appendChild(h('option', { value: name, selected: name === active }, name));
+    this.profile.appendChild(h('option', { value: '__new__' }, 'New profile…'));
+    this.profile.dataset.active = active;
+  }
+
+  private async switchProfile(): Promise<void> {
+    let name = this.profile.value;
+    const previous = this.profile.dataset.active ?? 'default';
+    if (name === '__new__') {
+      const typed = await promptText('New profile', 'Profile name (lower-case letters, digits, - and _)', '', 'work');
+      if (!typed) {
+        this.profile.value = previous;
+        return;
+      }
+      name = typed;
+    }
+    try {
+      await api.switchProfile(name);
+      await this.loadProfiles();
+      this.deps.profileChanged();
+    } catch (err) {
+      this.profile.value = previous;
+      notify(err instanceof Error ? err.message : String(err), 'error');
+    }
+  }
+
+  async loadWorkspaces(): Promise<void> {
+    this.workspaces = (await api.workspaces()).workspaces;
+    this.fillWorkspaceSelect();
+  }
+
+  private fillWorkspaceSelect(selected?: string): void {
+    clear(this.wsSelect);
+    if (this.workspaces.length === 0) this.wsSelect.appendChild(h('option', { value: '' }, 'Server default'));
+    for (const w of this.workspaces) this.wsSelect.appendChild(h('option', { value: w, selected: w === selected }, w));
+  }
+
+  private async openNewDialog(): Promise<void> {
+    this.dialogError.hidden = true;
+    try {
+      await this.loadWorkspaces();
+    } catch (err) {
+      notify(err instanceof Error ? err.message : String(err), 'error');
+    }
+    this.dialog.returnValue = '';
+    this.dialog.showModal();
+    this.wsSelect.focus();
+  }
+
+  private async addFolder(): Promise<void> {
+    let path: string | null | undefined;
+    if (window.satchel?.pickFolder) {
+      path = await window.satchel.pickFolder();
+    } else {
+      path = await promptText('Add a workspace folder', 'Absolute path of a folder on the machine running Satchel', '', '/home/me/projects/demo');
+    }
+    if (!path) return;
+    try {
+      this.workspaces = (await api.addWorkspace(path)).workspaces;
+      this.fillWorkspaceSelect(this.workspaces.find((w) => w === path) ?? this.workspaces[this.workspaces.length - 1]);
+      this.dialogError.hidden = true;
+    } catch (err) {
+      this.dialogError.textContent = err instanceof Error ? err.message : String(err);
+      this.dialogError.hidden = false;
+    }
+    // The prompt dialog closed on top of this one; keep the user where they were.
+    if (!this.dialog.open) this.dialog.showModal();
+  }
+
+  async create(workspace?: string): Promise<string> {
+    try {
+      const { session } = await api.newSession(workspace);
+      this.deps.created(session.session_id);
+      return session.session_id;
+    } catch (err) {
+      notify(err instanceof ApiError ? err.message : String(err), 'error');
+      throw err;
+    }
+  }
+
+  private initRenameForm(): void {
+    const form = byId<HTMLFormElement>('rename-form');
+    const input = byId<HTMLInputElement>('rename-input');
+    const finish = async (save: boolean) => {
+      if (form.hidden) return;
+      form.hidden = true;
+      byId('session-title').hidden = false;
+      byId('rename-session').hidden = false;
+      const id = this.activeId;
+      const title = input.value.trim();
+      if (!save || !id || !title) return;
+      try {
+        const { session } = await api.rename(id, title);
+        this.applyTitle(id, session.title);
+        this.deps.renamed(id, session.title);
+      } catch (err) {
+        notify(err instanceof Error ? err.message : String(err), 'error');
+      }
+    };
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      void finish(true);
+    });
+    input.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        void finish(false);
+      }
+    });
+    input.addEventListener('blur', () => void finish(true));
+  }
+
+  private startRename(): void {
+    if (!this.activeId) return;
+    const title = byId('session-title');
+    const form = byId<HTMLFormElement>('rename-form');
+    const input = byId<HTMLInputElement>('rename-input');
+    input.value = title.textContent ?? '';
+    title.hidden = true;
+    byId('rename-session').hidden = true;
+    form.hidden = false;
+    input.focus();
+    input.select();
+  }
+}

@@ -1,0 +1,15 @@
+// Short-lived notices in a polite live region, so screen readers announce them without stealing focus.
+import { byId, h, icon, ICONS } from './dom.js';
+
+const TOAST_MS = 6000;
+const ERROR_TOAST_MS = 10000;
+
+export function notify(text: string, kind: 'info' | 'error' = 'info'): void {
+  const region = byId('toasts');
+  const close = h('button', { class: 'icon-btn', type: 'button', 'aria-label': 'Dismiss' }, icon([...ICONS.x]));
+  const toast = h('div', { class: `toast toast-${kind}`, role: kind === 'error' ? 'alert' : 'status', 'data-testid': 'toast' }, h('span', {}, text), close);
+  const remove = () => toast.remove();
+  close.addEventListener('click', remove);
+  region.appendChild(toast);
+  setTimeout(remove, kind === 'error' ? ERROR_TOAST_MS : TOAST_MS);
+}

@@ -1,0 +1,254 @@
+// Dictation: record the microphone with MediaRecorder (webm/opus), send it to the server's on-device
+// speech-to-text, and hand the transcript to the composer. Click toggles; holding the button for at least
+// HOLD_MS records until release (push to talk).
+import { ApiError, type Capability } from './api.js';
+import { byId, clear, icon, ICONS } from './dom.js';
+import { formatElapsed } from './format.js';
+import { UploadAborted, uploadMultipart, type UploadHandle } from './upload.js';
+
+export const HOLD_MS = 300;
+const MIME = 'audio/webm;codecs=opus';
+/** Chunk interval: long enough to be cheap, short enough that stopping loses nothing. */
+const TIMESLICE_MS = 250;
+/** Long recordings stop by themselves: the transcriber handles them in 30 s pieces, but hours are a mistake. */
+export const MAX_RECORDING_MS = 10 * 60 * 1000;
+const METER_FFT = 1024;
+/** RMS of speech is small; scale so normal speech fills most of the meter. */
+const METER_GAIN = 4;
+
+export const DENIED_MESSAGE =
+  'Microphone access was denied. Allow microphone access for Satchel in your browser or system settings, then try again.';
+export const NO_DEVICE_MESSAGE =
+  'No microphone was found. Connect a microphone (or enable it in your system settings), then try again.';
+export const INSECURE_MESSAGE = 'Recording needs a secure page (http://127.0.0.1 or https). Open Satchel through its local address.';
+
+/** The message for a getUserMedia/MediaRecorder failure. */
+export function micErrorMessage(err: unknown): string {
+  const name = err instanceof DOMException || err instanceof Error ? err.name : '';
+  if (name === 'NotAllowedError' || name === 'SecurityError' || name === 'PermissionDeniedError') return DENIED_MESSAGE;
+  if (name === 'NotFoundError' || name === 'DevicesNotFoundError' || name === 'OverconstrainedError') return NO_DEVICE_MESSAGE;
+  if (name === 'NotReadableError') return 'The microphone is busy or could not be opened. Close other apps using it, then try again.';
+  return `Could not start recording: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+type State = 'idle' | 'starting' | 'recording' | 'transcribing';
+
+export class Voice {
+  private readonly button = byId<HTMLButtonElement>('mic-button');
+  private readonly bar = byId('voice-bar');
+  private readonly indicator = byId('recording-indicator');
+  private readonly elapsed = byId('recording-elapsed');
+  private readonly meter = byId('level-meter');
+  private readonly status = byId('voice-status');
+  private readonly error = byId('voice-error');
+  private state: State = 'idle';
+  private stream: MediaStream | null = null;
+  private recorder: MediaRecorder | null = null;
+  private audio: AudioContext | null = null;
+  private chunks: Blob[] = [];
+  private startedAt = 0;
+  private frame = 0;
+  private pressAt = 0;
+  private pressStarted = false;
+  private stopWanted = false;
+  private cancelled = false;
+  private upload: UploadHandle<{ ok: boolean; transcript: string }> | null = null;
+  private provider = '';
+
+  constructor(private readonly insert: (text: string) => void) {
+    this.button.addEventListener('pointerdown', (e) => {
+      if (e.button !== 0) return;
+      this.pressAt = performance.now();
+      this.pressStarted = false;
+      if (this.state === 'idle') {
+        this.pressStarted = true;
+        void this.start();
+      }
+    });
+    this.button.addEventListener('pointerup', (e) => {
+      if (e.button !== 0) return;
+      const held = performance.now() - this.pressAt >= HOLD_MS;
+      // A press that started recording ends it only when held (push to talk); a short press leaves it on.
+      if (this.pressStarted ? held : this.state === 'recording' || this.state === 'starting') this.stop();
+    });
+    // Keyboard activation (Enter/Space) arrives as a click with detail 0: toggle.
+    this.button.addEventListener('click', (e) => {
+      if (e.detail !== 0) return;
+      if (this.state === 'idle') void this.start();
+      else if (this.state === 'recording' || this.state === 'starting') this.stop();
+    });
+    document.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape' && (this.state === 'recording' || this.state === 'starting' || this.state === 'transcribing')) this.cancel();
+    });
+    this.render();
+  }
+
+  setCapability(cap: Capability | null): void {
+    const ok = !!cap?.available && typeof MediaRecorder !== 'undefined';
+    this.provider = cap?.provider ?? '';
+    this.button.hidden = !ok;
+    this.button.dataset.provider = this.provider;
+    this.render();
+  }
+
+  private showError(text: string | null): void {
+    this.error.hidden = !text;
+    this.error.textContent = text ?? '';
+  }
+
+  private async start(): Promise<void> {
+    this.showError(null);
+    this.state = 'starting';
+    this.stopWanted = false;
+    this.cancelled = false;
+    this.render();
+    try {
+      if (!navigator.mediaDevices?.getUserMedia) throw new Error(INSECURE_MESSAGE);
+      this.stream = await navigator.mediaDevices.getUserMedia({
+        // Raw audio: the browser's voice processing smears speech for a recogniser and can eat the first word.
+        audio: { echoCancellation: false, noiseSuppression: false, autoGainControl: false },
+      });
+      const options = MediaRecorder.isTypeSupported(MIME) ? { mimeType: MIME } : undefined;
+      this.recorder = new MediaRecorder(this.stream, options);
+      this.chunks = [];
+      this.recorder.ondataavailable = (e) => {
+        if (e.data.size > 0) this.chunks.push(e.data);
+      };
+      this.recorder.onstop = () => void this.finish();
+      this.recorder.start(TIMESLICE_MS);
+      this.startMeter(this.stream);
+      this.startedAt = performance.now();
+      this.state = 'recording';
+      this.render();
+      this.tick();
+      if (this.stopWanted) this.stop();
+    } catch (err) {
+      this.teardown();
+      this.state = 'idle';
+      this.render();
+      this.showError(err instanceof Error && err.message === INSECURE_MESSAGE ? INSECURE_MESSAGE : micErrorMessage(err));
+    }
+  }
+
+  private startMeter(stream: MediaStream): void {
+    try {
+      this.audio = new AudioContext();
+      const source = this.audio.createMediaStreamSource(stream);
+      const analyser = this.audio.createAnalyser();
+      analyser.fftSize = METER_FFT;
+      source.connect(analyser);
+      const buf = new Float32Array(analyser.fftSize);
+      const draw = () => {
+        if (this.state !== 'recording') return;
+        analyser.getFloatTimeDomainData(buf);
+        let sum = 0;
+        for (const v of buf) sum += v * v;
+        const level = Math.min(1, Math.sqrt(sum / buf.length) * METER_GAIN);
+        this.meter.style.width = `${(level * 100).toFixed(1)}%`;
+        this.meter.dataset.level = level.toFixed(3);
+      };
+      this.meterDraw = draw;
+    } catch {
+      this.meterDraw = null; // the meter is a nicety; recording works without it
+    }
+  }
+
+  private meterDraw: (() => void) | null = null;
+
+  private tick(): void {
+    if (this.state !== 'recording') return;
+    const ms = performance.now() - this.startedAt;
+    this.elapsed.textContent = formatElapsed(ms);
+    this.meterDraw?.();
+    if (ms >= MAX_RECORDING_MS) {
+      this.stop();
+      return;
+    }
+    this.frame = requestAnimationFrame(() => this.tick());
+  }
+
+  stop(): void {
+    if (this.state === 'starting') {
+      this.stopWanted = true;
+      return;
+    }
+    if (this.state !== 'recording' || !this.recorder) return;
+    this.state = 'transcribing';
+    this.render();
+    this.recorder.stop(); // → onstop → finish()
+  }
+
+  private cancel(): void {
+    this.cancelled = true;
+    this.upload?.abort();
+    if (this.recorder && this.recorder.state !== 'inactive') this.recorder.stop();
+    else {
+      this.teardown();
+      this.state = 'idle';
+      this.render();
+    }
+    this.status.textContent = 'Recording cancelled.';
+  }
+
+  private teardown(): void {
+    cancelAnimationFrame(this.frame);
+    this.stream?.getTracks().forEach((t) => t.stop());
+    this.stream = null;
+    void this.audio?.close().catch(() => undefined);
+    this.audio = null;
+    this.meterDraw = null;
+    this.meter.style.width = '0%';
+  }
+
+  private async finish(): Promise<void> {
+    const type = this.recorder?.mimeType || 'audio/webm';
+    this.recorder = null;
+    this.teardown();
+    if (this.cancelled) {
+      this.state = 'idle';
+      this.render();
+      return;
+    }
+    const blob = new Blob(this.chunks, { type });
+    this.chunks = [];
+    this.state = 'transcribing';
+    this.render();
+    try {
+      this.upload = uploadMultipart('/api/transcribe', {}, [{ field: 'file', filename: 'recording.webm', blob }]);
+      const res = await this.upload.promise;
+      const text = (res.transcript ?? '').trim();
+      if (text) {
+        this.insert(text);
+        this.status.textContent = '';
+      } else {
+        this.status.textContent = 'No speech was recognised. Try again, a little closer to the microphone.';
+      }
+    } catch (err) {
+      if (!(err instanceof UploadAborted)) this.showError(err instanceof ApiError ? `Transcription failed: ${err.message}` : String(err));
+    } finally {
+      this.upload = null;
+      this.state = 'idle';
+      this.render();
+    }
+  }
+
+  private render(): void {
+    const s = this.state;
+    const recording = s === 'recording' || s === 'starting';
+    clear(this.button);
+    this.button.appendChild(icon([...(recording ? ICONS.stop : ICONS.mic)]));
+    const via = this.provider ? ` (speech-to-text: ${this.provider})` : '';
+    const label = recording ? 'Stop recording' : s === 'transcribing' ? 'Transcribing…' : `Dictate${via}`;
+    this.button.setAttribute('aria-label', label);
+    this.button.title = recording ? 'Stop recording' : `Dictate${via} — click to start and stop, or hold to talk`;
+    this.button.setAttribute('aria-pressed', String(recording));
+    this.button.classList.toggle('recording', recording);
+    this.button.disabled = s === 'transcribing';
+    this.button.dataset.state = s;
+    this.indicator.hidden = !recording;
+    if (s === 'transcribing') this.status.textContent = 'Transcribing…';
+    else if (this.status.textContent === 'Transcribing…') this.status.textContent = '';
+    this.bar.hidden = !recording && !this.status.textContent;
+    if (s === 'starting') this.elapsed.textContent = formatElapsed(0);
+  }
+}

@@ -1,0 +1,307 @@
+// The workspace panel: the session's folder as a lazily loaded tree, uploads into it (drop on the panel or
+// on a folder, or the pickers), and each upload's outcome: extraction results, errors, Office sidecars.
+import { api, type Session, type WorkspaceEntry, type WorkspaceUploadItem } from './api.js';
+import { byId, clear, h, icon, ICONS } from './dom.js';
+import { dirOf, dragHasFiles, filesFromDataTransfer, fromFileList, joinPath, type PickedFile } from './files.js';
+import { formatBytes, formatProgress } from './format.js';
+import { openPreview } from './preview.js';
+import { notify } from './toast.js';
+import { sizeCheck, UploadAborted, uploadMultipart } from './upload.js';
+
+export const MAX_PARALLEL_WS_UPLOADS = 3;
+/** Result rows kept on screen; older ones scroll away so a 2,000-file folder doesn't bloat the DOM. */
+const MAX_RESULT_ROWS = 200;
+
+interface Job {
+  picked: PickedFile;
+  target: string;
+  row: HTMLLIElement;
+}
+
+function baseName(p: string): string {
+  const parts = p.split(/[\\/]/);
+  return parts[parts.length - 1] ?? p;
+}
+
+/** Where an upload item's Markdown sidecar lives, relative to the workspace, or null when it has none. */
+export function sidecarPath(item: WorkspaceUploadItem, target: string): string | null {
+  if (item.sidecar_error) return null;
+  const named = typeof item.sidecar === 'string' ? item.sidecar : typeof item.sidecar_path === 'string' ? item.sidecar_path : typeof item.sidecar === 'object' && item.sidecar ? item.sidecar.path ?? item.sidecar.filename ?? item.sidecar.name : undefined;
+  if (named) return joinPath(target, baseName(named));
+  if (item.preview_kind === 'office') return joinPath(target, `${item.filename}.md`);
+  return null;
+}
+
+export class WorkspacePanel {
+  private readonly tree = byId<HTMLUListElement>('ws-tree');
+  private readonly results = byId<HTMLUListElement>('ws-results');
+  private readonly drop = byId('workspace-panel');
+  private readonly empty = byId('ws-empty');
+  private session: Session | null = null;
+  private readonly expanded = new Set<string>();
+  private queue: Job[] = [];
+  private running = 0;
+  private refreshTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly deps: { maxUploadBytes(): number | undefined }) {
+    const files = byId<HTMLInputElement>('ws-file-input');
+    const folder = byId<HTMLInputElement>('ws-folder-input');
+    const bind = (btnId: string, paths: readonly string[], title: string, input: HTMLInputElement) => {
+      const b = byId<HTMLButtonElement>(btnId);
+      b.appendChild(icon([...paths]));
+      b.title = title;
+      b.addEventListener('click', () => input.click());
+    };
+    bind('ws-upload-files', ICONS.upload, 'Upload files', files);
+    bind('ws-upload-folder', ICONS.folder, 'Upload a folder', folder);
+    const refresh = byId<HTMLButtonElement>('ws-refresh');
+    refresh.appendChild(icon([...ICONS.refresh]));
+    refresh.title = 'Refresh';
+    refresh.addEventListener('click', () => void this.refresh());
+    for (const input of [files, folder]) {
+      input.addEventListener('change', () => {
+        const picked = fromFileList(Array.from(input.files ?? []));
+        input.value = '';
+        this.upload(picked, '');
+      });
+    }
+    this.initDrop(this.drop, () => '');
+  }
+
+  setSession(session: Session | null): void {
+    const changed = session?.session_id !== this.session?.session_id;
+    this.session = session;
+    if (changed) {
+      this.expanded.clear();
+      clear(this.results);
+    }
+    byId('ws-root').textContent = session?.workspace ? session.workspace : session ? 'This session has no workspace folder.' : '';
+    byId('ws-root').title = session?.workspace ?? '';
+    void this.refresh();
+  }
+
+  /** Coalesce bursts (an extracted archive fires many change events) into one reload. */
+  scheduleRefresh(): void {
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = setTimeout(() => void this.refresh(), 150);
+  }
+
+  async refresh(): Promise<void> {
+    const s = this.session;
+    if (!s || !s.workspace) {
+      clear(this.tree);
+      this.empty.hidden = false;
+      this.empty.textContent = s ? 'No workspace folder.' : 'Open a session to see its workspace.';
+      return;
+    }
+    try {
+      const items = await this.loadDir(s.session_id, '');
+      if (this.session !== s) return;
+      clear(this.tree);
+      this.tree.append(...items);
+      this.empty.hidden = items.length > 0;
+      this.empty.textContent = 'The workspace is empty.';
+    } catch (err) {
+      this.empty.hidden = false;
+      this.empty.textContent = err instanceof Error ? err.message : String(err);
+    }
+  }
+
+  private async loadDir(sessionId: string, path: string): Promise<HTMLLIElement[]> {
+    const { entries } = await api.list(sessionId, path);
+    const sorted = [...entries].sort((a, b) => (a.type === b.type ? a.name.localeCompare(b.name) : a.type === 'dir' ? -1 : 1));
+    return Promise.all(sorted.map((e) => this.node(sessionId, joinPath(path, e.name), e)));
+  }
+
+  private async node(sessionId: string, path: string, entry: WorkspaceEntry): Promise<HTMLLIElement> {
+    const isDir = entry.type === 'dir';
+    const li = h('li', { role: 'treeitem', 'data-testid': 'ws-entry', 'data-path': path, 'data-type': entry.type });
+    const row = h(
+      'button',
+      { class: `tree-row${isDir ? ' dir' : ''}`, type: 'button', title: path },
+      isDir ? h('span', { class: 'chev' }, icon([...ICONS.chevron])) : h('span', { class: 'chev' }),
+      icon([...(isDir ? ICONS.folder : /\.md$/i.test(entry.name) ? ICONS.doc : ICONS.file)]),
+      h('span', { class: 'tree-name' }, entry.name),
+      isDir ? null : h('span', { class: 'muted small' }, formatBytes(entry.size)),
+    );
+    li.appendChild(row);
+    if (!isDir) {
+      row.addEventListener('click', () => void openPreview(sessionId, path, entry.name));
+      return li;
+    }
+    const group = h('ul', { role: 'group' });
+    li.appendChild(group);
+    const setOpen = async (open: boolean) => {
+      li.setAttribute('aria-expanded', String(open));
+      if (open) {
+        this.expanded.add(path);
+        try {
+          const kids = await this.loadDir(sessionId, path);
+          clear(group);
+          group.append(...kids);
+          if (kids.length === 0) group.appendChild(h('li', { class: 'muted small tree-empty' }, 'Empty folder'));
+        } catch (err) {
+          clear(group);
+          group.appendChild(h('li', { class: 'error-text small' }, err instanceof Error ? err.message : String(err)));
+        }
+      } else {
+        this.expanded.delete(path);
+        clear(group);
+      }
+    };
+    row.addEventListener('click', () => void setOpen(li.getAttribute('aria-expanded') !== 'true'));
+    row.addEventListener('keydown', (e) => {
+      if (e.key === 'ArrowRight' && li.getAttribute('aria-expanded') !== 'true') void setOpen(true);
+      if (e.key === 'ArrowLeft' && li.getAttribute('aria-expanded') === 'true') void setOpen(false);
+    });
+    this.initDrop(row, () => path);
+    if (this.expanded.has(path)) await setOpen(true);
+    else li.setAttribute('aria-expanded', 'false');
+    return li;
+  }
+
+  private initDrop(el: HTMLElement, target: () => string): void {
+    el.addEventListener('dragover', (e) => {
+      if (!dragHasFiles(e)) return;
+      e.preventDefault();
+      e.stopPropagation();
+      if (e.dataTransfer) e.dataTransfer.dropEffect = 'copy';
+      el.classList.add('drop-target');
+    });
+    el.addEventListener('dragleave', (e) => {
+      if (!el.contains(e.relatedTarget as Node | null)) el.classList.remove('drop-target');
+    });
+    el.addEventListener('drop', (e) => {
+      el.classList.remove('drop-target');
+      this.drop.classList.remove('drop-target');
+      const dt = e.dataTransfer;
+      if (!dt) return;
+      e.preventDefault();
+      e.stopPropagation();
+      const path = target();
+      filesFromDataTransfer(dt).then(
+        (files) => this.upload(files, path),
+        (err: unknown) => notify(err instanceof Error ? err.message : String(err), 'error'),
+      );
+    });
+  }
+
+  /** Upload picked files under `base`, keeping each file's folder structure. */
+  upload(files: PickedFile[], base: string): void {
+    if (!this.session) {
+      notify('Open or create a session first: uploads go into its workspace.', 'error');
+      return;
+    }
+    for (const picked of files) {
+      const target = joinPath(base, dirOf(picked.relativePath));
+      const row = h('li', { class: 'ws-result', 'data-testid': 'ws-result', 'data-status': 'queued', 'data-name': picked.file.name });
+      this.results.prepend(row);
+      const job = { picked, target, row };
+      this.renderRow(job, 'queued');
+      const tooBig = sizeCheck(picked.file.name, picked.file.size, this.deps.maxUploadBytes(), formatBytes);
+      if (tooBig) this.renderRow(job, 'error', { error: tooBig });
+      else this.queue.push(job);
+    }
+    while (this.results.children.length > MAX_RESULT_ROWS) this.results.lastElementChild?.remove();
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.running < MAX_PARALLEL_WS_UPLOADS && this.queue.length) {
+      const job = this.queue.shift();
+      if (job) void this.run(job);
+    }
+  }
+
+  private async run(job: Job): Promise<void> {
+    const s = this.session;
+    if (!s) return;
+    this.running++;
+    const { file } = job.picked;
+    const fields: Record<string, string> = { session_id: s.session_id };
+    if (job.target) fields.path = job.target;
+    const handle = uploadMultipart<WorkspaceUploadItem | { files: WorkspaceUploadItem[]; count: number }>('/api/workspace/upload', fields, [{ field: 'file', filename: file.name, blob: file }], (p) => {
+      this.renderRow(job, 'uploading', { loaded: p.loaded, total: p.total, abort: () => handle.abort() });
+    });
+    this.renderRow(job, 'uploading', { loaded: 0, total: file.size, abort: () => handle.abort() });
+    try {
+      const res = await handle.promise;
+      const item = 'count' in res && Array.isArray(res.files) ? (res.files[0] as WorkspaceUploadItem) : (res as WorkspaceUploadItem);
+      this.renderRow(job, 'done', { item });
+      this.scheduleRefresh();
+    } catch (err) {
+      if (err instanceof UploadAborted) job.row.remove();
+      else this.renderRow(job, 'error', { error: err instanceof Error ? err.message : String(err) });
+    } finally {
+      this.running--;
+      this.pump();
+    }
+  }
+
+  private renderRow(
+    job: Job,
+    status: 'queued' | 'uploading' | 'done' | 'error',
+    extra: { loaded?: number; total?: number; abort?: () => void; item?: WorkspaceUploadItem; error?: string } = {},
+  ): void {
+    const { row, picked, target } = job;
+    const name = joinPath(target, picked.file.name);
+    if (status === 'uploading' && row.dataset.status === 'uploading') {
+      // Progress tick: update in place so the cancel button keeps focus.
+      const bytes = row.querySelector<HTMLElement>('[data-testid="ws-result-bytes"]');
+      const fill = row.querySelector<HTMLElement>('.progress-fill');
+      const loaded = extra.loaded ?? 0;
+      const total = extra.total ?? picked.file.size;
+      if (bytes) bytes.textContent = formatProgress(loaded, total);
+      if (fill) fill.style.width = `${total ? (loaded / total) * 100 : 100}%`;
+      return;
+    }
+    row.dataset.status = status;
+    clear(row);
+    row.appendChild(h('div', { class: 'ws-result-head' }, icon([...ICONS.file]), h('span', { class: 'chip-name', title: name }, name)));
+    if (status === 'queued') row.appendChild(h('span', { class: 'muted small' }, 'Waiting…'));
+    if (status === 'uploading') {
+      row.append(
+        h('div', { class: 'progress', role: 'progressbar', 'aria-label': `Uploading ${name}` }, h('div', { class: 'progress-fill' })),
+        h(
+          'div',
+          { class: 'ws-result-foot' },
+          h('span', { class: 'small', 'data-testid': 'ws-result-bytes' }, formatProgress(extra.loaded ?? 0, extra.total ?? picked.file.size)),
+          h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'ws-result-cancel', onclick: () => extra.abort?.() }, 'Cancel'),
+        ),
+      );
+    }
+    if (status === 'error') row.appendChild(h('p', { class: 'error-text small', 'data-testid': 'ws-result-error', role: 'alert' }, extra.error ?? 'Upload failed'));
+    const item = extra.item;
+    if (status === 'done' && item) {
+      const stored = joinPath(target, item.filename ?? picked.file.name);
+      if (item.extracted === true) {
+        const files = item.files ?? [];
+        row.appendChild(
+          h(
+            'details',
+            { class: 'extract-result', open: files.length <= 20 },
+            h('summary', { 'data-testid': 'ws-extract-summary' }, `Extracted ${files.length} file${files.length === 1 ? '' : 's'}`),
+            h('ul', { class: 'extract-list', 'data-testid': 'ws-extract-list' }, files.map((f) => h('li', { 'data-testid': 'ws-extract-file' }, f))),
+          ),
+        );
+      } else if (item.extracted === false) {
+        row.appendChild(h('p', { class: 'error-text small', 'data-testid': 'ws-result-error', role: 'alert' }, `Not extracted: ${item.extract_error ?? 'unknown error'}`));
+      } else {
+        row.appendChild(h('span', { class: 'muted small', 'data-testid': 'ws-result-done' }, `Uploaded · ${formatBytes(item.size ?? picked.file.size)}`));
+      }
+      const sidecar = sidecarPath(item, target);
+      if (sidecar && this.session) {
+        const sessionId = this.session.session_id;
+        row.appendChild(
+          h(
+            'button',
+            { class: 'sidecar', type: 'button', 'data-testid': 'sidecar-open', 'data-path': sidecar, onclick: () => void openPreview(sessionId, sidecar, `${baseName(stored)} — text preview`) },
+            icon([...ICONS.doc]),
+            h('span', {}, `Preview ${baseName(sidecar)}`),
+          ),
+        );
+      }
+      if (item.sidecar_error) row.appendChild(h('p', { class: 'error-text small', 'data-testid': 'sidecar-error' }, `No text preview: ${item.sidecar_error}`));
+    }
+  }
+}
