@@ -53,7 +53,7 @@ function parse(req: http.IncomingMessage): Promise<RecordedRequest> {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        record.file = { field, filename: info.filename, mimeType: info.mimeType, bytes: Buffer.concat(chunks) };
+        record.file = { field, filename: info.filename ?? '', mimeType: info.mimeType, bytes: Buffer.concat(chunks) };
       });
     });
     bb.on('close', () => resolve(record));
