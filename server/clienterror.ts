@@ -3,7 +3,7 @@
 // answer is a bare "400 Bad Request" without our headers; the specification wants its JSON errors with the
 // security headers and exactly one `Connection: close`. The socket is closed after the answer, so bytes after
 // the refused head (perhaps a smuggled request) are never parsed.
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { isClientDisconnect } from './errors.js';
 import { analyzeFraming, parseRawHead } from './framing.js';
@@ -38,6 +38,16 @@ export function handleClientError(err: ParserError, socket: Duplex): void {
   if (isClientDisconnect(err) || !socket.writable) {
     log.debug('client error on a closed connection', err.code);
     socket.destroy();
+    return;
+  }
+  // The parser can fail in a body after the handler already started answering this request (llhttp refuses a
+  // non-chunked Transfer-Encoding only once the body begins): then that answer is the only one, and the
+  // connection closes after it so nothing behind the refused bytes is ever parsed.
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (inFlight && !inFlight.writableFinished) {
+    if (!inFlight.headersSent) inFlight.shouldKeepAlive = false;
+    inFlight.once('finish', () => socket.end());
+    setTimeout(() => socket.destroy(), CLOSE_DEADLINE_MS * 5).unref();
     return;
   }
   const [status, message] = classifyParseError(err.code, err.rawPacket);
