@@ -1,0 +1,191 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { setLogSink } from '../../log.js';
+import { AudioFormatError } from '../audio.js';
+import { CommandExitError, CommandOutputLimitError, CommandTimeoutError, KILL_GRACE_MS } from '../run-command.js';
+import { MAX_COMMAND_ERROR_LENGTH, parseCommandOutput } from './command-output.js';
+import { transcribeWithCommand } from './command.js';
+import { transcribeWithLocalCommand } from './local-command.js';
+
+const FAKE = fileURLToPath(new URL('../testing/fake-command.mjs', import.meta.url));
+const NODE = process.execPath;
+
+/** 16-bit PCM WAV holding a tone. */
+function wav(file: string, seconds: number, rate: number, channels: number): void {
+  const frames = Math.round(seconds * rate);
+  const data = Buffer.alloc(frames * channels * 2);
+  for (let i = 0; i < frames; i++) {
+    const v = Math.round(4000 * Math.sin((2 * Math.PI * 300 * i) / rate));
+    for (let c = 0; c < channels; c++) data.writeInt16LE(v, (i * channels + c) * 2);
+  }
+  const h = Buffer.alloc(44);
+  h.write('RIFF', 0, 'latin1');
+  h.writeUInt32LE(36 + data.length, 4);
+  h.write('WAVEfmt ', 8, 'latin1');
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20);
+  h.writeUInt16LE(channels, 22);
+  h.writeUInt32LE(rate, 24);
+  h.writeUInt32LE(rate * channels * 2, 28);
+  h.writeUInt16LE(channels * 2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write('data', 36, 'latin1');
+  h.writeUInt32LE(data.length, 40);
+  fs.writeFileSync(file, Buffer.concat([h, data]));
+}
+
+let dir: string;
+let tmp: string;
+let savedTmp: string | undefined;
+let logLines: string[];
+let restoreLog: () => void;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-cmdprov-'));
+  // A private temp root: the providers' temporary files must all be gone afterwards.
+  tmp = path.join(dir, 'tmp');
+  fs.mkdirSync(tmp);
+  savedTmp = process.env.TMPDIR;
+  process.env.TMPDIR = tmp;
+  logLines = [];
+  restoreLog = setLogSink((l) => logLines.push(l));
+});
+afterEach(() => {
+  restoreLog();
+  if (savedTmp === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = savedTmp;
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('parseCommandOutput', () => {
+  it('takes plain text as the transcript', () => {
+    expect(parseCommandOutput('  hello there \n')).toEqual({ success: true, transcript: 'hello there' });
+    expect(parseCommandOutput('')).toEqual({ success: true, transcript: '' });
+    expect(parseCommandOutput('{not json')).toEqual({ success: true, transcript: '{not json' });
+    expect(parseCommandOutput('{"text":"no success key"}')).toEqual({
+      success: true,
+      transcript: '{"text":"no success key"}',
+    });
+  });
+  it('maps a JSON verdict onto 4.5 step 4', () => {
+    expect(parseCommandOutput('{"success":true,"transcript":" hi "}')).toEqual({ success: true, transcript: 'hi' });
+    expect(parseCommandOutput('{"success":true}')).toEqual({ success: true, transcript: '' });
+    expect(parseCommandOutput('{"success":false,"error":"Model unavailable"}')).toEqual({
+      success: false,
+      error: 'Model unavailable',
+    });
+    expect(parseCommandOutput('{"success":0}')).toEqual({ success: false, error: 'Transcription failed' });
+    expect(parseCommandOutput('{"success":false,"error":"bad /home/me/secret/x.wav\\nnext"}')).toEqual({
+      success: false,
+      error: 'bad <path> next',
+    });
+    const long = parseCommandOutput(JSON.stringify({ success: false, error: 'e'.repeat(1000) }));
+    expect(long.error).toBe('e'.repeat(MAX_COMMAND_ERROR_LENGTH - 1) + '…');
+  });
+});
+
+describe('command provider', () => {
+  let audio: string;
+  beforeEach(() => {
+    audio = path.join(dir, 'rec.webm');
+    fs.writeFileSync(audio, Buffer.alloc(1234, 7));
+  });
+
+  it('hands the uploaded file itself to the command and returns its text', async () => {
+    const result = await transcribeWithCommand([NODE, FAKE, 'text', '{input}'], audio, { timeoutMs: 10_000 });
+    expect(result).toEqual({ success: true, transcript: 'heard 1234 bytes' });
+  });
+
+  it('maps JSON success and failure', async () => {
+    expect(await transcribeWithCommand([NODE, FAKE, 'json-ok', '{input}'], audio, { timeoutMs: 10_000 })).toEqual({
+      success: true,
+      transcript: 'json heard 1234 bytes',
+    });
+    expect(
+      await transcribeWithCommand([NODE, FAKE, 'json-fail', '{input}', 'Backend not configured'], audio, {
+        timeoutMs: 10_000,
+      }),
+    ).toEqual({ success: false, error: 'Backend not configured' });
+  });
+
+  it('throws on a non-zero exit, logging stderr but not putting it in the error', async () => {
+    const err = await transcribeWithCommand([NODE, FAKE, 'exit', '{input}', '5'], audio, { timeoutMs: 10_000 }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(CommandExitError);
+    expect((err as Error).message).toBe('node exited with code 5');
+    expect(logLines.join('\n')).toContain('speech: node exited with code 5: fake failure on stderr');
+  });
+
+  it('kills a hanging command at the time limit', async () => {
+    const started = Date.now();
+    await expect(
+      transcribeWithCommand([NODE, FAKE, 'hang', '{input}'], audio, { timeoutMs: 300 }),
+    ).rejects.toBeInstanceOf(CommandTimeoutError);
+    expect(Date.now() - started).toBeLessThan(300 + KILL_GRACE_MS + 2000);
+  });
+
+  it('fails a command that floods stdout past the capture limit', async () => {
+    await expect(
+      transcribeWithCommand([NODE, FAKE, 'flood'], audio, { timeoutMs: 20_000 }),
+    ).rejects.toBeInstanceOf(CommandOutputLimitError);
+  });
+});
+
+describe('local_command provider', () => {
+  it('converts the upload to a 16 kHz mono WAV, joins utterance lines, and removes the WAV', async () => {
+    const audio = path.join(dir, 'in.wav');
+    wav(audio, 1.5, 44_100, 2);
+    const marker = path.join(dir, 'marker');
+    process.env.FAKE_COMMAND_MARKER = marker;
+    try {
+      const result = await transcribeWithLocalCommand([NODE, FAKE, 'text', '{input}'], audio, { timeoutMs: 10_000 });
+      expect(result).toEqual({ success: true, transcript: `heard ${44 + 1.5 * 16_000 * 2} bytes wav 16000 Hz 1 ch` });
+    } finally {
+      delete process.env.FAKE_COMMAND_MARKER;
+    }
+    const [argv] = fs.readFileSync(marker, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as string[]);
+    expect(argv![0]).toBe('text');
+    expect(argv![1]).not.toBe(audio);
+    expect(path.dirname(path.dirname(argv![1]!))).toBe(tmp);
+    expect(fs.existsSync(argv![1]!)).toBe(false);
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+
+  it('joins multi-line output into one line', async () => {
+    const audio = path.join(dir, 'in.wav');
+    wav(audio, 0.5, 16_000, 1);
+    const result = await transcribeWithLocalCommand([NODE, FAKE, 'echo', '{input}', 'first part\n\n  second part \n'], audio, {
+      timeoutMs: 10_000,
+    });
+    expect(result).toEqual({ success: true, transcript: 'first part second part' });
+  });
+
+  it('throws on a non-zero exit and still removes the WAV', async () => {
+    const audio = path.join(dir, 'in.wav');
+    wav(audio, 0.5, 16_000, 1);
+    await expect(
+      transcribeWithLocalCommand([NODE, FAKE, 'exit', '{input}', '2'], audio, { timeoutMs: 10_000 }),
+    ).rejects.toBeInstanceOf(CommandExitError);
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+
+  it('reports undecodable audio as AudioFormatError without running the command', async () => {
+    const audio = path.join(dir, 'junk.wav');
+    fs.writeFileSync(audio, '');
+    const marker = path.join(dir, 'marker');
+    process.env.FAKE_COMMAND_MARKER = marker;
+    try {
+      await expect(
+        transcribeWithLocalCommand([NODE, FAKE, 'text', '{input}'], audio, { timeoutMs: 10_000 }),
+      ).rejects.toBeInstanceOf(AudioFormatError);
+    } finally {
+      delete process.env.FAKE_COMMAND_MARKER;
+    }
+    expect(fs.existsSync(marker)).toBe(false);
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+});
