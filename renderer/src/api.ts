@@ -59,10 +59,13 @@ export interface WorkspaceUploadItem {
   size?: number;
   mime?: string;
   extracted?: boolean;
+  /** Extracted paths, relative to the upload target (the server's name; `files` accepted too). */
+  extracted_files?: string[];
+  extracted_count?: number;
   files?: string[];
   dest?: string;
   extract_error?: string;
-  sidecar?: string | { path?: string; filename?: string; name?: string };
+  sidecar?: string | { filename?: string; path?: string; size?: number; preview_kind?: string; office_format?: string };
   sidecar_path?: string;
   sidecar_error?: string;
   preview_kind?: string;

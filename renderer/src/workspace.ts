@@ -26,7 +26,8 @@ function baseName(p: string): string {
 /** Where an upload item's Markdown sidecar lives, relative to the workspace, or null when it has none. */
 export function sidecarPath(item: WorkspaceUploadItem, target: string): string | null {
   if (item.sidecar_error) return null;
-  const named = typeof item.sidecar === 'string' ? item.sidecar : typeof item.sidecar_path === 'string' ? item.sidecar_path : typeof item.sidecar === 'object' && item.sidecar ? item.sidecar.path ?? item.sidecar.filename ?? item.sidecar.name : undefined;
+  const sc = item.sidecar;
+  const named = typeof sc === 'string' ? sc : sc && typeof sc === 'object' ? sc.filename ?? sc.path : item.sidecar_path;
   if (named) return joinPath(target, baseName(named));
   if (item.preview_kind === 'office') return joinPath(target, `${item.filename}.md`);
   return null;
@@ -275,7 +276,7 @@ export class WorkspacePanel {
     if (status === 'done' && item) {
       const stored = joinPath(target, item.filename ?? picked.file.name);
       if (item.extracted === true) {
-        const files = item.files ?? [];
+        const files = item.extracted_files ?? item.files ?? [];
         row.appendChild(
           h(
             'details',
