@@ -81,7 +81,7 @@ export async function decodeToPcm16k(filePath: string, opts: { signal?: AbortSig
       pcm = decodeWav(bytes);
     } catch (err) {
       if (!(err instanceof UnsupportedWavEncodingError)) throw err;
-      what = `WAV audio (${err.message.replace(/^Unsupported WAV encoding /, '')})`;
+      what = `WAV audio ${err.message.replace(/^Unsupported WAV encoding /, '')}`;
     }
   } else if (isWebm(bytes)) {
     pcm = await decodeWebm(bytes);
