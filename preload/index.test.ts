@@ -1,0 +1,111 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { beforeEach, describe, expect, it } from 'vitest';
+
+// The preload is loaded the way Electron's sandbox loads it: compiled to CommonJS with the project's compiler
+// options, then run in a function wrapper whose require() knows only 'electron'. A preload that needs any
+// other module (which a sandboxed renderer cannot load) fails here.
+const exposed = { calls: [] as Array<[string, unknown]>, invoked: [] as unknown[][], reply: undefined as unknown };
+const fakeElectron = {
+  contextBridge: { exposeInMainWorld: (key: string, api: unknown) => exposed.calls.push([key, api]) },
+  ipcRenderer: {
+    invoke: async (...args: unknown[]) => {
+      exposed.invoked.push(args);
+      return exposed.reply;
+    },
+  },
+};
+
+interface PreloadModule {
+  PICK_FOLDER_CHANNEL: string;
+  VERSION_ARG_PREFIX: string;
+  versionFromArgv(argv: readonly string[]): string;
+  createApi(invoke: (channel: string) => Promise<unknown>, argv: readonly string[]): {
+    version: string;
+    pickFolder(): Promise<string | null>;
+  };
+}
+
+function loadPreload(argv: string[]): PreloadModule {
+  const file = fileURLToPath(new URL('./index.cts', import.meta.url));
+  const { outputText } = ts.transpileModule(readFileSync(file, 'utf8'), {
+    fileName: file,
+    compilerOptions: { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true },
+  });
+  const module = { exports: {} as Record<string, unknown> };
+  const sandboxRequire = (name: string) => {
+    if (name === 'electron') return fakeElectron;
+    throw new Error(`sandboxed preload cannot require ${name}`);
+  };
+  new Function('require', 'process', 'exports', 'module', outputText)(sandboxRequire, { argv }, module.exports, module);
+  return module.exports as unknown as PreloadModule;
+}
+
+const preload = loadPreload(['/electron', '--type=renderer', '--satchel-version=0.1.0']);
+
+describe('preload on load', () => {
+  it('exposes exactly window.satchel = { version, pickFolder }', () => {
+    expect(exposed.calls).toHaveLength(1);
+    const [key, api] = exposed.calls[0]!;
+    expect(key).toBe('satchel');
+    expect(Object.keys(api as object).sort()).toEqual(['pickFolder', 'version']);
+    expect(Object.isFrozen(api)).toBe(true);
+    expect((api as { version: string }).version).toBe('0.1.0');
+  });
+});
+
+describe('createApi', () => {
+  beforeEach(() => {
+    exposed.invoked.length = 0;
+  });
+  const invoke = async (channel: string) => {
+    exposed.invoked.push([channel]);
+    return exposed.reply;
+  };
+
+  it('pickFolder invokes the one channel with no arguments, even when the page passes some', async () => {
+    exposed.reply = '/home/me/project';
+    const api = preload.createApi(invoke, []);
+    await expect((api.pickFolder as (...a: unknown[]) => Promise<unknown>)('/etc', { x: 1 })).resolves.toBe(
+      '/home/me/project',
+    );
+    expect(exposed.invoked).toEqual([['satchel:pick-folder']]);
+  });
+  it('pickFolder turns anything but a non-empty string into null', async () => {
+    const api = preload.createApi(invoke, []);
+    for (const reply of [null, undefined, '', 42, { path: '/x' }, ['/x']]) {
+      exposed.reply = reply;
+      await expect(api.pickFolder(), JSON.stringify(reply)).resolves.toBeNull();
+    }
+  });
+  it('the exposed pickFolder goes through ipcRenderer.invoke', async () => {
+    exposed.reply = '/chosen';
+    const api = exposed.calls[0]![1] as { pickFolder(): Promise<string | null> };
+    await expect(api.pickFolder()).resolves.toBe('/chosen');
+    expect(exposed.invoked).toEqual([['satchel:pick-folder']]);
+  });
+});
+
+describe('versionFromArgv', () => {
+  it('reads the version main passed through additionalArguments', () => {
+    expect(preload.versionFromArgv(['/electron', '--type=renderer', '--satchel-version=0.1.0'])).toBe('0.1.0');
+    expect(preload.createApi(async () => null, ['--satchel-version=1.2.3-rc.1']).version).toBe('1.2.3-rc.1');
+  });
+  it('is empty when absent or malformed', () => {
+    expect(preload.versionFromArgv([])).toBe('');
+    expect(preload.versionFromArgv(['--satchel-version='])).toBe('');
+    expect(preload.versionFromArgv(['--satchel-version=<script>'])).toBe('');
+  });
+});
+
+describe('constants shared with main (the sandboxed preload cannot import them)', () => {
+  it('match main/pick-folder.ts and main/window-options.ts', async () => {
+    const { PICK_FOLDER_CHANNEL } = await import('../main/pick-folder.js');
+    const { VERSION_ARG_PREFIX, VERSION_PATTERN } = await import('../main/window-options.js');
+    expect(preload.PICK_FOLDER_CHANNEL).toBe(PICK_FOLDER_CHANNEL);
+    expect(preload.VERSION_ARG_PREFIX).toBe(VERSION_ARG_PREFIX);
+    expect(preload.versionFromArgv([`${VERSION_ARG_PREFIX}9.9.9`])).toBe('9.9.9');
+    expect(VERSION_PATTERN.test('9.9.9')).toBe(true);
+  });
+});
