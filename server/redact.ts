@@ -200,10 +200,18 @@ function credentialEnd(text: string, from: number): number {
   return end;
 }
 
+/** A private-key placeholder where a value starts is kept whole, so a second pass does not mask its words. */
+function placeholderAt(text: string, start: number): Replacement | null {
+  if (!text.startsWith(REDACTED_PRIVATE_KEY, start)) return null;
+  return { start, end: start + REDACTED_PRIVATE_KEY.length, text: REDACTED_PRIVATE_KEY };
+}
+
 function authorizationAt(text: string, at: number): Replacement | null {
   AUTHORIZATION_SCHEME.lastIndex = at + AUTHORIZATION.length;
   if (!AUTHORIZATION_SCHEME.test(text)) return null;
   const start = AUTHORIZATION_SCHEME.lastIndex;
+  const placeholder = placeholderAt(text, start);
+  if (placeholder) return placeholder;
   const end = credentialEnd(text, start);
   if (end === start) return null;
   const credential = text.slice(start, end);
@@ -239,6 +247,8 @@ function assignmentAt(text: string, at: number): Replacement | null {
   if (nameStart === at || !SECRET_NAME.test(text.slice(nameStart, at))) return null;
 
   let start = at + 1;
+  const placeholder = placeholderAt(text, start);
+  if (placeholder) return placeholder;
   let end = -1;
   if (next === DOUBLE_QUOTE || next === SINGLE_QUOTE) {
     end = closingQuote(text, at + 1);
