@@ -14,6 +14,10 @@ export function buildZip(entries: readonly ZipEntrySpec[]): Promise<Buffer> {
   const zip = new yazl.ZipFile();
   for (const e of entries) {
     const data = typeof e.data === 'string' ? Buffer.from(e.data, 'utf8') : e.data;
+    if (e.name.endsWith('/')) {
+      zip.addEmptyDirectory(e.name, { mtime: new Date(2020, 0, 1) });
+      continue;
+    }
     zip.addBuffer(data, e.name, { compress: e.compress ?? true, mtime: new Date(2020, 0, 1) });
   }
   zip.end();
