@@ -49,6 +49,20 @@ describe('docx to Markdown', () => {
     expect(md).toBe('\\# not a heading\n\n5 \\* 3 = \\_x\\_ \\<b>\n');
   });
 
+  it('keeps http(s) and mailto links and drops any other scheme to plain text', async () => {
+    const link = (id: string, text: string) => `<w:hyperlink r:id="${id}">${wRun(text)}</w:hyperlink>`;
+    const rels =
+      '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+      '<Relationship Id="rIdA" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="https://example.com/a b?q=(1)" TargetMode="External"/>' +
+      '<Relationship Id="rIdB" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="javascript:alert(1)" TargetMode="External"/>' +
+      '</Relationships>';
+    const buffer = await buildDocx(wPara([wRun('see '), link('rIdA', 'site'), wRun(' and '), link('rIdB', 'this')]), [
+      { name: 'word/_rels/document.xml.rels', data: rels },
+    ]);
+    const md = await officeToMarkdown(await tmp.write('links.docx', buffer), 'docx');
+    expect(md).toBe('see [site](<https://example.com/a%20b?q=(1)>) and this\n');
+  });
+
   it('says so when the document has no text', async () => {
     expect(await docxMarkdown('')).toBe('*(No text found in the document.)*\n');
   });
