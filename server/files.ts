@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { HttpError, ValueError } from './errors.js';
+import { HttpError, isInside, ValueError } from './errors.js';
 
 export const MAX_NAME_CHARS = 200;
 export const MAX_DUPLICATE_SUFFIX = 999;
@@ -91,6 +91,37 @@ function serialized<T>(dir: string, work: () => Promise<T>): Promise<T> {
     if (dirQueues.get(dir) === next) dirQueues.delete(dir);
   }).catch(() => {});
   return next;
+}
+
+/**
+ * Create `target` (and missing parents) inside `root` without ever following a symlink: each missing component
+ * is made with a plain mkdir and checked with lstat, and the deepest existing ancestor must resolve inside the
+ * root. A recursive mkdir would happily create directories through a planted link. Returns the real path.
+ */
+export async function mkdirInside(root: string, target: string): Promise<string> {
+  const realRoot = await fs.promises.realpath(root);
+  const rel = path.relative(root, target);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) throw new ValueError('Path escapes its root');
+  let current = realRoot;
+  for (const part of rel.split(path.sep).filter(Boolean)) {
+    const next = path.join(current, part);
+    try {
+      await fs.promises.mkdir(next);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const stat = await fs.promises.lstat(next);
+    if (stat.isSymbolicLink()) {
+      const real = await fs.promises.realpath(next);
+      if (!isInside(realRoot, real) || !(await fs.promises.stat(real)).isDirectory()) throw new ValueError('Path escapes its root');
+      current = real;
+    } else if (!stat.isDirectory()) {
+      throw new ValueError('Not a directory');
+    } else {
+      current = next;
+    }
+  }
+  return current;
 }
 
 export interface PlaceErrors {

@@ -111,6 +111,9 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
     const bb = busboy({
       headers: req.headers,
       defParamCharset: 'utf8',
+      // Busboy would strip directories (and backslashes) itself; the specification's sanitizing takes the last
+      // `/` component only, so we keep the raw name and sanitize it in one place.
+      preservePath: true,
       limits: {
         fields: MAX_FIELDS,
         fieldSize: MAX_FIELD_BYTES,

@@ -7,7 +7,7 @@ import type { HandlerInput } from '../app.js';
 import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes } from '../archive/index.js';
 import { expandUser } from '../config.js';
 import { HttpError, isInside, ValueError } from '../errors.js';
-import { placeUnique, sanitizeFilename, sanitizeName } from '../files.js';
+import { mkdirInside, placeUnique, sanitizeFilename, sanitizeName } from '../files.js';
 import { parseMultipart, type Multipart, type StagedFile } from '../multipart.js';
 import { sendJson } from '../respond.js';
 import type { Attachment } from '../sessions.js';
@@ -34,14 +34,11 @@ export async function sessionAttachmentDir(stateDir: string, sessionId: string):
   const dir = path.join(root, name);
   if (!isInside(root, dir) || dir === root) throw new ValueError('Invalid attachment directory');
   try {
-    await fs.mkdir(dir, { recursive: true });
-    const [realRoot, realDir] = await Promise.all([fs.realpath(root), fs.realpath(dir)]);
-    if (!isInside(realRoot, realDir) || realRoot === realDir) throw new ValueError('Invalid upload destination');
-  } catch (err) {
-    if (err instanceof ValueError) throw err;
+    await fs.mkdir(root, { recursive: true });
+    return await mkdirInside(root, dir);
+  } catch {
     throw new ValueError('Invalid upload destination');
   }
-  return dir;
 }
 
 /** 4.3 steps 2 and 3 (shared with 4.4): the file part, its name, and a session the caller may see. */

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { HandlerInput } from '../app.js';
 import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes } from '../archive/index.js';
 import { HttpError, isInside, ValueError } from '../errors.js';
-import { placeUnique, sanitizeFilename } from '../files.js';
+import { mkdirInside, placeUnique, sanitizeFilename } from '../files.js';
 import { log } from '../log.js';
 import { parseMultipart, type StagedFile } from '../multipart.js';
 import { officeFormat, writeOfficeSidecar, type Sidecar } from '../office/index.js';
@@ -37,12 +37,8 @@ export async function uploadTarget(workspace: string, requested: string): Promis
   const target = path.resolve(root, requested);
   if (!isInside(root, target)) throw new HttpError(403, ESCAPES);
   try {
-    await fs.mkdir(target, { recursive: true });
-    const real = await fs.realpath(target);
-    if (!isInside(root, real)) throw new HttpError(403, ESCAPES);
-    return real;
-  } catch (err) {
-    if (err instanceof HttpError) throw err;
+    return await mkdirInside(root, target);
+  } catch {
     throw new HttpError(403, ESCAPES);
   }
 }

@@ -7,6 +7,8 @@ import path from 'node:path';
 import type { ServerConfig } from '../config.js';
 import { startServer, type RunningServer } from '../index.js';
 
+process.env.SATCHEL_LOG_LEVEL ??= 'warn';
+
 export const TEST_TOKEN = 'test-token-0123456789abcdef';
 export const RAW_DEADLINE_MS = 5_000;
 

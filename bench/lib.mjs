@@ -1,0 +1,72 @@
+// Shared helpers for the benchmarks: child servers pinned to a core, wrk runs, medians.
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+export const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+export function hasCommand(cmd) {
+  try {
+    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Start `node -e script` pinned to `core`; resolves with the child and the first stdout line (a JSON object). */
+export function startChild(script, { core = 0, env = {} } = {}) {
+  const args = hasCommand('taskset') ? ['taskset', '-c', String(core), process.execPath] : [process.execPath];
+  const child = spawn(args[0], [...args.slice(1), '--input-type=module', '-e', script], {
+    env: { ...process.env, SATCHEL_LOG_LEVEL: 'error', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error('child did not start within 20 s')), 20_000);
+    child.stdout.on('data', (d) => {
+      buf += d;
+      const nl = buf.indexOf('\n');
+      if (nl !== -1) {
+        clearTimeout(timer);
+        resolve({ child, info: JSON.parse(buf.slice(0, nl)) });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`child exited ${code}`)));
+  });
+}
+
+/** Peak resident set (VmHWM) of a process, in MiB, from /proc. */
+export async function peakRssMiB(pid) {
+  const status = await fs.readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+)/.exec(status)[1]) / 1024;
+}
+
+export async function currentRssMiB(pid) {
+  const status = await fs.readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+}
+
+/** Run wrk pinned to `core`; returns requests per second. */
+export function wrk(url, { seconds = 5, connections = 16, headers = {}, core = 1 } = {}) {
+  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency'];
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
+  args.push(url);
+  const cmd = hasCommand('taskset') ? ['taskset', ['-c', String(core), 'wrk', ...args]] : ['wrk', args];
+  const out = execFileSync(cmd[0], cmd[1], { encoding: 'utf8' });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)[1]);
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+  if (non2xx) throw new Error(`wrk saw ${non2xx[1]} error responses from ${url}`);
+  return rps;
+}
+
+export async function tempDir(prefix) {
+  return fs.mkdtemp(path.join(os.tmpdir(), prefix));
+}
+
+export const machine = () => `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version} (shared, noisy)`;
