@@ -53,12 +53,21 @@ export function isLocalModelPresent(modelDir: string): boolean {
   });
 }
 
+/** The model's files are not in the folder: a 503-class condition ("unavailable"), not a client mistake. */
+export class LocalModelMissingError extends Error {
+  constructor() {
+    super('The on-device speech model is unavailable: its files are not installed');
+    this.name = 'LocalModelMissingError';
+  }
+}
+
 const models = new Map<string, Promise<MoonshineModel>>();
 
 function loadModel(modelDir: string): Promise<MoonshineModel> {
   const key = path.resolve(modelDir);
   let model = models.get(key);
   if (!model) {
+    if (!isLocalModelPresent(key)) return Promise.reject(new LocalModelMissingError());
     const started = Date.now();
     model = MoonshineModel.load(key).then(
       (loaded) => {
