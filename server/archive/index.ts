@@ -1,0 +1,119 @@
+// Safe archive extraction (section 4.4): the engine behind the upload handlers. The handlers decide where
+// an archive goes; this module decides what of it reaches the disk.
+import { randomInt } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { ValueError, isInside } from '../errors.js';
+import { log } from '../log.js';
+import { extractTar } from './tar.js';
+import { extractZip } from './zip.js';
+import { MemberWriter } from './safe-write.js';
+
+export { MAX_ARCHIVE_MEMBERS, EXTRACT_CHUNK_BYTES } from './limits.js';
+
+/** Random-suffix attempts after the plain stem is taken (section 8). */
+export const EXTRACTION_DIR_ATTEMPTS = 1000;
+/** Default extracted-bytes cap, as a multiple of the upload cap (section 8). */
+export const EXTRACTED_CAP_FACTOR = 10;
+export const MAX_EXTRACTED_ENV = 'SATCHEL_WEBUI_MAX_EXTRACTED_MB';
+const MIB = 1024 * 1024;
+
+export type ArchiveKind = 'zip' | 'tar' | 'tar.gz' | 'tar.bz2' | 'tar.xz';
+
+// Longest suffix first, so `.tar.gz` is not taken for `.gz` (unsupported) or `.tar`.
+const SUFFIXES: ReadonlyArray<readonly [string, ArchiveKind]> = [
+  ['.tar.gz', 'tar.gz'],
+  ['.tar.bz2', 'tar.bz2'],
+  ['.tar.xz', 'tar.xz'],
+  ['.tgz', 'tar.gz'],
+  ['.tbz2', 'tar.bz2'],
+  ['.txz', 'tar.xz'],
+  ['.tar', 'tar'],
+  ['.zip', 'zip'],
+];
+
+/** Kind from the file name's suffix, case-insensitive; null when unsupported. */
+export function archiveKind(filename: string): ArchiveKind | null {
+  const lower = filename.toLowerCase();
+  for (const [suffix, kind] of SUFFIXES) if (lower.endsWith(suffix)) return kind;
+  return null;
+}
+
+/** The name minus its last suffix: pack.tar.gz → pack.tar, pack.tgz → pack. */
+export function archiveStem(filename: string): string {
+  // Like Python's PurePath.stem: a leading dot does not start a suffix (`.zip` stays `.zip`).
+  const dot = filename.lastIndexOf('.');
+  return dot > 0 ? filename.slice(0, dot) : filename;
+}
+
+/** Extracted-bytes cap: SATCHEL_WEBUI_MAX_EXTRACTED_MB (positive decimal MiB, read on each call; invalid or
+ *  non-positive ignored) else 10 × uploadCapBytes. */
+export function maxExtractedBytes(uploadCapBytes: number, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[MAX_EXTRACTED_ENV]?.trim() ?? '';
+  if (/^(?:\d+(?:\.\d*)?|\.\d+)$/.test(raw)) {
+    const mib = Number(raw);
+    if (Number.isFinite(mib) && mib > 0) return Math.max(1, Math.floor(mib * MIB));
+  }
+  return EXTRACTED_CAP_FACTOR * uploadCapBytes;
+}
+
+/** Create (mkdir, not recursive, exclusive) `<base>/<stem>`, else `<base>/<stem>_<3 random digits>`, up to 1000
+ *  attempts; else ValueError('Could not allocate a unique extraction directory'). Returns the absolute dir. */
+export async function allocateExtractionDir(base: string, filename: string): Promise<string> {
+  const root = path.resolve(base);
+  const stem = archiveStem(filename);
+  const candidates = function* (): Generator<string> {
+    yield stem;
+    for (let i = 0; i < EXTRACTION_DIR_ATTEMPTS; i++) yield `${stem}_${String(randomInt(1000)).padStart(3, '0')}`;
+  };
+  for (const name of candidates()) {
+    const dir = path.resolve(root, name);
+    // A stem such as `..` (from `...zip`) must not name the base or its parent.
+    if (path.dirname(dir) !== root || name.includes('/') || name.includes('\\')) continue;
+    try {
+      await fsp.mkdir(dir);
+      return dir;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  throw new ValueError('Could not allocate a unique extraction directory');
+}
+
+export interface ExtractResult {
+  extracted: number;
+  /** Relative to `base`, '/'-separated. */
+  files: string[];
+}
+
+/** Extract `archivePath` (kind from `filename`) into `destDir` (already created, inside `base`).
+ *  Throws ValueError with the exact texts of 4.4 (too many files, Zip-slip/Tar-slip blocked: <name>,
+ *  Extraction too large ... possible zip bomb); on ANY failure removes destDir entirely before rethrowing.
+ *  Other failures (corrupt archive) throw a non-ValueError (the handler maps it to 500 Archive extraction failed).
+ *  Members with the same name (or that clash on a case-insensitive disk): the first one is kept and later
+ *  ones are skipped, never overwritten; a member that needs a directory where a file already is, likewise. */
+export async function extractArchive(
+  archivePath: string,
+  filename: string,
+  destDir: string,
+  base: string,
+  opts: { maxBytes: number; signal?: AbortSignal },
+): Promise<ExtractResult> {
+  const dest = path.resolve(destDir);
+  try {
+    const kind = archiveKind(filename);
+    if (!kind) throw new ValueError(`Unsupported archive format: ${filename}`);
+    if (!isInside(path.resolve(base), dest)) throw new Error('Extraction directory is outside its base');
+    opts.signal?.throwIfAborted();
+    const writer = new MemberWriter(dest, path.resolve(base), opts);
+    if (kind === 'zip') await extractZip(archivePath, writer, opts.signal);
+    else await extractTar(archivePath, kind, writer, opts.signal);
+    opts.signal?.throwIfAborted();
+    return { extracted: writer.files.length, files: writer.files };
+  } catch (err) {
+    await fsp.rm(dest, { recursive: true, force: true }).catch((rmErr: unknown) => {
+      log.error('Could not remove a failed extraction directory:', rmErr);
+    });
+    throw err;
+  }
+}

@@ -1,0 +1,30 @@
+// The extraction limits of section 8 and the client-facing texts of section 4.4, in one place so the zip and
+// tar engines cannot drift apart on wording.
+import { ValueError } from '../errors.js';
+
+/** More members than this is treated as an archive bomb (section 8). */
+export const MAX_ARCHIVE_MEMBERS = 10000;
+/** Member data is written in pieces of at most this many bytes (section 8). */
+export const EXTRACT_CHUNK_BYTES = 65536;
+
+export function tooManyMembers(): ValueError {
+  return new ValueError(`Archive has too many files (> ${MAX_ARCHIVE_MEMBERS}). Possible archive bomb.`);
+}
+
+export function tooLarge(maxBytes: number): ValueError {
+  return new ValueError(`Extraction too large (max ${maxBytes} bytes). Possible zip bomb.`);
+}
+
+export type ArchiveFamily = 'zip' | 'tar';
+
+export function slipBlocked(family: ArchiveFamily, name: string): ValueError {
+  const label = family === 'zip' ? 'Zip-slip' : 'Tar-slip';
+  return new ValueError(`${label} blocked: ${printable(name)}`);
+}
+
+// Control characters (NUL above all) would corrupt log lines and confuse terminals; the rest of the name
+// is kept so the user can recognise the offending member.
+function printable(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  return name.replace(/[\u0000-\u001f\u007f]/g, '?');
+}
