@@ -155,7 +155,7 @@ if (missing.length > 0) console.log(`audio.test: skipping encoded-audio tests: m
 
 describe.skipIf(missing.length > 0)('decodeToPcm16k: encoded audio', () => {
   let speechWav = '';
-  let reference = new Float32Array(0);
+  let reference: Float32Array = new Float32Array(0);
   beforeAll(async () => {
     speechWav = path.join(dir, 'speech.wav');
     await synthFlite('Please open the settings window and change the language to English.', 'slt', speechWav);
