@@ -1,5 +1,5 @@
-// Entry point for both runtimes. Electron is imported only on the Electron path: under plain Node,
-// require('electron') resolves to the npm package, which would try to download a binary.
+// Entry point for both runtimes. Electron is imported only on the Electron path: under plain Node the name
+// resolves to the npm package, whose index.js would try to download a binary.
 import { chooseRuntime, cliArgv, NODE_USAGE } from './args.js';
 
 const runtime = chooseRuntime(process.versions, process.argv.slice(2));
@@ -10,8 +10,8 @@ if (runtime === 'electron') {
   const { startElectron } = await import('./electron-main.js');
   startElectron(process.argv.slice(1));
 } else if (runtime === 'node-server') {
-  const { runCli } = await import('../server/cli.js');
   try {
+    const { runCli } = await import('../server/cli.js');
     await runCli(cliArgv(process.argv.slice(2)));
   } catch (err) {
     // A start failure (port taken, state folder unwritable) is the operator's to fix: a message, no stack.

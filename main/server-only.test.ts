@@ -35,6 +35,17 @@ describe('runHeadless', () => {
     expect(await waitFor(() => exitCode)).toBe(0);
     expect(closed).toBe(1);
   });
+  it('listens for stop signals before it prints the ready line', async () => {
+    const signals = new EventEmitter();
+    const listenersAtPrint: number[] = [];
+    await runHeadless({
+      start: async () => ({ tokenUrl: 'u', close: async () => {} }),
+      print: () => listenersAtPrint.push(signals.listenerCount('SIGINT') + signals.listenerCount('SIGTERM')),
+      signals,
+      exit: () => {},
+    });
+    expect(listenersAtPrint).toEqual([2]);
+  });
   it('exits 1 when the server cannot close cleanly', async () => {
     const signals = new EventEmitter();
     let exitCode: number | undefined;

@@ -20,9 +20,10 @@ export interface HeadlessDeps {
 /** Start, print the tokened URL once, and exit 0 after a clean close on the first stop signal. */
 export async function runHeadless(deps: HeadlessDeps): Promise<HeadlessServer> {
   const server = await deps.start();
-  deps.print(READY_PREFIX + server.tokenUrl);
+  // Handlers first: whoever reads the ready line may signal at once, and an unhandled SIGINT kills outright.
   onStopSignal(deps.signals, () => {
     void closeWithDeadline(() => server.close(), undefined, deps.onError).then((clean) => deps.exit(clean ? 0 : 1));
   });
+  deps.print(READY_PREFIX + server.tokenUrl);
   return server;
 }
