@@ -135,6 +135,18 @@ describe.skipIf(skipReason !== '')('transcription with Moonshine tiny', () => {
     }
   });
 
+  it('transcribes a WebM/Opus file recorded by Chromium MediaRecorder (fixture), with ffmpeg hidden', async () => {
+    const fixture = path.join(repoRoot, 'server', 'speech', 'testing', 'fixtures', 'chromium-opus.webm');
+    const saved = process.env.PATH;
+    process.env.PATH = path.join(dir, 'no-bin');
+    try {
+      const text = await transcribeLocalFile(fixture, { modelDir });
+      expect(wordErrorRate('Please open the settings window and change the language to English.', text), `"${text}"`).toBeLessThanOrEqual(MAX_WER);
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
   it('cuts audio longer than 30 s at pauses and joins the pieces with spaces', async () => {
     const sentences = SENTENCES.slice(1, 11);
     const parts: Float32Array[] = [];

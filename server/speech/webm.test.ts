@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AudioFormatError } from './audio-error.js';
 import { missingTools, synthFlite, toWebmOpus } from './testing/synth.js';
@@ -124,6 +125,21 @@ describe('demuxWebm (synthetic files)', () => {
   it('reports malformed lacing instead of reading past the block', () => {
     const bad = simpleBlock(2, 1, [1, 200], frame(1, 10));
     expect(() => demuxWebm(recorderLike([bad]))).toThrow('Invalid WebM file: malformed lacing');
+  });
+});
+
+describe('demuxWebm (a Chromium MediaRecorder recording)', () => {
+  it('reads the stereo Opus track of the unknown-size Segment and Clusters Chromium writes', async () => {
+    // Made by testing/record-chromium.mjs from 6 s of espeak-ng speech through the fake microphone.
+    const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), 'testing', 'fixtures', 'chromium-opus.webm');
+    const bytes = await fs.readFile(fixture);
+    expect(bytes.subarray(0x28, 0x30)).toEqual(Buffer.from([0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff])); // unknown size
+    const audio = demuxWebm(bytes);
+    expect(audio).toMatchObject({ docType: 'webm', codecId: 'A_OPUS', channels: 2, sampleRate: 48000 });
+    expect(Buffer.from(audio.codecPrivate ?? []).subarray(0, 8).toString('ascii')).toBe('OpusHead');
+    // Chromium packs 60 ms per Opus packet: about 92 over the 5.5 s recording.
+    expect(audio.frames.length).toBeGreaterThan(85);
+    expect(audio.frames.length).toBeLessThan(100);
   });
 });
 
