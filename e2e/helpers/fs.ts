@@ -1,0 +1,45 @@
+// File-system checks for the tests: what the server left on disk.
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface FoundFile {
+  path: string;
+  size: number;
+}
+
+/** Every regular file under `dir` (none when it doesn't exist). */
+export function listFiles(dir: string): FoundFile[] {
+  const out: FoundFile[] = [];
+  if (!fs.existsSync(dir)) return out;
+  for (const d of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, d.name);
+    if (d.isDirectory()) out.push(...listFiles(p));
+    else if (d.isFile()) out.push({ path: p, size: fs.statSync(p).size });
+  }
+  return out;
+}
+
+/** Poll `check` until it returns true or the deadline passes; returns the last result. */
+export async function eventually(check: () => boolean, deadlineMs = 10_000, stepMs = 100): Promise<boolean> {
+  const end = Date.now() + deadlineMs;
+  for (;;) {
+    if (check()) return true;
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
+
+/** Deterministic pseudo-random bytes (xorshift), so a mismatch on disk is reproducible. */
+export function patternBytes(size: number, seed = 0x9e3779b9): Buffer {
+  const buf = Buffer.allocUnsafe(size);
+  let x = seed >>> 0 || 1;
+  for (let i = 0; i < size; i++) {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    buf[i] = x & 0xff;
+  }
+  return buf;
+}
