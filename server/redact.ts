@@ -194,30 +194,34 @@ function vendorAt(text: string, at: number, shape: VendorShape): Replacement | n
   return { start: at, end, text: maskToken(text.slice(at, end)) };
 }
 
-function credentialEnd(text: string, from: number): number {
-  let end = from;
-  while (end < text.length && !isValueStop(text.charCodeAt(end))) end++;
-  return end;
+const OPEN_BRACKET = 0x5b;
+
+/** True where a private-key placeholder starts: values end there, as they did at the block on the first pass. */
+function isPlaceholderAt(text: string, at: number): boolean {
+  return text.charCodeAt(at) === OPEN_BRACKET && text.startsWith(REDACTED_PRIVATE_KEY, at);
 }
 
-/** A private-key placeholder where a value starts is kept whole, so a second pass does not mask its words. */
-function placeholderAt(text: string, start: number): Replacement | null {
-  if (!text.startsWith(REDACTED_PRIVATE_KEY, start)) return null;
-  return { start, end: start + REDACTED_PRIVATE_KEY.length, text: REDACTED_PRIVATE_KEY };
+function credentialEnd(text: string, from: number): number {
+  let end = from;
+  while (end < text.length) {
+    const c = text.charCodeAt(end);
+    if (isValueStop(c) || (c === OPEN_BRACKET && isPlaceholderAt(text, end))) break;
+    end++;
+  }
+  return end;
 }
 
 function authorizationAt(text: string, at: number): Replacement | null {
   AUTHORIZATION_SCHEME.lastIndex = at + AUTHORIZATION.length;
   if (!AUTHORIZATION_SCHEME.test(text)) return null;
   const start = AUTHORIZATION_SCHEME.lastIndex;
-  const placeholder = placeholderAt(text, start);
-  if (placeholder) return placeholder;
   const end = credentialEnd(text, start);
-  if (end === start) return null;
   const credential = text.slice(start, end);
-  // A credential that is already masked is still consumed: otherwise `AUTHORIZATION=Bearer ***` would next be
-  // read as an assignment and the scheme word masked on a second pass.
-  return { start, end, text: isMask(credential) ? credential : maskToken(credential) };
+  // A header with a scheme is always consumed, even when its credential is empty, already masked or has no
+  // letter or digit: otherwise `AUTHORIZATION=Bearer ***` would next be read as an assignment and the scheme
+  // word masked on a second pass.
+  const keep = !ALPHANUMERIC.test(credential) || isMask(credential);
+  return { start, end, text: keep ? credential : maskToken(credential) };
 }
 
 /** Closing quote index of a quoted value starting at `open`, or -1 when the line ends first. */
@@ -226,7 +230,7 @@ function closingQuote(text: string, open: number): number {
   for (let i = open + 1; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === quote) return i;
-    if (c === NEWLINE) return -1;
+    if (c === NEWLINE || (c === OPEN_BRACKET && isPlaceholderAt(text, i))) return -1;
     if (c === BACKSLASH) {
       if (text.charCodeAt(i + 1) === NEWLINE) return -1;
       i++;
@@ -247,8 +251,6 @@ function assignmentAt(text: string, at: number): Replacement | null {
   if (nameStart === at || !SECRET_NAME.test(text.slice(nameStart, at))) return null;
 
   let start = at + 1;
-  const placeholder = placeholderAt(text, start);
-  if (placeholder) return placeholder;
   let end = -1;
   if (next === DOUBLE_QUOTE || next === SINGLE_QUOTE) {
     end = closingQuote(text, at + 1);
@@ -265,25 +267,26 @@ function redactTokens(text: string): string {
   const trigger = TRIGGER;
   trigger.lastIndex = 0;
   let out = '';
-  let copied = 0;
+  let copied = 0; // also the cursor: nothing before it may be replaced again
   let match: RegExpExecArray | null;
   while ((match = trigger.exec(text)) !== null) {
     const at = match.index;
     const hit = match[0];
-    let replacement: Replacement | null;
-    if (hit === '=') replacement = assignmentAt(text, at);
-    else {
+    // Triggers inside an already-masked token are still looked at, but only for a value that starts after it:
+    // in `Authorization: Bearer API_KEY="x"` the credential stops at the quote and the quoted value still
+    // belongs to API_KEY. Vendor keys start at their trigger, so inside a masked token they are skipped.
+    trigger.lastIndex = at + 1;
+    let replacement: Replacement | null = null;
+    if (hit === '=') {
+      if (at + 1 >= copied) replacement = assignmentAt(text, at);
+    } else {
       const shape = VENDOR_BY_PREFIX.get(hit);
-      replacement = shape ? vendorAt(text, at, shape) : authorizationAt(text, at);
+      if (shape === undefined) replacement = authorizationAt(text, at);
+      else if (at >= copied) replacement = vendorAt(text, at, shape);
     }
-    if (replacement === null) {
-      // Triggers can overlap (AKIAKIA…): resume one character later, not after the whole trigger.
-      trigger.lastIndex = at + 1;
-      continue;
-    }
+    if (replacement === null || replacement.start < copied) continue;
     out += text.slice(copied, replacement.start) + replacement.text;
     copied = replacement.end;
-    trigger.lastIndex = Math.max(replacement.end, at + 1);
   }
   return copied === 0 ? text : out + text.slice(copied);
 }
