@@ -53,7 +53,7 @@ interface Started {
 }
 
 function start(args: string[]): Promise<Started> {
-  const env = { ...process.env, SATCHEL_LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = { ...process.env, SATCHEL_LOG_LEVEL: 'warn' };
   delete env.SATCHEL_WEBUI_TOKEN;
   const child = spawn(process.execPath, [entry, ...args], { cwd: outDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
