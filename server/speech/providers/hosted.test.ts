@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAi, type FakeOpenAi } from '../testing/fake-openai.js';
-import { HOSTED_MAX_FILE_BYTES, MAX_ERROR_TEXT_LENGTH, transcribeHosted } from './hosted.js';
+import { randomBytes } from 'node:crypto';
+import { HOSTED_MAX_FILE_BYTES, IN_MEMORY_UPLOAD_BYTES, MAX_ERROR_TEXT_LENGTH, transcribeHosted } from './hosted.js';
 
 const KEY = 'sk-test-0123456789abcdefSECRET';
 
@@ -72,6 +73,16 @@ describe('transcribeHosted', () => {
     expect(req.file?.filename).toBe('recording.webm');
     expect(req.file?.mimeType).toBe('audio/webm');
     expect(req.file?.bytes.equals(AUDIO_BYTES)).toBe(true);
+  });
+
+  it('streams a file above the in-memory threshold from disk with the exact bytes', async () => {
+    const bytes = randomBytes(IN_MEMORY_UPLOAD_BYTES + 12345);
+    const file = path.join(dir, 'big.ogg');
+    fs.writeFileSync(file, bytes);
+    const result = await transcribeHosted('openai', openai(), file, { timeoutMs: 20_000 });
+    expect(result).toEqual({ success: true, transcript: `fake transcript of ${bytes.length} bytes via whisper-1` });
+    expect(fake.requests[0]!.file!.bytes.equals(bytes)).toBe(true);
+    expect(fake.requests[0]!.file!.mimeType).toBe('audio/ogg');
   });
 
   it('omits language when none is configured and names the file after its path', async () => {

@@ -17,6 +17,9 @@ import type { ProviderRunOptions, TranscribeResult } from './types.js';
 export const HOSTED_MAX_FILE_BYTES = 25 * 1024 * 1024;
 const WAV_HEADER_BYTES = 44;
 const WAV_BYTES_PER_SAMPLE = 2;
+/** Uploads up to this size are sent from memory (a file-backed Blob streams measurably slower); larger
+ *  ones stream from disk so memory stays bounded. A minute of browser dictation is about 250 KB. */
+export const IN_MEMORY_UPLOAD_BYTES = 4 * 1024 * 1024;
 /** A transcription reply is small JSON; a huge body is a misbehaving endpoint, not a transcript. */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 /** Service error texts are shown to the user: keep them to one short line. */
@@ -89,14 +92,15 @@ async function prepareUpload(
   filename: string,
   tempDir: () => Promise<string>,
   signal: AbortSignal | undefined,
-): Promise<{ path: string; name: string } | undefined> {
+): Promise<{ path: string; name: string; size: number } | undefined> {
   const size = (await fs.promises.stat(filePath)).size;
-  if (size <= HOSTED_MAX_FILE_BYTES) return { path: filePath, name: filename };
+  if (size <= HOSTED_MAX_FILE_BYTES) return { path: filePath, name: filename, size };
   const pcm = await decodeToPcm16k(filePath, { signal });
   if (WAV_HEADER_BYTES + pcm.length * WAV_BYTES_PER_SAMPLE > HOSTED_MAX_FILE_BYTES) return undefined;
   const wavPath = path.join(await tempDir(), 'audio.wav');
   await writeWav16k(pcm, wavPath);
-  return { path: wavPath, name: `${path.parse(filename).name || 'audio'}.wav` };
+  const wavSize = (await fs.promises.stat(wavPath)).size;
+  return { path: wavPath, name: `${path.parse(filename).name || 'audio'}.wav`, size: wavSize };
 }
 
 export async function transcribeHosted(
@@ -118,7 +122,10 @@ export async function transcribeHosted(
 
     const ext = path.extname(upload.name).toLowerCase();
     const type = AUDIO_MIME_OVERRIDES[ext] ?? (mime.lookup(upload.name) || DEFAULT_AUDIO_MIME);
-    const blob = await fs.openAsBlob(upload.path, { type });
+    const blob =
+      upload.size <= IN_MEMORY_UPLOAD_BYTES
+        ? new Blob([await fs.promises.readFile(upload.path)], { type })
+        : await fs.openAsBlob(upload.path, { type });
     const form = new FormData();
     form.append('file', blob, upload.name);
     form.append('model', settings.model);
