@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { attr, childElements, findAll, parseXml, parseXmlPart, textContent, XML_MAX_DEPTH } from './xml.js';
+import { attr, childElements, findAll, parseXml, parseXmlPart, textContent, XML_MAX_DEPTH, type XmlElement } from './xml.js';
 
 describe('parseXml', () => {
   it('resolves namespaces whatever the prefix and decodes the five entities and character references', () => {
@@ -38,5 +39,63 @@ describe('parseXml', () => {
   it('finds descendants in document order', () => {
     const root = parseXml('<r><p><t>1</t><q><t>2</t></q></p><t>3</t></r>', 'p');
     expect(findAll(root, 't').map(textContent)).toEqual(['1', '2', '3']);
+  });
+});
+
+describe('parseXml on generated documents', () => {
+  interface Tree {
+    name: string;
+    attrs: [string, string][];
+    children: (Tree | string)[];
+  }
+  const escapeText = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const escapeAttr = (t: string) => escapeText(t).replace(/"/g, '&quot;');
+  const serialize = (t: Tree): string =>
+    `<${t.name}${t.attrs.map(([k, v]) => ` ${k}="${escapeAttr(v)}"`).join('')}>${t.children
+      .map((c) => (typeof c === 'string' ? escapeText(c) : serialize(c)))
+      .join('')}</${t.name}>`;
+  // Text without the characters XML forbids; adjacent strings merge when parsed, so join them.
+  const text = fc.string({ unit: fc.constantFrom('a', 'é', ' ', '&', '<', '>', '"', "'", '\n', '😀', ']') , minLength: 1, maxLength: 8 });
+  const name = fc.constantFrom('a', 'b', 'x:c', 'w:t', 'é1');
+  const { tree } = fc.letrec<{ tree: Tree }>((tie) => ({
+    tree: fc.record({
+      name,
+      attrs: fc.uniqueArray(fc.tuple(fc.constantFrom('k', 'v', 'r:id', 'xml:space'), text), { selector: (a) => a[0], maxLength: 3 }),
+      children: fc.array(fc.oneof({ depthSize: 'small', withCrossShrink: true }, text, tie('tree') as fc.Arbitrary<Tree>), { maxLength: 4 }),
+    }),
+  }));
+  const normalize = (t: Tree): unknown => {
+    const children: unknown[] = [];
+    for (const c of t.children) {
+      if (typeof c === 'string' && typeof children[children.length - 1] === 'string') children[children.length - 1] += c;
+      else children.push(typeof c === 'string' ? c : normalize(c));
+    }
+    return { name: t.name, attrs: t.attrs.map(([k, v]) => [k.split(':').pop(), v]), children };
+  };
+  const fromParsed = (el: XmlElement): unknown => ({
+    name: el.name,
+    attrs: el.attrs.map((a) => [a.local, a.value]),
+    children: el.children.map((c) => (typeof c === 'string' ? c : fromParsed(c))),
+  });
+
+  it('reads back exactly what was serialized', () => {
+    fc.assert(
+      fc.property(tree, (t) => {
+        const xml = `<?xml version="1.0"?>\n<!-- c -->${serialize(t).replace(/^<(\S+?)([ >])/, '<$1 xmlns:x="urn:x" xmlns:w="urn:w" xmlns:r="urn:r"$2')}`;
+        expect(fromParsed(parseXml(xml, 'gen'))).toEqual(normalize(t));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuses every strict prefix of a document (truncation is never silently accepted)', () => {
+    fc.assert(
+      fc.property(tree, fc.nat(), (t, cut) => {
+        const xml = serialize(t);
+        const at = cut % xml.length;
+        expect(() => parseXml(xml.slice(0, at), 'gen')).toThrow(/^Malformed XML in gen/);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
