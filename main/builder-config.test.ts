@@ -96,6 +96,17 @@ describe('what the app relies on', () => {
   });
 });
 
+describe('build/icon.png', () => {
+  it('is a PNG of at least 512×512, the smallest electron-builder turns into a macOS icon', () => {
+    const png = readFileSync(path.join(ROOT, config.directories.buildResources, 'icon.png'));
+    expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+    expect(png.subarray(12, 16).toString('ascii')).toBe('IHDR');
+    const [width, height] = [png.readUInt32BE(16), png.readUInt32BE(20)];
+    expect(width).toBe(height);
+    expect(width).toBeGreaterThanOrEqual(512);
+  });
+});
+
 describe('build/entitlements.mac.plist', () => {
   const file = path.join(ROOT, 'build', 'entitlements.mac.plist');
   it('is the file the mac config points at', () => {
