@@ -11,6 +11,7 @@ import {
   LocalModelMissingError,
   MODEL_FILE_BYTES,
   MODEL_FILES,
+  preloadLocalModel,
   transcribeLocalFile,
   transcribePcm,
   unloadLocalModels,
@@ -112,6 +113,17 @@ describe.skipIf(skipReason !== '')('transcription with Moonshine tiny', () => {
     results.forEach((text, i) => expect(wordErrorRate(texts[i] as string, text), text).toBeLessThanOrEqual(MAX_WER));
   });
 
+  it('preloads in the background, and the first transcription reuses that load', async () => {
+    await unloadLocalModels();
+    const load = vi.spyOn(MoonshineModel, 'load');
+    expect(await preloadLocalModel(path.join(dir, 'nothing'))).toBe(false);
+    expect(load).not.toHaveBeenCalled();
+    expect(await preloadLocalModel(modelDir)).toBe(true);
+    const file = await synth('flite', 'slt', SENTENCES[2] as string, 'preloaded.wav');
+    expect(wordErrorRate(SENTENCES[2] as string, await transcribeLocalFile(file, { modelDir }))).toBeLessThanOrEqual(MAX_WER);
+    expect(load).toHaveBeenCalledTimes(1);
+  });
+
   it.each(CLIPS)('transcribes $engine $voice sentence $sentence within the WER bound', async ({ engine, voice, sentence }) => {
     const reference = SENTENCES[sentence] as string;
     const file = await synth(engine, voice, reference, `${engine}-${voice}-${sentence}.wav`);
@@ -197,7 +209,8 @@ describe.skipIf(skipReason !== '')('transcription with Moonshine tiny', () => {
     const load = vi.spyOn(MoonshineModel, 'load');
     await expect(transcribePcm(tone, { modelDir: fake })).rejects.toThrow();
     await expect(transcribePcm(tone, { modelDir: fake })).rejects.toThrow();
-    expect(load).toHaveBeenCalledTimes(2);
+    expect(await preloadLocalModel(fake)).toBe(false);
+    expect(load).toHaveBeenCalledTimes(3);
     const file = await synth('flite', 'slt', SENTENCES[2] as string, 'after-failure.wav');
     expect(wordErrorRate(SENTENCES[2] as string, await transcribeLocalFile(file, { modelDir }))).toBeLessThanOrEqual(MAX_WER);
   });

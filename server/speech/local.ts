@@ -84,6 +84,22 @@ function loadModel(modelDir: string): Promise<MoonshineModel> {
   return model;
 }
 
+/**
+ * Start loading the model in the background (e.g. when the server starts and `local` is the provider), so
+ * the first dictation does not wait for it. Resolves true once loaded, false when the files are missing or
+ * the load failed (logged); never rejects. A later transcription reuses the same load.
+ */
+export async function preloadLocalModel(modelDir: string): Promise<boolean> {
+  if (!isLocalModelPresent(modelDir)) return false;
+  try {
+    await loadModel(modelDir);
+    return true;
+  } catch (err) {
+    log.warn('speech: preloading the on-device model failed:', err);
+    return false;
+  }
+}
+
 /** Release every loaded model (app shutdown, tests); the next transcription loads again. */
 export async function unloadLocalModels(): Promise<void> {
   const loaded = [...models.values()];

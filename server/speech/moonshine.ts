@@ -61,14 +61,14 @@ export class MoonshineModel {
   ) {}
 
   static async load(modelDir: string): Promise<MoonshineModel> {
-    const encoder = await ort.InferenceSession.create(path.join(modelDir, ENCODER_FILE), SESSION_OPTIONS);
-    try {
-      const decoder = await ort.InferenceSession.create(path.join(modelDir, DECODER_FILE), SESSION_OPTIONS);
-      return new MoonshineModel(encoder, decoder);
-    } catch (err) {
-      await encoder.release();
-      throw err;
-    }
+    // Both sessions load at once: ONNX Runtime builds them off the main thread, so on two cores a cold start
+    // saves the encoder's share of it.
+    const [encoder, decoder] = await Promise.allSettled(
+      [ENCODER_FILE, DECODER_FILE].map((file) => ort.InferenceSession.create(path.join(modelDir, file), SESSION_OPTIONS)),
+    );
+    if (encoder?.status === 'fulfilled' && decoder?.status === 'fulfilled') return new MoonshineModel(encoder.value, decoder.value);
+    for (const session of [encoder, decoder]) if (session?.status === 'fulfilled') await session.value.release();
+    throw encoder?.status === 'rejected' ? encoder.reason : (decoder as PromiseRejectedResult).reason;
   }
 
   async release(): Promise<void> {
