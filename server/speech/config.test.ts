@@ -196,6 +196,13 @@ describe('loadSttConfig', () => {
     expect(lines).toHaveLength(2);
   });
 
+  it('warns about a command without {input} but keeps it', () => {
+    const cfg = loadSttConfig(stateDir, { SATCHEL_STT_COMMAND: '["stt-tool","--stdin"]' });
+    expect(cfg.command).toEqual(['stt-tool', '--stdin']);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('Speech-to-text setting SATCHEL_STT_COMMAND: no argument contains {input}');
+  });
+
   it('keeps an unknown provider name so the probe can report it', () => {
     const cfg = loadSttConfig(stateDir, { SATCHEL_STT_PROVIDER: 'Whisper' });
     expect(cfg.provider).toBeUndefined();

@@ -1,6 +1,22 @@
 // Speech-to-text settings: `<stateDir>/stt.json` (optional, same keys as SttConfig) overridden by the
 // environment. A bad value is logged by its key name only (it may be a secret) and ignored, never fatal:
 // a typo in a settings file must not keep the server from starting.
+//
+//   environment                   stt.json            default
+//   SATCHEL_STT_ENABLED           enabled             true   (0/false/no/off disable, 1/true/yes/on enable)
+//   SATCHEL_STT_PROVIDER          provider            auto   (local, local_command, openai, groq, command)
+//   SATCHEL_STT_MODEL_DIR         modelDir            defaultModelDir() of the on-device engine
+//   SATCHEL_STT_LOCAL_COMMAND     localCommand        —      JSON argv; {input} = a 16 kHz mono WAV
+//   SATCHEL_STT_COMMAND           command             —      JSON argv; {input} = the uploaded file
+//   OPENAI_API_KEY                openai.apiKey       —
+//   SATCHEL_STT_OPENAI_BASE_URL   openai.baseUrl      https://api.openai.com/v1
+//   SATCHEL_STT_OPENAI_MODEL      openai.model        whisper-1
+//   GROQ_API_KEY                  groq.apiKey         —
+//   SATCHEL_STT_GROQ_BASE_URL     groq.baseUrl        https://api.groq.com/openai/v1
+//   SATCHEL_STT_GROQ_MODEL        groq.model          whisper-large-v3-turbo
+//   SATCHEL_STT_LANGUAGE          language            —      hint for hosted providers (en, pt-BR → pt)
+//   SATCHEL_STT_TIMEOUT_MS        timeoutMs           120000 per command run or hosted request
+// An empty environment variable counts as unset. In stt.json, argv values are JSON arrays, not strings.
 import fs from 'node:fs';
 import path from 'node:path';
 import { expandUser } from '../config.js';
@@ -107,6 +123,8 @@ function parseArgv(raw: unknown, key: string, source: Source, warn: Warn): strin
     warn(key, 'expected a non-empty array of strings whose first item is the program');
     return undefined;
   }
+  // Kept (a command may find its input another way), but almost always a mistake worth a line in the log.
+  if (!value.some((arg: string) => arg.includes('{input}'))) warn(key, 'no argument contains {input}');
   return value as string[];
 }
 
