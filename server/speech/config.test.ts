@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setLogSink } from '../log.js';
 import {
@@ -216,6 +217,51 @@ describe('loadSttConfig', () => {
   it('expands ~ in the model directory', () => {
     expect(loadSttConfig(stateDir, { SATCHEL_STT_MODEL_DIR: '~/models/x' }).modelDir).toBe(
       path.join(os.homedir(), 'models', 'x'),
+    );
+  });
+});
+
+describe('loadSttConfig on arbitrary input', () => {
+  const ENV_NAMES = [
+    'SATCHEL_STT_ENABLED',
+    'SATCHEL_STT_PROVIDER',
+    'SATCHEL_STT_MODEL_DIR',
+    'SATCHEL_STT_LOCAL_COMMAND',
+    'SATCHEL_STT_COMMAND',
+    'SATCHEL_STT_OPENAI_BASE_URL',
+    'SATCHEL_STT_GROQ_BASE_URL',
+    'SATCHEL_STT_LANGUAGE',
+    'SATCHEL_STT_TIMEOUT_MS',
+  ];
+  const MARK = 'Zq9SECRETMARK';
+
+  it('never throws, always yields a usable config, and never logs a value', () => {
+    const settingsValue = fc.oneof(
+      fc.json(),
+      fc.dictionary(
+        fc.constantFrom('enabled', 'provider', 'language', 'modelDir', 'localCommand', 'command', 'openai', 'groq', 'timeoutMs', 'x'),
+        fc.oneof(fc.jsonValue(), fc.constant(MARK), fc.dictionary(fc.constantFrom('apiKey', 'baseUrl', 'model', 'y'), fc.oneof(fc.jsonValue(), fc.constant(MARK)))),
+      ).map((o) => JSON.stringify(o)),
+    );
+    const envValue = fc.oneof(fc.string(), fc.constant(MARK), fc.constant(`["${MARK}"`), fc.constant(`http://${MARK}`));
+    fc.assert(
+      fc.property(settingsValue, fc.dictionary(fc.constantFrom(...ENV_NAMES), envValue), (settings, env) => {
+        fs.writeFileSync(path.join(stateDir, SETTINGS_FILE_NAME), settings);
+        lines = [];
+        const cfg = loadSttConfig(stateDir, env);
+        expect(typeof cfg.enabled).toBe('boolean');
+        expect(path.isAbsolute(cfg.modelDir)).toBe(true);
+        expect(Number.isInteger(cfg.timeoutMs) && cfg.timeoutMs > 0).toBe(true);
+        for (const hosted of [cfg.openai, cfg.groq]) {
+          expect(['http:', 'https:']).toContain(new URL(hosted.baseUrl).protocol);
+          expect(hosted.model.length).toBeGreaterThan(0);
+        }
+        for (const argv of [cfg.command, cfg.localCommand]) {
+          if (argv) expect(argv.length > 0 && argv.every((a) => typeof a === 'string') && argv[0] !== '').toBe(true);
+        }
+        expect(lines.join('\n')).not.toContain(MARK);
+      }),
+      { numRuns: 300 },
     );
   });
 });
