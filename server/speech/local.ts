@@ -8,6 +8,7 @@ import { log } from '../log.js';
 import { decodeToPcm16k, SAMPLE_RATE } from './audio.js';
 import { isSilence, splitAtSilences } from './chunk.js';
 import { DECODER_FILE, ENCODER_FILE, MoonshineModel } from './moonshine.js';
+import { warmUpOpus } from './opus.js';
 
 /** The model's files and their sha256 sums (scripts/fetch-model.mjs pins the same). */
 export const MODEL_FILES: { name: string; sha256: string }[] = [
@@ -92,7 +93,8 @@ function loadModel(modelDir: string): Promise<MoonshineModel> {
 export async function preloadLocalModel(modelDir: string): Promise<boolean> {
   if (!isLocalModelPresent(modelDir)) return false;
   try {
-    await loadModel(modelDir);
+    // Browser recordings are Opus: compile its decoder too, while the model loads.
+    await Promise.all([loadModel(modelDir), warmUpOpus()]);
     return true;
   } catch (err) {
     log.warn('speech: preloading the on-device model failed:', err);

@@ -49,6 +49,13 @@ export function parseOpusHead(packet: Uint8Array): OpusHead {
   return head;
 }
 
+/** Compile the WASM decoder ahead of the first recording (about 0.1 s once per process). */
+export async function warmUpOpus(): Promise<void> {
+  const decoder = new OpusDecoder({ sampleRate: OUTPUT_RATE, channels: 1 });
+  await decoder.ready;
+  decoder.free();
+}
+
 /** Decode Opus packets to 16 kHz mono, dropping the encoder's pre-skip and applying the header's gain. */
 export async function decodeOpus(packets: Uint8Array[], head: OpusHead, maxSamples = Infinity): Promise<Float32Array> {
   const decoder = new OpusDecoder({
