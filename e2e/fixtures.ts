@@ -11,7 +11,7 @@ export const test = base.extend<{ server: ServerInfo; app: Page }>({
   },
   app: async ({ page, server }, use) => {
     await page.goto(`${server.base}/?token=${server.token}`);
-    await expect(page.getByTestId('app')).toBeVisible();
+    await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
     await use(page);
   },
 });
@@ -20,6 +20,7 @@ export { expect };
 
 /** Create a session in the trusted test workspace through the New session dialog; returns its id. */
 export async function newSession(page: Page, workspace: string): Promise<string> {
+  const before = new URL(page.url()).hash;
   await page.getByTestId('new-session').click();
   const dialog = page.getByTestId('new-session-dialog');
   await expect(dialog).toBeVisible();
@@ -27,6 +28,7 @@ export async function newSession(page: Page, workspace: string): Promise<string>
   await dialog.getByTestId('create-session').click();
   await expect(dialog).toBeHidden();
   await expect(page.getByTestId('session-workspace')).toHaveText(`Workspace: ${workspace}`);
+  await expect.poll(() => new URL(page.url()).hash).not.toBe(before);
   await expect(page).toHaveURL(/#s=[0-9a-f]{12}$/);
   const id = new URL(page.url()).hash.replace('#s=', '');
   await expect(page.locator(`[data-testid="session-item"][data-session-id="${id}"]`)).toHaveAttribute('aria-current', 'page');

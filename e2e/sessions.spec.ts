@@ -32,6 +32,7 @@ test('two windows on the same session stay in sync', async ({ app: a, server, co
   const id = await newSession(a, server.workspace);
   const b = await context.newPage();
   await b.goto(`${server.base}/#s=${id}`);
+  await expect(b.getByTestId('app')).toHaveAttribute('data-ready', 'true');
   await expect(b.getByTestId('session-title')).toHaveText('Untitled');
   await expect(b.getByTestId('connection-status')).toHaveAttribute('data-status', 'live');
   await expect(a.getByTestId('connection-status')).toHaveAttribute('data-status', 'live');

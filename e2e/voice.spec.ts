@@ -56,7 +56,7 @@ test.describe('voice', () => {
       await ctx.grantPermissions(['microphone'], { origin: server.base });
       const page = ctx.pages()[0] ?? (await ctx.newPage());
       await page.goto(`${server.base}/?token=${server.token}`);
-      await expect(page.getByTestId('app')).toBeVisible();
+      await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
       const cap = await page.evaluate(async () => (await (await fetch('/api/transcribe/capability')).json()) as { available: boolean; provider: string });
       if (!cap.available) {
         console.log(`SKIP voice/granted: the server reports speech-to-text unavailable (provider ${cap.provider})`);
@@ -97,7 +97,7 @@ test.describe('voice', () => {
     try {
       const page = ctx.pages()[0] ?? (await ctx.newPage());
       await page.goto(`${server.base}/?token=${server.token}`);
-      await expect(page.getByTestId('app')).toBeVisible();
+      await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
       const cap = await page.evaluate(async () => (await (await fetch('/api/transcribe/capability')).json()) as { available: boolean });
       if (!cap.available) {
         // Without a transcriber the button stays hidden; show it to exercise the permission path anyway.

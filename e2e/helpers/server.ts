@@ -27,7 +27,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   const workspace = path.join(root, 'workspace');
   fs.mkdirSync(stateDir);
   fs.mkdirSync(workspace);
-  const entry = path.resolve('dist/main/index.js');
+  // SATCHEL_E2E_ENTRY runs another build of the same entry (e.g. a patched copy while bisecting).
+  const entry = path.resolve(process.env.SATCHEL_E2E_ENTRY || 'dist/main/index.js');
   if (!fs.existsSync(entry)) throw new Error(`${entry} is missing: run "npm run build" first`);
   const child: ChildProcess = spawn(process.execPath, [entry, '--server-only', '--port', '0', '--state-dir', stateDir], {
     env: { ...process.env, SATCHEL_WEBUI_DEFAULT_WORKSPACE: workspace, SATCHEL_WEBUI_TOKEN: '', ...env },

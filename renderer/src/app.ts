@@ -58,6 +58,8 @@ class App {
       if (id && id !== this.current?.session_id) void this.open(id);
     });
     this.composer.focus();
+    // Tests (and anyone scripting the UI) wait for this before acting.
+    byId('app').dataset.ready = 'true';
   }
 
   private hashSession(): string | null {
@@ -88,9 +90,14 @@ class App {
     this.sidebar.setSessions(this.sessions, this.current?.session_id ?? null);
   }
 
+  /** Only the latest open() may show its session: a slow earlier load must not replace a newer choice. */
+  private openSeq = 0;
+
   async open(id: string): Promise<void> {
+    const seq = ++this.openSeq;
     try {
       const { session } = await api.session(id);
+      if (seq !== this.openSeq) return;
       if (session.session_id !== this.current?.session_id) this.composer.reset();
       this.show(session);
     } catch (err) {
