@@ -223,4 +223,49 @@ test.describe('Satchel desktop app', () => {
     expect(code).toBe(0);
     expect(await launched.app.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows().length)).toBe(1);
   });
+
+  test('--server-only runs without a window or a display and stops cleanly on SIGTERM', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: configHome, SATCHEL_LOG_LEVEL: 'warn' };
+    delete env.DISPLAY;
+    delete env.WAYLAND_DISPLAY;
+    const child = spawn(found.binary!, [...chromiumArgs, ROOT, '--server-only', '--port', '0', '--state-dir', path.join(configHome, 'state')], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    try {
+      const url = await new Promise<URL>((resolve, reject) => {
+        let out = '';
+        const timer = setTimeout(() => reject(new Error(`no ready line in ${LAUNCH_TIMEOUT_MS} ms`)), LAUNCH_TIMEOUT_MS);
+        child.stdout!.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const match = /^Satchel is running at (\S+)$/m.exec(out);
+          if (match) {
+            clearTimeout(timer);
+            resolve(new URL(match[1]!));
+          }
+        });
+        void exited.then(({ code }) => reject(new Error(`exited with ${code} before ready`)));
+      });
+      expect(url.hostname).toBe('127.0.0.1');
+      expect(url.searchParams.get('token')).toBeTruthy();
+      const health = await fetch(new URL('/health', url));
+      expect(health.status).toBe(200);
+      child.kill('SIGTERM');
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`still running ${EXIT_TIMEOUT_MS} ms after SIGTERM`)), EXIT_TIMEOUT_MS);
+      });
+      try {
+        expect(await Promise.race([exited, timeout])).toEqual({ code: 0, signal: null });
+      } finally {
+        clearTimeout(timer);
+      }
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
 });

@@ -27,6 +27,7 @@ import { createPickFolderHandler, PICK_FOLDER_CHANNEL } from './pick-folder.js';
 import { startOnRememberedPort } from './port-store.js';
 import { runHeadless } from './server-only.js';
 import { claimSingleInstance } from './single-instance.js';
+import { startupPlan } from './startup-plan.js';
 import { windowOptions } from './window-options.js';
 
 const PRELOAD_PATH = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
@@ -44,15 +45,15 @@ export function startElectron(argv: readonly string[]): void {
   applyPackagedModelDir(process.env, { isPackaged: app.isPackaged, resourcesPath: process.resourcesPath });
   // Every renderer sandboxed, including any the options below might miss.
   app.enableSandbox();
-  if (args.serverOnly) startServerOnly(args);
-  else startWindow(args);
+  const plan = startupPlan(args, process.platform);
+  // Switches only count before 'ready'; this runs while the entry module is still being evaluated.
+  for (const [name, value] of plan.switches) app.commandLine.appendSwitch(name, value);
+  if (plan.disableHardwareAcceleration) app.disableHardwareAcceleration();
+  if (plan.mode === 'server-only') startServerOnly(args);
+  else startWindow(args, plan.singleInstanceLock);
 }
 
 function startServerOnly(args: MainArgs): void {
-  // No display is needed: Ozone's headless platform skips X11/Wayland; these must be set before 'ready'.
-  if (process.platform === 'linux') app.commandLine.appendSwitch('ozone-platform', 'headless');
-  app.commandLine.appendSwitch('disable-gpu');
-  app.disableHardwareAcceleration();
   app
     .whenReady()
     .then(() => {
@@ -71,12 +72,12 @@ function startServerOnly(args: MainArgs): void {
     });
 }
 
-function startWindow(args: MainArgs): void {
+function startWindow(args: MainArgs, singleInstance: boolean): void {
   let mainWindow: BrowserWindow | undefined;
   let server: RunningServer | undefined;
   let closed = false;
 
-  if (!claimSingleInstance(app, () => mainWindow)) {
+  if (singleInstance && !claimSingleInstance(app, () => mainWindow)) {
     app.quit();
     return;
   }
