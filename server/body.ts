@@ -18,6 +18,7 @@ export async function readJsonBody(ctx: RequestContext, limit = MAX_JSON_BODY_BY
   const chunks: Buffer[] = [];
   let size = 0;
   await new Promise<void>((resolve, reject) => {
+    if (req.destroyed && !req.complete) return reject(new HttpError(400, 'Request body incomplete'));
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {

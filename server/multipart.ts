@@ -104,6 +104,7 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
 
   return new Promise<Multipart>((resolve, reject) => {
     const writes: Promise<void>[] = [];
+    const open = new Set<NodeJS.ReadableStream & { destroy(err?: Error): void }>();
     let failure: Error | undefined;
     let received = 0;
     let stall: NodeJS.Timeout | undefined;
@@ -145,6 +146,8 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
       bb.removeAllListeners('field');
       bb.on('error', () => {});
       bb.destroy();
+      // A destroyed parser does not end the file stream it was feeding: destroy each so its write settles.
+      for (const stream of open) stream.destroy(new Error('upload aborted'));
       void settle();
     };
 
@@ -168,14 +171,21 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
       });
       stream.on('limit', () => fail(new HttpError(400, `Upload too large (max ${opts.capBytes} bytes)`)));
       const out = fs.createWriteStream(stagedPath, { flags: 'wx', mode: 0o600 });
+      open.add(stream);
+      stream.once('close', () => open.delete(stream));
+      // The file is opened asynchronously: a pipeline torn down early can settle before the open completes
+      // and creates the file. Only the write stream's own 'close' means nothing more will touch the path.
+      const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
       writes.push(
-        pipeline(stream, out).then(
-          () => {},
-          (err: NodeJS.ErrnoException) => {
-            if (err.code === 'ENOSPC' || err.code === 'EDQUOT') fail(new HttpError(507, 'Not enough disk space to store the upload'));
-            else fail(err);
-          },
-        ),
+        pipeline(stream, out)
+          .then(
+            () => {},
+            (err: NodeJS.ErrnoException) => {
+              if (err.code === 'ENOSPC' || err.code === 'EDQUOT') fail(new HttpError(507, 'Not enough disk space to store the upload'));
+              else fail(err);
+            },
+          )
+          .then(() => closed),
       );
     });
     bb.on('field', (name, value, info) => {
@@ -204,6 +214,8 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
       if (!req.complete) fail(new ClientGoneError());
     });
     armStall();
+    // The client may have left while we were awaiting anything above: its 'close' has then already fired.
+    if (req.destroyed && !req.complete) return fail(new ClientGoneError());
     req.pipe(bb);
   });
 }

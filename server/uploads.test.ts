@@ -23,7 +23,7 @@ type Part = Parameters<typeof multipartBody>[1][number];
 async function post(pathname: string, parts: Part[], headers: Record<string, string> = {}) {
   const res = await srv.api(pathname, {
     method: 'POST',
-    body: multipartBody(BOUNDARY, parts),
+    body: new Uint8Array(multipartBody(BOUNDARY, parts)),
     headers: { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`, ...headers },
   });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
@@ -83,7 +83,7 @@ describe('4.1 framing checks, in order, before the body', () => {
   it('accepts a quoted boundary', async () => {
     const res = await srv.api('/api/upload', {
       method: 'POST',
-      body: multipartBody(BOUNDARY, [{ name: 'session_id', content: session }, { name: 'file', filename: 'q.txt', content: 'quoted' }]),
+      body: new Uint8Array(multipartBody(BOUNDARY, [{ name: 'session_id', content: session }, { name: 'file', filename: 'q.txt', content: 'quoted' }])),
       headers: { 'Content-Type': `multipart/form-data; boundary="${BOUNDARY}"` },
     });
     expect(res.status).toBe(200);
@@ -246,7 +246,7 @@ describe('4.4 upload and extract', () => {
     const zip = await zipOf({ 'readme.txt': 'hello', 'docs/guide.md': '# Guide' });
     const { status, body } = await post('/api/upload/extract', [{ name: 'session_id', content: session }, { name: 'file', filename: 'bundle.zip', content: zip }]);
     expect(status).toBe(200);
-    expect(body).toEqual({ ok: true, extracted: 2, files: ['bundle/readme.txt', 'bundle/docs/guide.md'].sort(), dest: path.join(attachDir(), 'bundle') });
+    expect({ ...body, files: [...body.files].sort() }).toEqual({ ok: true, extracted: 2, files: ['bundle/docs/guide.md', 'bundle/readme.txt'], dest: path.join(attachDir(), 'bundle') });
     expect(await fs.readFile(path.join(attachDir(), 'bundle', 'docs', 'guide.md'), 'utf8')).toBe('# Guide');
     const again = await post('/api/upload/extract', [{ name: 'session_id', content: session }, { name: 'file', filename: 'bundle.zip', content: zip }]);
     expect(again.body.dest).toMatch(/\/bundle_\d{3}$/);
@@ -319,13 +319,13 @@ describe('4.7 workspace upload', () => {
     const zip = await zipOf({ 'one.txt': '1', 'nested/two.txt': '2' });
     const { status, body } = await post('/api/workspace/upload', [{ name: 'session_id', content: id }, { name: 'path', content: 'arch' }, { name: 'file', filename: 'pack.zip', content: zip }]);
     expect(status).toBe(200);
-    expect(body).toEqual({
+    expect({ ...body, extracted_files: [...body.extracted_files].sort() }).toEqual({
       filename: 'pack.zip',
       path: path.join(ws, 'arch', 'pack'),
       size: zip.length,
       is_image: false,
       extracted: true,
-      extracted_files: ['pack/nested/two.txt', 'pack/one.txt'].sort(),
+      extracted_files: ['pack/nested/two.txt', 'pack/one.txt'],
       extracted_count: 2,
     });
     expect(await fs.readFile(path.join(ws, 'arch/pack/nested/two.txt'), 'utf8')).toBe('2');

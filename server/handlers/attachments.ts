@@ -53,6 +53,7 @@ function fileAndSession(input: HandlerInput, form: Multipart): { file: StagedFil
 export async function uploadAttachment(input: HandlerInput): Promise<void> {
   const { ctx, app, profile } = input;
   const form = await parseMultipart(ctx, { stagingDir: app.stagingDir, capBytes: app.config.maxUploadBytes });
+  let attachment: Attachment;
   try {
     const { file, sessionId } = fileAndSession(input, form);
     const safeName = sanitizeFilename(file.filename);
@@ -62,18 +63,20 @@ export async function uploadAttachment(input: HandlerInput): Promise<void> {
       rejected: () => [403, 'Upload destination rejected'],
     });
     const type = guessMime(placed.name);
-    const attachment: Attachment = { filename: placed.name, path: placed.path, size: file.size, mime: type, is_image: type.startsWith('image/') };
+    attachment = { filename: placed.name, path: placed.path, size: file.size, mime: type, is_image: type.startsWith('image/') };
     await app.sessions.addAttachment(sessionId, attachment);
     app.events.publish({ name: 'attachment_added', profile, data: { session_id: sessionId, attachment } });
-    await sendJson(ctx, 200, attachment);
   } finally {
+    // Before answering: once the client has its answer, nothing of the upload may be left in staging.
     await form.cleanup();
   }
+  await sendJson(ctx, 200, attachment);
 }
 
 export async function uploadAndExtract(input: HandlerInput): Promise<void> {
   const { ctx, app, profile } = input;
   const form = await parseMultipart(ctx, { stagingDir: app.stagingDir, capBytes: app.config.maxUploadBytes });
+  let body: { ok: true; extracted: number; files: string[]; dest: string };
   try {
     const { file, sessionId } = fileAndSession(input, form);
     const safeName = sanitizeFilename(file.filename);
@@ -91,11 +94,12 @@ export async function uploadAndExtract(input: HandlerInput): Promise<void> {
         signal: abort.signal,
       });
       app.events.publish({ name: 'attachment_added', profile, data: { session_id: sessionId, extracted: result.files.length, dest } });
-      await sendJson(ctx, 200, { ok: true, extracted: result.extracted, files: result.files, dest });
+      body = { ok: true, extracted: result.extracted, files: result.files, dest };
     } finally {
       ctx.res.off('close', onClose);
     }
   } finally {
     await form.cleanup();
   }
+  await sendJson(ctx, 200, body);
 }

@@ -35,6 +35,7 @@ export async function transcribe({ ctx, app }: HandlerInput): Promise<void> {
     if (!ctx.res.writableFinished) abort.abort();
   };
   ctx.res.once('close', onClose);
+  let transcript: string;
   try {
     const file = form.file('file');
     if (!file) throw new HttpError(400, 'No file field in request');
@@ -62,10 +63,11 @@ export async function transcribe({ ctx, app }: HandlerInput): Promise<void> {
       const lower = text.toLowerCase();
       throw new HttpError(lower.includes('unavailable') || lower.includes('not configured') ? 503 : 400, text);
     }
-    await sendJson(ctx, 200, { ok: true, transcript: (result.transcript ?? '').trim() });
+    transcript = (result.transcript ?? '').trim();
   } finally {
     ctx.res.off('close', onClose);
     if (audioPath) await fs.rm(audioPath, { force: true }).catch(() => {});
     await form.cleanup();
   }
+  await sendJson(ctx, 200, { ok: true, transcript });
 }

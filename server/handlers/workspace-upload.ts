@@ -90,6 +90,7 @@ async function storeOne(file: StagedFile, target: string, maxUploadBytes: number
 export async function uploadToWorkspace(input: HandlerInput): Promise<void> {
   const { ctx, app, profile } = input;
   const form = await parseMultipart(ctx, { stagingDir: app.stagingDir, capBytes: app.config.maxUploadBytes });
+  const items: WorkspaceItem[] = [];
   try {
     const sessionId = form.fields.get('session_id') ?? '';
     if (!sessionId) throw new HttpError(400, 'Missing session_id');
@@ -98,7 +99,6 @@ export async function uploadToWorkspace(input: HandlerInput): Promise<void> {
     const workspace = await app.workspaces.validate(session.workspace);
     const requested = form.fields.get('path') ?? '';
     const target = await uploadTarget(workspace, requested);
-    const items: WorkspaceItem[] = [];
     for (const file of form.files) {
       if (!file.filename) continue;
       items.push(await storeOne(file, target, app.config.maxUploadBytes));
@@ -108,8 +108,8 @@ export async function uploadToWorkspace(input: HandlerInput): Promise<void> {
       profile,
       data: { session_id: session.session_id, path: path.relative(workspace, target).split(path.sep).join('/') },
     });
-    await sendJson(ctx, 200, items.length === 1 ? items[0] : { files: items, count: items.length });
   } finally {
     await form.cleanup();
   }
+  await sendJson(ctx, 200, items.length === 1 ? items[0] : { files: items, count: items.length });
 }
