@@ -11,6 +11,7 @@ import {
   DEFAULT_OPENAI_MODEL,
   DEFAULT_TIMEOUT_MS,
   loadSttConfig,
+  resetSttConfigWarnings,
   SETTINGS_FILE_NAME,
 } from './config.js';
 import { defaultModelDir } from './local.js';
@@ -29,6 +30,7 @@ beforeEach(() => {
   stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-sttcfg-'));
   lines = [];
   restoreLog = setLogSink((line) => lines.push(line));
+  resetSttConfigWarnings();
 });
 afterEach(() => {
   restoreLog();
@@ -197,6 +199,17 @@ describe('loadSttConfig', () => {
     expect(lines).toHaveLength(2);
   });
 
+  it('logs each distinct warning once, since the handlers load the settings per request', () => {
+    writeSettings({ timeoutMs: 'soon' });
+    for (let i = 0; i < 5; i++) loadSttConfig(stateDir, { SATCHEL_STT_ENABLED: 'perhaps' });
+    expect(lines).toHaveLength(2);
+    loadSttConfig(stateDir, { SATCHEL_STT_ENABLED: 'nah' });
+    expect(lines).toHaveLength(2); // same key, same reason: already said
+    resetSttConfigWarnings();
+    loadSttConfig(stateDir, {});
+    expect(lines).toHaveLength(3);
+  });
+
   it('warns about a command without {input} but keeps it', () => {
     const cfg = loadSttConfig(stateDir, { SATCHEL_STT_COMMAND: '["stt-tool","--stdin"]' });
     expect(cfg.command).toEqual(['stt-tool', '--stdin']);
@@ -248,6 +261,7 @@ describe('loadSttConfig on arbitrary input', () => {
       fc.property(settingsValue, fc.dictionary(fc.constantFrom(...ENV_NAMES), envValue), (settings, env) => {
         fs.writeFileSync(path.join(stateDir, SETTINGS_FILE_NAME), settings);
         lines = [];
+        resetSttConfigWarnings();
         const cfg = loadSttConfig(stateDir, env);
         expect(typeof cfg.enabled).toBe('boolean');
         expect(path.isAbsolute(cfg.modelDir)).toBe(true);

@@ -33,6 +33,8 @@ export const DEFAULT_GROQ_MODEL = 'whisper-large-v3-turbo';
 export const DEFAULT_TIMEOUT_MS = 120_000;
 /** Longer than any sane transcription; guards against a typo like 1e12 turning a hang into forever. */
 export const MAX_TIMEOUT_MS = 60 * 60_000;
+/** The handlers load the settings per request: each distinct warning is logged once, up to this many. */
+export const MAX_REMEMBERED_WARNINGS = 256;
 /** A reported unknown provider name is cut to this length (it is echoed by the capability route). */
 export const MAX_PROVIDER_NAME_LENGTH = 64;
 
@@ -71,6 +73,20 @@ const AUTO_WORDS = new Set(['', 'auto']);
 const LANGUAGE_PATTERN = /^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$/;
 
 type Source = 'file' | 'env';
+
+const warned = new Set<string>();
+
+/** Forget which warnings were logged (tests; a settings reload that should speak up again). */
+export function resetSttConfigWarnings(): void {
+  warned.clear();
+}
+
+function warnOnce(message: string): void {
+  if (warned.has(message)) return;
+  if (warned.size >= MAX_REMEMBERED_WARNINGS) warned.clear();
+  warned.add(message);
+  log.warn(message);
+}
 type Warn = (key: string, why: string) => void;
 
 function parseBoolean(raw: unknown, key: string, warn: Warn): boolean | undefined {
@@ -286,7 +302,7 @@ function hosted(fileValue: Partial<HostedConfig>, envValue: Partial<HostedConfig
  * overridden by the environment. Never throws for a bad file: a warning names the key, never its value.
  */
 export function loadSttConfig(stateDir: string, env: NodeJS.ProcessEnv = process.env): SttConfig {
-  const warn: Warn = (key, why) => log.warn(`Speech-to-text setting ${key}: ${why}`);
+  const warn: Warn = (key, why) => warnOnce(`Speech-to-text setting ${key}: ${why}`);
   const file = fileLayer(readSettingsFile(path.join(stateDir, SETTINGS_FILE_NAME), warn), warn);
   const fromEnv = envLayer(env, warn);
   // A present-but-invalid env value leaves the file's value in force (it was warned about).
