@@ -159,6 +159,24 @@ describe('probeCapability', () => {
     });
   });
 
+  it('finds a bare local_command program on PATH, and only if it is executable', async () => {
+    const bin = path.join(dir, 'bin');
+    fs.mkdirSync(bin);
+    const tool = path.join(bin, 'satchel-fake-stt');
+    fs.writeFileSync(tool, '#!/bin/sh\necho ran > "$0.ran"\n', { mode: 0o644 });
+    const savedPath = process.env.PATH;
+    process.env.PATH = `${bin}${path.delimiter}${savedPath ?? ''}`;
+    try {
+      const cfg = config({ SATCHEL_STT_LOCAL_COMMAND: '["satchel-fake-stt","{input}"]' });
+      expect(await probeCapability(cfg)).toEqual({ available: false, provider: 'none' });
+      fs.chmodSync(tool, 0o755);
+      expect(await probeCapability(cfg)).toEqual({ available: true, provider: 'local_command' });
+    } finally {
+      process.env.PATH = savedPath;
+    }
+    expect(fs.existsSync(`${tool}.ran`)).toBe(false);
+  });
+
   it('reports an unknown configured provider by its name', async () => {
     expect(await probeCapability(config({ SATCHEL_STT_PROVIDER: 'whisper', OPENAI_API_KEY: OPENAI_KEY }))).toEqual({
       available: false,
@@ -266,6 +284,23 @@ describe('transcribeFile', () => {
       ['json-ok', audio],
       ['json-fail', audio, 'Engine unavailable'],
     ]);
+  });
+
+  it('applies SATCHEL_STT_TIMEOUT_MS to a hosted request', async () => {
+    fake.reply = () => 'hang';
+    const started = Date.now();
+    const result = await transcribeFile(config({ OPENAI_API_KEY: OPENAI_KEY, SATCHEL_STT_TIMEOUT_MS: '300' }), audio);
+    expect(result).toEqual({ success: false, error: 'OpenAI is unavailable (timed out)' });
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('passes the caller’s abort through (the client left)', async () => {
+    const controller = new AbortController();
+    const run = transcribeFile(config({ SATCHEL_STT_PROVIDER: 'command', SATCHEL_STT_COMMAND: cmd('hang') }), audio, {
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(new Error('client disconnected')), 200);
+    await expect(run).rejects.toThrow('client disconnected');
   });
 
   it('throws (→ 500) when the command crashes', async () => {
