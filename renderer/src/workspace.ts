@@ -193,6 +193,9 @@ export class WorkspacePanel {
       notify('Open or create a session first: uploads go into its workspace.', 'error');
       return;
     }
+    // Open the folder that receives the files (and its parents) so the result shows up in the tree.
+    const parts = base.split('/').filter(Boolean);
+    for (let i = 1; i <= parts.length; i++) this.expanded.add(parts.slice(0, i).join('/'));
     for (const picked of files) {
       const target = joinPath(base, dirOf(picked.relativePath));
       const row = h('li', { class: 'ws-result', 'data-testid': 'ws-result', 'data-status': 'queued', 'data-name': picked.file.name });
