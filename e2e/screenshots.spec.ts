@@ -40,6 +40,7 @@ for (const scheme of ['light', 'dark'] as const) {
     await expect(chip.getByTestId('extract-result')).toBeVisible();
     await page.getByTestId('ws-file-input').setInputFiles({ name: 'report.docx', mimeType: 'application/octet-stream', buffer: await buildDocx('Quarterly Report', 'Revenue grew by twelve percent.') });
     await expect(page.getByTestId('sidecar-open')).toBeVisible();
+    await expect(page.locator('[data-testid="ws-entry"][data-path="report.docx.md"]')).toBeVisible();
     await page.locator('[data-testid="ws-entry"][data-path="notes"] > .tree-row').click();
     await expect(page.locator('[data-testid="ws-entry"][data-path="notes/todo.md"]')).toBeVisible();
     await page.getByTestId('composer-input').fill('Can you check the budget?');

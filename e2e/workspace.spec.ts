@@ -106,6 +106,9 @@ test('a .docx uploaded to the workspace gets its Office sidecar, rendered as Mar
   ]);
   const row = page.locator('[data-testid="ws-result"][data-name="report.docx"]');
   await expect(row).toHaveAttribute('data-status', 'done');
+  expect(docx.length).toBeLessThan(1024);
+  await expect(row.getByTestId('ws-result-done')).toHaveText(`Uploaded · ${docx.length} B`);
+  await expect(row.getByTestId('ws-result-error')).toHaveCount(0);
   const open = row.getByTestId('sidecar-open');
   await expect(open).toHaveAttribute('data-path', 'report.docx.md');
   await open.click();

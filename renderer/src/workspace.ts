@@ -278,7 +278,10 @@ export class WorkspacePanel {
     const item = extra.item;
     if (status === 'done' && item) {
       const stored = joinPath(target, item.filename ?? picked.file.name);
-      if (item.extracted === true) {
+      if (item.extract_error) {
+        // The server answers `extracted: false` for every non-archive; only an error text means a failure.
+        row.appendChild(h('p', { class: 'error-text small', 'data-testid': 'ws-result-error', role: 'alert' }, `Not extracted: ${item.extract_error}`));
+      } else if (item.extracted === true) {
         const files = item.extracted_files ?? item.files ?? [];
         row.appendChild(
           h(
@@ -288,8 +291,6 @@ export class WorkspacePanel {
             h('ul', { class: 'extract-list', 'data-testid': 'ws-extract-list' }, files.map((f) => h('li', { 'data-testid': 'ws-extract-file' }, f))),
           ),
         );
-      } else if (item.extracted === false) {
-        row.appendChild(h('p', { class: 'error-text small', 'data-testid': 'ws-result-error', role: 'alert' }, `Not extracted: ${item.extract_error ?? 'unknown error'}`));
       } else {
         row.appendChild(h('span', { class: 'muted small', 'data-testid': 'ws-result-done' }, `Uploaded · ${formatBytes(item.size ?? picked.file.size)}`));
       }
