@@ -29,6 +29,7 @@ const { values } = parseArgs({
     json: { type: 'string' },
     worker: { type: 'string' }, // internal: the pinned measuring process, given the clip list file
     'cold-child': { type: 'string' }, // internal: one cold-start measurement of this clip
+    preload: { type: 'boolean', default: false }, // internal: the cold child preloads first (server start)
   },
 });
 const execFileP = promisify(execFile);
@@ -36,12 +37,20 @@ const pin = (args) => (hasCommand('taskset') ? ['taskset', ['-c', '0', ...args]]
 
 if (values['cold-child']) {
   // Everything a first /api/transcribe pays in a fresh server process: module import, model load, inference.
+  // With --preload, the model loads first (as at server start) and only the request itself is timed.
   const started = performance.now();
-  const { transcribeLocalFile, defaultModelDir } = await import(new URL('local.js', dist).href);
+  const cpuStart = process.cpuUsage();
+  const { transcribeLocalFile, preloadLocalModel, defaultModelDir } = await import(new URL('local.js', dist).href);
   const imported = performance.now();
+  if (values.preload) await preloadLocalModel(defaultModelDir());
+  const requested = performance.now();
+  const cpuRequested = process.cpuUsage();
   const text = await transcribeLocalFile(values['cold-child'], { modelDir: defaultModelDir() });
   const done = performance.now();
-  console.log(JSON.stringify({ importMs: imported - started, firstMs: done - started, text }));
+  const cpu = process.cpuUsage(values.preload ? cpuRequested : cpuStart);
+  const firstCpuMs = (cpu.user + cpu.system) / 1000;
+  const maxRssMiB = process.resourceUsage().maxRSS / 1024;
+  console.log(JSON.stringify({ importMs: imported - started, loadMs: requested - imported, firstMs: done - (values.preload ? requested : started), firstCpuMs, maxRssMiB, text }));
   process.exit(0);
 }
 
@@ -56,14 +65,24 @@ if (values.worker) {
     const decodeStart = performance.now();
     const pcm = await decodeToPcm16k(clip.file);
     const decodeMs = performance.now() - decodeStart;
+    const decodeCpu = process.cpuUsage();
+    // The first Opus decode in a process compiles the WASM decoder; the second shows the steady cost.
+    const warmStart = performance.now();
+    await decodeToPcm16k(clip.file);
+    const decodeWarmMs = performance.now() - warmStart;
+    const decodeWarmCpuMs = ((u) => (u.user + u.system) / 1000)(process.cpuUsage(decodeCpu));
     const times = [];
+    const cpuTimes = [];
     let text = '';
     for (let r = 0; r < runs; r++) {
       const t = performance.now();
+      const cpu = process.cpuUsage();
       text = await transcribePcm(pcm, { modelDir });
+      const used = process.cpuUsage(cpu);
       times.push(performance.now() - t);
+      cpuTimes.push((used.user + used.system) / 1000);
     }
-    results.push({ ...clip, seconds: pcm.length / SAMPLE_RATE, decodeMs, inferMs: median(times), text });
+    results.push({ ...clip, seconds: pcm.length / SAMPLE_RATE, decodeMs, decodeWarmMs, decodeWarmCpuMs, inferMs: median(times), inferCpuMs: median(cpuTimes), text });
   }
   console.log(JSON.stringify({ results, maxRssMiB: process.resourceUsage().maxRSS / 1024 }));
   process.exit(0);
@@ -119,12 +138,18 @@ try {
   const { stdout } = await execFileP(cmd, args, { env: { ...process.env, SATCHEL_LOG_LEVEL: 'error' }, timeout: CHILD_TIMEOUT_MS, maxBuffer: 64 << 20 });
   const { results, maxRssMiB } = JSON.parse(stdout.trim().split('\n').pop());
 
-  const cold = [];
-  for (let i = 0; i < Number(values.cold); i++) {
-    const [c, a] = pin([process.execPath, new URL(import.meta.url).pathname, '--cold-child', clips[1].file]);
+  const coldRun = async (preload) => {
+    const extra = preload ? ['--preload'] : [];
+    const [c, a] = pin([process.execPath, new URL(import.meta.url).pathname, '--cold-child', webmFile, ...extra]);
     const wallStart = performance.now();
     const out = await execFileP(c, a, { env: { ...process.env, SATCHEL_LOG_LEVEL: 'error' }, timeout: CHILD_TIMEOUT_MS });
-    cold.push({ ...JSON.parse(out.stdout.trim().split('\n').pop()), wallMs: performance.now() - wallStart });
+    return { ...JSON.parse(out.stdout.trim().split('\n').pop()), wallMs: performance.now() - wallStart };
+  };
+  const cold = [];
+  const preloaded = [];
+  for (let i = 0; i < Number(values.cold); i++) {
+    cold.push(await coldRun(false));
+    preloaded.push(await coldRun(true));
   }
 
   const clipResults = results.filter((r) => r.group !== 'long' && r.group !== 'webm');
@@ -137,6 +162,7 @@ try {
       clips: rows.length,
       wer: edits / words,
       medianRtf: median(rows.map((r) => r.inferMs / 1000 / r.seconds)),
+      medianCpuRtf: median(rows.map((r) => r.inferCpuMs / 1000 / r.seconds)),
       medianSeconds: median(rows.map((r) => r.seconds)),
     };
   });
@@ -151,17 +177,33 @@ try {
     command: `node bench/stt.mjs --runs ${values.runs} --cold ${values.cold}`,
     clips: clipResults.length,
     medianRtf: median(clipResults.map((r) => r.inferMs / 1000 / r.seconds)),
+    // CPU time per audio second: what one core of our own would take, whatever else shares the machine.
+    medianCpuRtf: median(clipResults.map((r) => r.inferCpuMs / 1000 / r.seconds)),
+    loadAverage: os.loadavg()[0],
     werFlite: corpusWer(fliteRows),
     werAll: corpusWer(clipResults),
     peakRssMiB: maxRssMiB,
     groups,
-    long: { seconds: longRow.seconds, rtf: longRow.inferMs / 1000 / longRow.seconds, wer: wordErrorRate(longRow.reference, longRow.text) },
-    webm: { seconds: webmRow.seconds, decodeMs: webmRow.decodeMs, decodeRtf: webmRow.decodeMs / 1000 / webmRow.seconds, wer: wordErrorRate(webmRow.reference, webmRow.text) },
+    long: { seconds: longRow.seconds, rtf: longRow.inferMs / 1000 / longRow.seconds, cpuRtf: longRow.inferCpuMs / 1000 / longRow.seconds, wer: wordErrorRate(longRow.reference, longRow.text) },
+    webm: {
+      seconds: webmRow.seconds,
+      firstDecodeMs: webmRow.decodeMs,
+      warmDecodeMs: webmRow.decodeWarmMs,
+      warmDecodeRtf: webmRow.decodeWarmMs / 1000 / webmRow.seconds,
+      warmDecodeCpuMs: webmRow.decodeWarmCpuMs,
+      wer: wordErrorRate(webmRow.reference, webmRow.text),
+    },
     cold: {
       runs: cold.length,
+      clip: `${webmRow.seconds.toFixed(2)} s WebM/Opus`,
       medianFirstRequestMs: median(cold.map((c) => c.firstMs)),
+      medianFirstRequestCpuMs: median(cold.map((c) => c.firstCpuMs)),
       medianImportMs: median(cold.map((c) => c.importMs)),
       medianProcessWallMs: median(cold.map((c) => c.wallMs)),
+      medianPeakRssMiB: median(cold.map((c) => c.maxRssMiB)),
+      medianFirstRequestAfterPreloadMs: median(preloaded.map((c) => c.firstMs)),
+      medianFirstRequestAfterPreloadCpuMs: median(preloaded.map((c) => c.firstCpuMs)),
+      medianPreloadMs: median(preloaded.map((c) => c.loadMs)),
     },
     worst: clipResults
       .map((r) => ({ group: r.group, wer: wordErrorRate(r.reference, r.text), reference: r.reference, text: r.text }))
