@@ -40,17 +40,19 @@ export async function runCli(argv: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const server = await startServer(config);
-  process.stdout.write(`Satchel is running at ${server.tokenUrl}\n`);
+  // Signal handlers go in before the ready line: a caller may signal the moment it reads it.
   let stopping = false;
+  let server: Awaited<ReturnType<typeof startServer>> | undefined;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info(`${signal} received, shutting down`);
-    void server.close().then(() => process.exit(0));
+    void (server ? server.close() : Promise.resolve()).then(() => process.exit(0));
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+  server = await startServer(config);
+  process.stdout.write(`Satchel is running at ${server.tokenUrl}\n`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

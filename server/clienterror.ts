@@ -35,7 +35,9 @@ export function classifyParseError(code: string | undefined, rawPacket: Buffer |
 type ParserError = Error & { code?: string; rawPacket?: Buffer };
 
 export function handleClientError(err: ParserError, socket: Duplex): void {
-  if (isClientDisconnect(err) || !socket.writable) {
+  // HPE_INVALID_EOF_STATE: the peer closed in the middle of a request (a cancelled upload). Destroying the
+  // socket is what tells the request's handler, through 'close', that its client is gone.
+  if (isClientDisconnect(err) || err.code === 'HPE_INVALID_EOF_STATE' || !socket.writable) {
     log.debug('client error on a closed connection', err.code);
     socket.destroy();
     return;
