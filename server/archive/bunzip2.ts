@@ -103,6 +103,8 @@ export class Bunzip2 extends Duplex {
     Atomics.store(this.shared, CREDIT, CREDIT_WINDOW);
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
+      // The source is CommonJS; an inherited --input-type=module would make it an ES module.
+      execArgv: process.execArgv.filter((arg) => !arg.startsWith('--input-type')),
       workerData: {
         bzip2Path: require.resolve('unbzip2-stream/lib/bzip2.js'),
         bitIteratorPath: require.resolve('unbzip2-stream/lib/bit_iterator.js'),
@@ -120,7 +122,8 @@ export class Bunzip2 extends Duplex {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (err?: Error | null) => void): void {
-    const copy = chunk.buffer.slice(chunk.byteOffset, chunk.byteOffset + chunk.length);
+    // A fresh ArrayBuffer (never the pooled or shared one behind small Buffers), so it can be transferred.
+    const copy = new Uint8Array(chunk).buffer;
     this.waiting = callback;
     this.worker.postMessage({ type: 'data', chunk: copy }, [copy]);
   }

@@ -10,9 +10,12 @@ import fs from 'node:fs';
 import { Readable, pipeline } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import zlib from 'node:zlib';
-import { XzReadableStream } from 'xz-decompress';
+// A webpack UMD bundle: Node's ESM loader sees only its default export.
+import xzDecompress from 'xz-decompress';
 import { Bunzip2 } from './bunzip2.js';
 import { EXTRACT_CHUNK_BYTES } from './limits.js';
+
+const { XzReadableStream } = xzDecompress;
 
 export type TarKind = 'tar' | 'tar.gz' | 'tar.bz2' | 'tar.xz';
 
