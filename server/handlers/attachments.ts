@@ -15,6 +15,7 @@ import { visibleSession } from './sessions.js';
 
 export const MAX_SESSION_DIR_CHARS = 120;
 export const ATTACHMENT_DIR_ENV = 'SATCHEL_WEBUI_ATTACHMENT_DIR';
+export const DISK_FULL_EXTRACT = 'Not enough disk space to extract the archive';
 
 export function guessMime(name: string): string {
   return mime.lookup(name) || 'application/octet-stream';
@@ -92,6 +93,9 @@ export async function uploadAndExtract(input: HandlerInput): Promise<void> {
       const result = await extractArchive(file.stagedPath, safeName, dest, base, {
         maxBytes: maxExtractedBytes(app.config.maxUploadBytes),
         signal: abort.signal,
+      }).catch((err: NodeJS.ErrnoException) => {
+        if (err?.code === 'ENOSPC' || err?.code === 'EDQUOT') throw new HttpError(507, DISK_FULL_EXTRACT);
+        throw err;
       });
       app.events.publish({ name: 'attachment_added', profile, data: { session_id: sessionId, extracted: result.files.length, dest } });
       body = { ok: true, extracted: result.extracted, files: result.files, dest };

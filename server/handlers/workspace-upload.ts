@@ -10,7 +10,7 @@ import { log } from '../log.js';
 import { parseMultipart, type StagedFile } from '../multipart.js';
 import { officeFormat, writeOfficeSidecar, type Sidecar } from '../office/index.js';
 import { sendJson } from '../respond.js';
-import { guessMime } from './attachments.js';
+import { DISK_FULL_EXTRACT, guessMime } from './attachments.js';
 import { visibleSession } from './sessions.js';
 
 const EXTRACTION_FAILED = 'Archive extraction failed';
@@ -67,7 +67,13 @@ async function storeOne(file: StagedFile, target: string, maxUploadBytes: number
       };
     } catch (err) {
       if (!(err instanceof ValueError)) log.warn(`extracting ${placed.name} failed:`, err);
-      const text = err instanceof ValueError && err.message.trim() ? err.message : EXTRACTION_FAILED;
+      const code = (err as NodeJS.ErrnoException)?.code;
+      const text =
+        code === 'ENOSPC' || code === 'EDQUOT'
+          ? DISK_FULL_EXTRACT
+          : err instanceof ValueError && err.message.trim()
+            ? err.message
+            : EXTRACTION_FAILED;
       return { filename: placed.name, path: placed.path, size: file.size, mime: type, is_image: false, extracted: false, extract_error: text };
     } finally {
       await fs.rm(placed.path, { force: true });
