@@ -1,6 +1,7 @@
-// Office sidecar conversion time: Satchel's guarded pipeline (read, zip guard, parse, Markdown) against the
-// floor of the same work without Satchel (mammoth alone on the buffer for .docx; yauzl reading every member
-// with no limits for the guard; fast-xml-parser alone on the same parts for .xlsx/.pptx). Single process,
+// Office sidecar conversion time: Satchel's guarded pipeline (read, zip guard, parse, Markdown) against a
+// reference doing only the library work without Satchel: mammoth alone on the buffer for .docx; yauzl
+// unzipping every member plus fast-xml-parser parsing every XML part for .xlsx/.pptx; yauzl unzipping with no
+// limits for the guard. Single process,
 // pinned to one core when taskset exists. Needs the compiled server (`npm run build`, or --dist DIR).
 //   node bench/office.mjs [--runs 15] [--dist dist]
 import { execFileSync } from 'node:child_process';
@@ -94,15 +95,29 @@ async function floor(format, buffer) {
   return n;
 }
 
-async function time(fn) {
-  const samples = [];
-  await fn(); // warm-up
+/** Peak RSS (MiB) of a fresh Node converting `file` once, minus that of one that only loads the modules. */
+function peakRss(file, format) {
+  const script = (convert) => `
+    const office = await import(${JSON.stringify(pathToFileURL(path.join(dist, 'server/office/index.js')).href)});
+    await import('mammoth');
+    ${convert ? `await office.officeToMarkdown(${JSON.stringify(file)}, '${format}');` : ''}
+    console.log(process.resourceUsage().maxRSS);`;
+  const run = (convert) => Number(execFileSync(process.execPath, ['--input-type=module', '-e', script(convert)], { cwd: path.dirname(new URL(import.meta.url).pathname), encoding: 'utf8' }));
+  return (run(true) - run(false)) / 1024;
+}
+
+/** Median ms of each function; the functions take turns within each run so machine noise hits them alike. */
+async function timeInterleaved(fns) {
+  const samples = fns.map(() => []);
+  for (const fn of fns) await fn(); // warm-up
   for (let i = 0; i < runs; i++) {
-    const t0 = process.hrtime.bigint();
-    await fn();
-    samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    for (const [k, fn] of fns.entries()) {
+      const t0 = process.hrtime.bigint();
+      await fn();
+      samples[k].push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
   }
-  return median(samples);
+  return samples.map(median);
 }
 
 const dir = await tempDir('satchel-bench-office-');
@@ -111,12 +126,14 @@ try {
   for (const [format, label, buffer] of await cases()) {
     const file = path.join(dir, `f.${format}`);
     await fs.writeFile(file, buffer);
-    const ours = await time(() => office.officeToMarkdown(file, format));
-    const base = await time(() => floor(format, buffer));
-    const guard = await time(() => readGuardedZip(buffer, office.OFFICE_LIMITS));
-    const unguarded = await time(() => rawMembers(buffer));
+    const [ours, base, guard, unguarded] = await timeInterleaved([
+      () => office.officeToMarkdown(file, format),
+      () => floor(format, buffer),
+      () => readGuardedZip(buffer, office.OFFICE_LIMITS),
+      () => rawMembers(buffer),
+    ]);
     const md = await office.officeToMarkdown(file, format);
-    rows.push({ label, kb: Math.round(buffer.length / 1024), ours, base, guard, unguarded, mdChars: md.length });
+    rows.push({ label, kb: Math.round(buffer.length / 1024), ours, base, guard, unguarded, mdChars: md.length, rss: peakRss(file, format) });
   }
 } finally {
   await fs.rm(dir, { recursive: true, force: true });
@@ -124,8 +141,8 @@ try {
 
 const f = (x) => x.toFixed(1);
 console.log(`Machine: ${machine()}; ${runs} runs per figure, median ms.`);
-console.log('| case | file KiB | Satchel officeToMarkdown | floor (library alone) | ratio | zip guard | yauzl unguarded | ratio | Markdown chars |');
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log('| case | file KiB | Satchel officeToMarkdown | reference (library alone) | ratio | zip guard | yauzl unguarded | ratio | Markdown chars | extra peak RSS MiB |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows) {
-  console.log(`| ${r.label} | ${r.kb} | ${f(r.ours)} | ${f(r.base)} | ${(r.ours / r.base).toFixed(2)} | ${f(r.guard)} | ${f(r.unguarded)} | ${(r.guard / r.unguarded).toFixed(2)} | ${r.mdChars} |`);
+  console.log(`| ${r.label} | ${r.kb} | ${f(r.ours)} | ${f(r.base)} | ${(r.ours / r.base).toFixed(2)} | ${f(r.guard)} | ${f(r.unguarded)} | ${(r.guard / r.unguarded).toFixed(2)} | ${r.mdChars} | ${r.rss.toFixed(0)} |`);
 }

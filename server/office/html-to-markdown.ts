@@ -15,11 +15,9 @@ const ATTRIBUTE = /([^\s=>"/]+)="([^"]*)"/g;
 const VOID = new Set(['br', 'img', 'input', 'hr']);
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 const SAFE_LINK = /^(https?:|mailto:)/i;
-// A list nested deeper than this in a Word document is a formatting accident; flatten the rest.
-const MAX_LIST_DEPTH = 9;
 
 export function htmlToMarkdown(html: string): string {
-  return joinBlocks(blocksOf(parseHtml(html).children, 0));
+  return joinBlocks(blocksOf(parseHtml(html).children));
 }
 
 function parseHtml(html: string): HtmlElement {
@@ -60,7 +58,7 @@ function decodeEntities(text: string): string {
   });
 }
 
-function blocksOf(nodes: readonly HtmlNode[], listDepth: number): string[] {
+function blocksOf(nodes: readonly HtmlNode[]): string[] {
   const blocks: string[] = [];
   let loose: HtmlNode[] = [];
   const flushLoose = () => {
@@ -71,7 +69,7 @@ function blocksOf(nodes: readonly HtmlNode[], listDepth: number): string[] {
   for (const node of nodes) {
     if (typeof node !== 'string' && isBlock(node.tag)) {
       flushLoose();
-      blocks.push(...blockOf(node, listDepth));
+      blocks.push(...blockOf(node));
     } else {
       loose.push(node);
     }
@@ -85,7 +83,7 @@ function isBlock(tag: string): boolean {
   return BLOCK_TAGS.has(tag);
 }
 
-function blockOf(el: HtmlElement, listDepth: number): string[] {
+function blockOf(el: HtmlElement): string[] {
   const level = /^h([1-6])$/.exec(el.tag)?.[1];
   if (level) {
     const text = inline(el.children);
@@ -99,13 +97,13 @@ function blockOf(el: HtmlElement, listDepth: number): string[] {
       return [paragraph(el.children)].filter(Boolean);
     case 'ul':
     case 'ol':
-      return [list(el, listDepth)].filter(Boolean);
+      return [list(el)].filter(Boolean);
     case 'table':
       return [tableOf(el)].filter(Boolean);
     case 'hr':
       return ['---'];
     default:
-      return blocksOf(el.children, listDepth);
+      return blocksOf(el.children);
   }
 }
 
@@ -114,7 +112,7 @@ function paragraph(nodes: readonly HtmlNode[]): string {
   return escapeLineStarts(inline(nodes).trim());
 }
 
-function list(el: HtmlElement, depth: number): string {
+function list(el: HtmlElement): string {
   const ordered = el.tag === 'ol';
   const lines: string[] = [];
   let index = 0;
@@ -125,10 +123,10 @@ function list(el: HtmlElement, depth: number): string {
     const indent = ' '.repeat(marker.length + 1);
     const own = item.children.filter((c) => typeof c === 'string' || (c.tag !== 'ul' && c.tag !== 'ol'));
     const nested = item.children.filter((c): c is HtmlElement => typeof c !== 'string' && (c.tag === 'ul' || c.tag === 'ol'));
-    const text = blocksOf(own, depth + 1).join(' ').replace(/\n/g, ' ');
+    const text = blocksOf(own).join(' ').replace(/\n/g, ' ');
     lines.push(`${marker} ${text}`.trimEnd());
     for (const sub of nested) {
-      const rendered = depth + 1 < MAX_LIST_DEPTH ? list(sub, depth + 1) : list(sub, depth);
+      const rendered = list(sub);
       if (rendered) lines.push(...rendered.split('\n').map((l) => indent + l));
     }
   }
