@@ -84,6 +84,21 @@ test.describe('voice', () => {
       const wer = wordErrorRate(SENTENCE, transcript);
       console.log(`voice/granted transcript: "${transcript}" WER ${wer.toFixed(3)}`);
       expect(wer, `transcript "${transcript}"`).toBeLessThanOrEqual(0.25);
+
+      // Hold to talk: a press of at least 300 ms records until release. (The WAV has played out, so this
+      // records silence: the point is the gesture, which must start, show its state, and stop on release.)
+      await page.getByTestId('composer-input').fill('');
+      const box = await mic.boundingBox();
+      if (!box) throw new Error('mic button has no box');
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await page.mouse.down();
+      await expect(page.getByTestId('recording-indicator')).toBeVisible();
+      await page.waitForTimeout(1200);
+      await expect(page.getByTestId('recording-indicator')).toBeVisible();
+      await page.mouse.up();
+      await expect(page.getByTestId('recording-indicator')).toBeHidden();
+      await expect(mic).toHaveAttribute('data-state', 'idle', { timeout: 30_000 });
+      await expect(mic).toHaveAttribute('aria-pressed', 'false');
     } finally {
       await ctx.close();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -58,6 +58,12 @@ export class Voice {
   constructor(private readonly insert: (text: string) => void) {
     this.button.addEventListener('pointerdown', (e) => {
       if (e.button !== 0) return;
+      // The recording bar appears and moves the button: capture keeps the release ours wherever it happens.
+      try {
+        this.button.setPointerCapture(e.pointerId);
+      } catch {
+        // capture is an improvement only
+      }
       this.pressAt = performance.now();
       this.pressStarted = false;
       if (this.state === 'idle') {
