@@ -6,6 +6,7 @@ import { constants } from 'node:fs';
 import path from 'node:path';
 import { docxToMarkdown } from './docx.js';
 import { readGuardedZip, type ZipLimits, type ZipMembers } from './guarded-zip.js';
+import { createLimiter } from './limiter.js';
 import { capPreview } from './markdown.js';
 import { OfficeError } from './office-error.js';
 import { pptxToMarkdown } from './pptx.js';
@@ -27,6 +28,10 @@ const SIDECAR_MODE = 0o644;
 // O_NOFOLLOW does not exist on Windows, where O_EXCL alone already refuses an existing link.
 const SIDECAR_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 const NO_TEXT = '*(No text found in the document.)*\n';
+// Conversions are CPU-bound and hold the whole package in memory: one at a time bounds both, whatever the
+// number of simultaneous uploads (the others wait; an upload itself never fails for it).
+export const OFFICE_MAX_CONCURRENT = 1;
+const limit = createLimiter(OFFICE_MAX_CONCURRENT);
 
 export const OFFICE_LIMITS: ZipLimits = {
   maxMembers: OFFICE_MAX_MEMBERS,
@@ -78,6 +83,10 @@ export async function writeOfficeSidecar(filePath: string, format: OfficeFormat)
 
 /** The Markdown alone (used by writeOfficeSidecar; exported for tests). */
 export async function officeToMarkdown(filePath: string, format: OfficeFormat): Promise<string> {
+  return limit(() => convert(filePath, format));
+}
+
+async function convert(filePath: string, format: OfficeFormat): Promise<string> {
   try {
     const buffer = await readOfficeFile(filePath);
     const members = await readGuardedZip(buffer, OFFICE_LIMITS);
