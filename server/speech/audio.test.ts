@@ -153,7 +153,7 @@ describe('writeWav16k', () => {
 const missing = missingTools('flite', 'ffmpeg');
 if (missing.length > 0) console.log(`audio.test: skipping encoded-audio tests: missing ${missing.join(', ')}`);
 
-describe.skipIf(missing.length > 0)('decodeToPcm16k: encoded audio', () => {
+describe.skipIf(missing.length > 0)('decodeToPcm16k: encoded audio', { timeout: 120_000 }, () => {
   let speechWav = '';
   let reference: Float32Array = new Float32Array(0);
   beforeAll(async () => {

@@ -17,7 +17,7 @@ const modelDir = defaultModelDir();
 const present = isLocalModelPresent(modelDir);
 if (!present) console.log(`moonshine.test: skipping model tests: no model in ${modelDir} (run node scripts/fetch-model.mjs)`);
 
-describe.skipIf(!present)('MoonshineModel', () => {
+describe.skipIf(!present)('MoonshineModel', { timeout: 120_000 }, () => {
   let model: MoonshineModel;
   beforeAll(async () => {
     model = await MoonshineModel.load(modelDir);
