@@ -74,3 +74,25 @@ test('the theme toggle cycles system, light and dark and is remembered', async (
   await page.getByTestId('theme-toggle').click();
   await expect(page.locator('html')).not.toHaveAttribute('data-theme', /./);
 });
+
+test('switching profile shows only that profile’s sessions', async ({ app: page, server }) => {
+  const mine = await newSession(page, server.workspace);
+  const profile = page.getByTestId('profile-select');
+  await profile.selectOption('__new__');
+  await page.getByTestId('prompt-input').fill('work');
+  await page.getByTestId('prompt-ok').click();
+  await expect(profile).toHaveValue('work');
+  await expect(page.locator(`[data-testid="session-item"][data-session-id="${mine}"]`)).toHaveCount(0);
+  const cookies = await page.context().cookies();
+  expect(cookies.find((c) => c.name === 'satchel_profile')?.value).toBe('work');
+  const workSession = await newSession(page, server.workspace);
+  await profile.selectOption('default');
+  await expect(page.locator(`[data-testid="session-item"][data-session-id="${mine}"]`)).toBeVisible();
+  await expect(page.locator(`[data-testid="session-item"][data-session-id="${workSession}"]`)).toHaveCount(0);
+  // An invalid name is refused with the server's message and the selection goes back.
+  await profile.selectOption('__new__');
+  await page.getByTestId('prompt-input').fill('Not Valid!');
+  await page.getByTestId('prompt-ok').click();
+  await expect(page.getByTestId('toast').last()).toContainText(/profile/i);
+  await expect(profile).toHaveValue('default');
+});
