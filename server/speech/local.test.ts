@@ -177,6 +177,14 @@ describe.skipIf(skipReason !== '')('transcription with Moonshine tiny', { timeou
     expect(wordErrorRate(sentences.join(' '), text), `"${text}"`).toBeLessThanOrEqual(MAX_WER);
   });
 
+  it('unloads only after the running inference finishes', async () => {
+    const file = await synth('flite', 'slt', SENTENCES[6] as string, 'unload.wav');
+    const running = transcribeLocalFile(file, { modelDir });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await unloadLocalModels();
+    expect(wordErrorRate(SENTENCES[6] as string, await running)).toBeLessThanOrEqual(MAX_WER);
+  });
+
   it('returns an empty transcript for silence without running the model', async () => {
     const generate = vi.spyOn(MoonshineModel.prototype, 'generate');
     expect(await transcribePcm(silence(3), { modelDir })).toBe('');

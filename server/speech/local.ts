@@ -106,7 +106,8 @@ export async function preloadLocalModel(modelDir: string): Promise<boolean> {
 export async function unloadLocalModels(): Promise<void> {
   const loaded = [...models.values()];
   models.clear();
-  await Promise.all(loaded.map((model) => model.then((m) => m.release(), () => undefined)));
+  // Behind the queue: a session is never released under a running inference.
+  await exclusive(undefined, () => Promise.all(loaded.map((model) => model.then((m) => m.release(), () => undefined))));
 }
 
 // One inference at a time, in arrival order. A waiter whose signal aborts leaves the queue at once.
