@@ -119,7 +119,27 @@ export const VENDOR_SHAPES: readonly VendorShape[] = [
   ...shapes(['AGE-SECRET-KEY-1'], ALNUM), // age private keys
 ];
 
-const VENDOR_BY_PREFIX = new Map(VENDOR_SHAPES.map((shape) => [shape.prefix, shape]));
+// Prefixes are not searched for one by one: a regex alternation of ~50 literals crawls through prose (every
+// common letter starts some prefix). Nearly every prefix has a separator (`-`, `_`, `.`) after a short word, so
+// the trigger is the separator, and the word before it (its "head") picks the candidate prefixes. The few
+// prefixes without a separator (AKIA, ASIA, AIza) stay literal in the trigger regex.
+const PREFIX_SEPARATOR = /[-_.]/;
+const VENDOR_BY_HEAD = new Map<string, VendorShape[]>();
+const LITERAL_VENDORS = new Map<string, VendorShape>();
+for (const shape of VENDOR_SHAPES) {
+  const separator = shape.prefix.search(PREFIX_SEPARATOR);
+  if (separator === -1) {
+    LITERAL_VENDORS.set(shape.prefix, shape);
+    continue;
+  }
+  const head = shape.prefix.slice(0, separator);
+  if (!/^[A-Za-z0-9]+$/.test(head)) throw new Error(`Vendor prefix needs a letter/digit head: ${shape.prefix}`);
+  const list = VENDOR_BY_HEAD.get(head) ?? [];
+  list.push(shape);
+  list.sort((a, b) => b.prefix.length - a.prefix.length); // the longest prefix wins
+  VENDOR_BY_HEAD.set(head, list);
+}
+const MAX_HEAD = Math.max(...[...VENDOR_BY_HEAD.keys()].map((head) => head.length));
 
 const AUTHORIZATION = 'authorization';
 const AUTHORIZATION_SOURCE = [...AUTHORIZATION].map((ch) => `[${ch.toUpperCase()}${ch}]`).join('');
@@ -133,16 +153,18 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-// One regex finds every place where some rule could start; the rules themselves are small scanners. Longest
-// prefixes first, so a longer prefix wins at the same position.
-const TRIGGER = new RegExp(
-  [
-    '=',
-    AUTHORIZATION_SOURCE,
-    ...[...VENDOR_BY_PREFIX.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp),
-  ].join('|'),
-  'g',
-);
+// One regex finds every place where some rule could start; the rules themselves are small scanners.
+const TRIGGER = new RegExp(['[-_.=]', AUTHORIZATION_SOURCE, ...[...LITERAL_VENDORS.keys()].map(escapeRegExp)].join('|'), 'g');
+const ONE_CHAR_TRIGGER = asciiTable(/[-_.]/);
+const LOWER_N = 0x6e;
+const UPPER_N = 0x4e;
+// The trigger's length is read back from its last character; this keeps that reading honest.
+for (const prefix of LITERAL_VENDORS.keys()) {
+  const last = prefix.charCodeAt(prefix.length - 1);
+  if (prefix.length !== 4 || last === LOWER_N || last === UPPER_N || (last < 128 && ONE_CHAR_TRIGGER[last] === 1)) {
+    throw new Error(`Literal vendor prefix must be 4 characters not ending in n, N or a separator: ${prefix}`);
+  }
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // Masking.
@@ -199,6 +221,26 @@ const OPEN_BRACKET = 0x5b;
 /** True where a private-key placeholder starts: values end there, as they did at the block on the first pass. */
 function isPlaceholderAt(text: string, at: number): boolean {
   return text.charCodeAt(at) === OPEN_BRACKET && text.startsWith(REDACTED_PRIVATE_KEY, at);
+}
+
+/** A vendor key whose prefix has its first separator at `at`, or null. */
+function separatedVendorAt(text: string, at: number, cursor: number): Replacement | null {
+  let start = at;
+  while (start > 0 && at - start <= MAX_HEAD) {
+    const c = text.charCodeAt(start - 1);
+    if (c >= 128 || ALNUM[c] !== 1) break;
+    start--;
+  }
+  // A word longer than every head means the prefix would follow a letter or digit: not a key.
+  if (start === at || at - start > MAX_HEAD || start < cursor) return null;
+  const candidates = VENDOR_BY_HEAD.get(text.slice(start, at));
+  if (candidates === undefined) return null;
+  for (const shape of candidates) {
+    if (!text.startsWith(shape.prefix, start)) continue;
+    const replacement = vendorAt(text, start, shape);
+    if (replacement !== null) return replacement;
+  }
+  return null;
 }
 
 function credentialEnd(text: string, from: number): number {
@@ -268,21 +310,25 @@ function redactTokens(text: string): string {
   trigger.lastIndex = 0;
   let out = '';
   let copied = 0; // also the cursor: nothing before it may be replaced again
-  let match: RegExpExecArray | null;
-  while ((match = trigger.exec(text)) !== null) {
-    const at = match.index;
-    const hit = match[0];
+  // test() instead of exec(): no match array per trigger. The trigger's last character tells which it was.
+  while (trigger.test(text)) {
+    const last = text.charCodeAt(trigger.lastIndex - 1);
+    const length = last === EQUALS || ONE_CHAR_TRIGGER[last] === 1 ? 1 : last === LOWER_N || last === UPPER_N ? AUTHORIZATION.length : 4;
+    const at = trigger.lastIndex - length;
     // Triggers inside an already-masked token are still looked at, but only for a value that starts after it:
     // in `Authorization: Bearer API_KEY="x"` the credential stops at the quote and the quoted value still
     // belongs to API_KEY. Vendor keys start at their trigger, so inside a masked token they are skipped.
     trigger.lastIndex = at + 1;
     let replacement: Replacement | null = null;
-    if (hit === '=') {
+    if (last === EQUALS) {
       if (at + 1 >= copied) replacement = assignmentAt(text, at);
-    } else {
-      const shape = VENDOR_BY_PREFIX.get(hit);
-      if (shape === undefined) replacement = authorizationAt(text, at);
-      else if (at >= copied) replacement = vendorAt(text, at, shape);
+    } else if (length === 1) {
+      if (at >= copied) replacement = separatedVendorAt(text, at, copied);
+    } else if (length === AUTHORIZATION.length) {
+      replacement = authorizationAt(text, at);
+    } else if (at >= copied) {
+      const shape = LITERAL_VENDORS.get(text.slice(at, at + length));
+      if (shape !== undefined) replacement = vendorAt(text, at, shape);
     }
     if (replacement === null || replacement.start < copied) continue;
     out += text.slice(copied, replacement.start) + replacement.text;
