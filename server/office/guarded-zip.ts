@@ -2,6 +2,7 @@
 // checked twice: against the sizes the archive declares (cheap, before inflating) and against the bytes
 // actually inflated (headers can lie), and a member is only ever held in memory within those limits.
 import yauzl from 'yauzl';
+import type { Readable } from 'node:stream';
 import type { Entry, ZipFile } from 'yauzl';
 import { OfficeError } from './office-error.js';
 
@@ -83,47 +84,43 @@ function checkDeclared(entry: Entry, limits: ZipLimits): void {
   if (entry.uncompressedSize > limits.maxMemberBytes) {
     throw new OfficeError(`Zip member too large: ${entry.fileName} (> ${limits.maxMemberBytes} bytes)`);
   }
-  if (entry.uncompressedSize > ratioCap(entry.compressedSize, limits.maxRatio)) {
+  // An empty compressed stream may only inflate to nothing.
+  if (entry.uncompressedSize > entry.compressedSize * limits.maxRatio) {
     throw new OfficeError(`Zip member compression ratio above ${limits.maxRatio}: ${entry.fileName}`);
   }
 }
 
-/** The most bytes `compressed` bytes may inflate to. An empty stream may only inflate to nothing. */
-function ratioCap(compressed: number, maxRatio: number): number {
-  return compressed * maxRatio;
-}
-
 /** Inflate one member, counting real bytes and stopping at the first byte past any limit. */
 async function inflateMember(zip: ZipFile, entry: Entry, limits: ZipLimits, totalLeft: number): Promise<Buffer> {
-  let stream;
+  let stream: Readable;
   try {
     stream = await zip.openReadStreamPromise(entry);
   } catch (err) {
     throw new OfficeError(`Zip member unreadable: ${entry.fileName}: ${messageOf(err)}`, { cause: err });
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const ratioLimit = ratioCap(entry.compressedSize, limits.maxRatio);
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+  const ratioLimit = entry.compressedSize * limits.maxRatio;
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (err: OfficeError) => {
+      stream.destroy();
+      reject(err);
+    };
+    stream.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limits.maxMemberBytes) {
-        throw new OfficeError(`Zip member too large: ${entry.fileName} (> ${limits.maxMemberBytes} bytes)`);
+        stop(new OfficeError(`Zip member too large: ${entry.fileName} (> ${limits.maxMemberBytes} bytes)`));
+      } else if (size > ratioLimit) {
+        stop(new OfficeError(`Zip member compression ratio above ${limits.maxRatio}: ${entry.fileName}`));
+      } else if (size > totalLeft) {
+        stop(new OfficeError(`Zip is too large when inflated (> ${limits.maxTotalBytes} bytes)`));
+      } else {
+        chunks.push(chunk);
       }
-      if (size > ratioLimit) {
-        throw new OfficeError(`Zip member compression ratio above ${limits.maxRatio}: ${entry.fileName}`);
-      }
-      if (size > totalLeft) {
-        throw new OfficeError(`Zip is too large when inflated (> ${limits.maxTotalBytes} bytes)`);
-      }
-      chunks.push(chunk);
-    }
-  } catch (err) {
-    stream.destroy();
-    if (err instanceof OfficeError) throw err;
-    throw new OfficeError(`Zip member unreadable: ${entry.fileName}: ${messageOf(err)}`, { cause: err });
-  }
-  return Buffer.concat(chunks, size);
+    });
+    stream.on('error', (err) => reject(new OfficeError(`Zip member unreadable: ${entry.fileName}: ${messageOf(err)}`, { cause: err })));
+    stream.on('end', () => resolve(Buffer.concat(chunks, size)));
+  });
 }
 
 function nextEntry(zip: ZipFile): Promise<Entry | null> {
