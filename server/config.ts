@@ -20,6 +20,8 @@ export interface ServerConfig {
   defaultWorkspace?: string;
   /** Directory holding the built web UI; undefined = the renderer next to the compiled server. */
   staticDir?: string;
+  /** Load the on-device speech model at start (SATCHEL_STT_PRELOAD=0 turns it off) so the first dictation is fast. */
+  preloadSpeech?: boolean;
 }
 
 /** The platform's per-user app-data folder, as Electron's app.getPath('userData') would give it. */
@@ -69,5 +71,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: CliFlags
     token: env.SATCHEL_WEBUI_TOKEN?.trim() || undefined,
     maxUploadBytes: Math.floor(maxUploadMb * 1024 * 1024),
     defaultWorkspace: defaultWorkspace ? path.resolve(expandUser(defaultWorkspace)) : undefined,
+    preloadSpeech: !['0', 'false', 'no', 'off'].includes((env.SATCHEL_STT_PRELOAD ?? '').trim().toLowerCase()),
   };
 }

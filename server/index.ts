@@ -14,6 +14,7 @@ import { EventBus } from './events.js';
 import { log } from './log.js';
 import { routes } from './routes.js';
 import { SessionStore } from './sessions.js';
+import { loadSttConfig, preloadSpeech } from './speech/index.js';
 import { serveStatic } from './static.js';
 import { Workspaces } from './workspaces.js';
 
@@ -113,6 +114,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const hostPart = config.host.includes(':') ? `[${config.host}]` : config.host;
   const origin = `http://${hostPart}:${port}`;
   log.info(`listening on ${origin}`);
+  if (config.preloadSpeech) {
+    // In the background: the server answers at once; a dictation arriving meanwhile queues behind the load.
+    void preloadSpeech(loadSttConfig(config.stateDir)).then((loaded) => loaded && log.info('speech: on-device model ready'));
+  }
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {

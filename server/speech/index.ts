@@ -8,13 +8,28 @@ import { transcribeWithCommand } from './providers/command.js';
 import { transcribeHosted } from './providers/hosted.js';
 import { transcribeWithLocalCommand } from './providers/local-command.js';
 import { SttUnavailableError, type ProviderRunOptions, type TranscribeResult } from './providers/types.js';
-import { transcribeLocalFile } from './local.js';
+import { LocalModelMissingError, preloadLocalModel, transcribeLocalFile } from './local.js';
 
 export { loadSttConfig, PROVIDER_NAMES } from './config.js';
 export type { ProviderName, SttConfig, HostedConfig } from './config.js';
 export { probeCapability, resolveProvider, NO_PROVIDER } from './capability.js';
 export { SttUnavailableError } from './providers/types.js';
 export type { TranscribeResult } from './providers/types.js';
+
+/**
+ * Warm the on-device model when it is the provider the probe would pick, so the first dictation does not
+ * pay for loading it. Never rejects; returns whether a model was loaded.
+ */
+export async function preloadSpeech(cfg: SttConfig): Promise<boolean> {
+  try {
+    const resolution = resolveProvider(cfg);
+    if (!resolution.available || resolution.provider !== 'local') return false;
+    return await preloadLocalModel(cfg.modelDir);
+  } catch (err) {
+    log.warn('speech: preload skipped:', err);
+    return false;
+  }
+}
 
 async function run(cfg: SttConfig, provider: ProviderName, filePath: string, opts: ProviderRunOptions) {
   const { signal, filename } = opts;
@@ -58,6 +73,8 @@ export async function transcribeFile(
   } catch (err) {
     // The decoder's texts are written for the client (unknown format, empty file, too long).
     if (err instanceof AudioFormatError) return { success: false, error: err.message };
+    // Model files removed after the probe: "unavailable" in its text makes this a 503, not a 500.
+    if (err instanceof LocalModelMissingError) return { success: false, error: err.message };
     throw err;
   }
 }
