@@ -77,3 +77,12 @@ describe('readGuardedZip', () => {
     await expect(readGuardedZip(zip.subarray(0, zip.length - 30), SMALL)).rejects.toThrow(OfficeError);
   });
 });
+
+describe('error messages', () => {
+  it('keep member names printable and short', async () => {
+    const name = `evil\nline${'x'.repeat(300)}.bin`;
+    const zip = await buildZip([{ name, data: Buffer.alloc(3_000_000) }]);
+    const err = (await readGuardedZip(zip, OFFICE_LIMITS).catch((e: unknown) => e)) as Error;
+    expect(err.message).toBe(`Zip member compression ratio above 200: evil?line${'x'.repeat(191)}…`);
+  });
+});

@@ -4,7 +4,7 @@
 import yauzl from 'yauzl';
 import type { Readable } from 'node:stream';
 import type { Entry, ZipFile } from 'yauzl';
-import { OfficeError } from './office-error.js';
+import { OfficeError, printable } from './office-error.js';
 
 export interface ZipLimits {
   /** Members in the central directory, directories included. */
@@ -62,7 +62,7 @@ async function readAllMembers(zip: ZipFile, limits: ZipLimits): Promise<ZipMembe
     if (seen > limits.maxMembers) throw new OfficeError(`Zip has too many members (> ${limits.maxMembers})`);
     const key = entry.fileName.toLowerCase();
     // Two members with one name would let different readers see different documents.
-    if (members.has(key)) throw new OfficeError(`Zip has a duplicate member: ${entry.fileName}`);
+    if (members.has(key)) throw new OfficeError(`Zip has a duplicate member: ${printable(entry.fileName)}`);
     if (entry.fileName.endsWith('/')) {
       members.set(key, Buffer.alloc(0));
       continue;
@@ -80,13 +80,13 @@ async function readAllMembers(zip: ZipFile, limits: ZipLimits): Promise<ZipMembe
 }
 
 function checkDeclared(entry: Entry, limits: ZipLimits): void {
-  if (entry.isEncrypted()) throw new OfficeError(`Zip member is encrypted: ${entry.fileName}`);
+  if (entry.isEncrypted()) throw new OfficeError(`Zip member is encrypted: ${printable(entry.fileName)}`);
   if (entry.uncompressedSize > limits.maxMemberBytes) {
-    throw new OfficeError(`Zip member too large: ${entry.fileName} (> ${limits.maxMemberBytes} bytes)`);
+    throw new OfficeError(`Zip member too large: ${printable(entry.fileName)} (> ${limits.maxMemberBytes} bytes)`);
   }
   // An empty compressed stream may only inflate to nothing.
   if (entry.uncompressedSize > entry.compressedSize * limits.maxRatio) {
-    throw new OfficeError(`Zip member compression ratio above ${limits.maxRatio}: ${entry.fileName}`);
+    throw new OfficeError(`Zip member compression ratio above ${limits.maxRatio}: ${printable(entry.fileName)}`);
   }
 }
 
@@ -96,7 +96,7 @@ async function inflateMember(zip: ZipFile, entry: Entry, limits: ZipLimits, tota
   try {
     stream = await zip.openReadStreamPromise(entry);
   } catch (err) {
-    throw new OfficeError(`Zip member unreadable: ${entry.fileName}: ${messageOf(err)}`, { cause: err });
+    throw new OfficeError(`Zip member unreadable: ${printable(entry.fileName)}: ${messageOf(err)}`, { cause: err });
   }
   const ratioLimit = entry.compressedSize * limits.maxRatio;
   return new Promise<Buffer>((resolve, reject) => {
@@ -109,16 +109,16 @@ async function inflateMember(zip: ZipFile, entry: Entry, limits: ZipLimits, tota
     stream.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limits.maxMemberBytes) {
-        stop(new OfficeError(`Zip member too large: ${entry.fileName} (> ${limits.maxMemberBytes} bytes)`));
+        stop(new OfficeError(`Zip member too large: ${printable(entry.fileName)} (> ${limits.maxMemberBytes} bytes)`));
       } else if (size > ratioLimit) {
-        stop(new OfficeError(`Zip member compression ratio above ${limits.maxRatio}: ${entry.fileName}`));
+        stop(new OfficeError(`Zip member compression ratio above ${limits.maxRatio}: ${printable(entry.fileName)}`));
       } else if (size > totalLeft) {
         stop(new OfficeError(`Zip is too large when inflated (> ${limits.maxTotalBytes} bytes)`));
       } else {
         chunks.push(chunk);
       }
     });
-    stream.on('error', (err) => reject(new OfficeError(`Zip member unreadable: ${entry.fileName}: ${messageOf(err)}`, { cause: err })));
+    stream.on('error', (err) => reject(new OfficeError(`Zip member unreadable: ${printable(entry.fileName)}: ${messageOf(err)}`, { cause: err })));
     stream.on('end', () => resolve(Buffer.concat(chunks, size)));
   });
 }

@@ -9,3 +9,12 @@ export class OfficeError extends Error {
     this.name = 'OfficeError';
   }
 }
+
+// Part and member names come from the file: keep them to one short line in messages that reach the log.
+const NAME_IN_MESSAGE_MAX = 200;
+
+/** A name from an Office file, safe to embed in an error message. */
+export function printable(name: string): string {
+  const clean = name.replace(/[\u0000-\u001f\u007f]/g, '?');
+  return clean.length > NAME_IN_MESSAGE_MAX ? `${clean.slice(0, NAME_IN_MESSAGE_MAX)}…` : clean;
+}

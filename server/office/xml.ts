@@ -1,7 +1,7 @@
 // XML for Office parts: strict well-formedness, no DTD, no entities beyond XML's five and character
 // references, and a small namespace-aware tree so the converters can match on local names whatever prefix
 // the producing application chose.
-import { OfficeError } from './office-error.js';
+import { OfficeError, printable } from './office-error.js';
 
 // Office parts are shallow; a group shape inside a group shape is the deepest legitimate nesting. Anything
 // deeper is hostile, and the converters walk the tree recursively.
@@ -38,7 +38,7 @@ const NAME = /^[\p{L}_][\p{L}\p{N}_.\-\u00B7]*(?::[\p{L}_][\p{L}\p{N}_.\-\u00B7]
 
 /** Decode an Office XML part (UTF-8, or UTF-16 with a byte-order mark) and parse it; `part` names it in errors. */
 export function parseXmlPart(bytes: Buffer, part: string): XmlElement {
-  return parseXml(decode(bytes), part);
+  return parseXml(decode(bytes), printable(part));
 }
 
 /**
