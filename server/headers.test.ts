@@ -72,3 +72,14 @@ describe('Content-Security-Policy', () => {
     });
   });
 });
+
+describe('extras are read on every response', () => {
+  it('picks up a changed variable without a restart', () => {
+    const env: NodeJS.ProcessEnv = {};
+    expect(securityHeaders(env)['Content-Security-Policy']).toBe(EXACT);
+    env.SATCHEL_WEBUI_CSP_CONNECT_EXTRA = 'https://late.example.com';
+    expect(securityHeaders(env)['Content-Security-Policy']).toContain('https://cdn.jsdelivr.net https://late.example.com;');
+    delete env.SATCHEL_WEBUI_CSP_CONNECT_EXTRA;
+    expect(securityHeaders(env)['Content-Security-Policy']).toBe(EXACT);
+  });
+});

@@ -67,13 +67,22 @@ export function contentSecurityPolicyReportOnly(env: NodeJS.ProcessEnv = process
   return `${contentSecurityPolicy(env)}; report-uri /api/csp-report; report-to csp-endpoint`;
 }
 
+// The variables are read on every response; only the policy built from the same two values is reused, which
+// also logs an invalid value's warning once instead of on every response.
+let cached: { connect: string | undefined; frame: string | undefined; headers: Readonly<Record<string, string>> } | undefined;
+
 /** The headers every response carries, errors and parser rejections included. */
-export function securityHeaders(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  return {
+export function securityHeaders(env: NodeJS.ProcessEnv = process.env): Readonly<Record<string, string>> {
+  const connect = env[CONNECT_EXTRA_ENV];
+  const frame = env[FRAME_EXTRA_ENV];
+  if (cached && cached.connect === connect && cached.frame === frame) return cached.headers;
+  const headers = Object.freeze({
     'X-Content-Type-Options': 'nosniff',
     'X-Frame-Options': 'DENY',
     'Referrer-Policy': 'same-origin',
     'Permissions-Policy': 'camera=(), microphone=(self), geolocation=(), clipboard-write=(self)',
     'Content-Security-Policy': contentSecurityPolicy(env),
-  };
+  });
+  cached = { connect, frame, headers };
+  return headers;
 }
