@@ -69,6 +69,10 @@ const CASES: Array<[string, string]> = [
   ['Authorization: Bearer ***', 'Authorization: Bearer ***'],
   ['the authorization header carries a bearer token', 'the authorization header carries a bearer token'],
   ['Bearer abcdefghijklmnopqrstuvwxyz', 'Bearer abcdefghijklmnopqrstuvwxyz'],
+  // Found by the fuzz test: the credential stops at the quote, and the quoted value still belongs to API_KEY.
+  ['Authorization: Bearer API_KEY="AAAAAAAAAAAA"', 'Authorization: Bearer ***"***"'],
+  ['TOKEN=Authorization: Bearer abcdef', 'TOKEN=*** Bearer ***'],
+  ['x=Authorization:Bearer abcdef', 'x=Authorization:Bearer ***'],
 
   // NAME=value assignments.
   ['OPENAI_API_KEY=abc123', 'OPENAI_API_KEY=***'],
@@ -174,6 +178,11 @@ const CASES: Array<[string, string]> = [
 
 describe('redact: table', () => {
   beforeEach(() => clearRedactCache());
+
+  it('returns a non-string unchanged instead of throwing (callers outside TypeScript)', () => {
+    expect(redact(undefined as unknown as string)).toBe(undefined);
+    expect(redact(42 as unknown as string)).toBe(42);
+  });
 
   it('has at least 100 cases', () => {
     expect(CASES.length).toBeGreaterThanOrEqual(100);

@@ -2,8 +2,8 @@
 //
 // Design: private-key blocks are cut out first (so no other rule can swallow a BEGIN marker and leak the key
 // body); every other rule runs in ONE left-to-right pass over the ORIGINAL text. A rule that fires masks a token
-// of the original string and the scan resumes after it, so a value is masked once, from its original token:
-// `AUTH=sk-…` is masked as one assignment value, never as an sk- key and then again as a value.
+// of the original string, and nothing inside that token is replaced again, so a value is masked once, from its
+// original token: `AUTH=sk-…` is masked as one assignment value, never as an sk- key and then again as a value.
 //
 // Decisions where the specification leaves room (docs/benchmarks/redaction.md repeats them):
 // - Vendor key shapes: a literal prefix, then at least VENDOR_MIN_TAIL characters from the vendor's token
@@ -20,8 +20,9 @@
 //   the specification says fail closed). `==` and `=>` are operators, not assignments. A value quoted with `"`
 //   or `'` runs to the closing quote on the same line (backslash escapes honoured; the quotes are kept);
 //   otherwise it runs to whitespace or a quote. A value without a letter or digit (`TOKEN=")"`) is kept.
-// - A value that already has the mask's shape (`***`, or 6 characters + `...` + 4) is left alone, so
-//   redact(redact(x)) === redact(x): text that was redacted once (a stored session, a log line) stays stable.
+// - A value that already has the mask's shape (`***`, or 6 characters + `...` + 4) is left alone, and values end
+//   at a `[REDACTED PRIVATE KEY]` placeholder, so redact(redact(x)) === redact(x): text that was redacted once
+//   (a stored session, a log line) stays stable.
 // - No rule crosses a line break except a private-key block, which is what lets redact-cli stream by line.
 
 /** Memoization applies to strings up to this many UTF-16 units; longer ones are always re-redacted. */
@@ -78,7 +79,7 @@ function isValueStop(c: number): boolean {
 // ---------------------------------------------------------------------------------------------------------
 // Vendor key shapes.
 
-interface VendorShape {
+export interface VendorShape {
   prefix: string;
   /** Token alphabet after the prefix (ASCII only). */
   tail: Uint8Array;
@@ -170,7 +171,10 @@ for (const prefix of LITERAL_VENDORS.keys()) {
 // Masking.
 
 const SURROGATE = /[\uD800-\uDFFF]/;
-const MASK_SHAPE = /^[\s\S]{6}\.\.\.[\s\S]{4}$/u;
+const MASK_SHAPE = new RegExp(`^[\\s\\S]{${MASK_HEAD}}\\.\\.\\.[\\s\\S]{${MASK_TAIL}}$`, 'u');
+// In UTF-16 units: every masked character may be a surrogate pair.
+const MASK_MIN_UNITS = MASK_HEAD + MASK_ELLIPSIS.length + MASK_TAIL;
+const MASK_MAX_UNITS = 2 * (MASK_HEAD + MASK_TAIL) + MASK_ELLIPSIS.length;
 
 /** The specification's masking rule; lengths are counted in code points so a mask never splits a character. */
 export function maskToken(token: string): string {
@@ -183,7 +187,7 @@ export function maskToken(token: string): string {
 
 /** True for a value that is already a mask, so a second redaction leaves it as it is. */
 function isMask(token: string): boolean {
-  return token === SHORT_MASK || (token.length >= 13 && token.length <= 23 && MASK_SHAPE.test(token));
+  return token === SHORT_MASK || (token.length >= MASK_MIN_UNITS && token.length <= MASK_MAX_UNITS && MASK_SHAPE.test(token));
 }
 
 const ALPHANUMERIC = /[\p{L}\p{N}]/u;
