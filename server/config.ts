@@ -22,6 +22,8 @@ export interface ServerConfig {
   staticDir?: string;
   /** Load the on-device speech model at start (SATCHEL_STT_PRELOAD=0 turns it off) so the first dictation is fast. */
   preloadSpeech?: boolean;
+  /** How long in-flight requests may run on after a shutdown request before their connections are cut. */
+  shutdownGraceMs?: number;
 }
 
 /** The platform's per-user app-data folder, as Electron's app.getPath('userData') would give it. */

@@ -125,7 +125,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       stopping.abort();
       server.close(() => resolve());
       server.closeIdleConnections();
-      setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+      setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs ?? SHUTDOWN_GRACE_MS).unref();
     });
     return closing;
   };
