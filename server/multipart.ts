@@ -18,6 +18,8 @@ export const MAX_PARTS = MAX_FIELDS + MAX_FILES;
 export const MAX_HEADER_PAIRS = 100;
 /** An upload that sends nothing for this long is abandoned (408) so a stalled client cannot pin a file open. */
 export const STALL_TIMEOUT_MS = 60_000;
+/** Buffering between parser and disk: larger than Node's 16 KiB default, so a GiB upload is fewer, bigger writes. */
+export const STREAM_BUFFER_BYTES = 256 * 1024;
 const MIB = 1024 * 1024;
 
 export interface StagedFile {
@@ -115,6 +117,8 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
       // Busboy would strip directories (and backslashes) itself; the specification's sanitizing takes the last
       // `/` component only, so we keep the raw name and sanitize it in one place.
       preservePath: true,
+      highWaterMark: STREAM_BUFFER_BYTES,
+      fileHwm: STREAM_BUFFER_BYTES,
       limits: {
         fields: MAX_FIELDS,
         fieldSize: MAX_FIELD_BYTES,
@@ -152,7 +156,10 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
     };
 
     const armStall = (): void => {
-      clearTimeout(stall);
+      if (stall) {
+        stall.refresh();
+        return;
+      }
       stall = setTimeout(() => fail(new HttpError(408, 'Upload timed out: no data received')), STALL_TIMEOUT_MS);
       stall.unref();
     };
@@ -170,7 +177,7 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
         entry.size += chunk.length;
       });
       stream.on('limit', () => fail(new HttpError(400, `Upload too large (max ${opts.capBytes} bytes)`)));
-      const out = fs.createWriteStream(stagedPath, { flags: 'wx', mode: 0o600 });
+      const out = fs.createWriteStream(stagedPath, { flags: 'wx', mode: 0o600, highWaterMark: STREAM_BUFFER_BYTES });
       open.add(stream);
       stream.once('close', () => open.delete(stream));
       // The file is opened asynchronously: a pipeline torn down early can settle before the open completes

@@ -83,7 +83,10 @@ export function sessionSummary(s: Session) {
 
 export class SessionStore {
   private readonly sessions = new Map<string, Session>();
-  private readonly queues = new Map<string, Promise<unknown>>();
+  /** A write not yet started, which further changes join. */
+  private readonly queued = new Map<string, Promise<void>>();
+  /** The latest write of each session, started or not. */
+  private readonly writing = new Map<string, Promise<void>>();
   private readonly dir: string;
 
   constructor(stateDir: string) {
@@ -132,29 +135,44 @@ export class SessionStore {
     return session;
   }
 
-  /** Apply `change` to the stored session and persist it; changes to one session run one after another. */
-  update(id: string, change: (session: Session) => void): Promise<Session> {
-    const previous = this.queues.get(id) ?? Promise.resolve();
+  /**
+   * Apply `change` to the session and persist it. Changes apply in call order at once; writes are grouped:
+   * while one write is on disk, every further change joins a single follow-up write, so 32 concurrent
+   * uploads to one session cost two fsyncs, not 32.
+   */
+  async update(id: string, change: (session: Session) => void): Promise<Session> {
+    const session = this.sessions.get(id);
+    if (!session) throw new ValueError('Session not found');
+    const draft = structuredClone(session);
+    change(draft);
+    draft.updated_at = new Date().toISOString();
+    this.sessions.set(id, draft);
+    await this.flush(id);
+    return draft;
+  }
+
+  private flush(id: string): Promise<void> {
+    const queued = this.queued.get(id);
+    if (queued) return queued;
+    const previous = this.writing.get(id) ?? Promise.resolve();
     const next = previous
       .catch(() => {})
       .then(async () => {
-        const session = this.sessions.get(id);
-        if (!session) throw new ValueError('Session not found');
-        const draft = structuredClone(session);
-        change(draft);
-        draft.updated_at = new Date().toISOString();
-        await this.persist(draft);
-        this.sessions.set(id, draft);
-        return draft;
+        this.queued.delete(id);
+        const latest = this.sessions.get(id);
+        if (latest) await this.persist(latest);
       });
-    this.queues.set(id, next);
-    void next.finally(() => {
-      if (this.queues.get(id) === next) this.queues.delete(id);
-    }).catch(() => {});
+    this.queued.set(id, next);
+    this.writing.set(id, next);
+    void next
+      .finally(() => {
+        if (this.writing.get(id) === next) this.writing.delete(id);
+      })
+      .catch(() => {});
     return next;
   }
 
-  rename(id: string, title: string): Promise<Session> {
+  async rename(id: string, title: string): Promise<Session> {
     const clean = title.replace(/[\u0000-\u001f\u007f]/g, ' ').trim().slice(0, MAX_TITLE_CHARS);
     if (!clean) throw new ValueError('Title must not be empty');
     return this.update(id, (s) => {
@@ -162,7 +180,7 @@ export class SessionStore {
     });
   }
 
-  addMessage(id: string, text: string, attachments: Attachment[]): Promise<Session> {
+  async addMessage(id: string, text: string, attachments: Attachment[]): Promise<Session> {
     if (text.length > MAX_MESSAGE_CHARS) throw new ValueError(`Message too long (max ${MAX_MESSAGE_CHARS} characters)`);
     return this.update(id, (s) => {
       if (s.messages.length >= MAX_MESSAGES_PER_SESSION) throw new ValueError('Session has too many messages');

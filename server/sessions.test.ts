@@ -1,0 +1,63 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { INTERNAL_MESSAGE_FIELDS, publicSession, SessionStore } from './sessions.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-sessions-'));
+});
+afterEach(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+const onDisk = async (id: string) => JSON.parse(await fs.readFile(path.join(dir, 'sessions', `${id}.json`), 'utf8'));
+
+describe('SessionStore', () => {
+  it('keeps every one of many concurrent changes, on disk and after a reload', async () => {
+    const store = new SessionStore(dir);
+    await store.load();
+    const s = await store.create({ workspace: '/w', profile: 'default' });
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) => store.addAttachment(s.session_id, { filename: `f${i}`, path: `/p/f${i}`, size: i, mime: 'text/plain', is_image: false })),
+    );
+    expect((await onDisk(s.session_id)).attachments).toHaveLength(50);
+    const reloaded = new SessionStore(dir);
+    await reloaded.load();
+    expect(reloaded.get(s.session_id)!.attachments.map((a) => a.filename).sort()).toEqual(Array.from({ length: 50 }, (_, i) => `f${i}`).sort());
+  });
+
+  it('never leaves a half-written session: an interrupted write leaves the old file and is ignored on load', async () => {
+    const store = new SessionStore(dir);
+    await store.load();
+    const s = await store.create({ workspace: '/w', profile: 'default' });
+    await store.rename(s.session_id, 'Before');
+    // What a crash between write and rename leaves behind: a temp file beside the real one.
+    await fs.writeFile(path.join(dir, 'sessions', `.${s.session_id}.json.abc.tmp`), '{"session_id": "trunc');
+    const reloaded = new SessionStore(dir);
+    await reloaded.load();
+    expect(reloaded.get(s.session_id)!.title).toBe('Before');
+    expect(reloaded.list()).toHaveLength(1);
+  });
+
+  it('rejects a change that throws without applying it', async () => {
+    const store = new SessionStore(dir);
+    await store.load();
+    const s = await store.create({ workspace: '/w', profile: 'default' });
+    await expect(store.addMessage(s.session_id, 'x'.repeat(100_001), [])).rejects.toThrow('Message too long');
+    await expect(store.rename(s.session_id, '   ')).rejects.toThrow('Title must not be empty');
+    expect(store.get(s.session_id)!.messages).toEqual([]);
+  });
+
+  it('drops internal message fields from the public projection', async () => {
+    const store = new SessionStore(dir);
+    await store.load();
+    const s = await store.create({ workspace: '/w', profile: 'default' });
+    await store.update(s.session_id, (d) => {
+      d.messages.push({ role: 'user', text: 'hi', attachments: [], created_at: 'now', ...Object.fromEntries(INTERNAL_MESSAGE_FIELDS.map((f) => [f, 'secret'])) });
+    });
+    const [message] = publicSession(store.get(s.session_id)!).messages;
+    expect(message).toEqual({ role: 'user', text: 'hi', attachments: [], created_at: 'now' });
+  });
+});
