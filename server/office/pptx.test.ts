@@ -51,6 +51,13 @@ describe('pptx to Markdown', () => {
     );
   });
 
+  it('clamps outline levels that are out of range or not numbers, and never skips a level', async () => {
+    const para = (lvl: string, text: string) => `<a:p><a:pPr lvl="${lvl}"/><a:r><a:t>${text}</a:t></a:r></a:p>`;
+    const shape = `<p:sp><p:nvSpPr><p:nvPr/></p:nvSpPr><p:txBody>${para('-3', 'neg')}${para('x', 'nan')}${para('99', 'deep')}</p:txBody></p:sp>`;
+    const md = await pptxMarkdown([{ file: 'slide1.xml', shapes: shape }]);
+    expect(md).toBe('## Slide 1\n\n- neg\n- nan\n  - deep\n');
+  });
+
   it('throws on malformed slide XML', async () => {
     await expect(pptxMarkdown([{ file: 'slide1.xml', shapes: '<p:sp>' }])).rejects.toThrow(/^Malformed XML in ppt\/slides\/slide1\.xml/);
   });

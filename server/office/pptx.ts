@@ -32,10 +32,13 @@ function slideMarkdown(slide: XmlElement, number: number): string {
   const tree = findAll(slide, 'spTree')[0];
   let title = '';
   const body: string[] = [];
+  // Markdown nests a list item only one level below the previous one; a deeper jump would render as code.
+  let previousLevel = -1;
   for (const shape of tree ? shapesOf(tree) : []) {
     if (shape.local === 'graphicFrame') {
       const tbl = findAll(shape, 'tbl')[0];
       if (tbl) body.push(`\n${tableOf(tbl)}\n`);
+      previousLevel = -1;
       continue;
     }
     const txBody = firstChild(shape, 'txBody');
@@ -48,12 +51,20 @@ function slideMarkdown(slide: XmlElement, number: number): string {
     for (const p of paragraphs) {
       const text = paragraphText(p);
       if (!text) continue;
-      const level = Math.min(MAX_OUTLINE_LEVEL, Number(attr(firstChild(p, 'pPr') ?? p, 'lvl') ?? 0) || 0);
+      const level = Math.min(outlineLevel(p), previousLevel + 1);
+      previousLevel = level;
       body.push(`${'  '.repeat(level)}- ${escapeLineStarts(escapeInline(text))}`);
     }
   }
   const head = heading(2, title ? `Slide ${number}: ${escapeInline(collapseWhitespace(title))}` : `Slide ${number}`);
   return [head, '', ...body].join('\n').replace(/\n{3,}/g, '\n\n').trimEnd();
+}
+
+/** The paragraph's outline level, 0 when absent; anything out of range is clamped. */
+function outlineLevel(p: XmlElement): number {
+  const pPr = firstChild(p, 'pPr');
+  const level = Math.trunc(Number(pPr ? attr(pPr, 'lvl') : undefined));
+  return Number.isFinite(level) ? Math.max(0, Math.min(MAX_OUTLINE_LEVEL, level)) : 0;
 }
 
 /** Shapes in drawing order, group shapes flattened. */
