@@ -54,28 +54,7 @@ async function pair(ours, floor, reps = 1) {
   return [median(a), median(b)];
 }
 
-function wav(file, seconds, rate, channels) {
-  const frames = Math.round(seconds * rate);
-  const data = Buffer.alloc(frames * channels * 2);
-  for (let i = 0; i < frames; i++) {
-    const v = Math.round(3000 * Math.sin((2 * Math.PI * 440 * i) / rate));
-    for (let c = 0; c < channels; c++) data.writeInt16LE(v, (i * channels + c) * 2);
-  }
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0, 'latin1');
-  h.writeUInt32LE(36 + data.length, 4);
-  h.write('WAVEfmt ', 8, 'latin1');
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(channels, 22);
-  h.writeUInt32LE(rate, 24);
-  h.writeUInt32LE(rate * channels * 2, 28);
-  h.writeUInt16LE(channels * 2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36, 'latin1');
-  h.writeUInt32LE(data.length, 40);
-  fs.writeFileSync(file, Buffer.concat([h, data]));
-}
+const { writeToneWav: wav } = await import(new URL('testing/tone.js', dist).href);
 
 const rows = [];
 const row = (name, ours, floor, unit = 'ms') =>

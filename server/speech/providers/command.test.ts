@@ -9,33 +9,10 @@ import { CommandExitError, CommandOutputLimitError, CommandTimeoutError, KILL_GR
 import { MAX_COMMAND_ERROR_LENGTH, parseCommandOutput } from './command-output.js';
 import { transcribeWithCommand } from './command.js';
 import { transcribeWithLocalCommand } from './local-command.js';
+import { writeToneWav } from '../testing/tone.js';
 
 const FAKE = fileURLToPath(new URL('../testing/fake-command.mjs', import.meta.url));
 const NODE = process.execPath;
-
-/** 16-bit PCM WAV holding a tone. */
-function wav(file: string, seconds: number, rate: number, channels: number): void {
-  const frames = Math.round(seconds * rate);
-  const data = Buffer.alloc(frames * channels * 2);
-  for (let i = 0; i < frames; i++) {
-    const v = Math.round(4000 * Math.sin((2 * Math.PI * 300 * i) / rate));
-    for (let c = 0; c < channels; c++) data.writeInt16LE(v, (i * channels + c) * 2);
-  }
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0, 'latin1');
-  h.writeUInt32LE(36 + data.length, 4);
-  h.write('WAVEfmt ', 8, 'latin1');
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(channels, 22);
-  h.writeUInt32LE(rate, 24);
-  h.writeUInt32LE(rate * channels * 2, 28);
-  h.writeUInt16LE(channels * 2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36, 'latin1');
-  h.writeUInt32LE(data.length, 40);
-  fs.writeFileSync(file, Buffer.concat([h, data]));
-}
 
 let dir: string;
 let tmp: string;
@@ -138,7 +115,7 @@ describe('command provider', () => {
 describe('local_command provider', () => {
   it('converts the upload to a 16 kHz mono WAV, joins utterance lines, and removes the WAV', async () => {
     const audio = path.join(dir, 'in.wav');
-    wav(audio, 1.5, 44_100, 2);
+    writeToneWav(audio, 1.5, 44_100, 2, 300, 4000);
     const marker = path.join(dir, 'marker');
     process.env.FAKE_COMMAND_MARKER = marker;
     try {
@@ -157,7 +134,7 @@ describe('local_command provider', () => {
 
   it('joins multi-line output into one line', async () => {
     const audio = path.join(dir, 'in.wav');
-    wav(audio, 0.5, 16_000, 1);
+    writeToneWav(audio, 0.5, 16_000, 1, 300, 4000);
     const result = await transcribeWithLocalCommand([NODE, FAKE, 'echo', '{input}', 'first part\n\n  second part \n'], audio, {
       timeoutMs: 10_000,
     });
@@ -166,7 +143,7 @@ describe('local_command provider', () => {
 
   it('throws on a non-zero exit and still removes the WAV', async () => {
     const audio = path.join(dir, 'in.wav');
-    wav(audio, 0.5, 16_000, 1);
+    writeToneWav(audio, 0.5, 16_000, 1, 300, 4000);
     await expect(
       transcribeWithLocalCommand([NODE, FAKE, 'exit', '{input}', '2'], audio, { timeoutMs: 10_000 }),
     ).rejects.toBeInstanceOf(CommandExitError);

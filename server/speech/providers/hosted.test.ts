@@ -6,33 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAi, type FakeOpenAi } from '../testing/fake-openai.js';
 import { randomBytes } from 'node:crypto';
 import { HOSTED_MAX_FILE_BYTES, IN_MEMORY_UPLOAD_BYTES, MAX_ERROR_TEXT_LENGTH, transcribeHosted } from './hosted.js';
+import { writeToneWav } from '../testing/tone.js';
 
 const KEY = 'sk-test-0123456789abcdefSECRET';
-
-/** 16-bit PCM WAV with a quiet tone, so the decoder sees real audio. */
-function wavFile(file: string, seconds: number, rate: number, channels: number): number {
-  const frames = Math.round(seconds * rate);
-  const data = Buffer.alloc(frames * channels * 2);
-  for (let i = 0; i < frames; i++) {
-    const v = Math.round(3000 * Math.sin((2 * Math.PI * 440 * i) / rate));
-    for (let c = 0; c < channels; c++) data.writeInt16LE(v, (i * channels + c) * 2);
-  }
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write('WAVEfmt ', 8, 'latin1');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(channels, 22);
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate * channels * 2, 28);
-  header.writeUInt16LE(channels * 2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'latin1');
-  header.writeUInt32LE(data.length, 40);
-  fs.writeFileSync(file, Buffer.concat([header, data]));
-  return header.length + data.length;
-}
 
 let dir: string;
 let fake: FakeOpenAi;
@@ -192,7 +168,7 @@ describe('transcribeHosted', () => {
 
   it('re-encodes a file over 25 MB as 16 kHz mono WAV before uploading', async () => {
     const big = path.join(dir, 'long.wav');
-    const size = wavFile(big, 140, 48_000, 2);
+    const size = writeToneWav(big, 140, 48_000, 2);
     expect(size).toBeGreaterThan(HOSTED_MAX_FILE_BYTES);
     // A private temp root, so the clean-up check cannot see other tests' files.
     const tmp = path.join(dir, 'tmp');
@@ -219,7 +195,7 @@ describe('transcribeHosted', () => {
 
   it('refuses audio that stays over 25 MB even as 16 kHz mono WAV, without a request', async () => {
     const big = path.join(dir, 'very-long.wav');
-    wavFile(big, 830, 16_000, 1);
+    writeToneWav(big, 830, 16_000, 1);
     const result = await transcribeHosted('groq', { apiKey: 'k', baseUrl: fake.baseUrl, model: 'm' }, big, {
       timeoutMs: 30_000,
     });
