@@ -8,8 +8,11 @@ import { OfficeError } from './office-error.js';
 // Images are never decoded or embedded: a preview holds text, and a data URI would dwarf it.
 const NO_IMAGES = mammoth.images.imgElement(async () => ({ src: '' }));
 
-/** `buffer` must already have passed the zip guard: mammoth unzips it again, trusting its headers. */
-export async function docxToMarkdown(buffer: Buffer): Promise<string> {
+/**
+ * `buffer` must already have passed the zip guard: mammoth unzips it again, trusting its headers. Rendering
+ * may stop once the Markdown exceeds `maxChars` (the preview cap); the first `maxChars` are unaffected.
+ */
+export async function docxToMarkdown(buffer: Buffer, maxChars = Infinity): Promise<string> {
   let html: string;
   try {
     const result = await mammoth.convertToHtml(
@@ -25,5 +28,5 @@ export async function docxToMarkdown(buffer: Buffer): Promise<string> {
   } catch (err) {
     throw new OfficeError(`Word document unreadable: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
-  return htmlToMarkdown(html);
+  return htmlToMarkdown(html, maxChars);
 }

@@ -29,3 +29,17 @@ describe('htmlToMarkdown (mammoth output)', () => {
     );
   });
 });
+
+describe('htmlToMarkdown with a length budget', () => {
+  it('stops after the block that passes the budget, leaving the prefix identical', () => {
+    const html = Array.from({ length: 50 }, (_, i) => `<p>paragraph ${i}</p>`).join('');
+    const full = htmlToMarkdown(html);
+    const cut = htmlToMarkdown(html, 30);
+    expect(cut).toBe('paragraph 0\n\nparagraph 1\n\nparagraph 2\n');
+    expect(full.startsWith(cut.slice(0, 31))).toBe(true);
+    expect(cut.length).toBeGreaterThan(30);
+    // Exactly at the budget is not past it: the next block is still rendered, so a cap there still truncates.
+    expect(htmlToMarkdown(html, 25)).toBe('paragraph 0\n\nparagraph 1\n\nparagraph 2\n');
+    expect(htmlToMarkdown(html, 24)).toBe('paragraph 0\n\nparagraph 1\n');
+  });
+});

@@ -16,8 +16,12 @@ const VOID = new Set(['br', 'img', 'input', 'hr']);
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 const SAFE_LINK = /^(https?:|mailto:)/i;
 
-export function htmlToMarkdown(html: string): string {
-  return joinBlocks(blocksOf(parseHtml(html).children));
+/**
+ * Convert mammoth's HTML. With `maxChars`, top-level blocks stop being rendered once the Markdown is longer
+ * than that: the caller caps the preview there anyway, and the prefix is the same either way.
+ */
+export function htmlToMarkdown(html: string, maxChars = Infinity): string {
+  return joinBlocks(blocksOf(parseHtml(html).children, maxChars));
 }
 
 function parseHtml(html: string): HtmlElement {
@@ -58,18 +62,25 @@ function decodeEntities(text: string): string {
   });
 }
 
-function blocksOf(nodes: readonly HtmlNode[]): string[] {
+function blocksOf(nodes: readonly HtmlNode[], maxChars = Infinity): string[] {
   const blocks: string[] = [];
+  // Length of joinBlocks(blocks): blocks, a blank line between each, one final newline.
+  let joined = -1;
+  const add = (block: string) => {
+    if (block.trim() === '') return;
+    blocks.push(block);
+    joined += block.length + 2;
+  };
   let loose: HtmlNode[] = [];
   const flushLoose = () => {
-    const text = paragraph(loose);
-    if (text) blocks.push(text);
+    add(paragraph(loose));
     loose = [];
   };
   for (const node of nodes) {
+    if (joined > maxChars) return blocks;
     if (typeof node !== 'string' && isBlock(node.tag)) {
       flushLoose();
-      blocks.push(...blockOf(node));
+      for (const block of blockOf(node)) add(block);
     } else {
       loose.push(node);
     }

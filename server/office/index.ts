@@ -93,7 +93,7 @@ async function convert(filePath: string, format: OfficeFormat): Promise<string> 
     // xlsx and pptx parse every part they read with the strict parser already; mammoth brings its own.
     if (format === 'docx') checkXmlParts(members);
     const markdown =
-      format === 'docx' ? await docxToMarkdown(buffer) : format === 'xlsx' ? xlsxToMarkdown(members) : pptxToMarkdown(members);
+      format === 'docx' ? await docxToMarkdown(buffer, PREVIEW_MAX_CHARS) : format === 'xlsx' ? xlsxToMarkdown(members) : pptxToMarkdown(members);
     return capPreview(markdown || NO_TEXT, PREVIEW_MAX_CHARS);
   } catch (err) {
     if (err instanceof OfficeError) throw err;

@@ -9,19 +9,19 @@ const BLOCK_START = /^(\s*)(#{1,6}(?=\s|$)|>|[-+](?=\s|$)|[-=]+(?=\s*$)|\d{1,9}[
 export const TRUNCATION_NOTICE = (max: number) => `*[Preview truncated at ${max.toLocaleString('en-US')} characters]*`;
 
 export function escapeInline(text: string): string {
-  return text.replace(INLINE_SPECIAL, (ch) => `\\${ch}`);
+  return text.replace(INLINE_SPECIAL, '\\$&');
 }
 
 /** Escape block markers at the start of every line of an already inline-escaped text. */
 export function escapeLineStarts(text: string): string {
-  return text
-    .split('\n')
-    .map((line) =>
-      line.replace(BLOCK_START, (_whole, space: string, marker: string) =>
-        /^\d/.test(marker) ? `${space}${marker.slice(0, -1)}\\${marker.slice(-1)}` : `${space}\\${marker}`,
-      ),
-    )
-    .join('\n');
+  if (!text.includes('\n')) return escapeLineStart(text);
+  return text.split('\n').map(escapeLineStart).join('\n');
+}
+
+function escapeLineStart(line: string): string {
+  return line.replace(BLOCK_START, (_whole, space: string, marker: string) =>
+    /^\d/.test(marker) ? `${space}${marker.slice(0, -1)}\\${marker.slice(-1)}` : `${space}\\${marker}`,
+  );
 }
 
 /** Whitespace runs (newlines and tabs included) become one space; the ends are trimmed. */
