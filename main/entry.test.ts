@@ -2,7 +2,7 @@
 // `node dist/main/index.js --server-only`. Compiled here into a private folder inside the project (so
 // node_modules and "type": "module" resolve as in dist/) rather than relying on someone's last `npm run build`.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +21,8 @@ const children: ChildProcess[] = [];
 const tempDirs: string[] = [];
 
 beforeAll(() => {
+  // Inside the repository, so the compiled files resolve node_modules and the package's "type": "module".
+  mkdirSync(path.join(ROOT, '.cache'), { recursive: true });
   outDir = mkdtempSync(path.join(ROOT, '.cache', 'entry-test-'));
   // Type errors elsewhere in a tree under construction do not stop tsc from emitting; only the files matter.
   spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--outDir', outDir], {
