@@ -38,7 +38,7 @@ async function transcribe(parts: Parameters<typeof multipartBody>[1]) {
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-const audio = (filename: string, content: string | Buffer = 'RIFF....fake') => [{ name: 'file', filename, content }];
+const audio = (filename: string, content: string | Buffer = 'not really audio') => [{ name: 'file', filename, content }];
 
 async function stagingEmpty(): Promise<void> {
   expect(await fs.readdir(path.join(srv.stateDir, 'staging'))).toEqual([]);
