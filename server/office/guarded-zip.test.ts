@@ -56,6 +56,16 @@ describe('readGuardedZip', () => {
     await expect(readGuardedZip(zip, SMALL)).rejects.toThrow(OfficeError);
   });
 
+  it('inflates and counts a directory entry that carries data', async () => {
+    const zip = await buildZip([
+      { name: 'dir_', data: Buffer.alloc(3_000_000) },
+      { name: 'ok.xml', data: '<a/>' },
+    ]);
+    // Rename the member `dir_` to `dir/` in both headers: a "directory" holding a bomb.
+    const renamed = Buffer.from(zip.toString('latin1').replaceAll('dir_', 'dir/'), 'latin1');
+    await expect(readGuardedZip(renamed, OFFICE_LIMITS)).rejects.toThrow('Zip member compression ratio above 200: dir/');
+  });
+
   it('refuses duplicate member names, case-insensitively', async () => {
     const zip = await buildZip([
       { name: 'a.xml', data: '1' },

@@ -63,10 +63,8 @@ async function readAllMembers(zip: ZipFile, limits: ZipLimits): Promise<ZipMembe
     const key = entry.fileName.toLowerCase();
     // Two members with one name would let different readers see different documents.
     if (members.has(key)) throw new OfficeError(`Zip has a duplicate member: ${printable(entry.fileName)}`);
-    if (entry.fileName.endsWith('/')) {
-      members.set(key, Buffer.alloc(0));
-      continue;
-    }
+    // Directory entries are inflated and counted too: another zip reader might not agree that they are
+    // directories, and then their data must have passed the same limits.
     checkDeclared(entry, limits);
     declaredTotal += entry.uncompressedSize;
     if (declaredTotal > limits.maxTotalBytes) {
