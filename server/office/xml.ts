@@ -45,7 +45,7 @@ export function parseXmlPart(bytes: Buffer, part: string): XmlElement {
  * A strict, non-validating XML parser for Office parts. It checks well-formedness (names, quoting, nesting,
  * one root, complete references), refuses DTDs, and expands nothing but XML's five entities and character
  * references. It replaced fast-xml-parser (XMLValidator plus XMLParser) because conversion runs on the server's
- * event loop and that pair took about twice as long on a 4 MB sheet (docs/benchmarks/office-sidecars.md).
+ * event loop and that pair took two to three times as long on a 4 MB sheet (docs/benchmarks/office-sidecars.md).
  */
 export function parseXml(text: string, part: string): XmlElement {
   if (DOCTYPE.test(text)) throw new OfficeError(`XML part has a DTD, refused: ${part}`);
