@@ -56,7 +56,7 @@ describe('what the app relies on', () => {
   it('packages the compiled app (main entry and CommonJS preload) and package.json', () => {
     const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { main: string };
     expect(pkg.main).toBe('dist/main/index.js');
-    expect(patterns(config.files)).toEqual(['dist/**/*', '!dist/**/*.map', '!dist/**/*.test.js', 'package.json']);
+    expect(patterns(config.files)).toEqual(['dist/**/*', '!dist/**/*.map', '!dist/**/*.test.js', '!dist/**/testing/**', 'package.json']);
   });
   it('sets the fuses', () => {
     expect(config.electronFuses).toEqual({
