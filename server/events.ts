@@ -1,6 +1,7 @@
 // Server-sent events (GET /api/events). A client that stalls or goes away is a normal disconnect (section 1):
 // it is dropped quietly, and a slow client can never make the server buffer without bound.
 import { EventEmitter } from 'node:events';
+import { HttpError } from './errors.js';
 import { log } from './log.js';
 import { redactDeep } from './redact.js';
 import { startStream, type RequestContext } from './respond.js';
@@ -36,7 +37,7 @@ export class EventBus {
 
   /** Serve one SSE connection until the client leaves or the server stops. */
   serve(ctx: RequestContext, profile: string, stopSignal: AbortSignal): void {
-    if (this.clients >= MAX_CLIENTS) throw Object.assign(new Error('Too many event streams'), { status: 503 });
+    if (this.clients >= MAX_CLIENTS) throw new HttpError(503, 'Too many event streams');
     const { res } = ctx;
     startStream(ctx, 200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
