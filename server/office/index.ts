@@ -2,43 +2,43 @@
 // .xlsx or .pptx. The zip is guarded before any parser sees it, the preview is capped, and the sidecar is
 // either written completely or not at all.
 import fs from 'node:fs/promises';
-import { constants } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import path from 'node:path';
-import { docxToMarkdown } from './docx.js';
-import { readGuardedZip, type ZipLimits, type ZipMembers } from './guarded-zip.js';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { ConvertReply, ConvertRequest } from './convert-worker.js';
+import { convertOfficeBuffer, OFFICE_MAX_FILE_BYTES, type OfficeFormat } from './convert.js';
 import { createLimiter } from './limiter.js';
-import { capPreview } from './markdown.js';
 import { OfficeError } from './office-error.js';
-import { pptxToMarkdown } from './pptx.js';
-import { parseXmlPart } from './xml.js';
-import { xlsxToMarkdown } from './xlsx.js';
 
-export type OfficeFormat = 'docx' | 'xlsx' | 'pptx';
-export const OFFICE_MAX_MEMBERS = 256;
-export const OFFICE_MAX_TOTAL_BYTES = 8_000_000;
-export const OFFICE_MAX_MEMBER_BYTES = 4_000_000;
-export const OFFICE_MAX_RATIO = 200;
-export const PREVIEW_MAX_CHARS = 120_000;
-// The whole file is read into memory once, so the guard and mammoth see the very same bytes. A package
-// within the inflated limits is at most about that size (stored members) plus headers; twice is headroom,
-// and anything larger is padding no Office application writes.
-export const OFFICE_MAX_FILE_BYTES = 2 * OFFICE_MAX_TOTAL_BYTES;
+export {
+  OFFICE_LIMITS,
+  OFFICE_MAX_FILE_BYTES,
+  OFFICE_MAX_MEMBER_BYTES,
+  OFFICE_MAX_MEMBERS,
+  OFFICE_MAX_RATIO,
+  OFFICE_MAX_TOTAL_BYTES,
+  PREVIEW_MAX_CHARS,
+  type OfficeFormat,
+} from './convert.js';
 export const SIDECAR_SUFFIX = '.md';
 const SIDECAR_MODE = 0o644;
 // O_NOFOLLOW does not exist on Windows, where O_EXCL alone already refuses an existing link.
 const SIDECAR_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
-const NO_TEXT = '*(No text found in the document.)*\n';
 // Conversions are CPU-bound and hold the whole package in memory: one at a time bounds both, whatever the
 // number of simultaneous uploads (the others wait; an upload itself never fails for it).
 export const OFFICE_MAX_CONCURRENT = 1;
 const limit = createLimiter(OFFICE_MAX_CONCURRENT);
-
-export const OFFICE_LIMITS: ZipLimits = {
-  maxMembers: OFFICE_MAX_MEMBERS,
-  maxTotalBytes: OFFICE_MAX_TOTAL_BYTES,
-  maxMemberBytes: OFFICE_MAX_MEMBER_BYTES,
-  maxRatio: OFFICE_MAX_RATIO,
-};
+// A file at the limits converts in about 1.5 s on an idle core; this is room for a loaded, shared machine,
+// and a bound on a conversion that would otherwise hold the one-at-a-time slot for ever.
+export const OFFICE_WORKER_TIMEOUT_MS = 60_000;
+// At the limits a conversion holds the inflated parts plus their parsed trees: well under this, while a
+// runaway parse is stopped (ERR_WORKER_OUT_OF_MEMORY) instead of growing the server's heap.
+export const OFFICE_WORKER_MAX_HEAP_MB = 256;
+// The worker exists only in the compiled build (dist/server/office/); from the TypeScript sources, as under
+// the test runner, the conversion runs in-thread, through the same function.
+const WORKER_URL = new URL('./convert-worker.js', import.meta.url);
+const USE_WORKER = WORKER_URL.protocol === 'file:' && existsSync(fileURLToPath(WORKER_URL));
 
 const FORMATS: Record<string, OfficeFormat> = { '.docx': 'docx', '.xlsx': 'xlsx', '.pptx': 'pptx' };
 
@@ -89,16 +89,52 @@ export async function officeToMarkdown(filePath: string, format: OfficeFormat): 
 async function convert(filePath: string, format: OfficeFormat): Promise<string> {
   try {
     const buffer = await readOfficeFile(filePath);
-    const members = await readGuardedZip(buffer, OFFICE_LIMITS);
-    // xlsx and pptx parse every part they read with the strict parser already; mammoth brings its own.
-    if (format === 'docx') checkXmlParts(members);
-    const markdown =
-      format === 'docx' ? await docxToMarkdown(buffer, PREVIEW_MAX_CHARS) : format === 'xlsx' ? xlsxToMarkdown(members) : pptxToMarkdown(members);
-    return capPreview(markdown || NO_TEXT, PREVIEW_MAX_CHARS);
+    return USE_WORKER ? await convertInWorker(buffer, format) : await convertOfficeBuffer(buffer, format);
   } catch (err) {
     if (err instanceof OfficeError) throw err;
     throw new OfficeError(`Office conversion failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
+}
+
+/**
+ * One worker per conversion: the event loop stays free while it runs, and its heap (the inflated parts and
+ * parsed trees) is gone when it exits. Whatever happens to it — a refusal, a crash, running out of heap or
+ * time — comes back as a rejection, never as an uncaught error.
+ */
+function convertInWorker(buffer: Buffer, format: OfficeFormat): Promise<string> {
+  // Moved, not copied, when the buffer owns its memory (readFile's result for any real package does).
+  const owned = buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength && buffer.buffer instanceof ArrayBuffer;
+  const bytes = owned ? new Uint8Array(buffer.buffer as ArrayBuffer) : new Uint8Array(buffer);
+  const request: ConvertRequest = { bytes, format };
+  return new Promise<string>((resolve, reject) => {
+    let settled = false;
+    const worker = new Worker(WORKER_URL, {
+      workerData: request,
+      transferList: [bytes.buffer as ArrayBuffer],
+      resourceLimits: { maxOldGenerationSizeMb: OFFICE_WORKER_MAX_HEAP_MB },
+      stdout: false,
+      stderr: false,
+    });
+    const finish = (error: Error | null, markdown?: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void worker.terminate().catch(() => {});
+      if (error) reject(error);
+      else resolve(markdown!);
+    };
+    const timer = setTimeout(
+      () => finish(new OfficeError(`Office conversion timed out (> ${OFFICE_WORKER_TIMEOUT_MS} ms)`)),
+      OFFICE_WORKER_TIMEOUT_MS,
+    );
+    worker.on('message', (reply: ConvertReply) => {
+      if (reply.ok) finish(null, reply.markdown);
+      // Rebuilt as the in-thread path would have thrown it: refusals as they are, other errors wrapped by convert().
+      else finish(reply.office ? new OfficeError(reply.message) : new Error(reply.message));
+    });
+    worker.on('error', (err) => finish(new OfficeError(`Office conversion failed: ${err.message}`, { cause: err })));
+    worker.on('exit', (code) => finish(new OfficeError(`Office conversion worker exited unexpectedly (code ${code})`)));
+  });
 }
 
 async function readOfficeFile(filePath: string): Promise<Buffer> {
@@ -112,15 +148,5 @@ async function readOfficeFile(filePath: string): Promise<Buffer> {
     return await handle.readFile();
   } finally {
     await handle.close();
-  }
-}
-
-/**
- * Every XML part must be well-formed and DTD-free before mammoth, which parses the Word parts with its own
- * XML parser, sees them: entity tricks and malformed parts are refused here, with a clear message.
- */
-function checkXmlParts(members: ZipMembers): void {
-  for (const [name, bytes] of members) {
-    if (name.endsWith('.xml') || name.endsWith('.rels')) parseXmlPart(bytes, name);
   }
 }
