@@ -218,7 +218,8 @@ describe('tar failures', () => {
     controller.abort(reason);
     await expect(pending).rejects.toBe(reason);
     expect(fs.existsSync(dest)).toBe(false);
-  });
+    // bzip2 decodes at ~1 MB/s: building and starting this archive alone can take tens of seconds on a loaded machine.
+  }, 90_000);
 
   it('concurrent xz extractions both finish (the decoder serializes, it must not deadlock)', async () => {
     const one = compress(buildTar([{ name: 'one.bin', content: noise(500_000, 1) }]), 'tar.xz');
