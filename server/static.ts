@@ -23,7 +23,12 @@ export async function serveStatic({ ctx, app }: HandlerInput): Promise<void> {
     return;
   }
 
-  const relative = pathname === '/' ? 'index.html' : decodeURIComponent(pathname.slice(1));
+  let relative: string;
+  try {
+    relative = pathname === '/' ? 'index.html' : decodeURIComponent(pathname.slice(1));
+  } catch {
+    throw new HttpError(404, 'Not found');
+  }
   if (!SAFE_PATH.test(relative)) throw new HttpError(404, 'Not found');
   const file = path.join(app.staticDir, relative);
   if (!isInside(app.staticDir, file)) throw new HttpError(404, 'Not found');

@@ -10,16 +10,32 @@ import { isInside, ValueError } from './errors.js';
 export const MAX_TRUSTED_ROOTS = 256;
 const STORE_FILE = 'workspaces.json';
 
-const SYSTEM_DIRS_POSIX = ['/', '/etc', '/usr', '/bin', '/sbin', '/lib', '/lib64', '/boot', '/dev', '/proc', '/sys', '/var', '/root', '/System', '/Library', '/private', '/opt', '/srv', '/run'];
-const SYSTEM_DIRS_WIN = ['c:\\', 'c:\\windows', 'c:\\program files', 'c:\\program files (x86)', 'c:\\programdata'];
+// Trees that belong to the operating system: neither they nor anything inside them can be a workspace.
+const SYSTEM_TREES_POSIX = ['/etc', '/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/boot', '/dev', '/proc', '/sys', '/System', '/Library', '/private/etc', '/private/var', '/var/lib', '/var/log', '/var/run', '/var/spool', '/var/cache', '/var/db', '/snap'];
+// Folders that hold system and user data side by side: refused themselves, but a project inside may qualify.
+const SYSTEM_ROOTS_POSIX = ['/', '/var', '/opt', '/srv', '/run', '/root', '/private', '/home', '/Users', '/Volumes', '/mnt', '/media', '/tmp'];
+const SYSTEM_TREES_WIN = ['c:\\windows', 'c:\\program files', 'c:\\program files (x86)', 'c:\\programdata'];
+const SYSTEM_ROOTS_WIN = ['c:\\users'];
 
-export function isSystemDir(dir: string): boolean {
+function within(dir: string, roots: readonly string[], caseInsensitive: boolean): boolean {
+  const d = caseInsensitive ? dir.toLowerCase() : dir;
+  return roots.some((root) => isInside(root, d));
+}
+
+/**
+ * A system directory, or a folder inside one. The user's home is never system (even when it is /root), so a
+ * project under it always qualifies; the home itself may be a workspace, a bare `/home` may not.
+ */
+export function isSystemDir(dir: string, home: string = os.homedir(), platform: NodeJS.Platform = process.platform): boolean {
   const normalized = path.resolve(dir);
-  if (process.platform === 'win32') {
-    const lower = normalized.toLowerCase();
-    return SYSTEM_DIRS_WIN.some((d) => lower === d || lower === d.replace(/\\$/, '')) || /^[a-z]:\\?$/i.test(lower);
+  const win = platform === 'win32';
+  const norm = (p: string) => (win ? p.toLowerCase() : p);
+  if (home && path.resolve(home) !== path.parse(path.resolve(home)).root && isInside(norm(path.resolve(home)), norm(normalized))) return false;
+  if (win) {
+    if (/^[a-z]:\\?$/i.test(normalized)) return true;
+    return within(normalized, SYSTEM_TREES_WIN, true) || SYSTEM_ROOTS_WIN.includes(normalized.toLowerCase());
   }
-  return SYSTEM_DIRS_POSIX.includes(normalized);
+  return within(normalized, SYSTEM_TREES_POSIX, false) || SYSTEM_ROOTS_POSIX.includes(normalized);
 }
 
 export class Workspaces {
@@ -66,7 +82,7 @@ export class Workspaces {
     }
     const stat = await fs.stat(real);
     if (!stat.isDirectory()) throw new ValueError('Workspace is not a directory');
-    if (isSystemDir(real)) throw new ValueError('Workspace cannot be a system directory');
+    if (isSystemDir(real, this.home)) throw new ValueError('Workspace cannot be a system directory');
     const trusted = await Promise.all(this.roots().map((r) => fs.realpath(r).catch(() => path.resolve(r))));
     if (!trusted.some((root) => isInside(root, real))) {
       throw new ValueError('Workspace is not in a trusted folder; add it first');
@@ -83,7 +99,7 @@ export class Workspaces {
       throw new ValueError('Folder does not exist');
     }
     if (!(await fs.stat(real)).isDirectory()) throw new ValueError('Folder is not a directory');
-    if (isSystemDir(real)) throw new ValueError('A system directory cannot be a workspace');
+    if (isSystemDir(real, this.home)) throw new ValueError('A system directory cannot be a workspace');
     if (!this.added.includes(real)) {
       if (this.added.length >= MAX_TRUSTED_ROOTS) throw new ValueError('Too many trusted folders');
       this.added.push(real);

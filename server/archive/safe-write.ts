@@ -33,6 +33,10 @@ export class MemberWriter {
     private readonly opts: WriterOptions,
   ) {}
 
+  get maxBytes(): number {
+    return this.opts.maxBytes;
+  }
+
   get bytesWritten(): number {
     return this.written;
   }

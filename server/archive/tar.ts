@@ -3,13 +3,21 @@
 // disk, so tar's own link, permission and path handling cannot come into play.
 import { once } from 'node:events';
 import { Parser, type ReadEntry } from 'tar';
-import { MAX_ARCHIVE_MEMBERS, tooManyMembers } from './limits.js';
+import { MAX_ARCHIVE_MEMBERS, tooLarge, tooManyMembers } from './limits.js';
 import { memberSegments } from './names.js';
 import { openTarStream, type TarKind } from './decompress.js';
 import type { MemberWriter } from './safe-write.js';
 
 // 'OldFile' is a pre-POSIX regular file and 'ContiguousFile' a regular file with a placement hint.
 const REGULAR_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
+
+/**
+ * Decompressed bytes that are not written as files: headers and padding (at most 1 KiB per member), data of
+ * skipped members (links, devices, directories that claim a size) and anything after the end-of-archive
+ * blocks. The byte cap counts what lands on disk; this bounds the rest, which node-tar buffers with quadratic
+ * cost and which a few hundred compressed bytes can inflate to gigabytes.
+ */
+export const MAX_UNWRITTEN_TAR_BYTES = MAX_ARCHIVE_MEMBERS * 1024 + 4 * 1024 * 1024;
 
 export async function extractTar(archivePath: string, kind: TarKind, writer: MemberWriter, signal?: AbortSignal): Promise<void> {
   const input = openTarStream(archivePath, kind);
@@ -67,9 +75,20 @@ export async function extractTar(archivePath: string, kind: TarKind, writer: Mem
       });
   });
 
+  // After the end-of-archive blocks nothing more is read: trailing bytes are never decompressed or parsed.
+  let sawEof = false;
+  parser.on('eof', () => {
+    sawEof = true;
+  });
+  let decompressed = 0;
   try {
     for await (const chunk of input) {
-      if (failure) break;
+      if (failure || sawEof) break;
+      decompressed += (chunk as Buffer).length;
+      if (decompressed - writer.bytesWritten > MAX_UNWRITTEN_TAR_BYTES) {
+        fail(tooLarge(writer.maxBytes));
+        break;
+      }
       if (!parser.write(chunk as Buffer)) await once(parser, 'drain', { signal: stop.signal });
     }
     if (!failure) {

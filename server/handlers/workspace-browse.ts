@@ -1,4 +1,5 @@
 // Read-only views of a session's workspace for the UI: a directory listing and a bounded text preview.
+import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { HandlerInput } from '../app.js';
@@ -9,6 +10,8 @@ import { visibleSession } from './sessions.js';
 
 export const MAX_LIST_ENTRIES = 5000;
 export const MAX_PREVIEW_BYTES = 1024 * 1024;
+const NONBLOCK = fsConstants.O_NONBLOCK ?? 0;
+const NOFOLLOW = fsConstants.O_NOFOLLOW ?? 0;
 
 async function resolveInWorkspace(input: HandlerInput): Promise<{ root: string; target: string }> {
   const { ctx, app } = input;
@@ -51,12 +54,19 @@ export async function listWorkspace(input: HandlerInput): Promise<void> {
 
 export async function readWorkspaceFile(input: HandlerInput): Promise<void> {
   const { target } = await resolveInWorkspace(input);
-  const handle = await fs.open(target, 'r').catch(() => {
+  // Only regular files: opening a FIFO for reading would block a threadpool thread until a writer appears, and
+  // four such requests would stall every file operation of the server. O_NONBLOCK makes even a FIFO swapped
+  // in after the stat open at once, and the fstat after open catches that swap.
+  const before = await fs.stat(target).catch(() => undefined);
+  if (!before) throw new HttpError(404, 'Not found');
+  if (!before.isFile()) throw new HttpError(400, 'Not a file');
+  if (before.size > MAX_PREVIEW_BYTES) throw new HttpError(413, `File too large to preview (max ${MAX_PREVIEW_BYTES} bytes)`);
+  const handle = await fs.open(target, fsConstants.O_RDONLY | NONBLOCK | NOFOLLOW).catch(() => {
     throw new HttpError(404, 'Not found');
   });
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) throw new HttpError(400, 'Not a file');
+    if (!stat.isFile() || stat.ino !== before.ino || stat.dev !== before.dev) throw new HttpError(400, 'Not a file');
     if (stat.size > MAX_PREVIEW_BYTES) throw new HttpError(413, `File too large to preview (max ${MAX_PREVIEW_BYTES} bytes)`);
     const { buffer, bytesRead } = await handle.read(Buffer.alloc(stat.size), 0, stat.size, 0);
     // Previews are API responses too: secrets in a workspace file are masked like everywhere else.

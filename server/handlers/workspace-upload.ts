@@ -7,7 +7,7 @@ import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes }
 import { HttpError, isInside, ValueError } from '../errors.js';
 import { mkdirInside, placeUnique, sanitizeFilename } from '../files.js';
 import { log } from '../log.js';
-import { parseMultipart, type StagedFile } from '../multipart.js';
+import { ClientGoneError, parseMultipart, type StagedFile } from '../multipart.js';
 import { officeFormat, writeOfficeSidecar, type Sidecar } from '../office/index.js';
 import { sendJson } from '../respond.js';
 import { DISK_FULL_EXTRACT, guessMime } from './attachments.js';
@@ -43,7 +43,7 @@ export async function uploadTarget(workspace: string, requested: string): Promis
   }
 }
 
-async function storeOne(file: StagedFile, target: string, maxUploadBytes: number): Promise<WorkspaceItem> {
+async function storeOne(file: StagedFile, target: string, maxUploadBytes: number, signal: AbortSignal): Promise<WorkspaceItem> {
   const safeName = sanitizeFilename(file.filename);
   if (!isInside(target, path.join(target, safeName))) throw new HttpError(403, `Path traversal blocked: ${safeName}`);
   const placed = await placeUnique(file.stagedPath, target, safeName, {
@@ -55,7 +55,7 @@ async function storeOne(file: StagedFile, target: string, maxUploadBytes: number
   if (archiveKind(placed.name)) {
     try {
       const dest = await allocateExtractionDir(target, placed.name);
-      const result = await extractArchive(placed.path, placed.name, dest, target, { maxBytes: maxExtractedBytes(maxUploadBytes) });
+      const result = await extractArchive(placed.path, placed.name, dest, target, { maxBytes: maxExtractedBytes(maxUploadBytes), signal });
       return {
         filename: placed.name,
         path: dest,
@@ -105,9 +105,20 @@ export async function uploadToWorkspace(input: HandlerInput): Promise<void> {
     const workspace = await app.workspaces.validate(session.workspace);
     const requested = form.fields.get('path') ?? '';
     const target = await uploadTarget(workspace, requested);
-    for (const file of form.files) {
-      if (!file.filename) continue;
-      items.push(await storeOne(file, target, app.config.maxUploadBytes));
+    // A client that leaves stops a running extraction (the extractor removes what it wrote).
+    const abort = new AbortController();
+    const onClose = () => {
+      if (!ctx.res.writableFinished) abort.abort(new ClientGoneError());
+    };
+    ctx.res.once('close', onClose);
+    try {
+      for (const file of form.files) {
+        if (!file.filename) continue;
+        items.push(await storeOne(file, target, app.config.maxUploadBytes, abort.signal));
+        if (abort.signal.aborted) throw abort.signal.reason;
+      }
+    } finally {
+      ctx.res.off('close', onClose);
     }
     app.events.publish({
       name: 'workspace_changed',
