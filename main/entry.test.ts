@@ -2,16 +2,16 @@
 // `node dist/main/index.js --server-only`. Compiled here into a private folder inside the project (so
 // node_modules and "type": "module" resolve as in dist/) rather than relying on someone's last `npm run build`.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BUILD_TIMEOUT_MS, compileProject } from '../server/testing/compile.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // A full tsc pass; on the shared 2-core machine under load it has taken 30 s.
-const BUILD_TIMEOUT_MS = 110_000;
 const READY_TIMEOUT_MS = 20_000;
 const EXIT_TIMEOUT_MS = 15_000;
 
@@ -21,15 +21,7 @@ const children: ChildProcess[] = [];
 const tempDirs: string[] = [];
 
 beforeAll(() => {
-  // Inside the repository, so the compiled files resolve node_modules and the package's "type": "module".
-  mkdirSync(path.join(ROOT, '.cache'), { recursive: true });
-  outDir = mkdtempSync(path.join(ROOT, '.cache', 'entry-test-'));
-  // Type errors elsewhere in a tree under construction do not stop tsc from emitting; only the files matter.
-  spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--outDir', outDir], {
-    cwd: ROOT,
-    timeout: BUILD_TIMEOUT_MS,
-    stdio: 'ignore',
-  });
+  outDir = compileProject('entry-test-');
   entry = path.join(outDir, 'main', 'index.js');
   expect(existsSync(entry), 'the entry compiled').toBe(true);
 }, BUILD_TIMEOUT_MS + 5_000);

@@ -1,20 +1,18 @@
 // The worker path exists only in the compiled build, so the office modules are compiled here into a private
 // folder inside the project (node_modules and "type": "module" resolve as in dist/) and the compiled index.js
 // is exercised: same Markdown and errors as the in-thread path, and an event loop that keeps turning.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as inThread from './index.js';
 import { OFFICE_MAX_MEMBER_BYTES } from './index.js';
 import { buildDocx, buildPptx, buildXlsx, buildZip, pShape, wHeading, wPara, wTable } from './testing/fixtures.js';
 import { useTmpDir } from './testing/tmpdir.js';
+import { BUILD_TIMEOUT_MS, compileProject } from '../testing/compile.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 // A full tsc pass; on the shared 2-core machine under load it has taken 30 s.
-const BUILD_TIMEOUT_MS = 110_000;
 const CONVERT_TIMEOUT_MS = 30_000;
 const TICK_MS = 20;
 // The in-thread conversion of the large sheet stalls the loop for 0.5–1.5 s; a worker leaves only noise.
@@ -28,14 +26,7 @@ let exiting: typeof inThread;
 let slow: typeof inThread;
 
 beforeAll(async () => {
-  mkdirSync(path.join(ROOT, '.cache'), { recursive: true });
-  outDir = mkdtempSync(path.join(ROOT, '.cache', 'office-worker-'));
-  // Type errors elsewhere in a tree under construction do not stop tsc from emitting; only the files matter.
-  spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--outDir', outDir], {
-    cwd: ROOT,
-    timeout: BUILD_TIMEOUT_MS,
-    stdio: 'ignore',
-  });
+  outDir = compileProject('office-worker-');
   const office = path.join(outDir, 'server', 'office');
   expect(existsSync(path.join(office, 'convert-worker.js')), 'the worker compiled').toBe(true);
   compiled = (await import(pathToFileURL(path.join(office, 'index.js')).href)) as typeof inThread;

@@ -1,0 +1,23 @@
+// Compile the project into a private folder for tests that must run the built JavaScript (the plain-Node entry,
+// worker threads). Private, because such tests may alter their copy; inside the repository, so the compiled
+// files resolve node_modules and the package's "type": "module".
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const BUILD_TIMEOUT_MS = 110_000;
+
+/** Compile into `<repo>/.cache/<prefix>XXXXXX` and return that folder. */
+export function compileProject(prefix: string): string {
+  mkdirSync(path.join(REPO_ROOT, '.cache'), { recursive: true });
+  const outDir = mkdtempSync(path.join(REPO_ROOT, '.cache', prefix));
+  // Type errors do not stop tsc from emitting; the callers check for the files they need.
+  spawnSync(process.execPath, [path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--outDir', outDir], {
+    cwd: REPO_ROOT,
+    timeout: BUILD_TIMEOUT_MS,
+    stdio: 'ignore',
+  });
+  return outDir;
+}
