@@ -3,11 +3,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hasValidToken, isAllowedHost, isSameOriginWrite } from './access.js';
 import type { ServerConfig } from './config.js';
-import { HttpError, isClientDisconnect, sanitizeErrorText, ValueError } from './errors.js';
+import { ClientGoneError, HttpError, isClientDisconnect, sanitizeErrorText, ValueError } from './errors.js';
 import type { EventBus } from './events.js';
 import { analyzeFraming } from './framing.js';
 import { log } from './log.js';
-import { ClientGoneError } from './multipart.js';
 import { activeProfile } from './profiles.js';
 import { sendError, type RequestContext } from './respond.js';
 import type { SessionStore } from './sessions.js';
@@ -46,6 +45,13 @@ export type RouteTable = Record<string, Partial<Record<string, Route>>>;
 
 export function createRequestListener(app: App, routes: RouteTable, fallback: Handler) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const abort = new AbortController();
+    const onStop = () => abort.abort(new ClientGoneError());
+    app.stopping.addEventListener('abort', onStop, { once: true });
+    res.once('close', () => {
+      app.stopping.removeEventListener('abort', onStop);
+      if (!res.writableFinished) abort.abort(new ClientGoneError());
+    });
     const ctx: RequestContext = {
       req,
       res,
@@ -54,6 +60,7 @@ export function createRequestListener(app: App, routes: RouteTable, fallback: Ha
       cookies: [],
       bodyConsumed: false,
       close: false,
+      signal: abort.signal,
     };
     req.on('error', (err) => log.debug('request stream error', err));
     res.on('error', (err) => log.debug('response stream error', err));

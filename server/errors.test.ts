@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { requireFields, resolveUnder, sanitizeErrorText, ValueError } from './errors.js';
+import { requireFields, sanitizeErrorText, ValueError } from './errors.js';
+import { resolveUnder } from './paths.js';
 
 describe('sanitizeErrorText', () => {
   it.each([

@@ -1,6 +1,5 @@
 // Error classes and helpers shared by every handler. A handler throws; the router turns the throw into the
 // specification's `{ "error": ... }` response, so no handler has to remember the status mapping.
-import path from 'node:path';
 
 /** An error with an exact HTTP status and client-facing text. */
 export class HttpError extends Error {
@@ -40,19 +39,30 @@ export function requireFields(body: Record<string, unknown>, names: readonly str
   if (missing.length > 0) throw new ValueError(`Missing required field(s): ${missing.join(', ')}`);
 }
 
-/** True when `candidate` is `root` or lies inside it (both absolute and normalized). */
-export function isInside(root: string, candidate: string): boolean {
-  const rel = path.relative(root, candidate);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+/** The client went away mid-request: nothing to answer, only cleaning up (logged at debug, never ERROR). */
+export class ClientGoneError extends Error {
+  constructor() {
+    super('client disconnected');
+    this.name = 'ClientGoneError';
+  }
 }
 
-/** Resolve a requested relative path under `root`; a result outside the root is a ValueError. */
-export function resolveUnder(root: string, requested: string): string {
-  const base = path.resolve(root);
-  const target = path.resolve(base, requested);
-  if (!isInside(base, target)) throw new ValueError('Path escapes its root');
-  return target;
+/** errno codes that mean the disk (or the user's quota) is full: the server's problem, reported as 507. */
+export function isDiskFull(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
 }
+
+/** Rethrow a full disk as 507 with `text`, anything else unchanged. */
+export function diskFullAs(text: string): (err: unknown) => never {
+  return (err) => {
+    if (isDiskFull(err)) throw new HttpError(507, text);
+    throw err;
+  };
+}
+
+export const DISK_FULL_UPLOAD = 'Not enough disk space to store the upload';
+export const DISK_FULL_EXTRACT = 'Not enough disk space to extract the archive';
 
 /** Node's errno codes that mean the peer went away while we were writing (section 1's disconnect rule). */
 const DISCONNECT_CODES = new Set([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { candidateNames, sanitizeName, splitSuffix } from './files.js';
+import { candidateNames, sanitizeName, splitSuffix } from './names.js';
 
 describe('sanitizeName', () => {
   it.each([

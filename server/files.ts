@@ -3,45 +3,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { HttpError, isInside, ValueError } from './errors.js';
-
-export const MAX_NAME_CHARS = 200;
-export const MAX_DUPLICATE_SUFFIX = 999;
-
-const NOT_WORD_DOT_DASH = /[^\p{L}\p{N}_.-]/gu;
-
-/** Unicode-aware truncation by code points, as Python slices strings. */
-export function truncateCodePoints(text: string, max: number): string {
-  const points = Array.from(text);
-  return points.length > max ? points.slice(0, max).join('') : text;
-}
-
-/** 4.3 step 4: final `/` component, non-word characters to `_`, 200 characters. Empty or dots only: null. */
-export function sanitizeName(raw: string, maxChars = MAX_NAME_CHARS): string | null {
-  const last = raw.split('/').at(-1) ?? '';
-  const safe = truncateCodePoints(last.replace(NOT_WORD_DOT_DASH, '_'), maxChars);
-  return safe === '' || /^\.+$/.test(safe) ? null : safe;
-}
-
-export function sanitizeFilename(raw: string): string {
-  const safe = sanitizeName(raw);
-  if (safe === null) throw new ValueError('Invalid filename');
-  return safe;
-}
-
-/** Python's pathlib split: `a.tar.gz` → [`a.tar`, `.gz`]; `.bashrc` → [`.bashrc`, ``]. */
-export function splitSuffix(name: string): [string, string] {
-  const dot = name.lastIndexOf('.');
-  if (dot <= 0 || dot === name.length - 1) return [name, ''];
-  return [name.slice(0, dot), name.slice(dot)];
-}
-
-/** `name`, then `<stem>-1<suffix>` … `<stem>-999<suffix>`. */
-export function* candidateNames(name: string): Generator<string> {
-  yield name;
-  const [stem, suffix] = splitSuffix(name);
-  for (let n = 1; n <= MAX_DUPLICATE_SUFFIX; n++) yield `${stem}-${n}${suffix}`;
-}
+import { DISK_FULL_UPLOAD, HttpError, isDiskFull, ValueError } from './errors.js';
+import { candidateNames } from './names.js';
+import { isInside } from './paths.js';
 
 async function exists(file: string): Promise<boolean> {
   try {
@@ -143,7 +107,7 @@ export function placeUnique(staged: string, dir: string, safeName: string, error
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'EEXIST') throw new HttpError(409, errors.exists(name));
-        if (code === 'ENOSPC' || code === 'EDQUOT') throw new HttpError(507, 'Not enough disk space to store the upload');
+        if (isDiskFull(err)) throw new HttpError(507, DISK_FULL_UPLOAD);
         const [status, text] = errors.rejected(name);
         throw new HttpError(status, text);
       }

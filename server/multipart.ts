@@ -7,7 +7,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { transferEncodingError } from './clienterror.js';
-import { HttpError } from './errors.js';
+import { ClientGoneError, DISK_FULL_UPLOAD, HttpError, isDiskFull } from './errors.js';
 import { log } from './log.js';
 import type { RequestContext } from './respond.js';
 
@@ -39,14 +39,6 @@ export interface Multipart {
   file(field: string): StagedFile | undefined;
   /** Remove every staged file that was not moved into place. Safe to call twice. */
   cleanup(): Promise<void>;
-}
-
-/** The client went away mid-upload: nothing to answer, only cleaning up. */
-export class ClientGoneError extends Error {
-  constructor() {
-    super('client disconnected during upload');
-    this.name = 'ClientGoneError';
-  }
 }
 
 export function fileTooLargeText(capBytes: number): string {
@@ -188,7 +180,7 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
           .then(
             () => {},
             (err: NodeJS.ErrnoException) => {
-              if (err.code === 'ENOSPC' || err.code === 'EDQUOT') fail(new HttpError(507, 'Not enough disk space to store the upload'));
+              if (isDiskFull(err)) fail(new HttpError(507, DISK_FULL_UPLOAD));
               else fail(err);
             },
           )

@@ -27,6 +27,11 @@ export interface RequestContext {
   bodyConsumed: boolean;
   /** A handler asked for `Connection: close` (rule 1). */
   close: boolean;
+  /**
+   * Fires when the client leaves before its response is complete, or the server stops. Long work (extraction,
+   * transcription, placement) stops on it; the reason is a ClientGoneError or the server's stop.
+   */
+  signal: AbortSignal;
 }
 
 export interface ResponseOptions {

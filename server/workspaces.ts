@@ -5,7 +5,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic } from './atomic.js';
-import { isInside, ValueError } from './errors.js';
+import { ValueError } from './errors.js';
+import { isInside } from './paths.js';
 
 export const MAX_TRUSTED_ROOTS = 256;
 const STORE_FILE = 'workspaces.json';

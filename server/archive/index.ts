@@ -3,7 +3,8 @@
 import { randomInt } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { ValueError, isInside } from '../errors.js';
+import { ValueError } from '../errors.js';
+import { isInside } from '../paths.js';
 import { log } from '../log.js';
 import { extractTar } from './tar.js';
 import { extractZip } from './zip.js';

@@ -2,12 +2,14 @@
 // attachment directory.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import mime from 'mime-types';
 import type { HandlerInput } from '../app.js';
 import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes } from '../archive/index.js';
 import { expandUser } from '../config.js';
-import { HttpError, isInside, ValueError } from '../errors.js';
-import { mkdirInside, placeUnique, sanitizeFilename, sanitizeName } from '../files.js';
+import { DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../errors.js';
+import { mkdirInside, placeUnique } from '../files.js';
+import { guessMime } from '../mime.js';
+import { sanitizeFilename, sanitizeName } from '../names.js';
+import { isInside } from '../paths.js';
 import { parseMultipart, type Multipart, type StagedFile } from '../multipart.js';
 import { sendJson } from '../respond.js';
 import type { Attachment } from '../sessions.js';
@@ -15,11 +17,6 @@ import { visibleSession } from './sessions.js';
 
 export const MAX_SESSION_DIR_CHARS = 120;
 export const ATTACHMENT_DIR_ENV = 'SATCHEL_WEBUI_ATTACHMENT_DIR';
-export const DISK_FULL_EXTRACT = 'Not enough disk space to extract the archive';
-
-export function guessMime(name: string): string {
-  return mime.lookup(name) || 'application/octet-stream';
-}
 
 /** SATCHEL_WEBUI_ATTACHMENT_DIR when set and not blank (with `~` expanded), else `<state>/attachments`. */
 export function attachmentRoot(stateDir: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -94,7 +91,7 @@ export async function uploadAndExtract(input: HandlerInput): Promise<void> {
         maxBytes: maxExtractedBytes(app.config.maxUploadBytes),
         signal: abort.signal,
       }).catch((err: NodeJS.ErrnoException) => {
-        if (err?.code === 'ENOSPC' || err?.code === 'EDQUOT') throw new HttpError(507, DISK_FULL_EXTRACT);
+        if (isDiskFull(err)) throw new HttpError(507, DISK_FULL_EXTRACT);
         throw err;
       });
       app.events.publish({ name: 'attachment_added', profile, data: { session_id: sessionId, extracted: result.files.length, dest } });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { HandlerInput } from '../app.js';
 import { HttpError } from '../errors.js';
-import { sanitizeFilename, splitSuffix } from '../files.js';
+import { sanitizeFilename, splitSuffix } from '../names.js';
 import { log } from '../log.js';
 import { parseMultipart } from '../multipart.js';
 import { sendJson } from '../respond.js';

@@ -4,13 +4,15 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { HandlerInput } from '../app.js';
 import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes } from '../archive/index.js';
-import { HttpError, isInside, ValueError } from '../errors.js';
-import { mkdirInside, placeUnique, sanitizeFilename } from '../files.js';
+import { ClientGoneError, DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../errors.js';
+import { mkdirInside, placeUnique } from '../files.js';
+import { guessMime } from '../mime.js';
+import { sanitizeFilename } from '../names.js';
+import { isInside } from '../paths.js';
 import { log } from '../log.js';
-import { ClientGoneError, parseMultipart, type StagedFile } from '../multipart.js';
+import { parseMultipart, type StagedFile } from '../multipart.js';
 import { officeFormat, writeOfficeSidecar, type Sidecar } from '../office/index.js';
 import { sendJson } from '../respond.js';
-import { DISK_FULL_EXTRACT, guessMime } from './attachments.js';
 import { visibleSession } from './sessions.js';
 
 const EXTRACTION_FAILED = 'Archive extraction failed';
@@ -67,9 +69,8 @@ async function storeOne(file: StagedFile, target: string, maxUploadBytes: number
       };
     } catch (err) {
       if (!(err instanceof ValueError)) log.warn(`extracting ${placed.name} failed:`, err);
-      const code = (err as NodeJS.ErrnoException)?.code;
       const text =
-        code === 'ENOSPC' || code === 'EDQUOT'
+        isDiskFull(err)
           ? DISK_FULL_EXTRACT
           : err instanceof ValueError && err.message.trim()
             ? err.message
