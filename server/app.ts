@@ -1,16 +1,29 @@
-// The request pipeline: Host check, routing, access token and Origin checks, then the handler; every throw
-// becomes the specification's `{ "error": … }` response. No framework: a table of routes is all we need.
+// The request lifecycle: the one place that owns a request from its head to its last byte. It parses the
+// target, checks the head (header count, Host, framing, Expect), routes, checks access, runs the handler, and
+// turns every throw into the specification's `{ "error": … }` answer. Nothing thrown or rejected in here can
+// reach the process: a last-resort guard answers 500 for that request alone and the server keeps serving.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hasValidToken, isAllowedHost, isSameOriginWrite } from './access.js';
 import type { ServerConfig } from './config.js';
 import { ClientGoneError, HttpError, isClientDisconnect, sanitizeErrorText, ValueError } from './errors.js';
 import type { EventBus } from './events.js';
-import { analyzeFraming } from './framing.js';
+import { analyzeFraming, transferEncodingError } from './framing.js';
 import { log } from './log.js';
 import { activeProfile } from './profiles.js';
-import { sendError, type RequestContext } from './respond.js';
+import { jsonResponse, sendError, type RequestContext } from './respond.js';
+import { securityHeaders } from './headers.js';
 import type { SessionStore } from './sessions.js';
+import { parseTarget } from './target.js';
 import type { Workspaces } from './workspaces.js';
+
+/**
+ * Header lines one request may carry. Node drops lines past its own count from `rawHeaders` but still frames
+ * on them, so the server lifts Node's count (the 16 KiB header-size cap still bounds it) and refuses here.
+ */
+export const MAX_HEADER_LINES = 1000;
+/** A JSON body that sends nothing for this long is abandoned (408). */
+export const BODY_IDLE_TIMEOUT_MS = 30_000;
+const CONTINUE = '100-continue';
 
 export interface App {
   config: ServerConfig;
@@ -43,50 +56,100 @@ export interface Route {
 
 export type RouteTable = Record<string, Partial<Record<string, Route>>>;
 
+/** How many raw lines carry `name` (rawHeaders is `[name, value, name, value, …]`). */
+function countLines(rawHeaders: readonly string[], name: string): number {
+  let n = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === name) n++;
+  return n;
+}
+
+/** A client that left, or a server that stopped, ends the request quietly: a normal disconnect. */
+function clientGone(ctx: RequestContext, err: unknown): boolean {
+  return err instanceof ClientGoneError || isClientDisconnect(err) || ctx.signal.aborted;
+}
+
 export function createRequestListener(app: App, routes: RouteTable, fallback: Handler) {
-  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const abort = new AbortController();
-    const onStop = () => abort.abort(new ClientGoneError());
-    app.stopping.addEventListener('abort', onStop, { once: true });
-    res.once('close', () => {
-      app.stopping.removeEventListener('abort', onStop);
-      if (!res.writableFinished) abort.abort(new ClientGoneError());
-    });
-    const ctx: RequestContext = {
-      req,
-      res,
-      url: new URL(req.url ?? '/', 'http://localhost'),
-      framing: analyzeFraming(req.rawHeaders),
-      cookies: [],
-      bodyConsumed: false,
-      close: false,
-      signal: abort.signal,
-    };
-    req.on('error', (err) => log.debug('request stream error', err));
-    res.on('error', (err) => log.debug('response stream error', err));
-    let route: Route | undefined;
+  return (req: IncomingMessage, res: ServerResponse): void => {
     try {
-      if (!isAllowedHost(req.headers.host, app.config.host)) throw new HttpError(403, 'Forbidden host');
-      const methods = routes[ctx.url.pathname];
-      const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
-      if (methods) {
-        route = methods[method];
-        if (!route) throw new HttpError(405, 'Method not allowed');
-      } else if (ctx.url.pathname.startsWith('/api/')) {
-        throw new HttpError(404, 'Not found');
-      }
-      if (!isSameOriginWrite(req)) throw new HttpError(403, 'Cross-origin request refused');
-      if (route?.auth && !hasValidToken(req, app.token)) throw new HttpError(401, 'Missing or invalid access token');
-      const input = { ctx, app, profile: activeProfile(req) };
-      await (route ? route.handler(input) : fallback(input));
+      const ctx = createContext(app, req, res);
+      handle(app, routes, fallback, ctx).catch((err: unknown) => lastResort(req, res, err));
     } catch (err) {
-      await respondToError(ctx, route, err);
+      lastResort(req, res, err);
     }
   };
 }
 
+function createContext(app: App, req: IncomingMessage, res: ServerResponse): RequestContext {
+  const abort = new AbortController();
+  const onStop = (): void => abort.abort(new ClientGoneError());
+  app.stopping.addEventListener('abort', onStop, { once: true });
+  res.once('close', () => {
+    app.stopping.removeEventListener('abort', onStop);
+    if (!res.writableFinished) abort.abort(new ClientGoneError());
+  });
+  req.on('error', (err) => log.debug('request stream error', err));
+  res.on('error', (err) => log.debug('response stream error', err));
+  const target = parseTarget(req.url);
+  return {
+    req,
+    res,
+    url: target.kind === 'invalid' ? new URL('http://localhost/') : target.url,
+    framing: analyzeFraming(req.rawHeaders),
+    cookies: [],
+    close: false,
+    signal: abort.signal,
+    expectsContinue: (req.headers.expect ?? '').trim().toLowerCase() === CONTINUE,
+    bodyIdleTimeoutMs: app.config.bodyIdleTimeoutMs ?? BODY_IDLE_TIMEOUT_MS,
+  };
+}
+
+/** The head checks every request passes before routing; each failure closes the connection. */
+function checkHead(app: App, ctx: RequestContext): void {
+  const { req } = ctx;
+  const fail = (status: number, message: string): never => {
+    ctx.close = true;
+    throw new HttpError(status, message);
+  };
+  if (req.rawHeaders.length / 2 > MAX_HEADER_LINES) fail(431, 'Request header fields too large');
+  const hosts = countLines(req.rawHeaders, 'host');
+  if (hosts === 0) fail(400, 'Missing Host header');
+  if (hosts > 1) fail(400, 'Multiple Host headers');
+  const target = parseTarget(req.url);
+  if (target.kind === 'invalid') fail(400, 'Invalid request target');
+  // An absolute-form target names the authority itself, and it must be ours as the Host must.
+  if (target.kind === 'absolute' && !isAllowedHost(target.authority, app.config.host)) fail(403, 'Forbidden host');
+  if (!isAllowedHost(req.headers.host, app.config.host)) throw new HttpError(403, 'Forbidden host');
+  // Any Transfer-Encoding is refused for every route, before a handler could answer and leave the parser to
+  // refuse the body later on the same socket (two answers to one request).
+  if (ctx.framing.transferEncoding !== undefined) fail(411, transferEncodingError(ctx.framing.transferEncoding));
+  const expect = req.headers.expect;
+  if (expect !== undefined && expect.trim().toLowerCase() !== CONTINUE) fail(417, 'Unsupported Expect header');
+}
+
+async function handle(app: App, routes: RouteTable, fallback: Handler, ctx: RequestContext): Promise<void> {
+  const { req } = ctx;
+  let route: Route | undefined;
+  try {
+    checkHead(app, ctx);
+    const methods = routes[ctx.url.pathname];
+    const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
+    if (methods) {
+      route = methods[method];
+      if (!route) throw new HttpError(405, 'Method not allowed');
+    } else if (ctx.url.pathname.startsWith('/api/')) {
+      throw new HttpError(404, 'Not found');
+    }
+    if (!isSameOriginWrite(req)) throw new HttpError(403, 'Cross-origin request refused');
+    if (route?.auth && !hasValidToken(req, app.token)) throw new HttpError(401, 'Missing or invalid access token');
+    const input = { ctx, app, profile: activeProfile(req) };
+    await (route ? route.handler(input) : fallback(input));
+  } catch (err) {
+    await respondToError(ctx, route, err);
+  }
+}
+
 async function respondToError(ctx: RequestContext, route: Route | undefined, err: unknown): Promise<void> {
-  if (err instanceof ClientGoneError || isClientDisconnect(err)) {
+  if (clientGone(ctx, err)) {
     log.debug('client went away', ctx.url.pathname);
     ctx.req.socket.destroy();
     return;
@@ -96,14 +159,29 @@ async function respondToError(ctx: RequestContext, route: Route | undefined, err
     ctx.res.destroy();
     return;
   }
+  if (err instanceof HttpError) return sendError(ctx, err.status, err.message);
+  if (err instanceof ValueError) return sendError(ctx, 400, sanitizeErrorText(err.message));
+  log.error(`${ctx.req.method} ${ctx.url.pathname} failed:`, err);
+  if (err instanceof Error && err.stack) log.debug(err.stack);
+  await sendError(ctx, 500, route?.failure ?? 'Internal server error');
+}
+
+/**
+ * The guard behind everything: whatever escaped the handler's own error handling (a bug, a throw inside an
+ * error response) is logged, redacted like every line, and answered 500 for this request only.
+ */
+function lastResort(req: IncomingMessage, res: ServerResponse, err: unknown): void {
   try {
-    if (err instanceof HttpError) return await sendError(ctx, err.status, err.message);
-    if (err instanceof ValueError) return await sendError(ctx, 400, sanitizeErrorText(err.message));
-    log.error(`${ctx.req.method} ${ctx.url.pathname} failed:`, err);
-    if (err instanceof Error && err.stack) log.debug(err.stack);
-    await sendError(ctx, 500, route?.failure ?? 'Internal server error');
+    log.error('request handling failed unexpectedly:', err);
+    if (res.headersSent || res.destroyed) {
+      res.destroy();
+      return;
+    }
+    const { headers, body } = jsonResponse({ error: 'Internal server error' });
+    res.writeHead(500, { ...headers, ...securityHeaders(), 'Content-Length': String(body.length), Connection: 'close' });
+    res.end(req.method === 'HEAD' ? undefined : body);
   } catch (writeErr) {
-    log.debug('could not send the error response', writeErr);
-    ctx.res.destroy();
+    log.debug('could not answer after an unexpected failure', writeErr);
+    req.socket?.destroy();
   }
 }

@@ -4,19 +4,15 @@
 // security headers and exactly one `Connection: close`. The socket is closed after the answer, so bytes after
 // the refused head (perhaps a smuggled request) are never parsed.
 import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { isClientDisconnect } from './errors.js';
-import { analyzeFraming, parseRawHead } from './framing.js';
+import { analyzeFraming, framingRefusal, parseRawHead } from './framing.js';
 import { securityHeaders } from './headers.js';
 import { log } from './log.js';
+import { isClosing, jsonResponse, markClosing } from './respond.js';
 
 export const CLOSE_DEADLINE_MS = 2000;
-const MAX_ECHOED_CODING_CHARS = 100;
-
-export function transferEncodingError(coding: string): string {
-  const shown = coding.length > MAX_ECHOED_CODING_CHARS ? coding.slice(0, MAX_ECHOED_CODING_CHARS) + '…' : coding;
-  return `Unsupported Transfer-Encoding: ${shown} (uploads must send an undecoded body with a Content-Length)`;
-}
 
 /** The status and error text for a refused request, judged from Node's error code and the raw bytes. */
 export function classifyParseError(code: string | undefined, rawPacket: Buffer | undefined): [number, string] {
@@ -24,9 +20,8 @@ export function classifyParseError(code: string | undefined, rawPacket: Buffer |
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'ERR_HTTP_HEADERS_TIMEOUT') return [408, 'Request timed out'];
   const head = parseRawHead(rawPacket);
   if (head) {
-    const framing = analyzeFraming(head.rawHeaders);
-    if (framing.transferEncoding !== undefined) return [411, transferEncodingError(framing.transferEncoding)];
-    if (framing.contentLengthUnreadable) return [400, 'Invalid Content-Length'];
+    const refusal = framingRefusal(analyzeFraming(head.rawHeaders));
+    if (refusal) return refusal;
   }
   if (code === 'HPE_INVALID_METHOD') return [501, 'Unsupported method'];
   return [400, 'Bad request'];
@@ -34,7 +29,21 @@ export function classifyParseError(code: string | undefined, rawPacket: Buffer |
 
 type ParserError = Error & { code?: string; rawPacket?: Buffer };
 
+const TIMEOUT_CODES = new Set(['ERR_HTTP_REQUEST_TIMEOUT', 'ERR_HTTP_HEADERS_TIMEOUT']);
+
 export function handleClientError(err: ParserError, socket: Duplex): void {
+  // One request gets one answer: once a response went out with `Connection: close`, whatever the parser
+  // refuses after it (the unread body, bytes behind it) is dropped with the connection, never answered.
+  if (isClosing(socket as Socket)) {
+    socket.destroy();
+    return;
+  }
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  // A stalled request head is told why before the socket closes (its code also counts as a disconnect below).
+  if (err.code && TIMEOUT_CODES.has(err.code) && socket.writable && !inFlight) {
+    writeRefusal(socket, 408, 'Request timed out');
+    return;
+  }
   // HPE_INVALID_EOF_STATE: the peer closed in the middle of a request (a cancelled upload). Destroying the
   // socket is what tells the request's handler, through 'close', that its client is gone.
   if (isClientDisconnect(err) || err.code === 'HPE_INVALID_EOF_STATE' || !socket.writable) {
@@ -45,7 +54,6 @@ export function handleClientError(err: ParserError, socket: Duplex): void {
   // The parser can fail in a body after the handler already started answering this request (llhttp refuses a
   // non-chunked Transfer-Encoding only once the body begins): then that answer is the only one, and the
   // connection closes after it so nothing behind the refused bytes is ever parsed.
-  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
   if (inFlight && !inFlight.writableFinished) {
     if (!inFlight.headersSent) inFlight.shouldKeepAlive = false;
     inFlight.once('finish', () => socket.end());
@@ -54,10 +62,18 @@ export function handleClientError(err: ParserError, socket: Duplex): void {
   }
   const [status, message] = classifyParseError(err.code, err.rawPacket);
   log.debug(`refused malformed request (${err.code ?? 'unknown'}): ${status}`);
-  const body = Buffer.from(JSON.stringify({ error: message }, null, 2), 'utf8');
+  writeRefusal(socket, status, message);
+}
+
+/**
+ * Answer on a bare socket (no ServerResponse exists for bytes the parser refused) with the same JSON answer
+ * every handler sends, plus exactly one `Connection: close`, then close.
+ */
+export function writeRefusal(socket: Duplex, status: number, message: string): void {
+  markClosing(socket as Socket);
+  const { headers: jsonHeaders, body } = jsonResponse({ error: message });
   const headers: Record<string, string> = {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Cache-Control': 'no-store',
+    ...jsonHeaders,
     ...securityHeaders(),
     'Content-Length': String(body.length),
     Connection: 'close',

@@ -24,6 +24,10 @@ export interface ServerConfig {
   preloadSpeech?: boolean;
   /** How long in-flight requests may run on after a shutdown request before their connections are cut. */
   shutdownGraceMs?: number;
+  /** Deadline for a request head (slowloris guard); tests shorten it. */
+  headersTimeoutMs?: number;
+  /** Idle deadline for a JSON request body; tests shorten it. */
+  bodyIdleTimeoutMs?: number;
 }
 
 /** The platform's per-user app-data folder, as Electron's app.getPath('userData') would give it. */

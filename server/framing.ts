@@ -14,6 +14,20 @@ export interface Framing {
 }
 
 const DIGITS = /^[0-9]+$/;
+const MAX_ECHOED_CODING_CHARS = 100;
+
+/** The 411 text of 4.1 check 1, the coding shortened so a huge header is not echoed back whole. */
+export function transferEncodingError(coding: string): string {
+  const shown = coding.length > MAX_ECHOED_CODING_CHARS ? coding.slice(0, MAX_ECHOED_CODING_CHARS) + '…' : coding;
+  return `Unsupported Transfer-Encoding: ${shown} (uploads must send an undecoded body with a Content-Length)`;
+}
+
+/** The framing verdict as an answer: checks 1 and 2 of 4.1, in order; undefined when the framing is readable. */
+export function framingRefusal(framing: Framing): [number, string] | undefined {
+  if (framing.transferEncoding !== undefined) return [411, transferEncodingError(framing.transferEncoding)];
+  if (framing.contentLengthUnreadable) return [400, 'Invalid Content-Length'];
+  return undefined;
+}
 
 /** Trim SP and HTAB only: other whitespace (NBSP, CR inside a value, vertical tab) makes a value unreadable. */
 function trimSpHtab(value: string): string {

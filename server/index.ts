@@ -1,5 +1,6 @@
 // Starting and stopping the loopback server. Used by the headless CLI, by Electron's main process and by the
 // tests alike; nothing here knows about Electron.
+import { setMaxListeners } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import http from 'node:http';
@@ -8,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { newToken } from './access.js';
 import { createRequestListener, type App } from './app.js';
-import { handleClientError } from './clienterror.js';
+import { handleClientError, writeRefusal } from './clienterror.js';
 import type { ServerConfig } from './config.js';
 import { EventBus } from './events.js';
 import { log } from './log.js';
@@ -22,6 +23,8 @@ export { ACCESS_COOKIE } from './access.js';
 
 /** Slowloris guard: the request head must arrive within this time. */
 export const HEADERS_TIMEOUT_MS = 30_000;
+/** How often Node looks for request heads past their deadline (its default, 30 s, would double the wait). */
+export const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
 /** Idle keep-alive connections close after this. */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 /** On shutdown, in-flight requests (uploads) get this long to finish before connections are cut. */
@@ -90,6 +93,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   await Promise.all([sessions.load(), workspaces.load()]);
 
   const stopping = new AbortController();
+  // Every request in flight listens for the stop: as many listeners as requests, which is no leak.
+  setMaxListeners(0, stopping.signal);
   const app: App = {
     config,
     token: config.token ?? newToken(),
@@ -103,11 +108,28 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   };
 
   const listener = createRequestListener(app, routes, serveStatic);
+  const headersTimeout = config.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const server = http.createServer(
-    { requestTimeout: 0, headersTimeout: HEADERS_TIMEOUT_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS },
-    (req, res) => void listener(req, res),
+    {
+      requestTimeout: 0,
+      headersTimeout,
+      connectionsCheckingInterval: Math.min(CONNECTIONS_CHECK_INTERVAL_MS, headersTimeout),
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      // The lifecycle answers a missing Host itself, with the JSON error and the security headers.
+      requireHostHeader: false,
+    },
+    listener,
   );
+  // Node keeps 2000 header lines and frames on the ones it dropped; with its count lifted (the 16 KiB
+  // head-size cap still bounds it) the lifecycle sees every line and refuses too many itself (431).
+  server.maxHeadersCount = 0;
   server.on('clientError', handleClientError);
+  // The lifecycle decides when to say `100 Continue` (after the access and framing checks), and answers any
+  // other expectation 417 itself: both go through the same listener as every request.
+  server.on('checkContinue', listener);
+  server.on('checkExpectation', listener);
+  // Without a listener Node would drop a CONNECT silently: it is answered like any unsupported method.
+  server.on('connect', (_req, socket) => writeRefusal(socket, 405, 'Method not allowed'));
   await listen(server, config.port, config.host);
 
   const { port } = server.address() as AddressInfo;

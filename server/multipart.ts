@@ -6,10 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import { transferEncodingError } from './clienterror.js';
 import { ClientGoneError, DISK_FULL_UPLOAD, HttpError, isDiskFull } from './errors.js';
 import { log } from './log.js';
-import type { RequestContext } from './respond.js';
+import { framingRefusal } from './framing.js';
+import { openBody, type RequestContext } from './respond.js';
 
 export const MAX_FIELDS = 100;
 export const MAX_FIELD_BYTES = 1024 * 1024;
@@ -46,6 +46,7 @@ export function fileTooLargeText(capBytes: number): string {
 }
 
 const BOUNDARY = /(?:^|;)\s*boundary=("?)([^;\s]+)\1/i;
+const FORM_DATA = 'multipart/form-data';
 
 export function boundaryOf(contentType: string | undefined): string | undefined {
   const match = BOUNDARY.exec(contentType ?? '');
@@ -56,14 +57,22 @@ export function boundaryOf(contentType: string | undefined): string | undefined 
 /** The framing checks of 4.1, in their order, before a byte of the body is read. */
 export function checkUploadFraming(ctx: RequestContext, capBytes: number): number {
   const { framing } = ctx;
-  if (framing.transferEncoding !== undefined) throw new HttpError(411, transferEncodingError(framing.transferEncoding));
-  if (framing.contentLengthUnreadable) throw new HttpError(400, 'Invalid Content-Length');
+  const refusal = framingRefusal(framing);
+  if (refusal) throw new HttpError(...refusal);
   const length = framing.contentLength ?? 0;
   if (!Number.isSafeInteger(length) && length !== Number.POSITIVE_INFINITY) throw new HttpError(400, 'Invalid Content-Length');
   if (length > capBytes) throw new HttpError(413, fileTooLargeText(capBytes));
-  if (!boundaryOf(ctx.req.headers['content-type'])) throw new HttpError(400, 'No boundary in Content-Type');
+  const contentType = ctx.req.headers['content-type'];
+  if (!boundaryOf(contentType)) throw new HttpError(400, 'No boundary in Content-Type');
   if (length < 0) throw new HttpError(400, 'Invalid Content-Length (negative)');
+  // A boundary on another media type (`text/plain; boundary=x`, `multipart/mixed`) is not a form: the
+  // parser would refuse it with a throw, so it is refused here, as the client's mistake it is.
+  if (mediaType(contentType) !== FORM_DATA) throw new HttpError(400, 'Invalid multipart form data');
   return length;
+}
+
+function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
 async function removeQuietly(file: string): Promise<void> {
@@ -90,10 +99,7 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
       await Promise.all(paths.map(removeQuietly));
     },
   };
-  if (length === 0) {
-    ctx.bodyConsumed = true;
-    return result;
-  }
+  if (length === 0) return result;
   await fs.promises.mkdir(opts.stagingDir, { recursive: true, mode: 0o700 });
 
   return new Promise<Multipart>((resolve, reject) => {
@@ -103,23 +109,32 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
     let received = 0;
     let stall: NodeJS.Timeout | undefined;
 
-    const bb = busboy({
-      headers: req.headers,
-      defParamCharset: 'utf8',
-      // Busboy would strip directories (and backslashes) itself; the specification's sanitizing takes the last
-      // `/` component only, so we keep the raw name and sanitize it in one place.
-      preservePath: true,
-      highWaterMark: STREAM_BUFFER_BYTES,
-      fileHwm: STREAM_BUFFER_BYTES,
-      limits: {
-        fields: MAX_FIELDS,
-        fieldSize: MAX_FIELD_BYTES,
-        files: MAX_FILES,
-        parts: MAX_PARTS,
-        headerPairs: MAX_HEADER_PAIRS,
-        fileSize: opts.capBytes,
-      },
-    });
+    let bb: busboy.Busboy;
+    try {
+      bb = createParser();
+    } catch {
+      // busboy throws on a Content-Type it cannot use (a malformed parameter list): the client's mistake.
+      return reject(new HttpError(400, 'Invalid multipart form data'));
+    }
+    function createParser(): busboy.Busboy {
+      return busboy({
+        headers: req.headers,
+        defParamCharset: 'utf8',
+        // Busboy would strip directories (and backslashes) itself; the specification's sanitizing takes the last
+        // `/` component only, so we keep the raw name and sanitize it in one place.
+        preservePath: true,
+        highWaterMark: STREAM_BUFFER_BYTES,
+        fileHwm: STREAM_BUFFER_BYTES,
+        limits: {
+          fields: MAX_FIELDS,
+          fieldSize: MAX_FIELD_BYTES,
+          files: MAX_FILES,
+          parts: MAX_PARTS,
+          headerPairs: MAX_HEADER_PAIRS,
+          fileSize: opts.capBytes,
+        },
+      });
+    }
 
     const settle = async (): Promise<void> => {
       clearTimeout(stall);
@@ -197,10 +212,7 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
     bb.on('fieldsLimit', () => fail(new HttpError(400, `Too many form fields (max ${MAX_FIELDS})`)));
     bb.on('error', (err: Error) => fail(new HttpError(400, `Malformed multipart body: ${err.message}`)));
     bb.on('close', () => {
-      if (!failure) {
-        ctx.bodyConsumed = true;
-        void settle();
-      }
+      if (!failure) void settle();
     });
 
     req.on('data', (chunk: Buffer) => {
@@ -215,6 +227,6 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
     armStall();
     // The client may have left while we were awaiting anything above: its 'close' has then already fired.
     if (req.destroyed && !req.complete) return fail(new ClientGoneError());
-    req.pipe(bb);
+    openBody(ctx).pipe(bb);
   });
 }

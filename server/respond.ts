@@ -1,7 +1,8 @@
-// Response helpers of section 4.0. Every response leaves through here (or through clienterror.ts for bytes
-// Node's parser refused), so the security headers, queued cookies and the connection-close rule cannot be
-// forgotten by a handler.
+// Response helpers of section 4.0. Every response leaves through here (clienterror.ts builds its refusals for
+// bytes Node's parser refused with the same `jsonResponse`), so the security headers, queued cookies and the
+// connection-close rule cannot be forgotten by a handler.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { isClientDisconnect } from './errors.js';
@@ -23,8 +24,10 @@ export interface RequestContext {
   framing: Framing;
   /** Set-Cookie values queued by handlers, flushed on the next JSON or text response. */
   cookies: string[];
-  /** The request body has been read to its end: a rejection no longer needs to close the connection. */
-  bodyConsumed: boolean;
+  /** The client sent `Expect: 100-continue`: `openBody` answers it once a reader actually wants the body. */
+  expectsContinue: boolean;
+  /** A JSON body that sends nothing for this long is abandoned with 408. */
+  bodyIdleTimeoutMs: number;
   /** A handler asked for `Connection: close` (rule 1). */
   close: boolean;
   /**
@@ -43,13 +46,39 @@ export interface JsonOptions extends ResponseOptions {
   compact?: boolean;
 }
 
+// Sockets whose last response said `Connection: close`. Nothing more may be written to them: bytes the parser
+// refuses after that answer (the rest of an unread body, a smuggled request) are dropped, never answered.
+const closing = new WeakSet<Socket>();
+
+export function markClosing(socket: Socket | null | undefined): void {
+  if (socket) closing.add(socket);
+}
+
+export function isClosing(socket: Socket | null | undefined): boolean {
+  return !!socket && closing.has(socket);
+}
+
+/** A reader is about to consume the body: answer `Expect: 100-continue` now (and only now, once). */
+export function openBody(ctx: RequestContext): IncomingMessage {
+  if (ctx.expectsContinue) {
+    ctx.expectsContinue = false;
+    if (!ctx.res.headersSent && !ctx.res.destroyed) ctx.res.writeContinue();
+  }
+  return ctx.req;
+}
+
+/** The lifecycle's own knowledge, no flag to remember: a declared body that no reader took to its end. */
+export function bodyUnread(ctx: RequestContext): boolean {
+  return ctx.framing.bodyDeclared && !ctx.req.readableEnded;
+}
+
 /**
  * Rules 1-3: a response sent before a declared body was read closes the connection, exactly once, and a
  * failure to set the flag never turns the response into a 500.
  */
 function applyConnectionRule(ctx: RequestContext, headers: Record<string, string>): void {
   try {
-    if (ctx.framing.bodyDeclared && !ctx.bodyConsumed) ctx.close = true;
+    if (bodyUnread(ctx)) ctx.close = true;
     if (!ctx.close) return;
     for (const name of Object.keys(headers)) if (name.toLowerCase() === 'connection') delete headers[name];
     headers.Connection = 'close';
@@ -66,6 +95,8 @@ function finish(ctx: RequestContext, status: number, headers: Record<string, str
   headers['Content-Length'] = String(body.length);
   try {
     res.writeHead(status, { ...headers, ...securityHeaders() });
+    // Node also closes on its own for HTTP/1.0 and `Connection: close` requests (shouldKeepAlive false).
+    if (ctx.close || !res.shouldKeepAlive) markClosing(ctx.req.socket);
     res.end(ctx.req.method === 'HEAD' ? undefined : body);
   } catch (err) {
     if (isClientDisconnect(err)) log.debug('client went away while writing', err);
@@ -78,15 +109,19 @@ export function jsonBody(value: unknown, compact = false): Buffer {
   return Buffer.from(compact ? JSON.stringify(value) : JSON.stringify(value, null, 2), 'utf8');
 }
 
-/** A JSON response; every string in it is redacted (forced on), gzip when asked for and worth it. */
-export async function sendJson(ctx: RequestContext, status: number, value: unknown, opts: JsonOptions = {}): Promise<void> {
-  let body = jsonBody(redactDeep(value), opts.compact);
-  const headers: Record<string, string> = {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Cache-Control': 'no-store',
-    Vary: 'Accept-Encoding',
-    ...opts.headers,
+/** The headers and body of a JSON answer, every string redacted (forced on): shared with the refusal writer. */
+export function jsonResponse(value: unknown, opts: JsonOptions = {}): { headers: Record<string, string>; body: Buffer } {
+  return {
+    headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', Vary: 'Accept-Encoding', ...opts.headers },
+    body: jsonBody(redactDeep(value), opts.compact),
   };
+}
+
+/** A JSON response; gzip when asked for and worth it. */
+export async function sendJson(ctx: RequestContext, status: number, value: unknown, opts: JsonOptions = {}): Promise<void> {
+  const response = jsonResponse(value, opts);
+  let { body } = response;
+  const { headers } = response;
   const accept = ctx.req.headers['accept-encoding'] ?? '';
   if (body.length > GZIP_THRESHOLD_BYTES && /gzip/i.test(accept)) {
     body = await gzip(body, { level: GZIP_LEVEL });
@@ -120,4 +155,5 @@ export function startStream(ctx: RequestContext, status: number, headers: Record
   applyConnectionRule(ctx, headers);
   if (ctx.cookies.length > 0) ctx.res.setHeader('Set-Cookie', ctx.cookies.splice(0));
   ctx.res.writeHead(status, { ...headers, ...securityHeaders() });
+  if (ctx.close || !ctx.res.shouldKeepAlive) markClosing(ctx.req.socket);
 }

@@ -30,11 +30,6 @@ export async function capability({ ctx, app }: HandlerInput): Promise<void> {
 export async function transcribe({ ctx, app }: HandlerInput): Promise<void> {
   const form = await parseMultipart(ctx, { stagingDir: app.stagingDir, capBytes: app.config.maxUploadBytes });
   let audioPath: string | undefined;
-  const abort = new AbortController();
-  const onClose = () => {
-    if (!ctx.res.writableFinished) abort.abort();
-  };
-  ctx.res.once('close', onClose);
   let transcript: string;
   try {
     const file = form.file('file');
@@ -50,11 +45,11 @@ export async function transcribe({ ctx, app }: HandlerInput): Promise<void> {
     const cfg = loadSttConfig(app.config.stateDir);
     let result;
     try {
-      result = await transcribeFile(cfg, audioPath, { signal: abort.signal, filename: safeName });
+      result = await transcribeFile(cfg, audioPath, { signal: ctx.signal, filename: safeName });
     } catch (err) {
       if (err instanceof SttUnavailableError) throw new HttpError(503, UNAVAILABLE);
       if (err instanceof AudioFormatError) throw new HttpError(400, err.message);
-      if (abort.signal.aborted) throw err;
+      if (ctx.signal.aborted) throw err;
       log.error('transcription failed:', err);
       throw new HttpError(500, FAILED);
     }
@@ -65,7 +60,6 @@ export async function transcribe({ ctx, app }: HandlerInput): Promise<void> {
     }
     transcript = (result.transcript ?? '').trim();
   } finally {
-    ctx.res.off('close', onClose);
     if (audioPath) await fs.rm(audioPath, { force: true }).catch(() => {});
     await form.cleanup();
   }

@@ -129,3 +129,66 @@ export function multipartBody(boundary: string, parts: { name?: string; filename
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return Buffer.concat(chunks);
 }
+
+export interface Conversation {
+  /** Every byte the server sent, latin1. */
+  text: string;
+  responses: RawResponse[];
+  /** The server closed the connection before the deadline. */
+  closed: boolean;
+}
+
+/**
+ * Write raw bytes (in pieces, with optional pauses, so a test can play a slow or a `100-continue` client),
+ * then read until `responses` answers have arrived and the server has been quiet for `settleMs` (to catch a
+ * second answer that should not exist), the server closes, or the deadline passes.
+ */
+export function converse(
+  port: number,
+  pieces: (string | Buffer | { waitFor: string } | { pauseMs: number })[],
+  opts: { responses?: number; settleMs?: number; deadlineMs?: number } = {},
+): Promise<Conversation> {
+  const { responses = 1, settleMs = 150, deadlineMs = RAW_DEADLINE_MS } = opts;
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    let settled: NodeJS.Timeout | undefined;
+    let waiting: { text: string; go: () => void } | undefined;
+    const text = (): string => Buffer.concat(chunks).toString('latin1');
+    const finish = (closed: boolean): void => {
+      clearTimeout(deadline);
+      clearTimeout(settled);
+      socket.destroy();
+      const all = text();
+      resolve({ text: all, responses: parseResponses(all.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, '')), closed });
+    };
+    const deadline = setTimeout(() => finish(false), deadlineMs);
+    socket.on('data', (c) => {
+      chunks.push(c);
+      if (waiting && text().includes(waiting.text)) {
+        const { go } = waiting;
+        waiting = undefined;
+        go();
+      }
+      if (parseResponses(text().replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, '')).length >= responses) {
+        clearTimeout(settled);
+        settled = setTimeout(() => finish(false), settleMs);
+      }
+    });
+    socket.on('error', (err) => {
+      if ((err as NodeJS.ErrnoException).code === 'ECONNRESET' || (err as NodeJS.ErrnoException).code === 'EPIPE') return;
+      clearTimeout(deadline);
+      reject(err);
+    });
+    socket.on('close', () => finish(true));
+    const send = async (): Promise<void> => {
+      for (const piece of pieces) {
+        if (socket.destroyed) return;
+        if (typeof piece === 'string' || Buffer.isBuffer(piece)) socket.write(piece);
+        else if ('pauseMs' in piece) await new Promise((r) => setTimeout(r, piece.pauseMs));
+        else if (!text().includes(piece.waitFor)) await new Promise<void>((go) => (waiting = { text: piece.waitFor, go }));
+      }
+    };
+    socket.once('connect', () => void send());
+  });
+}
