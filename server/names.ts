@@ -6,6 +6,20 @@ export const MAX_NAME_CHARS = 200;
 export const MAX_DUPLICATE_SUFFIX = 999;
 
 const NOT_WORD_DOT_DASH = /[^\p{L}\p{N}_.-]/gu;
+/** What replaces a character or a name that cannot stay as it is. */
+export const SAFE_CHAR = '_';
+
+// Names Windows maps to devices whatever their extension or case (`con.txt`, `Lpt1.tar.gz`, `COM¹`): a file
+// so named cannot be created or opened there. Spaces before the first dot are dropped by Windows, so
+// `CON .txt` is the device too. The superscript digits are on Windows' own list; CONIN$/CONOUT$ are the
+// console devices. Refused on every platform so a workspace copied to Windows stays usable.
+const WINDOWS_RESERVED = /^(?:CON|PRN|AUX|NUL|CONIN\$|CONOUT\$|COM[0-9¹²³]|LPT[0-9¹²³]) *(?:\.|$)/iu;
+// Windows drops trailing dots and spaces, so `notes.` would become `notes` (another file) and `...` nothing.
+const TRAILING_DOTS_SPACES = /[. ]+$/u;
+// C0, DEL, C1 and the Unicode line and paragraph separators: invisible, and a newline in a name forges lines
+// wherever the name is printed.
+// eslint-disable-next-line no-control-regex
+export const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/gu;
 
 /** Unicode-aware truncation by code points, as Python slices strings. */
 export function truncateCodePoints(text: string, max: number): string {
@@ -13,11 +27,31 @@ export function truncateCodePoints(text: string, max: number): string {
   return points.length > max ? points.slice(0, max).join('') : text;
 }
 
-/** 4.3 step 4: final `/` component, non-word characters to `_`, 200 characters. Empty or dots only: null. */
+/** True for a name Windows reserves for a device (see WINDOWS_RESERVED). */
+export function isWindowsReserved(name: string): boolean {
+  return WINDOWS_RESERVED.test(name);
+}
+
+/**
+ * One path component made valid on every platform Satchel ships on: control characters become `_`, a
+ * Windows device name is prefixed with `_`, and trailing dots and spaces become `_` each (same length,
+ * so `a.` and `a..` stay distinct). Never longer than `maxChars` code points. The caller refuses empty and
+ * dots-only names first: those are not file names at all.
+ */
+export function portableName(name: string, maxChars = MAX_NAME_CHARS): string {
+  let safe = name.replace(CONTROL_CHARS, SAFE_CHAR);
+  if (isWindowsReserved(safe)) safe = SAFE_CHAR + truncateCodePoints(safe, maxChars - 1);
+  return safe.replace(TRAILING_DOTS_SPACES, (tail) => SAFE_CHAR.repeat(tail.length));
+}
+
+/**
+ * 4.3 step 4: final `/` component, non-word characters to `_`, 200 characters, then made portable
+ * (portableName). Empty or dots only: null. A name that merely starts with dots (`..config.txt`) is ordinary.
+ */
 export function sanitizeName(raw: string, maxChars = MAX_NAME_CHARS): string | null {
   const last = raw.split('/').at(-1) ?? '';
-  const safe = truncateCodePoints(last.replace(NOT_WORD_DOT_DASH, '_'), maxChars);
-  return safe === '' || /^\.+$/.test(safe) ? null : safe;
+  const safe = truncateCodePoints(last.replace(NOT_WORD_DOT_DASH, SAFE_CHAR), maxChars);
+  return safe === '' || /^\.+$/.test(safe) ? null : portableName(safe, maxChars);
 }
 
 export function sanitizeFilename(raw: string): string {
