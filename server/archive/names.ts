@@ -2,14 +2,20 @@
 // inside the destination. Both `/` and `\` count as separators on every OS, so an archive is judged the
 // same way on the Linux box that tests it and on the Windows desktop that extracts it.
 import path from 'node:path';
+import { portableName } from '../names.js';
 import { slipBlocked, type ArchiveFamily } from './limits.js';
+
+// Member segments are not shortened: the file system's own name limit applies, as for any file.
+const NO_SEGMENT_LIMIT = Number.POSITIVE_INFINITY;
 
 const DRIVE_PREFIX = /^[A-Za-z]:/;
 
 /**
  * The member's path as safe segments relative to the destination, or [] for a name that denotes the
  * destination itself (`./`). Throws the family's slip ValueError for NUL bytes, absolute or drive paths,
- * and anything whose normalized form climbs out of the destination.
+ * and anything whose normalized form climbs out of the destination. Each segment is then made portable
+ * (names.ts portableName): control characters become `_`, Windows device names get a `_` prefix and
+ * trailing dots and spaces become `_`, so an archive extracts to the same names on every platform.
  */
 export function memberSegments(family: ArchiveFamily, name: string, platform = process.platform): string[] {
   if (name.includes('\0')) throw slipBlocked(family, name);
@@ -20,5 +26,5 @@ export function memberSegments(family: ArchiveFamily, name: string, platform = p
   const segments = normalized.split('/').filter((s) => s !== '' && s !== '.');
   // On NTFS `a:b` names an alternate data stream of `a`, a write the destination check cannot see.
   if (platform === 'win32' && segments.some((s) => s.includes(':'))) throw slipBlocked(family, name);
-  return segments;
+  return segments.map((s) => portableName(s, NO_SEGMENT_LIMIT));
 }
