@@ -1,5 +1,8 @@
 // The server's only logger. Every line passes through the redactor, so a secret that reaches an error
-// message never reaches the log either. Levels come from SATCHEL_LOG_LEVEL (debug, info, warn, error, silent).
+// message never reaches the log either, and then through escapeControls, so a name chosen by a stranger (a tar
+// member called `x\n<timestamp> ERROR …`) cannot start a line of its own. Levels come from SATCHEL_LOG_LEVEL
+// (debug, info, warn, error, silent).
+import { CONTROL_CHARS } from './names.js';
 import { redact } from './redact.js';
 
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
@@ -23,10 +26,28 @@ function format(value: unknown): string {
   }
 }
 
+// CONTROL_CHARS (C0, DEL, C1, U+2028/2029) is the set names.ts keeps out of file names: each can end a line
+// or rewrite a terminal.
+const NAMED_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * Every control character as a visible escape: `\n`, `\r`, `\t`, else `\xHH` (up to U+00FF) or `\uHHHH`.
+ * Backslashes are left alone so Windows paths stay readable; a literal `\n` in a name is then ambiguous to a
+ * reader, but it can never break a line.
+ */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROL_CHARS, (c) => {
+    const code = c.charCodeAt(0);
+    return NAMED_ESCAPES[c] ?? (code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
+  });
+}
+
 function emit(level: LogLevel, parts: unknown[]): void {
   if (LEVELS[level] < threshold()) return;
   const text = parts.map(format).join(' ');
-  sink(`${new Date().toISOString()} ${level.toUpperCase()} ${redact(text)}`);
+  // Redaction first: its patterns may span lines (a PEM block), which escaping would hide from it. The one
+  // newline that ends the line is the sink's.
+  sink(`${new Date().toISOString()} ${level.toUpperCase()} ${escapeControls(redact(text))}`);
 }
 
 export const log = {
