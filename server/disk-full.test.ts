@@ -83,3 +83,48 @@ describe.skipIf(skipReason !== undefined)('a full disk', () => {
     expect(await leftovers()).toEqual([]);
   });
 });
+
+// A session write that fails must leave the session as it was, in memory and on disk.
+const stateRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-full-state-'));
+const stateSkip = tryMount(stateRoot);
+
+describe.skipIf(stateSkip !== undefined)('a full state disk', () => {
+  const auth = { Authorization: `Bearer ${TEST_TOKEN}`, 'Content-Type': 'application/json' };
+  const start = () =>
+    startServer({ host: '127.0.0.1', port: 0, stateDir: path.join(stateRoot, 'state'), token: TEST_TOKEN, maxUploadBytes: 1024 * 1024 });
+
+  afterAll(async () => {
+    execFileSync('umount', [stateRoot]);
+    await fs.rm(stateRoot, { recursive: true, force: true });
+  });
+
+  it('answers 507 for a message or a rename it cannot save, and shows what is on disk before and after a restart', async () => {
+    let srv = await start();
+    const post = (route: string, body: unknown) => fetch(srv.origin + route, { method: 'POST', headers: auth, body: JSON.stringify(body) });
+    const created = await post('/api/session/new', {});
+    const id = ((await created.json()) as { session: { session_id: string } }).session.session_id;
+    expect((await post('/api/session/message', { session_id: id, text: 'kept' })).status).toBe(200);
+    // Fill the disk to the last byte.
+    await fs.writeFile(path.join(stateRoot, 'filler'), Buffer.alloc(TMPFS_BYTES)).catch(() => {});
+
+    const message = await post('/api/session/message', { session_id: id, text: 'lost '.repeat(2000) });
+    expect(message.status).toBe(507);
+    expect(await message.json()).toEqual({ error: 'Not enough disk space to save the session' });
+    const rename = await post('/api/session/rename', { session_id: id, title: 'Renamed' });
+    expect(rename.status).toBe(507);
+
+    const shown = async () => {
+      const res = await fetch(`${srv.origin}/api/session?session_id=${id}`, { headers: auth });
+      return ((await res.json()) as { session: { title: string; messages: { text: string }[] } }).session;
+    };
+    expect((await shown()).messages.map((m) => m.text)).toEqual(['kept']);
+    expect((await shown()).title).toBe('Untitled');
+
+    await fs.rm(path.join(stateRoot, 'filler'));
+    await srv.close();
+    srv = await start();
+    expect((await shown()).messages.map((m) => m.text)).toEqual(['kept']);
+    expect((await shown()).title).toBe('Untitled');
+    await srv.close();
+  });
+});

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from './atomic.js';
-import { ValueError } from './errors.js';
+import { HttpError, isDiskFull, ValueError } from './errors.js';
 
 export const MAX_TITLE_CHARS = 200;
 export const MAX_MESSAGE_CHARS = 100_000;
@@ -81,12 +81,26 @@ export function sessionSummary(s: Session) {
   };
 }
 
+/** A change waiting for the next write of its session, with the caller's promise. */
+interface PendingChange {
+  change: (session: Session) => void;
+  resolve: (session: Session) => void;
+  reject: (err: unknown) => void;
+}
+
+export const DISK_FULL_SESSION = 'Not enough disk space to save the session';
+
+/** A failed session write: a full disk is 507 with its own text, anything else goes on as it is. */
+function writeFailure(err: unknown): unknown {
+  return isDiskFull(err) ? new HttpError(507, DISK_FULL_SESSION) : err;
+}
+
 export class SessionStore {
+  /** What is on disk: a change shows here only once its write has succeeded. */
   private readonly sessions = new Map<string, Session>();
-  /** A write not yet started, which further changes join. */
-  private readonly queued = new Map<string, Promise<void>>();
-  /** The latest write of each session, started or not. */
-  private readonly writing = new Map<string, Promise<void>>();
+  /** Changes that arrived while a write of their session was on disk; the next write takes them all. */
+  private readonly pending = new Map<string, PendingChange[]>();
+  private readonly writing = new Set<string>();
   private readonly dir: string;
 
   constructor(stateDir: string) {
@@ -130,46 +144,77 @@ export class SessionStore {
       messages: [],
       attachments: [],
     };
+    // On disk first: a session that could not be saved never appears in the list.
+    await this.persist(session).catch((err: unknown) => {
+      throw writeFailure(err);
+    });
     this.sessions.set(id, session);
-    await this.persist(session);
     return session;
   }
 
   /**
-   * Apply `change` to the session and persist it. Changes apply in call order at once; writes are grouped:
-   * while one write is on disk, every further change joins a single follow-up write, so 32 concurrent
-   * uploads to one session cost two fsyncs, not 32.
+   * Apply `change` to the session and persist it; the in-memory session changes only once the write has
+   * succeeded, so what the API shows is what is on disk. Writes are grouped: while one write is on disk,
+   * every further change joins a single follow-up write, so 32 concurrent uploads cost two fsyncs, not 32.
+   * A change that throws is rejected alone; a write that fails rejects every change it carried (507 for a
+   * full disk) and leaves the session as it was.
    */
-  async update(id: string, change: (session: Session) => void): Promise<Session> {
-    const session = this.sessions.get(id);
-    if (!session) throw new ValueError('Session not found');
-    const draft = structuredClone(session);
-    change(draft);
-    draft.updated_at = new Date().toISOString();
-    this.sessions.set(id, draft);
-    await this.flush(id);
-    return draft;
+  update(id: string, change: (session: Session) => void): Promise<Session> {
+    if (!this.sessions.has(id)) return Promise.reject(new ValueError('Session not found'));
+    return new Promise<Session>((resolve, reject) => {
+      const queue = this.pending.get(id) ?? [];
+      queue.push({ change, resolve, reject });
+      this.pending.set(id, queue);
+      if (!this.writing.has(id)) void this.drain(id);
+    });
   }
 
-  private flush(id: string): Promise<void> {
-    const queued = this.queued.get(id);
-    if (queued) return queued;
-    const previous = this.writing.get(id) ?? Promise.resolve();
-    const next = previous
-      .catch(() => {})
-      .then(async () => {
-        this.queued.delete(id);
-        const latest = this.sessions.get(id);
-        if (latest) await this.persist(latest);
-      });
-    this.queued.set(id, next);
-    this.writing.set(id, next);
-    void next
-      .finally(() => {
-        if (this.writing.get(id) === next) this.writing.delete(id);
-      })
-      .catch(() => {});
-    return next;
+  private async drain(id: string): Promise<void> {
+    this.writing.add(id);
+    try {
+      for (let batch = this.take(id); batch.length > 0; batch = this.take(id)) await this.writeBatch(id, batch);
+    } finally {
+      this.writing.delete(id);
+    }
+  }
+
+  private take(id: string): PendingChange[] {
+    const batch = this.pending.get(id) ?? [];
+    this.pending.delete(id);
+    return batch;
+  }
+
+  private async writeBatch(id: string, batch: PendingChange[]): Promise<void> {
+    const base = this.sessions.get(id);
+    if (!base) {
+      for (const item of batch) item.reject(new ValueError('Session not found'));
+      return;
+    }
+    let draft = base;
+    const carried: PendingChange[] = [];
+    for (const item of batch) {
+      // Each change works on its own copy, so one that throws halfway leaves nothing of itself behind.
+      const next = structuredClone(draft);
+      try {
+        item.change(next);
+      } catch (err) {
+        item.reject(err);
+        continue;
+      }
+      draft = next;
+      carried.push(item);
+    }
+    if (carried.length === 0) return;
+    draft.updated_at = new Date().toISOString();
+    try {
+      await this.persist(draft);
+    } catch (err) {
+      const failure = writeFailure(err);
+      for (const item of carried) item.reject(failure);
+      return;
+    }
+    this.sessions.set(id, draft);
+    for (const item of carried) item.resolve(draft);
   }
 
   async rename(id: string, title: string): Promise<Session> {
