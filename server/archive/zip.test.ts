@@ -1,12 +1,16 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ValueError } from '../errors.js';
+import { setLogSink } from '../log.js';
+import { multipartBody, startTestServer } from '../testing/harness.js';
 import { allocateExtractionDir, extractArchive } from './index.js';
 import { listTree, makeSandbox, noise, writeArchive, yazlZip, type Sandbox } from './testing/fixtures.js';
 import { extractFails, extractOk, MIB } from './testing/harness.js';
 import { buildZip } from './testing/zip-builder.js';
+import { ZipChecksumError } from './zip.js';
 
 let sb: Sandbox;
 beforeEach(async () => {
@@ -202,5 +206,93 @@ describe('zip failures', () => {
     expect((err as Error).message).toBe('Unsupported archive format: x.rar');
     expect(fs.existsSync(dest)).toBe(false);
     expect(await fsp.readdir(sb.base)).toEqual([]);
+  });
+});
+
+describe('zip CRC-32', () => {
+  const first = Buffer.from('a good member, written before the bad one\n');
+  const data = noise(300_000, 11);
+
+  /** A zip made by Info-ZIP's `zip` (not our writer): `first.txt`, then `data.bin`, both as given. */
+  function infoZip(level: '-0' | '-9'): Buffer {
+    const src = path.join(sb.inbox, `src${level}`);
+    fs.mkdirSync(src);
+    fs.writeFileSync(path.join(src, 'first.txt'), first);
+    fs.writeFileSync(path.join(src, 'data.bin'), data);
+    const out = path.join(sb.inbox, `made${level}.zip`);
+    execFileSync('zip', ['-q', '-X', level, out, 'first.txt', 'data.bin'], { cwd: src });
+    fs.rmSync(src, { recursive: true });
+    const bytes = fs.readFileSync(out);
+    fs.rmSync(out);
+    return bytes;
+  }
+
+  it('extracts the untouched zip (the check passes on good bytes)', async () => {
+    const { dest } = await extractOk(sb, 'good.zip', infoZip('-0'));
+    expect(fs.readFileSync(path.join(dest, 'data.bin')).equals(data)).toBe(true);
+  });
+
+  it('a stored member whose data bytes were changed in place fails the extraction and leaves nothing', async () => {
+    const bytes = infoZip('-0');
+    // Stored: the member's bytes appear verbatim, once. Flip one near the end (past the first written chunk);
+    // the headers, and the CRC-32 they carry, stay as `zip` wrote them.
+    const at = bytes.indexOf(data);
+    expect(at).toBeGreaterThan(0);
+    expect(bytes.lastIndexOf(data)).toBe(at);
+    bytes[at + data.length - 10] ^= 0xff;
+    const err = await extractFails(sb, 'flipped.zip', bytes, 'other');
+    expect(err).toBeInstanceOf(ZipChecksumError);
+    expect(err.message).toBe('Zip member failed its CRC-32 check: data.bin');
+  });
+
+  it('a deflated member whose central-directory CRC-32 does not match its bytes fails too', async () => {
+    const bytes = infoZip('-9');
+    const CENTRAL_HEADER = 0x02014b50;
+    const CRC_OFFSET = 16;
+    const NAME_OFFSET = 46;
+    let patched = 0;
+    for (let i = bytes.indexOf(Buffer.from('PK\x01\x02', 'latin1')); i !== -1; i = bytes.indexOf(Buffer.from('PK\x01\x02', 'latin1'), i + 4)) {
+      expect(bytes.readUInt32LE(i)).toBe(CENTRAL_HEADER);
+      const nameLength = bytes.readUInt16LE(i + 28);
+      if (bytes.toString('latin1', i + NAME_OFFSET, i + NAME_OFFSET + nameLength) !== 'data.bin') continue;
+      bytes.writeUInt32LE(bytes.readUInt32LE(i + CRC_OFFSET) ^ 1, i + CRC_OFFSET);
+      patched++;
+    }
+    expect(patched).toBe(1);
+    const err = await extractFails(sb, 'badcrc.zip', bytes, 'other');
+    expect(err).toBeInstanceOf(ZipChecksumError);
+  });
+
+  it('over HTTP: 500 Archive extraction failed, and extract_error for a workspace upload', async () => {
+    const bytes = infoZip('-0');
+    bytes[bytes.indexOf(data) + 1000] ^= 0xff;
+    const srv = await startTestServer();
+    // The server logs the failure (error and warn lines); keep them out of the test output.
+    const restoreLog = setLogSink(() => {});
+    try {
+      const session = await srv.newSession();
+      const post = async (route: string) => {
+        const boundary = 'satchelCrcBoundary';
+        const res = await srv.api(route, {
+          method: 'POST',
+          body: new Uint8Array(
+            multipartBody(boundary, [
+              { name: 'session_id', content: session },
+              { name: 'file', filename: 'crc.zip', content: bytes },
+            ]),
+          ),
+          headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+        });
+        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+      };
+      expect(await post('/api/upload/extract')).toEqual({ status: 500, body: { error: 'Archive extraction failed' } });
+      const ws = await post('/api/workspace/upload');
+      expect(ws.status).toBe(200);
+      expect(ws.body).toMatchObject({ filename: 'crc.zip', extracted: false, extract_error: 'Archive extraction failed' });
+      expect(fs.existsSync(path.join(srv.workspace, 'crc'))).toBe(false);
+    } finally {
+      restoreLog();
+      await srv.stop();
+    }
   });
 });

@@ -1,5 +1,7 @@
 // Zip engine: yauzl reads the central directory (the authoritative member list; local headers can lie and
-// can overlap), validates entry sizes against the stream, and inflates asynchronously through zlib.
+// can overlap), validates entry sizes against the stream, and inflates asynchronously through zlib. yauzl does
+// not check CRC-32s, so every member's bytes are checked here while they are written.
+import { crc32 } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { MAX_ARCHIVE_MEMBERS, tooManyMembers } from './limits.js';
 import { memberSegments } from './names.js';
@@ -35,11 +37,33 @@ export async function extractZip(archivePath: string, writer: MemberWriter, sign
       // first byte; the writer still counts the real bytes.
       writer.ensureRoom(entry.uncompressedSize);
       const current = entry;
-      await writer.write(segments, () => zip.openReadStreamPromise(current));
+      await writer.write(segments, async () => crcChecked(await zip.openReadStreamPromise(current), current.crc32, segments.join('/')));
     }
   } finally {
     zip.close();
   }
+}
+
+/** Bytes that do not match their member's CRC-32: a corrupt archive (a 500), not a client mistake. */
+export class ZipChecksumError extends Error {
+  constructor(memberPath: string) {
+    super(`Zip member failed its CRC-32 check: ${memberPath}`);
+    this.name = 'ZipChecksumError';
+  }
+}
+
+/**
+ * The member's data, passed through unchanged while its CRC-32 is computed (zlib.crc32: Node ≥ 20.15, and
+ * package.json asks for ≥ 20.19). After the last byte a mismatch throws, so the writer removes the file and the
+ * extraction fails; the bytes already written never outlive the check.
+ */
+async function* crcChecked(source: AsyncIterable<Uint8Array>, expected: number, memberPath: string): AsyncGenerator<Uint8Array> {
+  let crc = 0;
+  for await (const chunk of source) {
+    crc = crc32(chunk, crc);
+    yield chunk;
+  }
+  if (crc >>> 0 !== expected >>> 0) throw new ZipChecksumError(memberPath);
 }
 
 /** Directories, symlinks, devices and fifos are never written; only the bits the archive declares count. */
