@@ -213,6 +213,8 @@ describe('zip CRC-32', () => {
   const first = Buffer.from('a good member, written before the bad one\n');
   const data = noise(300_000, 11);
 
+  const flip = (bytes: Buffer, at: number) => bytes.writeUInt8(bytes.readUInt8(at) ^ 0xff, at);
+
   /** A zip made by Info-ZIP's `zip` (not our writer): `first.txt`, then `data.bin`, both as given. */
   function infoZip(level: '-0' | '-9'): Buffer {
     const src = path.join(sb.inbox, `src${level}`);
@@ -239,7 +241,7 @@ describe('zip CRC-32', () => {
     const at = bytes.indexOf(data);
     expect(at).toBeGreaterThan(0);
     expect(bytes.lastIndexOf(data)).toBe(at);
-    bytes[at + data.length - 10] ^= 0xff;
+    flip(bytes, at + data.length - 10);
     const err = await extractFails(sb, 'flipped.zip', bytes, 'other');
     expect(err).toBeInstanceOf(ZipChecksumError);
     expect(err.message).toBe('Zip member failed its CRC-32 check: data.bin');
@@ -265,7 +267,7 @@ describe('zip CRC-32', () => {
 
   it('over HTTP: 500 Archive extraction failed, and extract_error for a workspace upload', async () => {
     const bytes = infoZip('-0');
-    bytes[bytes.indexOf(data) + 1000] ^= 0xff;
+    flip(bytes, bytes.indexOf(data) + 1000);
     const srv = await startTestServer();
     // The server logs the failure (error and warn lines); keep them out of the test output.
     const restoreLog = setLogSink(() => {});
