@@ -23,6 +23,9 @@ export function classifyParseError(code: string | undefined, rawPacket: Buffer |
     const refusal = framingRefusal(analyzeFraming(head.rawHeaders));
     if (refusal) return refusal;
   }
+  // `5, 5`, two identical lines, a tab-padded value: the specification reads them as one length, Node's parser
+  // refuses them before any handler. The stricter reading stays (docs/API.md), with the specification's text.
+  if (code === 'HPE_INVALID_CONTENT_LENGTH' || code === 'HPE_UNEXPECTED_CONTENT_LENGTH') return [400, 'Invalid Content-Length'];
   if (code === 'HPE_INVALID_METHOD') return [501, 'Unsupported method'];
   return [400, 'Bad request'];
 }

@@ -135,6 +135,17 @@ describe('the head of a request', () => {
   });
 });
 
+describe('Content-Length shapes Node refuses before any handler', () => {
+  it.each(['Content-Length: 5, 5', 'Content-Length: 5\r\nContent-Length: 5', 'Content-Length: 5\t'])('%j is 400 Invalid Content-Length with one Connection: close', async (line) => {
+    const { responses, closed } = await converse(srv.port, [`POST /api/session/new HTTP/1.1\r\nHost: ${HOST()}\r\n${line}\r\n\r\nhello`]);
+    expect(responses).toHaveLength(1);
+    expect(responses[0]!.status).toBe(400);
+    expect(JSON.parse(responses[0]!.body)).toEqual({ error: 'Invalid Content-Length' });
+    expect(responses[0]!.headers.filter(([n]) => n === 'connection')).toEqual([['connection', 'close']]);
+    expect(closed).toBe(true);
+  });
+});
+
 describe('one request, one response', () => {
   it.each(['/health', '/api/sessions', '/api/nope'])('answers %s with Transfer-Encoding: identity and a body exactly once (411)', async (pathname) => {
     const { responses, closed } = await converse(srv.port, [
