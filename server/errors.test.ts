@@ -16,6 +16,12 @@ describe('sanitizeErrorText', () => {
 });
 
 describe('requireFields', () => {
+  it('judges falsiness as Python does: empty lists and objects are missing, 0 is present', () => {
+    expect(() => requireFields({ a: [], b: {}, c: [0], d: { k: 1 }, e: 0, f: -0 }, ['a', 'b', 'c', 'd', 'e', 'f'])).toThrow(
+      new ValueError('Missing required field(s): a, b'),
+    );
+  });
+
   it('accepts the number 0 and reports every falsy field in order', () => {
     expect(() => requireFields({ a: 0, b: 'x' }, ['a', 'b'])).not.toThrow();
     expect(() => requireFields({ a: '', b: null, c: false, d: 'ok' }, ['a', 'b', 'c', 'd', 'e'])).toThrow(

@@ -30,11 +30,21 @@ export function sanitizeErrorText(text: string): string {
   return text.replace(WINDOWS_PATH, '<path>').replace(UNIX_PATH, '<path>');
 }
 
-/** The specification's required-field check: missing = falsy and not the number 0. */
+/**
+ * Python's truthiness, which the specification's check uses: `None`, `False`, `""`, `[]`, `{}` and zero are
+ * falsy. JavaScript would call `[]` and `{}` truthy.
+ */
+export function isPythonFalsy(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  if (value !== null && typeof value === 'object') return Object.keys(value).length === 0;
+  return !value;
+}
+
+/** The specification's required-field check: missing = falsy (as Python judges it) and not the number 0. */
 export function requireFields(body: Record<string, unknown>, names: readonly string[]): void {
   const missing = names.filter((name) => {
     const value = body[name];
-    return !value && value !== 0;
+    return isPythonFalsy(value) && value !== 0;
   });
   if (missing.length > 0) throw new ValueError(`Missing required field(s): ${missing.join(', ')}`);
 }

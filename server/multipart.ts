@@ -37,6 +37,11 @@ export interface Multipart {
   files: StagedFile[];
   /** The last file part of this field name (a later part replaces an earlier one). */
   file(field: string): StagedFile | undefined;
+  /**
+   * The file part of `field` with its name (4.3 step 2): 400 `No file field in request` when there is none,
+   * `No filename in upload` when the part came with an empty `filename=""`.
+   */
+  requireFile(field: string): StagedFile;
   /** Remove every staged file that was not moved into place. Safe to call twice. */
   cleanup(): Promise<void>;
 }
@@ -47,6 +52,8 @@ export function fileTooLargeText(capBytes: number): string {
 
 const BOUNDARY = /(?:^|;)\s*boundary=("?)([^;\s]+)\1/i;
 const FORM_DATA = 'multipart/form-data';
+/** What busboy reports for a part without its own Content-Type: an ordinary text field. */
+const TEXT_FIELD_TYPE = 'text/plain';
 
 export function boundaryOf(contentType: string | undefined): string | undefined {
   const match = BOUNDARY.exec(contentType ?? '');
@@ -89,10 +96,18 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
   const fields = new Map<string, string>();
   const files: StagedFile[] = [];
   const staged = new Set<string>();
+  // busboy hands a part with `filename=""` to us as a text field; its own Content-Type tells it apart.
+  const nameless = new Set<string>();
   const result: Multipart = {
     fields,
     files,
     file: (field) => files.filter((f) => f.field === field).at(-1),
+    requireFile: (field) => {
+      const file = result.file(field);
+      if (file?.filename) return file;
+      if (file || nameless.has(field)) throw new HttpError(400, 'No filename in upload');
+      throw new HttpError(400, 'No file field in request');
+    },
     cleanup: async () => {
       const paths = [...staged];
       staged.clear();
@@ -204,6 +219,12 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
     });
     bb.on('field', (name, value, info) => {
       if (!name) return;
+      // A file part whose name is empty (a browser's or curl's `filename=""`): not a form field. Its bytes
+      // are bounded by the field-size limit and dropped; the handler answers `No filename in upload`.
+      if (info.mimeType.toLowerCase() !== TEXT_FIELD_TYPE) {
+        nameless.add(name);
+        return;
+      }
       if (info.valueTruncated) return fail(new HttpError(400, `Form field too large: ${name.slice(0, 100)}`));
       fields.set(name, value);
     });

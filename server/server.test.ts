@@ -150,6 +150,12 @@ describe('sessions, profiles, workspaces', () => {
     expect(await res.json()).toEqual({ error: 'Missing required field(s): session_id, title' });
   });
 
+  it.each([[[]], [{}], [null], [false]])('counts a title of %j as missing, as Python would', async (title) => {
+    const res = await srv.json('/api/session/rename', { session_id: 'x', title });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'Missing required field(s): title' });
+  });
+
   it('hides sessions of another profile', async () => {
     const id = await srv.newSession({ profile: 'work' });
     const asDefault = await srv.api(`/api/session?session_id=${id}`);

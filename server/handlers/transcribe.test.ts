@@ -48,6 +48,8 @@ describe('4.5 transcription', () => {
   it.each([
     [[{ name: 'other', content: 'x' }], 400, 'No file field in request'],
     [audio(''), 400, 'No filename in upload'],
+    // What a browser's MediaRecorder blob sent with an empty name looks like: busboy calls it a text field.
+    [[{ name: 'file', filename: '', type: 'audio/webm', content: 'opus bytes' }], 400, 'No filename in upload'],
     [audio('...'), 400, 'Invalid filename'],
   ] as const)('%#: → %s %s', async (parts, status, error) => {
     useCommand('text');

@@ -32,9 +32,7 @@ export async function transcribe({ ctx, app }: HandlerInput): Promise<void> {
   let audioPath: string | undefined;
   let transcript: string;
   try {
-    const file = form.file('file');
-    if (!file) throw new HttpError(400, 'No file field in request');
-    if (!file.filename) throw new HttpError(400, 'No filename in upload');
+    const file = form.requireFile('file');
     const safeName = sanitizeFilename(file.filename);
     const suffix = splitSuffix(safeName)[1].toLowerCase();
     // The engines pick a decoder by suffix, so the temporary file keeps the upload's (default .webm).
