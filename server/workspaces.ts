@@ -1,15 +1,27 @@
 // Trusted workspace roots (README.md "Workspaces"). A session's workspace is where workspace uploads land, so
 // only folders the user vouched for qualify: under the home folder, under the default workspace, or added
-// explicitly — and never a system directory, even when it is technically under a trusted root.
+// explicitly — and never a system directory, a credential store (~/.ssh, ~/.aws …) or a folder other users
+// can write to, even when it is technically under a trusted root.
+import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic } from './atomic.js';
 import { ValueError } from './errors.js';
-import { isInside } from './paths.js';
+import { isCredentialPath, isInside } from './paths.js';
 
 export const MAX_TRUSTED_ROOTS = 256;
 const STORE_FILE = 'workspaces.json';
+/** Satchel's own default workspace is private to the user: nobody else may list or plant files in it. */
+export const DEFAULT_WORKSPACE_MODE = 0o700;
+/** Group- or other-write permission bits. */
+const SHARED_WRITE_BITS = 0o022;
+/** The sticky bit: in such a folder (`/tmp`) only an entry's owner may rename or delete it. */
+const STICKY_BIT = 0o1000;
+
+export const CREDENTIAL_WORKSPACE = 'A credential folder, or a folder inside one, cannot be a workspace';
+export const SHARED_WORKSPACE = 'A folder other users can write to cannot be a workspace';
+export const SHARED_PARENT_WORKSPACE = 'A folder inside a folder other users can write to cannot be a workspace';
 
 // Trees that belong to the operating system: neither they nor anything inside them can be a workspace.
 const SYSTEM_TREES_POSIX = ['/etc', '/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/boot', '/dev', '/proc', '/sys', '/System', '/Library', '/private/etc', '/private/var', '/var/lib', '/var/log', '/var/run', '/var/spool', '/var/cache', '/var/db', '/snap'];
@@ -39,6 +51,31 @@ export function isSystemDir(dir: string, home: string = os.homedir(), platform: 
   return within(normalized, SYSTEM_TREES_POSIX, false) || SYSTEM_ROOTS_POSIX.includes(normalized);
 }
 
+/** True when `dir`, an absolute path, names a credential store or lies inside one (CREDENTIAL_NAMES). */
+export function isCredentialDir(dir: string): boolean {
+  return isCredentialPath(path.resolve(dir).split(/[\\/]/).filter(Boolean));
+}
+
+type StatFn = (p: string) => Promise<Pick<Stats, 'mode'>>;
+
+/**
+ * Why other users could put files into `real` (a real path, no symlinks), or null when they cannot.
+ * The folder itself must have no group or other write bit: in `/tmp`, `/var/tmp`, `/dev/shm` or any shared
+ * folder another user can create names before us (the race of issue 8 item 3), sticky bit or not. Each
+ * ancestor may be shared only with the sticky bit (as `/tmp` is): without it another user can rename our
+ * folder away and put their own in its place. So a private folder made inside `/tmp` qualifies. Windows
+ * has no such mode bits (ACLs decide), so nothing is checked there.
+ */
+export async function sharedWriteProblem(real: string, platform: NodeJS.Platform = process.platform, stat: StatFn = fs.stat): Promise<string | null> {
+  if (platform === 'win32') return null;
+  if (((await stat(real)).mode & SHARED_WRITE_BITS) !== 0) return SHARED_WORKSPACE;
+  for (let dir = path.dirname(real); ; dir = path.dirname(dir)) {
+    const { mode } = await stat(dir);
+    if ((mode & SHARED_WRITE_BITS) !== 0 && (mode & STICKY_BIT) === 0) return SHARED_PARENT_WORKSPACE;
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
 export class Workspaces {
   private added: string[] = [];
 
@@ -53,6 +90,11 @@ export class Workspaces {
     return this.defaultWorkspace ?? path.join(this.stateDir, 'workspace');
   }
 
+  /** Our own `<state>/workspace` (not a configured default) when it is `dir`. */
+  private isOwnDefault(dir: string): boolean {
+    return !this.defaultWorkspace && path.resolve(dir) === path.resolve(this.fallbackWorkspace);
+  }
+
   async load(): Promise<void> {
     try {
       const parsed: unknown = JSON.parse(await fs.readFile(path.join(this.stateDir, STORE_FILE), 'utf8'));
@@ -60,7 +102,6 @@ export class Workspaces {
     } catch {
       this.added = [];
     }
-    if (!this.defaultWorkspace) await fs.mkdir(this.fallbackWorkspace, { recursive: true });
   }
 
   roots(): string[] {
@@ -75,6 +116,8 @@ export class Workspaces {
   async validate(dir: unknown): Promise<string> {
     if (typeof dir !== 'string' || dir.trim() === '') throw new ValueError('Workspace must be a directory path');
     if (!path.isAbsolute(dir)) throw new ValueError('Workspace must be an absolute path');
+    // Satchel's own default workspace is created on first use, private (a configured one must exist).
+    if (this.isOwnDefault(dir)) await fs.mkdir(dir, { recursive: true, mode: DEFAULT_WORKSPACE_MODE });
     let real: string;
     try {
       real = await fs.realpath(dir);
@@ -84,6 +127,7 @@ export class Workspaces {
     const stat = await fs.stat(real);
     if (!stat.isDirectory()) throw new ValueError('Workspace is not a directory');
     if (isSystemDir(real, this.home)) throw new ValueError('Workspace cannot be a system directory');
+    await this.refuseUnsafe(dir, real);
     const trusted = await Promise.all(this.roots().map((r) => fs.realpath(r).catch(() => path.resolve(r))));
     if (!trusted.some((root) => isInside(root, real))) {
       throw new ValueError('Workspace is not in a trusted folder; add it first');
@@ -101,11 +145,19 @@ export class Workspaces {
     }
     if (!(await fs.stat(real)).isDirectory()) throw new ValueError('Folder is not a directory');
     if (isSystemDir(real, this.home)) throw new ValueError('A system directory cannot be a workspace');
+    await this.refuseUnsafe(dir, real);
     if (!this.added.includes(real)) {
       if (this.added.length >= MAX_TRUSTED_ROOTS) throw new ValueError('Too many trusted folders');
       this.added.push(real);
       await writeFileAtomic(path.join(this.stateDir, STORE_FILE), JSON.stringify(this.added, null, 2));
     }
     return this.roots();
+  }
+
+  /** Credential stores (by the path asked for and by where it really is) and folders others can write to. */
+  private async refuseUnsafe(requested: string, real: string): Promise<void> {
+    if (isCredentialDir(requested) || isCredentialDir(real)) throw new ValueError(CREDENTIAL_WORKSPACE);
+    const shared = await sharedWriteProblem(real);
+    if (shared) throw new ValueError(shared);
   }
 }
