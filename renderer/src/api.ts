@@ -45,6 +45,12 @@ export interface WorkspaceEntry {
   mtime: number | string;
 }
 
+/** GET /api/workspaces: the trusted roots, and the folder a session gets when none is chosen (newer servers). */
+export interface WorkspaceRoots {
+  workspaces: string[];
+  default?: string;
+}
+
 export interface ExtractResult {
   ok: boolean;
   extracted: number;
@@ -133,6 +139,11 @@ async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown):
 
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
 
+/** Workspace listing and preview parameters; `hidden=1` asks for entries whose names start with a dot. */
+export function browseParams(id: string, path: string, hidden: boolean): Record<string, string> {
+  return hidden ? { session_id: id, path, hidden: '1' } : { session_id: id, path };
+}
+
 export const api = {
   config: () => request<ServerConfig>('GET', '/api/config'),
   profiles: () => request<{ active: string; profiles: string[] }>('GET', '/api/profiles'),
@@ -145,15 +156,15 @@ export const api = {
     request<{ session: Session }>('POST', '/api/session/rename', { session_id: id, title }),
   sendMessage: (id: string, text: string, attachments: Attachment[]) =>
     request<{ session: Session }>('POST', '/api/session/message', { session_id: id, text, attachments }),
-  workspaces: () => request<{ workspaces: string[] }>('GET', '/api/workspaces'),
-  addWorkspace: (path: string) => request<{ workspaces: string[] }>('POST', '/api/workspaces/add', { path }),
-  list: (id: string, path: string) =>
-    request<{ path: string; entries: WorkspaceEntry[] }>('GET', `/api/workspace/list?${q({ session_id: id, path })}`),
+  workspaces: () => request<WorkspaceRoots>('GET', '/api/workspaces'),
+  addWorkspace: (path: string) => request<WorkspaceRoots>('POST', '/api/workspaces/add', { path }),
+  list: (id: string, path: string, hidden = false) =>
+    request<{ path: string; entries: WorkspaceEntry[] }>('GET', `/api/workspace/list?${q(browseParams(id, path, hidden))}`),
   capability: () => request<Capability>('GET', '/api/transcribe/capability'),
-  async fileText(id: string, path: string): Promise<string> {
+  async fileText(id: string, path: string, hidden = false): Promise<string> {
     let res: Response;
     try {
-      res = await fetch(`/api/workspace/file?${q({ session_id: id, path })}`, { credentials: 'same-origin' });
+      res = await fetch(`/api/workspace/file?${q(browseParams(id, path, hidden))}`, { credentials: 'same-origin' });
     } catch {
       throw new ApiError(0, UNREACHABLE);
     }

@@ -143,12 +143,15 @@ class App {
     await this.open(id);
   }
 
-  /** The current session, or a new one in the first trusted workspace when none is open (first drop). */
+  /**
+   * The current session, or a new one in the server's default workspace when none is open (first drop). Never
+   * the first trusted root: that is the home folder, which is no workspace to pick for anyone.
+   */
   ensureSession(): Promise<string> {
     if (this.current) return Promise.resolve(this.current.session_id);
     this.creating ??= (async () => {
       try {
-        const { session } = await api.newSession(this.sidebar.workspaces[0]);
+        const { session } = await api.newSession();
         await this.reloadList();
         this.show(session);
         return session.session_id;

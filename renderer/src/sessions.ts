@@ -20,6 +20,24 @@ export interface SidebarDeps {
   profileChanged(): void;
 }
 
+export interface WorkspaceOption {
+  value: string;
+  label: string;
+  selected: boolean;
+}
+
+/**
+ * The New session dialog's choices: the server's default workspace first and preselected, then the other
+ * trusted roots. The roots include the home folder, which only vouches for the folders under it: it is
+ * offered but never preselected. An older server names no default; then "Server default" (no path) is.
+ */
+export function workspaceOptions(roots: readonly string[], defaultDir: string | undefined, selected?: string): WorkspaceOption[] {
+  const first = defaultDir ? { value: defaultDir, label: `${defaultDir} (default)` } : { value: '', label: 'Server default' };
+  const all = [first, ...roots.filter((r) => r !== defaultDir).map((r) => ({ value: r, label: r }))];
+  const pick = selected !== undefined && all.some((o) => o.value === selected) ? selected : first.value;
+  return all.map((o) => ({ ...o, selected: o.value === pick }));
+}
+
 export class Sidebar {
   private readonly list = byId<HTMLUListElement>('session-list');
   private readonly profile = byId<HTMLSelectElement>('profile-select');
@@ -29,6 +47,8 @@ export class Sidebar {
   private sessions: SessionSummary[] = [];
   private activeId: string | null = null;
   workspaces: string[] = [];
+  /** Where the server puts a session made without a workspace (GET /api/workspaces `default`). */
+  defaultWorkspace: string | undefined;
 
   constructor(private readonly deps: SidebarDeps) {
     const newBtn = byId<HTMLButtonElement>('new-session');
@@ -123,14 +143,17 @@ export class Sidebar {
   }
 
   async loadWorkspaces(): Promise<void> {
-    this.workspaces = (await api.workspaces()).workspaces;
+    const roots = await api.workspaces();
+    this.workspaces = roots.workspaces;
+    this.defaultWorkspace = roots.default;
     this.fillWorkspaceSelect();
   }
 
   private fillWorkspaceSelect(selected?: string): void {
     clear(this.wsSelect);
-    if (this.workspaces.length === 0) this.wsSelect.appendChild(h('option', { value: '' }, 'Server default'));
-    for (const w of this.workspaces) this.wsSelect.appendChild(h('option', { value: w, selected: w === selected }, w));
+    for (const o of workspaceOptions(this.workspaces, this.defaultWorkspace, selected)) {
+      this.wsSelect.appendChild(h('option', { value: o.value, selected: o.selected }, o.label));
+    }
   }
 
   private async openNewDialog(): Promise<void> {
@@ -154,7 +177,9 @@ export class Sidebar {
     }
     if (!path) return;
     try {
-      this.workspaces = (await api.addWorkspace(path)).workspaces;
+      const roots = await api.addWorkspace(path);
+      this.workspaces = roots.workspaces;
+      this.defaultWorkspace = roots.default ?? this.defaultWorkspace;
       this.fillWorkspaceSelect(this.workspaces.find((w) => w === path) ?? this.workspaces[this.workspaces.length - 1]);
       this.dialogError.hidden = true;
     } catch (err) {
