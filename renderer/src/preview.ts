@@ -6,7 +6,8 @@ import { renderMarkdown } from './markdown-dom.js';
 
 let closeIconAdded = false;
 
-export async function openPreview(sessionId: string, path: string, title?: string): Promise<void> {
+/** `hidden`: the workspace panel shows hidden files, so a file inside a dot-folder may be previewed too. */
+export async function openPreview(sessionId: string, path: string, title?: string, opts: { hidden?: boolean } = {}): Promise<void> {
   const dialog = byId<HTMLDialogElement>('preview-dialog');
   const body = byId('preview-body');
   const close = byId('preview-close');
@@ -20,7 +21,7 @@ export async function openPreview(sessionId: string, path: string, title?: strin
   body.appendChild(h('p', { class: 'muted' }, 'Loading…'));
   if (!dialog.open) dialog.showModal();
   try {
-    const text = await api.fileText(sessionId, path);
+    const text = await api.fileText(sessionId, path, opts.hidden ?? false);
     clear(body);
     body.appendChild(isMarkdownName(path) ? renderMarkdown(text) : h('pre', { class: 'plain' }, text));
     body.dataset.state = 'ready';

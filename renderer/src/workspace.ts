@@ -11,6 +11,25 @@ import { sizeCheck, UploadAborted, uploadMultipart } from './upload.js';
 export const MAX_PARALLEL_WS_UPLOADS = 3;
 /** Result rows kept on screen; older ones scroll away so a 2,000-file folder doesn't bloat the DOM. */
 const MAX_RESULT_ROWS = 200;
+/** localStorage key of the "Show hidden files" choice ('1' when on). */
+export const SHOW_HIDDEN_KEY = 'satchel.showHidden';
+
+function storedShowHidden(): boolean {
+  try {
+    return localStorage.getItem(SHOW_HIDDEN_KEY) === '1';
+  } catch {
+    return false;
+  }
+}
+
+function rememberShowHidden(on: boolean): void {
+  try {
+    if (on) localStorage.setItem(SHOW_HIDDEN_KEY, '1');
+    else localStorage.removeItem(SHOW_HIDDEN_KEY);
+  } catch {
+    // storage can be unavailable (private mode); the choice then lasts for this window only
+  }
+}
 
 interface Job {
   picked: PickedFile;
@@ -43,6 +62,8 @@ export class WorkspacePanel {
   private queue: Job[] = [];
   private running = 0;
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Hidden entries (names starting with `.`) are listed and previewed only when the person asks. */
+  private showHidden = storedShowHidden();
 
   constructor(private readonly deps: { maxUploadBytes(): number | undefined }) {
     const files = byId<HTMLInputElement>('ws-file-input');
@@ -59,6 +80,13 @@ export class WorkspacePanel {
     refresh.appendChild(icon([...ICONS.refresh]));
     refresh.title = 'Refresh';
     refresh.addEventListener('click', () => void this.refresh());
+    const hiddenToggle = byId<HTMLInputElement>('ws-show-hidden');
+    hiddenToggle.checked = this.showHidden;
+    hiddenToggle.addEventListener('change', () => {
+      this.showHidden = hiddenToggle.checked;
+      rememberShowHidden(this.showHidden);
+      void this.refresh();
+    });
     for (const input of [files, folder]) {
       input.addEventListener('change', () => {
         const picked = fromFileList(Array.from(input.files ?? []));
@@ -109,7 +137,7 @@ export class WorkspacePanel {
   }
 
   private async loadDir(sessionId: string, path: string): Promise<HTMLLIElement[]> {
-    const { entries } = await api.list(sessionId, path);
+    const { entries } = await api.list(sessionId, path, this.showHidden);
     const sorted = [...entries].sort((a, b) => (a.type === b.type ? a.name.localeCompare(b.name) : a.type === 'dir' ? -1 : 1));
     return Promise.all(sorted.map((e) => this.node(sessionId, joinPath(path, e.name), e)));
   }
@@ -127,7 +155,7 @@ export class WorkspacePanel {
     );
     li.appendChild(row);
     if (!isDir) {
-      row.addEventListener('click', () => void openPreview(sessionId, path, entry.name));
+      row.addEventListener('click', () => void openPreview(sessionId, path, entry.name, { hidden: this.showHidden }));
       return li;
     }
     const group = h('ul', { role: 'group' });
@@ -300,7 +328,7 @@ export class WorkspacePanel {
         row.appendChild(
           h(
             'button',
-            { class: 'sidecar', type: 'button', 'data-testid': 'sidecar-open', 'data-path': sidecar, onclick: () => void openPreview(sessionId, sidecar, `${baseName(stored)} — text preview`) },
+            { class: 'sidecar', type: 'button', 'data-testid': 'sidecar-open', 'data-path': sidecar, onclick: () => void openPreview(sessionId, sidecar, `${baseName(stored)} — text preview`, { hidden: this.showHidden }) },
             icon([...ICONS.doc]),
             h('span', {}, `Preview ${baseName(sidecar)}`),
           ),
