@@ -71,10 +71,17 @@ describe('isCredentialDir', () => {
 });
 
 describe('sharedWriteProblem (modes given)', () => {
+  const ME = { uid: 1000, gid: 1000 };
+  const SHARED_GROUP = 100;
+  // Folders not named in `groups`/`owners` belong to root (system folders) or, under /home/ana and /tmp, to us,
+  // with a shared group: group-write on them is someone else's write.
+  const groups: Record<string, number> = { '/home/ana/upg': ME.gid, '/home/ana/upg/proj': ME.gid };
+  const owners: Record<string, number> = { '/srv/bob': 1001, '/srv/bob/proj': ME.uid };
   const modes = (table: Record<string, number>) => async (p: string) => {
     const mode = table[p];
     if (mode === undefined) throw new Error(`no mode for ${p}`);
-    return { mode: 0o040000 | mode };
+    const uid = owners[p] ?? (p.startsWith('/home/ana') || p.startsWith('/tmp/') ? ME.uid : 0);
+    return { mode: 0o040000 | mode, uid, gid: groups[p] ?? SHARED_GROUP };
   };
   const base = { '/': 0o755, '/tmp': 0o1777, '/var': 0o755, '/var/tmp': 0o1777, '/srv': 0o755, '/home': 0o755, '/home/ana': 0o700 };
   it.each([
@@ -89,6 +96,12 @@ describe('sharedWriteProblem (modes given)', () => {
     ['/home/ana', null],
     ['/home/ana/code', null],
     ['/home/ana/team/proj', SHARED_PARENT_WORKSPACE],
+    // umask 002 with a user private group: group-writable, but the group is only us.
+    ['/home/ana/upg', null],
+    ['/home/ana/upg/proj', null],
+    // Another user's folder, and ours inside it: its owner can rename ours away.
+    ['/srv/bob', SHARED_WORKSPACE],
+    ['/srv/bob/proj', SHARED_PARENT_WORKSPACE],
   ])('%s → %s', async (dir, expected) => {
     const stat = modes({
       ...base,
@@ -102,8 +115,12 @@ describe('sharedWriteProblem (modes given)', () => {
       '/home/ana/code': 0o755,
       '/home/ana/team': 0o775,
       '/home/ana/team/proj': 0o755,
+      '/home/ana/upg': 0o775,
+      '/home/ana/upg/proj': 0o775,
+      '/srv/bob': 0o755,
+      '/srv/bob/proj': 0o700,
     });
-    expect(await sharedWriteProblem(dir, 'linux', stat)).toBe(expected);
+    expect(await sharedWriteProblem(dir, 'linux', stat, ME)).toBe(expected);
   });
 
   it('checks no mode bits on Windows (ACLs decide there)', async () => {
@@ -167,10 +184,20 @@ describe('Workspaces on disk', () => {
     expect(await ws.validate(dotConfig)).toBe(await fsp.realpath(dotConfig));
   });
 
-  it.each([[0o777], [0o775], [0o757], [0o1777], [0o770]])('refuses a folder with mode %s', async (mode) => {
+  // A group other than our own primary group: its members could write.
+  const OTHER_GID = (process.getgid?.() ?? 0) === 100 ? 101 : 100;
+
+  it.each([[0o777], [0o775], [0o757], [0o1777], [0o770]])('refuses a folder with mode %s shared with another group', async (mode) => {
     const dir = await mkdir(`open-${mode.toString(8)}`, mode);
+    await fsp.chown(dir, process.getuid?.() ?? 0, OTHER_GID).catch(() => {});
     await refused(ws.validate(dir), SHARED_WORKSPACE);
     await refused(ws.add(dir), SHARED_WORKSPACE);
+  });
+
+  it('accepts a group-writable folder whose group is our own (umask 002, user private groups)', async () => {
+    const dir = await mkdir('upg', 0o775);
+    await fsp.chown(dir, process.getuid?.() ?? 0, process.getgid?.() ?? 0);
+    expect(await ws.validate(dir)).toBe(await fsp.realpath(dir));
   });
 
   it('refuses a private folder inside one others can write to without the sticky bit', async () => {

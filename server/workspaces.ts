@@ -14,8 +14,10 @@ export const MAX_TRUSTED_ROOTS = 256;
 const STORE_FILE = 'workspaces.json';
 /** Satchel's own default workspace is private to the user: nobody else may list or plant files in it. */
 export const DEFAULT_WORKSPACE_MODE = 0o700;
-/** Group- or other-write permission bits. */
-const SHARED_WRITE_BITS = 0o022;
+const OTHER_WRITE = 0o002;
+const GROUP_WRITE = 0o020;
+/** The superuser owns system folders; a folder it owns is not "another user's". */
+const ROOT_UID = 0;
 /** The sticky bit: in such a folder (`/tmp`) only an entry's owner may rename or delete it. */
 const STICKY_BIT = 0o1000;
 
@@ -56,7 +58,27 @@ export function isCredentialDir(dir: string): boolean {
   return isCredentialPath(path.resolve(dir).split(/[\\/]/).filter(Boolean));
 }
 
-type StatFn = (p: string) => Promise<Pick<Stats, 'mode'>>;
+type StatFn = (p: string) => Promise<Pick<Stats, 'mode'> & Partial<Pick<Stats, 'uid' | 'gid'>>>;
+
+/** Who we are: a folder's owner and group are judged against these. */
+export interface OwnIds {
+  uid?: number;
+  gid?: number;
+}
+
+const ownIds = (): OwnIds => ({ uid: process.getuid?.(), gid: process.getgid?.() });
+
+/**
+ * Someone other than us can create, rename or delete names in a folder with this stat: any user when it is
+ * world-writable; its group's members when it is group-writable and the group is not our own primary group
+ * (with umask 002, as on Ubuntu, every folder is group-writable, but the group is the user's private one);
+ * its owner when that is another user (root excepted: it can do anything anyway).
+ */
+function othersCanWrite(st: Awaited<ReturnType<StatFn>>, own: OwnIds): boolean {
+  if ((st.mode & OTHER_WRITE) !== 0) return true;
+  if ((st.mode & GROUP_WRITE) !== 0 && (st.gid === undefined || st.gid !== own.gid)) return true;
+  return st.uid !== undefined && own.uid !== undefined && st.uid !== own.uid && st.uid !== ROOT_UID;
+}
 
 /**
  * Why other users could put files into `real` (a real path, no symlinks), or null when they cannot.
@@ -66,12 +88,17 @@ type StatFn = (p: string) => Promise<Pick<Stats, 'mode'>>;
  * folder away and put their own in its place. So a private folder made inside `/tmp` qualifies. Windows
  * has no such mode bits (ACLs decide), so nothing is checked there.
  */
-export async function sharedWriteProblem(real: string, platform: NodeJS.Platform = process.platform, stat: StatFn = fs.stat): Promise<string | null> {
+export async function sharedWriteProblem(
+  real: string,
+  platform: NodeJS.Platform = process.platform,
+  stat: StatFn = fs.stat,
+  own: OwnIds = ownIds(),
+): Promise<string | null> {
   if (platform === 'win32') return null;
-  if (((await stat(real)).mode & SHARED_WRITE_BITS) !== 0) return SHARED_WORKSPACE;
+  if (othersCanWrite(await stat(real), own)) return SHARED_WORKSPACE;
   for (let dir = path.dirname(real); ; dir = path.dirname(dir)) {
-    const { mode } = await stat(dir);
-    if ((mode & SHARED_WRITE_BITS) !== 0 && (mode & STICKY_BIT) === 0) return SHARED_PARENT_WORKSPACE;
+    const st = await stat(dir);
+    if (othersCanWrite(st, own) && (st.mode & STICKY_BIT) === 0) return SHARED_PARENT_WORKSPACE;
     if (path.dirname(dir) === dir) return null;
   }
 }
