@@ -1,42 +1,44 @@
 // Safe file names and exclusive placement (sections 4.3 steps 4-7 and 4.7 steps 4-5). A name is never trusted:
-// it is sanitized, de-duplicated, and the final create is exclusive and never follows a symlink.
+// it is sanitized, de-duplicated, and the final create is exclusive, never follows a symlink, and happens in a
+// directory held open (anchored.ts), so a directory swapped for a symlink meanwhile cannot redirect it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { DISK_FULL_UPLOAD, HttpError, isDiskFull, ValueError } from './errors.js';
 import { candidateNames } from './names.js';
 import { isInside } from './paths.js';
+import { AnchoredDir } from './anchored.js';
+import { openInside } from './anchored-walk.js';
 
-async function exists(file: string): Promise<boolean> {
+async function exists(dir: AnchoredDir, name: string): Promise<boolean> {
   try {
-    await fs.promises.lstat(file);
+    await dir.lstat(name);
     return true;
   } catch {
     return false;
   }
 }
 
-const { O_CREAT, O_EXCL, O_WRONLY } = fs.constants;
-const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+const { O_WRONLY } = fs.constants;
 
 /**
- * Move a staged file to `dest`, failing with EEXIST when anything (a symlink included) is there. A hard link is
- * atomic and exclusive; across devices we fall back to an exclusive no-follow create plus a copy, removing the
- * partial copy if it fails.
+ * Move a staged file to `name` in `dir`, failing with EEXIST when anything (a symlink included) is there. A hard
+ * link is atomic and exclusive; across devices (or where the directory cannot be anchored) we fall back to an
+ * exclusive no-follow create plus a copy, removing the partial copy if it fails.
  */
-export async function placeExclusive(staged: string, dest: string): Promise<void> {
+export async function placeExclusive(staged: string, dir: AnchoredDir, name: string): Promise<void> {
   try {
-    await fs.promises.link(staged, dest);
+    await dir.link(staged, name);
     return;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err;
   }
-  const handle = await fs.promises.open(dest, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW, 0o644);
+  const handle = await dir.createFile(name, O_WRONLY, 0o644);
   try {
     await pipeline(fs.createReadStream(staged), handle.createWriteStream());
   } catch (err) {
-    await fs.promises.rm(dest, { force: true });
+    await dir.unlink(name).catch(() => {});
     throw err;
   } finally {
     await handle.close().catch(() => {});
@@ -58,34 +60,42 @@ function serialized<T>(dir: string, work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Create `target` (and missing parents) inside `root` without ever following a symlink: each missing component
- * is made with a plain mkdir and checked with lstat, and the deepest existing ancestor must resolve inside the
- * root. A recursive mkdir would happily create directories through a planted link. Returns the real path.
+ * Open `target` (creating missing directories) inside `root` without ever following a symlink out of it: each
+ * component is made and opened relative to its parent's descriptor (anchored.ts), and a symlink on the way
+ * counts only if it resolves inside the root. A recursive mkdir would happily create directories through a
+ * planted link. Returns the anchored directory (its `path` is the real path); the caller closes it. Each
+ * directory this call made is pushed onto `created`, parents first.
  */
-export async function mkdirInside(root: string, target: string): Promise<string> {
-  const realRoot = await fs.promises.realpath(root);
+export async function mkdirInside(root: string, target: string, created?: string[]): Promise<AnchoredDir> {
   const rel = path.relative(root, target);
-  if (rel.startsWith('..') || path.isAbsolute(rel)) throw new ValueError('Path escapes its root');
-  let current = realRoot;
-  for (const part of rel.split(path.sep).filter(Boolean)) {
-    const next = path.join(current, part);
-    try {
-      await fs.promises.mkdir(next);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-    const stat = await fs.promises.lstat(next);
-    if (stat.isSymbolicLink()) {
-      const real = await fs.promises.realpath(next);
-      if (!isInside(realRoot, real) || !(await fs.promises.stat(real)).isDirectory()) throw new ValueError('Path escapes its root');
-      current = real;
-    } else if (!stat.isDirectory()) {
-      throw new ValueError('Not a directory');
-    } else {
-      current = next;
-    }
+  if (!isInside(root, target) || path.isAbsolute(rel)) throw new ValueError('Path escapes its root');
+  const anchor = await AnchoredDir.open(root);
+  try {
+    return await openInside(anchor, rel.split(path.sep).filter(Boolean), { create: true, created });
+  } finally {
+    await anchor.close();
   }
-  return current;
+}
+
+/**
+ * Take back directories mkdirInside made (`created`, parents first), deepest first, each only if it is still
+ * empty: a concurrent upload may have put something there. Reached through anchored walks, never by path.
+ */
+export async function removeCreatedDirs(root: string, created: readonly string[]): Promise<void> {
+  if (created.length === 0) return;
+  const anchor = await AnchoredDir.open(root).catch(() => undefined);
+  if (!anchor) return;
+  try {
+    for (const dir of [...created].reverse()) {
+      if (!isInside(anchor.path, dir) || dir === anchor.path) continue;
+      const segments = path.relative(anchor.path, path.dirname(dir)).split(path.sep).filter(Boolean);
+      const parent = await openInside(anchor, segments).catch(() => undefined);
+      await parent?.rmdir(path.basename(dir)).catch(() => {});
+      await parent?.close();
+    }
+  } finally {
+    await anchor.close();
+  }
 }
 
 export interface PlaceErrors {
@@ -96,14 +106,13 @@ export interface PlaceErrors {
 }
 
 /** Place `staged` in `dir` under the first free candidate of `safeName`; returns the final name and path. */
-export function placeUnique(staged: string, dir: string, safeName: string, errors: PlaceErrors): Promise<{ name: string; path: string }> {
-  return serialized(dir, async () => {
+export function placeUnique(staged: string, dir: AnchoredDir, safeName: string, errors: PlaceErrors): Promise<{ name: string; path: string }> {
+  return serialized(dir.path, async () => {
     for (const name of candidateNames(safeName)) {
-      const dest = path.join(dir, name);
-      if (await exists(dest)) continue;
+      if (await exists(dir, name)) continue;
       try {
-        await placeExclusive(staged, dest);
-        return { name, path: dest };
+        await placeExclusive(staged, dir, name);
+        return { name, path: dir.pathOf(name) };
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'EEXIST') throw new HttpError(409, errors.exists(name));

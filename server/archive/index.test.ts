@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { Minipass } from 'minipass';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AnchoredDir } from '../anchored.js';
 import { ValueError } from '../errors.js';
 import {
   EXTRACT_CHUNK_BYTES,
@@ -160,9 +162,16 @@ describe('MemberWriter', () => {
     for (const [i, size] of sizes.entries()) yield Buffer.alloc(size, i + 1);
   }
 
-  it('coalesces small chunks, counts real bytes and lists files relative to base', async () => {
+  /** A writer into a fresh extraction directory of the sandbox, as extractArchive makes one. */
+  async function writerFor(maxBytes: number): Promise<{ dest: string; writer: MemberWriter; done: () => Promise<void> }> {
     const dest = await allocateExtractionDir(sb.base, 'w.zip');
-    const writer = new MemberWriter(dest, sb.base, { maxBytes: 1 << 20 });
+    const anchor = await AnchoredDir.open(dest);
+    const writer = new MemberWriter(anchor, 'w', { maxBytes });
+    return { dest, writer, done: async () => (await writer.close(), await anchor.close()) };
+  }
+
+  it('coalesces small chunks, counts real bytes and lists files relative to base', async () => {
+    const { dest, writer, done } = await writerFor(1 << 20);
     expect(await writer.write(['a', 'b.bin'], () => chunks([100, 70_000, 1]))).toBe(true);
     expect(writer.bytesWritten).toBe(70_101);
     const data = fs.readFileSync(path.join(dest, 'a', 'b.bin'));
@@ -171,23 +180,58 @@ describe('MemberWriter', () => {
     expect(data[100]).toBe(2);
     expect(data[70_100]).toBe(3);
     expect(writer.files).toEqual(['w/a/b.bin']);
+    await done();
   });
 
   it('removes a partial file when the cap is hit mid-member', async () => {
-    const dest = await allocateExtractionDir(sb.base, 'w.zip');
-    const writer = new MemberWriter(dest, sb.base, { maxBytes: 100_000 });
+    const { dest, writer, done } = await writerFor(100_000);
     await expect(writer.write(['big.bin'], () => chunks([65_536, 65_536]))).rejects.toThrow('Extraction too large (max 100000 bytes). Possible zip bomb.');
     expect(fs.existsSync(path.join(dest, 'big.bin'))).toBe(false);
     expect(writer.files).toEqual([]);
+    await done();
   });
 
   it('never writes through a symlink planted at a parent or at the file name', async () => {
-    const dest = await allocateExtractionDir(sb.base, 'w.zip');
+    const { dest, writer, done } = await writerFor(1 << 20);
     await fsp.symlink(sb.outside, path.join(dest, 'planted'));
     await fsp.symlink(path.join(sb.outside, 'target'), path.join(dest, 'file'));
-    const writer = new MemberWriter(dest, sb.base, { maxBytes: 1 << 20 });
     expect(await writer.write(['planted', 'x'], () => chunks([10]))).toBe(false);
     expect(await writer.write(['file'], () => chunks([10]))).toBe(false);
     expect(await fsp.readdir(sb.outside)).toEqual([]);
+    await done();
+  });
+
+  it('fails, instead of waiting for ever, when the engine destroys a member stream while a chunk is written', async () => {
+    // node-tar hands over minipass streams; one destroyed between two reads never answers the next read
+    // (an aborted tar extraction used to hang this way, holding the request and its file handle).
+    const { dest, writer, done } = await writerFor(1 << 20);
+    const member = new Minipass<Buffer>();
+    member.write(Buffer.alloc(EXTRACT_CHUNK_BYTES + 10, 1));
+    member.once('data', () => setImmediate(() => member.destroy()));
+    const outcome = await Promise.race([
+      writer.write(['cut.bin'], () => member).then(
+        () => 'resolved',
+        (err: Error) => err.message,
+      ),
+      new Promise((resolve) => setTimeout(() => resolve('still waiting'), 5_000)),
+    ]);
+    expect(outcome).toBe('Archive member stream was destroyed');
+    expect(fs.existsSync(path.join(dest, 'cut.bin'))).toBe(false);
+    await done();
+  });
+
+  it('keeps writing into its own directory after that directory is swapped for a symlink to outside', async () => {
+    const { dest, writer, done } = await writerFor(1 << 20);
+    expect(await writer.write(['sub', 'one.txt'], () => chunks([3]))).toBe(true);
+    // Another process moves the directory away and leaves a symlink to outside in its place.
+    const moved = path.join(sb.base, 'moved');
+    await fsp.rename(path.join(dest, 'sub'), moved);
+    await fsp.symlink(sb.outside, path.join(dest, 'sub'));
+    // The next member of `sub/` goes where `sub` really is now, or nowhere; never outside.
+    await writer.write(['sub', 'two.txt'], () => chunks([3]));
+    expect(await writer.write(['sub', 'deeper', 'three.txt'], () => chunks([3]))).toBe(false);
+    await done();
+    expect(await fsp.readdir(sb.outside)).toEqual([]);
+    expect((await fsp.readdir(moved)).sort()).toEqual(['one.txt', 'two.txt']);
   });
 });

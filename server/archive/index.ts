@@ -1,10 +1,9 @@
 // Safe archive extraction (section 4.4): the engine behind the upload handlers. The handlers decide where
 // an archive goes; this module decides what of it reaches the disk.
 import { randomInt } from 'node:crypto';
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { ValueError } from '../errors.js';
-import { isInside } from '../paths.js';
+import { AnchoredDir } from '../anchored.js';
 import { log } from '../log.js';
 import { extractTar } from './tar.js';
 import { extractZip } from './zip.js';
@@ -58,27 +57,46 @@ export function maxExtractedBytes(uploadCapBytes: number, env: NodeJS.ProcessEnv
   return EXTRACTED_CAP_FACTOR * uploadCapBytes;
 }
 
-/** Create (mkdir, not recursive, exclusive) `<base>/<stem>`, else `<base>/<stem>_<3 random digits>`, up to 1000
- *  attempts; else ValueError('Could not allocate a unique extraction directory'). Returns the absolute dir. */
-export async function allocateExtractionDir(base: string, filename: string): Promise<string> {
-  const root = path.resolve(base);
+/** The directory an extraction happens in: an anchored directory, or a path (anchored here as a trusted root). */
+export type ExtractionBase = AnchoredDir | string;
+
+async function withBase<T>(base: ExtractionBase, work: (dir: AnchoredDir) => Promise<T>): Promise<T> {
+  if (typeof base !== 'string') return work(base);
+  const dir = await AnchoredDir.open(base);
+  try {
+    return await work(dir);
+  } finally {
+    await dir.close();
+  }
+}
+
+function basePath(base: ExtractionBase): string {
+  return typeof base === 'string' ? path.resolve(base) : base.path;
+}
+
+/** Create (mkdir, not recursive, exclusive, through the base's descriptor) `<base>/<stem>`, else
+ *  `<base>/<stem>_<3 random digits>`, up to 1000 attempts; else ValueError('Could not allocate a unique
+ *  extraction directory'). Returns the absolute dir. */
+export async function allocateExtractionDir(base: ExtractionBase, filename: string): Promise<string> {
+  const root = basePath(base);
   const stem = archiveStem(filename);
   const candidates = function* (): Generator<string> {
     yield stem;
     for (let i = 0; i < EXTRACTION_DIR_ATTEMPTS; i++) yield `${stem}_${String(randomInt(1000)).padStart(3, '0')}`;
   };
-  for (const name of candidates()) {
-    const dir = path.resolve(root, name);
-    // A stem such as `..` (from `...zip`) must not name the base or its parent.
-    if (path.dirname(dir) !== root || name.includes('/') || name.includes('\\')) continue;
-    try {
-      await fsp.mkdir(dir);
-      return dir;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  return withBase(base, async (dir) => {
+    for (const name of candidates()) {
+      // A stem such as `..` (from `...zip`) must not name the base or its parent.
+      if (path.dirname(path.resolve(root, name)) !== root || name.includes('/') || name.includes('\\')) continue;
+      try {
+        await dir.mkdir(name);
+        return path.join(root, name);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
     }
-  }
-  throw new ValueError('Could not allocate a unique extraction directory');
+    throw new ValueError('Could not allocate a unique extraction directory');
+  });
 }
 
 export interface ExtractResult {
@@ -87,7 +105,9 @@ export interface ExtractResult {
   files: string[];
 }
 
-/** Extract `archivePath` (kind from `filename`) into `destDir` (already created, inside `base`).
+/** Extract `archivePath` (kind from `filename`) into `destDir` (already created, a child of `base`), reached
+ *  through the base's descriptor. The archive itself is read by path: pass a file outside any tree another
+ *  process may rearrange (the staged upload).
  *  Throws ValueError with the exact texts of 4.4 (too many files, Zip-slip/Tar-slip blocked: <name>,
  *  Extraction too large ... possible zip bomb); on ANY failure removes destDir entirely before rethrowing.
  *  Other failures (corrupt archive) throw a non-ValueError (the handler maps it to 500 Archive extraction failed).
@@ -97,24 +117,38 @@ export async function extractArchive(
   archivePath: string,
   filename: string,
   destDir: string,
-  base: string,
+  base: ExtractionBase,
   opts: { maxBytes: number; signal?: AbortSignal },
 ): Promise<ExtractResult> {
   const dest = path.resolve(destDir);
-  try {
-    const kind = archiveKind(filename);
-    if (!kind) throw new ValueError(`Unsupported archive format: ${filename}`);
-    if (!isInside(path.resolve(base), dest)) throw new Error('Extraction directory is outside its base');
-    opts.signal?.throwIfAborted();
-    const writer = new MemberWriter(dest, path.resolve(base), opts);
-    if (kind === 'zip') await extractZip(archivePath, writer, opts.signal);
-    else await extractTar(archivePath, kind, writer, opts.signal);
-    opts.signal?.throwIfAborted();
-    return { extracted: writer.files.length, files: writer.files };
-  } catch (err) {
-    await fsp.rm(dest, { recursive: true, force: true }).catch((rmErr: unknown) => {
-      log.error('Could not remove a failed extraction directory:', rmErr);
-    });
-    throw err;
-  }
+  const name = path.basename(dest);
+  return withBase(base, async (baseDir) => {
+    let destAnchor: AnchoredDir | undefined;
+    let writer: MemberWriter | undefined;
+    try {
+      const kind = archiveKind(filename);
+      if (!kind) throw new ValueError(`Unsupported archive format: ${filename}`);
+      if (path.dirname(dest) !== basePath(base)) throw new Error('Extraction directory is not a child of its base');
+      opts.signal?.throwIfAborted();
+      destAnchor = await baseDir.openDir(name);
+      writer = new MemberWriter(destAnchor, name, opts);
+      if (kind === 'zip') await extractZip(archivePath, writer, opts.signal);
+      else await extractTar(archivePath, kind, writer, opts.signal);
+      opts.signal?.throwIfAborted();
+      return { extracted: writer.files.length, files: writer.files };
+    } catch (err) {
+      await writer?.close();
+      await destAnchor?.close();
+      writer = destAnchor = undefined;
+      if (path.dirname(dest) === basePath(base)) {
+        await baseDir.removeTree(name).catch((rmErr: unknown) => {
+          log.error('Could not remove a failed extraction directory:', rmErr);
+        });
+      }
+      throw err;
+    } finally {
+      await writer?.close();
+      await destAnchor?.close();
+    }
+  });
 }

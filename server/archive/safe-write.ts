@@ -1,15 +1,17 @@
 // Writes archive members to disk, and is the only code that does. Every file is created exclusively without
 // following a symlink, every parent is a directory this writer made itself (an archive's own symlink or
-// directory members are never written, so nothing else can sit in the tree), and every byte is counted
-// against the cap before it is written: the real bytes, not what a header claims.
+// directory members are never written, so nothing else can sit in the tree), every directory is reached
+// through its parent's open descriptor (../anchored.ts: a directory swapped for a symlink is refused, not
+// followed), and every byte is counted against the cap before it is written: the real bytes, not what a header
+// claims.
 import { constants as fsc } from 'node:fs';
-import fsp from 'node:fs/promises';
-import path from 'node:path';
+import type fsp from 'node:fs/promises';
+import { sameFile, type AnchoredDir, type Identity } from '../anchored.js';
 import { log } from '../log.js';
 import { EXTRACT_CHUNK_BYTES, tooLarge } from './limits.js';
 
-// O_NOFOLLOW does not exist on Windows; there O_EXCL alone refuses an existing name, symlink or not.
-const CREATE_FLAGS = fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | (fsc.O_NOFOLLOW ?? 0);
+// The anchored create adds O_CREAT|O_EXCL|O_NOFOLLOW: exclusive, and never through a symlink at the name.
+const WRITE_FLAGS = fsc.O_WRONLY;
 // Archive permission bits are not applied: a stranger's archive does not get to mark files executable.
 const FILE_MODE = 0o644;
 
@@ -22,16 +24,24 @@ export interface WriterOptions {
 export class MemberWriter {
   readonly files: string[] = [];
   private written = 0;
-  /** Absolute paths of directories this writer created (plus destDir), and their identities. */
-  private readonly dirs = new Set<string>();
-  private readonly dirIds = new Set<string>();
+  /** Directories this writer created (relative keys, '/'-joined), and the identities of those plus dest. */
+  private readonly made = new Set<string>();
+  private readonly dirIds: Identity[] = [];
+  /** The last member's parent, held open: archives list a directory's members together. */
+  private cached: { key: string; dir: AnchoredDir } | null = null;
   private readonly buffer = Buffer.allocUnsafe(EXTRACT_CHUNK_BYTES);
 
+  /**
+   * `dest` is the extraction directory (held open by the caller, not closed here); `prefix` is its path
+   * relative to the base the listed files are relative to ('/'-separated).
+   */
   constructor(
-    private readonly destDir: string,
-    private readonly base: string,
+    private readonly dest: AnchoredDir,
+    private readonly prefix: string,
     private readonly opts: WriterOptions,
-  ) {}
+  ) {
+    this.dirIds.push(dest.id);
+  }
 
   get maxBytes(): number {
     return this.opts.maxBytes;
@@ -53,13 +63,12 @@ export class MemberWriter {
    */
   async write(segments: readonly string[], open: () => AsyncIterable<Uint8Array> | Promise<AsyncIterable<Uint8Array>>): Promise<boolean> {
     if (segments.length === 0) return false;
-    if (this.dirs.size === 0) await this.remember(this.destDir);
-    const parent = await this.parents(segments);
+    const parent = await this.parent(segments.slice(0, -1));
     if (parent === null) return this.skip(segments, 'a parent is not a directory of this extraction');
-    const target = path.join(parent, segments[segments.length - 1]!);
+    const name = segments[segments.length - 1]!;
     let handle: fsp.FileHandle;
     try {
-      handle = await fsp.open(target, CREATE_FLAGS, FILE_MODE);
+      handle = await parent.createFile(name, WRITE_FLAGS, FILE_MODE);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') return this.skip(segments, 'duplicate name');
       throw err;
@@ -70,31 +79,55 @@ export class MemberWriter {
       complete = true;
     } finally {
       await handle.close();
-      if (!complete) await fsp.rm(target, { force: true });
+      if (!complete) await parent.unlink(name).catch(() => {});
     }
-    this.files.push(path.relative(this.base, target).split(path.sep).join('/'));
+    this.files.push([this.prefix, ...segments].filter(Boolean).join('/'));
     return true;
+  }
+
+  /** Release the directory held between members. */
+  async close(): Promise<void> {
+    await this.cached?.dir.close();
+    this.cached = null;
   }
 
   // Coalesces the decoder's small chunks into full EXTRACT_CHUNK_BYTES writes: fewer syscalls, and each
   // write is awaited, which is the backpressure on the decoder.
   private async copy(source: AsyncIterable<Uint8Array>, handle: fsp.FileHandle): Promise<void> {
     let filled = 0;
-    for await (const chunk of source) {
-      let offset = 0;
-      while (offset < chunk.length) {
-        const take = Math.min(chunk.length - offset, EXTRACT_CHUNK_BYTES - filled);
-        this.count(take);
-        this.buffer.set(chunk.subarray(offset, offset + take), filled);
-        filled += take;
-        offset += take;
-        if (filled === EXTRACT_CHUNK_BYTES) {
-          await writeFully(handle, this.buffer, filled);
-          filled = 0;
-        }
+    const chunks = source[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        this.opts.signal?.throwIfAborted();
+        // An engine that gives up (an abort, a corrupt stream) destroys the member stream, perhaps while we
+        // were writing: a minipass stream destroyed then never answers the next read, so we must not ask.
+        if (abandoned(source)) throw new Error('Archive member stream was destroyed');
+        const step = await chunks.next();
+        if (step.done) break;
+        filled = await this.take(step.value, handle, filled);
       }
+    } catch (err) {
+      await chunks.return?.().catch(() => {});
+      throw err;
     }
     if (filled > 0) await writeFully(handle, this.buffer, filled);
+  }
+
+  /** Copy `chunk` into the buffer after `filled` bytes, writing each full buffer; returns the new fill. */
+  private async take(chunk: Uint8Array, handle: fsp.FileHandle, filled: number): Promise<number> {
+    let offset = 0;
+    while (offset < chunk.length) {
+      const take = Math.min(chunk.length - offset, EXTRACT_CHUNK_BYTES - filled);
+      this.count(take);
+      this.buffer.set(chunk.subarray(offset, offset + take), filled);
+      filled += take;
+      offset += take;
+      if (filled === EXTRACT_CHUNK_BYTES) {
+        await writeFully(handle, this.buffer, filled);
+        filled = 0;
+      }
+    }
+    return filled;
   }
 
   private count(bytes: number): void {
@@ -103,43 +136,67 @@ export class MemberWriter {
     this.written += bytes;
   }
 
-  /** The member's parent directory, created segment by segment; null when something else is in the way. */
-  private async parents(segments: readonly string[]): Promise<string | null> {
-    let dir = this.destDir;
-    for (const segment of segments.slice(0, -1)) {
-      dir = path.join(dir, segment);
-      if (this.dirs.has(dir)) continue;
-      try {
-        await fsp.mkdir(dir);
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code !== 'EEXIST' && code !== 'ENOTDIR') throw err;
-        // On a case-insensitive disk `A/` and `a/` are one directory: accept it only if it is one we made.
-        if (code === 'EEXIST' && (await this.isOurs(dir))) {
-          this.dirs.add(dir);
-          continue;
+  /**
+   * The member's parent directory, created segment by segment from the destination, each one opened through
+   * the one before; null when something other than a directory this writer made is in the way.
+   */
+  private async parent(dirs: readonly string[]): Promise<AnchoredDir | null> {
+    if (dirs.length === 0) return this.dest;
+    const key = dirs.join('/');
+    if (this.cached?.key === key) return this.cached.dir;
+    await this.close();
+    let dir = this.dest;
+    try {
+      for (const [i, segment] of dirs.entries()) {
+        const rel = dirs.slice(0, i + 1).join('/');
+        const fresh = !this.made.has(rel) && (await mkdirFresh(dir, segment));
+        // A file, a symlink or nothing where the directory should be: the member does not fit this tree.
+        const child = await dir.openDir(segment).catch((err: NodeJS.ErrnoException) => {
+          if (err.code === 'ELOOP' || err.code === 'ENOTDIR' || err.code === 'ENOENT') return null;
+          throw err;
+        });
+        if (dir !== this.dest) await dir.close();
+        dir = this.dest;
+        if (child === null) return null;
+        if (fresh) {
+          this.made.add(rel);
+          this.dirIds.push(child.id);
+        } else if (!this.dirIds.some((id) => sameFile(id, child.id))) {
+          await child.close();
+          return null;
         }
-        return null;
+        dir = child;
       }
-      await this.remember(dir);
+      this.cached = { key, dir };
+      return dir;
+    } catch (err) {
+      if (dir !== this.dest) await dir.close();
+      throw err;
     }
-    return dir;
-  }
-
-  private async remember(dir: string): Promise<void> {
-    const st = await fsp.lstat(dir);
-    this.dirs.add(dir);
-    this.dirIds.add(`${st.dev}:${st.ino}`);
-  }
-
-  private async isOurs(dir: string): Promise<boolean> {
-    const st = await fsp.lstat(dir);
-    return st.isDirectory() && this.dirIds.has(`${st.dev}:${st.ino}`);
   }
 
   private skip(segments: readonly string[], why: string): false {
     log.debug(`archive member skipped (${why}): ${segments.join('/')}`);
     return false;
+  }
+}
+
+/** Destroyed before its end (minipass and Node streams alike): no more data will ever come. */
+function abandoned(source: unknown): boolean {
+  const s = source as { destroyed?: boolean; readableEnded?: boolean; emittedEnd?: boolean };
+  return s.destroyed === true && s.readableEnded !== true && s.emittedEnd !== true;
+}
+
+/** mkdir `name` in `dir`: true when made now, false when something is already there (judged by the caller). */
+async function mkdirFresh(dir: AnchoredDir, name: string): Promise<boolean> {
+  try {
+    await dir.mkdir(name);
+    return true;
+  } catch (err) {
+    // EEXIST: on a case-insensitive disk `A/` and `a/` are one directory, accepted only if it is one we made.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR') return false;
+    throw err;
   }
 }
 

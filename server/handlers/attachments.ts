@@ -3,6 +3,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { HandlerInput } from '../app.js';
+import type { AnchoredDir } from '../anchored.js';
 import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes } from '../archive/index.js';
 import { expandUser } from '../config.js';
 import { DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../errors.js';
@@ -25,8 +26,9 @@ export function attachmentRoot(stateDir: string, env: NodeJS.ProcessEnv = proces
   return path.join(stateDir, 'attachments');
 }
 
-/** 4.3 step 5: `<root>/<session dir>`, created, and proven to stay inside the root after symlinks. */
-export async function sessionAttachmentDir(stateDir: string, sessionId: string): Promise<string> {
+/** 4.3 step 5: `<root>/<session dir>`, created, held open and proven to stay inside the root after symlinks
+ *  (files.ts mkdirInside). The caller closes it. */
+export async function sessionAttachmentDir(stateDir: string, sessionId: string): Promise<AnchoredDir> {
   const root = attachmentRoot(stateDir);
   const name = sanitizeName(sessionId, MAX_SESSION_DIR_CHARS) ?? 'session';
   const dir = path.join(root, name);
@@ -59,7 +61,7 @@ export async function uploadAttachment(input: HandlerInput): Promise<void> {
     const placed = await placeUnique(file.stagedPath, dir, safeName, {
       exists: () => `Upload destination already exists: ${safeName}`,
       rejected: () => [403, 'Upload destination rejected'],
-    });
+    }).finally(() => dir.close());
     const type = guessMime(placed.name);
     attachment = { filename: placed.name, path: placed.path, size: file.size, mime: type, is_image: type.startsWith('image/') };
     await app.sessions.addAttachment(sessionId, attachment);
@@ -79,25 +81,23 @@ export async function uploadAndExtract(input: HandlerInput): Promise<void> {
     const { file, sessionId } = fileAndSession(input, form);
     const safeName = sanitizeFilename(file.filename);
     const base = await sessionAttachmentDir(app.config.stateDir, sessionId);
-    if (!archiveKind(safeName)) throw new ValueError(`Unsupported archive format: ${safeName}`);
-    const dest = await allocateExtractionDir(base, safeName);
-    const abort = new AbortController();
-    const onClose = () => {
-      if (!ctx.res.writableFinished) abort.abort();
-    };
-    ctx.res.once('close', onClose);
     try {
+      if (!archiveKind(safeName)) throw new ValueError(`Unsupported archive format: ${safeName}`);
+      const dest = await allocateExtractionDir(base, safeName);
+      // A client that leaves (or a server that stops) ends the extraction: the extractor removes what it wrote.
       const result = await extractArchive(file.stagedPath, safeName, dest, base, {
         maxBytes: maxExtractedBytes(app.config.maxUploadBytes),
-        signal: abort.signal,
+        signal: ctx.signal,
       }).catch((err: NodeJS.ErrnoException) => {
+        // Whatever the engine threw on the way out, a departed client is a normal disconnect (debug only).
+        if (ctx.signal.aborted) throw ctx.signal.reason;
         if (isDiskFull(err)) throw new HttpError(507, DISK_FULL_EXTRACT);
         throw err;
       });
       app.events.publish({ name: 'attachment_added', profile, data: { session_id: sessionId, extracted: result.files.length, dest } });
       body = { ok: true, extracted: result.extracted, files: result.files, dest };
     } finally {
-      ctx.res.off('close', onClose);
+      await base.close();
     }
   } finally {
     await form.cleanup();

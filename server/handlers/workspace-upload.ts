@@ -3,9 +3,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { HandlerInput } from '../app.js';
+import type { AnchoredDir } from '../anchored.js';
 import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes } from '../archive/index.js';
-import { ClientGoneError, DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../errors.js';
-import { mkdirInside, placeUnique } from '../files.js';
+import { DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../errors.js';
+import { mkdirInside, placeUnique, removeCreatedDirs } from '../files.js';
 import { guessMime } from '../mime.js';
 import { sanitizeFilename } from '../names.js';
 import { isInside } from '../paths.js';
@@ -33,21 +34,34 @@ export interface WorkspaceItem {
   sidecar_error?: string;
 }
 
-/** 4.7 step 3: the target directory, created, proven inside the workspace after symlinks are resolved. */
-export async function uploadTarget(workspace: string, requested: string): Promise<string> {
+/** 4.7 step 3: the target directory, created, held open, proven inside the workspace after symlinks are
+ *  resolved. Directories it made are pushed onto `created` (parents first). The caller closes it. */
+export async function uploadTarget(workspace: string, requested: string, created?: string[]): Promise<AnchoredDir> {
   const root = await fs.realpath(workspace);
   const target = path.resolve(root, requested);
   if (!isInside(root, target)) throw new HttpError(403, ESCAPES);
+  const made: string[] = [];
   try {
-    return await mkdirInside(root, target);
+    const dir = await mkdirInside(root, target, made);
+    created?.push(...made);
+    return dir;
   } catch {
+    // A target refused half-way (a file or an outside link further down) leaves no directories behind.
+    await removeCreatedDirs(root, made);
     throw new HttpError(403, ESCAPES);
   }
 }
 
-async function storeOne(file: StagedFile, target: string, maxUploadBytes: number, signal: AbortSignal): Promise<WorkspaceItem> {
+/** What one stored part left in the target directory, so a failed request can take it back. */
+interface Placed {
+  item: WorkspaceItem;
+  /** Names in the target directory: the file, its sidecar, or the extraction directory. */
+  names: string[];
+}
+
+async function storeOne(file: StagedFile, target: AnchoredDir, maxUploadBytes: number, signal: AbortSignal): Promise<Placed> {
   const safeName = sanitizeFilename(file.filename);
-  if (!isInside(target, path.join(target, safeName))) throw new HttpError(403, `Path traversal blocked: ${safeName}`);
+  if (!isInside(target.path, target.pathOf(safeName))) throw new HttpError(403, `Path traversal blocked: ${safeName}`);
   const placed = await placeUnique(file.stagedPath, target, safeName, {
     exists: (name) => `Upload destination already exists: ${name}`,
     rejected: (name) => [403, `Path traversal blocked: ${name}`],
@@ -57,8 +71,10 @@ async function storeOne(file: StagedFile, target: string, maxUploadBytes: number
   if (archiveKind(placed.name)) {
     try {
       const dest = await allocateExtractionDir(target, placed.name);
-      const result = await extractArchive(placed.path, placed.name, dest, target, { maxBytes: maxExtractedBytes(maxUploadBytes), signal });
-      return {
+      // Extracted from the staged copy, which no other process can rearrange; the placed archive only
+      // reserved the name and goes away below.
+      const result = await extractArchive(file.stagedPath, placed.name, dest, target, { maxBytes: maxExtractedBytes(maxUploadBytes), signal });
+      const item: WorkspaceItem = {
         filename: placed.name,
         path: dest,
         size: file.size,
@@ -67,7 +83,10 @@ async function storeOne(file: StagedFile, target: string, maxUploadBytes: number
         extracted_files: result.files,
         extracted_count: result.extracted,
       };
+      return { item, names: [path.basename(dest)] };
     } catch (err) {
+      // A departed client or a stopping server is a normal end, not an extraction problem worth a warning.
+      if (signal.aborted) throw signal.reason;
       if (!(err instanceof ValueError)) log.warn(`extracting ${placed.name} failed:`, err);
       const text =
         isDiskFull(err)
@@ -75,29 +94,43 @@ async function storeOne(file: StagedFile, target: string, maxUploadBytes: number
           : err instanceof ValueError && err.message.trim()
             ? err.message
             : EXTRACTION_FAILED;
-      return { filename: placed.name, path: placed.path, size: file.size, mime: type, is_image: false, extracted: false, extract_error: text };
+      return { item: { filename: placed.name, path: placed.path, size: file.size, mime: type, is_image: false, extracted: false, extract_error: text }, names: [] };
     } finally {
-      await fs.rm(placed.path, { force: true });
+      await target.unlink(placed.name).catch(() => {});
     }
   }
 
   const item: WorkspaceItem = { filename: placed.name, path: placed.path, size: file.size, mime: type, is_image: type.startsWith('image/'), extracted: false };
+  const names = [placed.name];
   const format = officeFormat(placed.name);
   if (format) {
     try {
-      item.sidecar = await writeOfficeSidecar(placed.path, format);
+      // Read and written through the directory's descriptor, so the sidecar lands beside the document.
+      const sidecar = await writeOfficeSidecar(target.entry(placed.name), format);
+      names.push(sidecar.filename);
+      item.sidecar = { ...sidecar, path: target.pathOf(sidecar.filename) };
     } catch (err) {
+      if (signal.aborted) throw signal.reason;
       log.info(`no preview for ${placed.name}:`, err);
       item.sidecar_error = SIDECAR_FAILED;
     }
   }
-  return item;
+  return { item, names };
+}
+
+/** Take back what a failed request placed: its files, sidecars and extraction directories, then the
+ *  directories it made for the target (only if they are empty: a concurrent upload may be using them). */
+async function undo(workspace: string, target: AnchoredDir, placed: readonly Placed[], created: readonly string[]): Promise<void> {
+  for (const name of placed.flatMap((p) => p.names)) {
+    await target.removeTree(name).catch((err: unknown) => log.warn(`could not take back ${target.pathOf(name)}:`, err));
+  }
+  await removeCreatedDirs(workspace, created);
 }
 
 export async function uploadToWorkspace(input: HandlerInput): Promise<void> {
   const { ctx, app, profile } = input;
   const form = await parseMultipart(ctx, { stagingDir: app.stagingDir, capBytes: app.config.maxUploadBytes });
-  const items: WorkspaceItem[] = [];
+  const placed: Placed[] = [];
   try {
     const sessionId = form.fields.get('session_id') ?? '';
     if (!sessionId) throw new HttpError(400, 'Missing session_id');
@@ -105,29 +138,31 @@ export async function uploadToWorkspace(input: HandlerInput): Promise<void> {
     const session = visibleSession(input, sessionId);
     const workspace = await app.workspaces.validate(session.workspace);
     const requested = form.fields.get('path') ?? '';
-    const target = await uploadTarget(workspace, requested);
-    // A client that leaves stops a running extraction (the extractor removes what it wrote).
-    const abort = new AbortController();
-    const onClose = () => {
-      if (!ctx.res.writableFinished) abort.abort(new ClientGoneError());
-    };
-    ctx.res.once('close', onClose);
+    const created: string[] = [];
+    const target = await uploadTarget(workspace, requested, created);
     try {
+      // All or nothing: a refused part (a bad name, a full disk) or a departed client takes back the earlier
+      // parts. A client that leaves stops a running extraction (the extractor removes what it wrote).
       for (const file of form.files) {
         if (!file.filename) continue;
-        items.push(await storeOne(file, target, app.config.maxUploadBytes, abort.signal));
-        if (abort.signal.aborted) throw abort.signal.reason;
+        ctx.signal.throwIfAborted();
+        placed.push(await storeOne(file, target, app.config.maxUploadBytes, ctx.signal));
       }
+      ctx.signal.throwIfAborted();
+    } catch (err) {
+      await undo(workspace, target, placed, created);
+      throw err;
     } finally {
-      ctx.res.off('close', onClose);
+      await target.close();
     }
     app.events.publish({
       name: 'workspace_changed',
       profile,
-      data: { session_id: session.session_id, path: path.relative(workspace, target).split(path.sep).join('/') },
+      data: { session_id: session.session_id, path: path.relative(workspace, target.path).split(path.sep).join('/') },
     });
   } finally {
     await form.cleanup();
   }
+  const items = placed.map((p) => p.item);
   await sendJson(ctx, 200, items.length === 1 ? items[0] : { files: items, count: items.length });
 }

@@ -1,0 +1,106 @@
+// Walks below an anchored root (anchored.ts): one component at a time, each opened through its parent's
+// descriptor and never through a symlink. A symlink on the way is judged by where it leads: inside the root,
+// the walk starts again from the root along that real path; outside, the walk is refused.
+import type fs from 'node:fs';
+import path from 'node:path';
+import { AnchoredDir, EscapeError, MAX_SYMLINK_HOPS, errno } from './anchored.js';
+import { ValueError } from './errors.js';
+import { isInside } from './paths.js';
+
+export interface WalkOptions {
+  /** Make missing directories; each one made is pushed (as its real path) onto `created`, parents first. */
+  create?: boolean;
+  created?: string[];
+}
+
+/**
+ * Open the directory `segments` (already normalized, no `..`) below `root`, one component at a time and never
+ * through a symlink. A symlink on the way is resolved to its real path: inside the root, the walk starts again
+ * from the root along that path; outside, it is an EscapeError. A file in the way is ValueError('Not a
+ * directory'); a missing component is ENOENT unless `create`. The caller closes the result.
+ */
+export async function openInside(root: AnchoredDir, segments: readonly string[], opts: WalkOptions = {}): Promise<AnchoredDir> {
+  let pending = [...segments];
+  let hops = 0;
+  let dir = await root.dup();
+  try {
+    while (pending.length > 0) {
+      const name = pending[0]!;
+      let child: AnchoredDir;
+      try {
+        child = await dir.openDir(name);
+      } catch (err) {
+        // Every retry (a directory that vanished after mkdir, a symlink swapped back) counts against the
+        // hop limit, so a process racing us cannot keep the walk going for ever.
+        if (++hops > MAX_SYMLINK_HOPS) throw new EscapeError();
+        const code = errno(err);
+        if (code === 'ENOENT' && opts.create) {
+          try {
+            await dir.mkdir(name);
+            opts.created?.push(dir.pathOf(name));
+          } catch (mkdirErr) {
+            if (errno(mkdirErr) !== 'EEXIST') throw mkdirErr;
+          }
+          continue;
+        }
+        if (code !== 'ELOOP' && code !== 'ENOTDIR') throw err;
+        const stat = await dir.lstat(name);
+        if (stat.isDirectory()) continue;
+        if (!stat.isSymbolicLink()) throw new ValueError('Not a directory');
+        pending = [...(await realSegments(root, dir, name)), ...pending.slice(1)];
+        await dir.close();
+        dir = await root.dup();
+        continue;
+      }
+      await dir.close();
+      dir = child;
+      pending = pending.slice(1);
+    }
+    return dir;
+  } catch (err) {
+    await dir.close();
+    throw err;
+  }
+}
+
+/** Where the symlink `name` in `dir` leads, as segments below `root`; EscapeError when outside it. */
+async function realSegments(root: AnchoredDir, dir: AnchoredDir, name: string): Promise<string[]> {
+  const real = await dir.realpath(name);
+  if (!isInside(root.path, real)) throw new EscapeError();
+  return path.relative(root.path, real).split(path.sep).filter(Boolean);
+}
+
+export interface Located {
+  /** The entry's directory, held open: the caller closes it. */
+  parent: AnchoredDir;
+  name: string;
+  /** lstat of the entry (never a symlink: those are resolved). */
+  stat: fs.Stats;
+  /** The entry's real path below the root, as segments. */
+  segments: string[];
+}
+
+/**
+ * The entry `segments` (at least one) names below `root`, with every symlink on the way and at the end
+ * resolved as openInside does. ENOENT when it does not exist; EscapeError when it resolves outside the root.
+ */
+export async function locateInside(root: AnchoredDir, segments: readonly string[]): Promise<Located> {
+  let pending = [...segments];
+  for (let hops = 0; hops <= MAX_SYMLINK_HOPS; hops++) {
+    if (pending.length === 0) throw new ValueError('Not a file');
+    const name = pending[pending.length - 1]!;
+    const parent = await openInside(root, pending.slice(0, -1));
+    try {
+      const stat = await parent.lstat(name);
+      if (!stat.isSymbolicLink()) {
+        return { parent, name, stat, segments: [...path.relative(root.path, parent.path).split(path.sep).filter(Boolean), name] };
+      }
+      pending = await realSegments(root, parent, name);
+    } catch (err) {
+      await parent.close();
+      throw err;
+    }
+    await parent.close();
+  }
+  throw new EscapeError();
+}

@@ -1,0 +1,81 @@
+// Placement (files.ts): mkdirInside and placeUnique work through held directories, so a directory swapped for
+// a symlink between "checked" and "written" cannot send a file outside. names.ts has its own tests.
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HttpError, ValueError } from './errors.js';
+import { mkdirInside, placeUnique, removeCreatedDirs } from './files.js';
+
+let tmp: string;
+let root: string;
+let outside: string;
+let staged: string;
+const errors = { exists: (n: string) => `exists: ${n}`, rejected: (n: string): [number, string] => [403, `rejected: ${n}`] };
+
+beforeEach(async () => {
+  tmp = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'satchel-files-')));
+  root = path.join(tmp, 'root');
+  outside = path.join(tmp, 'outside');
+  await fsp.mkdir(root);
+  await fsp.mkdir(outside);
+  staged = path.join(tmp, 'staged.bin');
+  await fsp.writeFile(staged, 'staged');
+});
+afterEach(async () => {
+  await fsp.rm(tmp, { recursive: true, force: true });
+});
+
+describe('mkdirInside', () => {
+  it('creates missing directories, reports them, and follows a symlink only while it stays inside', async () => {
+    await fsp.mkdir(path.join(root, 'real'));
+    await fsp.symlink(path.join(root, 'real'), path.join(root, 'alias'));
+    await fsp.symlink(outside, path.join(root, 'out'));
+    const created: string[] = [];
+    const dir = await mkdirInside(root, path.join(root, 'alias', 'a', 'b'), created);
+    expect(dir.path).toBe(path.join(root, 'real', 'a', 'b'));
+    await dir.close();
+    expect(created).toEqual([path.join(root, 'real', 'a'), path.join(root, 'real', 'a', 'b')]);
+    const escaped = await mkdirInside(root, path.join(root, 'out', 'x')).catch((e: unknown) => e);
+    expect(escaped).toBeInstanceOf(ValueError);
+    expect((escaped as Error).message).toBe('Path escapes its root');
+    await expect(mkdirInside(root, path.join(tmp, 'elsewhere'))).rejects.toThrow('Path escapes its root');
+    expect(await fsp.readdir(outside)).toEqual([]);
+
+    await removeCreatedDirs(root, created);
+    expect(await fsp.readdir(path.join(root, 'real'))).toEqual([]);
+  });
+});
+
+describe('placeUnique', () => {
+  it('de-duplicates, and places into the directory it holds even after that directory is swapped for a symlink', async () => {
+    const dir = await mkdirInside(root, path.join(root, 'sub'));
+    try {
+      expect(await placeUnique(staged, dir, 'a.txt', errors)).toEqual({ name: 'a.txt', path: path.join(root, 'sub', 'a.txt') });
+      // Another process moves the directory away and puts a symlink to outside at its name.
+      await fsp.rename(path.join(root, 'sub'), path.join(root, 'moved'));
+      await fsp.symlink(outside, path.join(root, 'sub'));
+      await fsp.writeFile(path.join(outside, 'b.txt'), 'outside');
+      const placed = await placeUnique(staged, dir, 'b.txt', errors);
+      expect(placed.name).toBe('b.txt');
+      expect((await fsp.readdir(path.join(root, 'moved'))).sort()).toEqual(['a.txt', 'b.txt']);
+      expect(await fsp.readFile(path.join(root, 'moved', 'b.txt'), 'utf8')).toBe('staged');
+      expect(await fsp.readdir(outside)).toEqual(['b.txt']);
+      expect(await fsp.readFile(path.join(outside, 'b.txt'), 'utf8')).toBe('outside');
+    } finally {
+      await dir.close();
+    }
+  });
+
+  it('maps an OS refusal to the caller’s status and text', async () => {
+    const dir = await mkdirInside(root, path.join(root, 'gone'));
+    try {
+      await fsp.rmdir(path.join(root, 'gone'));
+      const err = await placeUnique(staged, dir, 'x.txt', errors).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(HttpError);
+      expect(err).toMatchObject({ status: 403, message: 'rejected: x.txt' });
+    } finally {
+      await dir.close();
+    }
+  });
+});

@@ -1,0 +1,238 @@
+// Issue 8 item 3: a local process exchanges a directory the server works in with a symlink to outside, in a
+// tight loop (renameat2 RENAME_EXCHANGE, server/testing/rename-exchange.py), while 300 uploads, 100 archive
+// extractions and 500 previews run. Nothing may be written outside, no outside byte may be returned, and the
+// uploaded archives are gone after extraction. The number of swaps is printed (and must be > 0).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import yazl from 'yazl';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { isInside } from './paths.js';
+import { multipartBody, startTestServer, type TestServer } from './testing/harness.js';
+
+const SWAPPER = fileURLToPath(new URL('./testing/rename-exchange.py', import.meta.url));
+const UPLOADS = 300;
+const EXTRACTIONS = 100;
+const PREVIEWS = 500;
+// Requests in flight at once: enough to overlap every kind of operation with the swaps, few enough that two
+// loaded cores (one of them busy swapping) finish the lot well inside the test's time.
+const CONCURRENCY = 8;
+const READY_DEADLINE_MS = 10_000;
+const TEST_TIMEOUT_MS = 120_000;
+const BOUNDARY = 'swapRaceBoundary';
+const INSIDE_BYTES = 'inside preview bytes';
+const OUTSIDE_BYTES = 'OUTSIDE-SECRET-BYTES';
+
+function skipReason(): string | undefined {
+  const python = spawnSync('python3', ['-c', 'import ctypes; ctypes.CDLL(None).renameat2'], { encoding: 'utf8' });
+  if (python.error) return `python3 is not available (${python.error.message})`;
+  if (python.status !== 0) return `python3 cannot reach renameat2 (${python.stderr.trim().split('\n').at(-1)})`;
+  return undefined;
+}
+
+const reason = skipReason();
+if (reason) console.log(`skipping the swap race: ${reason}`);
+
+let srv: TestServer;
+let ws: string;
+let outside: string;
+let session: string;
+let attachRoot: string;
+let swapper: ChildProcess | undefined;
+
+beforeAll(async () => {
+  if (reason) return;
+  srv = await startTestServer();
+  ws = await fs.realpath(srv.workspace);
+  outside = path.join(await fs.realpath(srv.tmp), 'outside');
+  await fs.mkdir(outside);
+  // What a redirected preview would return, and what a redirected write would add to.
+  await fs.writeFile(path.join(outside, 'preview.txt'), OUTSIDE_BYTES);
+  await fs.mkdir(path.join(ws, 'swap'));
+  await fs.writeFile(path.join(ws, 'swap', 'preview.txt'), INSIDE_BYTES);
+  await fs.symlink(outside, path.join(ws, 'swap-link'));
+  session = await srv.newSession();
+  attachRoot = path.join(srv.stateDir, 'attachments');
+  await fs.mkdir(path.join(attachRoot, session), { recursive: true });
+  await fs.symlink(outside, path.join(attachRoot, `${session}-link`));
+});
+
+afterAll(async () => {
+  swapper?.kill('SIGKILL');
+  await srv?.stop();
+});
+
+/** Start the swapper on both pairs; resolves once it swapped each pair once. */
+function startSwapper(): Promise<{ stop: () => Promise<number> }> {
+  const child = spawn('python3', [SWAPPER, path.join(ws, 'swap'), path.join(ws, 'swap-link'), path.join(attachRoot, session), path.join(attachRoot, `${session}-link`)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  swapper = child;
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`swapper not ready: ${out}`)), READY_DEADLINE_MS);
+    const check = () => {
+      if (out.includes('unsupported')) reject(new Error(out.trim()));
+      if (!out.includes('ready')) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', check);
+      resolve({
+        async stop() {
+          child.kill('SIGTERM');
+          await exited;
+          const match = /swaps (\d+)/.exec(out);
+          if (!match) throw new Error(`no swap count from the swapper: ${out}`);
+          return Number(match[1]);
+        },
+      });
+    };
+    child.stdout!.on('data', check);
+  });
+}
+
+/** The one fixed pair of names is swapped; undo it to find where a file reported under one of them is now. */
+function partner(p: string): string[] {
+  const pairs: [string, string][] = [
+    [path.join(ws, 'swap'), path.join(ws, 'swap-link')],
+    [path.join(attachRoot, session), path.join(attachRoot, `${session}-link`)],
+  ];
+  for (const [a, b] of pairs) {
+    if (isInside(a, p)) return [p, path.join(b, path.relative(a, p))];
+  }
+  return [p];
+}
+
+async function readAnywhere(p: string): Promise<string | undefined> {
+  for (const candidate of partner(p)) {
+    const text = await fs.readFile(candidate, 'utf8').catch(() => undefined);
+    if (text !== undefined) return text;
+  }
+  return undefined;
+}
+
+function zipOf(entries: Record<string, string>): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  for (const [name, content] of Object.entries(entries)) zip.addBuffer(Buffer.from(content), name);
+  zip.end();
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
+    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
+  });
+}
+
+type Part = Parameters<typeof multipartBody>[1][number];
+
+async function post(route: string, parts: Part[]): Promise<{ status: number; body: Record<string, any> }> {
+  const res = await srv.api(route, {
+    method: 'POST',
+    body: new Uint8Array(multipartBody(BOUNDARY, [{ name: 'session_id', content: session }, ...parts])),
+    headers: { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` },
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
+/** Run `jobs` with at most CONCURRENCY in flight. */
+async function pool(jobs: (() => Promise<void>)[]): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) await jobs[next++]!();
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+}
+
+async function treeOf(dir: string): Promise<string[]> {
+  const entries = await fs.readdir(dir, { recursive: true });
+  return entries.map(String).sort();
+}
+
+it.skipIf(reason !== undefined)(
+  `${UPLOADS} uploads, ${EXTRACTIONS} extractions and ${PREVIEWS} previews under a concurrent directory/symlink swap write and read nothing outside`,
+  async () => {
+    const outsideBefore = await treeOf(outside);
+    const zip = await zipOf({ 'top.txt': 'top', 'nested/deep.txt': 'deep' });
+    const uploads: { route: string; status: number; body: Record<string, any>; content: string }[] = [];
+    const extractions: { route: string; status: number; body: Record<string, any> }[] = [];
+    const previews: { status: number; body: string }[] = [];
+
+    const jobs: (() => Promise<void>)[] = [];
+    for (let i = 0; i < UPLOADS; i++) {
+      const content = `upload ${i}`;
+      const route = i % 2 === 0 ? '/api/workspace/upload' : '/api/upload';
+      const parts: Part[] = route === '/api/workspace/upload' ? [{ name: 'path', content: 'swap' }] : [];
+      jobs.push(async () => {
+        const res = await post(route, [...parts, { name: 'file', filename: `u${i}.txt`, content }]);
+        uploads.push({ route, content, ...res });
+      });
+    }
+    for (let i = 0; i < EXTRACTIONS; i++) {
+      const route = i % 2 === 0 ? '/api/workspace/upload' : '/api/upload/extract';
+      const parts: Part[] = route === '/api/workspace/upload' ? [{ name: 'path', content: 'swap' }] : [];
+      jobs.push(async () => {
+        extractions.push({ route, ...(await post(route, [...parts, { name: 'file', filename: `a${i}.zip`, content: zip }])) });
+      });
+    }
+    for (let i = 0; i < PREVIEWS; i++) {
+      jobs.push(async () => {
+        const res = await srv.api(`/api/workspace/file?session_id=${session}&path=swap/preview.txt`);
+        previews.push({ status: res.status, body: await res.text() });
+      });
+    }
+    // Interleave the kinds so each runs throughout the swapping.
+    const shuffled = jobs.map((job, i) => ({ job, key: (i * 7919) % jobs.length })).sort((a, b) => a.key - b.key).map((j) => j.job);
+
+    const swapping = await startSwapper();
+    const started = performance.now();
+    let swaps: number;
+    try {
+      await pool(shuffled);
+    } finally {
+      swaps = await swapping.stop();
+    }
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+
+    const ok = (list: { status: number }[]) => list.filter((r) => r.status === 200).length;
+    const written = (await treeOf(outside)).filter((n) => !outsideBefore.includes(n)).length;
+    const leaked = previews.filter((p) => p.body.includes(OUTSIDE_BYTES)).length;
+    console.log(
+      `swap race: ${swaps} swaps in ${seconds} s; uploads ${ok(uploads)}/${UPLOADS} stored, extractions ${ok(extractions)}/${EXTRACTIONS} done, ` +
+        `previews ${previews.filter((p) => p.body === INSIDE_BYTES).length}/${PREVIEWS} served (the rest refused); ` +
+        `${written} new entries outside, ${leaked} previews with outside bytes`,
+    );
+    expect(swaps).toBeGreaterThan(0);
+
+    // Nothing written outside, no outside byte returned.
+    expect(await treeOf(outside)).toEqual(outsideBefore);
+    expect(await fs.readFile(path.join(outside, 'preview.txt'), 'utf8')).toBe(OUTSIDE_BYTES);
+    for (const p of previews) {
+      expect(p.body).not.toContain(OUTSIDE_BYTES);
+      expect([200, 403]).toContain(p.status);
+    }
+
+    // Every answer is a success or a refusal, and a success reports a path inside that holds the upload.
+    for (const u of uploads) {
+      expect([200, 400, 403], JSON.stringify(u.body)).toContain(u.status);
+      if (u.status !== 200) continue;
+      expect(isInside(u.route === '/api/upload' ? attachRoot : ws, u.body.path)).toBe(true);
+      expect(await readAnywhere(u.body.path)).toBe(u.content);
+    }
+    for (const e of extractions) {
+      expect([200, 400, 403], JSON.stringify(e.body)).toContain(e.status);
+      if (e.status !== 200) continue;
+      const dest: string = e.route === '/api/upload/extract' ? e.body.dest : e.body.path;
+      if (e.route === '/api/workspace/upload') expect(e.body.extracted).toBe(true);
+      expect(isInside(e.route === '/api/upload/extract' ? attachRoot : ws, dest)).toBe(true);
+      expect(await readAnywhere(path.join(dest, 'nested', 'deep.txt'))).toBe('deep');
+    }
+    for (const list of [uploads, extractions, previews]) expect(ok(list)).toBeGreaterThan(0);
+
+    // The uploaded archives were removed after extraction, wherever the swap left their directory.
+    const wsTree = [...(await treeOf(path.join(ws, 'swap'))), ...(await treeOf(path.join(ws, 'swap-link')))];
+    expect(wsTree.filter((n) => n.endsWith('.zip'))).toEqual([]);
+    expect(await fs.readdir(path.join(srv.stateDir, 'staging'))).toEqual([]);
+  },
+  TEST_TIMEOUT_MS,
+);
