@@ -111,6 +111,33 @@ describe('4.3 attachment upload', () => {
     await stagingEmpty();
   });
 
+  it('removes the stored file when the session cannot record it (nothing half-done)', async () => {
+    const id = await srv.newSession();
+    // A directory where the session file goes makes its next write fail (rename onto a non-empty directory).
+    const file = path.join(srv.stateDir, 'sessions', `${id}.json`);
+    await fs.rm(file);
+    await fs.mkdir(path.join(file, 'blocker'), { recursive: true });
+    const { status, body } = await post('/api/upload', [
+      { name: 'session_id', content: id },
+      { name: 'file', filename: 'orphan.txt', content: 'never recorded' },
+    ]);
+    expect(status).toBe(500);
+    expect(body).toEqual({ error: 'Upload failed' });
+    expect(await fs.readdir(attachDir(id)).catch(() => [])).toEqual([]);
+    const shown = (await (await srv.api(`/api/session?session_id=${id}`)).json()) as { session: { attachments: unknown[] } };
+    expect(shown.session.attachments).toEqual([]);
+    await stagingEmpty();
+  });
+
+  it('answers No filename in upload for a file part with filename=""', async () => {
+    const { status, body } = await post('/api/upload', [
+      { name: 'session_id', content: session },
+      { name: 'file', filename: '', type: 'image/png', content: 'png bytes' },
+    ]);
+    expect(status).toBe(400);
+    expect(body).toEqual({ error: 'No filename in upload' });
+  });
+
   it('accepts the file part before session_id and keeps UTF-8 names', async () => {
     const { status, body } = await post('/api/upload', [
       { name: 'file', filename: 'héllo wörld_ß-１.txt', content: 'bonjour' },

@@ -14,6 +14,7 @@ import { isInside } from '../paths.js';
 import { parseMultipart, type Multipart, type StagedFile } from '../multipart.js';
 import { sendJson } from '../respond.js';
 import type { Attachment } from '../sessions.js';
+import { log } from '../log.js';
 import { visibleSession } from './sessions.js';
 
 export const MAX_SESSION_DIR_CHARS = 120;
@@ -43,9 +44,7 @@ export async function sessionAttachmentDir(stateDir: string, sessionId: string):
 
 /** 4.3 steps 2 and 3 (shared with 4.4): the file part, its name, and a session the caller may see. */
 function fileAndSession(input: HandlerInput, form: Multipart): { file: StagedFile; sessionId: string } {
-  const file = form.file('file');
-  if (!file) throw new HttpError(400, 'No file field in request');
-  if (!file.filename) throw new HttpError(400, 'No filename in upload');
+  const file = form.requireFile('file');
   const session = visibleSession(input, form.fields.get('session_id'));
   return { file, sessionId: session.session_id };
 }
@@ -58,13 +57,21 @@ export async function uploadAttachment(input: HandlerInput): Promise<void> {
     const { file, sessionId } = fileAndSession(input, form);
     const safeName = sanitizeFilename(file.filename);
     const dir = await sessionAttachmentDir(app.config.stateDir, sessionId);
-    const placed = await placeUnique(file.stagedPath, dir, safeName, {
-      exists: () => `Upload destination already exists: ${safeName}`,
-      rejected: () => [403, 'Upload destination rejected'],
-    }).finally(() => dir.close());
-    const type = guessMime(placed.name);
-    attachment = { filename: placed.name, path: placed.path, size: file.size, mime: type, is_image: type.startsWith('image/') };
-    await app.sessions.addAttachment(sessionId, attachment);
+    try {
+      const placed = await placeUnique(file.stagedPath, dir, safeName, {
+        exists: () => `Upload destination already exists: ${safeName}`,
+        rejected: () => [403, 'Upload destination rejected'],
+      });
+      const type = guessMime(placed.name);
+      attachment = { filename: placed.name, path: placed.path, size: file.size, mime: type, is_image: type.startsWith('image/') };
+      // A file the session does not record would be an orphan nobody can see: it goes if the record fails.
+      await app.sessions.addAttachment(sessionId, attachment).catch(async (err: unknown) => {
+        await dir.unlink(placed.name).catch((rmErr: unknown) => log.warn('could not remove an unrecorded attachment', rmErr));
+        throw err;
+      });
+    } finally {
+      await dir.close();
+    }
     app.events.publish({ name: 'attachment_added', profile, data: { session_id: sessionId, attachment } });
   } finally {
     // Before answering: once the client has its answer, nothing of the upload may be left in staging.
