@@ -160,7 +160,7 @@ async function respondToError(ctx: RequestContext, route: Route | undefined, err
     return;
   }
   if (err instanceof HttpError) return sendError(ctx, err.status, err.message);
-  if (err instanceof ValueError) return sendError(ctx, 400, sanitizeErrorText(err.message));
+  if (err instanceof ValueError) return sendError(ctx, 400, err.verbatim ? err.message : sanitizeErrorText(err.message));
   log.error(`${ctx.req.method} ${ctx.url.pathname} failed:`, err);
   if (err instanceof Error && err.stack) log.debug(err.stack);
   await sendError(ctx, 500, route?.failure ?? 'Internal server error');

@@ -12,9 +12,16 @@ export class HttpError extends Error {
   }
 }
 
-/** The specification's ValueError: a client mistake, reported as 400 with its (sanitized) text. */
+/**
+ * The specification's ValueError: a client mistake, reported as 400 with its text. Path sanitizing (4.0) is
+ * for the server's own exception texts; a text that quotes what the client sent (an archive member's name,
+ * absolute or not) is `verbatim` and reaches the client as the client spelled it (redacted all the same).
+ */
 export class ValueError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly verbatim = false,
+  ) {
     super(message);
     this.name = 'ValueError';
   }

@@ -33,8 +33,10 @@ export interface StagedFile {
 
 export interface Multipart {
   fields: Map<string, string>;
-  /** Every file part in arrival order. */
+  /** Every file part in arrival order (a replaced one included: cleanup needs them all). */
   files: StagedFile[];
+  /** 4.1: one file part per field name, a later part replacing an earlier one; fields in first-seen order. */
+  fileParts(): StagedFile[];
   /** The last file part of this field name (a later part replaces an earlier one). */
   file(field: string): StagedFile | undefined;
   /**
@@ -102,6 +104,7 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
     fields,
     files,
     file: (field) => files.filter((f) => f.field === field).at(-1),
+    fileParts: () => [...new Map(files.map((f) => [f.field, f] as const)).values()],
     requireFile: (field) => {
       const file = result.file(field);
       if (file?.filename) return file;

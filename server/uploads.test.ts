@@ -1,4 +1,5 @@
 // Integration tests of the upload handlers (4.1, 4.3, 4.4, 4.7) over real sockets, asserting the bytes on disk.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -306,9 +307,9 @@ describe('4.7 workspace upload', () => {
     const many = await post('/api/workspace/upload', [
       { name: 'session_id', content: id },
       { name: 'path', content: 'sub/dir' },
-      { name: 'files', filename: 'b.txt', content: 'B' },
-      { name: 'files', filename: '', content: '' },
-      { name: 'files', filename: 'c.png', content: 'C' },
+      { name: 'file', filename: 'b.txt', content: 'B' },
+      { name: 'file1', filename: '', content: '' },
+      { name: 'file2', filename: 'c.png', content: 'C' },
     ]);
     expect(many.status).toBe(200);
     expect(many.body.count).toBe(2);
@@ -364,6 +365,62 @@ describe('4.7 workspace upload', () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({ filename: 'bad.tar.gz', extracted: false, is_image: false });
     expect(body.extract_error).toBeTruthy();
+    // Where it would have been extracted in place: the upload's target directory, not the removed archive.
+    expect(body.path).toBe(path.join(ws, 'bad'));
     expect(await fs.readdir(path.join(ws, 'bad'))).toEqual([]);
+  });
+});
+
+describe('slip errors quote the member as the archive spells it', () => {
+  let id: string;
+  beforeAll(async () => {
+    id = await srv.newSession();
+  });
+
+  /** A zip written by Info-ZIP `zip` whose only member is stored under `memberName` (patched in place, same length). */
+  async function infoZipNamed(memberName: string): Promise<Buffer> {
+    const dir = await fs.mkdtemp(path.join(srv.tmp, 'slipzip-'));
+    const placeholder = 'x'.repeat(memberName.length);
+    await fs.writeFile(path.join(dir, placeholder), 'escape');
+    execFileSync('zip', ['-q', '-X', 'out.zip', placeholder], { cwd: dir });
+    const bytes = await fs.readFile(path.join(dir, 'out.zip'));
+    // The name appears twice (local header and central directory); both are rewritten.
+    return Buffer.from(bytes.toString('latin1').split(placeholder).join(memberName), 'latin1');
+  }
+
+  it.each(['/tmp/evil/x.txt', '../../outside.txt'])('Zip-slip blocked: %s (not <path>)', async (member) => {
+    const zip = await infoZipNamed(member);
+    const res = await post('/api/upload/extract', [{ name: 'session_id', content: id }, { name: 'file', filename: 'slip.zip', content: zip }]);
+    expect(res).toEqual({ status: 400, body: { error: `Zip-slip blocked: ${member}` } });
+  });
+
+  it('Tar-slip blocked: /tmp/evil/x.txt from a GNU tar archive', async () => {
+    const dir = await fs.mkdtemp(path.join(srv.tmp, 'sliptar-'));
+    await fs.mkdir(path.join(dir, 'evil'));
+    await fs.writeFile(path.join(dir, 'evil', 'x.txt'), 'escape');
+    // --absolute-names keeps the leading slash; --transform puts the member under /tmp.
+    execFileSync('tar', ['-cf', 'out.tar', '--absolute-names', '--transform', 's,^evil,/tmp/evil,', 'evil/x.txt'], { cwd: dir });
+    const res = await post('/api/upload/extract', [{ name: 'session_id', content: id }, { name: 'file', filename: 'slip.tar', content: await fs.readFile(path.join(dir, 'out.tar')) }]);
+    expect(res).toEqual({ status: 400, body: { error: 'Tar-slip blocked: /tmp/evil/x.txt' } });
+  });
+});
+
+describe('4.1 on workspace upload: one file part per field name', () => {
+  it('a later part with the same field name replaces the earlier one; distinct names all count', async () => {
+    const id = await srv.newSession();
+    const ws = await fs.realpath(srv.workspace);
+    const { status, body } = await post('/api/workspace/upload', [
+      { name: 'session_id', content: id },
+      { name: 'path', content: 'fields' },
+      { name: 'file', filename: 'first.txt', content: 'replaced' },
+      { name: 'file1', filename: 'one.txt', content: '1' },
+      { name: 'file', filename: 'second.txt', content: 'kept' },
+      { name: 'file2', filename: 'two.txt', content: '2' },
+    ]);
+    expect(status).toBe(200);
+    expect(body.count).toBe(3);
+    expect(body.files.map((f: { filename: string }) => f.filename)).toEqual(['second.txt', 'one.txt', 'two.txt']);
+    expect((await fs.readdir(path.join(ws, 'fields'))).sort()).toEqual(['one.txt', 'second.txt', 'two.txt']);
+    await stagingEmpty();
   });
 });

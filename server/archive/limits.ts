@@ -16,10 +16,14 @@ export function tooLarge(maxBytes: number): ValueError {
 }
 
 export type ArchiveFamily = 'zip' | 'tar';
+/** A member name longer than this is shortened in the error text (a pax name can be megabytes long). */
+export const MAX_QUOTED_NAME_CHARS = 1024;
 
+/** `Zip-slip blocked: <name>` with the member's name as the archive spells it, absolute paths included. */
 export function slipBlocked(family: ArchiveFamily, name: string): ValueError {
   const label = family === 'zip' ? 'Zip-slip' : 'Tar-slip';
-  return new ValueError(`${label} blocked: ${printable(name)}`);
+  const shown = name.length > MAX_QUOTED_NAME_CHARS ? `${name.slice(0, MAX_QUOTED_NAME_CHARS)}…` : name;
+  return new ValueError(`${label} blocked: ${printable(shown)}`, true);
 }
 
 // Control characters (NUL above all) would corrupt log lines and confuse terminals; the rest of the name

@@ -63,9 +63,9 @@ describe('all or nothing', () => {
   it('a dots-only third name: 400 as before, and the file, extraction and sidecar of the first two are gone', async () => {
     const parts: Part[] = [
       { name: 'path', content: 'txn/new' },
-      { name: 'files', filename: 'report.docx', content: await buildDocx(wPara('Hello')) },
-      { name: 'files', filename: 'pack.zip', content: await zipOf({ 'inner.txt': 'inner' }) },
-      { name: 'files', filename: '..', content: 'refused' },
+      { name: 'file', filename: 'report.docx', content: await buildDocx(wPara('Hello')) },
+      { name: 'file1', filename: 'pack.zip', content: await zipOf({ 'inner.txt': 'inner' }) },
+      { name: 'file2', filename: '..', content: 'refused' },
     ];
     expect(await post(parts)).toEqual({ status: 400, body: { error: 'Invalid filename' } });
     // The target's directories were made by this request, so they go too.
@@ -83,9 +83,9 @@ describe('all or nothing', () => {
     await fs.writeFile(path.join(ws, 'kept', 'old.txt'), 'old');
     const res = await post([
       { name: 'path', content: 'kept' },
-      { name: 'files', filename: 'a.txt', content: 'A' },
-      { name: 'files', filename: 'b.txt', content: 'B' },
-      { name: 'files', filename: '...', content: 'refused' },
+      { name: 'file', filename: 'a.txt', content: 'A' },
+      { name: 'file1', filename: 'b.txt', content: 'B' },
+      { name: 'file2', filename: '...', content: 'refused' },
     ]);
     expect(res).toEqual({ status: 400, body: { error: 'Invalid filename' } });
     expect(await fs.readdir(path.join(ws, 'kept'))).toEqual(['old.txt']);
@@ -113,9 +113,9 @@ describe('a full disk on the third part', () => {
     try {
       const res = await post([
         { name: 'path', content: 'small-disk/in' },
-        { name: 'files', filename: 'one.txt', content: 'one' },
-        { name: 'files', filename: 'two.txt', content: Buffer.alloc(100 * 1024, 2) },
-        { name: 'files', filename: 'big.bin', content: Buffer.alloc(2 * TMPFS_BYTES, 3) },
+        { name: 'file', filename: 'one.txt', content: 'one' },
+        { name: 'file1', filename: 'two.txt', content: Buffer.alloc(100 * 1024, 2) },
+        { name: 'file2', filename: 'big.bin', content: Buffer.alloc(2 * TMPFS_BYTES, 3) },
       ]);
       expect(res).toEqual({ status: 507, body: { error: 'Not enough disk space to store the upload' } });
       expect(await fs.readdir(full)).toEqual([]);
@@ -136,8 +136,8 @@ describe('a client that leaves mid-extraction', () => {
       const body = multipartBody(BOUNDARY, [
         { name: 'session_id', content: session },
         { name: 'path', content: 'leaving' },
-        { name: 'files', filename: 'first.txt', content: 'first' },
-        { name: 'files', filename: 'slow.tar.bz2', content: archive },
+        { name: 'file', filename: 'first.txt', content: 'first' },
+        { name: 'file1', filename: 'slow.tar.bz2', content: archive },
       ]);
       const head =
         [

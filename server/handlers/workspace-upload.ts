@@ -94,7 +94,8 @@ async function storeOne(file: StagedFile, target: AnchoredDir, maxUploadBytes: n
           : err instanceof ValueError && err.message.trim()
             ? err.message
             : EXTRACTION_FAILED;
-      return { item: { filename: placed.name, path: placed.path, size: file.size, mime: type, is_image: false, extracted: false, extract_error: text }, names: [] };
+      // `path` is where it would have been extracted in place (the archive itself is removed below).
+      return { item: { filename: placed.name, path: target.path, size: file.size, mime: type, is_image: false, extracted: false, extract_error: text }, names: [] };
     } finally {
       await target.unlink(placed.name).catch(() => {});
     }
@@ -134,7 +135,8 @@ export async function uploadToWorkspace(input: HandlerInput): Promise<void> {
   try {
     const sessionId = form.fields.get('session_id') ?? '';
     if (!sessionId) throw new HttpError(400, 'Missing session_id');
-    if (form.files.length === 0) throw new HttpError(400, 'No file field in request');
+    const parts = form.fileParts();
+    if (parts.length === 0) throw new HttpError(400, 'No file field in request');
     const session = visibleSession(input, sessionId);
     const workspace = await app.workspaces.validate(session.workspace);
     const requested = form.fields.get('path') ?? '';
@@ -143,7 +145,7 @@ export async function uploadToWorkspace(input: HandlerInput): Promise<void> {
     try {
       // All or nothing: a refused part (a bad name, a full disk) or a departed client takes back the earlier
       // parts. A client that leaves stops a running extraction (the extractor removes what it wrote).
-      for (const file of form.files) {
+      for (const file of parts) {
         if (!file.filename) continue;
         ctx.signal.throwIfAborted();
         placed.push(await storeOne(file, target, app.config.maxUploadBytes, ctx.signal));
