@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hasValidToken, isAllowedHost, isSameOriginWrite } from './access.js';
 import type { ServerConfig } from './config.js';
+import { owe } from './connection.js';
 import { ClientGoneError, HttpError, isClientDisconnect, sanitizeErrorText, ValueError } from './errors.js';
 import type { EventBus } from './events.js';
 import { analyzeFraming, transferEncodingError } from './framing.js';
@@ -71,6 +72,7 @@ function clientGone(ctx: RequestContext, err: unknown): boolean {
 export function createRequestListener(app: App, routes: RouteTable, fallback: Handler) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     try {
+      owe(req.socket, res);
       const ctx = createContext(app, req, res);
       handle(app, routes, fallback, ctx).catch((err: unknown) => lastResort(req, res, err));
     } catch (err) {

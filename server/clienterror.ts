@@ -3,16 +3,19 @@
 // answer is a bare "400 Bad Request" without our headers; the specification wants its JSON errors with the
 // security headers and exactly one `Connection: close`. The socket is closed after the answer, so bytes after
 // the refused head (perhaps a smuggled request) are never parsed.
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { isClientDisconnect } from './errors.js';
 import { analyzeFraming, framingRefusal, parseRawHead } from './framing.js';
 import { securityHeaders } from './headers.js';
 import { log } from './log.js';
-import { isClosing, jsonResponse, markClosing } from './respond.js';
+import { isClosing, markClosing, owedOn, whenIdle } from './connection.js';
+import { jsonResponse } from './respond.js';
 
 export const CLOSE_DEADLINE_MS = 2000;
+/** A refusal waiting behind owed answers gives up (and closes) after this: a stuck handler cannot pin it. */
+export const OWED_ANSWERS_DEADLINE_MS = 60_000;
 
 /** The status and error text for a refused request, judged from Node's error code and the raw bytes. */
 export function classifyParseError(code: string | undefined, rawPacket: Buffer | undefined): [number, string] {
@@ -35,36 +38,40 @@ type ParserError = Error & { code?: string; rawPacket?: Buffer };
 const TIMEOUT_CODES = new Set(['ERR_HTTP_REQUEST_TIMEOUT', 'ERR_HTTP_HEADERS_TIMEOUT']);
 
 export function handleClientError(err: ParserError, socket: Duplex): void {
-  // One request gets one answer: once a response went out with `Connection: close`, whatever the parser
-  // refuses after it (the unread body, bytes behind it) is dropped with the connection, never answered.
-  if (isClosing(socket as Socket)) {
-    socket.destroy();
-    return;
-  }
-  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
-  // A stalled request head is told why before the socket closes (its code also counts as a disconnect below).
-  if (err.code && TIMEOUT_CODES.has(err.code) && socket.writable && !inFlight) {
-    writeRefusal(socket, 408, 'Request timed out');
-    return;
-  }
+  const sock = socket as Socket;
   // HPE_INVALID_EOF_STATE: the peer closed in the middle of a request (a cancelled upload). Destroying the
-  // socket is what tells the request's handler, through 'close', that its client is gone.
-  if (isClientDisconnect(err) || err.code === 'HPE_INVALID_EOF_STATE' || !socket.writable) {
+  // socket is what tells the request's handler, through 'close', that its client is gone. A stalled head's
+  // timeout code also counts as a disconnect, so it is told apart first.
+  const timedOut = err.code !== undefined && TIMEOUT_CODES.has(err.code);
+  if (!socket.writable || (!timedOut && (isClientDisconnect(err) || err.code === 'HPE_INVALID_EOF_STATE'))) {
     log.debug('client error on a closed connection', err.code);
     socket.destroy();
     return;
   }
-  // The parser can fail in a body after the handler already started answering this request (llhttp refuses a
-  // non-chunked Transfer-Encoding only once the body begins): then that answer is the only one, and the
-  // connection closes after it so nothing behind the refused bytes is ever parsed.
-  if (inFlight && !inFlight.writableFinished) {
-    if (!inFlight.headersSent) inFlight.shouldKeepAlive = false;
-    inFlight.once('finish', () => socket.end());
-    setTimeout(() => socket.destroy(), CLOSE_DEADLINE_MS * 5).unref();
+  const [status, message] = timedOut ? ([408, 'Request timed out'] as const) : classifyParseError(err.code, err.rawPacket);
+  log.debug(`refused malformed request (${err.code ?? 'unknown'}): ${status}`);
+  // Pipelined requests before the refused bytes are still owed their answers, in order: the refusal waits
+  // its turn. One request gets one answer: once an answer said `Connection: close`, whatever came after the
+  // request it answered (the unread body, a smuggled request) is dropped with the connection, never answered.
+  if (owedOn(sock) > 0) {
+    const giveUp = setTimeout(() => socket.destroy(), OWED_ANSWERS_DEADLINE_MS);
+    giveUp.unref();
+    whenIdle(sock, () => {
+      clearTimeout(giveUp);
+      refuseOrClose(socket, status, message);
+    });
     return;
   }
-  const [status, message] = classifyParseError(err.code, err.rawPacket);
-  log.debug(`refused malformed request (${err.code ?? 'unknown'}): ${status}`);
+  refuseOrClose(socket, status, message);
+}
+
+function refuseOrClose(socket: Duplex, status: number, message: string): void {
+  if (isClosing(socket as Socket)) {
+    // end, not destroy: the answer that said close may still be on its way out of the socket's buffer.
+    socket.end();
+    setTimeout(() => socket.destroy(), CLOSE_DEADLINE_MS).unref();
+    return;
+  }
   writeRefusal(socket, status, message);
 }
 

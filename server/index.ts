@@ -4,12 +4,13 @@ import { setMaxListeners } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { newToken } from './access.js';
 import { createRequestListener, type App } from './app.js';
-import { handleClientError, writeRefusal } from './clienterror.js';
+import { CLOSE_DEADLINE_MS, handleClientError, writeRefusal } from './clienterror.js';
 import type { ServerConfig } from './config.js';
 import { EventBus } from './events.js';
 import { log } from './log.js';
@@ -81,6 +82,20 @@ function listen(server: http.Server, port: number, host: string): Promise<void> 
   });
 }
 
+/** Answer a request whose socket Node has handed over (an Upgrade), then close the connection. */
+function answerAndClose(req: http.IncomingMessage, socket: Duplex, listener: http.RequestListener): void {
+  const res = new http.ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket as Socket);
+  socket.on('error', (err) => log.debug('upgrade socket error', err));
+  res.once('finish', () => {
+    res.detachSocket(socket as Socket);
+    socket.end();
+    setTimeout(() => socket.destroy(), CLOSE_DEADLINE_MS).unref();
+  });
+  listener(req, res);
+}
+
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   await fs.mkdir(config.stateDir, { recursive: true, mode: 0o700 });
   const stagingDir = path.join(config.stateDir, 'staging');
@@ -130,6 +145,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   server.on('checkExpectation', listener);
   // Without a listener Node would drop a CONNECT silently: it is answered like any unsupported method.
   server.on('connect', (_req, socket) => writeRefusal(socket, 405, 'Method not allowed'));
+  // Satchel speaks no protocol to upgrade to (WebSocket, h2c). Without a listener Node answers such a request
+  // but throws away whatever was pipelined behind it and keeps the connection open; here it is answered as an
+  // ordinary request and the connection closes after it, so a client knows to send the rest again.
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex) => answerAndClose(req, socket, listener));
   await listen(server, config.port, config.host);
 
   const { port } = server.address() as AddressInfo;

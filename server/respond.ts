@@ -2,9 +2,9 @@
 // bytes Node's parser refused with the same `jsonResponse`), so the security headers, queued cookies and the
 // connection-close rule cannot be forgotten by a handler.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { markClosing } from './connection.js';
 import { isClientDisconnect } from './errors.js';
 import type { Framing } from './framing.js';
 import { securityHeaders } from './headers.js';
@@ -44,18 +44,6 @@ export interface ResponseOptions {
 export interface JsonOptions extends ResponseOptions {
   /** Hot paths use the compact form (separators `,` and `:`). */
   compact?: boolean;
-}
-
-// Sockets whose last response said `Connection: close`. Nothing more may be written to them: bytes the parser
-// refuses after that answer (the rest of an unread body, a smuggled request) are dropped, never answered.
-const closing = new WeakSet<Socket>();
-
-export function markClosing(socket: Socket | null | undefined): void {
-  if (socket) closing.add(socket);
-}
-
-export function isClosing(socket: Socket | null | undefined): boolean {
-  return !!socket && closing.has(socket);
 }
 
 /** A reader is about to consume the body: answer `Expect: 100-continue` now (and only now, once). */
