@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { candidateNames, MAX_NAME_CHARS, portableName, sanitizeFilename, sanitizeName, splitSuffix } from './names.js';
+import { MAX_NAME_BYTES, MAX_NAME_CHARS, candidateNames, fitBytes, portableName, sanitizeFilename, sanitizeName, splitSuffix } from './names.js';
 
 describe('sanitizeName', () => {
   it.each([
@@ -20,8 +20,10 @@ describe('sanitizeName', () => {
   });
 
   it('truncates to 200 code points', () => {
-    expect(Array.from(sanitizeName('é'.repeat(300))!)).toHaveLength(200);
+    expect(Array.from(sanitizeName('e'.repeat(300))!)).toHaveLength(200);
     expect(sanitizeName('a'.repeat(250) + '.txt')).toBe('a'.repeat(200));
+    // Two bytes each: the file system's byte limit comes first.
+    expect(Array.from(sanitizeName('é'.repeat(300))!)).toHaveLength(120);
   });
 
   it('keeps names that only start with dots', () => {
@@ -92,6 +94,19 @@ describe('sanitizeName', () => {
     ['x\n2026-01-01T00:00:00.000Z ERROR forged', 'x_2026-01-01T00_00_00.000Z_ERROR_forged'],
   ])('control %j → %j', (raw, safe) => {
     expect(sanitizeName(raw)).toBe(safe);
+  });
+});
+
+describe('names that fit a file system (255 bytes a name)', () => {
+  it('shortens a long non-Latin name to 240 bytes of UTF-8, keeping its suffix', () => {
+    const name = sanitizeName('文'.repeat(150) + '.txt')!;
+    expect(name).toBe('文'.repeat(78) + '.txt');
+    expect(Buffer.byteLength(name)).toBeLessThanOrEqual(MAX_NAME_BYTES);
+  });
+  it('leaves a name within the limit alone and never splits a code point', () => {
+    expect(fitBytes('é'.repeat(120))).toBe('é'.repeat(120));
+    expect(fitBytes('😀'.repeat(70))).toBe('😀'.repeat(60));
+    expect(fitBytes('a'.repeat(300) + '.' + 'b'.repeat(30))).toBe('a'.repeat(240));
   });
 });
 

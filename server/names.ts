@@ -4,6 +4,14 @@ import { ValueError } from './errors.js';
 
 export const MAX_NAME_CHARS = 200;
 export const MAX_DUPLICATE_SUFFIX = 999;
+/**
+ * File systems limit one name to 255 bytes (ext4, APFS; NTFS to 255 UTF-16 units), and 200 CJK characters
+ * are 600 bytes of UTF-8. A name keeps room below 255 for a duplicate suffix (`-999`) and an Office
+ * sidecar's `.md`.
+ */
+export const MAX_NAME_BYTES = 240;
+/** A suffix up to this long is kept whole when a name is shortened to fit (`.txt`, `.tar.gz` is two). */
+const MAX_KEPT_SUFFIX_BYTES = 16;
 
 const NOT_WORD_DOT_DASH = /[^\p{L}\p{N}_.-]/gu;
 /** What replaces a character or a name that cannot stay as it is. */
@@ -25,6 +33,29 @@ export const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/gu;
 export function truncateCodePoints(text: string, max: number): string {
   const points = Array.from(text);
   return points.length > max ? points.slice(0, max).join('') : text;
+}
+
+/** At most `maxBytes` of UTF-8, cut between code points. */
+function truncateUtf8(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
+  let out = '';
+  let used = 0;
+  for (const point of text) {
+    const size = Buffer.byteLength(point, 'utf8');
+    if (used + size > maxBytes) break;
+    out += point;
+    used += size;
+  }
+  return out;
+}
+
+/** A name shortened to `maxBytes` of UTF-8, its suffix kept when that is short (`文…文.txt`). */
+export function fitBytes(name: string, maxBytes = MAX_NAME_BYTES): string {
+  if (Buffer.byteLength(name, 'utf8') <= maxBytes) return name;
+  const [stem, suffix] = splitSuffix(name);
+  const suffixBytes = Buffer.byteLength(suffix, 'utf8');
+  if (suffix && suffixBytes <= MAX_KEPT_SUFFIX_BYTES && stem) return truncateUtf8(stem, maxBytes - suffixBytes) + suffix;
+  return truncateUtf8(name, maxBytes);
 }
 
 /** True for a name Windows reserves for a device (see WINDOWS_RESERVED). */
@@ -51,7 +82,7 @@ export function portableName(name: string, maxChars = MAX_NAME_CHARS): string {
 export function sanitizeName(raw: string, maxChars = MAX_NAME_CHARS): string | null {
   const last = raw.split('/').at(-1) ?? '';
   const safe = truncateCodePoints(last.replace(NOT_WORD_DOT_DASH, SAFE_CHAR), maxChars);
-  return safe === '' || /^\.+$/.test(safe) ? null : portableName(safe, maxChars);
+  return safe === '' || /^\.+$/.test(safe) ? null : portableName(fitBytes(safe), maxChars);
 }
 
 export function sanitizeFilename(raw: string): string {

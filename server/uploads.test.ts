@@ -130,6 +130,17 @@ describe('4.3 attachment upload', () => {
     await stagingEmpty();
   });
 
+  it('stores a long non-Latin name shortened to fit the file system, not refused as traversal', async () => {
+    const long = '文'.repeat(150) + '.txt';
+    const res = await post('/api/upload', [{ name: 'session_id', content: session }, { name: 'file', filename: long, content: 'wide' }]);
+    expect(res.status).toBe(200);
+    expect(res.body.filename).toBe('文'.repeat(78) + '.txt');
+    expect(await fs.readFile(res.body.path, 'utf8')).toBe('wide');
+    const ws = await post('/api/workspace/upload', [{ name: 'session_id', content: session }, { name: 'file', filename: long, content: 'wide' }]);
+    expect(ws.status).toBe(200);
+    expect(ws.body.filename).toBe('文'.repeat(78) + '.txt');
+  });
+
   it('answers No filename in upload for a file part with filename=""', async () => {
     const { status, body } = await post('/api/upload', [
       { name: 'session_id', content: session },

@@ -252,6 +252,8 @@ export class WorkspacePanel {
     const { file } = job.picked;
     const fields: Record<string, string> = { session_id: s.session_id };
     if (job.target) fields.path = job.target;
+    // A hidden folder is only reachable (and writable) while hidden files are shown.
+    if (this.showHidden) fields.hidden = '1';
     const handle = uploadMultipart<WorkspaceUploadItem | { files: WorkspaceUploadItem[]; count: number }>('/api/workspace/upload', fields, [{ field: 'file', filename: file.name, blob: file }], (p) => {
       this.renderRow(job, 'uploading', { loaded: p.loaded, total: p.total, abort: () => handle.abort() });
     });

@@ -166,3 +166,33 @@ describe('a client that leaves mid-extraction', () => {
     expect(lines.filter((l) => / (WARN|ERROR) /.test(l))).toEqual([]);
   }, 60_000);
 });
+
+describe('targets the workspace never shows', () => {
+  const file: Part = { name: 'file', filename: 'authorized_keys', content: 'ssh-ed25519 AAAA attacker' };
+
+  it.each(['.ssh', '.SSH/sub', 'proj/.aws', '.config/gh'])('refuses %s as a target (403), creating nothing', async (target) => {
+    const res = await post([{ name: 'path', content: target }, file]);
+    expect(res).toEqual({ status: 403, body: { error: 'Upload target is a credential folder' } });
+    expect(await exists(path.join(ws, target.split('/')[0]!))).toBe(false);
+  });
+
+  it('refuses a credential store reached through an ordinary-looking link, and removes what it made', async () => {
+    await fs.mkdir(path.join(ws, '.ssh'), { mode: 0o700 });
+    await fs.symlink('.ssh', path.join(ws, 'vis'));
+    const res = await post([{ name: 'path', content: 'vis/sub' }, file]);
+    expect(res).toEqual({ status: 403, body: { error: 'Upload target is a credential folder' } });
+    expect(await fs.readdir(path.join(ws, '.ssh'))).toEqual([]);
+  });
+
+  it('writes into a hidden folder only when hidden files are shown', async () => {
+    const note: Part = { name: 'file', filename: 'note.txt', content: 'n' };
+    expect(await post([{ name: 'path', content: '.notes' }, note])).toEqual({
+      status: 403,
+      body: { error: 'Upload target is a hidden folder (turn on hidden files to use it)' },
+    });
+    expect(await exists(path.join(ws, '.notes'))).toBe(false);
+    const shown = await post([{ name: 'path', content: '.notes' }, { name: 'hidden', content: '1' }, note]);
+    expect(shown.status).toBe(200);
+    expect(await fs.readFile(path.join(ws, '.notes', 'note.txt'), 'utf8')).toBe('n');
+  });
+});

@@ -9,7 +9,7 @@ import { DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../errors.
 import { mkdirInside, placeUnique, removeCreatedDirs } from '../files.js';
 import { guessMime } from '../mime.js';
 import { sanitizeFilename } from '../names.js';
-import { isInside } from '../paths.js';
+import { isCredentialPath, isHiddenName, isInside } from '../paths.js';
 import { log } from '../log.js';
 import { parseMultipart, type StagedFile } from '../multipart.js';
 import { officeFormat, writeOfficeSidecar, type Sidecar } from '../office/index.js';
@@ -34,22 +34,44 @@ export interface WorkspaceItem {
   sidecar_error?: string;
 }
 
+export const CREDENTIAL_TARGET = 'Upload target is a credential folder';
+export const HIDDEN_TARGET = 'Upload target is a hidden folder (turn on hidden files to use it)';
+
+/** Why a target below the workspace root may not receive uploads, judged on its components; null when it may. */
+function targetProblem(root: string, target: string, allowHidden: boolean): string | null {
+  const segments = path.relative(root, target).split(path.sep).filter(Boolean);
+  // What the workspace never lists or previews, it does not write into either (`~/.ssh/authorized_keys`).
+  if (isCredentialPath(segments)) return CREDENTIAL_TARGET;
+  if (!allowHidden && segments.some(isHiddenName)) return HIDDEN_TARGET;
+  return null;
+}
+
 /** 4.7 step 3: the target directory, created, held open, proven inside the workspace after symlinks are
- *  resolved. Directories it made are pushed onto `created` (parents first). The caller closes it. */
-export async function uploadTarget(workspace: string, requested: string, created?: string[]): Promise<AnchoredDir> {
+ *  resolved, and neither a credential store nor (unless asked for) hidden, by its name or by where a link on
+ *  the way led. Directories it made are pushed onto `created` (parents first). The caller closes it. */
+export async function uploadTarget(workspace: string, requested: string, created?: string[], allowHidden = false): Promise<AnchoredDir> {
   const root = await fs.realpath(workspace);
   const target = path.resolve(root, requested);
   if (!isInside(root, target)) throw new HttpError(403, ESCAPES);
+  const asNamed = targetProblem(root, target, allowHidden);
+  if (asNamed) throw new HttpError(403, asNamed);
   const made: string[] = [];
+  let dir: AnchoredDir;
   try {
-    const dir = await mkdirInside(root, target, made);
-    created?.push(...made);
-    return dir;
+    dir = await mkdirInside(root, target, made);
   } catch {
     // A target refused half-way (a file or an outside link further down) leaves no directories behind.
     await removeCreatedDirs(root, made);
     throw new HttpError(403, ESCAPES);
   }
+  const asReached = targetProblem(root, dir.path, allowHidden);
+  if (asReached) {
+    await dir.close();
+    await removeCreatedDirs(root, made);
+    throw new HttpError(403, asReached);
+  }
+  created?.push(...made);
+  return dir;
 }
 
 /** What one stored part left in the target directory, so a failed request can take it back. */
@@ -141,7 +163,7 @@ export async function uploadToWorkspace(input: HandlerInput): Promise<void> {
     const workspace = await app.workspaces.validate(session.workspace);
     const requested = form.fields.get('path') ?? '';
     const created: string[] = [];
-    const target = await uploadTarget(workspace, requested, created);
+    const target = await uploadTarget(workspace, requested, created, form.fields.get('hidden') === '1');
     try {
       // All or nothing: a refused part (a bad name, a full disk) or a departed client takes back the earlier
       // parts. A client that leaves stops a running extraction (the extractor removes what it wrote).
