@@ -18,11 +18,11 @@ import { startServer, type RunningServer } from '../server/index.js';
 import { log } from '../server/log.js';
 import { accessCookieDetails, appRootUrl } from './access-cookie.js';
 import { parseMainArgs, type MainArgs } from './args.js';
-import { attachGuards, type GuardedContents } from './guards.js';
+import { attachGuards } from './guards.js';
 import { guiServerPlan } from './gui-config.js';
 import { closeWithDeadline, onStopSignal } from './lifecycle.js';
 import { applyPackagedModelDir } from './model-dir.js';
-import { installPermissionHandlers, type PermissionSession } from './permissions.js';
+import { installPermissionHandlers } from './permissions.js';
 import { createPickFolderHandler, PICK_FOLDER_CHANNEL } from './pick-folder.js';
 import { startOnRememberedPort } from './port-store.js';
 import { runHeadless } from './server-only.js';
@@ -110,13 +110,13 @@ function startWindow(args: MainArgs, singleInstance: boolean): void {
         : await startServer(plan.config);
       const appOrigin = server.origin;
 
-      installPermissionHandlers(session.defaultSession as unknown as PermissionSession, appOrigin, {
+      installPermissionHandlers(session.defaultSession, appOrigin, {
         askSystemForMicrophone:
           process.platform === 'darwin' ? () => systemPreferences.askForMediaAccess('microphone') : undefined,
       });
       const popupOptions = () => windowOptions({ preloadPath: PRELOAD_PATH, version: app.getVersion() });
       app.on('web-contents-created', (_event, contents: WebContents) =>
-        attachGuards(contents as unknown as GuardedContents, {
+        attachGuards(contents, {
           appOrigin,
           openExternal: (url) => shell.openExternal(url),
           popupOptions: () => ({ ...popupOptions(), show: true }),

@@ -1,5 +1,6 @@
+import type { WindowOpenHandlerResponse as WindowOpenResponse } from 'electron';
 import { describe, expect, it } from 'vitest';
-import { attachGuards, type GuardedContents, type WindowOpenResponse } from './guards.js';
+import { attachGuards, type GuardedContents } from './guards.js';
 
 const APP = 'http://127.0.0.1:41234';
 
@@ -36,7 +37,7 @@ function setup(openExternal: (url: string) => Promise<void> | void = () => {}) {
       opened.push(url);
       return openExternal(url);
     },
-    popupOptions: () => ({ marker: 'hardened' }),
+    popupOptions: () => ({ title: 'hardened' }),
     onError: (err) => errors.push(err),
   });
   return { ...fake, opened, errors };
@@ -81,7 +82,7 @@ describe('attachGuards: navigation', () => {
 describe('attachGuards: window.open', () => {
   it('allows app-origin popups with the hardened options', () => {
     const { open } = setup();
-    expect(open(`${APP}/preview`)).toEqual({ action: 'allow', overrideBrowserWindowOptions: { marker: 'hardened' } });
+    expect(open(`${APP}/preview`)).toEqual({ action: 'allow', overrideBrowserWindowOptions: { title: 'hardened' } });
   });
   it('denies external popups, sending http(s) to the system browser', () => {
     const { open, opened } = setup();

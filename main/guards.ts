@@ -1,28 +1,17 @@
 // Navigation guards for every web contents the app creates: in-app navigation stays, http(s) links leave for
 // the system browser, the rest is refused. Attached from app 'web-contents-created', so popups are covered too.
+import type { BrowserWindowConstructorOptions, WebContents } from 'electron';
 import { decideNavigation, isAppUrl } from './navigation.js';
 
-interface PreventableEvent {
-  preventDefault(): void;
-}
-
-/** The parts of Electron's WebContents the guards use. */
-export interface GuardedContents {
-  on(event: 'will-navigate' | 'will-redirect', listener: (event: PreventableEvent, url: string) => void): unknown;
-  on(event: 'will-attach-webview', listener: (event: PreventableEvent) => void): unknown;
-  setWindowOpenHandler(handler: (details: { url: string }) => WindowOpenResponse): void;
-}
-
-export type WindowOpenResponse =
-  | { action: 'deny' }
-  | { action: 'allow'; overrideBrowserWindowOptions?: Record<string, unknown> };
+/** The parts of Electron's WebContents the guards use, with Electron's own signatures. */
+export type GuardedContents = Pick<WebContents, 'on' | 'setWindowOpenHandler'>;
 
 export interface GuardDeps {
   appOrigin: string;
   /** shell.openExternal; only ever called with an allowlisted http(s) URL. */
   openExternal: (url: string) => Promise<void> | void;
   /** Options for in-app popups: the same hardened settings as the main window. */
-  popupOptions: () => Record<string, unknown>;
+  popupOptions: () => BrowserWindowConstructorOptions;
   onError?: (err: unknown) => void;
 }
 

@@ -1,3 +1,4 @@
+import type { WebContents } from 'electron';
 import { describe, expect, it } from 'vitest';
 import {
   decidePermissionCheck,
@@ -67,6 +68,9 @@ describe('decidePermissionCheck', () => {
 });
 
 describe('installPermissionHandlers', () => {
+  // The handlers never look at the requesting contents; Electron always passes one.
+  const contents = {} as WebContents;
+  type Permission = Parameters<PermissionRequestHandler>[1];
   function fakeSession() {
     const installed: { request?: PermissionRequestHandler; check?: PermissionCheckHandler } = {};
     return {
@@ -77,9 +81,9 @@ describe('installPermissionHandlers', () => {
       },
     };
   }
-  function request(handler: PermissionRequestHandler, permission: string, mediaTypes?: string[]): Promise<boolean> {
+  function request(handler: PermissionRequestHandler, permission: Permission, mediaTypes?: Array<'audio' | 'video'>): Promise<boolean> {
     return new Promise((resolve) =>
-      handler({}, permission, resolve, { isMainFrame: true, requestingUrl: PAGE, mediaTypes }),
+      handler(contents, permission, resolve, { isMainFrame: true, requestingUrl: PAGE, mediaTypes }),
     );
   }
 
@@ -89,9 +93,9 @@ describe('installPermissionHandlers', () => {
     expect(await request(installed.request!, 'media', ['audio'])).toBe(true);
     expect(await request(installed.request!, 'media', ['video'])).toBe(false);
     expect(await request(installed.request!, 'geolocation')).toBe(false);
-    expect(installed.check!({}, 'media', `${APP}/`, { isMainFrame: true, mediaType: 'audio' })).toBe(true);
-    expect(installed.check!({}, 'media', `${APP}/`, { isMainFrame: true, mediaType: 'video' })).toBe(false);
-    expect(installed.check!({}, 'geolocation', `${APP}/`, { isMainFrame: true })).toBe(false);
+    expect(installed.check!(contents, 'media', `${APP}/`, { isMainFrame: true, mediaType: 'audio' })).toBe(true);
+    expect(installed.check!(contents, 'media', `${APP}/`, { isMainFrame: true, mediaType: 'video' })).toBe(false);
+    expect(installed.check!(contents, 'geolocation', `${APP}/`, { isMainFrame: true })).toBe(false);
   });
 
   it('asks the system only for a grantable microphone request, and the system can refuse', async () => {

@@ -1,6 +1,7 @@
 // Permission decisions for the window's session. The only capability the app needs is the microphone
 // (dictation), and only for its own page: media with audio alone, from the app's origin, in the main frame.
 // Every other permission, every other origin and every sub-frame is denied.
+import type { Session } from 'electron';
 import { isAppUrl } from './navigation.js';
 
 export const MEDIA_PERMISSION = 'media';
@@ -50,25 +51,10 @@ export function decidePermissionCheck(appOrigin: string, facts: PermissionCheckF
   );
 }
 
-// Structural views of Electron's Session handler signatures, so the glue below runs against fakes in tests.
-export type PermissionRequestHandler = (
-  webContents: unknown,
-  permission: string,
-  callback: (granted: boolean) => void,
-  details: { isMainFrame: boolean; requestingUrl?: string; mediaTypes?: readonly string[]; securityOrigin?: string },
-) => void;
-
-export type PermissionCheckHandler = (
-  webContents: unknown,
-  permission: string,
-  requestingOrigin: string,
-  details: { isMainFrame: boolean; mediaType?: string; securityOrigin?: string; embeddingOrigin?: string },
-) => boolean;
-
-export interface PermissionSession {
-  setPermissionRequestHandler(handler: PermissionRequestHandler): void;
-  setPermissionCheckHandler(handler: PermissionCheckHandler): void;
-}
+// Electron's own signatures, so the compiler checks the glue against them; tests pass fakes of just these two.
+export type PermissionSession = Pick<Session, 'setPermissionRequestHandler' | 'setPermissionCheckHandler'>;
+export type PermissionRequestHandler = NonNullable<Parameters<Session['setPermissionRequestHandler']>[0]>;
+export type PermissionCheckHandler = NonNullable<Parameters<Session['setPermissionCheckHandler']>[0]>;
 
 export interface PermissionOptions {
   /** macOS: asks the OS for microphone access (systemPreferences.askForMediaAccess). Its "no" wins. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claimSingleInstance, focusWindow, type FocusableWindow } from './single-instance.js';
+import { claimSingleInstance, focusWindow, type FocusableWindow, type SingleInstanceApp } from './single-instance.js';
 
 function fakeWindow(state: { minimized?: boolean; destroyed?: boolean } = {}) {
   const calls: string[] = [];
@@ -15,13 +15,15 @@ function fakeWindow(state: { minimized?: boolean; destroyed?: boolean } = {}) {
 
 function fakeApp(gotLock: boolean) {
   const listeners: Array<() => void> = [];
-  return {
-    listeners,
-    app: {
-      requestSingleInstanceLock: () => gotLock,
-      on: (_event: 'second-instance', listener: () => void) => listeners.push(listener),
+  const app = {
+    requestSingleInstanceLock: () => gotLock,
+    on(event: string, listener: () => void) {
+      if (event === 'second-instance') listeners.push(listener);
+      return app;
     },
   };
+  // Electron's App.on returns the App itself, which a fake cannot be.
+  return { listeners, app: app as unknown as SingleInstanceApp };
 }
 
 describe('focusWindow', () => {

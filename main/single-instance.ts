@@ -1,17 +1,9 @@
 // One desktop window per user: a second launch hands over to the first, which comes to the front.
+import type { App, BrowserWindow } from 'electron';
 
-export interface FocusableWindow {
-  isDestroyed(): boolean;
-  isMinimized(): boolean;
-  restore(): void;
-  show(): void;
-  focus(): void;
-}
-
-export interface SingleInstanceApp {
-  requestSingleInstanceLock(): boolean;
-  on(event: 'second-instance', listener: () => void): unknown;
-}
+// Electron's own signatures, so the compiler checks the glue against them.
+export type FocusableWindow = Pick<BrowserWindow, 'isDestroyed' | 'isMinimized' | 'restore' | 'show' | 'focus'>;
+export type SingleInstanceApp = Pick<App, 'requestSingleInstanceLock' | 'on'>;
 
 export function focusWindow(window: FocusableWindow | undefined): void {
   if (!window || window.isDestroyed()) return;
