@@ -1,8 +1,12 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { closeWithDeadline, onStopSignal } from './lifecycle.js';
+import { SHUTDOWN_GRACE_MS } from '../server/index.js';
+import { closeWithDeadline, onStopSignal, SERVER_CLOSE_TIMEOUT_MS } from './lifecycle.js';
 
 describe('closeWithDeadline', () => {
+  it("by default waits out the server's grace for in-flight uploads, and then some", () => {
+    expect(SERVER_CLOSE_TIMEOUT_MS).toBeGreaterThan(SHUTDOWN_GRACE_MS);
+  });
   it('is true when close finishes in time', async () => {
     await expect(closeWithDeadline(async () => {}, 1000)).resolves.toBe(true);
   });

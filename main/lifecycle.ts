@@ -1,9 +1,12 @@
 // Shutdown helpers: the server gets a bounded time to finish (open event streams would otherwise hold the
 // quit forever), and signals are turned into one orderly stop.
+import { SHUTDOWN_GRACE_MS } from '../server/index.js';
 
-/** How long quitting waits for the server to close before giving up on it: longer than the server's own
- * grace for in-flight uploads (server/index.ts SHUTDOWN_GRACE_MS, 10 s), so that grace is honoured. */
-export const SERVER_CLOSE_TIMEOUT_MS = 12_000;
+/** What quitting waits beyond the server's own grace: time for the connections it then cuts to close. */
+export const SERVER_CLOSE_MARGIN_MS = 2_000;
+/** How long quitting waits for the server to close before giving up on it: longer than the server's grace for
+ * in-flight uploads, so that grace is honoured, and derived from it so the two cannot drift apart. */
+export const SERVER_CLOSE_TIMEOUT_MS = SHUTDOWN_GRACE_MS + SERVER_CLOSE_MARGIN_MS;
 export const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 /** Resolves true when close() finished in time, false on timeout or failure (reported through onError). */
