@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACCESS_COOKIE } from '../server/access.js';
+import { ACCESS_COOKIE } from '../server/http/access.js';
 import { ACCESS_COOKIE_NAME, accessCookieDetails, appRootUrl } from './access-cookie.js';
 
 const ORIGIN = 'http://127.0.0.1:41234';

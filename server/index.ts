@@ -8,19 +8,19 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { newToken } from './access.js';
-import { createRequestListener, type App } from './app.js';
-import { CLOSE_DEADLINE_MS, handleClientError, writeRefusal } from './clienterror.js';
+import { newToken } from './http/access.js';
+import { createRequestListener, type App } from './http/app.js';
+import { CLOSE_DEADLINE_MS, handleClientError, writeRefusal } from './http/clienterror.js';
 import type { ServerConfig } from './config.js';
-import { EventBus } from './events.js';
+import { EventBus } from './store/events.js';
 import { log } from './log.js';
-import { routes } from './routes.js';
-import { SessionStore } from './sessions.js';
+import { routes } from './http/routes.js';
+import { SessionStore } from './store/sessions.js';
 import { loadSttConfig, preloadSpeech } from './speech/index.js';
-import { serveStatic } from './static.js';
-import { Workspaces } from './workspaces.js';
+import { serveStatic } from './http/static.js';
+import { Workspaces } from './store/workspaces.js';
 
-export { ACCESS_COOKIE } from './access.js';
+export { ACCESS_COOKIE } from './http/access.js';
 
 /** Slowloris guard: the request head must arrive within this time. */
 export const HEADERS_TIMEOUT_MS = 30_000;

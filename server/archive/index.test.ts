@@ -3,7 +3,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Minipass } from 'minipass';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AnchoredDir } from '../anchored.js';
+import { AnchoredDir } from '../store/anchored.js';
 import { ValueError } from '../errors.js';
 import {
   EXTRACT_CHUNK_BYTES,

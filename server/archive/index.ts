@@ -3,7 +3,7 @@
 import { randomInt } from 'node:crypto';
 import path from 'node:path';
 import { ValueError } from '../errors.js';
-import { AnchoredDir } from '../anchored.js';
+import { AnchoredDir } from '../store/anchored.js';
 import { log } from '../log.js';
 import { extractTar } from './tar.js';
 import { extractZip } from './zip.js';

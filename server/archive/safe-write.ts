@@ -6,7 +6,7 @@
 // claims.
 import { constants as fsc } from 'node:fs';
 import type fsp from 'node:fs/promises';
-import { sameFile, type AnchoredDir, type Identity } from '../anchored.js';
+import { sameFile, type AnchoredDir, type Identity } from '../store/anchored.js';
 import { log } from '../log.js';
 import { EXTRACT_CHUNK_BYTES, tooLarge } from './limits.js';
 

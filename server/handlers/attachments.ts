@@ -2,18 +2,18 @@
 // attachment directory.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { HandlerInput } from '../app.js';
-import type { AnchoredDir } from '../anchored.js';
+import type { HandlerInput } from '../http/app.js';
+import type { AnchoredDir } from '../store/anchored.js';
 import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes } from '../archive/index.js';
 import { expandUser } from '../config.js';
 import { DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../errors.js';
-import { mkdirInside, placeUnique } from '../files.js';
+import { mkdirInside, placeUnique } from '../store/files.js';
 import { guessMime } from '../mime.js';
 import { sanitizeFilename, sanitizeName } from '../names.js';
 import { isInside } from '../paths.js';
-import { parseMultipart, type Multipart, type StagedFile } from '../multipart.js';
-import { sendJson } from '../respond.js';
-import type { Attachment } from '../sessions.js';
+import { parseMultipart, type Multipart, type StagedFile } from '../http/multipart.js';
+import { sendJson } from '../http/respond.js';
+import type { Attachment } from '../store/sessions.js';
 import { log } from '../log.js';
 import { visibleSession } from './sessions.js';
 

@@ -1,10 +1,10 @@
 // Session, profile and workspace routes (README.md "Wire compatibility").
-import { readJsonBody } from '../body.js';
+import { readJsonBody } from '../http/body.js';
 import { HttpError, requireFields, ValueError } from '../errors.js';
-import type { HandlerInput } from '../app.js';
-import { DEFAULT_PROFILE, isValidProfileName, profileCookie, sessionVisible } from '../profiles.js';
-import { sendJson } from '../respond.js';
-import { publicSession, sessionSummary, type Attachment, type Session } from '../sessions.js';
+import type { HandlerInput } from '../http/app.js';
+import { DEFAULT_PROFILE, isValidProfileName, profileCookie, sessionVisible } from '../store/profiles.js';
+import { sendJson } from '../http/respond.js';
+import { publicSession, sessionSummary, type Attachment, type Session } from '../store/sessions.js';
 
 export const MAX_MESSAGE_ATTACHMENTS = 100;
 

@@ -2,12 +2,12 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { HandlerInput } from '../app.js';
+import type { HandlerInput } from '../http/app.js';
 import { HttpError } from '../errors.js';
 import { sanitizeFilename, splitSuffix } from '../names.js';
 import { log } from '../log.js';
-import { parseMultipart } from '../multipart.js';
-import { sendJson } from '../respond.js';
+import { parseMultipart } from '../http/multipart.js';
+import { sendJson } from '../http/respond.js';
 import { AudioFormatError } from '../speech/audio.js';
 import { loadSttConfig, probeCapability, SttUnavailableError, transcribeFile } from '../speech/index.js';
 

@@ -1,13 +1,13 @@
 // Read-only views of a session's workspace for the UI: a directory listing and a bounded text preview.
 import { constants as fsConstants } from 'node:fs';
 import path from 'node:path';
-import type { HandlerInput } from '../app.js';
-import { AnchoredDir, EscapeError } from '../anchored.js';
-import { locateInside, openInside } from '../anchored-walk.js';
+import type { HandlerInput } from '../http/app.js';
+import { AnchoredDir, EscapeError } from '../store/anchored.js';
+import { locateInside, openInside } from '../store/anchored-walk.js';
 import { HttpError } from '../errors.js';
 import { isCredentialPath, isHiddenName, isInside } from '../paths.js';
 import { redact } from '../redact.js';
-import { sendJson, sendText } from '../respond.js';
+import { sendJson, sendText } from '../http/respond.js';
 import { visibleSession } from './sessions.js';
 
 export const MAX_LIST_ENTRIES = 5000;

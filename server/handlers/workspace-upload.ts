@@ -2,18 +2,18 @@
 // documents given a Markdown preview beside them.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { HandlerInput } from '../app.js';
-import type { AnchoredDir } from '../anchored.js';
+import type { HandlerInput } from '../http/app.js';
+import type { AnchoredDir } from '../store/anchored.js';
 import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes } from '../archive/index.js';
 import { DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../errors.js';
-import { mkdirInside, placeUnique, removeCreatedDirs } from '../files.js';
+import { mkdirInside, placeUnique, removeCreatedDirs } from '../store/files.js';
 import { guessMime } from '../mime.js';
 import { sanitizeFilename } from '../names.js';
 import { isCredentialPath, isHiddenName, isInside } from '../paths.js';
 import { log } from '../log.js';
-import { parseMultipart, type StagedFile } from '../multipart.js';
+import { parseMultipart, type StagedFile } from '../http/multipart.js';
 import { officeFormat, writeOfficeSidecar, type Sidecar } from '../office/index.js';
-import { sendJson } from '../respond.js';
+import { sendJson } from '../http/respond.js';
 import { visibleSession } from './sessions.js';
 
 const EXTRACTION_FAILED = 'Archive extraction failed';

@@ -4,8 +4,8 @@
 import type fs from 'node:fs';
 import path from 'node:path';
 import { AnchoredDir, EscapeError, MAX_SYMLINK_HOPS, errno } from './anchored.js';
-import { ValueError } from './errors.js';
-import { isInside } from './paths.js';
+import { ValueError } from '../errors.js';
+import { isInside } from '../paths.js';
 
 export interface WalkOptions {
   /** Make missing directories; each one made is pushed (as its real path) onto `created`, parents first. */

@@ -1,6 +1,6 @@
 // Profiles partition sessions: the active profile of a request is its `satchel_profile` cookie, else default.
 import type { IncomingMessage } from 'node:http';
-import { parseCookies } from './access.js';
+import { parseCookies } from '../http/access.js';
 
 export const PROFILE_COOKIE = 'satchel_profile';
 export const DEFAULT_PROFILE = 'default';

@@ -1,10 +1,10 @@
 // The route table: every path the server answers, who may call it, and its generic 500 text.
 import type { Route, RouteTable } from './app.js';
-import { uploadAndExtract, uploadAttachment } from './handlers/attachments.js';
-import * as s from './handlers/sessions.js';
-import { capability, transcribe } from './handlers/transcribe.js';
-import { listWorkspace, readWorkspaceFile } from './handlers/workspace-browse.js';
-import { uploadToWorkspace } from './handlers/workspace-upload.js';
+import { uploadAndExtract, uploadAttachment } from '../handlers/attachments.js';
+import * as s from '../handlers/sessions.js';
+import { capability, transcribe } from '../handlers/transcribe.js';
+import { listWorkspace, readWorkspaceFile } from '../handlers/workspace-browse.js';
+import { uploadToWorkspace } from '../handlers/workspace-upload.js';
 
 const api = (handler: Route['handler'], failure?: string): Route => ({ handler, auth: true, failure });
 const open = (handler: Route['handler']): Route => ({ handler, auth: false });

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from './atomic.js';
-import { HttpError, isDiskFull, ValueError } from './errors.js';
+import { HttpError, isDiskFull, ValueError } from '../errors.js';
 
 export const MAX_TITLE_CHARS = 200;
 export const MAX_MESSAGE_CHARS = 100_000;

@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import { ClientGoneError, DISK_FULL_UPLOAD, HttpError, isDiskFull } from './errors.js';
-import { log } from './log.js';
+import { ClientGoneError, DISK_FULL_UPLOAD, HttpError, isDiskFull } from '../errors.js';
+import { log } from '../log.js';
 import { framingRefusal } from './framing.js';
 import { openBody, type RequestContext } from './respond.js';
 

@@ -1,6 +1,6 @@
 // JSON request bodies of the non-upload POST handlers, bounded at 20 MiB (section 8) and by an idle deadline:
 // a client that declares a body and then sends nothing cannot hold the request open.
-import { HttpError } from './errors.js';
+import { HttpError } from '../errors.js';
 import { framingRefusal } from './framing.js';
 import { openBody, type RequestContext } from './respond.js';
 

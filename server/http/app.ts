@@ -4,18 +4,18 @@
 // reach the process: a last-resort guard answers 500 for that request alone and the server keeps serving.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hasValidToken, isAllowedHost, isSameOriginWrite } from './access.js';
-import type { ServerConfig } from './config.js';
+import type { ServerConfig } from '../config.js';
 import { owe } from './connection.js';
-import { ClientGoneError, HttpError, isClientDisconnect, sanitizeErrorText, ValueError } from './errors.js';
-import type { EventBus } from './events.js';
+import { ClientGoneError, HttpError, isClientDisconnect, sanitizeErrorText, ValueError } from '../errors.js';
+import type { EventBus } from '../store/events.js';
 import { analyzeFraming, transferEncodingError } from './framing.js';
-import { log } from './log.js';
-import { activeProfile } from './profiles.js';
+import { log } from '../log.js';
+import { activeProfile } from '../store/profiles.js';
 import { jsonResponse, sendError, type RequestContext } from './respond.js';
 import { securityHeaders } from './headers.js';
-import type { SessionStore } from './sessions.js';
+import type { SessionStore } from '../store/sessions.js';
 import { parseTarget } from './target.js';
-import type { Workspaces } from './workspaces.js';
+import type { Workspaces } from '../store/workspaces.js';
 
 /**
  * Header lines one request may carry. Node drops lines past its own count from `rawHeaders` but still frames

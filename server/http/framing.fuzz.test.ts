@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeFraming } from './framing.js';
-import { parseResponses, rawExchange, startTestServer, TEST_TOKEN, type TestServer } from './testing/harness.js';
+import { parseResponses, rawExchange, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
 
 const lengthValue = fc.oneof(
   fc.nat({ max: 64 }).map(String),

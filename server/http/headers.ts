@@ -1,7 +1,7 @@
 // Security headers and the Content-Security-Policy of section 4.0, with the origins README.md fixes.
 // The operator extras are read from the environment on every response, as the specification requires, so a
 // changed variable takes effect without a restart.
-import { log } from './log.js';
+import { log } from '../log.js';
 
 export const CONNECT_EXTRA_ENV = 'SATCHEL_WEBUI_CSP_CONNECT_EXTRA';
 export const FRAME_EXTRA_ENV = 'SATCHEL_WEBUI_CSP_FRAME_EXTRA';

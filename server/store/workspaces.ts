@@ -7,8 +7,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic } from './atomic.js';
-import { ValueError } from './errors.js';
-import { isCredentialPath, isInside } from './paths.js';
+import { ValueError } from '../errors.js';
+import { isCredentialPath, isInside } from '../paths.js';
 
 export const MAX_TRUSTED_ROOTS = 256;
 const STORE_FILE = 'workspaces.json';

@@ -4,9 +4,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { DISK_FULL_UPLOAD, HttpError, isDiskFull, ValueError } from './errors.js';
-import { candidateNames } from './names.js';
-import { isInside } from './paths.js';
+import { DISK_FULL_UPLOAD, HttpError, isDiskFull, ValueError } from '../errors.js';
+import { candidateNames } from '../names.js';
+import { isInside } from '../paths.js';
 import { AnchoredDir } from './anchored.js';
 import { openInside } from './anchored-walk.js';
 

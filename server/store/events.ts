@@ -1,10 +1,10 @@
 // Server-sent events (GET /api/events). A client that stalls or goes away is a normal disconnect (section 1):
 // it is dropped quietly, and a slow client can never make the server buffer without bound.
 import { EventEmitter } from 'node:events';
-import { HttpError } from './errors.js';
-import { log } from './log.js';
-import { redactDeep } from './redact.js';
-import { startStream, type RequestContext } from './respond.js';
+import { HttpError } from '../errors.js';
+import { log } from '../log.js';
+import { redactDeep } from '../redact.js';
+import { startStream, type RequestContext } from '../http/respond.js';
 
 export const HEARTBEAT_MS = 15_000;
 export const RETRY_MS = 3_000;

@@ -5,11 +5,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { markClosing } from './connection.js';
-import { isClientDisconnect } from './errors.js';
+import { isClientDisconnect } from '../errors.js';
 import type { Framing } from './framing.js';
 import { securityHeaders } from './headers.js';
-import { log } from './log.js';
-import { redactDeep } from './redact.js';
+import { log } from '../log.js';
+import { redactDeep } from '../redact.js';
 
 export const GZIP_THRESHOLD_BYTES = 1024;
 export const GZIP_LEVEL = 4;
