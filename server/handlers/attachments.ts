@@ -15,7 +15,7 @@ import { parseMultipart, type Multipart, type StagedFile } from '../http/multipa
 import { sendJson } from '../http/respond.js';
 import type { Attachment } from '../store/sessions.js';
 import { log } from '../log.js';
-import { visibleSession } from './sessions.js';
+import { visibleSession } from '../store/profiles.js';
 
 export const MAX_SESSION_DIR_CHARS = 120;
 export const ATTACHMENT_DIR_ENV = 'SATCHEL_WEBUI_ATTACHMENT_DIR';
@@ -45,7 +45,7 @@ export async function sessionAttachmentDir(stateDir: string, sessionId: string):
 /** 4.3 steps 2 and 3 (shared with 4.4): the file part, its name, and a session the caller may see. */
 function fileAndSession(input: HandlerInput, form: Multipart): { file: StagedFile; sessionId: string } {
   const file = form.requireFile('file');
-  const session = visibleSession(input, form.fields.get('session_id'));
+  const session = visibleSession(input.app.sessions, form.fields.get('session_id'), input.profile);
   return { file, sessionId: session.session_id };
 }
 

@@ -8,7 +8,7 @@ import { HttpError } from '../errors.js';
 import { isCredentialPath, isHiddenName, isInside } from '../paths.js';
 import { redact } from '../redact.js';
 import { sendJson, sendText } from '../http/respond.js';
-import { visibleSession } from './sessions.js';
+import { visibleSession } from '../store/profiles.js';
 
 export const MAX_LIST_ENTRIES = 5000;
 export const MAX_PREVIEW_BYTES = 1024 * 1024;
@@ -30,7 +30,7 @@ interface Request {
  */
 async function openRequest(input: HandlerInput): Promise<Request> {
   const { ctx, app } = input;
-  const session = visibleSession(input, ctx.url.searchParams.get('session_id'));
+  const session = visibleSession(input.app.sessions, ctx.url.searchParams.get('session_id'), input.profile);
   const workspace = await app.workspaces.validate(session.workspace);
   const requested = ctx.url.searchParams.get('path') ?? '';
   // No file has a NUL in its name: missing, as it always was.

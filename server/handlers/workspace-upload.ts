@@ -14,7 +14,7 @@ import { log } from '../log.js';
 import { parseMultipart, type StagedFile } from '../http/multipart.js';
 import { officeFormat, writeOfficeSidecar, type Sidecar } from '../office/index.js';
 import { sendJson } from '../http/respond.js';
-import { visibleSession } from './sessions.js';
+import { visibleSession } from '../store/profiles.js';
 
 const EXTRACTION_FAILED = 'Archive extraction failed';
 const SIDECAR_FAILED = 'Office sidecar extraction failed';
@@ -159,7 +159,7 @@ export async function uploadToWorkspace(input: HandlerInput): Promise<void> {
     if (!sessionId) throw new HttpError(400, 'Missing session_id');
     const parts = form.fileParts();
     if (parts.length === 0) throw new HttpError(400, 'No file field in request');
-    const session = visibleSession(input, sessionId);
+    const session = visibleSession(input.app.sessions, sessionId, input.profile);
     const workspace = await app.workspaces.validate(session.workspace);
     const requested = form.fields.get('path') ?? '';
     const created: string[] = [];

@@ -1,30 +1,34 @@
 // The route table: every path the server answers, who may call it, and its generic 500 text.
 import type { Route, RouteTable } from './app.js';
 import { uploadAndExtract, uploadAttachment } from '../handlers/attachments.js';
+import { events } from '../handlers/events.js';
+import { config, health } from '../handlers/health.js';
+import { listProfiles, switchProfile } from '../handlers/profiles.js';
 import * as s from '../handlers/sessions.js';
 import { capability, transcribe } from '../handlers/transcribe.js';
 import { listWorkspace, readWorkspaceFile } from '../handlers/workspace-browse.js';
 import { uploadToWorkspace } from '../handlers/workspace-upload.js';
+import { addWorkspace, listWorkspaces } from '../handlers/workspaces.js';
 
 const api = (handler: Route['handler'], failure?: string): Route => ({ handler, auth: true, failure });
 const open = (handler: Route['handler']): Route => ({ handler, auth: false });
 
 export const routes: RouteTable = {
-  '/health': { GET: open(s.health) },
-  '/api/health/agent': { GET: open(s.health) },
-  '/api/config': { GET: api(s.config) },
-  '/api/profiles': { GET: api(s.listProfiles) },
-  '/api/profile/switch': { POST: api(s.switchProfile) },
+  '/health': { GET: open(health) },
+  '/api/health/agent': { GET: open(health) },
+  '/api/config': { GET: api(config) },
+  '/api/profiles': { GET: api(listProfiles) },
+  '/api/profile/switch': { POST: api(switchProfile) },
   '/api/sessions': { GET: api(s.listSessions) },
   '/api/session': { GET: api(s.getSession) },
   '/api/session/new': { POST: api(s.newSession) },
   '/api/session/rename': { POST: api(s.renameSession) },
   '/api/session/message': { POST: api(s.addMessage) },
-  '/api/workspaces': { GET: api(s.listWorkspaces) },
-  '/api/workspaces/add': { POST: api(s.addWorkspace) },
+  '/api/workspaces': { GET: api(listWorkspaces) },
+  '/api/workspaces/add': { POST: api(addWorkspace) },
   '/api/workspace/list': { GET: api(listWorkspace) },
   '/api/workspace/file': { GET: api(readWorkspaceFile) },
-  '/api/events': { GET: api(s.events) },
+  '/api/events': { GET: api(events) },
   '/api/upload': { POST: api(uploadAttachment, 'Upload failed') },
   '/api/upload/extract': { POST: api(uploadAndExtract, 'Archive extraction failed') },
   '/api/workspace/upload': { POST: api(uploadToWorkspace, 'Upload failed') },

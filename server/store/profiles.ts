@@ -1,6 +1,8 @@
 // Profiles partition sessions: the active profile of a request is its `satchel_profile` cookie, else default.
 import type { IncomingMessage } from 'node:http';
+import { HttpError } from '../errors.js';
 import { parseCookies } from '../http/access.js';
+import type { Session, SessionStore } from './sessions.js';
 
 export const PROFILE_COOKIE = 'satchel_profile';
 export const DEFAULT_PROFILE = 'default';
@@ -24,4 +26,12 @@ export function profileCookie(name: string): string {
 export function sessionVisible(sessionProfile: unknown, active: string): boolean {
   const owner = typeof sessionProfile === 'string' && sessionProfile !== '' ? sessionProfile : DEFAULT_PROFILE;
   return owner === active;
+}
+
+/** The session named by `id` when the active profile may see it; an invisible session is answered exactly like a
+ *  missing one, 404 (spec-notes 2 and 4.3 step 3). */
+export function visibleSession(sessions: Pick<SessionStore, 'get'>, id: unknown, profile: string): Session {
+  const session = sessions.get(id);
+  if (!session || !sessionVisible(session.profile, profile)) throw new HttpError(404, 'Session not found');
+  return session;
 }

@@ -1,0 +1,20 @@
+// GET /api/profiles and POST /api/profile/switch. The active profile is a cookie, so switching only sets it.
+import { requireFields, ValueError } from '../errors.js';
+import type { HandlerInput } from '../http/app.js';
+import { readJsonBody } from '../http/body.js';
+import { sendJson } from '../http/respond.js';
+import { DEFAULT_PROFILE, isValidProfileName, profileCookie } from '../store/profiles.js';
+
+export async function listProfiles({ ctx, app, profile }: HandlerInput): Promise<void> {
+  const names = new Set<string>([DEFAULT_PROFILE, profile]);
+  for (const s of app.sessions.list()) if (isValidProfileName(s.profile)) names.add(s.profile);
+  await sendJson(ctx, 200, { active: profile, profiles: [...names].sort() });
+}
+
+export async function switchProfile({ ctx }: HandlerInput): Promise<void> {
+  const body = await readJsonBody(ctx);
+  requireFields(body, ['name']);
+  if (!isValidProfileName(body.name)) throw new ValueError('Invalid profile name');
+  ctx.cookies.push(profileCookie(body.name));
+  await sendJson(ctx, 200, { ok: true, active: body.name });
+}
