@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { requireFields, sanitizeErrorText, ValueError } from './errors.js';
-import { resolveUnder } from './paths.js';
 
 describe('sanitizeErrorText', () => {
   it.each([
@@ -27,15 +26,5 @@ describe('requireFields', () => {
     expect(() => requireFields({ a: '', b: null, c: false, d: 'ok' }, ['a', 'b', 'c', 'd', 'e'])).toThrow(
       new ValueError('Missing required field(s): a, b, c, e'),
     );
-  });
-});
-
-describe('resolveUnder', () => {
-  it('resolves inside and refuses escapes', () => {
-    expect(resolveUnder('/srv/root', 'a/b')).toBe('/srv/root/a/b');
-    expect(resolveUnder('/srv/root', '')).toBe('/srv/root');
-    expect(() => resolveUnder('/srv/root', '../x')).toThrow(ValueError);
-    expect(() => resolveUnder('/srv/root', '/etc/passwd')).toThrow(ValueError);
-    expect(() => resolveUnder('/srv/root', '../rootx')).toThrow(ValueError);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { contentSecurityPolicy, contentSecurityPolicyReportOnly, securityHeaders } from './headers.js';
+import { contentSecurityPolicy, securityHeaders } from './headers.js';
 import { setLogSink } from '../log.js';
 
 const EXACT =
@@ -56,10 +56,6 @@ describe('Content-Security-Policy', () => {
   it('accepts the port range edges and an empty variable', () => {
     expect(contentSecurityPolicy({ SATCHEL_WEBUI_CSP_CONNECT_EXTRA: 'http://a:1 http://b:65535' })).toContain('http://a:1 http://b:65535;');
     expect(contentSecurityPolicy({ SATCHEL_WEBUI_CSP_CONNECT_EXTRA: '   ' })).toBe(EXACT);
-  });
-
-  it('has a report-only variant', () => {
-    expect(contentSecurityPolicyReportOnly({})).toBe(`${EXACT}; report-uri /api/csp-report; report-to csp-endpoint`);
   });
 
   it('sends the fixed security headers', () => {

@@ -62,11 +62,6 @@ export function contentSecurityPolicy(env: NodeJS.ProcessEnv = process.env): str
   return directives.map(([name, sources]) => `${name} ${sources.join(' ')}`).join('; ');
 }
 
-/** The report-only variant: the enforced policy plus its reporting endpoints. */
-export function contentSecurityPolicyReportOnly(env: NodeJS.ProcessEnv = process.env): string {
-  return `${contentSecurityPolicy(env)}; report-uri /api/csp-report; report-to csp-endpoint`;
-}
-
 // The variables are read on every response; only the policy built from the same two values is reused, which
 // also logs an invalid value's warning once instead of on every response.
 let cached: { connect: string | undefined; frame: string | undefined; headers: Readonly<Record<string, string>> } | undefined;
