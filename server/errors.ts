@@ -13,7 +13,7 @@ export class HttpError extends Error {
 }
 
 /**
- * The specification's ValueError: a client mistake, reported as 400 with its text. Path sanitizing (4.0) is
+ * The specification's ValueError: a client mistake, reported as 400 with its text. Path sanitizing (spec-notes 4.0) is
  * for the server's own exception texts; a text that quotes what the client sent (an archive member's name,
  * absolute or not) is `verbatim` and reaches the client as the client spelled it (redacted all the same).
  */
@@ -81,7 +81,7 @@ export function diskFullAs(text: string): (err: unknown) => never {
 export const DISK_FULL_UPLOAD = 'Not enough disk space to store the upload';
 export const DISK_FULL_EXTRACT = 'Not enough disk space to extract the archive';
 
-/** Node's errno codes that mean the peer went away while we were writing (section 1's disconnect rule). */
+/** Node's errno codes that mean the peer went away while we were writing (spec-notes 1, client disconnects). */
 const DISCONNECT_CODES = new Set([
   'EPIPE',
   'ECONNRESET',
@@ -96,7 +96,7 @@ const DISCONNECT_CODES = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
-/** True for the client-disconnect conditions of section 1: swallowed and logged at debug level only. */
+/** True for the client-disconnect conditions of spec-notes 1: swallowed and logged at debug level only. */
 export function isClientDisconnect(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   const code = (err as { code?: unknown }).code;

@@ -1,4 +1,4 @@
-// Safe names for what clients send (section 4.3 step 4 and the duplicate-name rule of 4.3 step 6): a client's
+// Safe names for what clients send (spec-notes 4.3 step 4 and the duplicate-name rule of 4.3 step 6): a client's
 // file name is never trusted; it becomes one path component that is valid on every platform Satchel ships on.
 import { ValueError } from './errors.js';
 
@@ -76,7 +76,7 @@ export function portableName(name: string, maxChars = MAX_NAME_CHARS): string {
 }
 
 /**
- * 4.3 step 4: final `/` component, non-word characters to `_`, 200 characters, then made portable
+ * spec-notes 4.3 step 4: final `/` component, non-word characters to `_`, 200 characters, then made portable
  * (portableName). Empty or dots only: null. A name that merely starts with dots (`..config.txt`) is ordinary.
  */
 export function sanitizeName(raw: string, maxChars = MAX_NAME_CHARS): string | null {

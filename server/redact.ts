@@ -1,4 +1,4 @@
-// Credential redaction of response text (specification 4.0, README "Readings of the specification").
+// Credential redaction of response text (spec-notes 4.0, "Redaction").
 //
 // Design: private-key blocks are cut out first (so no other rule can swallow a BEGIN marker and leak the key
 // body); every other rule runs in ONE left-to-right pass over the ORIGINAL text. A rule that fires masks a token
@@ -395,7 +395,7 @@ function redactUncached(text: string): string {
 
 const memo = new Map<string, string>();
 
-/** Mask every credential in `text` (specification 4.0). Never throws; a non-string is returned unchanged. */
+/** Mask every credential in `text` (spec-notes 4.0). Never throws; a non-string is returned unchanged. */
 export function redact(text: string): string {
   if (typeof text !== 'string' || text.length === 0) return text;
   if (text.length > MEMO_MAX_CHARS) return redactUncached(text);

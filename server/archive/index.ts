@@ -1,4 +1,4 @@
-// Safe archive extraction (section 4.4): the engine behind the upload handlers. The handlers decide where
+// Safe archive extraction (spec-notes 4.4): the engine behind the upload handlers. The handlers decide where
 // an archive goes; this module decides what of it reaches the disk.
 import { randomInt } from 'node:crypto';
 import path from 'node:path';
@@ -11,9 +11,9 @@ import { MemberWriter } from './safe-write.js';
 
 export { MAX_ARCHIVE_MEMBERS, EXTRACT_CHUNK_BYTES } from './limits.js';
 
-/** Random-suffix attempts after the plain stem is taken (section 8). */
+/** Random-suffix attempts after the plain stem is taken (spec-notes 8). */
 export const EXTRACTION_DIR_ATTEMPTS = 1000;
-/** Default extracted-bytes cap, as a multiple of the upload cap (section 8). */
+/** Default extracted-bytes cap, as a multiple of the upload cap (spec-notes 8). */
 export const EXTRACTED_CAP_FACTOR = 10;
 export const MAX_EXTRACTED_ENV = 'SATCHEL_WEBUI_MAX_EXTRACTED_MB';
 const MIB = 1024 * 1024;
@@ -108,7 +108,7 @@ export interface ExtractResult {
 /** Extract `archivePath` (kind from `filename`) into `destDir` (already created, a child of `base`), reached
  *  through the base's descriptor. The archive itself is read by path: pass a file outside any tree another
  *  process may rearrange (the staged upload).
- *  Throws ValueError with the exact texts of 4.4 (too many files, Zip-slip/Tar-slip blocked: <name>,
+ *  Throws ValueError with the exact texts of spec-notes 4.4 (too many files, Zip-slip/Tar-slip blocked: <name>,
  *  Extraction too large ... possible zip bomb); on ANY failure removes destDir entirely before rethrowing.
  *  Other failures (corrupt archive) throw a non-ValueError (the handler maps it to 500 Archive extraction failed).
  *  Members with the same name (or that clash on a case-insensitive disk): the first one is kept and later

@@ -1,10 +1,10 @@
-// The extraction limits of section 8 and the client-facing texts of section 4.4, in one place so the zip and
+// The extraction limits of spec-notes 8 and the client-facing texts of spec-notes 4.4, in one place so the zip and
 // tar engines cannot drift apart on wording.
 import { ValueError } from '../errors.js';
 
-/** More members than this is treated as an archive bomb (section 8). */
+/** More members than this is treated as an archive bomb (spec-notes 8). */
 export const MAX_ARCHIVE_MEMBERS = 10000;
-/** Member data is written in pieces of at most this many bytes (section 8). */
+/** Member data is written in pieces of at most this many bytes (spec-notes 8). */
 export const EXTRACT_CHUNK_BYTES = 65536;
 
 export function tooManyMembers(): ValueError {

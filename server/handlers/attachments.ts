@@ -1,4 +1,4 @@
-// POST /api/upload (4.3) and POST /api/upload/extract (4.4): a file or an archive into a session's
+// POST /api/upload (spec-notes 4.3) and POST /api/upload/extract (spec-notes 4.4): a file or an archive into a session's
 // attachment directory.
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -27,7 +27,7 @@ export function attachmentRoot(stateDir: string, env: NodeJS.ProcessEnv = proces
   return path.join(stateDir, 'attachments');
 }
 
-/** 4.3 step 5: `<root>/<session dir>`, created, held open and proven to stay inside the root after symlinks
+/** spec-notes 4.3 step 5: `<root>/<session dir>`, created, held open and proven to stay inside the root after symlinks
  *  (files.ts mkdirInside). The caller closes it. */
 export async function sessionAttachmentDir(stateDir: string, sessionId: string): Promise<AnchoredDir> {
   const root = attachmentRoot(stateDir);
@@ -42,7 +42,7 @@ export async function sessionAttachmentDir(stateDir: string, sessionId: string):
   }
 }
 
-/** 4.3 steps 2 and 3 (shared with 4.4): the file part, its name, and a session the caller may see. */
+/** spec-notes 4.3 steps 2 and 3 (shared with 4.4): the file part, its name, and a session the caller may see. */
 function fileAndSession(input: HandlerInput, form: Multipart): { file: StagedFile; sessionId: string } {
   const file = form.requireFile('file');
   const session = visibleSession(input.app.sessions, form.fields.get('session_id'), input.profile);

@@ -1,4 +1,4 @@
-// POST /api/transcribe (4.5) and GET /api/transcribe/capability (4.6).
+// POST /api/transcribe and GET /api/transcribe/capability (spec-notes 4.5).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';

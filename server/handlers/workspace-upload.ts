@@ -1,4 +1,4 @@
-// POST /api/workspace/upload (4.7): files into the session's workspace, archives unpacked in place, Office
+// POST /api/workspace/upload (spec-notes 4.7): files into the session's workspace, archives unpacked in place, Office
 // documents given a Markdown preview beside them.
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -46,7 +46,7 @@ function targetProblem(root: string, target: string, allowHidden: boolean): stri
   return null;
 }
 
-/** 4.7 step 3: the target directory, created, held open, proven inside the workspace after symlinks are
+/** spec-notes 4.7 step 3: the target directory, created, held open, proven inside the workspace after symlinks are
  *  resolved, and neither a credential store nor (unless asked for) hidden, by its name or by where a link on
  *  the way led. Directories it made are pushed onto `created` (parents first). The caller closes it. */
 export async function uploadTarget(workspace: string, requested: string, created?: string[], allowHidden = false): Promise<AnchoredDir> {

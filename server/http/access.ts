@@ -1,5 +1,5 @@
 // Access control for a server every local process and every visited web page can reach (README.md
-// "Access"): a loopback Host (stops DNS rebinding), same-origin state changes (stops CSRF) and an access token
+// "Security model"): a loopback Host (stops DNS rebinding), same-origin state changes (stops CSRF) and an access token
 // on the API (stops other local users' pages and processes).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';

@@ -1,4 +1,4 @@
-// JSON request bodies of the non-upload POST handlers, bounded at 20 MiB (section 8) and by an idle deadline:
+// JSON request bodies of the non-upload POST handlers, bounded at 20 MiB (spec-notes 8) and by an idle deadline:
 // a client that declares a body and then sends nothing cannot hold the request open.
 import { HttpError } from '../errors.js';
 import { framingRefusal } from './framing.js';

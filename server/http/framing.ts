@@ -1,4 +1,4 @@
-// Request framing as the specification defines it (section 4.0, "Connection-reuse protection"). It is judged
+// Request framing as the specification defines it (spec-notes 4.0, "Connection reuse"). It is judged
 // from the raw header lines, never from the method, and the same code judges both the requests Node hands to
 // us and the raw bytes of requests Node's parser refused (see clienterror.ts).
 
@@ -16,13 +16,13 @@ export interface Framing {
 const DIGITS = /^[0-9]+$/;
 const MAX_ECHOED_CODING_CHARS = 100;
 
-/** The 411 text of 4.1 check 1, the coding shortened so a huge header is not echoed back whole. */
+/** The 411 text of spec-notes 4.1 (first check), the coding shortened so a huge header is not echoed back whole. */
 export function transferEncodingError(coding: string): string {
   const shown = coding.length > MAX_ECHOED_CODING_CHARS ? coding.slice(0, MAX_ECHOED_CODING_CHARS) + '…' : coding;
   return `Unsupported Transfer-Encoding: ${shown} (uploads must send an undecoded body with a Content-Length)`;
 }
 
-/** The framing verdict as an answer: checks 1 and 2 of 4.1, in order; undefined when the framing is readable. */
+/** The framing verdict as an answer: the first two checks of spec-notes 4.1, in order; undefined when the framing is readable. */
 export function framingRefusal(framing: Framing): [number, string] | undefined {
   if (framing.transferEncoding !== undefined) return [411, transferEncodingError(framing.transferEncoding)];
   if (framing.contentLengthUnreadable) return [400, 'Invalid Content-Length'];

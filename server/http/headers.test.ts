@@ -15,7 +15,7 @@ function captureWarnings(): string[] {
 }
 
 describe('Content-Security-Policy', () => {
-  it('is exactly the README policy without extras', () => {
+  it('is exactly the policy of spec-notes 4.0 without extras', () => {
     expect(contentSecurityPolicy({})).toBe(EXACT);
   });
 

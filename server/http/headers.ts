@@ -1,4 +1,4 @@
-// Security headers and the Content-Security-Policy of section 4.0, with the origins README.md fixes.
+// Security headers and the Content-Security-Policy of spec-notes 4.0; the operator extras are README.md "Configuration".
 // The operator extras are read from the environment on every response, as the specification requires, so a
 // changed variable takes effect without a restart.
 import { log } from '../log.js';

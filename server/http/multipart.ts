@@ -1,4 +1,4 @@
-// Multipart parsing for the four upload handlers (section 4.1), streaming every file part to a staging file:
+// Multipart parsing for the four upload handlers (spec-notes 4.1), streaming every file part to a staging file:
 // server memory stays flat whatever the upload's size. The parse either yields fully written staged files or
 // fails with nothing left behind — staged files are removed on every failure path, a gone client included.
 import { randomBytes } from 'node:crypto';
@@ -35,12 +35,12 @@ export interface Multipart {
   fields: Map<string, string>;
   /** Every file part in arrival order (a replaced one included: cleanup needs them all). */
   files: StagedFile[];
-  /** 4.1: one file part per field name, a later part replacing an earlier one; fields in first-seen order. */
+  /** spec-notes 4.1: one file part per field name, a later part replacing an earlier one; fields in first-seen order. */
   fileParts(): StagedFile[];
   /** The last file part of this field name (a later part replaces an earlier one). */
   file(field: string): StagedFile | undefined;
   /**
-   * The file part of `field` with its name (4.3 step 2): 400 `No file field in request` when there is none,
+   * The file part of `field` with its name (spec-notes 4.3 step 2): 400 `No file field in request` when there is none,
    * `No filename in upload` when the part came with an empty `filename=""`.
    */
   requireFile(field: string): StagedFile;
@@ -63,7 +63,7 @@ export function boundaryOf(contentType: string | undefined): string | undefined 
   return token ? token : undefined;
 }
 
-/** The framing checks of 4.1, in their order, before a byte of the body is read. */
+/** The framing checks of spec-notes 4.1, in their order, before a byte of the body is read. */
 export function checkUploadFraming(ctx: RequestContext, capBytes: number): number {
   const { framing } = ctx;
   const refusal = framingRefusal(framing);

@@ -1,4 +1,4 @@
-// Response helpers of section 4.0. Every response leaves through here (clienterror.ts builds its refusals for
+// Response helpers of spec-notes 4.0. Every response leaves through here (clienterror.ts builds its refusals for
 // bytes Node's parser refused with the same `jsonResponse`), so the security headers, queued cookies and the
 // connection-close rule cannot be forgotten by a handler.
 import type { IncomingMessage, ServerResponse } from 'node:http';

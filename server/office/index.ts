@@ -1,4 +1,4 @@
-// Office sidecars (section 4.7 step 7): a Markdown preview `<name>.md` written beside an uploaded .docx,
+// Office sidecars (spec-notes 4.7 step 7): a Markdown preview `<name>.md` written beside an uploaded .docx,
 // .xlsx or .pptx. The zip is guarded before any parser sees it, the preview is capped, and the sidecar is
 // either written completely or not at all.
 import fs from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// Server-sent events (GET /api/events). A client that stalls or goes away is a normal disconnect (section 1):
+// Server-sent events (GET /api/events). A client that stalls or goes away is a normal disconnect (spec-notes 1):
 // it is dropped quietly, and a slow client can never make the server buffer without bound.
 import { EventEmitter } from 'node:events';
 import { HttpError } from '../errors.js';

@@ -1,4 +1,4 @@
-// Safe file names and exclusive placement (sections 4.3 steps 4-7 and 4.7 steps 4-5). A name is never trusted:
+// Safe file names and exclusive placement (spec-notes 4.3 steps 4-7 and 4.7 steps 4-5). A name is never trusted:
 // it is sanitized, de-duplicated, and the final create is exclusive, never follows a symlink, and happens in a
 // directory held open (anchored.ts), so a directory swapped for a symlink meanwhile cannot redirect it.
 import fs from 'node:fs';

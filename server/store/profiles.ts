@@ -22,7 +22,7 @@ export function profileCookie(name: string): string {
   return `${PROFILE_COOKIE}=${name}; Path=/; SameSite=Strict`;
 }
 
-/** Section 2: a session is visible when its profile matches; a non-string profile counts as none (default). */
+/** spec-notes 2: a session is visible when its profile matches; a non-string profile counts as none (default). */
 export function sessionVisible(sessionProfile: unknown, active: string): boolean {
   const owner = typeof sessionProfile === 'string' && sessionProfile !== '' ? sessionProfile : DEFAULT_PROFILE;
   return owner === active;

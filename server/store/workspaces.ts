@@ -1,4 +1,4 @@
-// Trusted workspace roots (README.md "Workspaces"). A session's workspace is where workspace uploads land, so
+// Trusted workspace roots (README.md "Security model"). A session's workspace is where workspace uploads land, so
 // only folders the user vouched for qualify: under the home folder, under the default workspace, or added
 // explicitly — and never a system directory, a credential store (~/.ssh, ~/.aws …) or a folder other users
 // can write to, even when it is technically under a trusted root.
