@@ -1,12 +1,16 @@
-// Server configuration: environment variables, overridden by command-line flags. Values that the
-// specification says are "read on each request" (CSP extras, the extraction cap) are NOT captured here;
-// their modules read process.env at the moment they are needed.
+// Server configuration read once at start: the settings table's start-time rows (settings/table.ts), the
+// environment overridden by command-line flags. Values the specification says are "read on each request"
+// (CSP extras, the extraction cap, the attachment folder) are NOT captured here; their readers ask the table
+// at the moment they need them.
 import os from 'node:os';
 import path from 'node:path';
+import { expandUser } from './settings/parsers.js';
+import { DEFAULT_HOST, DEFAULT_MAX_UPLOAD_MB, readSetting, SETTINGS, type FlagSettingName } from './settings/table.js';
 
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_MAX_UPLOAD_MB = 100;
+export { expandUser } from './settings/parsers.js';
+export { DEFAULT_HOST, DEFAULT_MAX_UPLOAD_MB } from './settings/table.js';
 export const APP_DIR_NAME = 'Satchel';
+const BYTES_PER_MIB = 1024 * 1024;
 
 export interface ServerConfig {
   host: string;
@@ -38,45 +42,29 @@ export function defaultStateDir(env: NodeJS.ProcessEnv = process.env, platform =
   return path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), APP_DIR_NAME);
 }
 
-/** `~` and `~/x` expand to the user's home; anything else is returned unchanged. */
-export function expandUser(p: string): string {
-  if (p === '~') return os.homedir();
-  if (p.startsWith('~/') || p.startsWith('~\\')) return path.join(os.homedir(), p.slice(2));
-  return p;
-}
-
-function positiveNumber(raw: string | undefined): number | undefined {
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const n = Number(raw.trim());
-  return Number.isFinite(n) && n > 0 ? n : undefined;
-}
-
-function port(raw: string | undefined): number | undefined {
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const n = Number(raw.trim());
-  return Number.isInteger(n) && n >= 0 && n <= 65535 ? n : undefined;
-}
-
-export interface CliFlags {
-  host?: string;
-  port?: string;
-  stateDir?: string;
-}
+/** The settings a command-line flag can set (rows of the table with a `flag`), as typed. */
+export type CliFlags = { [N in FlagSettingName]?: string };
 
 /** Build the configuration from the environment, then flags (flags win). Throws on an invalid flag. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: CliFlags = {}): ServerConfig {
-  const flagPort = flags.port === undefined ? undefined : port(flags.port);
-  if (flags.port !== undefined && flagPort === undefined) throw new Error(`Invalid --port: ${flags.port}`);
-  const stateDir = flags.stateDir || env.SATCHEL_WEBUI_STATE_DIR?.trim() || defaultStateDir(env);
-  const maxUploadMb = positiveNumber(env.SATCHEL_WEBUI_MAX_UPLOAD_MB) ?? DEFAULT_MAX_UPLOAD_MB;
-  const defaultWorkspace = env.SATCHEL_WEBUI_DEFAULT_WORKSPACE?.trim();
+  const portFlag = SETTINGS.port.flag;
+  const flagPort = flags.port === undefined ? undefined : SETTINGS.port.parse(flags.port, flagContext(portFlag));
+  if (flags.port !== undefined && flagPort === undefined) throw new Error(`Invalid ${portFlag}: ${flags.port}`);
+  // A flag's value is taken as typed (not trimmed): the shell already split the words.
+  const stateDir = flags.stateDir
+    ? path.resolve(expandUser(flags.stateDir))
+    : (readSetting('stateDir', env) ?? path.resolve(expandUser(defaultStateDir(env))));
   return {
-    host: flags.host || env.SATCHEL_WEBUI_HOST?.trim() || DEFAULT_HOST,
-    port: flagPort ?? port(env.SATCHEL_WEBUI_PORT) ?? 0,
-    stateDir: path.resolve(expandUser(stateDir)),
-    token: env.SATCHEL_WEBUI_TOKEN?.trim() || undefined,
-    maxUploadBytes: Math.floor(maxUploadMb * 1024 * 1024),
-    defaultWorkspace: defaultWorkspace ? path.resolve(expandUser(defaultWorkspace)) : undefined,
-    preloadSpeech: !['0', 'false', 'no', 'off'].includes((env.SATCHEL_STT_PRELOAD ?? '').trim().toLowerCase()),
+    host: flags.host || readSetting('host', env) || DEFAULT_HOST,
+    port: flagPort ?? readSetting('port', env) ?? 0,
+    stateDir,
+    token: readSetting('token', env),
+    maxUploadBytes: Math.floor((readSetting('maxUploadMb', env) ?? DEFAULT_MAX_UPLOAD_MB) * BYTES_PER_MIB),
+    defaultWorkspace: readSetting('defaultWorkspace', env),
+    preloadSpeech: readSetting('sttPreload', env) ?? true,
   };
+}
+
+function flagContext(key: string) {
+  return { key, source: 'flag' as const, warn: () => {} };
 }
