@@ -1,63 +1,43 @@
-// `npm run serve` / `--server-only`: the headless server. Prints the tokened URL once, stops cleanly on
-// SIGINT/SIGTERM (in-flight uploads finish or are cleaned up).
+// `npm run serve`, and `node dist/main/index.js --server-only` under plain Node: the headless server. The
+// flags are parsed by the parser the desktop app's `--server-only` uses (settings/args.ts), and the server
+// runs, prints its URL and stops exactly as there (headless.ts).
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
-import { loadConfig } from './config.js';
+import { loadConfig, type ServerConfig } from './config.js';
+import { runHeadless } from './headless.js';
 import { startServer } from './index.js';
 import { log } from './log.js';
+import { parseServerArgs, USAGE } from './settings/args.js';
 
-export const USAGE = 'Usage: satchel-serve [--port N] [--host H] [--state-dir DIR]';
+export { USAGE } from './settings/args.js';
+export const EXIT_USAGE = 2;
+export const EXIT_START_FAILED = 1;
 
 export async function runCli(argv: string[]): Promise<void> {
-  let values;
+  let config: ServerConfig;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        'state-dir': { type: 'string' },
-        'server-only': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
+    const args = parseServerArgs(argv, 'reject');
+    if (args.help) {
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    }
+    config = loadConfig(process.env, args.flags);
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
-    process.exitCode = 2;
+    process.exitCode = EXIT_USAGE;
     return;
   }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
-  let config;
-  try {
-    config = loadConfig(process.env, { port: values.port, host: values.host, stateDir: values['state-dir'] });
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
-    process.exitCode = 2;
-    return;
-  }
-  // Signal handlers go in before the ready line: a caller may signal the moment it reads it.
-  let stopping = false;
-  let server: Awaited<ReturnType<typeof startServer>> | undefined;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info(`${signal} received, shutting down`);
-    void (server ? server.close() : Promise.resolve()).then(() => process.exit(0));
-  };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  server = await startServer(config);
-  process.stdout.write(`Satchel is running at ${server.tokenUrl}\n`);
+  await runHeadless({
+    start: () => startServer(config),
+    print: (line) => process.stdout.write(`${line}\n`),
+    signals: process,
+    exit: (code) => process.exit(code),
+    onError: (err) => log.error('Closing the server failed:', err),
+  });
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   runCli(process.argv.slice(2)).catch((err) => {
     process.stderr.write(`Satchel could not start: ${(err as Error).message}\n`);
-    process.exit(1);
+    process.exit(EXIT_START_FAILED);
   });
 }
