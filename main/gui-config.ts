@@ -1,6 +1,7 @@
 // The window's server settings. The desktop window always talks to 127.0.0.1; its state lives in Electron's
 // user-data folder unless the user chose another; and its port is remembered unless the user fixed one.
 import type { CliFlags, ServerConfig } from '../server/config.js';
+import { isSettingSet } from '../server/settings/table.js';
 import { LOOPBACK_HOST } from './access-cookie.js';
 
 export interface GuiServerPlan {
@@ -15,8 +16,8 @@ export function guiServerPlan(
   env: NodeJS.ProcessEnv,
   userDataDir: string,
 ): GuiServerPlan {
-  const stateChosen = flags.stateDir !== undefined || !!env.SATCHEL_WEBUI_STATE_DIR?.trim();
-  const portChosen = flags.port !== undefined || !!env.SATCHEL_WEBUI_PORT?.trim();
+  const stateChosen = flags.stateDir !== undefined || isSettingSet('stateDir', env);
+  const portChosen = flags.port !== undefined || isSettingSet('port', env);
   return {
     config: {
       ...loaded,

@@ -1,8 +1,9 @@
 // Where the packaged app keeps the speech model: electron-builder copies models/moonshine-tiny into the
 // resources folder (extraResources), outside the asar archive, because onnxruntime reads it with native I/O.
 import path from 'node:path';
+import { SETTINGS } from '../server/settings/table.js';
 
-export const STT_MODEL_ENV = 'SATCHEL_STT_MODEL_DIR';
+export const STT_MODEL_ENV = SETTINGS.sttModelDir.env;
 export const PACKAGED_MODEL_SUBDIR = path.join('models', 'moonshine-tiny');
 
 export interface PackagingFacts {

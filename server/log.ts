@@ -4,6 +4,7 @@
 // (debug, info, warn, error, silent).
 import { CONTROL_CHARS } from './names.js';
 import { redact } from './redact.js';
+import { DEFAULT_LOG_LEVEL, readSetting } from './settings/table.js';
 
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
 export type LogLevel = keyof typeof LEVELS;
@@ -12,7 +13,7 @@ type Sink = (line: string) => void;
 let sink: Sink = (line) => process.stderr.write(line + '\n');
 
 function threshold(): number {
-  const name = (process.env.SATCHEL_LOG_LEVEL ?? 'info').toLowerCase();
+  const name = readSetting('logLevel') ?? DEFAULT_LOG_LEVEL;
   return LEVELS[name as LogLevel] ?? LEVELS.info;
 }
 

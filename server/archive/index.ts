@@ -5,6 +5,7 @@ import path from 'node:path';
 import { ValueError } from '../errors.js';
 import { AnchoredDir } from '../store/anchored.js';
 import { log } from '../log.js';
+import { readSetting, SETTINGS } from '../settings/table.js';
 import { extractTar } from './tar.js';
 import { extractZip } from './zip.js';
 import { MemberWriter } from './safe-write.js';
@@ -15,7 +16,7 @@ export { MAX_ARCHIVE_MEMBERS, EXTRACT_CHUNK_BYTES } from './limits.js';
 export const EXTRACTION_DIR_ATTEMPTS = 1000;
 /** Default extracted-bytes cap, as a multiple of the upload cap (spec-notes 8). */
 export const EXTRACTED_CAP_FACTOR = 10;
-export const MAX_EXTRACTED_ENV = 'SATCHEL_WEBUI_MAX_EXTRACTED_MB';
+export const MAX_EXTRACTED_ENV = SETTINGS.maxExtractedMb.env;
 const MIB = 1024 * 1024;
 
 export type ArchiveKind = 'zip' | 'tar' | 'tar.gz' | 'tar.bz2' | 'tar.xz';
@@ -49,12 +50,8 @@ export function archiveStem(filename: string): string {
 /** Extracted-bytes cap: SATCHEL_WEBUI_MAX_EXTRACTED_MB (positive decimal MiB, read on each call; invalid or
  *  non-positive ignored) else 10 × uploadCapBytes. */
 export function maxExtractedBytes(uploadCapBytes: number, env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env[MAX_EXTRACTED_ENV]?.trim() ?? '';
-  if (/^(?:\d+(?:\.\d*)?|\.\d+)$/.test(raw)) {
-    const mib = Number(raw);
-    if (Number.isFinite(mib) && mib > 0) return Math.max(1, Math.floor(mib * MIB));
-  }
-  return EXTRACTED_CAP_FACTOR * uploadCapBytes;
+  const mib = readSetting('maxExtractedMb', env);
+  return mib === undefined ? EXTRACTED_CAP_FACTOR * uploadCapBytes : Math.max(1, Math.floor(mib * MIB));
 }
 
 /** The directory an extraction happens in: an anchored directory, or a path (anchored here as a trusted root). */

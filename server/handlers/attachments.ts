@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { HandlerInput } from '../http/app.js';
 import type { AnchoredDir } from '../store/anchored.js';
 import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes } from '../archive/index.js';
-import { expandUser } from '../config.js';
+import { readSetting, SETTINGS } from '../settings/table.js';
 import { DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../errors.js';
 import { mkdirInside, placeUnique } from '../store/files.js';
 import { guessMime } from '../mime.js';
@@ -18,13 +18,11 @@ import { log } from '../log.js';
 import { visibleSession } from '../store/profiles.js';
 
 export const MAX_SESSION_DIR_CHARS = 120;
-export const ATTACHMENT_DIR_ENV = 'SATCHEL_WEBUI_ATTACHMENT_DIR';
+export const ATTACHMENT_DIR_ENV = SETTINGS.attachmentDir.env;
 
 /** SATCHEL_WEBUI_ATTACHMENT_DIR when set and not blank (with `~` expanded), else `<state>/attachments`. */
 export function attachmentRoot(stateDir: string, env: NodeJS.ProcessEnv = process.env): string {
-  const configured = env[ATTACHMENT_DIR_ENV];
-  if (configured && configured.trim() !== '') return path.resolve(expandUser(configured.trim()));
-  return path.join(stateDir, 'attachments');
+  return readSetting('attachmentDir', env) ?? path.join(stateDir, 'attachments');
 }
 
 /** spec-notes 4.3 step 5: `<root>/<session dir>`, created, held open and proven to stay inside the root after symlinks

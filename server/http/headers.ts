@@ -2,9 +2,10 @@
 // The operator extras are read from the environment on every response, as the specification requires, so a
 // changed variable takes effect without a restart.
 import { log } from '../log.js';
+import { rawSetting, SETTINGS } from '../settings/table.js';
 
-export const CONNECT_EXTRA_ENV = 'SATCHEL_WEBUI_CSP_CONNECT_EXTRA';
-export const FRAME_EXTRA_ENV = 'SATCHEL_WEBUI_CSP_FRAME_EXTRA';
+export const CONNECT_EXTRA_ENV = SETTINGS.cspConnectExtra.env;
+export const FRAME_EXTRA_ENV = SETTINGS.cspFrameExtra.env;
 
 const ACCESS_PROXY_ORIGIN = 'https://*.cloudflareaccess.com';
 const CDN_ORIGIN = 'https://cdn.jsdelivr.net';
@@ -41,8 +42,8 @@ export function parseCspExtra(name: string, raw: string | undefined, pattern: Re
 
 /** The enforced policy, extras included, built from the environment at the time of the call. */
 export function contentSecurityPolicy(env: NodeJS.ProcessEnv = process.env): string {
-  const connectExtra = parseCspExtra(CONNECT_EXTRA_ENV, env[CONNECT_EXTRA_ENV], CONNECT_ENTRY);
-  const frameExtra = parseCspExtra(FRAME_EXTRA_ENV, env[FRAME_EXTRA_ENV], FRAME_ENTRY);
+  const connectExtra = parseCspExtra(CONNECT_EXTRA_ENV, rawSetting('cspConnectExtra', env), CONNECT_ENTRY);
+  const frameExtra = parseCspExtra(FRAME_EXTRA_ENV, rawSetting('cspFrameExtra', env), FRAME_ENTRY);
   const directives: [string, string[]][] = [
     ['default-src', ["'self'", ACCESS_PROXY_ORIGIN]],
     ['object-src', ["'none'"]],
@@ -68,8 +69,8 @@ let cached: { connect: string | undefined; frame: string | undefined; headers: R
 
 /** The headers every response carries, errors and parser rejections included. */
 export function securityHeaders(env: NodeJS.ProcessEnv = process.env): Readonly<Record<string, string>> {
-  const connect = env[CONNECT_EXTRA_ENV];
-  const frame = env[FRAME_EXTRA_ENV];
+  const connect = rawSetting('cspConnectExtra', env);
+  const frame = rawSetting('cspFrameExtra', env);
   if (cached && cached.connect === connect && cached.frame === frame) return cached.headers;
   const headers = Object.freeze({
     'X-Content-Type-Options': 'nosniff',

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { log } from '../log.js';
+import { SETTINGS } from '../settings/table.js';
 import { decodeToPcm16k, SAMPLE_RATE } from './audio.js';
 import { isSilence, splitAtSilences } from './chunk.js';
 import { DECODER_FILE, ENCODER_FILE, MoonshineModel } from './moonshine.js';
@@ -20,7 +21,7 @@ export const MODEL_FILE_BYTES: Record<string, number> = {
   [ENCODER_FILE]: 7_937_661,
   [DECODER_FILE]: 20_243_286,
 };
-export const MODEL_DIR_ENV = 'SATCHEL_STT_MODEL_DIR';
+export const MODEL_DIR_ENV = SETTINGS.sttModelDir.env;
 const MODEL_SUBDIR = path.join('models', 'moonshine-tiny');
 
 /**
