@@ -1,0 +1,118 @@
+// multipart.ts through the upload routes: the spec-notes 4.1 checks, in order, before a byte of the body is read.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { multipartBody, parseResponses, rawExchange, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+
+const BOUNDARY = 'satchelBoundary7MA4YWxk';
+let srv: TestServer;
+let session: string;
+
+beforeAll(async () => {
+  srv = await startTestServer({ maxUploadBytes: 8 * 1024 * 1024 });
+  session = await srv.newSession();
+});
+afterAll(async () => {
+  await srv.stop();
+});
+
+type Part = Parameters<typeof multipartBody>[1][number];
+
+async function post(pathname: string, parts: Part[], headers: Record<string, string> = {}) {
+  const res = await srv.api(pathname, {
+    method: 'POST',
+    body: new Uint8Array(multipartBody(BOUNDARY, parts)),
+    headers: { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`, ...headers },
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
+async function stagingEmpty(): Promise<void> {
+  expect(await fs.readdir(path.join(srv.stateDir, 'staging'))).toEqual([]);
+}
+
+describe('4.1 framing checks, in order, before the body', () => {
+  const head = (lines: string[]) => lines.join('\r\n') + '\r\n\r\n';
+  const base = () => [`POST /api/upload HTTP/1.1`, `Host: 127.0.0.1:${srv.port}`, `Authorization: Bearer ${TEST_TOKEN}`];
+
+  it('413 with the cap in whole MiB when the declared length is over the cap, and closes', async () => {
+    const { text, closed } = await rawExchange(srv.port, head([...base(), 'Content-Type: multipart/form-data; boundary=x', `Content-Length: ${8 * 1024 * 1024 + 1}`]));
+    expect(closed).toBe(true);
+    const [res] = parseResponses(text);
+    expect(res!.status).toBe(413);
+    expect(JSON.parse(res!.body)).toEqual({ error: 'File too large (max 8MB)' });
+    expect(res!.headers.filter(([n]) => n === 'connection')).toEqual([['connection', 'close']]);
+  });
+
+  it('413 comes before the boundary check', async () => {
+    const { text } = await rawExchange(srv.port, head([...base(), 'Content-Type: text/plain', `Content-Length: ${9 * 1024 * 1024}`]));
+    expect(parseResponses(text)[0]!.status).toBe(413);
+  });
+
+  it('400 No boundary, closing only when a body is declared', async () => {
+    const withBody = await rawExchange(srv.port, head([...base(), 'Content-Type: multipart/form-data', 'Content-Length: 5']) + 'hello');
+    const [a] = parseResponses(withBody.text);
+    expect(a!.status).toBe(400);
+    expect(JSON.parse(a!.body)).toEqual({ error: 'No boundary in Content-Type' });
+    expect(a!.header('connection')).toBe('close');
+
+    const noBody = await rawExchange(
+      srv.port,
+      head([...base(), 'Content-Type: multipart/form-data', 'Content-Length: 0']) + head([`GET /api/health/agent HTTP/1.1`, `Host: 127.0.0.1`, 'Connection: close']),
+    );
+    const responses = parseResponses(noBody.text);
+    expect(responses.map((r) => r.status)).toEqual([400, 200]);
+    expect(responses[0]!.header('connection')).not.toBe('close');
+  });
+
+  it('accepts a quoted boundary', async () => {
+    const res = await srv.api('/api/upload', {
+      method: 'POST',
+      body: new Uint8Array(multipartBody(BOUNDARY, [{ name: 'session_id', content: session }, { name: 'file', filename: 'q.txt', content: 'quoted' }])),
+      headers: { 'Content-Type': `multipart/form-data; boundary="${BOUNDARY}"` },
+    });
+    expect(res.status).toBe(200);
+  });
+
+  it('400 on a malformed multipart body, nothing staged', async () => {
+    const body = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\npartial data without the end`;
+    const res = await srv.api('/api/upload', { method: 'POST', body, headers: { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toMatch(/^Malformed multipart body/);
+    await stagingEmpty();
+  });
+});
+
+describe('4.1 on workspace upload: one file part per field name', () => {
+  it('a later part with the same field name replaces the earlier one; distinct names all count', async () => {
+    const id = await srv.newSession();
+    const ws = await fs.realpath(srv.workspace);
+    const { status, body } = await post('/api/workspace/upload', [
+      { name: 'session_id', content: id },
+      { name: 'path', content: 'fields' },
+      { name: 'file', filename: 'first.txt', content: 'replaced' },
+      { name: 'file1', filename: 'one.txt', content: '1' },
+      { name: 'file', filename: 'second.txt', content: 'kept' },
+      { name: 'file2', filename: 'two.txt', content: '2' },
+    ]);
+    expect(status).toBe(200);
+    expect(body.count).toBe(3);
+    expect(body.files.map((f: { filename: string }) => f.filename)).toEqual(['second.txt', 'one.txt', 'two.txt']);
+    expect((await fs.readdir(path.join(ws, 'fields'))).sort()).toEqual(['one.txt', 'second.txt', 'two.txt']);
+    await stagingEmpty();
+  });
+});
+
+describe('uploads with a boundary on the wrong media type', () => {
+  it.each(['text/plain; boundary=X', 'multipart/mixed; boundary=X', 'application/x-www-form-urlencoded; boundary=X'])('%s is 400 Invalid multipart form data', async (type) => {
+    const res = await srv.api('/api/upload', { method: 'POST', headers: { 'Content-Type': type }, body: '--X\r\n\r\n--X--\r\n' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'Invalid multipart form data' });
+  });
+
+  it('still answers No boundary in Content-Type first', async () => {
+    const res = await srv.api('/api/upload', { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: 'x' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'No boundary in Content-Type' });
+  });
+});

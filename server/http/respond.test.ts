@@ -1,0 +1,85 @@
+// The response conventions of respond.ts (spec-notes 4.0) as a client receives them over a real socket.
+import http from 'node:http';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startTestServer();
+});
+afterAll(async () => {
+  await srv.stop();
+});
+
+const SECURITY = ['x-content-type-options', 'x-frame-options', 'referrer-policy', 'permissions-policy', 'content-security-policy'];
+
+function expectSecurityHeaders(get: (name: string) => string | null | undefined): void {
+  for (const name of SECURITY) expect(get(name), name).toBeTruthy();
+  expect(get('x-frame-options')).toBe('DENY');
+  expect(get('content-security-policy')).toMatch(/^default-src 'self' https:\/\/\*\.cloudflareaccess\.com; object-src 'none'; frame-ancestors 'none';/);
+}
+
+/** A GET over http.request, which (unlike fetch) shows the bytes as sent: compressed or not. */
+function rawGet(pathname: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port: srv.port, path: pathname, headers, timeout: 5000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('timeout', () => req.destroy(new Error('deadline')));
+    req.on('error', reject);
+  });
+}
+
+describe('responses', () => {
+  it('answers /health with compact JSON, no-store and the security headers', async () => {
+    const res = await fetch(`${srv.origin}/health`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('{"ok":true}');
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expectSecurityHeaders((n) => res.headers.get(n));
+  });
+
+  it('puts the security headers on errors too', async () => {
+    const res = await srv.api('/api/nope');
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ error: 'Not found' });
+    expectSecurityHeaders((n) => res.headers.get(n));
+  });
+
+  it('pretty-prints with two spaces and leaves non-ASCII unescaped', async () => {
+    const id = await srv.newSession();
+    await srv.json('/api/session/rename', { session_id: id, title: 'Café ☃ 日本' });
+    const res = await rawGet(`/api/session?session_id=${id}`, { Authorization: `Bearer ${TEST_TOKEN}` });
+    const text = res.body.toString('utf8');
+    expect(text).toContain('\n  "session": {\n    "session_id"');
+    expect(text).toContain('"title": "Café ☃ 日本"');
+    expect(Number(res.headers['content-length'])).toBe(res.body.length);
+  });
+
+  it('gzips JSON over 1024 bytes only when asked, with the compressed length', async () => {
+    const id = await srv.newSession();
+    await srv.json('/api/session/message', { session_id: id, text: 'x'.repeat(3000) });
+    const auth = { Authorization: `Bearer ${TEST_TOKEN}` };
+    const zipped = await rawGet(`/api/session?session_id=${id}`, { ...auth, 'Accept-Encoding': 'br, gzip;q=0.8' });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(Number(zipped.headers['content-length'])).toBe(zipped.body.length);
+    const plain = await rawGet(`/api/session?session_id=${id}`, auth);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(zlib.gunzipSync(zipped.body).toString('utf8')).toBe(plain.body.toString('utf8'));
+    const small = await rawGet('/health', { 'Accept-Encoding': 'gzip' });
+    expect(small.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('redacts credentials in every JSON string', async () => {
+    const id = await srv.newSession();
+    const secret = 'sk-proj-' + 'A1b2C3d4E5f6G7h8I9j0K1l2';
+    const res = await srv.json('/api/session/message', { session_id: id, text: `my key is ${secret} ok` });
+    const body = await res.text();
+    expect(body).not.toContain(secret);
+    expect(body).toContain('my key is ');
+  });
+});

@@ -1,0 +1,55 @@
+// The event stream of events.ts over a real socket: redacted, per profile, and indifferent to a vanished client.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setLogSink } from '../log.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startTestServer();
+});
+afterAll(async () => {
+  await srv.stop();
+});
+
+const SECURITY = ['x-content-type-options', 'x-frame-options', 'referrer-policy', 'permissions-policy', 'content-security-policy'];
+
+function expectSecurityHeaders(get: (name: string) => string | null | undefined): void {
+  for (const name of SECURITY) expect(get(name), name).toBeTruthy();
+  expect(get('x-frame-options')).toBe('DENY');
+  expect(get('content-security-policy')).toMatch(/^default-src 'self' https:\/\/\*\.cloudflareaccess\.com; object-src 'none'; frame-ancestors 'none';/);
+}
+
+describe('server-sent events', () => {
+  it('streams redacted session events to the same profile only, and survives a client that vanishes', async () => {
+    const lines: string[] = [];
+    const restore = setLogSink((l) => lines.push(l));
+    try {
+      const ctrl = new AbortController();
+      const res = await srv.api('/api/events', { signal: ctrl.signal });
+      expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+      expectSecurityHeaders((n) => res.headers.get(n));
+      const reader = res.body!.getReader();
+      const other = await srv.newSession({ profile: 'elsewhere' });
+      const id = await srv.newSession();
+      await srv.json('/api/session/rename', { session_id: id, title: 'token=ghp_abcdefghijklmnopqrstuvwxyz0123456789' });
+      let text = '';
+      const deadline = Date.now() + 5000;
+      while (!text.includes('session_renamed') && Date.now() < deadline) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      expect(text).toMatch(/^retry: 3000\n/);
+      expect(text).toContain(`event: session_created\ndata: {"session":{"session_id":"${id}"`);
+      expect(text).not.toContain(other);
+      expect(text).toContain('event: session_renamed');
+      expect(text).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+      ctrl.abort();
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await fetch(`${srv.origin}/health`)).status).toBe(200);
+      expect(lines.filter((l) => / (ERROR|WARN) /.test(l))).toEqual([]);
+    } finally {
+      restore();
+    }
+  });
+});
