@@ -2,6 +2,7 @@
 // Connection: close, and the server lives on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { converse, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+import { classifyParseError } from './clienterror.js';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -90,5 +91,26 @@ describe('Content-Length shapes Node refuses before any handler', () => {
     expect(JSON.parse(responses[0]!.body)).toEqual({ error: 'Invalid Content-Length' });
     expect(responses[0]!.headers.filter(([n]) => n === 'connection')).toEqual([['connection', 'close']]);
     expect(closed).toBe(true);
+  });
+});
+
+describe('classifyParseError', () => {
+  const raw = (head: string) => Buffer.from(head, 'latin1');
+
+  it('maps the parser codes that need no look at the bytes', () => {
+    expect(classifyParseError('HPE_HEADER_OVERFLOW', undefined)).toEqual([431, 'Request header fields too large']);
+    expect(classifyParseError('ERR_HTTP_HEADERS_TIMEOUT', undefined)).toEqual([408, 'Request timed out']);
+    expect(classifyParseError('HPE_INVALID_METHOD', undefined)).toEqual([501, 'Unsupported method']);
+    expect(classifyParseError('HPE_SOMETHING_ELSE', undefined)).toEqual([400, 'Bad request']);
+  });
+
+  it('gives framing its own answer when the raw head shows it (Transfer-Encoding before Content-Length)', () => {
+    const [status, text] = classifyParseError('HPE_UNEXPECTED_CONTENT_LENGTH', raw('POST /api/upload HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n'));
+    expect(status).toBe(411);
+    expect(text).toMatch(/^Unsupported Transfer-Encoding: chunked/);
+  });
+
+  it('answers a length Node refuses but the framing rules read as one value with Invalid Content-Length', () => {
+    expect(classifyParseError('HPE_INVALID_CONTENT_LENGTH', raw('POST / HTTP/1.1\r\nContent-Length: 5, 5\r\n\r\n'))).toEqual([400, 'Invalid Content-Length']);
   });
 });

@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multipartBody, parseResponses, rawExchange, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+import { boundaryOf, fileTooLargeText } from './multipart.js';
 
 const BOUNDARY = 'satchelBoundary7MA4YWxk';
 let srv: TestServer;
@@ -114,5 +115,24 @@ describe('uploads with a boundary on the wrong media type', () => {
     const res = await srv.api('/api/upload', { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: 'x' });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: 'No boundary in Content-Type' });
+  });
+});
+
+describe('boundaryOf and fileTooLargeText', () => {
+  it.each([
+    ['multipart/form-data; boundary=abc', 'abc'],
+    ['multipart/form-data; boundary="q u"', 'q'], // the token stops at whitespace, then its quote goes
+    ['multipart/form-data; boundary="quoted"', 'quoted'],
+    ['multipart/form-data;BOUNDARY=Up; charset=utf-8', 'Up'],
+    ['multipart/form-data; boundary=', undefined],
+    ['multipart/form-data', undefined],
+    [undefined, undefined],
+  ])('%s → %s', (type, expected) => {
+    expect(boundaryOf(type)).toBe(expected);
+  });
+
+  it('states the cap in whole MiB, rounded down', () => {
+    expect(fileTooLargeText(8 * 1024 * 1024)).toBe('File too large (max 8MB)');
+    expect(fileTooLargeText(8 * 1024 * 1024 - 1)).toBe('File too large (max 7MB)');
   });
 });

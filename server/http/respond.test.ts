@@ -3,6 +3,7 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+import { jsonBody, jsonResponse } from './respond.js';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -81,5 +82,18 @@ describe('responses', () => {
     const body = await res.text();
     expect(body).not.toContain(secret);
     expect(body).toContain('my key is ');
+  });
+});
+
+describe('jsonBody and jsonResponse', () => {
+  it('pretty-prints with two spaces by default, compact on request, non-ASCII as UTF-8', () => {
+    expect(jsonBody({ a: 'é' }).toString('utf8')).toBe('{\n  "a": "é"\n}');
+    expect(jsonBody({ a: 'é', b: [1] }, true).toString('utf8')).toBe('{"a":"é","b":[1]}');
+  });
+
+  it('redacts every string and keeps the JSON headers, extra headers included', () => {
+    const { headers, body } = jsonResponse({ note: 'key sk-abcdefghijklmnopqrstuvwxyz0123' }, { headers: { 'X-Extra': '1' } });
+    expect(headers).toMatchObject({ 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'X-Extra': '1' });
+    expect(body.toString('utf8')).not.toContain('abcdefghijklmnopqrstuvwxyz');
   });
 });
