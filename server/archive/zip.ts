@@ -5,6 +5,7 @@ import { crc32 } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { MAX_ARCHIVE_MEMBERS, tooManyMembers } from './limits.js';
 import { memberSegments } from './names.js';
+import { nextZipEntry } from './zip-entries.js';
 import type { MemberWriter } from './safe-write.js';
 
 // Unix mode bits live in the high 16 bits of the external attributes (zip "version made by" = Unix).
@@ -86,28 +87,6 @@ class EntryReader {
 
   next(): Promise<Entry | null> {
     if (this.failure) return Promise.reject(this.failure);
-    return new Promise((resolve, reject) => {
-      const settle = () => {
-        this.zip.off('entry', onEntry);
-        this.zip.off('end', onEnd);
-        this.zip.off('error', onError);
-      };
-      const onEntry = (entry: Entry) => {
-        settle();
-        resolve(entry);
-      };
-      const onEnd = () => {
-        settle();
-        resolve(null);
-      };
-      const onError = (err: Error) => {
-        settle();
-        reject(err);
-      };
-      this.zip.on('entry', onEntry);
-      this.zip.on('end', onEnd);
-      this.zip.on('error', onError);
-      this.zip.readEntry();
-    });
+    return nextZipEntry(this.zip);
   }
 }

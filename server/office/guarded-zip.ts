@@ -4,6 +4,7 @@
 import yauzl from 'yauzl';
 import type { Readable } from 'node:stream';
 import type { Entry, ZipFile } from 'yauzl';
+import { nextZipEntry } from '../archive/zip-entries.js';
 import { OfficeError, printable } from './office-error.js';
 
 export interface ZipLimits {
@@ -122,28 +123,8 @@ async function inflateMember(zip: ZipFile, entry: Entry, limits: ZipLimits, tota
 }
 
 function nextEntry(zip: ZipFile): Promise<Entry | null> {
-  return new Promise((resolve, reject) => {
-    const cleanup = () => {
-      zip.off('entry', onEntry);
-      zip.off('end', onEnd);
-      zip.off('error', onError);
-    };
-    const onEntry = (entry: Entry) => {
-      cleanup();
-      resolve(entry);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(null);
-    };
-    const onError = (err: unknown) => {
-      cleanup();
-      reject(new OfficeError(`Not a readable zip: ${messageOf(err)}`, { cause: err }));
-    };
-    zip.on('entry', onEntry);
-    zip.on('end', onEnd);
-    zip.on('error', onError);
-    zip.readEntry();
+  return nextZipEntry(zip).catch((err: unknown) => {
+    throw new OfficeError(`Not a readable zip: ${messageOf(err)}`, { cause: err });
   });
 }
 
