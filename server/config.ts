@@ -32,6 +32,8 @@ export interface ServerConfig {
   headersTimeoutMs?: number;
   /** Idle deadline for a JSON request body; tests shorten it. */
   bodyIdleTimeoutMs?: number;
+  /** Idle deadline for an upload's body; tests shorten it. */
+  uploadStallTimeoutMs?: number;
 }
 
 /** The platform's per-user app-data folder, as Electron's app.getPath('userData') would give it. */

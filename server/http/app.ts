@@ -11,6 +11,7 @@ import type { EventBus } from '../store/events.js';
 import { analyzeFraming, transferEncodingError } from './framing.js';
 import { log } from '../log.js';
 import { activeProfile } from '../store/profiles.js';
+import { STALL_TIMEOUT_MS } from './multipart.js';
 import { jsonResponse, sendError, type RequestContext } from './respond.js';
 import { securityHeaders } from './headers.js';
 import type { SessionStore } from '../store/sessions.js';
@@ -102,6 +103,7 @@ function createContext(app: App, req: IncomingMessage, res: ServerResponse): Req
     signal: abort.signal,
     expectsContinue: (req.headers.expect ?? '').trim().toLowerCase() === CONTINUE,
     bodyIdleTimeoutMs: app.config.bodyIdleTimeoutMs ?? BODY_IDLE_TIMEOUT_MS,
+    uploadStallTimeoutMs: app.config.uploadStallTimeoutMs ?? STALL_TIMEOUT_MS,
   };
 }
 

@@ -185,7 +185,7 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
         stall.refresh();
         return;
       }
-      stall = setTimeout(() => fail(new HttpError(408, 'Upload timed out: no data received')), STALL_TIMEOUT_MS);
+      stall = setTimeout(() => fail(new HttpError(408, 'Upload timed out: no data received')), ctx.uploadStallTimeoutMs);
       stall.unref();
     };
 

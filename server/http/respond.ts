@@ -28,6 +28,8 @@ export interface RequestContext {
   expectsContinue: boolean;
   /** A JSON body that sends nothing for this long is abandoned with 408. */
   bodyIdleTimeoutMs: number;
+  /** An upload that sends nothing for this long is abandoned with 408. */
+  uploadStallTimeoutMs: number;
   /** A handler asked for `Connection: close` (rule 1). */
   close: boolean;
   /**
