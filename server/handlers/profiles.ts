@@ -3,7 +3,8 @@ import { requireFields, ValueError } from '../errors.js';
 import type { HandlerInput } from '../http/app.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
-import { DEFAULT_PROFILE, isValidProfileName, profileCookie } from '../store/profiles.js';
+import { profileCookie } from '../http/profile-cookie.js';
+import { DEFAULT_PROFILE, isValidProfileName } from '../store/profiles.js';
 
 export async function listProfiles({ ctx, app, profile }: HandlerInput): Promise<void> {
   const names = new Set<string>([DEFAULT_PROFILE, profile]);

@@ -10,7 +10,7 @@ import { ClientGoneError, HttpError, isClientDisconnect, sanitizeErrorText, Valu
 import type { EventBus } from '../store/events.js';
 import { analyzeFraming, transferEncodingError } from './framing.js';
 import { log } from '../log.js';
-import { activeProfile } from '../store/profiles.js';
+import { activeProfile } from './profile-cookie.js';
 import { STALL_TIMEOUT_MS } from './multipart.js';
 import { jsonResponse, sendError, type RequestContext } from './respond.js';
 import { securityHeaders } from './headers.js';
