@@ -1,5 +1,11 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { inlineText, parseInline, parseMarkdown, safeHref } from './markdown.js';
+import { heading, inlineText, isRule, isTableSeparator, parseInline, parseMarkdown, safeHref } from './markdown.js';
+
+// The regexes the hand-written line readers replace (they backtrack quadratically over runs of spaces).
+const OLD_HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+const OLD_RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
+const OLD_TABLE_SEP = /^ *\|? *:?-+:? *(\| *:?-+:? *)*\|? *$/;
 
 describe('parseMarkdown', () => {
   it('reads headings, paragraphs and soft line breaks', () => {
@@ -72,5 +78,30 @@ describe('parseInline', () => {
     expect(safeHref(' JAVASCRIPT:alert(1)')).toBeNull();
     expect(safeHref('data:text/html,x')).toBeNull();
     expect(safeHref('mailto:a@b.c')).toBe('mailto:a@b.c');
+  });
+});
+
+describe('block line readers', () => {
+  const line = fc.array(fc.constantFrom(' ', '  ', '\t', '#', '##', '-', '*', '_', '|', ':', 'a'), { maxLength: 16 }).map((xs) => xs.join(''));
+
+  it('read headings, rules and table separators exactly as the earlier regexes did', () => {
+    fc.assert(
+      fc.property(line, (l) => {
+        const old = OLD_HEADING.exec(l);
+        expect(heading(l)).toEqual(old ? { level: (old[1] ?? '').length, text: old[2] ?? '' } : null);
+        expect(isRule(l)).toBe(OLD_RULE.test(l));
+        expect(isTableSeparator(l)).toBe(OLD_TABLE_SEP.test(l));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('read 1 MiB lines of spaces and markers (quadratic for the regexes) with the right result', () => {
+    const spaces = ' '.repeat(1 << 20);
+    expect(parseMarkdown(`# a${spaces}b`)).toEqual([{ type: 'heading', level: 1, children: [{ type: 'text', text: `a${spaces}b` }] }]);
+    expect(parseMarkdown(`*${' *'.repeat(1 << 19)} x`)).toHaveLength(1);
+    expect(parseMarkdown(`a${spaces}b\nc`)).toEqual([{ type: 'paragraph', children: [{ type: 'text', text: `a${spaces}b c` }] }]);
+    const [table] = parseMarkdown(`a|b\n---${spaces}x`);
+    expect(table?.type).toBe('paragraph');
   });
 });

@@ -4,13 +4,9 @@
 // paragraphs, bullet and numbered lists (nested by indentation), pipe tables, fenced and indented code,
 // block quotes, rules; inline code, bold, italic, links and backslash escapes.
 
-export type Inline =
-  | { type: 'text'; text: string }
-  | { type: 'code'; text: string }
-  | { type: 'strong'; children: Inline[] }
-  | { type: 'em'; children: Inline[] }
-  | { type: 'link'; href: string; children: Inline[] }
-  | { type: 'br' };
+import { MAX_DEPTH, parseInline, type Inline } from './markdown-inline.js';
+
+export { inlineText, parseInline, safeHref, type Inline } from './markdown-inline.js';
 
 export interface ListItem {
   children: Inline[];
@@ -33,15 +29,77 @@ export type Block =
   | { type: 'quote'; children: Block[] }
   | { type: 'rule' };
 
-/** Deepest nesting kept: deeper structure is flattened, so hostile input can't blow the stack. */
-const MAX_DEPTH = 8;
-
-const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([\w+-]*)/;
-const RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
 const LIST_ITEM = /^( *)([-*+]|\d{1,9}[.)])[ \t]+(.*)$/;
 const QUOTE = /^ {0,3}> ?(.*)$/;
-const TABLE_SEP = /^ *\|? *:?-+:? *(\| *:?-+:? *)*\|? *$/;
+const TABLE_SEP_CELL = /^:?-+:?$/;
+
+// Headings, rules and table separators are read by hand rather than by regexes like
+// /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/: those backtrack over every run of spaces, which is
+// quadratic in a long line (a 40 KB heading took 2.7 s, an 80 KB "* * *" line 17 s).
+
+function isSpaceOrTab(c: string | undefined): boolean {
+  return c === ' ' || c === '\t';
+}
+
+function trimSpaceTab(s: string): string {
+  let a = 0;
+  let b = s.length;
+  while (a < b && isSpaceOrTab(s[a])) a++;
+  while (b > a && isSpaceOrTab(s[b - 1])) b--;
+  return s.slice(a, b);
+}
+
+/** Up to three leading spaces, then the rest (null when there are four or more). */
+function afterIndent(line: string): string | null {
+  let k = 0;
+  while (line[k] === ' ') k++;
+  return k <= 3 ? line.slice(k) : null;
+}
+
+/** An ATX heading: 1–6 `#`, then nothing or a space and the text, an optional closing `#` run dropped. */
+export function heading(line: string): { level: 1 | 2 | 3 | 4 | 5 | 6; text: string } | null {
+  const rest = afterIndent(line);
+  if (rest === null) return null;
+  let k = 0;
+  while (rest[k] === '#') k++;
+  if (k < 1 || k > 6 || (k < rest.length && !isSpaceOrTab(rest[k]))) return null;
+  let text = trimSpaceTab(rest.slice(k));
+  let end = text.length;
+  while (end > 0 && text[end - 1] === '#') end--;
+  if (end < text.length && end > 0 && isSpaceOrTab(text[end - 1])) text = trimSpaceTab(text.slice(0, end));
+  return { level: k as 1 | 2 | 3 | 4 | 5 | 6, text };
+}
+
+/** A thematic break: three or more of the same `-`, `*` or `_`, with only spaces or tabs between. */
+export function isRule(line: string): boolean {
+  const rest = afterIndent(line);
+  const c = rest?.[0];
+  if (rest === null || (c !== '-' && c !== '*' && c !== '_')) return false;
+  let marks = 0;
+  for (const ch of rest) {
+    if (ch === c) marks++;
+    else if (!isSpaceOrTab(ch)) return false;
+  }
+  return marks >= 3;
+}
+
+/** Strips spaces (not tabs) at both ends by hand: / +$/ is quadratic over a long inner run of spaces. */
+function trimSpaces(s: string): string {
+  let a = 0;
+  let b = s.length;
+  while (a < b && s[a] === ' ') a++;
+  while (b > a && s[b - 1] === ' ') b--;
+  return s.slice(a, b);
+}
+
+/** A table's alignment row: `|`-separated cells of `:?-+:?`, outer pipes optional. */
+export function isTableSeparator(line: string): boolean {
+  let s = trimSpaces(line);
+  if (s.startsWith('|')) s = s.slice(1);
+  if (s.endsWith('|')) s = s.slice(0, -1);
+  return s.split('|').every((cell) => TABLE_SEP_CELL.test(trimSpaces(cell)));
+}
 
 function isBlank(line: string): boolean {
   return line.trim() === '';
@@ -70,7 +128,7 @@ function splitRow(line: string): string[] {
 }
 
 function startsBlock(line: string): boolean {
-  return HEADING.test(line) || FENCE.test(line) || RULE.test(line) || LIST_ITEM.test(line) || QUOTE.test(line);
+  return heading(line) !== null || FENCE.test(line) || isRule(line) || LIST_ITEM.test(line) || QUOTE.test(line);
 }
 
 export function parseMarkdown(src: string, depth = 0): Block[] {
@@ -93,14 +151,13 @@ export function parseMarkdown(src: string, depth = 0): Block[] {
       blocks.push({ type: 'code', lang: fence[2] ?? '', text: body.join('\n') });
       continue;
     }
-    const heading = HEADING.exec(line);
-    if (heading) {
-      const level = (heading[1] ?? '#').length as 1 | 2 | 3 | 4 | 5 | 6;
-      blocks.push({ type: 'heading', level, children: parseInline(heading[2] ?? '') });
+    const h = heading(line);
+    if (h) {
+      blocks.push({ type: 'heading', level: h.level, children: parseInline(h.text) });
       i++;
       continue;
     }
-    if (RULE.test(line)) {
+    if (isRule(line)) {
       blocks.push({ type: 'rule' });
       i++;
       continue;
@@ -115,7 +172,7 @@ export function parseMarkdown(src: string, depth = 0): Block[] {
       );
       continue;
     }
-    if (line.includes('|') && TABLE_SEP.test(lines[i + 1] ?? '') && (lines[i + 1] ?? '').includes('-')) {
+    if (line.includes('|') && isTableSeparator(lines[i + 1] ?? '') && (lines[i + 1] ?? '').includes('-')) {
       const head = splitRow(line);
       const align = splitRow(lines[i + 1] ?? '').map((c) => {
         const l = c.startsWith(':');
@@ -159,9 +216,10 @@ export function parseMarkdown(src: string, depth = 0): Block[] {
 function parseParagraphLines(lines: string[]): Inline[] {
   const out: Inline[] = [];
   lines.forEach((raw, idx) => {
-    const hard = / {2,}$/.test(raw) || /\\$/.test(raw);
-    const text = raw.replace(/\\$/, '').trim();
-    out.push(...parseInline(text));
+    const hard = raw.endsWith('  ') || raw.endsWith('\\');
+    const text = (raw.endsWith('\\') ? raw.slice(0, -1) : raw).trim();
+    // Appended one by one: spreading a 1 MiB line's nodes into push() would overflow the argument stack.
+    for (const node of parseInline(text)) out.push(node);
     if (idx < lines.length - 1) out.push(hard ? { type: 'br' } : { type: 'text', text: ' ' });
   });
   return mergeText(out);
@@ -204,13 +262,17 @@ function parseList(lines: string[], start: number, depth: number): [ListBlock, n
     // A lazy continuation line joins the previous item's text.
     if (startsBlock(line) || list.items.length === 0) break;
     const last = list.items[list.items.length - 1];
-    if (last) last.children = mergeText([...last.children, { type: 'text', text: ' ' }, ...parseInline(line.trim())]);
+    if (last) {
+      last.children.push({ type: 'text', text: ' ' });
+      for (const node of parseInline(line.trim())) last.children.push(node);
+    }
     i++;
   }
+  // Merged once at the end: merging after every continuation line was quadratic in the item's length.
+  for (const item of list.items) item.children = mergeText(item.children);
   return [list, i];
 }
 
-const ESCAPABLE = '\\`*_{}[]()#+-.!|<>~"\'';
 
 function mergeText(nodes: Inline[]): Inline[] {
   const out: Inline[] = [];
@@ -220,104 +282,4 @@ function mergeText(nodes: Inline[]): Inline[] {
     else out.push(n.type === 'text' ? { type: 'text', text: n.text } : n);
   }
   return out;
-}
-
-/** Only these link targets become clickable; anything else (javascript:, data:, file:) stays text. */
-export function safeHref(href: string): string | null {
-  const trimmed = href.trim();
-  return /^(https?:|mailto:)/i.test(trimmed) ? trimmed : null;
-}
-
-export function parseInline(src: string, depth = 0): Inline[] {
-  const out: Inline[] = [];
-  let text = '';
-  const flush = () => {
-    if (text) out.push({ type: 'text', text });
-    text = '';
-  };
-  let i = 0;
-  while (i < src.length) {
-    const c = src[i] ?? '';
-    if (c === '\\' && i + 1 < src.length && ESCAPABLE.includes(src[i + 1] ?? '')) {
-      text += src[i + 1];
-      i += 2;
-      continue;
-    }
-    if (c === '`') {
-      const run = /^`+/.exec(src.slice(i))?.[0] ?? '`';
-      const end = src.indexOf(run, i + run.length);
-      if (end !== -1) {
-        flush();
-        out.push({ type: 'code', text: src.slice(i + run.length, end).replace(/^ (.*) $/, '$1') });
-        i = end + run.length;
-        continue;
-      }
-      text += run;
-      i += run.length;
-      continue;
-    }
-    if ((c === '*' || c === '_') && depth < MAX_DEPTH) {
-      const double = src[i + 1] === c;
-      const marker = double ? c + c : c;
-      const close = findClose(src, i + marker.length, marker);
-      const innerStart = i + marker.length;
-      const intraword = c === '_' && /\w/.test(src[i - 1] ?? '');
-      if (close > innerStart && !intraword && !/\s/.test(src[innerStart] ?? ' ')) {
-        flush();
-        const children = parseInline(src.slice(innerStart, close), depth + 1);
-        out.push(double ? { type: 'strong', children } : { type: 'em', children });
-        i = close + marker.length;
-        continue;
-      }
-    }
-    if (c === '[' && depth < MAX_DEPTH) {
-      const m = /^\[([^\]]*)\]\(([^)\s]*)(?:\s+"[^"]*")?\)/.exec(src.slice(i));
-      if (m) {
-        const href = safeHref(m[2] ?? '');
-        flush();
-        const children = parseInline(m[1] ?? '', depth + 1);
-        if (href) out.push({ type: 'link', href, children });
-        else out.push(...children);
-        i += m[0].length;
-        continue;
-      }
-    }
-    text += c;
-    i++;
-  }
-  flush();
-  return mergeText(out);
-}
-
-function findClose(src: string, from: number, marker: string): number {
-  let i = from;
-  while (i < src.length) {
-    if (src[i] === '\\') {
-      i += 2;
-      continue;
-    }
-    if (src[i] === '`') {
-      const end = src.indexOf('`', i + 1);
-      if (end === -1) return -1;
-      i = end + 1;
-      continue;
-    }
-    if (src.startsWith(marker, i) && !/\s/.test(src[i - 1] ?? ' ')) {
-      // `**` must not be mistaken for the close of a single `*`.
-      if (marker.length === 1 && src[i + 1] === marker) {
-        i += 2;
-        continue;
-      }
-      return i;
-    }
-    i++;
-  }
-  return -1;
-}
-
-/** Plain text of inline nodes (for titles and tests). */
-export function inlineText(nodes: Inline[]): string {
-  return nodes
-    .map((n) => (n.type === 'text' || n.type === 'code' ? n.text : n.type === 'br' ? '\n' : inlineText(n.children)))
-    .join('');
 }
