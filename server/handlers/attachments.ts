@@ -16,6 +16,7 @@ import { sendJson } from '../http/respond.js';
 import type { Attachment } from '../store/sessions.js';
 import { log } from '../log.js';
 import { visibleSession } from '../store/profiles.js';
+import type * as wire from '../wire.js';
 
 export const MAX_SESSION_DIR_CHARS = 120;
 export const ATTACHMENT_DIR_ENV = SETTINGS.attachmentDir.env;
@@ -75,7 +76,7 @@ export async function uploadAttachment(input: HandlerInput): Promise<void> {
     // Before answering: once the client has its answer, nothing of the upload may be left in staging.
     await form.cleanup();
   }
-  await sendJson(ctx, 200, attachment);
+  await sendJson(ctx, 200, attachment satisfies wire.Attachment);
 }
 
 export async function uploadAndExtract(input: HandlerInput): Promise<void> {
@@ -107,5 +108,5 @@ export async function uploadAndExtract(input: HandlerInput): Promise<void> {
   } finally {
     await form.cleanup();
   }
-  await sendJson(ctx, 200, body);
+  await sendJson(ctx, 200, body satisfies wire.ExtractResult);
 }

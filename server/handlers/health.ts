@@ -1,6 +1,7 @@
 // GET /health and /api/health/agent (answered without the access check, see routes.ts) and GET /api/config.
 import type { HandlerInput } from '../http/app.js';
 import { sendJson } from '../http/respond.js';
+import type { ConfigResponse } from '../wire.js';
 
 export async function health(input: HandlerInput): Promise<void> {
   await sendJson(input.ctx, 200, { ok: true }, { compact: true });
@@ -14,5 +15,5 @@ export async function config({ ctx, app, profile }: HandlerInput): Promise<void>
     max_upload_bytes: max,
     max_upload_mb: Math.floor(max / 1024 / 1024),
     profile,
-  });
+  } satisfies ConfigResponse);
 }

@@ -5,11 +5,12 @@ import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 import { profileCookie } from '../http/profile-cookie.js';
 import { DEFAULT_PROFILE, isValidProfileName } from '../store/profiles.js';
+import type { ProfilesResponse } from '../wire.js';
 
 export async function listProfiles({ ctx, app, profile }: HandlerInput): Promise<void> {
   const names = new Set<string>([DEFAULT_PROFILE, profile]);
   for (const s of app.sessions.list()) if (isValidProfileName(s.profile)) names.add(s.profile);
-  await sendJson(ctx, 200, { active: profile, profiles: [...names].sort() });
+  await sendJson(ctx, 200, { active: profile, profiles: [...names].sort() } satisfies ProfilesResponse);
 }
 
 export async function switchProfile({ ctx }: HandlerInput): Promise<void> {

@@ -6,12 +6,13 @@ import type { HandlerInput } from '../http/app.js';
 import { isValidProfileName, sessionVisible, visibleSession } from '../store/profiles.js';
 import { sendJson } from '../http/respond.js';
 import { publicSession, sessionSummary, type Attachment, type Session } from '../store/sessions.js';
+import type { SessionSummary } from '../wire.js';
 
 export const MAX_MESSAGE_ATTACHMENTS = 100;
 
 export async function listSessions({ ctx, app, profile }: HandlerInput): Promise<void> {
   const sessions = app.sessions.list().filter((s) => sessionVisible(s.profile, profile)).map(sessionSummary);
-  await sendJson(ctx, 200, { sessions }, { compact: true });
+  await sendJson(ctx, 200, { sessions } satisfies { sessions: SessionSummary[] }, { compact: true });
 }
 
 export async function newSession(input: HandlerInput): Promise<void> {

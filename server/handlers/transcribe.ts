@@ -10,6 +10,7 @@ import { parseMultipart } from '../http/multipart.js';
 import { sendJson } from '../http/respond.js';
 import { AudioFormatError } from '../speech/audio.js';
 import { loadSttConfig, probeCapability, SttUnavailableError, transcribeFile } from '../speech/index.js';
+import type { CapabilityResponse, TranscribeResponse } from '../wire.js';
 
 export const DEFAULT_AUDIO_SUFFIX = '.webm';
 const UNAVAILABLE = 'Speech-to-text is unavailable on this server';
@@ -24,7 +25,7 @@ export async function capability({ ctx, app }: HandlerInput): Promise<void> {
     log.warn('speech-to-text probe failed:', err);
     result = { available: false, provider: 'none' };
   }
-  await sendJson(ctx, 200, { ok: true, available: result.available, provider: result.provider });
+  await sendJson(ctx, 200, { ok: true, available: result.available, provider: result.provider } satisfies CapabilityResponse);
 }
 
 export async function transcribe({ ctx, app }: HandlerInput): Promise<void> {
@@ -61,5 +62,5 @@ export async function transcribe({ ctx, app }: HandlerInput): Promise<void> {
     if (audioPath) await fs.rm(audioPath, { force: true }).catch(() => {});
     await form.cleanup();
   }
-  await sendJson(ctx, 200, { ok: true, transcript });
+  await sendJson(ctx, 200, { ok: true, transcript } satisfies TranscribeResponse);
 }

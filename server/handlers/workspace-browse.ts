@@ -9,6 +9,7 @@ import { isCredentialPath, isHiddenName, isInside } from '../paths.js';
 import { redact } from '../redact.js';
 import { sendJson, sendText } from '../http/respond.js';
 import { visibleSession } from '../store/profiles.js';
+import type { WorkspaceEntry, WorkspaceListing } from '../wire.js';
 
 export const MAX_LIST_ENTRIES = 5000;
 export const MAX_PREVIEW_BYTES = 1024 * 1024;
@@ -76,14 +77,14 @@ export async function listWorkspace(input: HandlerInput): Promise<void> {
       // Where a symlink led counts too: a link to `.ssh` lists nothing.
       if (!visible(real, showHidden)) throw new HttpError(404, NOT_FOUND);
       const dirents = (await dir.readdir()).filter((d) => (d.isFile() || d.isDirectory()) && visible([...real, d.name], showHidden));
-      const entries = [];
+      const entries: WorkspaceEntry[] = [];
       for (const d of dirents.slice(0, MAX_LIST_ENTRIES)) {
         const stat = await dir.lstat(d.name).catch(() => undefined);
         if (!stat) continue;
         entries.push({ name: d.name, type: d.isDirectory() ? 'dir' : 'file', size: stat.size, mtime: stat.mtime.toISOString() });
       }
       entries.sort((a, b) => (a.type === b.type ? a.name.localeCompare(b.name) : a.type === 'dir' ? -1 : 1));
-      await sendJson(input.ctx, 200, { path: real.join('/'), entries, truncated: dirents.length > MAX_LIST_ENTRIES });
+      await sendJson(input.ctx, 200, { path: real.join('/'), entries, truncated: dirents.length > MAX_LIST_ENTRIES } satisfies WorkspaceListing);
     } finally {
       await dir.close();
     }

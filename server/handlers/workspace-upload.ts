@@ -20,19 +20,10 @@ const EXTRACTION_FAILED = 'Archive extraction failed';
 const SIDECAR_FAILED = 'Office sidecar extraction failed';
 const ESCAPES = 'Upload target escapes workspace';
 
-export interface WorkspaceItem {
-  filename: string;
-  path: string;
-  size: number;
-  mime?: string;
-  is_image: boolean;
-  extracted: boolean;
-  extracted_files?: string[];
-  extracted_count?: number;
-  extract_error?: string;
-  sidecar?: Sidecar;
-  sidecar_error?: string;
-}
+import type { WorkspaceItem } from '../wire.js';
+import type { WorkspaceUploadResponse } from '../wire.js';
+
+export type { WorkspaceItem };
 
 export const CREDENTIAL_TARGET = 'Upload target is a credential folder';
 export const HIDDEN_TARGET = 'Upload target is a hidden folder (turn on hidden files to use it)';
@@ -188,5 +179,5 @@ export async function uploadToWorkspace(input: HandlerInput): Promise<void> {
     await form.cleanup();
   }
   const items = placed.map((p) => p.item);
-  await sendJson(ctx, 200, items.length === 1 ? items[0] : { files: items, count: items.length });
+  await sendJson(ctx, 200, (items.length === 1 ? items[0] : { files: items, count: items.length }) satisfies WorkspaceUploadResponse | undefined);
 }

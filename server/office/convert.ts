@@ -8,7 +8,9 @@ import { pptxToMarkdown } from './pptx.js';
 import { parseXmlPart } from './xml.js';
 import { xlsxToMarkdown } from './xlsx.js';
 
-export type OfficeFormat = 'docx' | 'xlsx' | 'pptx';
+import type { OfficeFormat } from '../wire.js';
+
+export type { OfficeFormat };
 export const OFFICE_MAX_MEMBERS = 256;
 export const OFFICE_MAX_TOTAL_BYTES = 8_000_000;
 export const OFFICE_MAX_MEMBER_BYTES = 4_000_000;

@@ -47,13 +47,9 @@ export function officeFormat(filename: string): OfficeFormat | null {
   return FORMATS[path.extname(filename).toLowerCase()] ?? null;
 }
 
-export interface Sidecar {
-  filename: string;
-  path: string;
-  size: number;
-  preview_kind: 'office';
-  office_format: OfficeFormat;
-}
+import type { Sidecar } from '../wire.js';
+
+export type { Sidecar };
 
 /** Convert the Office file at `filePath` to Markdown and write `<filePath>.md` beside it: created exclusively
  *  without following symlinks (O_CREAT|O_EXCL|O_NOFOLLOW), written fully, and on ANY failure the partial sidecar

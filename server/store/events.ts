@@ -2,16 +2,20 @@
 // added, a workspace changed), published once and delivered to every subscriber. It knows nothing of HTTP:
 // handlers/events.ts turns a subscription into a server-sent event stream.
 import { EventEmitter } from 'node:events';
+import type { ServerEventName, ServerEvents } from '../wire.js';
 
 /** At most this many subscribers (event streams) at once. */
 export const MAX_SUBSCRIBERS = 256;
 
-export interface ServerEvent {
-  name: 'session_created' | 'session_renamed' | 'session_updated' | 'attachment_added' | 'workspace_changed';
-  /** Only clients whose active profile owns the session receive it. */
-  profile: string;
-  data: Record<string, unknown>;
-}
+/** One event as published: its name decides the shape of its data (wire.d.ts ServerEvents). */
+export type ServerEvent = {
+  [K in ServerEventName]: {
+    name: K;
+    /** Only clients whose active profile owns the session receive it. */
+    profile: string;
+    data: ServerEvents[K];
+  };
+}[ServerEventName];
 
 export class EventBus {
   private readonly emitter = new EventEmitter();

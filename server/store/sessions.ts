@@ -5,6 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from './atomic.js';
 import { HttpError, isDiskFull, ValueError } from '../errors.js';
+import type * as wire from '../wire.js';
 
 export const MAX_TITLE_CHARS = 200;
 export const MAX_MESSAGE_CHARS = 100_000;
@@ -26,31 +27,16 @@ export const INTERNAL_MESSAGE_FIELDS = [
   '_webui_unmatched_native_image_mirror',
 ] as const;
 
-export interface Attachment {
-  filename: string;
-  path: string;
-  size: number;
-  mime: string;
-  is_image: boolean;
-}
+export type Attachment = wire.Attachment;
 
-export interface Message {
-  role: string;
-  text: string;
-  attachments: Attachment[];
-  created_at: string;
+/** A stored message: what the wire shows, plus internal fields a stored session may carry (never sent). */
+export interface Message extends wire.Message {
   [internal: string]: unknown;
 }
 
-export interface Session {
-  session_id: string;
-  title: string;
-  workspace: string;
-  profile: unknown;
-  created_at: string;
-  updated_at: string;
+/** A stored session: the wire shape, with stored messages. */
+export interface Session extends Omit<wire.Session, 'messages'> {
   messages: Message[];
-  attachments: Attachment[];
 }
 
 export function isSessionId(id: unknown): id is string {
@@ -58,7 +44,7 @@ export function isSessionId(id: unknown): id is string {
 }
 
 /** The public projection: internal fields dropped from every message (redaction happens on the way out). */
-export function publicSession(session: Session): Session {
+export function publicSession(session: Session): wire.Session {
   return {
     ...session,
     messages: session.messages.map((message) => {
@@ -69,7 +55,7 @@ export function publicSession(session: Session): Session {
   };
 }
 
-export function sessionSummary(s: Session) {
+export function sessionSummary(s: Session): wire.SessionSummary {
   return {
     session_id: s.session_id,
     title: s.title,
