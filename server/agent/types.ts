@@ -1,0 +1,83 @@
+// The seam between the two wires of a conversation (../shared/spec/agent.md): the upstream side turns one turn
+// into a stream of `UpstreamEvent`s from an OpenAI-compatible server; the turn side (turns.ts) numbers them as
+// browser frames, keeps them for replay and stores the result in the session. Neither side knows the other's
+// wire.
+
+/** Which dialect the agent speaks: Hermes Agent's gateway keeps the history itself; others get it each turn. */
+export type AgentKind = 'hermes' | 'openai';
+
+/** Where the agent is and how to talk to it. `apiKey` never leaves the server (no response, no log line). */
+export interface AgentConfig {
+  /** With or without `/v1`. */
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  kind: AgentKind;
+  /** No byte from upstream for this long ends the turn as `timeout`. */
+  idleTimeoutMs: number;
+  /** Budget, in characters, for the history and the inlined text of one turn. */
+  contextChars: number;
+}
+
+/** An OpenAI Chat Completions message as sent upstream. */
+export type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | ContentPart[];
+  tool_call_id?: string;
+}
+
+/** One turn to send upstream. */
+export interface TurnRequest {
+  sessionId: string;
+  /** For `hermes`: the new user turn only. For `openai`: the trimmed history ending with the new user turn. */
+  messages: ChatMessage[];
+  model?: string;
+}
+
+export interface ToolCall {
+  id: string;
+  function: { name: string; arguments: string };
+}
+
+/** What the upstream stream says, in arrival order. */
+export type UpstreamEvent =
+  | { kind: 'token'; text: string }
+  | { kind: 'reasoning'; text: string }
+  | { kind: 'tool'; name: string; preview: string; args: unknown; tid: string }
+  | { kind: 'tool_complete'; name: string; preview: string; args: unknown; tid: string; duration: number; isError: boolean }
+  /** Streamed `delta.tool_calls`, collected: stored with the assistant message. */
+  | { kind: 'tool_calls'; calls: ToolCall[] }
+  | { kind: 'usage'; inputTokens: number; outputTokens: number };
+
+/** The `type` of an `apperror` frame (agent.md). */
+export type AgentErrorType =
+  | 'auth_error'
+  | 'rate_limit'
+  | 'model_not_found'
+  | 'no_response'
+  | 'unreachable'
+  | 'timeout'
+  | 'upstream_error'
+  | 'interrupted';
+
+/** A turn that failed upstream: what happened, in words a person can act on. Never carries the API key. */
+export class AgentError extends Error {
+  constructor(
+    readonly type: AgentErrorType,
+    message: string,
+    /** What to do about it ("Check the API key in Settings → Agent"). */
+    readonly hint?: string,
+    /** Seconds, from a 429's `Retry-After`. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = 'AgentError';
+  }
+}
+
+/**
+ * The upstream side's one entry point: stream one turn. Ends normally after `[DONE]` (or a one-shot JSON
+ * answer); throws AgentError for every failure; stops (throwing the signal's reason) when `signal` aborts.
+ */
+export type StreamTurn = (config: AgentConfig, request: TurnRequest, signal: AbortSignal) => AsyncIterable<UpstreamEvent>;
