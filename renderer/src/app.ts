@@ -4,6 +4,7 @@ import { api, ApiError, isAuthStatus, type ServerConfig, type Session, type Sess
 import { Composer } from './composer.js';
 import { byId } from './dom.js';
 import { connectEvents } from './events.js';
+import { SessionHeader } from './header.js';
 import { renderMessages, renderSessionAttachments } from './messages.js';
 import { Sidebar } from './sessions.js';
 import { initTheme } from './theme.js';
@@ -12,6 +13,8 @@ import { Voice } from './voice.js';
 import { WorkspacePanel } from './workspace.js';
 
 const LAST_SESSION_KEY = 'satchel.lastSession';
+/** Server-sent events come in bursts (a message with attachments fires several): one reload per burst. */
+const EVENT_RELOAD_DEBOUNCE_MS = 100;
 
 class App {
   config: ServerConfig | null = null;
@@ -19,6 +22,7 @@ class App {
   private sessions: SessionSummary[] = [];
   private creating: Promise<string> | null = null;
   readonly sidebar: Sidebar;
+  readonly header: SessionHeader;
   readonly composer: Composer;
   readonly workspace: WorkspacePanel;
   readonly voice: Voice;
@@ -27,9 +31,9 @@ class App {
     this.sidebar = new Sidebar({
       pick: (id) => void this.open(id),
       created: (id) => void this.afterCreate(id),
-      renamed: (id, title) => this.applyTitle(id, title),
       profileChanged: () => void this.reloadAll(null),
     });
+    this.header = new SessionHeader({ renamed: (id, title) => this.applyTitle(id, title) });
     this.composer = new Composer({
       ensureSession: () => this.ensureSession(),
       maxUploadBytes: () => this.config?.max_upload_bytes,
@@ -111,10 +115,7 @@ class App {
   show(session: Session | null): void {
     const switched = session?.session_id !== this.current?.session_id;
     this.current = session;
-    byId('session-title').textContent = session ? session.title || 'Untitled' : 'No session';
-    byId('rename-session').hidden = !session;
-    byId('session-workspace').textContent = session?.workspace ? `Workspace: ${session.workspace}` : '';
-    document.title = session ? `${session.title || 'Untitled'} — Satchel` : 'Satchel';
+    this.header.update(session);
     renderMessages(session);
     renderSessionAttachments(session);
     this.sidebar.setActive(session?.session_id ?? null);
@@ -129,12 +130,12 @@ class App {
     }
   }
 
+  /** The one place a title change lands (our rename or another window's): each view updates once. */
   private applyTitle(id: string, title: string): void {
     this.sidebar.applyTitle(id, title);
     if (this.current?.session_id === id) {
       this.current.title = title;
-      byId('session-title').textContent = title;
-      document.title = `${title} — Satchel`;
+      this.header.update(this.current);
     }
   }
 
@@ -165,9 +166,9 @@ class App {
   private refreshCurrent = debounce(() => {
     const id = this.current?.session_id;
     if (id) void this.open(id).catch(() => undefined);
-  }, 100);
+  }, EVENT_RELOAD_DEBOUNCE_MS);
 
-  private refreshList = debounce(() => void this.reloadList().catch(() => undefined), 100);
+  private refreshList = debounce(() => void this.reloadList().catch(() => undefined), EVENT_RELOAD_DEBOUNCE_MS);
 
   private listen(): void {
     const status = byId('connection');

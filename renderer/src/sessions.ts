@@ -1,5 +1,4 @@
-// The sidebar: profile switcher, session list and the "New session" dialog with its workspace choice; and
-// renaming the current session in the header.
+// The sidebar: profile switcher, session list and the "New session" dialog with its workspace choice.
 import { api, ApiError, type SessionSummary } from './api.js';
 import { promptText } from './dialogs.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
@@ -16,7 +15,6 @@ declare global {
 export interface SidebarDeps {
   pick(id: string): void;
   created(id: string): void;
-  renamed(id: string, title: string): void;
   profileChanged(): void;
 }
 
@@ -59,12 +57,6 @@ export class Sidebar {
       if (this.dialog.returnValue === 'create') void this.create(this.wsSelect.value || undefined);
     });
     this.profile.addEventListener('change', () => void this.switchProfile());
-    const renameBtn = byId<HTMLButtonElement>('rename-session');
-    renameBtn.appendChild(icon([...ICONS.edit]));
-    renameBtn.title = 'Rename session';
-    renameBtn.addEventListener('click', () => this.startRename());
-    byId('session-title').addEventListener('dblclick', () => this.startRename());
-    this.initRenameForm();
   }
 
   setSessions(sessions: SessionSummary[], activeId: string | null): void {
@@ -78,7 +70,7 @@ export class Sidebar {
     this.render();
   }
 
-  /** Apply a title change locally (from SSE or our own rename) without a reload. */
+  /** Apply a title change locally (from SSE or our own rename, through App) without a reload. */
   applyTitle(id: string, title: string): void {
     const s = this.sessions.find((x) => x.session_id === id);
     if (s) s.title = title;
@@ -199,50 +191,5 @@ export class Sidebar {
       notify(err instanceof ApiError ? err.message : String(err), 'error');
       throw err;
     }
-  }
-
-  private initRenameForm(): void {
-    const form = byId<HTMLFormElement>('rename-form');
-    const input = byId<HTMLInputElement>('rename-input');
-    const finish = async (save: boolean) => {
-      if (form.hidden) return;
-      form.hidden = true;
-      byId('session-title').hidden = false;
-      byId('rename-session').hidden = false;
-      const id = this.activeId;
-      const title = input.value.trim();
-      if (!save || !id || !title) return;
-      try {
-        const { session } = await api.rename(id, title);
-        this.applyTitle(id, session.title);
-        this.deps.renamed(id, session.title);
-      } catch (err) {
-        notify(err instanceof Error ? err.message : String(err), 'error');
-      }
-    };
-    form.addEventListener('submit', (e) => {
-      e.preventDefault();
-      void finish(true);
-    });
-    input.addEventListener('keydown', (e) => {
-      if (e.key === 'Escape') {
-        e.preventDefault();
-        void finish(false);
-      }
-    });
-    input.addEventListener('blur', () => void finish(true));
-  }
-
-  private startRename(): void {
-    if (!this.activeId) return;
-    const title = byId('session-title');
-    const form = byId<HTMLFormElement>('rename-form');
-    const input = byId<HTMLInputElement>('rename-input');
-    input.value = title.textContent ?? '';
-    title.hidden = true;
-    byId('rename-session').hidden = true;
-    form.hidden = false;
-    input.focus();
-    input.select();
   }
 }
