@@ -2,9 +2,11 @@
 // paste and drag-and-drop of files and folders, and Send.
 import { api, ApiError, type Attachment, type ExtractResult, type Session } from './api.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
-import { dragHasFiles, filesFromDataTransfer, fromFileList, type PickedFile } from './files.js';
-import { formatBytes, formatProgress, isArchiveName } from './format.js';
+import { fromFileList, type PickedFile } from './files.js';
+import { formatBytes, isArchiveName } from './format.js';
 import { notify } from './toast.js';
+import { UploadQueue } from './upload-queue.js';
+import { dropZone, extractedList, ProgressView } from './upload-view.js';
 import { sizeCheck, UploadAborted, uploadMultipart, type UploadHandle } from './upload.js';
 
 /** Parallel uploads from one composer: enough to keep a loopback link busy without starving the UI. */
@@ -35,6 +37,8 @@ interface Pending {
   thumbUrl?: string;
   extract?: ExtractState;
   el: HTMLLIElement;
+  /** Kept across updates so a progress tick only sets values. */
+  progress: ProgressView;
 }
 
 export interface ComposerDeps {
@@ -51,6 +55,7 @@ export class Composer {
   private readonly form = byId<HTMLFormElement>('composer');
   private readonly fileInput = byId<HTMLInputElement>('file-input');
   private items: Pending[] = [];
+  private readonly queue = new UploadQueue<Pending>(MAX_PARALLEL_UPLOADS, (item) => this.upload(item));
   private nextId = 1;
   private sending = false;
 
@@ -76,7 +81,7 @@ export class Composer {
     });
     this.input.addEventListener('input', () => this.autosize());
     this.input.addEventListener('paste', (e) => this.onPaste(e));
-    this.initDrop();
+    dropZone(this.form.closest('main') ?? this.form, { hoverClass: 'dragging', onFiles: (files) => this.addFiles(files) });
     this.refreshSend();
   }
 
@@ -104,6 +109,7 @@ export class Composer {
 
   /** Forget pending attachments, e.g. when switching to another session. */
   reset(): void {
+    this.queue.clear();
     for (const item of this.items) this.discard(item);
     this.items = [];
     clear(this.list);
@@ -112,7 +118,15 @@ export class Composer {
 
   addFiles(files: PickedFile[]): void {
     for (const { file } of files) {
-      const item: Pending = { id: this.nextId++, file, status: 'queued', loaded: 0, total: file.size, el: h('li') };
+      const item: Pending = {
+        id: this.nextId++,
+        file,
+        status: 'queued',
+        loaded: 0,
+        total: file.size,
+        el: h('li'),
+        progress: new ProgressView('attachment-bytes', 'chip-bytes'),
+      };
       if (file.type.startsWith('image/')) item.thumbUrl = URL.createObjectURL(file);
       const tooBig = sizeCheck(file.name, file.size, this.deps.maxUploadBytes(), formatBytes);
       if (tooBig) {
@@ -121,31 +135,21 @@ export class Composer {
       }
       this.items.push(item);
       this.list.appendChild(item.el);
-      this.render(item);
+      this.update(item);
+      if (item.status === 'queued') this.queue.add(item);
     }
-    this.pump();
     this.refreshSend();
-  }
-
-  private pump(): void {
-    let running = this.items.filter((i) => i.status === 'uploading').length;
-    for (const item of this.items) {
-      if (running >= MAX_PARALLEL_UPLOADS) break;
-      if (item.status !== 'queued') continue;
-      running++;
-      void this.upload(item);
-    }
   }
 
   private async upload(item: Pending): Promise<void> {
     item.status = 'uploading';
-    this.render(item);
+    this.update(item);
     try {
       const sessionId = await this.deps.ensureSession();
       if (!this.items.includes(item)) return; // cancelled while the session was being created
       item.handle = uploadMultipart<Attachment>('/api/upload', { session_id: sessionId }, [{ field: 'file', filename: item.file.name, blob: item.file }], (p) => {
         item.loaded = p.loaded;
-        this.renderProgress(item);
+        this.updateProgress(item);
       });
       item.result = await item.handle.promise;
       item.status = 'done';
@@ -156,8 +160,7 @@ export class Composer {
       item.error = err instanceof Error ? err.message : String(err);
     } finally {
       item.handle = undefined;
-      if (this.items.includes(item)) this.render(item);
-      this.pump();
+      if (this.items.includes(item)) this.update(item);
       this.refreshSend();
     }
   }
@@ -165,12 +168,12 @@ export class Composer {
   private async extract(item: Pending): Promise<void> {
     const state: ExtractState = { status: 'running', loaded: 0, total: item.file.size };
     item.extract = state;
-    this.render(item);
+    this.update(item);
     try {
       const sessionId = await this.deps.ensureSession();
       state.handle = uploadMultipart<ExtractResult>('/api/upload/extract', { session_id: sessionId }, [{ field: 'file', filename: item.file.name, blob: item.file }], (p) => {
         state.loaded = p.loaded;
-        this.renderProgress(item);
+        this.updateProgress(item);
       });
       state.result = await state.handle.promise;
       state.status = 'done';
@@ -183,15 +186,15 @@ export class Composer {
       }
     } finally {
       state.handle = undefined;
-      if (this.items.includes(item)) this.render(item);
+      if (this.items.includes(item)) this.update(item);
     }
   }
 
   private cancel(item: Pending): void {
+    this.queue.remove(item);
     this.discard(item);
     this.items = this.items.filter((i) => i !== item);
     item.el.remove();
-    this.pump();
     this.refreshSend();
     this.input.focus();
   }
@@ -202,27 +205,15 @@ export class Composer {
     if (item.thumbUrl) URL.revokeObjectURL(item.thumbUrl);
   }
 
-  private renderProgress(item: Pending): void {
+  private updateProgress(item: Pending): void {
     const extracting = item.extract?.status === 'running';
     const loaded = extracting ? item.extract?.loaded ?? 0 : item.loaded;
     const total = extracting ? item.extract?.total ?? 0 : item.total;
-    const bar = item.el.querySelector<HTMLElement>('.progress');
-    const fill = item.el.querySelector<HTMLElement>('.progress-fill');
-    const bytes = item.el.querySelector<HTMLElement>('[data-testid="attachment-bytes"]');
-    const pct = total > 0 ? (loaded / total) * 100 : 100;
-    if (bar) {
-      bar.setAttribute('aria-valuenow', String(loaded));
-      bar.setAttribute('aria-valuetext', formatProgress(loaded, total));
-    }
-    if (fill) fill.style.width = `${pct.toFixed(2)}%`;
-    if (bytes) {
-      bytes.textContent = formatProgress(loaded, total);
-      bytes.dataset.loaded = String(loaded);
-      bytes.dataset.total = String(total);
-    }
+    item.progress.update(`${extracting ? 'Extracting' : 'Uploading'} ${item.file.name}`, loaded, total);
   }
 
-  private render(item: Pending): void {
+  /** The chip from the item's state; the progress bar and counter are the item's own, reused. */
+  private update(item: Pending): void {
     const { el, file } = item;
     clear(el);
     el.className = `chip chip-${item.status}`;
@@ -233,23 +224,12 @@ export class Composer {
       ? h('img', { class: 'chip-thumb', src: item.thumbUrl, alt: '', 'data-testid': 'attachment-thumb' })
       : h('span', { class: 'chip-thumb chip-icon' }, icon([...(isArchiveName(file.name) ? ICONS.archive : ICONS.file)]));
     const showBar = item.status === 'uploading' || item.status === 'queued' || item.extract?.status === 'running';
-    const loaded = item.extract?.status === 'running' ? item.extract.loaded : item.loaded;
-    const total = item.extract?.status === 'running' ? item.extract.total : item.total;
-    const label = item.extract?.status === 'running' ? `Extracting ${file.name}` : `Uploading ${file.name}`;
     const main = h(
       'div',
       { class: 'chip-main' },
       h('span', { class: 'chip-name', title: file.name }, file.name),
-      showBar
-        ? h(
-            'div',
-            { class: 'progress', role: 'progressbar', 'aria-label': label, 'aria-valuemin': 0, 'aria-valuemax': total, 'aria-valuenow': loaded },
-            h('div', { class: 'progress-fill' }),
-          )
-        : null,
-      item.status === 'error'
-        ? null
-        : h('span', { class: 'chip-bytes', 'data-testid': 'attachment-bytes' }),
+      showBar ? item.progress.bar : null,
+      item.status === 'error' ? null : item.progress.bytes,
       item.status === 'queued' ? h('span', { class: 'muted small' }, 'Waiting…') : null,
       item.status === 'done' && !item.extract ? h('span', { class: 'chip-state', 'data-testid': 'attachment-done' }, 'Attached') : null,
       item.error ? h('span', { class: 'error-text', 'data-testid': 'attachment-error', role: 'alert' }, item.error) : null,
@@ -280,7 +260,7 @@ export class Composer {
       ),
     );
     el.append(thumb, main, actions);
-    this.renderProgress(item);
+    this.updateProgress(item);
   }
 
   private renderExtract(item: Pending): HTMLElement | null {
@@ -289,12 +269,7 @@ export class Composer {
     if (x.status === 'error') return h('span', { class: 'error-text', 'data-testid': 'extract-error', role: 'alert' }, x.error ?? 'Extraction failed');
     const r = x.result;
     if (!r) return null;
-    return h(
-      'details',
-      { class: 'extract-result', 'data-testid': 'extract-result', open: true },
-      h('summary', {}, `Extracted ${r.extracted} file${r.extracted === 1 ? '' : 's'}`),
-      h('ul', { class: 'extract-list', 'data-testid': 'extract-list' }, r.files.map((f) => h('li', { 'data-testid': 'extract-file' }, f))),
-    );
+    return extractedList(r.extracted, r.files, '', true);
   }
 
   private busy(): boolean {
@@ -348,37 +323,5 @@ export class Composer {
     );
     if (!dt.types.includes('text/plain')) e.preventDefault();
     this.addFiles(fromFileList(named));
-  }
-
-  private initDrop(): void {
-    const zone = this.form.closest('main') ?? this.form;
-    let depth = 0;
-    const set = (on: boolean) => zone.classList.toggle('dragging', on);
-    zone.addEventListener('dragenter', (e) => {
-      if (!dragHasFiles(e as DragEvent)) return;
-      depth++;
-      set(true);
-    });
-    zone.addEventListener('dragleave', () => {
-      depth = Math.max(0, depth - 1);
-      if (depth === 0) set(false);
-    });
-    zone.addEventListener('dragover', (e) => {
-      if (!dragHasFiles(e as DragEvent)) return;
-      e.preventDefault();
-      const dt = (e as DragEvent).dataTransfer;
-      if (dt) dt.dropEffect = 'copy';
-    });
-    zone.addEventListener('drop', (e) => {
-      const dt = (e as DragEvent).dataTransfer;
-      depth = 0;
-      set(false);
-      if (!dt) return;
-      e.preventDefault();
-      filesFromDataTransfer(dt).then(
-        (files) => this.addFiles(files),
-        (err: unknown) => notify(err instanceof Error ? err.message : String(err), 'error'),
-      );
-    });
   }
 }

@@ -2,13 +2,19 @@
 // on a folder, or the pickers), and each upload's outcome: extraction results, errors, Office sidecars.
 import { api, type Session, type WorkspaceEntry, type WorkspaceUploadItem } from './api.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
-import { dirOf, dragHasFiles, filesFromDataTransfer, fromFileList, joinPath, type PickedFile } from './files.js';
-import { formatBytes, formatProgress } from './format.js';
+import { dirOf, fromFileList, joinPath, type PickedFile } from './files.js';
+import { formatBytes } from './format.js';
 import { openPreview } from './preview.js';
 import { notify } from './toast.js';
+import { UploadQueue } from './upload-queue.js';
+import { dropZone, extractedList, ProgressView } from './upload-view.js';
 import { sizeCheck, UploadAborted, uploadMultipart } from './upload.js';
 
 export const MAX_PARALLEL_WS_UPLOADS = 3;
+/** An extracted archive fires a burst of change events: the tree reloads once they pause this long. */
+const REFRESH_DEBOUNCE_MS = 150;
+/** Extraction results list their files open up to this many; longer lists start folded. */
+const OPEN_EXTRACT_LIST_MAX = 20;
 /** Result rows kept on screen; older ones scroll away so a 2,000-file folder doesn't bloat the DOM. */
 const MAX_RESULT_ROWS = 200;
 /** localStorage key of the "Show hidden files" choice ('1' when on). */
@@ -35,6 +41,11 @@ interface Job {
   picked: PickedFile;
   target: string;
   row: HTMLLIElement;
+  status: 'queued' | 'uploading' | 'done' | 'error';
+  progress: ProgressView;
+  abort?: () => void;
+  item?: WorkspaceUploadItem;
+  error?: string;
 }
 
 function baseName(p: string): string {
@@ -59,8 +70,7 @@ export class WorkspacePanel {
   private readonly empty = byId('ws-empty');
   private session: Session | null = null;
   private readonly expanded = new Set<string>();
-  private queue: Job[] = [];
-  private running = 0;
+  private readonly queue = new UploadQueue<Job>(MAX_PARALLEL_WS_UPLOADS, (job) => this.run(job));
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
   /** Hidden entries (names starting with `.`) are listed and previewed only when the person asks. */
   private showHidden = storedShowHidden();
@@ -94,7 +104,7 @@ export class WorkspacePanel {
         this.upload(picked, '');
       });
     }
-    this.initDrop(this.drop, () => '');
+    dropZone(this.drop, { hoverClass: 'drop-target', onFiles: (picked) => this.upload(picked, '') });
   }
 
   setSession(session: Session | null): void {
@@ -112,7 +122,7 @@ export class WorkspacePanel {
   /** Coalesce bursts (an extracted archive fires many change events) into one reload. */
   scheduleRefresh(): void {
     clearTimeout(this.refreshTimer);
-    this.refreshTimer = setTimeout(() => void this.refresh(), 150);
+    this.refreshTimer = setTimeout(() => void this.refresh(), REFRESH_DEBOUNCE_MS);
   }
 
   async refresh(): Promise<void> {
@@ -183,36 +193,10 @@ export class WorkspacePanel {
       if (e.key === 'ArrowRight' && li.getAttribute('aria-expanded') !== 'true') void setOpen(true);
       if (e.key === 'ArrowLeft' && li.getAttribute('aria-expanded') === 'true') void setOpen(false);
     });
-    this.initDrop(row, () => path);
+    dropZone(row, { hoverClass: 'drop-target', onFiles: (picked) => this.upload(picked, path) });
     if (this.expanded.has(path)) await setOpen(true);
     else li.setAttribute('aria-expanded', 'false');
     return li;
-  }
-
-  private initDrop(el: HTMLElement, target: () => string): void {
-    el.addEventListener('dragover', (e) => {
-      if (!dragHasFiles(e)) return;
-      e.preventDefault();
-      e.stopPropagation();
-      if (e.dataTransfer) e.dataTransfer.dropEffect = 'copy';
-      el.classList.add('drop-target');
-    });
-    el.addEventListener('dragleave', (e) => {
-      if (!el.contains(e.relatedTarget as Node | null)) el.classList.remove('drop-target');
-    });
-    el.addEventListener('drop', (e) => {
-      el.classList.remove('drop-target');
-      this.drop.classList.remove('drop-target');
-      const dt = e.dataTransfer;
-      if (!dt) return;
-      e.preventDefault();
-      e.stopPropagation();
-      const path = target();
-      filesFromDataTransfer(dt).then(
-        (files) => this.upload(files, path),
-        (err: unknown) => notify(err instanceof Error ? err.message : String(err), 'error'),
-      );
-    });
   }
 
   /** Upload picked files under `base`, keeping each file's folder structure. */
@@ -226,86 +210,75 @@ export class WorkspacePanel {
     for (let i = 1; i <= parts.length; i++) this.expanded.add(parts.slice(0, i).join('/'));
     for (const picked of files) {
       const target = joinPath(base, dirOf(picked.relativePath));
-      const row = h('li', { class: 'ws-result', 'data-testid': 'ws-result', 'data-status': 'queued', 'data-name': picked.file.name });
+      const row = h('li', { class: 'ws-result', 'data-testid': 'ws-result', 'data-name': picked.file.name });
       this.results.prepend(row);
-      const job = { picked, target, row };
-      this.renderRow(job, 'queued');
+      const job: Job = { picked, target, row, status: 'queued', progress: new ProgressView('ws-result-bytes', 'small') };
       const tooBig = sizeCheck(picked.file.name, picked.file.size, this.deps.maxUploadBytes(), formatBytes);
-      if (tooBig) this.renderRow(job, 'error', { error: tooBig });
-      else this.queue.push(job);
+      if (tooBig) {
+        job.status = 'error';
+        job.error = tooBig;
+      }
+      this.update(job);
+      if (job.status === 'queued') this.queue.add(job);
     }
     while (this.results.children.length > MAX_RESULT_ROWS) this.results.lastElementChild?.remove();
-    this.pump();
-  }
-
-  private pump(): void {
-    while (this.running < MAX_PARALLEL_WS_UPLOADS && this.queue.length) {
-      const job = this.queue.shift();
-      if (job) void this.run(job);
-    }
   }
 
   private async run(job: Job): Promise<void> {
     const s = this.session;
     if (!s) return;
-    this.running++;
     const { file } = job.picked;
     const fields: Record<string, string> = { session_id: s.session_id };
     if (job.target) fields.path = job.target;
     // A hidden folder is only reachable (and writable) while hidden files are shown.
     if (this.showHidden) fields.hidden = '1';
+    const label = `Uploading ${joinPath(job.target, file.name)}`;
     const handle = uploadMultipart<WorkspaceUploadItem | { files: WorkspaceUploadItem[]; count: number }>('/api/workspace/upload', fields, [{ field: 'file', filename: file.name, blob: file }], (p) => {
-      this.renderRow(job, 'uploading', { loaded: p.loaded, total: p.total, abort: () => handle.abort() });
+      job.progress.update(label, p.loaded, p.total);
     });
-    this.renderRow(job, 'uploading', { loaded: 0, total: file.size, abort: () => handle.abort() });
+    job.status = 'uploading';
+    job.abort = () => handle.abort();
+    this.update(job);
     try {
       const res = await handle.promise;
-      const item = 'count' in res && Array.isArray(res.files) ? (res.files[0] as WorkspaceUploadItem) : (res as WorkspaceUploadItem);
-      this.renderRow(job, 'done', { item });
+      job.item = 'count' in res && Array.isArray(res.files) ? (res.files[0] as WorkspaceUploadItem) : (res as WorkspaceUploadItem);
+      job.status = 'done';
       this.scheduleRefresh();
     } catch (err) {
-      if (err instanceof UploadAborted) job.row.remove();
-      else this.renderRow(job, 'error', { error: err instanceof Error ? err.message : String(err) });
+      if (err instanceof UploadAborted) {
+        job.row.remove();
+        return;
+      }
+      job.status = 'error';
+      job.error = err instanceof Error ? err.message : String(err);
     } finally {
-      this.running--;
-      this.pump();
+      job.abort = undefined;
     }
+    this.update(job);
   }
 
-  private renderRow(
-    job: Job,
-    status: 'queued' | 'uploading' | 'done' | 'error',
-    extra: { loaded?: number; total?: number; abort?: () => void; item?: WorkspaceUploadItem; error?: string } = {},
-  ): void {
-    const { row, picked, target } = job;
+  /** The row from the job's state, on each change of status; progress ticks go to the job's ProgressView alone. */
+  private update(job: Job): void {
+    const { row, picked, target, status } = job;
     const name = joinPath(target, picked.file.name);
-    if (status === 'uploading' && row.dataset.status === 'uploading') {
-      // Progress tick: update in place so the cancel button keeps focus.
-      const bytes = row.querySelector<HTMLElement>('[data-testid="ws-result-bytes"]');
-      const fill = row.querySelector<HTMLElement>('.progress-fill');
-      const loaded = extra.loaded ?? 0;
-      const total = extra.total ?? picked.file.size;
-      if (bytes) bytes.textContent = formatProgress(loaded, total);
-      if (fill) fill.style.width = `${total ? (loaded / total) * 100 : 100}%`;
-      return;
-    }
     row.dataset.status = status;
     clear(row);
     row.appendChild(h('div', { class: 'ws-result-head' }, icon([...ICONS.file]), h('span', { class: 'chip-name', title: name }, name)));
     if (status === 'queued') row.appendChild(h('span', { class: 'muted small' }, 'Waiting…'));
     if (status === 'uploading') {
+      job.progress.update(`Uploading ${name}`, 0, picked.file.size);
       row.append(
-        h('div', { class: 'progress', role: 'progressbar', 'aria-label': `Uploading ${name}` }, h('div', { class: 'progress-fill' })),
+        job.progress.bar,
         h(
           'div',
           { class: 'ws-result-foot' },
-          h('span', { class: 'small', 'data-testid': 'ws-result-bytes' }, formatProgress(extra.loaded ?? 0, extra.total ?? picked.file.size)),
-          h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'ws-result-cancel', onclick: () => extra.abort?.() }, 'Cancel'),
+          job.progress.bytes,
+          h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'ws-result-cancel', onclick: () => job.abort?.() }, 'Cancel'),
         ),
       );
     }
-    if (status === 'error') row.appendChild(h('p', { class: 'error-text small', 'data-testid': 'ws-result-error', role: 'alert' }, extra.error ?? 'Upload failed'));
-    const item = extra.item;
+    if (status === 'error') row.appendChild(h('p', { class: 'error-text small', 'data-testid': 'ws-result-error', role: 'alert' }, job.error ?? 'Upload failed'));
+    const item = job.item;
     if (status === 'done' && item) {
       const stored = joinPath(target, item.filename ?? picked.file.name);
       if (item.extract_error) {
@@ -313,14 +286,7 @@ export class WorkspacePanel {
         row.appendChild(h('p', { class: 'error-text small', 'data-testid': 'ws-result-error', role: 'alert' }, `Not extracted: ${item.extract_error}`));
       } else if (item.extracted === true) {
         const files = item.extracted_files ?? item.files ?? [];
-        row.appendChild(
-          h(
-            'details',
-            { class: 'extract-result', open: files.length <= 20 },
-            h('summary', { 'data-testid': 'ws-extract-summary' }, `Extracted ${files.length} file${files.length === 1 ? '' : 's'}`),
-            h('ul', { class: 'extract-list', 'data-testid': 'ws-extract-list' }, files.map((f) => h('li', { 'data-testid': 'ws-extract-file' }, f))),
-          ),
-        );
+        row.appendChild(extractedList(files.length, files, 'ws-', files.length <= OPEN_EXTRACT_LIST_MAX));
       } else {
         row.appendChild(h('span', { class: 'muted small', 'data-testid': 'ws-result-done' }, `Uploaded · ${formatBytes(item.size ?? picked.file.size)}`));
       }
