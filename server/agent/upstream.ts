@@ -5,6 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { redact } from '../redact.js';
+import { SETTINGS } from '../settings/table.js';
 import { AgentError, type AgentConfig, type StreamTurn, type ToolCall, type TurnRequest, type UpstreamEvent } from './types.js';
 
 /** One SSE line longer than this is not a chat stream (a chunk is a few hundred bytes). */
@@ -367,7 +368,7 @@ async function* run(config: AgentConfig, request: TurnRequest, signal: AbortSign
           new AgentError(
             'timeout',
             `The agent sent nothing for ${Math.round(config.idleTimeoutMs / 1000)} s`,
-            'It may be busy with a slow tool: try again, or raise SATCHEL_AGENT_TIMEOUT_MS.',
+            `It may be busy with a slow tool: try again, or raise ${SETTINGS.agentTimeoutMs.env}.`,
           ),
         ),
       config.idleTimeoutMs,

@@ -33,6 +33,9 @@ export const DEFAULT_GROQ_BASE_URL = 'https://api.groq.com/openai/v1';
 export const DEFAULT_OPENAI_MODEL = 'whisper-1';
 export const DEFAULT_GROQ_MODEL = 'whisper-large-v3-turbo';
 export const DEFAULT_TIMEOUT_MS = 120_000;
+/** Tools can be slow: an agent silent this long has stopped (agent.md). */
+export const DEFAULT_AGENT_TIMEOUT_MS = 600_000;
+export const DEFAULT_AGENT_CONTEXT_CHARS = 200_000;
 
 export interface Setting<T> {
   env: string;
@@ -253,6 +256,49 @@ export const SETTINGS = {
     default: code(DEFAULT_GROQ_MODEL),
     perRequest: true,
     meaning: 'the `groq` provider’s transcription model',
+  }),
+  // The agent (agent/config.ts): `<state>/agent.json` first, the environment over it, read at each turn.
+  agentBaseUrl: row({
+    env: 'SATCHEL_AGENT_BASE_URL',
+    parse: url,
+    default: 'none (no agent)',
+    perRequest: true,
+    meaning: 'the agent’s OpenAI-compatible API, with or without `/v1` (Hermes’ gateway: `http://127.0.0.1:8642`)',
+  }),
+  agentApiKey: row({
+    env: 'SATCHEL_AGENT_API_KEY',
+    parse: text,
+    default: 'none',
+    perRequest: true,
+    meaning: 'sent as `Authorization: Bearer …`; never returned or logged',
+  }),
+  agentModel: row({
+    env: 'SATCHEL_AGENT_MODEL',
+    parse: text,
+    default: 'none (Hermes: `hermes-agent`)',
+    perRequest: true,
+    meaning: 'the model each turn asks for',
+  }),
+  agentKind: row({
+    env: 'SATCHEL_AGENT_KIND',
+    parse: word,
+    default: 'detected',
+    perRequest: true,
+    meaning: '`hermes` (the gateway keeps the history) or `openai` (the history is sent each turn)',
+  }),
+  agentTimeoutMs: row({
+    env: 'SATCHEL_AGENT_TIMEOUT_MS',
+    parse: timeoutMs,
+    default: String(DEFAULT_AGENT_TIMEOUT_MS),
+    perRequest: true,
+    meaning: 'milliseconds without a byte from the agent before a turn fails as `timeout`',
+  }),
+  agentContextChars: row({
+    env: 'SATCHEL_AGENT_CONTEXT_CHARS',
+    parse: positiveNumber,
+    default: String(DEFAULT_AGENT_CONTEXT_CHARS),
+    perRequest: true,
+    meaning: 'characters of history and inlined attachments sent per turn',
   }),
 } as const;
 

@@ -1,0 +1,210 @@
+// The agent's settings (agent.md, "Configuration"): `<state>/agent.json`, which the UI writes through a route,
+// under the environment's SATCHEL_AGENT_* rows of the settings table. Read at each turn, so a change in the
+// UI takes effect on the next message. The key is stored in a file of mode 0600 and never leaves this module
+// (writeFileAtomic creates it so) except inside an AgentConfig (publicAgentSettings reports only whether there is one).
+import fs from 'node:fs';
+import path from 'node:path';
+import { log } from '../log.js';
+import { writeFileAtomic } from '../store/atomic.js';
+import { DEFAULT_AGENT_CONTEXT_CHARS, DEFAULT_AGENT_TIMEOUT_MS, readSetting, SETTINGS, type SettingName } from '../settings/table.js';
+import type { Warn } from '../settings/parsers.js';
+import type { AgentConfig, AgentKind } from './types.js';
+
+export const AGENT_SETTINGS_FILE = 'agent.json';
+/** agent.json holds a handful of short strings: anything bigger is not ours. */
+export const MAX_AGENT_SETTINGS_BYTES = 64 * 1024;
+/** Hermes Agent's gateway answers to this model name. */
+export const HERMES_DEFAULT_MODEL = 'hermes-agent';
+/** Hermes' gateway listens here by default: an unset kind on this port is taken to be Hermes. */
+export const HERMES_DEFAULT_PORT = '8642';
+const KINDS: readonly AgentKind[] = ['hermes', 'openai'];
+
+/** What agent.json holds (every field optional; the environment wins field by field). */
+export interface StoredAgentSettings {
+  baseUrl?: string;
+  apiKey?: string;
+  model?: string;
+  kind?: AgentKind;
+  timeoutMs?: number;
+  contextChars?: number;
+}
+
+/** What the UI may see: everything but the key. */
+export interface PublicAgentSettings {
+  base_url: string | null;
+  model: string | null;
+  kind: AgentKind | null;
+  timeout_ms: number;
+  context_chars: number;
+  has_api_key: boolean;
+  /** Fields the environment sets: the UI shows them read-only (a saved value would not take effect). */
+  from_env: string[];
+}
+
+const FILE_FIELDS: Record<keyof StoredAgentSettings, SettingName> = {
+  baseUrl: 'agentBaseUrl',
+  apiKey: 'agentApiKey',
+  model: 'agentModel',
+  kind: 'agentKind',
+  timeoutMs: 'agentTimeoutMs',
+  contextChars: 'agentContextChars',
+};
+
+const warned = new Set<string>();
+const warnOnce: Warn = (key, why) => {
+  const line = `Agent setting ${key}: ${why}`;
+  if (warned.has(line)) return;
+  warned.add(line);
+  log.warn(line);
+};
+
+export function isAgentKind(value: unknown): value is AgentKind {
+  return typeof value === 'string' && (KINDS as readonly string[]).includes(value);
+}
+
+function settingsFile(stateDir: string): string {
+  return path.join(stateDir, AGENT_SETTINGS_FILE);
+}
+
+/** agent.json's fields, each checked by its row's parser; a missing, oversized or broken file is {}. */
+export function readStoredAgentSettings(stateDir: string): StoredAgentSettings {
+  let text: string;
+  let fd: number | undefined;
+  try {
+    // No symlink is followed, and the size is known before anything is read.
+    fd = fs.openSync(settingsFile(stateDir), fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_AGENT_SETTINGS_BYTES) {
+      warnOnce(AGENT_SETTINGS_FILE, `not a regular file under ${MAX_AGENT_SETTINGS_BYTES} bytes; ignored`);
+      return {};
+    }
+    text = fs.readFileSync(fd, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') warnOnce(AGENT_SETTINGS_FILE, 'unreadable; ignored');
+    return {};
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    // The parser's message can quote the file (the key): not logged.
+    warnOnce(AGENT_SETTINGS_FILE, 'not valid JSON; ignored');
+    return {};
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return {};
+  const out: Record<string, unknown> = {};
+  for (const [field, name] of Object.entries(FILE_FIELDS)) {
+    const value = (raw as Record<string, unknown>)[field];
+    if (value === undefined || value === null) continue;
+    // The table's parsers read strings (as the environment gives them); numbers are written as numbers.
+    const parsed = SETTINGS[name].parse(typeof value === 'number' ? String(value) : value, {
+      key: `${AGENT_SETTINGS_FILE}: ${field}`,
+      source: 'file',
+      warn: warnOnce,
+    });
+    if (parsed !== undefined) out[field] = parsed;
+  }
+  if (out.kind !== undefined && !isAgentKind(out.kind)) delete out.kind;
+  return out as StoredAgentSettings;
+}
+
+/** The environment's fields (blank or unusable ones are absent). */
+function envSettings(env: NodeJS.ProcessEnv): StoredAgentSettings {
+  const out: Record<string, unknown> = {};
+  for (const [field, name] of Object.entries(FILE_FIELDS)) {
+    const value = readSetting(name, env, warnOnce);
+    if (value !== undefined) out[field] = typeof value === 'string' && field === 'kind' ? value.trim() : value;
+  }
+  if (out.kind !== undefined && !isAgentKind(out.kind)) {
+    warnOnce(SETTINGS.agentKind.env, `expected ${KINDS.join(' or ')}; detected instead`);
+    delete out.kind;
+  }
+  return out as StoredAgentSettings;
+}
+
+function merged(stateDir: string, env: NodeJS.ProcessEnv): StoredAgentSettings {
+  const file = readStoredAgentSettings(stateDir);
+  const fromEnv = envSettings(env);
+  return { ...file, ...fromEnv };
+}
+
+/** Unset kind: Hermes on its default port, anything else speaks plain OpenAI (discover.ts detects for real). */
+export function guessKind(baseUrl: string): AgentKind {
+  try {
+    return new URL(baseUrl).port === HERMES_DEFAULT_PORT ? 'hermes' : 'openai';
+  } catch {
+    return 'openai';
+  }
+}
+
+/** The agent to talk to this turn, or undefined when no base URL is configured anywhere. */
+export function loadAgentConfig(stateDir: string, env: NodeJS.ProcessEnv = process.env): AgentConfig | undefined {
+  const s = merged(stateDir, env);
+  if (!s.baseUrl) return undefined;
+  const kind = s.kind ?? guessKind(s.baseUrl);
+  return {
+    baseUrl: s.baseUrl,
+    ...(s.apiKey ? { apiKey: s.apiKey } : {}),
+    model: s.model ?? (kind === 'hermes' ? HERMES_DEFAULT_MODEL : ''),
+    kind,
+    idleTimeoutMs: s.timeoutMs ?? DEFAULT_AGENT_TIMEOUT_MS,
+    contextChars: Math.floor(s.contextChars ?? DEFAULT_AGENT_CONTEXT_CHARS),
+  };
+}
+
+export interface SaveAgentSettings {
+  baseUrl: string;
+  /** Omitted: the stored key is kept. An empty string removes it. */
+  apiKey?: string;
+  model: string;
+  kind?: AgentKind;
+  timeoutMs?: number;
+  contextChars?: number;
+}
+
+/** Writes agent.json (0600, atomically). Throws a plain Error naming the bad field (never a value) when invalid. */
+export async function saveAgentSettings(stateDir: string, next: SaveAgentSettings): Promise<void> {
+  const check = (field: keyof StoredAgentSettings, value: unknown) => {
+    if (value === undefined) return undefined;
+    let why: string | undefined;
+    const parsed = SETTINGS[FILE_FIELDS[field]].parse(typeof value === 'number' ? String(value) : value, {
+      key: field,
+      source: 'file',
+      warn: (_key: string, reason: string) => (why = reason),
+    });
+    if (parsed === undefined) throw new Error(`Invalid agent setting ${field}${why ? `: ${why}` : ''}`);
+    return parsed;
+  };
+  const current = readStoredAgentSettings(stateDir);
+  const stored: StoredAgentSettings = { baseUrl: check('baseUrl', next.baseUrl) as string, model: next.model.trim() };
+  if (!stored.model) delete stored.model;
+  const apiKey = next.apiKey === undefined ? current.apiKey : next.apiKey.trim();
+  if (apiKey) stored.apiKey = apiKey;
+  if (next.kind !== undefined) {
+    if (!isAgentKind(next.kind)) throw new Error('Invalid agent setting kind: expected hermes or openai');
+    stored.kind = next.kind;
+  }
+  const timeoutMs = check('timeoutMs', next.timeoutMs ?? current.timeoutMs);
+  if (timeoutMs !== undefined) stored.timeoutMs = timeoutMs as number;
+  const contextChars = check('contextChars', next.contextChars ?? current.contextChars);
+  if (contextChars !== undefined) stored.contextChars = Math.floor(contextChars as number);
+  fs.mkdirSync(stateDir, { recursive: true });
+  await writeFileAtomic(settingsFile(stateDir), JSON.stringify(stored, null, 2) + '\n');
+}
+
+/** The settings as the UI shows them: never the key. */
+export function publicAgentSettings(stateDir: string, env: NodeJS.ProcessEnv = process.env): PublicAgentSettings {
+  const s = merged(stateDir, env);
+  const fromEnv = envSettings(env);
+  return {
+    base_url: s.baseUrl ?? null,
+    model: s.model ?? null,
+    kind: s.kind ?? null,
+    timeout_ms: s.timeoutMs ?? DEFAULT_AGENT_TIMEOUT_MS,
+    context_chars: Math.floor(s.contextChars ?? DEFAULT_AGENT_CONTEXT_CHARS),
+    has_api_key: !!s.apiKey,
+    from_env: Object.keys(fromEnv),
+  };
+}
