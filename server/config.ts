@@ -4,6 +4,7 @@
 // at the moment they need them.
 import os from 'node:os';
 import path from 'node:path';
+import type { TurnDependencies } from './agent/turns.js';
 import { expandUser } from './settings/parsers.js';
 import { DEFAULT_HOST, DEFAULT_MAX_UPLOAD_MB, readSetting, SETTINGS, type FlagSettingName } from './settings/table.js';
 
@@ -34,6 +35,10 @@ export interface ServerConfig {
   bodyIdleTimeoutMs?: number;
   /** Idle deadline for an upload's body; tests shorten it. */
   uploadStallTimeoutMs?: number;
+  /** Silence on a chat stream before a `: heartbeat` comment; tests shorten it. */
+  chatHeartbeatMs?: number;
+  /** Tests replace the agent side (a scripted upstream, a fixed configuration); unset parts are the real ones. */
+  agent?: Partial<TurnDependencies>;
 }
 
 /** The platform's per-user app-data folder, as Electron's app.getPath('userData') would give it. */

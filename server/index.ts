@@ -8,6 +8,9 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { basicRequest } from './agent/basic-request.js';
+import { recoverInterruptedTurns, TurnManager, type TurnDependencies } from './agent/turns.js';
+import { streamTurn } from './agent/upstream.js';
 import { newToken } from './http/access.js';
 import { createRequestListener, type App } from './http/app.js';
 import { CLOSE_DEADLINE_MS, handleClientError, writeRefusal } from './http/clienterror.js';
@@ -106,17 +109,28 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const sessions = new SessionStore(config.stateDir);
   const workspaces = new Workspaces(config.stateDir, config.defaultWorkspace);
   await Promise.all([sessions.load(), workspaces.load()]);
+  const interrupted = await recoverInterruptedTurns(sessions);
+  if (interrupted > 0) log.warn(`${interrupted} conversation turn(s) were interrupted when Satchel last stopped`);
 
   const stopping = new AbortController();
   // Every request in flight listens for the stop: as many listeners as requests, which is no leak.
   setMaxListeners(0, stopping.signal);
+  const events = new EventBus();
+  const agent: TurnDependencies = {
+    streamTurn,
+    loadConfig: () => undefined,
+    buildRequest: basicRequest,
+    ...config.agent,
+  };
+  const turns = new TurnManager(sessions, events, agent);
   const app: App = {
     config,
     token: config.token ?? newToken(),
     version: appVersion(),
     sessions,
     workspaces,
-    events: new EventBus(),
+    events,
+    turns,
     stagingDir,
     staticDir: config.staticDir ?? defaultStaticDir(),
     stopping: stopping.signal,
@@ -164,7 +178,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const close = (): Promise<void> => {
     closing ??= new Promise<void>((resolve) => {
       stopping.abort();
-      server.close(() => resolve());
+      // Running turns are cancelled and what they streamed is stored before close resolves.
+      const stored = turns.stop();
+      server.close(() => void stored.then(() => resolve()));
       server.closeIdleConnections();
       setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs ?? SHUTDOWN_GRACE_MS).unref();
     });

@@ -11,12 +11,47 @@ export interface Attachment {
   is_image: boolean;
 }
 
+/** An archive extracted into the session's attachment folder, as a chat turn refers to it. */
+export interface ExtractedAttachment {
+  name: string;
+  /** The extraction folder (`dest` of POST /api/upload/extract). */
+  path: string;
+  extracted: true;
+}
+
+/** What a chat turn carries: a stored upload, or an extracted archive. */
+export type ChatAttachment = Attachment | ExtractedAttachment;
+
+export interface ToolCall {
+  id: string;
+  function: { name: string; arguments: string };
+}
+
+/**
+ * One row of a session's `messages`. Two shapes are stored: POST /api/session/message writes
+ * `{role, text, attachments, created_at}`; a conversation turn (POST /api/chat/start) writes
+ * `{role, content, timestamp, …}` (../shared/spec/agent.md, "What is stored"). Readers take `content ?? text`
+ * and `timestamp` (epoch seconds) or `created_at` (ISO 8601).
+ */
 export interface Message {
   role: string;
-  text: string;
-  attachments: Attachment[];
+  /** Rows stored without asking the agent. */
+  text?: string;
   /** ISO 8601. */
-  created_at: string;
+  created_at?: string;
+  /** Rows of a conversation turn. */
+  content?: string;
+  /** Epoch seconds. */
+  timestamp?: number;
+  attachments?: ChatAttachment[];
+  reasoning?: string;
+  tool_calls?: ToolCall[];
+  /** Tool result rows. */
+  tool_call_id?: string;
+  /** What arrived before the turn was cancelled or failed. */
+  _partial?: boolean;
+  /** A row saying why a turn ended without an answer (cancelled, failed, interrupted). */
+  _error?: boolean;
 }
 
 export interface SessionSummary {
@@ -39,6 +74,12 @@ export interface Session {
   updated_at: string;
   messages: Message[];
   attachments: Attachment[];
+  /** A turn is running (or Satchel stopped during one): what the person sent is kept here until it is stored. */
+  active_stream_id?: string;
+  pending_user_message?: string;
+  pending_attachments?: ChatAttachment[];
+  /** Epoch seconds, float. */
+  pending_started_at?: number;
 }
 
 /** GET /api/config */
@@ -148,3 +189,77 @@ export interface ServerEvents {
 }
 
 export type ServerEventName = keyof ServerEvents;
+
+/** POST /api/chat/start */
+export type ChatStartResponse =
+  | { stream_id: string; session_id: string; pending_started_at: number; title: string }
+  | { status: 'suppressed'; reason: 'silent_control_message' };
+
+/** 409 of POST /api/chat/start */
+export interface ChatConflictResponse {
+  error: string;
+  active_stream_id: string;
+}
+
+/** 503 of POST /api/chat/start when no agent is configured */
+export interface ChatNoAgentResponse {
+  error: string;
+  hint: string;
+}
+
+/** GET /api/chat/stream/status */
+export interface ChatStreamStatus {
+  active: boolean;
+  stream_id: string;
+  replay_available: boolean;
+  last_seq: number;
+  terminal: boolean;
+}
+
+/** GET|POST /api/chat/cancel */
+export interface ChatCancelResponse {
+  ok: true;
+  cancelled: boolean;
+  stream_id: string;
+}
+
+export interface ChatUsage {
+  input_tokens: number;
+  output_tokens: number;
+  duration_seconds: number;
+  ttft_ms: number | null;
+}
+
+export interface ChatToolFrame {
+  event_type: 'tool.started' | 'tool.completed';
+  name: string;
+  preview: string;
+  args: unknown;
+  tid: string;
+}
+
+export type ChatErrorType =
+  | 'auth_error'
+  | 'rate_limit'
+  | 'model_not_found'
+  | 'no_response'
+  | 'unreachable'
+  | 'timeout'
+  | 'upstream_error'
+  | 'interrupted';
+
+/** The frames of GET /api/chat/stream, by event name, with their `data`. */
+export interface ChatFrames {
+  token: { text: string };
+  reasoning: { text: string };
+  tool: ChatToolFrame;
+  tool_complete: ChatToolFrame & { duration: number; is_error: boolean };
+  title: { session_id: string; title: string };
+  metering: { tps: number; usage: ChatUsage };
+  done: { session: Session; usage: ChatUsage };
+  apperror: { message: string; type: ChatErrorType; hint?: string; session_id: string };
+  cancel: { message: string; type: 'cancelled'; status: 'cancelled'; session_id: string };
+  stream_end: { session_id: string };
+}
+
+export type ChatFrameName = keyof ChatFrames;

@@ -3,6 +3,7 @@
 // turns every throw into the specification's `{ "error": … }` answer. Nothing thrown or rejected in here can
 // reach the process: a last-resort guard answers 500 for that request alone and the server keeps serving.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TurnManager } from '../agent/turns.js';
 import { hasValidToken, isAllowedHost, isSameOriginWrite } from './access.js';
 import type { ServerConfig } from '../config.js';
 import { owe } from './connection.js';
@@ -34,6 +35,8 @@ export interface App {
   sessions: SessionStore;
   workspaces: Workspaces;
   events: EventBus;
+  /** Conversations with the agent: running turns and the frames of recent ones. */
+  turns: TurnManager;
   stagingDir: string;
   staticDir: string;
   /** Aborted when the server shuts down: streams end, long work stops. */

@@ -1,6 +1,7 @@
 // The route table: every path the server answers, who may call it, and its generic 500 text.
 import type { Route, RouteTable } from './app.js';
 import { uploadAndExtract, uploadAttachment } from '../handlers/attachments.js';
+import { cancelChat, chatStream, chatStreamStatus, startChat } from '../handlers/chat.js';
 import { events } from '../handlers/events.js';
 import { config, health } from '../handlers/health.js';
 import { listProfiles, switchProfile } from '../handlers/profiles.js';
@@ -29,6 +30,10 @@ export const routes: RouteTable = {
   '/api/workspace/list': { GET: api(listWorkspace) },
   '/api/workspace/file': { GET: api(readWorkspaceFile) },
   '/api/events': { GET: api(events) },
+  '/api/chat/start': { POST: api(startChat, 'Could not start the conversation') },
+  '/api/chat/stream': { GET: api(chatStream) },
+  '/api/chat/stream/status': { GET: api(chatStreamStatus) },
+  '/api/chat/cancel': { GET: api(cancelChat), POST: api(cancelChat) },
   '/api/upload': { POST: api(uploadAttachment, 'Upload failed') },
   '/api/upload/extract': { POST: api(uploadAndExtract, 'Archive extraction failed') },
   '/api/workspace/upload': { POST: api(uploadToWorkspace, 'Upload failed') },

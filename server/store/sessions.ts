@@ -55,6 +55,11 @@ export function publicSession(session: Session): wire.Session {
   };
 }
 
+/** A row's text, whichever shape it was stored in (wire.ts `Message`). */
+export function messageText(message: wire.Message): string {
+  return typeof message.content === 'string' ? message.content : typeof message.text === 'string' ? message.text : '';
+}
+
 export function sessionSummary(s: Session): wire.SessionSummary {
   return {
     session_id: s.session_id,
@@ -211,6 +216,10 @@ export class SessionStore {
     });
   }
 
+  /**
+   * Store a message without asking the agent (POST /api/session/message): the `{role, text, attachments,
+   * created_at}` row. A conversation turn stores its rows through turns.ts instead.
+   */
   async addMessage(id: string, text: string, attachments: Attachment[]): Promise<Session> {
     if (text.length > MAX_MESSAGE_CHARS) throw new ValueError(`Message too long (max ${MAX_MESSAGE_CHARS} characters)`);
     return this.update(id, (s) => {

@@ -1,0 +1,67 @@
+// The browser-side frames of one turn (../shared/spec/agent.md, "GET /api/chat/stream") and the log that keeps
+// them for replay. A frame is written once, as text, and the same text goes to every listener and into the
+// log, so a replayed frame is byte for byte the frame that went out live.
+import { redactDeep } from '../redact.js';
+
+/**
+ * Replay bytes kept per turn. A reply is mostly `token` frames (about 60 bytes of framing each), so 2 MiB holds
+ * a reply of some 20,000 tokens from its first frame. Past it the oldest frames go: a late listener asking for
+ * those gets what is left, and the `done` frame carries the whole stored session, so the reply it shows is
+ * complete all the same. With MAX_CONCURRENT_TURNS + ENDED_TURNS_KEPT turns (turns.ts) the total stays near
+ * 48 MiB at worst.
+ */
+export const REPLAY_MAX_BYTES = 2 * 1024 * 1024;
+
+export interface Frame {
+  seq: number;
+  text: string;
+}
+
+/** `id: <stream_id>:<seq>`, `event: <name>`, `data: <one-line JSON>`, blank line; every string redacted. */
+export function formatFrame(streamId: string, seq: number, event: string, data: unknown): string {
+  // JSON.stringify escapes CR and LF inside strings, so the data is one line whatever the agent sent.
+  return `id: ${streamId}:${seq}\nevent: ${event}\ndata: ${JSON.stringify(redactDeep(data))}\n\n`;
+}
+
+/**
+ * The resume point a client asked for: `after_seq=N`, the original front end's `after_event_id=<id>`, or the
+ * `Last-Event-ID` header (`<stream_id>:<seq>`, or a bare number). 0 = from the start.
+ */
+export function resumePoint(streamId: string, values: (string | null | undefined)[]): number {
+  for (const value of values) {
+    if (value === undefined || value === null || value === '') continue;
+    const colon = value.lastIndexOf(':');
+    // An id of another stream says nothing about this one.
+    if (colon !== -1 && value.slice(0, colon) !== streamId) continue;
+    const seq = Number(colon === -1 ? value : value.slice(colon + 1));
+    if (Number.isSafeInteger(seq) && seq >= 0) return seq;
+  }
+  return 0;
+}
+
+export class FrameLog {
+  private frames: Frame[] = [];
+  private bytes = 0;
+  /** The seq of the newest frame (0 before the first). */
+  lastSeq = 0;
+
+  constructor(private readonly maxBytes = REPLAY_MAX_BYTES) {}
+
+  push(frame: Frame): void {
+    this.frames.push(frame);
+    this.bytes += frame.text.length;
+    this.lastSeq = frame.seq;
+    // The newest frame always stays, so a terminal frame is replayable whatever its size.
+    while (this.bytes > this.maxBytes && this.frames.length > 1) this.bytes -= this.frames.shift()!.text.length;
+  }
+
+  /** Every kept frame with a seq above `seq`, oldest first. */
+  after(seq: number): Frame[] {
+    const first = this.frames.findIndex((f) => f.seq > seq);
+    return first === -1 ? [] : this.frames.slice(first);
+  }
+
+  get size(): number {
+    return this.frames.length;
+  }
+}

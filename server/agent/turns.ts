@@ -1,0 +1,431 @@
+// The turn manager (../shared/spec/agent.md, "Browser side"): one turn at a time per session, a bound on turns
+// across the server, the pending turn recorded before the agent is asked, upstream events numbered as frames
+// for every listener and kept for replay, and the outcome (answer, failure, cancel) stored in the session.
+// It knows nothing of HTTP: handlers/chat.ts serves its frames.
+import { randomBytes } from 'node:crypto';
+import { HttpError } from '../errors.js';
+import { log } from '../log.js';
+import type { EventBus } from '../store/events.js';
+import { messageText, publicSession, MAX_MESSAGES_PER_SESSION, type Session, type SessionStore, type Message } from '../store/sessions.js';
+import type * as wire from '../wire.js';
+import { abortable } from './abortable.js';
+import { FrameLog, formatFrame } from './frames.js';
+import { AgentError, type AgentConfig, type StreamTurn, type ToolCall, type TurnRequest } from './types.js';
+
+/**
+ * Turns running at once across the server. Each holds an upstream socket, its replay log (up to
+ * REPLAY_MAX_BYTES) and a session write at its end; one person rarely runs more than a few conversations at
+ * once, and the local model servers Satchel talks to (Ollama, llama.cpp, LM Studio) serve only a few requests
+ * in parallel anyway, queueing the rest while the person waits with no sign of why.
+ */
+export const MAX_CONCURRENT_TURNS = 8;
+/** Ended turns kept for replay (a tab that reloads right after the answer), oldest dropped first. */
+export const ENDED_TURNS_KEPT = 16;
+/** An ended turn is replayable for this long. */
+export const ENDED_TURN_TTL_MS = 15 * 60_000;
+/** 16 bytes = the 32 hex characters of a stream id. */
+export const STREAM_ID_BYTES = 16;
+export const TITLE_MAX_CHARS = 60;
+export const UNTITLED = 'Untitled';
+
+export const NO_AGENT = 'No agent is configured';
+export const NO_AGENT_HINT =
+  'Set one in Settings → Agent, or start Satchel with SATCHEL_AGENT_BASE_URL (and SATCHEL_AGENT_API_KEY, SATCHEL_AGENT_MODEL).';
+export const ACTIVE_STREAM = 'session already has an active stream';
+export const TOO_MANY_TURNS = `Too many conversations are running (at most ${MAX_CONCURRENT_TURNS}); try again when one has finished`;
+export const CANCELLED_BY_USER = 'Cancelled by user';
+export const CANCELLED_BY_STOP = 'Satchel stopped while the agent was answering';
+export const INTERRUPTED_TEXT = '**Interrupted:** Satchel stopped before the agent finished answering. Send the message again to try once more.';
+
+/** A refusal with fields beside `error` (409's `active_stream_id`, 503's `hint`). */
+export class ChatRefusal extends HttpError {
+  constructor(
+    status: number,
+    message: string,
+    readonly extra: Record<string, string>,
+  ) {
+    super(status, message);
+    this.name = 'ChatRefusal';
+  }
+}
+
+export interface BuildRequestInput {
+  /** The session as stored before this turn (its messages do not hold the new user row yet). */
+  session: Session;
+  config: AgentConfig;
+  text: string;
+  attachments: wire.ChatAttachment[];
+  model?: string;
+  signal: AbortSignal;
+}
+
+export interface TurnDependencies {
+  streamTurn: StreamTurn;
+  /** Read at each start, so a changed setting applies to the next turn. */
+  loadConfig: () => AgentConfig | undefined;
+  buildRequest: (input: BuildRequestInput) => TurnRequest | Promise<TurnRequest>;
+}
+
+/** One watcher of a stream: gets each frame's text, then `end` once nothing more will come. */
+export interface FrameListener {
+  frame(text: string): void;
+  end(): void;
+}
+
+type EndReason = { kind: 'user' } | { kind: 'stop' };
+
+function now(): number {
+  return Date.now() / 1000;
+}
+
+/** The first message, on one line, cut at a word near TITLE_MAX_CHARS. */
+export function titleFrom(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  if (line.length <= TITLE_MAX_CHARS) return line;
+  const cut = line.slice(0, TITLE_MAX_CHARS - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > TITLE_MAX_CHARS / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+function clearPending(s: Session): void {
+  delete s.active_stream_id;
+  delete s.pending_user_message;
+  delete s.pending_attachments;
+  delete s.pending_started_at;
+}
+
+function pushRows(s: Session, rows: Message[]): void {
+  // The cap counts rows already there: a turn's own rows always fit, so a full session still records why.
+  if (s.messages.length >= MAX_MESSAGES_PER_SESSION) log.warn('session over its message cap; storing the turn anyway');
+  s.messages.push(...rows);
+}
+
+export class Turn {
+  readonly log = new FrameLog();
+  private readonly listeners = new Set<FrameListener>();
+  ended = false;
+  readonly abort = new AbortController();
+  endReason: EndReason | undefined;
+  /** Settles when the turn's outcome is stored and its frames are out. */
+  finished: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly streamId: string,
+    readonly sessionId: string,
+    readonly profile: string,
+  ) {}
+
+  emit<N extends wire.ChatFrameName>(event: N, data: wire.ChatFrames[N]): void {
+    const frame = { seq: this.log.lastSeq + 1, text: formatFrame(this.streamId, this.log.lastSeq + 1, event, data) };
+    this.log.push(frame);
+    for (const listener of this.listeners) listener.frame(frame.text);
+  }
+
+  end(): void {
+    this.ended = true;
+    for (const listener of this.listeners) listener.end();
+    this.listeners.clear();
+  }
+
+  /**
+   * Replay every kept frame after `afterSeq`, then follow live. Synchronous from replay to registration, so no
+   * frame can fall between the two (no gap) or reach the listener twice (no duplicate). Returns the unsubscribe.
+   */
+  follow(afterSeq: number, listener: FrameListener): () => void {
+    for (const frame of this.log.after(afterSeq)) listener.frame(frame.text);
+    if (this.ended) {
+      listener.end();
+      return () => {};
+    }
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get listenerCount(): number {
+    return this.listeners.size;
+  }
+}
+
+export interface StartInput {
+  session: Session;
+  profile: string;
+  text: string;
+  attachments: wire.ChatAttachment[];
+  model?: string;
+}
+
+export interface StartResult {
+  stream_id: string;
+  session_id: string;
+  pending_started_at: number;
+  title: string;
+}
+
+export class TurnManager {
+  private readonly active = new Map<string, Turn>();
+  private readonly bySession = new Map<string, string>();
+  /** Ended turns in the order they ended (a Map keeps insertion order): the first is the oldest. */
+  private readonly ended = new Map<string, Turn>();
+  private stopped = false;
+
+  constructor(
+    private readonly sessions: SessionStore,
+    private readonly events: EventBus,
+    private readonly deps: TurnDependencies,
+  ) {}
+
+  get activeCount(): number {
+    return this.active.size;
+  }
+
+  /** A running or recently ended turn. */
+  find(streamId: string): Turn | undefined {
+    return this.active.get(streamId) ?? this.ended.get(streamId);
+  }
+
+  async start(input: StartInput): Promise<StartResult> {
+    const { session, profile, text, attachments, model } = input;
+    const sessionId = session.session_id;
+    const running = this.bySession.get(sessionId);
+    if (running) throw new ChatRefusal(409, ACTIVE_STREAM, { active_stream_id: running });
+    const config = this.deps.loadConfig();
+    if (!config) throw new ChatRefusal(503, NO_AGENT, { hint: NO_AGENT_HINT });
+    if (this.stopped) throw new HttpError(503, 'Satchel is shutting down');
+    if (this.active.size >= MAX_CONCURRENT_TURNS) throw new HttpError(503, TOO_MANY_TURNS);
+
+    const streamId = randomBytes(STREAM_ID_BYTES).toString('hex');
+    const turn = new Turn(streamId, sessionId, profile);
+    // Reserved before the first await: a second start for this session is refused even while this one writes.
+    this.active.set(streamId, turn);
+    this.bySession.set(sessionId, streamId);
+    const startedAt = now();
+    let before: Session;
+    try {
+      before = structuredClone(session);
+      await this.sessions.update(sessionId, (s) => {
+        s.active_stream_id = streamId;
+        s.pending_user_message = text;
+        s.pending_attachments = attachments;
+        s.pending_started_at = startedAt;
+      });
+    } catch (err) {
+      this.release(turn);
+      throw err;
+    }
+    this.events.publish({ name: 'session_updated', profile, data: { session_id: sessionId } });
+    turn.finished = this.run(turn, config, { session: before, config, text, attachments, model, signal: turn.abort.signal }, startedAt).catch(
+      (err: unknown) => log.error('a turn failed unexpectedly:', err),
+    );
+    return {
+      stream_id: streamId,
+      session_id: sessionId,
+      pending_started_at: startedAt,
+      title: session.title === UNTITLED && text.trim() ? titleFrom(text) : session.title,
+    };
+  }
+
+  /** Cancel a running turn the caller may see; false when there is none. */
+  cancel(streamId: string, profile: string): boolean {
+    const turn = this.active.get(streamId);
+    if (!turn || turn.profile !== profile || turn.abort.signal.aborted) return false;
+    turn.endReason = { kind: 'user' };
+    turn.abort.abort(new Error(CANCELLED_BY_USER));
+    return true;
+  }
+
+  /** Server stop: every running turn is cancelled and stored; resolves once all are. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const running = [...this.active.values()];
+    for (const turn of running) {
+      turn.endReason ??= { kind: 'stop' };
+      turn.abort.abort(new Error(CANCELLED_BY_STOP));
+    }
+    await Promise.all(running.map((t) => t.finished));
+  }
+
+  private release(turn: Turn): void {
+    this.active.delete(turn.streamId);
+    if (this.bySession.get(turn.sessionId) === turn.streamId) this.bySession.delete(turn.sessionId);
+  }
+
+  private retire(turn: Turn): void {
+    this.release(turn);
+    this.ended.set(turn.streamId, turn);
+    while (this.ended.size > ENDED_TURNS_KEPT) this.ended.delete(this.ended.keys().next().value!);
+    setTimeout(() => this.ended.delete(turn.streamId), ENDED_TURN_TTL_MS).unref();
+  }
+
+  private async run(turn: Turn, config: AgentConfig, build: BuildRequestInput, startedAt: number): Promise<void> {
+    const t0 = performance.now();
+    let ttftMs: number | null = null;
+    let content = '';
+    let reasoning = '';
+    let toolCalls: ToolCall[] = [];
+    let usage = { inputTokens: 0, outputTokens: 0 };
+    const userRow: Message = { role: 'user', content: build.text, timestamp: startedAt, attachments: build.attachments };
+    const partialRow = (): Message[] =>
+      content || reasoning || toolCalls.length > 0
+        ? [{ role: 'assistant', content, timestamp: now(), ...(reasoning ? { reasoning } : {}), ...(toolCalls.length ? { tool_calls: toolCalls } : {}), _partial: true }]
+        : [];
+    try {
+      const request = await this.deps.buildRequest(build);
+      for await (const event of abortable(this.deps.streamTurn(config, request, turn.abort.signal), turn.abort.signal)) {
+        switch (event.kind) {
+          case 'token':
+            ttftMs ??= Math.round(performance.now() - t0);
+            content += event.text;
+            turn.emit('token', { text: event.text });
+            break;
+          case 'reasoning':
+            ttftMs ??= Math.round(performance.now() - t0);
+            reasoning += event.text;
+            turn.emit('reasoning', { text: event.text });
+            break;
+          case 'tool':
+            turn.emit('tool', { event_type: 'tool.started', name: event.name, preview: event.preview, args: event.args, tid: event.tid });
+            break;
+          case 'tool_complete':
+            turn.emit('tool_complete', {
+              event_type: 'tool.completed',
+              name: event.name,
+              preview: event.preview,
+              args: event.args,
+              tid: event.tid,
+              duration: event.duration,
+              is_error: event.isError,
+            });
+            break;
+          case 'tool_calls':
+            toolCalls = event.calls;
+            break;
+          case 'usage':
+            usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens };
+            break;
+        }
+      }
+      if (turn.abort.signal.aborted) throw turn.abort.signal.reason;
+    } catch (err) {
+      if (turn.abort.signal.aborted) await this.finishCancelled(turn, userRow, partialRow());
+      else await this.finishFailed(turn, userRow, partialRow(), err);
+      return;
+    }
+    const durationSeconds = (performance.now() - t0) / 1000;
+    const answer: Message = {
+      role: 'assistant',
+      content,
+      timestamp: now(),
+      ...(reasoning ? { reasoning } : {}),
+      ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+    };
+    let titled: string | undefined;
+    let stored: Session;
+    try {
+      stored = await this.sessions.update(turn.sessionId, (s) => {
+        pushRows(s, [userRow, answer]);
+        clearPending(s);
+        if (s.title === UNTITLED) {
+          const first = s.messages.find((m) => m.role === 'user' && messageText(m).trim());
+          const title = first ? titleFrom(messageText(first)) : '';
+          if (title) titled = s.title = title;
+        }
+      });
+    } catch (err) {
+      this.endWithError(turn, err);
+      return;
+    }
+    this.publish(turn, titled);
+    const chatUsage: wire.ChatUsage = {
+      input_tokens: usage.inputTokens,
+      output_tokens: usage.outputTokens,
+      duration_seconds: Math.round(durationSeconds * 1000) / 1000,
+      ttft_ms: ttftMs,
+    };
+    turn.emit('done', { session: publicSession(stored), usage: chatUsage });
+    if (usage.outputTokens > 0 && durationSeconds > 0) {
+      turn.emit('metering', { tps: Math.round((usage.outputTokens / durationSeconds) * 10) / 10, usage: chatUsage });
+    }
+    if (titled !== undefined) turn.emit('title', { session_id: turn.sessionId, title: titled });
+    this.close(turn);
+  }
+
+  private async finishCancelled(turn: Turn, userRow: Message, partial: Message[]): Promise<void> {
+    const message = turn.endReason?.kind === 'stop' ? CANCELLED_BY_STOP : CANCELLED_BY_USER;
+    const note: Message = { role: 'assistant', content: `**Task cancelled:** ${message}`, timestamp: now(), _error: true };
+    try {
+      await this.store(turn, [userRow, ...partial, note]);
+    } catch (err) {
+      log.warn('could not store a cancelled turn:', err);
+    }
+    turn.emit('cancel', { message, type: 'cancelled', status: 'cancelled', session_id: turn.sessionId });
+    this.close(turn);
+  }
+
+  private async finishFailed(turn: Turn, userRow: Message, partial: Message[], err: unknown): Promise<void> {
+    const failure =
+      err instanceof AgentError ? err : (log.error('the agent turn failed:', err), new AgentError('upstream_error', 'The agent request failed unexpectedly'));
+    const note: Message = { role: 'assistant', content: `**Error:** ${failure.message}`, timestamp: now(), _error: true };
+    try {
+      await this.store(turn, [userRow, ...partial, note]);
+    } catch (storeErr) {
+      log.warn('could not store a failed turn:', storeErr);
+    }
+    turn.emit('apperror', {
+      message: failure.message,
+      type: failure.type,
+      ...(failure.hint ? { hint: failure.hint } : {}),
+      session_id: turn.sessionId,
+    });
+    this.close(turn);
+  }
+
+  /** The answer was complete but could not be stored (a full disk): said as an error, the pending turn kept. */
+  private endWithError(turn: Turn, err: unknown): void {
+    const message = err instanceof HttpError ? err.message : 'The answer could not be saved';
+    if (!(err instanceof HttpError)) log.error('could not store a turn:', err);
+    turn.emit('apperror', { message, type: 'upstream_error', session_id: turn.sessionId });
+    this.close(turn);
+  }
+
+  private async store(turn: Turn, rows: Message[]): Promise<void> {
+    await this.sessions.update(turn.sessionId, (s) => {
+      pushRows(s, rows);
+      clearPending(s);
+    });
+    this.publish(turn, undefined);
+  }
+
+  private publish(turn: Turn, title: string | undefined): void {
+    this.events.publish({ name: 'session_updated', profile: turn.profile, data: { session_id: turn.sessionId } });
+    if (title !== undefined) this.events.publish({ name: 'session_renamed', profile: turn.profile, data: { session_id: turn.sessionId, title } });
+  }
+
+  private close(turn: Turn): void {
+    turn.emit('stream_end', { session_id: turn.sessionId });
+    this.retire(turn);
+    turn.end();
+  }
+}
+
+/**
+ * At start: a session still holding a pending turn was being answered when Satchel stopped without storing it
+ * (a crash, a kill). What the person sent is kept as the user row, followed by an `_error` row saying so.
+ */
+export async function recoverInterruptedTurns(sessions: SessionStore): Promise<number> {
+  const stale = sessions.list().filter((s) => typeof s.active_stream_id === 'string');
+  for (const session of stale) {
+    await sessions
+      .update(session.session_id, (s) => {
+        const text = typeof s.pending_user_message === 'string' ? s.pending_user_message : '';
+        const attachments = Array.isArray(s.pending_attachments) ? s.pending_attachments : [];
+        const at = typeof s.pending_started_at === 'number' ? s.pending_started_at : now();
+        const rows: Message[] = [];
+        if (text || attachments.length > 0) rows.push({ role: 'user', content: text, timestamp: at, attachments });
+        rows.push({ role: 'assistant', content: INTERRUPTED_TEXT, timestamp: now(), _error: true });
+        pushRows(s, rows);
+        clearPending(s);
+      })
+      .catch((err: unknown) => log.warn('could not mark an interrupted turn:', err));
+  }
+  return stale.length;
+}

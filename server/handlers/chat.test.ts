@@ -1,0 +1,290 @@
+// The chat contract (../shared/spec/agent.md, "Browser side") over real sockets, against a scripted upstream:
+// frames and their order, ids, resume, several watchers, cancel, refusals, heartbeat, crash recovery.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentError } from '../agent/types.js';
+import { startServer } from '../index.js';
+import { startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+import { scriptedAgent, TEST_AGENT_CONFIG, type ScriptedAgent } from '../testing/scripted-agent.js';
+import { openSse, seqOf, type SseFrame } from '../testing/sse.js';
+
+const HEARTBEAT_MS = 150;
+let srv: TestServer;
+let agent: ScriptedAgent;
+let turnCount = 0;
+
+beforeAll(async () => {
+  agent = scriptedAgent();
+  srv = await startTestServer({ chatHeartbeatMs: HEARTBEAT_MS, agent: { streamTurn: agent.streamTurn, loadConfig: () => TEST_AGENT_CONFIG } });
+});
+afterAll(async () => {
+  await srv.stop();
+});
+
+async function start(body: Record<string, unknown>): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await srv.json('/api/chat/start', body);
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+/** Start a turn and return its stream id and the scripted upstream turn behind it. */
+async function startTurn(sessionId: string, message = 'Plan a trip to Lisbon') {
+  const { status, json } = await start({ session_id: sessionId, message });
+  expect(status, JSON.stringify(json)).toBe(200);
+  const upstream = await agent.turn(turnCount++);
+  return { streamId: json.stream_id as string, upstream, json };
+}
+
+const sse = (pathname: string, headers?: Record<string, string>) => openSse(srv.port, pathname, headers);
+const events = (frames: SseFrame[]) => frames.map((f) => f.event);
+const data = (frame: SseFrame) => JSON.parse(frame.data!) as Record<string, unknown>;
+const storedSession = async (id: string) => JSON.parse(await fs.readFile(path.join(srv.stateDir, 'sessions', `${id}.json`), 'utf8'));
+
+describe('POST /api/chat/start', () => {
+  it('refuses with the contract texts', async () => {
+    const id = await srv.newSession();
+    expect(await start({ message: 'hi' })).toEqual({ status: 400, json: { error: 'Missing required field(s): session_id' } });
+    expect(await start({ session_id: id, message: '  ' })).toEqual({ status: 400, json: { error: 'message is required' } });
+    expect(await start({ session_id: 'abcdefabcdef', message: 'hi' })).toEqual({ status: 404, json: { error: 'Session not found' } });
+    const other = await srv.newSession({ profile: 'work' });
+    expect(await start({ session_id: other, message: 'hi' })).toEqual({ status: 404, json: { error: 'Session not found' } });
+    expect((await start({ session_id: id, message: 'hi', attachments: [{ path: '/etc/passwd' }] })).json).toEqual({ error: 'Unknown attachment' });
+    expect(await start({ session_id: id, message: '[SILENT]' })).toEqual({ status: 200, json: { status: 'suppressed', reason: 'silent_control_message' } });
+    expect(agent.turns.length).toBe(turnCount);
+    expect((await storedSession(id)).messages).toEqual([]);
+  });
+
+  it('records the pending turn before the agent is asked, and refuses a second turn with 409', async () => {
+    const id = await srv.newSession();
+    const { streamId, upstream, json } = await startTurn(id, 'What is the weather?');
+    expect(streamId).toMatch(/^[0-9a-f]{32}$/);
+    expect(json).toMatchObject({ session_id: id, title: 'What is the weather?' });
+    expect(typeof json.pending_started_at).toBe('number');
+    // The upstream has been asked; the session on disk already holds what the person sent.
+    expect(await storedSession(id)).toMatchObject({ active_stream_id: streamId, pending_user_message: 'What is the weather?', pending_attachments: [] });
+    expect(upstream.request.messages.at(-1)).toEqual({ role: 'user', content: 'What is the weather?' });
+    expect(await start({ session_id: id, message: 'again' })).toEqual({
+      status: 409,
+      json: { error: 'session already has an active stream', active_stream_id: streamId },
+    });
+    upstream.push({ kind: 'token', text: 'Sunny.' });
+    upstream.finish();
+    const stream = await sse(`/api/chat/stream?stream_id=${streamId}`);
+    await stream.ended();
+  });
+});
+
+describe('GET /api/chat/stream', () => {
+  it('sends a turn as numbered frames ending done → metering → title → stream_end, and stores it', async () => {
+    const id = await srv.newSession();
+    const { streamId, upstream } = await startTurn(id, '  Plan   a trip\nto Lisbon in spring, with a day in Sintra and two in Porto please  ');
+    const stream = await sse(`/api/chat/stream?stream_id=${streamId}`);
+    expect(stream.status).toBe(200);
+    expect(stream.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+    expect(stream.headers['cache-control']).toBe('no-cache');
+    expect(stream.headers['content-encoding']).toBeUndefined();
+    upstream.push(
+      { kind: 'reasoning', text: 'Think of trains.' },
+      { kind: 'tool', name: 'search', preview: 'trains', args: { q: 'trains' }, tid: 't1' },
+      { kind: 'tool_complete', name: 'search', preview: 'trains', args: { q: 'trains' }, tid: 't1', duration: 0.5, isError: false },
+      { kind: 'token', text: 'Day 1: ' },
+      { kind: 'token', text: 'Alfama.' },
+      { kind: 'tool_calls', calls: [{ id: 'c1', function: { name: 'search', arguments: '{"q":"trains"}' } }] },
+      { kind: 'usage', inputTokens: 12, outputTokens: 4 },
+    );
+    upstream.finish();
+    await stream.ended();
+    const frames = stream.frames();
+    expect(events(frames)).toEqual(['reasoning', 'tool', 'tool_complete', 'token', 'token', 'done', 'metering', 'title', 'stream_end']);
+    expect(frames.map((f) => f.id)).toEqual(frames.map((_, i) => `${streamId}:${i + 1}`));
+    expect(data(frames[1]!)).toEqual({ event_type: 'tool.started', name: 'search', preview: 'trains', args: { q: 'trains' }, tid: 't1' });
+    expect(data(frames[2]!)).toMatchObject({ duration: 0.5, is_error: false, tid: 't1' });
+    const done = data(frames[5]!) as { session: { messages: Record<string, unknown>[]; title: string }; usage: Record<string, unknown> };
+    expect(done.usage).toMatchObject({ input_tokens: 12, output_tokens: 4 });
+    expect(typeof done.usage.duration_seconds).toBe('number');
+    expect(typeof done.usage.ttft_ms).toBe('number');
+    const title = 'Plan a trip to Lisbon in spring, with a day in Sintra and…';
+    expect(data(frames[7]!)).toEqual({ session_id: id, title });
+    expect(title.length).toBeLessThanOrEqual(60);
+    expect(data(frames[8]!)).toEqual({ session_id: id });
+    const stored = await storedSession(id);
+    expect(stored.active_stream_id).toBeUndefined();
+    expect(stored.pending_user_message).toBeUndefined();
+    expect(stored.title).toBe(title);
+    expect(stored.messages).toMatchObject([
+      { role: 'user', content: '  Plan   a trip\nto Lisbon in spring, with a day in Sintra and two in Porto please  ', attachments: [] },
+      { role: 'assistant', content: 'Day 1: Alfama.', reasoning: 'Think of trains.', tool_calls: [{ id: 'c1', function: { name: 'search' } }] },
+    ]);
+    expect(typeof stored.messages[1].timestamp).toBe('number');
+    const viaApi = (await (await srv.api(`/api/session?session_id=${id}`)).json()) as { session: unknown };
+    expect(done.session).toEqual(viaApi.session);
+  });
+
+  it('resumes after_seq and Last-Event-ID with no duplicate and no gap, to several watchers at once', async () => {
+    const id = await srv.newSession();
+    const { streamId, upstream } = await startTurn(id);
+    const first = await sse(`/api/chat/stream?stream_id=${streamId}`);
+    upstream.push({ kind: 'token', text: 'a' }, { kind: 'token', text: 'b' }, { kind: 'token', text: 'c' });
+    await first.until((f) => seqOf(f) === 3);
+    const bySeq = await sse(`/api/chat/stream?stream_id=${streamId}&after_seq=1`);
+    const byHeader = await sse(`/api/chat/stream?stream_id=${streamId}`, { 'Last-Event-ID': `${streamId}:2` });
+    const original = await sse(`/api/chat/stream?stream_id=${streamId}&replay=1&after_event_id=${streamId}:3`);
+    await bySeq.until((f) => seqOf(f) === 3);
+    upstream.push({ kind: 'token', text: 'd' });
+    upstream.finish();
+    for (const s of [first, bySeq, byHeader, original]) await s.ended();
+    const seqs = (s: typeof first) => s.frames().map(seqOf);
+    const all = first.frames();
+    expect(events(all)).toEqual(['token', 'token', 'token', 'token', 'done', 'title', 'stream_end']);
+    expect(seqs(first)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(seqs(bySeq)).toEqual([2, 3, 4, 5, 6, 7]);
+    expect(seqs(byHeader)).toEqual([3, 4, 5, 6, 7]);
+    expect(seqs(original)).toEqual([4, 5, 6, 7]);
+    // The same bytes to every watcher.
+    expect(bySeq.frames()).toEqual(all.slice(1));
+    // An ended stream is still replayable.
+    const late = await sse(`/api/chat/stream?stream_id=${streamId}&after_seq=4`);
+    await late.ended();
+    expect(late.frames()).toEqual(all.slice(4));
+    const status = (await (await srv.api(`/api/chat/stream/status?stream_id=${streamId}`)).json()) as Record<string, unknown>;
+    expect(status).toEqual({ active: false, stream_id: streamId, replay_available: true, last_seq: 7, terminal: true });
+  });
+
+  it('answers 404 for an unknown stream, 400 without a stream id', async () => {
+    const unknown = await srv.api('/api/chat/stream?stream_id=0123456789abcdef0123456789abcdef');
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: 'stream not found' });
+    const missing = await srv.api('/api/chat/stream');
+    expect(await missing.json()).toEqual({ error: 'stream_id required' });
+    const status = (await (await srv.api('/api/chat/stream/status?stream_id=nope')).json()) as Record<string, unknown>;
+    expect(status).toEqual({ active: false, stream_id: 'nope', replay_available: false, last_seq: 0, terminal: false });
+  });
+
+  it('sends a heartbeat comment when the agent is silent', async () => {
+    const id = await srv.newSession();
+    const { streamId, upstream } = await startTurn(id);
+    const stream = await sse(`/api/chat/stream?stream_id=${streamId}`);
+    const t0 = Date.now();
+    await stream.until((b) => b.comments.includes(' heartbeat'), HEARTBEAT_MS * 10);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(HEARTBEAT_MS - 20);
+    const status = (await (await srv.api(`/api/chat/stream/status?stream_id=${streamId}`)).json()) as Record<string, unknown>;
+    expect(status).toMatchObject({ active: true, terminal: false, last_seq: 0 });
+    upstream.finish();
+    await stream.ended();
+  });
+
+  it('ends a failed turn with apperror then stream_end, and stores the message with an error row', async () => {
+    const id = await srv.newSession();
+    const { streamId, upstream } = await startTurn(id, 'hello');
+    upstream.push({ kind: 'token', text: 'Hal' });
+    upstream.fail(new AgentError('auth_error', 'The agent refused the API key', 'Check the API key in Settings → Agent'));
+    const stream = await sse(`/api/chat/stream?stream_id=${streamId}`);
+    await stream.ended();
+    const frames = stream.frames();
+    expect(events(frames)).toEqual(['token', 'apperror', 'stream_end']);
+    expect(data(frames[1]!)).toEqual({ message: 'The agent refused the API key', type: 'auth_error', hint: 'Check the API key in Settings → Agent', session_id: id });
+    const stored = await storedSession(id);
+    expect(stored.messages).toMatchObject([
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'Hal', _partial: true },
+      { role: 'assistant', _error: true },
+    ]);
+    expect(stored.active_stream_id).toBeUndefined();
+  });
+});
+
+describe('cancel', () => {
+  it('aborts the upstream, stores the partial answer, emits cancel then stream_end', async () => {
+    const id = await srv.newSession();
+    const { streamId, upstream } = await startTurn(id, 'write a long story');
+    const stream = await sse(`/api/chat/stream?stream_id=${streamId}`);
+    upstream.push({ kind: 'token', text: 'Once upon' });
+    await stream.until((f) => f.event === 'token');
+    const foreign = await srv.api(`/api/chat/cancel?stream_id=${streamId}`, { headers: { Origin: 'https://evil.example' } });
+    expect(foreign.status).toBe(403);
+    const crossSite = await srv.api(`/api/chat/cancel?stream_id=${streamId}`, { headers: { 'Sec-Fetch-Site': 'cross-site' } });
+    expect(crossSite.status).toBe(403);
+    expect((await srv.api('/api/chat/cancel')).status).toBe(400);
+    const res = await srv.api(`/api/chat/cancel?stream_id=${streamId}`);
+    expect(await res.json()).toEqual({ ok: true, cancelled: true, stream_id: streamId });
+    await stream.ended();
+    expect(upstream.signal.aborted).toBe(true);
+    const frames = stream.frames();
+    expect(events(frames)).toEqual(['token', 'cancel', 'stream_end']);
+    expect(data(frames[1]!)).toEqual({ message: 'Cancelled by user', type: 'cancelled', status: 'cancelled', session_id: id });
+    const stored = await storedSession(id);
+    expect(stored.messages).toMatchObject([
+      { role: 'user', content: 'write a long story' },
+      { role: 'assistant', content: 'Once upon', _partial: true },
+      { role: 'assistant', content: '**Task cancelled:** Cancelled by user', _error: true },
+    ]);
+    expect(stored.active_stream_id).toBeUndefined();
+    // Nothing left to cancel; POST works the same.
+    const again = await srv.json('/api/chat/cancel', { stream_id: streamId });
+    expect(await again.json()).toEqual({ ok: true, cancelled: false, stream_id: streamId });
+  });
+});
+
+describe('without an agent, across a restart', () => {
+  it('answers 503 with a hint when no agent is configured', async () => {
+    const bare = await startTestServer({ agent: { loadConfig: () => undefined } });
+    try {
+      const id = await bare.newSession();
+      const res = await bare.json('/api/chat/start', { session_id: id, message: 'hi' });
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as { error: string; hint: string };
+      expect(body.error).toBe('No agent is configured');
+      expect(body.hint).toMatch(/Settings/);
+    } finally {
+      await bare.stop();
+    }
+  });
+
+  it('marks a turn Satchel did not finish as interrupted, keeping what was sent', async () => {
+    const first = await startTestServer();
+    const id = await first.newSession();
+    await first.close();
+    const file = path.join(first.stateDir, 'sessions', `${id}.json`);
+    const session = JSON.parse(await fs.readFile(file, 'utf8'));
+    Object.assign(session, { active_stream_id: 'f'.repeat(32), pending_user_message: 'are you there?', pending_attachments: [], pending_started_at: 1700000000.5 });
+    await fs.writeFile(file, JSON.stringify(session));
+    const second = await startServer({ host: '127.0.0.1', port: 0, stateDir: first.stateDir, token: TEST_TOKEN, maxUploadBytes: 1024, defaultWorkspace: first.workspace });
+    try {
+      const res = await fetch(`${second.origin}/api/session?session_id=${id}`, { headers: { Authorization: `Bearer ${TEST_TOKEN}` } });
+      const { session: after } = (await res.json()) as { session: Record<string, unknown> & { messages: Record<string, unknown>[] } };
+      expect(after.active_stream_id).toBeUndefined();
+      expect(after.pending_user_message).toBeUndefined();
+      expect(after.messages).toMatchObject([
+        { role: 'user', content: 'are you there?', timestamp: 1700000000.5 },
+        { role: 'assistant', _error: true },
+      ]);
+      expect(after.messages[1]!.content).toMatch(/interrupted/i);
+    } finally {
+      await second.close();
+      await fs.rm(first.tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('cancels and stores a running turn when the server stops', async () => {
+    const scripted = scriptedAgent();
+    const own = await startTestServer({ agent: { streamTurn: scripted.streamTurn, loadConfig: () => TEST_AGENT_CONFIG } });
+    const id = await own.newSession();
+    const res = await own.json('/api/chat/start', { session_id: id, message: 'long job' });
+    const { stream_id } = (await res.json()) as { stream_id: string };
+    const upstream = await scripted.turn(0);
+    upstream.push({ kind: 'token', text: 'work' });
+    const stream = await openSse(own.port, `/api/chat/stream?stream_id=${stream_id}`);
+    await stream.until((f) => f.event === 'token');
+    await own.close();
+    await stream.ended();
+    expect(events(stream.frames())).toEqual(['token', 'cancel', 'stream_end']);
+    const stored = JSON.parse(await fs.readFile(path.join(own.stateDir, 'sessions', `${id}.json`), 'utf8'));
+    expect(stored.active_stream_id).toBeUndefined();
+    expect(stored.messages.map((m: { _partial?: boolean; _error?: boolean }) => [m._partial, m._error])).toEqual([
+      [undefined, undefined],
+      [true, undefined],
+      [undefined, true],
+    ]);
+    await fs.rm(own.tmp, { recursive: true, force: true });
+  });
+});

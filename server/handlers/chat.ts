@@ -1,0 +1,171 @@
+// The chat routes (../shared/spec/agent.md, "Browser side"): start a turn, watch its frames (with resume), ask
+// about a stream, cancel it. The turn itself lives in agent/turns.ts; this file is the HTTP around it.
+import type { IncomingMessage } from 'node:http';
+import path from 'node:path';
+import { ChatRefusal, type FrameListener } from '../agent/turns.js';
+import { resumePoint } from '../agent/frames.js';
+import { HttpError, requireFields, ValueError } from '../errors.js';
+import { isSameOriginWrite } from '../http/access.js';
+import type { HandlerInput } from '../http/app.js';
+import { readJsonBody } from '../http/body.js';
+import { sendJson, startStream } from '../http/respond.js';
+import { log } from '../log.js';
+import { visibleSession } from '../store/profiles.js';
+import { MAX_MESSAGE_CHARS, type Session } from '../store/sessions.js';
+import type * as wire from '../wire.js';
+import { attachmentRoot } from './attachments.js';
+
+export const MAX_TURN_ATTACHMENTS = 20;
+export const MAX_MODEL_CHARS = 200;
+/** A comment line after this much silence keeps proxies and the browser from calling the stream dead. */
+export const CHAT_HEARTBEAT_MS = 5_000;
+/** A watcher whose unsent frames exceed this is stalled and gets disconnected (it can resume). */
+export const MAX_BUFFERED_BYTES = 1024 * 1024;
+export const SILENT = '[SILENT]';
+export const STREAM_NOT_FOUND = 'stream not found';
+
+/**
+ * The turn's attachments, each one this session stored: an upload recorded in the session, or an extraction
+ * folder directly inside the session's attachment folder. The agent side reads these paths, so a client must
+ * not be able to name any other file on the disk.
+ */
+function turnAttachments(value: unknown, session: Session, stateDir: string): wire.ChatAttachment[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new ValueError('Invalid attachments');
+  if (value.length > MAX_TURN_ATTACHMENTS) throw new ValueError(`Too many attachments (max ${MAX_TURN_ATTACHMENTS})`);
+  const known = new Map(session.attachments.map((a) => [a.path, a]));
+  const sessionDir = path.join(attachmentRoot(stateDir), session.session_id);
+  return value.map((item: unknown): wire.ChatAttachment => {
+    const given = (typeof item === 'string' ? { path: item } : item) as { path?: unknown; name?: unknown; extracted?: unknown } | null;
+    const where = given?.path;
+    if (typeof where !== 'string') throw new ValueError('Invalid attachments');
+    const upload = known.get(where);
+    if (upload) return upload;
+    const resolved = path.resolve(where);
+    if (given?.extracted && resolved === where && path.dirname(resolved) === sessionDir) {
+      return { name: typeof given.name === 'string' && given.name ? given.name : path.basename(resolved), path: resolved, extracted: true };
+    }
+    throw new ValueError('Unknown attachment');
+  });
+}
+
+export async function startChat(input: HandlerInput): Promise<void> {
+  const { ctx, app, profile } = input;
+  const body = await readJsonBody(ctx);
+  requireFields(body, ['session_id']);
+  const session = visibleSession(app.sessions, body.session_id, profile);
+  const text = typeof body.message === 'string' ? body.message : '';
+  if (text.trim() === SILENT) {
+    await sendJson(ctx, 200, { status: 'suppressed', reason: 'silent_control_message' } satisfies wire.ChatStartResponse);
+    return;
+  }
+  const attachments = turnAttachments(body.attachments, session, app.config.stateDir);
+  if (!text.trim() && attachments.length === 0) throw new ValueError('message is required');
+  if (text.length > MAX_MESSAGE_CHARS) throw new ValueError(`Message too long (max ${MAX_MESSAGE_CHARS} characters)`);
+  const model = typeof body.model === 'string' && body.model.trim() ? body.model.trim().slice(0, MAX_MODEL_CHARS) : undefined;
+  try {
+    const started = await app.turns.start({ session, profile, text, attachments, model });
+    await sendJson(ctx, 200, started satisfies wire.ChatStartResponse);
+  } catch (err) {
+    if (!(err instanceof ChatRefusal)) throw err;
+    await sendJson(ctx, err.status, { error: err.message, ...err.extra });
+  }
+}
+
+function streamId(input: HandlerInput, body?: Record<string, unknown>): string {
+  const fromQuery = input.ctx.url.searchParams.get('stream_id');
+  const id = fromQuery ?? (typeof body?.stream_id === 'string' ? body.stream_id : '');
+  if (!id) throw new ValueError('stream_id required');
+  return id;
+}
+
+/** The running or recently ended turn of `id`, when the caller's profile may see it. */
+function visibleTurn(input: HandlerInput, id: string) {
+  const turn = input.app.turns.find(id);
+  return turn && turn.profile === input.profile ? turn : undefined;
+}
+
+export async function chatStream(input: HandlerInput): Promise<void> {
+  const { ctx, app } = input;
+  const id = streamId(input);
+  const turn = visibleTurn(input, id);
+  if (!turn) {
+    await sendJson(ctx, 404, { error: STREAM_NOT_FOUND });
+    return;
+  }
+  const q = ctx.url.searchParams;
+  const after = resumePoint(id, [q.get('after_seq'), q.get('after_event_id'), ctx.req.headers['last-event-id'] as string | undefined]);
+  const { res } = ctx;
+  startStream(ctx, 200, {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    'X-Accel-Buffering': 'no',
+  });
+  // The head goes now, not with the first frame: the watcher knows at once that the stream is open.
+  res.flushHeaders();
+  // A frame is one small write: sent now, not held back for Nagle's algorithm to batch it.
+  ctx.req.socket.setNoDelay(true);
+  res.on('error', (err) => log.debug('chat stream closed by the client', err));
+  const heartbeat = setTimeout(function beat() {
+    if (!res.destroyed) res.write(': heartbeat\n\n');
+    heartbeat.refresh();
+  }, app.config.chatHeartbeatMs ?? CHAT_HEARTBEAT_MS);
+  const write = (text: string): void => {
+    if (res.destroyed) return;
+    res.write(text);
+    heartbeat.refresh();
+    if (res.writableLength > MAX_BUFFERED_BYTES) {
+      log.debug('dropping a stalled chat stream');
+      res.destroy();
+    }
+  };
+  let unfollow: (() => void) | undefined;
+  const listener: FrameListener = {
+    frame: write,
+    end: () => {
+      clearTimeout(heartbeat);
+      // A server that is stopping closes the connection behind the last frame instead of keeping it idle.
+      if (app.stopping.aborted) res.once('finish', () => ctx.req.socket.end());
+      res.end();
+    },
+  };
+  res.once('close', () => {
+    clearTimeout(heartbeat);
+    unfollow?.();
+  });
+  if (ctx.req.method === 'HEAD') {
+    listener.end();
+    return;
+  }
+  unfollow = turn.follow(after, listener);
+}
+
+export async function chatStreamStatus(input: HandlerInput): Promise<void> {
+  const id = streamId(input);
+  const turn = visibleTurn(input, id);
+  const status: wire.ChatStreamStatus = {
+    active: turn !== undefined && !turn.ended,
+    stream_id: id,
+    replay_available: turn !== undefined && turn.log.size > 0,
+    last_seq: turn?.log.lastSeq ?? 0,
+    terminal: turn?.ended ?? false,
+  };
+  await sendJson(input.ctx, 200, status);
+}
+
+/**
+ * The Origin and Sec-Fetch-Site rule of access.ts, applied to GET too: the original front end cancels with a
+ * GET, so here a GET changes state and another site must not be able to send it.
+ */
+function sameOrigin(req: IncomingMessage): boolean {
+  return isSameOriginWrite({ method: 'POST', headers: req.headers } as IncomingMessage);
+}
+
+export async function cancelChat(input: HandlerInput): Promise<void> {
+  const { ctx, app, profile } = input;
+  if (!sameOrigin(ctx.req)) throw new HttpError(403, 'Cross-origin request refused');
+  const body = ctx.req.method === 'POST' ? await readJsonBody(ctx) : undefined;
+  const id = streamId(input, body);
+  const cancelled = app.turns.cancel(id, profile);
+  await sendJson(ctx, 200, { ok: true, cancelled, stream_id: id } satisfies wire.ChatCancelResponse);
+}
