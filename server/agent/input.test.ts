@@ -1,0 +1,185 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildDocx, wHeading, wPara } from '../office/testing/fixtures.js';
+import type { ChatAttachment } from '../wire.js';
+import { buildTurnMessages, imageMime, looksLikeText, MAX_IMAGE_BYTES, truncationMarker, type StoredMessage } from './input.js';
+import type { AgentConfig, ChatMessage, ContentPart } from './types.js';
+
+let tmp: string;
+let root: string;
+beforeEach(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-agent-input-'));
+  root = path.join(tmp, 'attachments');
+  fs.mkdirSync(root);
+});
+afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('IHDR-and-some-pixels\x00\x01\x02')]);
+
+function config(over: Partial<AgentConfig> = {}): AgentConfig {
+  return { baseUrl: 'http://127.0.0.1:1', model: 'm', kind: 'openai', idleTimeoutMs: 1000, contextChars: 200_000, ...over };
+}
+function upload(name: string, data: string | Buffer, mime = 'application/octet-stream', dir = root): ChatAttachment {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, data);
+  return { filename: name, path: file, mime, size: fs.statSync(file).size, is_image: mime.startsWith('image/') };
+}
+async function userParts(attachments: ChatAttachment[], over: Partial<AgentConfig> = {}, text = 'look'): Promise<ContentPart[]> {
+  const messages = await buildTurnMessages([], text, attachments, config(over), { roots: [root] });
+  const content = messages.at(-1)!.content;
+  expect(Array.isArray(content)).toBe(true);
+  const parts = content as ContentPart[];
+  // Hermes' gateway accepts only these two: never `file` or `input_file`.
+  for (const part of parts) expect(['text', 'image_url']).toContain(part.type);
+  return parts;
+}
+const allText = (parts: ContentPart[]) => parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
+
+describe('the new user turn', () => {
+  it('is the text alone when nothing is attached', async () => {
+    expect(await buildTurnMessages([], 'hi', [], config(), { roots: [root] })).toEqual([{ role: 'user', content: 'hi' }]);
+  });
+
+  it('sends an image as a data URL whose bytes are the uploaded file', async () => {
+    const parts = await userParts([upload('shot.png', PNG, 'image/png')]);
+    const image = parts.find((p) => p.type === 'image_url') as { image_url: { url: string } };
+    const [prefix, b64] = image.image_url.url.split(',');
+    expect(prefix).toBe('data:image/png;base64');
+    expect(Buffer.from(b64!, 'base64').equals(PNG)).toBe(true);
+  });
+
+  it('does not believe an image type the bytes deny', async () => {
+    const parts = await userParts([upload('fake.png', 'just words', 'image/png')]);
+    expect(parts.some((p) => p.type === 'image_url')).toBe(false);
+    expect(allText(parts)).toContain('just words');
+  });
+
+  it('names an image over the size limit instead of sending it', async () => {
+    const big = Buffer.alloc(MAX_IMAGE_BYTES + 1);
+    PNG.copy(big);
+    const parts = await userParts([upload('huge.png', big, 'image/png')]);
+    expect(parts.some((p) => p.type === 'image_url')).toBe(false);
+    expect(allText(parts)).toMatch(/huge\.png.*image limit/);
+  });
+
+  it('inlines a text or code file under a header naming it', async () => {
+    const parts = await userParts([upload('main.py', 'print("hello")\n', 'text/x-python')]);
+    expect(parts[0]).toEqual({ type: 'text', text: 'look' });
+    expect(allText(parts)).toContain('Attached file "main.py":\nprint("hello")');
+  });
+
+  it('sends a docx as its Markdown (and writes the sidecar)', async () => {
+    const doc = await buildDocx(wHeading(1, 'Quarterly plan') + wPara('Ship the agent by Friday.'));
+    const a = upload('plan.docx', doc, 'application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+    const text = allText(await userParts([a]));
+    expect(text).toContain('# Quarterly plan');
+    expect(text).toContain('Ship the agent by Friday.');
+    expect(fs.existsSync(a.path + '.md')).toBe(true);
+  });
+
+  it('sends an audio file as its transcript', async () => {
+    const a = upload('memo.webm', Buffer.from([0x1a, 0x45, 0xdf, 0xa3, 0, 1]), 'audio/webm');
+    const messages = await buildTurnMessages([], '', [a], config(), { roots: [root], transcribe: async () => 'buy more coffee' });
+    expect(allText(messages[0]!.content as ContentPart[])).toContain('buy more coffee');
+  });
+
+  it('names a binary file: its name, type, size and stored path', async () => {
+    const a = upload('blob.bin', Buffer.from([0, 1, 2, 3, 255]), 'application/octet-stream');
+    expect(allText(await userParts([a]))).toContain(`"blob.bin" (application/octet-stream, 5 bytes), stored at ${a.path}`);
+  });
+
+  it('lists an extracted archive with its small text members inlined', async () => {
+    const dest = path.join(root, 'src');
+    fs.mkdirSync(path.join(dest, 'lib'), { recursive: true });
+    fs.writeFileSync(path.join(dest, 'README.md'), '# Read me');
+    fs.writeFileSync(path.join(dest, 'lib', 'a.bin'), Buffer.from([0, 0, 0]));
+    const text = allText(await userParts([{ name: 'src.zip', path: dest, extracted: true }]));
+    expect(text).toContain('Extracted archive "src.zip" (2 files');
+    expect(text).toContain(`- ${path.join('lib', 'a.bin')} (3 bytes)`);
+    expect(text).toContain('Attached file "src.zip/README.md":\n# Read me');
+  });
+
+  it('cuts inlined text at the budget with a visible marker', async () => {
+    const parts = await userParts([upload('long.txt', 'a'.repeat(1000), 'text/plain'), upload('next.txt', 'b'.repeat(50), 'text/plain')], {
+      contextChars: 304,
+    });
+    const text = allText(parts);
+    // 'look' (4) leaves 300 characters: the first file keeps them, the second keeps none.
+    expect(text).toContain('a'.repeat(300) + '\n' + truncationMarker(700, 'long.txt'));
+    expect(text).not.toContain('a'.repeat(301));
+    expect(text).toContain(truncationMarker(50, 'next.txt'));
+  });
+
+  it('counts what it never read of a big file in the marker', async () => {
+    const text = allText(await userParts([upload('big.log', 'x'.repeat(100_000), 'text/plain')], { contextChars: 1004 }));
+    expect(text).toContain(truncationMarker(99_000, 'big.log'));
+  });
+
+  it('never reads a file outside the attachment folder, nor through a symlink leaving it', async () => {
+    const outside = path.join(tmp, 'secret.txt');
+    fs.writeFileSync(outside, 'TOP SECRET');
+    const direct: ChatAttachment = { filename: 'secret.txt', path: outside, mime: 'text/plain', size: 10, is_image: false };
+    const link = path.join(root, 'innocent.txt');
+    fs.symlinkSync(outside, link);
+    const viaLink: ChatAttachment = { filename: 'innocent.txt', path: link, mime: 'text/plain', size: 10, is_image: false };
+    const dotted: ChatAttachment = { ...direct, path: path.join(root, '..', 'secret.txt') };
+    const text = allText(await userParts([direct, viaLink, dotted]));
+    expect(text).not.toContain('TOP SECRET');
+    expect(text).toContain('not readable from the attachment folder');
+  });
+});
+
+describe('history', () => {
+  const history: StoredMessage[] = [
+    { role: 'user', content: 'first question', attachments: [] },
+    { role: 'assistant', content: 'first answer' },
+    { role: 'user', content: 'second question', attachments: [{ filename: 'notes.txt', path: '/x/notes.txt' }] },
+    { role: 'assistant', content: '**Task cancelled:** stopped', _error: true },
+    { role: 'tool', content: 'tool output' },
+    { role: 'assistant', content: 'second answer' },
+  ];
+
+  it('openai: the history, then the new turn', async () => {
+    const messages = await buildTurnMessages(history, 'third', [], config(), { roots: [root] });
+    expect(messages).toEqual<ChatMessage[]>([
+      { role: 'user', content: 'first question' },
+      { role: 'assistant', content: 'first answer' },
+      { role: 'user', content: 'second question\n[attached earlier: "notes.txt" at /x/notes.txt]' },
+      { role: 'assistant', content: 'second answer' },
+      { role: 'user', content: 'third' },
+    ]);
+  });
+
+  it('openai: trims the oldest first to the budget, never opening with a reply', async () => {
+    const newest = 'second answer'.length + 'second question\n[attached earlier: "notes.txt" at /x/notes.txt]'.length;
+    const messages = await buildTurnMessages(history, 'third', [], config({ contextChars: 'third'.length + newest + 'first answer'.length }), { roots: [root] });
+    expect(messages.map((m) => m.content)).toEqual(['second question\n[attached earlier: "notes.txt" at /x/notes.txt]', 'second answer', 'third']);
+  });
+
+  it('hermes: only the new turn (the gateway keeps the history)', async () => {
+    const a = upload('n.txt', 'note', 'text/plain');
+    const messages = await buildTurnMessages(history, 'third', [a], config({ kind: 'hermes' }), { roots: [root] });
+    expect(messages).toHaveLength(1);
+    expect(messages[0]!.role).toBe('user');
+    expect(allText(messages[0]!.content as ContentPart[])).toContain('note');
+  });
+});
+
+describe('sniffing', () => {
+  it('knows the five image formats by their bytes', () => {
+    expect(imageMime(PNG)).toBe('image/png');
+    expect(imageMime(Buffer.from([0xff, 0xd8, 0xff, 0xe0]))).toBe('image/jpeg');
+    expect(imageMime(Buffer.from('GIF89a......'))).toBe('image/gif');
+    expect(imageMime(Buffer.from('RIFF\0\0\0\0WEBPVP8 '))).toBe('image/webp');
+    expect(imageMime(Buffer.from('BM' + '\0'.repeat(20)))).toBe('image/bmp');
+    expect(imageMime(Buffer.from('<svg/>'))).toBeUndefined();
+  });
+  it('tells text from binary by content', () => {
+    expect(looksLikeText(Buffer.from('héllo ☃'))).toBe(true);
+    expect(looksLikeText(Buffer.from('héllo ☃').subarray(0, 9))).toBe(true); // a character cut at the end
+    expect(looksLikeText(Buffer.from([0x68, 0x00, 0x69]))).toBe(false);
+    expect(looksLikeText(Buffer.from([0xc3, 0x28]))).toBe(false);
+  });
+});

@@ -1,0 +1,359 @@
+// What a turn sends the agent (agent.md, "Attachments as model input"): the user's text and its attachments
+// as Chat Completions content parts, and for plain OpenAI servers the session's history before it. Only `text`
+// and `image_url` parts exist here (Hermes' gateway accepts nothing else). Inlined text — files, Office
+// Markdown, archive members, transcripts, then the history — shares one budget per turn; what does not fit
+// is cut with a visible marker, never silently.
+//
+// Attachment objects come from the browser, so their paths are not trusted: a file is read only when it lies
+// under one of the caller's roots (the session's attachment folder), through a descriptor-anchored walk that
+// follows no symlink out of the root, with its size known before anything is read.
+import fs from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { officeFormat, officeToMarkdown, SIDECAR_SUFFIX, writeOfficeSidecar } from '../office/index.js';
+import { isInside } from '../paths.js';
+import { loadSttConfig, transcribeFile } from '../speech/index.js';
+import { AnchoredDir } from '../store/anchored.js';
+import { locateInside } from '../store/anchored-walk.js';
+import type { ChatAttachment } from '../wire.js';
+import type { AgentConfig, ChatMessage, ContentPart } from './types.js';
+
+/** The largest image sent inline (agent.md). */
+export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+/** Bytes judged to tell text from binary: valid UTF-8 and no NUL in these. */
+export const TEXT_SNIFF_BYTES = 8 * 1024;
+/** Archive members listed per archive (the rest are counted). */
+export const MAX_ARCHIVE_LISTED = 200;
+/** An archive member is inlined only up to this size: the list matters more than one big member. */
+export const MAX_ARCHIVE_MEMBER_BYTES = 64 * 1024;
+/** Folder depth walked inside an extracted archive. */
+export const MAX_ARCHIVE_DEPTH = 8;
+const AUDIO_EXTENSIONS = new Set(['.webm', '.ogg', '.wav', '.mp3', '.m4a']);
+const O_RDONLY = fs.constants.O_RDONLY;
+
+/** A row of the session's `messages` as stored (agent.md, "What is stored"); only these fields are read. */
+export interface StoredMessage {
+  role: string;
+  content?: unknown;
+  attachments?: unknown;
+  _error?: boolean;
+}
+
+export interface InputOptions {
+  /** Folders attachments may be read from (the session's attachment folder). Anything else is only named. */
+  roots: readonly string[];
+  /** For audio transcripts through the configured speech-to-text. */
+  stateDir?: string;
+  /** Replaces speech-to-text (tests; a caller that has its own). Resolves the transcript, rejects on failure. */
+  transcribe?: (file: string, filename: string) => Promise<string>;
+  signal?: AbortSignal;
+}
+
+/** One turn's share of characters; `take` cuts what does not fit and says so. */
+export class Budget {
+  constructor(public left: number) {}
+
+  take(text: string, name: string): string {
+    if (text.length <= this.left) {
+      this.left -= text.length;
+      return text;
+    }
+    const kept = text.slice(0, Math.max(0, this.left));
+    this.left = 0;
+    return `${kept}${kept ? '\n' : ''}${truncationMarker(text.length - kept.length, name)}`;
+  }
+}
+
+export function truncationMarker(more: number, name: string): string {
+  return `[… truncated: ${more} more characters of ${name}]`;
+}
+
+/** The image type its first bytes prove, or undefined. */
+export function imageMime(head: Buffer): string | undefined {
+  if (head.length >= 8 && head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg';
+  const ascii = head.subarray(0, 12).toString('latin1');
+  if (ascii.startsWith('GIF87a') || ascii.startsWith('GIF89a')) return 'image/gif';
+  if (ascii.startsWith('RIFF') && ascii.slice(8, 12) === 'WEBP') return 'image/webp';
+  if (ascii.startsWith('BM') && head.length >= 14) return 'image/bmp';
+  return undefined;
+}
+
+/** Text by content: valid UTF-8 (a character cut at the end of the sample is fine) and no NUL. */
+export function looksLikeText(head: Buffer): boolean {
+  if (head.includes(0)) return false;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface Opened {
+  handle: FileHandle;
+  size: number;
+}
+
+/** The regular file at `file`, opened read-only through its root without following a symlink out of it. */
+async function openUnder(roots: readonly string[], file: string): Promise<Opened | undefined> {
+  const target = path.resolve(file);
+  for (const root of roots) {
+    const resolvedRoot = path.resolve(root);
+    if (!isInside(resolvedRoot, target) || target === resolvedRoot) continue;
+    let anchor: AnchoredDir | undefined;
+    try {
+      anchor = await AnchoredDir.open(resolvedRoot);
+      // Lexically below the root as given; locateInside resolves any symlink on the way, refusing one that leaves.
+      const segments = path.relative(resolvedRoot, target).split(path.sep).filter(Boolean);
+      const found = await locateInside(anchor, segments);
+      try {
+        if (!found.stat.isFile()) return undefined;
+        const handle = await found.parent.openFile(found.name, O_RDONLY);
+        const stat = await handle.stat();
+        if (!stat.isFile()) {
+          await handle.close();
+          return undefined;
+        }
+        return { handle, size: stat.size };
+      } finally {
+        await found.parent.close();
+      }
+    } catch {
+      return undefined;
+    } finally {
+      await anchor?.close();
+    }
+  }
+  return undefined;
+}
+
+async function readAt(handle: FileHandle, bytes: number): Promise<Buffer> {
+  const buf = Buffer.alloc(bytes);
+  let got = 0;
+  while (got < bytes) {
+    const { bytesRead } = await handle.read(buf, got, bytes - got, got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  return buf.subarray(0, got);
+}
+
+/** Reads enough of a text file to fill `budget` characters; the rest is counted, never held. */
+async function readTextFor(opened: Opened, budget: Budget, name: string): Promise<string> {
+  // UTF-8 needs at most 4 bytes a character: this many bytes hold more than `left` characters, or the file.
+  const want = Math.min(opened.size, budget.left * 4 + 4);
+  const text = (await readAt(opened.handle, want)).toString('utf8');
+  const unread = opened.size - want;
+  if (unread <= 0) return budget.take(text, name);
+  const kept = text.slice(0, budget.left);
+  budget.left = 0;
+  // Each unread byte counts as a character: exact for ASCII, an upper bound otherwise.
+  return `${kept}${kept ? '\n' : ''}${truncationMarker(text.length - kept.length + unread, name)}`;
+}
+
+function describe(name: string, mime: string, size: number | undefined, where: string, note = ''): string {
+  const sizeText = size === undefined ? 'size unknown' : `${size} bytes`;
+  return `[Attached file "${name}" (${mime || 'unknown type'}, ${sizeText}), stored at ${where}${note ? `; ${note}` : ''}]`;
+}
+
+function header(name: string, what = 'file'): string {
+  return `Attached ${what} "${name}":\n`;
+}
+
+function isAudio(name: string, mime: string): boolean {
+  return mime.startsWith('audio/') || AUDIO_EXTENSIONS.has(path.extname(name).toLowerCase());
+}
+
+function attachmentName(a: ChatAttachment): string {
+  return ('filename' in a && a.filename) || ('name' in a && (a as { name?: string }).name) || path.basename(a.path);
+}
+
+async function defaultTranscribe(stateDir: string, file: string, filename: string, signal?: AbortSignal): Promise<string> {
+  const result = await transcribeFile(loadSttConfig(stateDir), file, { filename, ...(signal ? { signal } : {}) });
+  if (!result.success) throw new Error(result.error ?? 'transcription failed');
+  return result.transcript ?? '';
+}
+
+/** The Markdown of an Office file: its sidecar when present (written now if not), else converted in memory. */
+async function officeMarkdown(file: string, opts: InputOptions): Promise<string> {
+  const format = officeFormat(file)!;
+  const sidecar = file + SIDECAR_SUFFIX;
+  const read = async () => {
+    const opened = await openUnder(opts.roots, sidecar);
+    if (!opened) return undefined;
+    try {
+      return (await readAt(opened.handle, opened.size)).toString('utf8');
+    } finally {
+      await opened.handle.close();
+    }
+  };
+  const existing = await read();
+  if (existing !== undefined) return existing;
+  try {
+    await writeOfficeSidecar(file, format);
+    const written = await read();
+    if (written !== undefined) return written;
+  } catch {
+    // A sidecar that cannot be written (a read-only folder, a race) is no reason to lose the document.
+  }
+  return officeToMarkdown(file, format);
+}
+
+async function fileParts(a: ChatAttachment & { filename?: string; mime?: string; size?: number }, budget: Budget, opts: InputOptions): Promise<ContentPart[]> {
+  const name = attachmentName(a);
+  const mime = typeof a.mime === 'string' ? a.mime : '';
+  const text = (t: string): ContentPart[] => [{ type: 'text', text: t }];
+  const opened = await openUnder(opts.roots, a.path);
+  if (!opened) return text(describe(name, mime, a.size, a.path, 'not readable from the attachment folder'));
+  try {
+    const head = await readAt(opened.handle, Math.min(opened.size, TEXT_SNIFF_BYTES));
+    const image = imageMime(head);
+    if (image && (mime.startsWith('image/') || (a as { is_image?: boolean }).is_image)) {
+      if (opened.size > MAX_IMAGE_BYTES) return text(describe(name, mime, opened.size, a.path, `over the ${MAX_IMAGE_BYTES / (1024 * 1024)} MiB image limit`));
+      const bytes = await readAt(opened.handle, opened.size);
+      return [{ type: 'text', text: `Attached image "${name}":` }, { type: 'image_url', image_url: { url: `data:${image};base64,${bytes.toString('base64')}` } }];
+    }
+    if (officeFormat(name) || officeFormat(a.path)) {
+      try {
+        const markdown = await officeMarkdown(a.path, opts);
+        return text(header(name, 'document') + budget.take(markdown, name));
+      } catch {
+        return text(describe(name, mime, opened.size, a.path, 'its text could not be extracted'));
+      }
+    }
+    if (isAudio(name, mime)) {
+      try {
+        const transcript = opts.transcribe
+          ? await opts.transcribe(a.path, name)
+          : opts.stateDir
+            ? await defaultTranscribe(opts.stateDir, a.path, name, opts.signal)
+            : undefined;
+        if (transcript !== undefined) return text(header(name, 'audio, transcript of') + budget.take(transcript, name));
+      } catch (err) {
+        if (opts.signal?.aborted) throw err;
+        return text(describe(name, mime, opened.size, a.path, 'it could not be transcribed'));
+      }
+    }
+    if (looksLikeText(head)) return text(header(name) + (await readTextFor(opened, budget, name)));
+    return text(describe(name, mime, opened.size, a.path));
+  } finally {
+    await opened.handle.close();
+  }
+}
+
+/** The members of an extracted archive, listed, with small text members inlined (budget permitting). */
+async function archiveParts(a: { name?: string; path: string }, budget: Budget, opts: InputOptions): Promise<ContentPart[]> {
+  const name = a.name || path.basename(a.path);
+  const root = path.resolve(a.path);
+  if (!opts.roots.some((r) => isInside(path.resolve(r), root))) {
+    return [{ type: 'text', text: `[Extracted archive "${name}" at ${a.path}; not readable from the attachment folder]` }];
+  }
+  const files: { rel: string; size: number }[] = [];
+  let more = 0;
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    let entries: fs.Dirent[];
+    try {
+      entries = await fs.promises.readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    entries.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      // Symlinks are never followed (openUnder refuses one leading out anyway); they are not members.
+      if (entry.isDirectory() && depth < MAX_ARCHIVE_DEPTH) await walk(full, depth + 1);
+      else if (entry.isFile()) {
+        if (files.length >= MAX_ARCHIVE_LISTED) more++;
+        else files.push({ rel: path.relative(root, full), size: (await fs.promises.lstat(full).catch(() => undefined))?.size ?? 0 });
+      }
+    }
+  };
+  await walk(root, 0);
+  const lines = [`Extracted archive "${name}" (${files.length + more} files, at ${a.path}):`, ...files.map((f) => `- ${f.rel} (${f.size} bytes)`)];
+  if (more) lines.push(`- … and ${more} more files`);
+  const parts: ContentPart[] = [{ type: 'text', text: budget.take(lines.join('\n'), `the list of ${name}`) }];
+  for (const f of files) {
+    if (budget.left <= 0 || f.size > MAX_ARCHIVE_MEMBER_BYTES) continue;
+    const opened = await openUnder(opts.roots, path.join(root, f.rel));
+    if (!opened) continue;
+    try {
+      const head = await readAt(opened.handle, Math.min(opened.size, TEXT_SNIFF_BYTES));
+      if (!looksLikeText(head)) continue;
+      const memberName = `${name}/${f.rel}`;
+      parts.push({ type: 'text', text: header(memberName) + (await readTextFor(opened, budget, memberName)) });
+    } finally {
+      await opened.handle.close();
+    }
+  }
+  return parts;
+}
+
+/**
+ * The new user turn's `content`: the text alone when nothing is attached, else a list of parts (the text
+ * first, then each attachment's parts in order). Draws inlined text from `budget`.
+ */
+export async function buildUserContent(
+  text: string,
+  attachments: readonly ChatAttachment[],
+  budget: Budget,
+  opts: InputOptions,
+): Promise<string | ContentPart[]> {
+  budget.left = Math.max(0, budget.left - text.length);
+  if (attachments.length === 0) return text;
+  const parts: ContentPart[] = text ? [{ type: 'text', text }] : [];
+  for (const a of attachments) {
+    opts.signal?.throwIfAborted();
+    if (!a || typeof a.path !== 'string') continue;
+    if ('extracted' in a && a.extracted) parts.push(...(await archiveParts(a, budget, opts)));
+    else parts.push(...(await fileParts(a, budget, opts)));
+  }
+  return parts;
+}
+
+function storedText(row: StoredMessage): string {
+  const content = typeof row.content === 'string' ? row.content : Array.isArray(row.content) ? row.content.map((p) => (p as { text?: string })?.text ?? '').join('\n') : '';
+  if (row.role !== 'user' || !Array.isArray(row.attachments) || row.attachments.length === 0) return content;
+  // Earlier attachments are named, not re-read: the agent saw them in their turn.
+  const named = row.attachments.map((a) => {
+    const att = a as { filename?: string; name?: string; path?: string };
+    return `[attached earlier: "${att.filename ?? att.name ?? path.basename(att.path ?? '')}" at ${att.path ?? '?'}]`;
+  });
+  return [content, ...named].filter(Boolean).join('\n');
+}
+
+/** The stored history as Chat Completions messages, newest kept first within `budget`, oldest dropped. */
+export function historyMessages(history: readonly StoredMessage[], budget: Budget): ChatMessage[] {
+  const kept: ChatMessage[] = [];
+  for (let i = history.length - 1; i >= 0; i--) {
+    const row = history[i]!;
+    // Error banners are Satchel's words, and tool rows need the assistant's tool_calls beside them: not sent.
+    if (row._error || (row.role !== 'user' && row.role !== 'assistant' && row.role !== 'system')) continue;
+    const content = storedText(row);
+    if (!content) continue;
+    if (content.length > budget.left) break;
+    budget.left -= content.length;
+    kept.push({ role: row.role as ChatMessage['role'], content });
+  }
+  kept.reverse();
+  // Chat templates expect the conversation to open with the person, not with a reply cut from its question.
+  while (kept.length > 0 && kept[0]!.role === 'assistant') kept.shift();
+  return kept;
+}
+
+/**
+ * Everything a turn sends: for `hermes` the new user turn alone (the gateway keeps the history, keyed by the
+ * session header), for `openai` the history trimmed to what the budget leaves, then the new turn.
+ */
+export async function buildTurnMessages(
+  history: readonly StoredMessage[],
+  text: string,
+  attachments: readonly ChatAttachment[],
+  config: AgentConfig,
+  opts: InputOptions,
+): Promise<ChatMessage[]> {
+  const budget = new Budget(config.contextChars);
+  const user: ChatMessage = { role: 'user', content: await buildUserContent(text, attachments, budget, opts) };
+  if (config.kind === 'hermes') return [user];
+  return [...historyMessages(history, budget), user];
+}
