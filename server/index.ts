@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { basicRequest } from './agent/basic-request.js';
+import { loadAgentConfig } from './agent/config.js';
 import { recoverInterruptedTurns, TurnManager, type TurnDependencies } from './agent/turns.js';
 import { streamTurn } from './agent/upstream.js';
 import { newToken } from './http/access.js';
@@ -118,7 +119,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const events = new EventBus();
   const agent: TurnDependencies = {
     streamTurn,
-    loadConfig: () => undefined,
+    loadConfig: () => loadAgentConfig(config.stateDir),
     buildRequest: basicRequest,
     ...config.agent,
   };

@@ -263,3 +263,15 @@ export interface ChatFrames {
 }
 
 export type ChatFrameName = keyof ChatFrames;
+
+/** GET and POST /api/agent/settings: the agent's settings as the UI may see them, never the key. */
+export interface AgentSettings {
+  base_url: string | null;
+  model: string | null;
+  kind: 'hermes' | 'openai' | null;
+  timeout_ms: number;
+  context_chars: number;
+  has_api_key: boolean;
+  /** Fields the environment sets (shown read-only: a saved value would not take effect). */
+  from_env: string[];
+}

@@ -1,0 +1,86 @@
+// The agent's settings routes and a whole turn through the real upstream against the fake agent: the API key
+// is stored, used, and never seen again — in no response, no frame, no log line, no session file.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setLogSink } from '../log.js';
+import { startFakeAgent, reply, type FakeAgent } from '../testing/fake-agent.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
+import { openSse } from '../testing/sse.js';
+
+const KEY = 'sk-satchel-test-key-do-not-leak-4f1c9a7e2b';
+let srv: TestServer;
+let agent: FakeAgent;
+
+beforeAll(async () => {
+  agent = await startFakeAgent({ apiKey: KEY });
+  srv = await startTestServer();
+});
+afterAll(async () => {
+  await srv.stop();
+  await agent.close();
+});
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await fs.readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) out.push(path.join(entry.parentPath, entry.name));
+  }
+  return out;
+}
+
+describe('agent settings and the key', () => {
+  it('saves settings, shows them without the key, talks to the agent with it, and never lets it out', async () => {
+    const seen: string[] = [];
+    const lines: string[] = [];
+    const restore = setLogSink((l) => lines.push(l));
+    const text = async (res: Response) => {
+      const t = await res.text();
+      res.headers.forEach((value, name) => seen.push(`${name}: ${value}`));
+      seen.push(t);
+      return t;
+    };
+    try {
+      const before = JSON.parse(await text(await srv.api('/api/agent/settings')));
+      expect(before).toMatchObject({ base_url: null, has_api_key: false });
+      const saved = await srv.json('/api/agent/settings', { base_url: agent.baseUrl, api_key: KEY, model: 'fake-model', kind: 'openai' });
+      expect(saved.status).toBe(200);
+      expect(JSON.parse(await text(saved))).toMatchObject({ base_url: agent.baseUrl, model: 'fake-model', kind: 'openai', has_api_key: true });
+      expect(JSON.parse(await text(await srv.api('/api/agent/settings')))).toMatchObject({ has_api_key: true });
+      expect((await fs.stat(path.join(srv.stateDir, 'agent.json'))).mode & 0o777).toBe(0o600);
+      const bad = await srv.json('/api/agent/settings', { base_url: 'not a url', model: 'm' });
+      expect(bad.status).toBe(400);
+      await text(bad);
+
+      const id = await srv.newSession();
+      agent.next(reply('Hello from the fake agent', { usage: [7, 5] }));
+      const started = JSON.parse(await text(await srv.json('/api/chat/start', { session_id: id, message: 'hi there' })));
+      const stream = await openSse(srv.port, `/api/chat/stream?stream_id=${started.stream_id}`);
+      await stream.ended();
+      const frames = stream.frames();
+      seen.push(JSON.stringify(stream.blocks));
+      expect(frames.map((f) => f.event)).toEqual(['token', 'token', 'token', 'token', 'token', 'done', 'metering', 'title', 'stream_end']);
+      expect(agent.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
+      const session = JSON.parse(await text(await srv.api(`/api/session?session_id=${id}`))).session;
+      expect(session.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Hello from the fake agent' });
+
+      // A key the agent refuses: the failure says so without quoting it.
+      await srv.json('/api/agent/settings', { base_url: agent.baseUrl, api_key: `${KEY}-wrong`, model: 'fake-model', kind: 'openai' }).then(text);
+      const refused = JSON.parse(await text(await srv.json('/api/chat/start', { session_id: id, message: 'again' })));
+      const failed = await openSse(srv.port, `/api/chat/stream?stream_id=${refused.stream_id}`);
+      await failed.ended();
+      seen.push(JSON.stringify(failed.blocks));
+      expect(failed.frames().map((f) => f.event)).toEqual(['apperror', 'stream_end']);
+      expect(JSON.parse(failed.frames()[0]!.data!).type).toBe('auth_error');
+
+      for (const t of seen) expect(t).not.toContain(KEY);
+      expect(lines.join('\n')).not.toContain(KEY);
+      for (const file of await filesUnder(srv.stateDir)) {
+        if (path.basename(file) === 'agent.json') continue;
+        expect(await fs.readFile(file, 'utf8'), file).not.toContain(KEY);
+      }
+    } finally {
+      restore();
+    }
+  });
+});

@@ -1,0 +1,43 @@
+// The agent's settings for the UI (../shared/spec/agent.md, "Configuration"): read them (never the key), save
+// them. The settings themselves live in agent/config.ts.
+import { publicAgentSettings, saveAgentSettings, isAgentKind, type SaveAgentSettings } from '../agent/config.js';
+import { ValueError } from '../errors.js';
+import type { HandlerInput } from '../http/app.js';
+import { readJsonBody } from '../http/body.js';
+import { sendJson } from '../http/respond.js';
+import type * as wire from '../wire.js';
+
+export async function getAgentSettings({ ctx, app }: HandlerInput): Promise<void> {
+  await sendJson(ctx, 200, publicAgentSettings(app.config.stateDir) satisfies wire.AgentSettings);
+}
+
+const optionalNumber = (value: unknown, field: string): number | undefined => {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new ValueError(`Invalid agent setting ${field}`);
+  return value;
+};
+
+/** Body `{base_url, model, api_key?, kind?, timeout_ms?, context_chars?}`; api_key omitted keeps the stored key, '' removes it. */
+export async function saveAgentSettingsRoute({ ctx, app }: HandlerInput): Promise<void> {
+  const body = await readJsonBody(ctx);
+  if (typeof body.base_url !== 'string' || !body.base_url.trim()) throw new ValueError('base_url is required');
+  if (body.model !== undefined && body.model !== null && typeof body.model !== 'string') throw new ValueError('Invalid agent setting model');
+  if (body.api_key !== undefined && body.api_key !== null && typeof body.api_key !== 'string') throw new ValueError('Invalid agent setting api_key');
+  if (body.kind !== undefined && body.kind !== null && body.kind !== '' && !isAgentKind(body.kind)) throw new ValueError('Invalid agent setting kind: expected hermes or openai');
+  const next: SaveAgentSettings = {
+    baseUrl: body.base_url.trim(),
+    model: typeof body.model === 'string' ? body.model : '',
+    ...(typeof body.api_key === 'string' ? { apiKey: body.api_key } : {}),
+    ...(isAgentKind(body.kind) ? { kind: body.kind } : {}),
+    timeoutMs: optionalNumber(body.timeout_ms, 'timeout_ms'),
+    contextChars: optionalNumber(body.context_chars, 'context_chars'),
+  };
+  try {
+    await saveAgentSettings(app.config.stateDir, next);
+  } catch (err) {
+    // config.ts names the bad field, never its value.
+    if (err instanceof Error && err.message.startsWith('Invalid agent setting')) throw new ValueError(err.message);
+    throw err;
+  }
+  await sendJson(ctx, 200, publicAgentSettings(app.config.stateDir) satisfies wire.AgentSettings);
+}
