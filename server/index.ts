@@ -8,10 +8,11 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { basicRequest } from './agent/basic-request.js';
 import { loadAgentConfig } from './agent/config.js';
+import { requestBuilder } from './agent/request.js';
 import { recoverInterruptedTurns, TurnManager, type TurnDependencies } from './agent/turns.js';
 import { streamTurn } from './agent/upstream.js';
+import { attachmentRoot } from './handlers/attachments.js';
 import { newToken } from './http/access.js';
 import { createRequestListener, type App } from './http/app.js';
 import { CLOSE_DEADLINE_MS, handleClientError, writeRefusal } from './http/clienterror.js';
@@ -120,7 +121,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const agent: TurnDependencies = {
     streamTurn,
     loadConfig: () => loadAgentConfig(config.stateDir),
-    buildRequest: basicRequest,
+    // Session ids are 12 hex characters, so the folder name is the id as it is (handlers/attachments.ts).
+    buildRequest: requestBuilder(config.stateDir, (id) => path.join(attachmentRoot(config.stateDir), id)),
     ...config.agent,
   };
   const turns = new TurnManager(sessions, events, agent);

@@ -74,6 +74,27 @@ describe('POST /api/chat/start', () => {
   });
 });
 
+describe('what the agent is sent', () => {
+  it('sends rows stored without the agent as history, and an uploaded file of this session as input', async () => {
+    const id = await srv.newSession();
+    await srv.json('/api/session/message', { session_id: id, text: 'an earlier note' });
+    const form = new FormData();
+    form.append('session_id', id);
+    form.append('file', new Blob(['fig, olive, almond']), 'pantry.txt');
+    const uploaded = (await (await srv.api('/api/upload', { method: 'POST', body: form })).json()) as { path: string };
+    const { status, json } = await start({ session_id: id, message: 'what can I cook?', attachments: [uploaded] });
+    expect(status, JSON.stringify(json)).toBe(200);
+    const upstream = await agent.turn(turnCount++);
+    const [history, user] = [upstream.request.messages[0]!, upstream.request.messages.at(-1)!];
+    expect(history).toEqual({ role: 'user', content: 'an earlier note' });
+    expect(JSON.stringify(user.content)).toContain('fig, olive, almond');
+    expect((await storedSession(id)).pending_attachments).toMatchObject([{ filename: 'pantry.txt', path: uploaded.path }]);
+    upstream.finish();
+    const stream = await sse(`/api/chat/stream?stream_id=${json.stream_id}`);
+    await stream.ended();
+  });
+});
+
 describe('GET /api/chat/stream', () => {
   it('sends a turn as numbered frames ending done → metering → title → stream_end, and stores it', async () => {
     const id = await srv.newSession();
