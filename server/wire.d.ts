@@ -275,3 +275,13 @@ export interface AgentSettings {
   /** Fields the environment sets (shown read-only: a saved value would not take effect). */
   from_env: string[];
 }
+
+/** POST /api/agent/test */
+export type AgentTestResponse =
+  | { ok: true; models: string[]; kind: 'hermes' | 'openai' }
+  | { ok: false; type: ChatErrorType; message: string; hint?: string };
+
+/** GET /api/agent/discover: agents answering on loopback's usual ports. */
+export interface AgentDiscoverResponse {
+  agents: { kind: 'hermes' | 'openai'; base_url: string; label: string; needs_key?: boolean }[];
+}

@@ -48,6 +48,20 @@ describe('agent settings and the key', () => {
       expect(JSON.parse(await text(saved))).toMatchObject({ base_url: agent.baseUrl, model: 'fake-model', kind: 'openai', has_api_key: true });
       expect(JSON.parse(await text(await srv.api('/api/agent/settings')))).toMatchObject({ has_api_key: true });
       expect((await fs.stat(path.join(srv.stateDir, 'agent.json'))).mode & 0o777).toBe(0o600);
+      const tested = JSON.parse(await text(await srv.json('/api/agent/test', {})));
+      expect(tested).toEqual({ ok: true, models: ['fake-model'], kind: 'openai' });
+      expect(agent.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
+      const wrongKey = JSON.parse(await text(await srv.json('/api/agent/test', { base_url: agent.baseUrl, api_key: 'sk-wrong-key-0123456789abcdef' })));
+      expect(wrongKey).toMatchObject({ ok: false, type: 'auth_error' });
+      // Another address never gets the stored key.
+      const elsewhere = await startFakeAgent();
+      try {
+        await text(await srv.json('/api/agent/test', { base_url: elsewhere.baseUrl }));
+        expect(elsewhere.requests.length).toBeGreaterThan(0);
+        expect(elsewhere.requests.every((r) => r.headers.authorization === undefined)).toBe(true);
+      } finally {
+        await elsewhere.close();
+      }
       const bad = await srv.json('/api/agent/settings', { base_url: 'not a url', model: 'm' });
       expect(bad.status).toBe(400);
       await text(bad);
@@ -82,5 +96,15 @@ describe('agent settings and the key', () => {
     } finally {
       restore();
     }
+  });
+});
+
+describe('GET /api/agent/discover', () => {
+  it('lists what answers on the usual local ports', async () => {
+    const res = await srv.api('/api/agent/discover');
+    expect(res.status).toBe(200);
+    const { agents } = (await res.json()) as { agents: { base_url: string }[] };
+    expect(Array.isArray(agents)).toBe(true);
+    for (const a of agents) expect(a.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
 });

@@ -1,6 +1,7 @@
 // The agent's settings for the UI (../shared/spec/agent.md, "Configuration"): read them (never the key), save
 // them. The settings themselves live in agent/config.ts.
-import { publicAgentSettings, saveAgentSettings, isAgentKind, type SaveAgentSettings } from '../agent/config.js';
+import { loadAgentConfig, publicAgentSettings, saveAgentSettings, isAgentKind, type SaveAgentSettings } from '../agent/config.js';
+import { discoverLocalAgents, testConnection } from '../agent/discover.js';
 import { ValueError } from '../errors.js';
 import type { HandlerInput } from '../http/app.js';
 import { readJsonBody } from '../http/body.js';
@@ -40,4 +41,25 @@ export async function saveAgentSettingsRoute({ ctx, app }: HandlerInput): Promis
     throw err;
   }
   await sendJson(ctx, 200, publicAgentSettings(app.config.stateDir) satisfies wire.AgentSettings);
+}
+
+/**
+ * Body `{base_url?, api_key?, kind?}`; without base_url the saved agent is tested. The saved key is used only
+ * for the saved address: typing another address never sends the stored key to it.
+ */
+export async function testAgent({ ctx, app }: HandlerInput): Promise<void> {
+  const body = await readJsonBody(ctx);
+  const saved = loadAgentConfig(app.config.stateDir);
+  const baseUrl = typeof body.base_url === 'string' && body.base_url.trim() ? body.base_url.trim() : saved?.baseUrl;
+  if (!baseUrl) throw new ValueError('base_url is required');
+  const apiKey = typeof body.api_key === 'string' ? body.api_key.trim() || undefined : baseUrl === saved?.baseUrl ? saved.apiKey : undefined;
+  const kind = isAgentKind(body.kind) ? body.kind : undefined;
+  const result = await testConnection({ baseUrl, ...(apiKey ? { apiKey } : {}), ...(kind ? { kind } : {}) });
+  await sendJson(ctx, 200, result satisfies wire.AgentTestResponse);
+}
+
+export async function discoverAgents({ ctx }: HandlerInput): Promise<void> {
+  const found = await discoverLocalAgents();
+  const agents = found.map((a) => ({ kind: a.kind, base_url: a.baseUrl, label: a.label, ...(a.needsKey ? { needs_key: true } : {}) }));
+  await sendJson(ctx, 200, { agents } satisfies wire.AgentDiscoverResponse);
 }

@@ -1,7 +1,7 @@
 // The route table: every path the server answers, who may call it, and its generic 500 text.
 import type { Route, RouteTable } from './app.js';
 import { uploadAndExtract, uploadAttachment } from '../handlers/attachments.js';
-import { getAgentSettings, saveAgentSettingsRoute } from '../handlers/agent-settings.js';
+import { discoverAgents, getAgentSettings, saveAgentSettingsRoute, testAgent } from '../handlers/agent-settings.js';
 import { cancelChat, chatStream, chatStreamStatus, startChat } from '../handlers/chat.js';
 import { events } from '../handlers/events.js';
 import { config, health } from '../handlers/health.js';
@@ -36,6 +36,8 @@ export const routes: RouteTable = {
   '/api/chat/stream/status': { GET: api(chatStreamStatus) },
   '/api/chat/cancel': { GET: api(cancelChat), POST: api(cancelChat) },
   '/api/agent/settings': { GET: api(getAgentSettings), POST: api(saveAgentSettingsRoute, 'Could not save the agent settings') },
+  '/api/agent/test': { POST: api(testAgent, 'The connection test failed') },
+  '/api/agent/discover': { GET: api(discoverAgents) },
   '/api/upload': { POST: api(uploadAttachment, 'Upload failed') },
   '/api/upload/extract': { POST: api(uploadAndExtract, 'Archive extraction failed') },
   '/api/workspace/upload': { POST: api(uploadToWorkspace, 'Upload failed') },
