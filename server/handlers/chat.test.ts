@@ -3,6 +3,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_CONCURRENT_TURNS } from '../agent/turns.js';
 import { AgentError } from '../agent/types.js';
 import { startServer } from '../index.js';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
@@ -243,6 +244,26 @@ describe('cancel', () => {
     // Nothing left to cancel; POST works the same.
     const again = await srv.json('/api/chat/cancel', { stream_id: streamId });
     expect(await again.json()).toEqual({ ok: true, cancelled: false, stream_id: streamId });
+  });
+});
+
+describe('the bound on turns', () => {
+  it(`runs at most ${MAX_CONCURRENT_TURNS} turns at once, then refuses with 503 until one ends`, async () => {
+    const running = [];
+    for (let i = 0; i < MAX_CONCURRENT_TURNS; i++) running.push(await startTurn(await srv.newSession(), `turn ${i}`));
+    const extra = await srv.newSession();
+    const refused = await start({ session_id: extra, message: 'one more' });
+    expect(refused.status).toBe(503);
+    expect(refused.json.error).toMatch(/Too many conversations/);
+    expect((await storedSession(extra)).active_stream_id).toBeUndefined();
+    const first = running[0]!;
+    first.upstream.finish();
+    await (await sse(`/api/chat/stream?stream_id=${first.streamId}`)).ended();
+    const next = await startTurn(extra, 'one more');
+    for (const t of [...running.slice(1), next]) {
+      expect(await (await srv.api(`/api/chat/cancel?stream_id=${t.streamId}`)).json()).toMatchObject({ cancelled: true });
+      await (await sse(`/api/chat/stream?stream_id=${t.streamId}`)).ended();
+    }
   });
 });
 

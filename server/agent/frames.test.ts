@@ -1,0 +1,50 @@
+// The frame format, the resume point a client names, and the bound on what a turn keeps for replay.
+import { describe, expect, it } from 'vitest';
+import { FrameLog, formatFrame, REPLAY_MAX_BYTES, resumePoint } from './frames.js';
+
+const ID = 'a'.repeat(32);
+
+describe('formatFrame', () => {
+  it('writes id, event and one line of redacted JSON', () => {
+    const text = formatFrame(ID, 3, 'token', { text: 'line one\nline two token=ghp_abcdefghijklmnopqrstuvwxyz0123456789' });
+    const lines = text.split('\n');
+    expect(lines.slice(0, 2)).toEqual([`id: ${ID}:3`, 'event: token']);
+    expect(lines[2]).toMatch(/^data: \{"text":"line one\\nline two token=/);
+    expect(lines.slice(3)).toEqual(['', '']);
+    expect(text).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+  });
+});
+
+describe('resumePoint', () => {
+  it('reads after_seq, after_event_id or Last-Event-ID, first one given wins', () => {
+    expect(resumePoint(ID, [null, null, undefined])).toBe(0);
+    expect(resumePoint(ID, ['5', null, `${ID}:9`])).toBe(5);
+    expect(resumePoint(ID, [null, `${ID}:7`, undefined])).toBe(7);
+    expect(resumePoint(ID, [null, null, `${ID}:9`])).toBe(9);
+    // Another stream's id, or nonsense, says nothing.
+    expect(resumePoint(ID, [null, `${'b'.repeat(32)}:7`, 'x'])).toBe(0);
+    expect(resumePoint(ID, ['-1', '1.5', '2'])).toBe(2);
+  });
+});
+
+describe('FrameLog', () => {
+  it('replays after a seq, and drops the oldest frames past its byte bound, never the newest', () => {
+    const log = new FrameLog(100);
+    for (let seq = 1; seq <= 10; seq++) log.push({ seq, text: 'x'.repeat(30) });
+    expect(log.lastSeq).toBe(10);
+    expect(log.after(0).map((f) => f.seq)).toEqual([8, 9, 10]);
+    expect(log.after(8).map((f) => f.seq)).toEqual([9, 10]);
+    expect(log.after(10)).toEqual([]);
+    log.push({ seq: 11, text: 'y'.repeat(500) });
+    expect(log.after(0).map((f) => f.seq)).toEqual([11]);
+  });
+
+  it('holds a long reply whole within the default bound', () => {
+    const log = new FrameLog();
+    const frame = formatFrame(ID, 1, 'token', { text: ' word' });
+    const count = Math.floor(REPLAY_MAX_BYTES / frame.length);
+    for (let seq = 1; seq <= count; seq++) log.push({ seq, text: frame });
+    expect(log.size).toBe(count);
+    expect(count).toBeGreaterThan(20_000);
+  });
+});
