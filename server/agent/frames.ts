@@ -4,8 +4,8 @@
 import { redactDeep } from '../redact.js';
 
 /**
- * Replay bytes kept per turn. A reply is mostly `token` frames (about 60 bytes of framing each), so 2 MiB holds
- * a reply of some 20,000 tokens from its first frame. Past it the oldest frames go: a late listener asking for
+ * Replay bytes kept per turn. A reply is mostly `token` frames (80 bytes for a one-word token), so 2 MiB holds
+ * a reply of some 26,000 tokens from its first frame. Past it the oldest frames go: a late listener asking for
  * those gets what is left, and the `done` frame carries the whole stored session, so the reply it shows is
  * complete all the same. With MAX_CONCURRENT_TURNS + ENDED_TURNS_KEPT turns (turns.ts) the total stays near
  * 48 MiB at worst.
