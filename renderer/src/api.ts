@@ -1,94 +1,56 @@
 // Typed access to the server's JSON API (docs/API.md). Every failure becomes an ApiError carrying the
 // server's own `error` text, so the UI can show exactly what the server said.
-export interface Attachment {
-  filename: string;
-  path: string;
-  size: number;
-  mime: string;
-  is_image: boolean;
-}
+// The wire shapes are declared once, for the server that sends them and this UI (server/wire.d.ts).
+import type {
+  AgentDiscoverResponse,
+  AgentSettings,
+  AgentTestResponse,
+  Attachment,
+  CapabilityResponse as Capability,
+  ChatAttachment,
+  ChatCancelResponse,
+  ChatStartResponse,
+  ChatStreamStatus,
+  ConfigResponse as ServerConfig,
+  Session,
+  SessionSummary,
+  WorkspaceEntry,
+  WorkspaceRoots,
+} from '../../server/wire.js';
 
-export interface Message {
-  role: string;
-  text: string;
-  attachments?: Attachment[];
-  created_at?: string | number;
-}
-
-export interface SessionSummary {
-  session_id: string;
-  title: string;
-  workspace: string | null;
-  profile?: string | null;
-  created_at?: string | number;
-  updated_at?: string | number;
-  message_count?: number;
-}
-
-export interface Session extends SessionSummary {
-  messages: Message[];
-  attachments?: Attachment[];
-}
-
-export interface ServerConfig {
-  ok: boolean;
-  version: string;
-  max_upload_bytes: number;
-  max_upload_mb: number;
-  profile: string;
-}
-
-export interface WorkspaceEntry {
-  name: string;
-  type: 'file' | 'dir';
-  size: number;
-  mtime: number | string;
-}
-
-/** GET /api/workspaces: the trusted roots, and the folder a session gets when none is chosen (newer servers). */
-export interface WorkspaceRoots {
-  workspaces: string[];
-  default?: string;
-}
-
-export interface ExtractResult {
-  ok: boolean;
-  extracted: number;
-  files: string[];
-  dest: string;
-}
-
-/** One file's result from POST /api/workspace/upload; archive and Office fields are present when relevant. */
-export interface WorkspaceUploadItem {
-  filename: string;
-  path?: string;
-  size?: number;
-  mime?: string;
-  extracted?: boolean;
-  /** Extracted paths, relative to the upload target (the server's name; `files` accepted too). */
-  extracted_files?: string[];
-  extracted_count?: number;
-  files?: string[];
-  dest?: string;
-  extract_error?: string;
-  sidecar?: string | { filename?: string; path?: string; size?: number; preview_kind?: string; office_format?: string };
-  sidecar_path?: string;
-  sidecar_error?: string;
-  preview_kind?: string;
-  office_format?: string;
-  [key: string]: unknown;
-}
-
-export interface Capability {
-  ok: boolean;
-  available: boolean;
-  provider: string;
-}
+export type {
+  AgentDiscoverResponse,
+  AgentSettings,
+  AgentTestResponse,
+  Attachment,
+  CapabilityResponse as Capability,
+  ChatAttachment,
+  ChatCancelResponse,
+  ChatErrorType,
+  ChatFrameName,
+  ChatFrames,
+  ChatStartResponse,
+  ChatStreamStatus,
+  ChatUsage,
+  ConfigResponse as ServerConfig,
+  ExtractResult,
+  Message,
+  Session,
+  SessionSummary,
+  TranscribeResponse,
+  WorkspaceEntry,
+  WorkspaceItem as WorkspaceUploadItem,
+  WorkspaceListing,
+  WorkspaceRoots,
+  WorkspaceUploadResponse,
+} from '../../server/wire.js';
 
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The JSON error body's other fields (`hint`, `type`, `active_stream_id`…), when it had any. */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -116,6 +78,26 @@ export function errorText(status: number, body: string): string {
   return `Request failed (HTTP ${status})`;
 }
 
+/** The fields of a JSON error body, or nothing when the body is not a JSON object. */
+export function errorDetails(body: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** POST /api/agent/settings and /api/agent/test. An absent `api_key` keeps (or tests with) the saved one. */
+export interface AgentSettingsInput {
+  base_url: string;
+  api_key?: string;
+  model: string;
+  kind?: 'hermes' | 'openai';
+}
+
+export type DiscoveredAgent = AgentDiscoverResponse['agents'][number];
+
 async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
   let res: Response;
   try {
@@ -129,7 +111,7 @@ async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown):
     throw new ApiError(0, UNREACHABLE);
   }
   const text = await res.text();
-  if (!res.ok) throw new ApiError(res.status, errorText(res.status, text));
+  if (!res.ok) throw new ApiError(res.status, errorText(res.status, text), errorDetails(text));
   try {
     return JSON.parse(text) as T;
   } catch {
@@ -156,6 +138,14 @@ export const api = {
     request<{ session: Session }>('POST', '/api/session/rename', { session_id: id, title }),
   sendMessage: (id: string, text: string, attachments: Attachment[]) =>
     request<{ session: Session }>('POST', '/api/session/message', { session_id: id, text, attachments }),
+  startChat: (id: string, message: string, attachments: ChatAttachment[]) =>
+    request<ChatStartResponse>('POST', '/api/chat/start', { session_id: id, message, attachments }),
+  cancelChat: (streamId: string) => request<ChatCancelResponse>('POST', '/api/chat/cancel', { stream_id: streamId }),
+  streamStatus: (streamId: string) => request<ChatStreamStatus>('GET', `/api/chat/stream/status?${q({ stream_id: streamId })}`),
+  agentSettings: () => request<AgentSettings>('GET', '/api/agent/settings'),
+  saveAgentSettings: (input: AgentSettingsInput) => request<AgentSettings>('POST', '/api/agent/settings', input),
+  testAgent: (input: AgentSettingsInput) => request<AgentTestResponse>('POST', '/api/agent/test', input),
+  discoverAgents: () => request<AgentDiscoverResponse>('GET', '/api/agent/discover'),
   workspaces: () => request<WorkspaceRoots>('GET', '/api/workspaces'),
   addWorkspace: (path: string) => request<WorkspaceRoots>('POST', '/api/workspaces/add', { path }),
   list: (id: string, path: string, hidden = false) =>

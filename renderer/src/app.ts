@@ -1,10 +1,13 @@
 // Entry point: checks access, loads the configuration and sessions, wires the views together and keeps
 // them current through server-sent events.
-import { api, ApiError, isAuthStatus, type ServerConfig, type Session, type SessionSummary } from './api.js';
+import { AgentSettingsDialog } from './agent-settings.js';
+import { api, ApiError, isAuthStatus, type AgentSettings, type ServerConfig, type Session, type SessionSummary } from './api.js';
+import { Chat } from './chat.js';
 import { Composer } from './composer.js';
 import { byId } from './dom.js';
 import { connectEvents } from './events.js';
 import { SessionHeader } from './header.js';
+import { lastUserTurn, visibleRows } from './message-rows.js';
 import { renderMessages, renderSessionAttachments } from './messages.js';
 import { Sidebar } from './sessions.js';
 import { initTheme } from './theme.js';
@@ -26,6 +29,9 @@ class App {
   readonly composer: Composer;
   readonly workspace: WorkspacePanel;
   readonly voice: Voice;
+  readonly chat: Chat;
+  readonly agentDialog: AgentSettingsDialog;
+  private agent: AgentSettings | null = null;
 
   constructor() {
     this.sidebar = new Sidebar({
@@ -38,7 +44,20 @@ class App {
       ensureSession: () => this.ensureSession(),
       maxUploadBytes: () => this.config?.max_upload_bytes,
       onSent: (session) => this.show(session),
+      agentReady: () => Boolean(this.agent?.base_url),
+      startTurn: (id, text, attachments) => this.chat.start(id, text, attachments),
+      stop: () => void this.chat.stop().catch((err: unknown) => notify(err instanceof Error ? err.message : String(err), 'error')),
     });
+    this.chat = new Chat({
+      current: () => this.current,
+      show: (session) => this.show(session),
+      refresh: (id) => {
+        if (this.current?.session_id === id) void this.open(id).catch(() => undefined);
+      },
+      applyTitle: (id, title) => this.applyTitle(id, title),
+      changed: () => this.show(this.current),
+    });
+    this.agentDialog = new AgentSettingsDialog((settings) => this.setAgent(settings));
     this.workspace = new WorkspacePanel({ maxUploadBytes: () => this.config?.max_upload_bytes });
     this.voice = new Voice((text) => this.composer.insertAtCursor(text));
   }
@@ -50,6 +69,7 @@ class App {
     await Promise.all([
       this.sidebar.loadProfiles(),
       this.sidebar.loadWorkspaces().catch(() => undefined),
+      this.agentDialog.load().then((settings) => this.setAgent(settings)),
       api.capability().then(
         (cap) => this.voice.setCapability(cap),
         () => this.voice.setCapability(null),
@@ -112,11 +132,44 @@ class App {
     }
   }
 
+  private setAgent(settings: AgentSettings | null): void {
+    this.agent = settings;
+    this.composer.setAgentReady(Boolean(settings?.base_url));
+  }
+
+  /** Regenerate (edit: false) sends the last user message again; Edit puts it back in the composer. */
+  private redo(edit: boolean): void {
+    const session = this.current;
+    const last = lastUserTurn(visibleRows(session?.messages ?? []));
+    if (!session || !last) return;
+    if (edit) {
+      this.composer.setDraft(last.text, last.attachments);
+      return;
+    }
+    this.chat.start(session.session_id, last.text, last.attachments).catch((err: unknown) => {
+      const hint = err instanceof ApiError && typeof err.details.hint === 'string' ? ` ${err.details.hint}` : '';
+      notify(`${err instanceof Error ? err.message : String(err)}${hint}`, 'error');
+    });
+  }
+
   show(session: Session | null): void {
     const switched = session?.session_id !== this.current?.session_id;
     this.current = session;
     this.header.update(session);
-    renderMessages(session);
+    const id = session?.session_id;
+    const busy = this.chat.running(id) || Boolean(session?.active_stream_id);
+    const outcome = id ? this.chat.outcomes.get(id) : undefined;
+    const canAsk = Boolean(this.agent?.base_url);
+    renderMessages(session, {
+      busy,
+      regenerate: canAsk ? () => this.redo(false) : undefined,
+      edit: () => this.redo(true),
+      lastError: outcome?.error,
+      lastUsage: outcome?.usage,
+    });
+    this.chat.attach(byId('messages'), session);
+    this.composer.setTurnRunning(this.chat.running(id));
+    byId('messages').scrollTop = byId('messages').scrollHeight;
     renderSessionAttachments(session);
     this.sidebar.setActive(session?.session_id ?? null);
     if (switched) this.workspace.setSession(session);

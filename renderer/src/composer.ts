@@ -1,6 +1,6 @@
 // The message composer: text, attachment chips with byte-accurate progress and cancel, archive extraction,
 // paste and drag-and-drop of files and folders, and Send.
-import { api, ApiError, type Attachment, type ExtractResult, type Session } from './api.js';
+import { api, ApiError, type Attachment, type ChatAttachment, type ExtractResult, type Session } from './api.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
 import { fromFileList, type PickedFile } from './files.js';
 import { formatBytes, isArchiveName } from './format.js';
@@ -31,7 +31,9 @@ interface Pending {
   status: Status;
   loaded: number;
   total: number;
-  result?: Attachment;
+  result?: ChatAttachment;
+  /** Brought back from a sent message (Edit): already stored, nothing to upload. */
+  carried?: boolean;
   error?: string;
   handle?: UploadHandle<Attachment>;
   thumbUrl?: string;
@@ -46,12 +48,21 @@ export interface ComposerDeps {
   ensureSession(): Promise<string>;
   maxUploadBytes(): number | undefined;
   onSent(session: Session): void;
+  /** An agent is connected: Send starts a conversation turn instead of only storing the message. */
+  agentReady(): boolean;
+  /** Start a turn; rejects with the server's error. */
+  startTurn(sessionId: string, text: string, attachments: ChatAttachment[]): Promise<void>;
+  /** Stop the running turn. */
+  stop(): void;
 }
 
 export class Composer {
   private readonly list = byId<HTMLUListElement>('attachments');
   private readonly input = byId<HTMLTextAreaElement>('composer-input');
   private readonly send = byId<HTMLButtonElement>('send-button');
+  private readonly stopButton = byId<HTMLButtonElement>('stop-button');
+  private readonly notice = byId('agent-notice');
+  private turnRunning = false;
   private readonly form = byId<HTMLFormElement>('composer');
   private readonly fileInput = byId<HTMLInputElement>('file-input');
   private items: Pending[] = [];
@@ -80,6 +91,7 @@ export class Composer {
       }
     });
     this.input.addEventListener('input', () => this.autosize());
+    this.stopButton.addEventListener('click', () => this.deps.stop());
     this.input.addEventListener('paste', (e) => this.onPaste(e));
     dropZone(this.form.closest('main') ?? this.form, { hoverClass: 'dragging', onFiles: (files) => this.addFiles(files) });
     this.refreshSend();
@@ -105,6 +117,46 @@ export class Composer {
     el.focus();
     this.autosize();
     this.refreshSend();
+  }
+
+  /** A turn runs in the session on screen: Stop replaces Send until it ends. */
+  setTurnRunning(running: boolean): void {
+    this.turnRunning = running;
+    this.stopButton.hidden = !running;
+    this.send.hidden = running;
+    this.refreshSend();
+  }
+
+  /** Whether an agent answers: without one, the notice says so and links to the settings. */
+  setAgentReady(ready: boolean): void {
+    this.notice.hidden = ready;
+  }
+
+  /** Put a sent message back for editing: its text, and its attachments as already-uploaded chips. */
+  setDraft(text: string, attachments: readonly ChatAttachment[]): void {
+    this.reset();
+    for (const a of attachments) {
+      const name = 'filename' in a ? a.filename : a.name;
+      const size = 'filename' in a ? a.size : 0;
+      const item: Pending = {
+        id: this.nextId++,
+        file: new File([], name),
+        status: 'done',
+        loaded: size,
+        total: size,
+        result: a,
+        carried: true,
+        el: h('li'),
+        progress: new ProgressView('attachment-bytes', 'chip-bytes'),
+      };
+      this.items.push(item);
+      this.list.appendChild(item.el);
+      this.update(item);
+    }
+    this.input.value = text;
+    this.input.focus();
+    this.input.setSelectionRange(text.length, text.length);
+    this.autosize();
   }
 
   /** Forget pending attachments, e.g. when switching to another session. */
@@ -236,7 +288,7 @@ export class Composer {
       this.renderExtract(item),
     );
     const actions = h('div', { class: 'chip-actions' });
-    if (item.status === 'done' && isArchiveName(file.name) && !item.extract) {
+    if (item.status === 'done' && isArchiveName(file.name) && !item.extract && !item.carried) {
       actions.appendChild(
         h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'attachment-extract', onclick: () => void this.extract(item) }, 'Extract'),
       );
@@ -279,7 +331,7 @@ export class Composer {
   private refreshSend(): void {
     const busy = this.busy();
     const empty = !this.input.value.trim() && !this.items.some((i) => i.status === 'done');
-    this.send.disabled = this.sending || busy || empty;
+    this.send.disabled = this.sending || this.turnRunning || busy || empty;
     this.send.title = busy ? 'Waiting for uploads to finish' : empty ? 'Write a message or attach a file' : 'Send (Enter)';
   }
 
@@ -287,18 +339,30 @@ export class Composer {
     this.refreshSend();
     if (this.send.disabled) return;
     const text = this.input.value.trim();
-    const attachments = this.items.filter((i) => i.status === 'done' && i.result).map((i) => i.result as Attachment);
+    const attachments = this.items.filter((i) => i.status === 'done' && i.result).map((i) => i.result as ChatAttachment);
     this.sending = true;
     this.refreshSend();
     try {
       const sessionId = await this.deps.ensureSession();
-      const { session } = await api.sendMessage(sessionId, text, attachments);
-      this.input.value = '';
-      this.autosize();
-      this.reset();
-      this.deps.onSent(session);
+      if (this.deps.agentReady()) {
+        await this.deps.startTurn(sessionId, text, attachments);
+        this.input.value = '';
+        this.autosize();
+        this.reset();
+      } else {
+        // No agent: the message is kept in the session (as before conversations existed); the notice says
+        // nobody answers.
+        const uploads = attachments.filter((a): a is Attachment => 'filename' in a);
+        const { session } = await api.sendMessage(sessionId, text, uploads);
+        this.input.value = '';
+        this.autosize();
+        this.reset();
+        this.deps.onSent(session);
+      }
     } catch (err) {
-      notify(err instanceof ApiError ? err.message : `Could not send: ${String(err)}`, 'error');
+      if (err instanceof ApiError && err.status === 503) this.setAgentReady(false);
+      const hint = err instanceof ApiError && typeof err.details.hint === 'string' ? ` ${err.details.hint}` : '';
+      notify(err instanceof ApiError ? `${err.message}${hint}` : `Could not send: ${String(err)}`, 'error');
     } finally {
       this.sending = false;
       this.refreshSend();

@@ -1,9 +1,17 @@
-// The conversation: messages with their attachments, and the header's title and workspace line.
-import type { Attachment, Session } from './api.js';
+// The conversation: messages with their attachments (both stored row shapes, see message-rows.ts), the
+// assistant's replies as Markdown, stopped and failed turns marked, and the session's attachment list.
+import type { Attachment, ChatAttachment, Session } from './api.js';
+import { errorAdvice } from './chat-state.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
 import { formatBytes, formatTime } from './format.js';
+import { renderMarkdown } from './markdown-dom.js';
+import { lastUserTurn, visibleRows, type MessageRow } from './message-rows.js';
 
-function attachmentChip(a: Attachment): HTMLElement {
+function attachmentChip(a: Attachment | ChatAttachment): HTMLElement {
+  if (!('filename' in a)) {
+    // An extracted archive a conversation turn referred to: its folder, no size of its own.
+    return h('li', { class: 'msg-attachment', 'data-testid': 'message-attachment', title: a.path }, icon([...ICONS.paperclip]), h('span', { class: 'chip-name' }, a.name));
+  }
   return h(
     'li',
     { class: 'msg-attachment', 'data-testid': 'message-attachment', title: a.filename },
@@ -13,23 +21,79 @@ function attachmentChip(a: Attachment): HTMLElement {
   );
 }
 
-export function renderMessages(session: Session | null): void {
+/** A message the person sent: plain text (never Markdown: it is shown as typed). */
+export function userMessage(text: string, attachments: readonly ChatAttachment[], time: string | number | undefined, ...extra: (HTMLElement | null)[]): HTMLElement {
+  return h(
+    'article',
+    { class: 'msg msg-user', 'data-testid': 'message', 'data-role': 'user' },
+    h('header', { class: 'msg-head' }, h('span', { class: 'msg-role' }, 'You'), h('time', { class: 'muted small' }, formatTime(time)), ...extra),
+    text ? h('p', { class: 'msg-text', 'data-testid': 'message-text' }, text) : null,
+    attachments.length ? h('ul', { class: 'msg-attachments' }, attachments.map(attachmentChip)) : null,
+  );
+}
+
+/** What the thread offers around the last turn, and how the last failure is explained. */
+export interface ThreadOptions {
+  /** A turn is running in this session: no Regenerate or Edit until it ends. */
+  busy?: boolean;
+  regenerate?(): void;
+  edit?(): void;
+  /** The last failed turn's type and hint (not stored with the row), shown under the last error row. */
+  lastError?: { type: string; hint?: string };
+  /** The last turn's usage line, shown under the last reply. */
+  lastUsage?: string;
+}
+
+function actionButton(testid: string, label: string, paths: readonly string[], onclick: () => void): HTMLButtonElement {
+  return h('button', { class: 'icon-btn msg-action', type: 'button', 'data-testid': testid, 'aria-label': label, title: label, onclick }, icon([...paths]));
+}
+
+function assistantMessage(r: MessageRow, last: boolean, opts: ThreadOptions): HTMLElement {
+  const body = r.error
+    ? h('div', { class: 'msg-text md', 'data-testid': 'error-text' }, renderMarkdown(r.text))
+    : r.text
+      ? h('div', { class: 'msg-text md', 'data-testid': 'assistant-text' }, renderMarkdown(r.text))
+      : null;
+  const regenerate = last && !opts.busy && opts.regenerate ? actionButton('regenerate', 'Regenerate the reply', ICONS.refresh, opts.regenerate) : null;
+  return h(
+    'article',
+    {
+      class: `msg msg-other${r.error ? ' msg-error' : ''}${r.partial ? ' msg-partial' : ''}`,
+      'data-testid': r.error ? 'error-row' : 'message',
+      'data-role': r.role,
+    },
+    h(
+      'header',
+      { class: 'msg-head' },
+      h('span', { class: 'msg-role' }, r.role),
+      h('time', { class: 'muted small' }, formatTime(r.time)),
+      r.partial ? h('span', { class: 'badge', 'data-testid': 'stopped-badge' }, 'stopped') : null,
+      regenerate,
+    ),
+    r.reasoning ? h('details', { class: 'reasoning', 'data-testid': 'reasoning' }, h('summary', {}, 'Reasoning'), h('pre', { class: 'reasoning-text' }, r.reasoning)) : null,
+    r.tools.length ? h('ul', { class: 'tool-cards' }, r.tools.map((name) => h('li', { class: 'tool-card tool-done', 'data-testid': 'tool-call' }, h('span', { class: 'tool-name' }, name)))) : null,
+    body,
+    r.error && last && opts.lastError ? h('p', { class: 'small', 'data-testid': 'error-advice' }, [opts.lastError.hint ? `${opts.lastError.hint} ` : '', errorAdvice({ type: opts.lastError.type, message: r.text })]) : null,
+    last && !r.error && opts.lastUsage ? h('p', { class: 'small muted', 'data-testid': 'usage' }, opts.lastUsage) : null,
+    r.attachments.length ? h('ul', { class: 'msg-attachments' }, r.attachments.map(attachmentChip)) : null,
+  );
+}
+
+export function renderMessages(session: Session | null, opts: ThreadOptions = {}): void {
   const box = byId('messages');
   const empty = byId('empty-state');
   clear(box);
-  const messages = session?.messages ?? [];
-  empty.hidden = messages.length > 0;
-  for (const m of messages) {
-    box.appendChild(
-      h(
-        'article',
-        { class: `msg msg-${m.role === 'user' ? 'user' : 'other'}`, 'data-testid': 'message' },
-        h('header', { class: 'msg-head' }, h('span', { class: 'msg-role' }, m.role === 'user' ? 'You' : m.role), h('time', { class: 'muted small' }, formatTime(m.created_at))),
-        m.text ? h('p', { class: 'msg-text', 'data-testid': 'message-text' }, m.text) : null,
-        m.attachments?.length ? h('ul', { class: 'msg-attachments' }, m.attachments.map(attachmentChip)) : null,
-      ),
-    );
-  }
+  const rows = visibleRows(session?.messages ?? []);
+  empty.hidden = rows.length > 0 || Boolean(opts.busy);
+  const lastUser = lastUserTurn(rows);
+  rows.forEach((r, i) => {
+    if (r.role === 'user') {
+      const edit = lastUser?.index === i && !opts.busy && opts.edit ? actionButton('edit-message', 'Edit and resend', ICONS.edit, opts.edit) : null;
+      box.appendChild(userMessage(r.text, r.attachments, r.time, edit));
+    } else {
+      box.appendChild(assistantMessage(r, i === rows.length - 1, opts));
+    }
+  });
   box.scrollTop = box.scrollHeight;
 }
 

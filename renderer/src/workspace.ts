@@ -54,13 +54,9 @@ function baseName(p: string): string {
 }
 
 /** Where an upload item's Markdown sidecar lives, relative to the workspace, or null when it has none. */
-export function sidecarPath(item: WorkspaceUploadItem, target: string): string | null {
-  if (item.sidecar_error) return null;
-  const sc = item.sidecar;
-  const named = typeof sc === 'string' ? sc : sc && typeof sc === 'object' ? sc.filename ?? sc.path : item.sidecar_path;
-  if (named) return joinPath(target, baseName(named));
-  if (item.preview_kind === 'office') return joinPath(target, `${item.filename}.md`);
-  return null;
+export function sidecarPath(item: Pick<WorkspaceUploadItem, 'sidecar' | 'sidecar_error'>, target: string): string | null {
+  if (item.sidecar_error || !item.sidecar) return null;
+  return joinPath(target, baseName(item.sidecar.filename));
 }
 
 export class WorkspacePanel {
@@ -285,7 +281,7 @@ export class WorkspacePanel {
         // The server answers `extracted: false` for every non-archive; only an error text means a failure.
         row.appendChild(h('p', { class: 'error-text small', 'data-testid': 'ws-result-error', role: 'alert' }, `Not extracted: ${item.extract_error}`));
       } else if (item.extracted === true) {
-        const files = item.extracted_files ?? item.files ?? [];
+        const files = item.extracted_files ?? [];
         row.appendChild(extractedList(files.length, files, 'ws-', files.length <= OPEN_EXTRACT_LIST_MAX));
       } else {
         row.appendChild(h('span', { class: 'muted small', 'data-testid': 'ws-result-done' }, `Uploaded · ${formatBytes(item.size ?? picked.file.size)}`));

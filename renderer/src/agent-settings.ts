@@ -1,0 +1,180 @@
+// "Connect an agent": the agent's base URL, API key (write-only: the page only learns whether one is saved),
+// model (picked from what Test connection lists, or typed), and the agents found running on this computer.
+import { api, ApiError, type AgentSettings, type AgentSettingsInput, type AgentTestResponse, type DiscoveredAgent } from './api.js';
+import { byId, clear, h, icon, ICONS } from './dom.js';
+import { notify } from './toast.js';
+
+/** A failed request in the words of the server: its message, then the kind of failure and what to do. */
+export function failureText(err: unknown): string {
+  if (!(err instanceof ApiError)) return err instanceof Error ? err.message : String(err);
+  const { type, hint } = err.details;
+  return [err.message, typeof type === 'string' ? `(${type})` : '', typeof hint === 'string' ? `— ${hint}` : ''].filter(Boolean).join(' ');
+}
+
+/** The test route's answer in words: the models it found, or what failed and what to do about it. */
+export function testResultText(res: AgentTestResponse): string {
+  if (!res.ok) return [res.message, `(${res.type})`, res.hint ? `— ${res.hint}` : ''].filter(Boolean).join(' ');
+  const n = res.models.length;
+  return n ? `Connected. ${n} model${n === 1 ? '' : 's'}: ${res.models.join(', ')}` : 'Connected. The agent lists no models.';
+}
+
+export class AgentSettingsDialog {
+  private readonly dialog = byId<HTMLDialogElement>('agent-dialog');
+  private readonly form = byId<HTMLFormElement>('agent-form');
+  private readonly baseUrl = byId<HTMLInputElement>('agent-base-url');
+  private readonly apiKey = byId<HTMLInputElement>('agent-api-key');
+  private readonly keySaved = byId('agent-key-saved');
+  private readonly modelSelect = byId<HTMLSelectElement>('agent-model-select');
+  private readonly model = byId<HTMLInputElement>('agent-model');
+  private readonly testButton = byId<HTMLButtonElement>('agent-test');
+  private readonly testResult = byId('agent-test-result');
+  private readonly error = byId('agent-settings-error');
+  private readonly discovered = byId<HTMLUListElement>('agent-discovered');
+  private settings: AgentSettings | null = null;
+  private kind: 'hermes' | 'openai' | undefined;
+
+  /** `saved`: the settings the server now holds (the page's notice and Send follow them). */
+  constructor(private readonly saved: (settings: AgentSettings | null) => void) {
+    const gear = byId<HTMLButtonElement>('agent-settings-button');
+    gear.appendChild(icon([...ICONS.gear]));
+    gear.addEventListener('click', () => void this.open());
+    byId('agent-notice-link').addEventListener('click', () => void this.open());
+    this.testButton.addEventListener('click', () => void this.test());
+    this.modelSelect.addEventListener('change', () => {
+      if (this.modelSelect.value) this.model.value = this.modelSelect.value;
+    });
+    this.form.addEventListener('submit', (e) => {
+      const submitter = (e as SubmitEvent).submitter as HTMLButtonElement | null;
+      if (submitter?.value !== 'save') return; // Cancel closes the dialog as usual
+      e.preventDefault();
+      void this.save();
+    });
+  }
+
+  /** The server's settings, or null when it has none to give (an older server, or an error). */
+  async load(): Promise<AgentSettings | null> {
+    try {
+      this.settings = await api.agentSettings();
+    } catch {
+      this.settings = null;
+    }
+    return this.settings;
+  }
+
+  async open(): Promise<void> {
+    await this.load();
+    const s = this.settings;
+    this.baseUrl.value = s?.base_url ?? '';
+    this.model.value = s?.model ?? '';
+    this.kind = s?.kind ?? undefined;
+    this.apiKey.value = '';
+    this.showKeyState();
+    this.modelSelect.hidden = true;
+    clear(this.modelSelect);
+    clear(this.testResult);
+    delete this.testResult.dataset.state;
+    this.error.hidden = true;
+    const fixed = new Set(s?.from_env ?? []);
+    this.baseUrl.readOnly = fixed.has('baseUrl') || fixed.has('base_url');
+    this.model.readOnly = fixed.has('model');
+    if (!this.dialog.open) this.dialog.showModal();
+    this.baseUrl.focus();
+    void this.discover();
+  }
+
+  private showKeyState(): void {
+    const has = Boolean(this.settings?.has_api_key);
+    this.keySaved.hidden = !has;
+    this.apiKey.placeholder = has ? 'Saved — leave empty to keep it' : 'None (leave empty if the agent needs no key)';
+  }
+
+  private input(): AgentSettingsInput {
+    const key = this.apiKey.value.trim();
+    return { base_url: this.baseUrl.value.trim(), model: this.model.value.trim(), ...(key ? { api_key: key } : {}), ...(this.kind ? { kind: this.kind } : {}) };
+  }
+
+  private async discover(): Promise<void> {
+    const wrap = byId('agent-discovered-wrap');
+    let found: DiscoveredAgent[] = [];
+    try {
+      found = (await api.discoverAgents()).agents;
+    } catch {
+      // nothing found, or an older server: the fields still work
+    }
+    clear(this.discovered);
+    wrap.hidden = found.length === 0;
+    for (const a of found) {
+      this.discovered.appendChild(
+        h(
+          'li',
+          {},
+          h(
+            'button',
+            {
+              class: 'btn btn-small',
+              type: 'button',
+              'data-testid': 'agent-discovered-item',
+              'data-base-url': a.base_url,
+              onclick: () => {
+                this.baseUrl.value = a.base_url;
+                this.kind = a.kind;
+                void this.test();
+              },
+            },
+            `${a.label || a.kind} — ${a.base_url}`,
+          ),
+        ),
+      );
+    }
+  }
+
+  private async test(): Promise<void> {
+    this.testButton.disabled = true;
+    clear(this.testResult);
+    this.testResult.dataset.state = 'running';
+    this.testResult.textContent = 'Testing…';
+    try {
+      const res = await api.testAgent(this.input());
+      this.testResult.dataset.state = res.ok ? 'ok' : 'error';
+      this.testResult.dataset.type = res.ok ? '' : res.type;
+      this.testResult.textContent = testResultText(res);
+      if (res.ok) {
+        this.kind = res.kind;
+        this.fillModels(res.models);
+      }
+    } catch (err) {
+      this.testResult.dataset.state = 'error';
+      this.testResult.textContent = failureText(err);
+    } finally {
+      this.testButton.disabled = false;
+    }
+  }
+
+  private fillModels(models: string[]): void {
+    clear(this.modelSelect);
+    this.modelSelect.hidden = models.length === 0;
+    if (models.length === 0) return;
+    const current = this.model.value.trim();
+    if (!current || !models.includes(current)) this.model.value = models[0] ?? '';
+    for (const m of models) this.modelSelect.appendChild(h('option', { value: m, selected: m === this.model.value }, m));
+  }
+
+  private async save(): Promise<void> {
+    const input = this.input();
+    if (!input.base_url) {
+      this.error.textContent = 'Enter the agent’s base URL.';
+      this.error.hidden = false;
+      return;
+    }
+    try {
+      const answer = await api.saveAgentSettings(input);
+      this.settings = answer;
+      this.dialog.close('save');
+      this.saved(this.settings);
+      notify('Agent settings saved.');
+    } catch (err) {
+      this.error.textContent = failureText(err);
+      this.error.hidden = false;
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { errorAdvice, frameSeq, initialTurn, reduceFrame, usageLine, type TurnState } from './chat-state.js';
+
+const fold = (frames: [string, unknown, number?][], start: TurnState = initialTurn('s1', 'sess')) =>
+  frames.reduce((st, [name, data, seq]) => reduceFrame(st, name, data, seq), start);
+
+describe('reduceFrame', () => {
+  it('appends tokens and reasoning in order and ends with the stored session and usage', () => {
+    const session = { session_id: 'sess', messages: [] };
+    const usage = { input_tokens: 12, output_tokens: 3, duration_seconds: 1.5, ttft_ms: 200 };
+    const st = fold([
+      ['reasoning', { text: 'hm' }, 1],
+      ['token', { text: 'Hel' }, 2],
+      ['reasoning', { text: 'm.' }, 3],
+      ['token', { text: 'lo' }, 4],
+      ['done', { session, usage }, 5],
+      ['title', { session_id: 'sess', title: 'Greeting' }, 6],
+      ['stream_end', { session_id: 'sess' }, 7],
+    ]);
+    expect(st).toMatchObject({ text: 'Hello', reasoning: 'hmm.', status: 'done', ended: true, title: 'Greeting', usage, session, lastSeq: 7 });
+  });
+
+  it('skips frames it has already folded in, so a replay overlap never doubles text', () => {
+    const once = fold([['token', { text: 'a' }, 1], ['token', { text: 'b' }, 2]]);
+    const again = fold([['token', { text: 'a' }, 1], ['token', { text: 'b' }, 2], ['token', { text: 'c' }, 3]], once);
+    expect(again.text).toBe('abc');
+  });
+
+  it('turns a tool start and its completion into one card with its duration, failures marked', () => {
+    const st = fold([
+      ['tool', { event_type: 'tool.started', name: 'search', preview: 'q=cats', args: {}, tid: 't1' }],
+      ['tool', { event_type: 'tool.started', name: 'read', preview: 'a.txt', args: {}, tid: 't2' }],
+      ['tool_complete', { event_type: 'tool.completed', name: 'search', preview: 'q=cats', args: {}, tid: 't1', duration: 0.42, is_error: false }],
+    ]);
+    expect(st.tools).toEqual([
+      { tid: 't1', name: 'search', preview: 'q=cats', status: 'done', duration: 0.42 },
+      { tid: 't2', name: 'read', preview: 'a.txt', status: 'running', duration: undefined },
+    ]);
+    const failed = reduceFrame(st, 'tool_complete', { name: 'read', tid: 't2', duration: 1, is_error: true });
+    expect(failed.tools[1]).toMatchObject({ status: 'failed', duration: 1 });
+  });
+
+  it('keeps the partial text when the turn is cancelled or fails', () => {
+    const cancelled = fold([['token', { text: 'half' }], ['cancel', { message: 'Cancelled by user', type: 'cancelled' }]]);
+    expect(cancelled).toMatchObject({ text: 'half', status: 'cancelled' });
+    const failed = fold([['token', { text: 'x' }], ['apperror', { message: 'HTTP 401', type: 'auth_error', hint: 'Set a key' }]]);
+    expect(failed).toMatchObject({ text: 'x', status: 'error', error: { type: 'auth_error', message: 'HTTP 401', hint: 'Set a key' } });
+  });
+
+  it('ignores unknown events and malformed data', () => {
+    const st = fold([['token', null], ['future_event', { text: 'x' }], ['token', { text: 5 }]]);
+    expect(st.text).toBe('');
+    expect(st.status).toBe('streaming');
+  });
+});
+
+describe('frameSeq', () => {
+  it('reads the seq of this stream’s frame ids only', () => {
+    expect(frameSeq('abc:12', 'abc')).toBe(12);
+    expect(frameSeq('other:12', 'abc')).toBeNull();
+    expect(frameSeq('abc:x', 'abc')).toBeNull();
+    expect(frameSeq('abc', 'abc')).toBeNull();
+  });
+});
+
+describe('errorAdvice and usageLine', () => {
+  it('points an auth failure at the API key in Settings', () => {
+    expect(errorAdvice({ type: 'auth_error', message: '' })).toMatch(/check the API key in Settings/);
+    expect(errorAdvice({ type: 'model_not_found', message: '' })).toMatch(/model/);
+    expect(errorAdvice({ type: 'unreachable', message: '' })).toMatch(/not reachable/);
+  });
+  it('says what a turn used', () => {
+    expect(usageLine({ input_tokens: 12, output_tokens: 40, duration_seconds: 3.24, ttft_ms: 410.2 })).toBe('12 in · 40 out · 3.2 s · first token 410 ms');
+    expect(usageLine(undefined)).toBe('');
+  });
+});

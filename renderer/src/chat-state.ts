@@ -1,0 +1,134 @@
+// A conversation turn as the page sees it: the frames of GET /api/chat/stream folded into one view state
+// (../shared/spec/agent.md, "Browser side"). Pure, so the folding is tested without a DOM or a server.
+import type { ChatErrorType, ChatFrameName, ChatFrames, ChatUsage, Session } from './api.js';
+
+export interface ToolCard {
+  tid: string;
+  name: string;
+  preview: string;
+  status: 'running' | 'done' | 'failed';
+  /** Seconds, once finished. */
+  duration?: number;
+}
+
+export interface TurnError {
+  type: ChatErrorType | string;
+  message: string;
+  hint?: string;
+}
+
+export type TurnStatus = 'streaming' | 'done' | 'error' | 'cancelled';
+
+export interface TurnState {
+  streamId: string;
+  sessionId: string;
+  /** The last frame folded in: a frame at or below it (a replay overlap) is ignored. */
+  lastSeq: number;
+  text: string;
+  reasoning: string;
+  tools: ToolCard[];
+  status: TurnStatus;
+  /** stream_end arrived: nothing more will come. */
+  ended: boolean;
+  usage?: ChatUsage;
+  tps?: number;
+  error?: TurnError;
+  title?: string;
+  /** The stored session `done` carried, with the turn in its messages. */
+  session?: Session;
+}
+
+export function initialTurn(streamId: string, sessionId: string): TurnState {
+  return { streamId, sessionId, lastSeq: 0, text: '', reasoning: '', tools: [], status: 'streaming', ended: false };
+}
+
+/** The seq of a frame id `<stream_id>:<seq>`, or null when the id belongs to another stream or is malformed. */
+export function frameSeq(id: string, streamId: string): number | null {
+  const cut = id.lastIndexOf(':');
+  if (cut < 0 || id.slice(0, cut) !== streamId) return null;
+  const seq = Number(id.slice(cut + 1));
+  return Number.isInteger(seq) && seq > 0 ? seq : null;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+function toolUpdate(tools: ToolCard[], data: Partial<ChatFrames['tool_complete']>, finished: boolean): ToolCard[] {
+  const tid = str(data.tid) || `${str(data.name)}#${tools.length}`;
+  const known = tools.find((t) => t.tid === tid);
+  const card: ToolCard = {
+    tid,
+    name: str(data.name) || known?.name || 'tool',
+    preview: str(data.preview) || known?.preview || '',
+    status: finished ? (data.is_error ? 'failed' : 'done') : known?.status === 'running' || !known ? 'running' : known.status,
+    duration: finished && typeof data.duration === 'number' ? data.duration : known?.duration,
+  };
+  return known ? tools.map((t) => (t === known ? card : t)) : [...tools, card];
+}
+
+/**
+ * Fold one frame into the state. `seq` (from the frame id) makes replays idempotent: a frame already folded
+ * in is skipped. Unknown event names are ignored (a newer server may send more).
+ */
+export function reduceFrame(state: TurnState, name: string, data: unknown, seq?: number | null): TurnState {
+  if (seq != null) {
+    if (seq <= state.lastSeq) return state;
+    state = { ...state, lastSeq: seq };
+  }
+  const d = (data && typeof data === 'object' ? data : {}) as Record<string, unknown>;
+  switch (name as ChatFrameName) {
+    case 'token':
+      return { ...state, text: state.text + str(d.text) };
+    case 'reasoning':
+      return { ...state, reasoning: state.reasoning + str(d.text) };
+    case 'tool':
+      return { ...state, tools: toolUpdate(state.tools, d, false) };
+    case 'tool_complete':
+      return { ...state, tools: toolUpdate(state.tools, d, true) };
+    case 'title':
+      return { ...state, title: str(d.title) || state.title };
+    case 'metering':
+      return { ...state, tps: typeof d.tps === 'number' ? d.tps : state.tps, usage: (d.usage as ChatUsage | undefined) ?? state.usage };
+    case 'done':
+      return { ...state, status: 'done', usage: (d.usage as ChatUsage | undefined) ?? state.usage, session: d.session as Session | undefined };
+    case 'apperror':
+      return { ...state, status: 'error', error: { type: str(d.type) || 'upstream_error', message: str(d.message) || 'The agent failed.', hint: str(d.hint) || undefined } };
+    case 'cancel':
+      return { ...state, status: 'cancelled' };
+    case 'stream_end':
+      return { ...state, ended: true };
+    default:
+      return state;
+  }
+}
+
+/** What the person should do about a failed turn, in words, beside the server's own message and hint. */
+export function errorAdvice(error: TurnError): string {
+  switch (error.type) {
+    case 'auth_error':
+      return 'The agent refused the credentials: check the API key in Settings.';
+    case 'rate_limit':
+      return 'The agent is rate-limiting requests: wait and try again.';
+    case 'model_not_found':
+      return 'The agent does not know this model: pick another model in Settings.';
+    case 'unreachable':
+      return 'The agent is not reachable: is it running, and is the base URL in Settings right?';
+    case 'timeout':
+      return 'The agent stopped answering.';
+    case 'no_response':
+      return 'The agent answered nothing.';
+    case 'interrupted':
+      return 'Satchel stopped while the agent was answering.';
+    default:
+      return 'The agent failed.';
+  }
+}
+
+/** Usage in one line: "12 in · 40 out · 3.2 s · first token 410 ms". */
+export function usageLine(usage: ChatUsage | undefined, tps?: number): string {
+  if (!usage) return '';
+  const parts = [`${usage.input_tokens} in`, `${usage.output_tokens} out`];
+  if (typeof usage.duration_seconds === 'number') parts.push(`${usage.duration_seconds.toFixed(1)} s`);
+  if (typeof usage.ttft_ms === 'number') parts.push(`first token ${Math.round(usage.ttft_ms)} ms`);
+  if (typeof tps === 'number' && tps > 0) parts.push(`${tps.toFixed(1)} tok/s`);
+  return parts.join(' · ');
+}

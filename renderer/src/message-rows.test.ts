@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from './api.js';
+import { activeStream, lastUserTurn, normalizeMessage, visibleRows } from './message-rows.js';
+
+describe('normalizeMessage', () => {
+  it('reads both stored shapes', () => {
+    expect(normalizeMessage({ role: 'user', text: 'hi', created_at: '2024-01-01T00:00:00Z', attachments: [] })).toMatchObject({
+      role: 'user',
+      text: 'hi',
+      time: '2024-01-01T00:00:00Z',
+      partial: false,
+      error: false,
+    });
+    expect(
+      normalizeMessage({
+        role: 'assistant',
+        content: 'yes',
+        timestamp: 1700000000.5,
+        reasoning: 'because',
+        tool_calls: [{ id: 'c1', function: { name: 'search', arguments: '{}' } }],
+      }),
+    ).toMatchObject({ role: 'assistant', text: 'yes', time: 1700000000.5, reasoning: 'because', tools: ['search'], attachments: [] });
+  });
+
+  it('marks stopped and failed rows', () => {
+    expect(normalizeMessage({ role: 'assistant', content: 'half', timestamp: 1, _partial: true }).partial).toBe(true);
+    expect(normalizeMessage({ role: 'assistant', content: '**Task cancelled:** x', timestamp: 1, _error: true }).error).toBe(true);
+  });
+});
+
+describe('visibleRows and lastUserTurn', () => {
+  const messages: Message[] = [
+    { role: 'user', content: 'first', timestamp: 1 },
+    { role: 'assistant', content: 'a', timestamp: 2 },
+    { role: 'user', content: 'second', timestamp: 3, attachments: [{ filename: 'a.txt', path: '/x/a.txt', size: 1, mime: 'text/plain', is_image: false }] },
+    { role: 'tool', tool_call_id: 'c1', content: 'result' },
+    { role: 'assistant', content: 'b', timestamp: 4 },
+  ];
+  it('hides tool result rows and finds the last user turn with its attachments', () => {
+    const rows = visibleRows(messages);
+    expect(rows.map((r) => r.text)).toEqual(['first', 'a', 'second', 'b']);
+    expect(lastUserTurn(rows)).toMatchObject({ index: 2, text: 'second', attachments: [{ filename: 'a.txt' }] });
+    expect(lastUserTurn([])).toBeNull();
+  });
+  it('names the running stream of a session', () => {
+    expect(activeStream({ active_stream_id: 'abc' } as never)).toBe('abc');
+    expect(activeStream({} as never)).toBeNull();
+    expect(activeStream(null)).toBeNull();
+  });
+});

@@ -1,0 +1,50 @@
+// A stored message row in one shape for the view. Two shapes are stored (server/wire.d.ts `Message`):
+// `{role, text, created_at}` from POST /api/session/message and `{role, content, timestamp, …}` from a turn.
+import type { ChatAttachment, Message, Session } from './api.js';
+
+export interface MessageRow {
+  role: string;
+  text: string;
+  /** Epoch seconds or ISO 8601: formatTime takes both. */
+  time: number | string | undefined;
+  attachments: ChatAttachment[];
+  reasoning: string;
+  tools: string[];
+  /** What arrived before the turn was stopped. */
+  partial: boolean;
+  /** Why a turn ended without an answer. */
+  error: boolean;
+}
+
+export function normalizeMessage(m: Message): MessageRow {
+  return {
+    role: typeof m.role === 'string' ? m.role : 'assistant',
+    text: typeof m.content === 'string' ? m.content : typeof m.text === 'string' ? m.text : '',
+    time: typeof m.timestamp === 'number' ? m.timestamp : m.created_at,
+    attachments: Array.isArray(m.attachments) ? m.attachments : [],
+    reasoning: typeof m.reasoning === 'string' ? m.reasoning : '',
+    tools: Array.isArray(m.tool_calls) ? m.tool_calls.map((c) => c?.function?.name).filter((n): n is string => typeof n === 'string') : [],
+    partial: m._partial === true,
+    error: m._error === true,
+  };
+}
+
+/** The rows a conversation shows: tool results are the agent's working notes, not part of the thread. */
+export function visibleRows(messages: readonly Message[]): MessageRow[] {
+  return messages.filter((m) => m.role !== 'tool').map(normalizeMessage);
+}
+
+/** The last user turn, for Regenerate and Edit: its index among the visible rows, text and attachments. */
+export function lastUserTurn(rows: readonly MessageRow[]): { index: number; text: string; attachments: ChatAttachment[] } | null {
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const r = rows[i];
+    if (r && r.role === 'user') return { index: i, text: r.text, attachments: r.attachments };
+  }
+  return null;
+}
+
+/** The stream a session's turn is running on, when one is (the session JSON names it while it runs). */
+export function activeStream(session: Session | null | undefined): string | null {
+  const id = session?.active_stream_id;
+  return typeof id === 'string' && id ? id : null;
+}

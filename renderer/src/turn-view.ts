@@ -1,0 +1,90 @@
+// A running turn in the thread: what the person sent, then the reply as it streams (Markdown, re-rendered
+// at most once per animation frame), the agent's reasoning folded away, one card per tool, and how it ended.
+import type { ChatAttachment } from './api.js';
+import { errorAdvice, type ToolCard, type TurnState, usageLine } from './chat-state.js';
+import { clear, h } from './dom.js';
+import { renderMarkdown } from './markdown-dom.js';
+import { userMessage } from './messages.js';
+
+export function toolCard(t: ToolCard): HTMLElement {
+  const state = t.status === 'running' ? 'running…' : `${t.status === 'failed' ? 'failed' : 'finished'}${typeof t.duration === 'number' ? ` in ${t.duration.toFixed(1)} s` : ''}`;
+  return h(
+    'li',
+    { class: `tool-card tool-${t.status}`, 'data-testid': 'tool-card', 'data-status': t.status, 'data-tool': t.name },
+    h('span', { class: 'tool-name' }, t.name),
+    t.preview ? h('span', { class: 'tool-preview muted small' }, t.preview) : null,
+    h('span', { class: 'tool-state small', 'data-testid': 'tool-state' }, state),
+  );
+}
+
+export function errorBox(type: string, message: string, hint: string | undefined): HTMLElement {
+  return h(
+    'div',
+    { class: 'turn-error', role: 'alert', 'data-testid': 'turn-error', 'data-type': type },
+    h('p', { class: 'error-text' }, message),
+    hint ? h('p', { class: 'small' }, hint) : null,
+    h('p', { class: 'small muted', 'data-testid': 'error-advice' }, errorAdvice({ type, message, hint })),
+  );
+}
+
+export class TurnView {
+  readonly el: HTMLElement;
+  private readonly reply: HTMLElement;
+  private readonly text = h('div', { class: 'msg-text md', 'data-testid': 'assistant-text' });
+  private readonly reasoning = h('details', { class: 'reasoning', 'data-testid': 'reasoning', hidden: true }, h('summary', {}, 'Reasoning'));
+  private readonly reasoningText = h('pre', { class: 'reasoning-text' });
+  private readonly tools = h('ul', { class: 'tool-cards', 'data-testid': 'tool-cards' });
+  private readonly foot = h('div', { class: 'turn-foot small muted' });
+  private state: TurnState | null = null;
+  private frame = 0;
+  private renderedText: string | null = null;
+
+  constructor(userText: string, attachments: ChatAttachment[]) {
+    this.reasoning.appendChild(this.reasoningText);
+    this.reply = h(
+      'article',
+      { class: 'msg msg-other msg-live', 'data-testid': 'assistant-live', 'aria-busy': 'true' },
+      h('header', { class: 'msg-head' }, h('span', { class: 'msg-role' }, 'assistant')),
+      this.reasoning,
+      this.tools,
+      this.text,
+      this.foot,
+    );
+    this.el = h('div', { class: 'live-turn', 'data-testid': 'live-turn' }, userMessage(userText, attachments, undefined), this.reply);
+  }
+
+  /** Take the newest state; the DOM follows on the next animation frame, however many frames arrived. */
+  update(state: TurnState): void {
+    this.state = state;
+    if (!this.frame) this.frame = requestAnimationFrame(() => this.render());
+  }
+
+  /** Render now (the turn ended, or the view is about to be read). */
+  flush(): void {
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.render();
+  }
+
+  private render(): void {
+    this.frame = 0;
+    const st = this.state;
+    if (!st) return;
+    if (st.text !== this.renderedText) {
+      clear(this.text);
+      this.text.appendChild(renderMarkdown(st.text));
+      this.renderedText = st.text;
+    }
+    this.reasoning.hidden = !st.reasoning;
+    if (this.reasoningText.textContent !== st.reasoning) this.reasoningText.textContent = st.reasoning;
+    clear(this.tools);
+    for (const t of st.tools) this.tools.appendChild(toolCard(t));
+    this.reply.dataset.status = st.status;
+    this.reply.setAttribute('aria-busy', String(st.status === 'streaming'));
+    clear(this.foot);
+    if (st.status === 'streaming') this.foot.appendChild(h('span', { class: 'typing', 'data-testid': 'streaming' }, st.text ? 'Writing…' : 'Thinking…'));
+    if (st.status === 'cancelled') this.foot.appendChild(h('span', { class: 'badge', 'data-testid': 'stopped-badge' }, 'stopped'));
+    if (st.status === 'error' && st.error) this.foot.appendChild(errorBox(st.error.type, st.error.message, st.error.hint));
+    const usage = usageLine(st.usage, st.tps);
+    if (usage) this.foot.appendChild(h('span', { 'data-testid': 'usage' }, usage));
+  }
+}
