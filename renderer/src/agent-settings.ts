@@ -4,6 +4,26 @@ import { api, ApiError, type AgentSettings, type AgentSettingsInput, type AgentT
 import { byId, clear, h, icon, ICONS } from './dom.js';
 import { notify } from './toast.js';
 
+const HOLD_TO_SEND_KEY = 'satchel.holdToSend';
+
+/** "Hold to talk, release to send": a dictation held on the microphone button is sent when released. */
+export function holdToSend(): boolean {
+  try {
+    return localStorage.getItem(HOLD_TO_SEND_KEY) === '1';
+  } catch {
+    return false;
+  }
+}
+
+function setHoldToSend(on: boolean): void {
+  try {
+    if (on) localStorage.setItem(HOLD_TO_SEND_KEY, '1');
+    else localStorage.removeItem(HOLD_TO_SEND_KEY);
+  } catch {
+    // storage off: the setting lasts until the page closes at most
+  }
+}
+
 /** A failed request in the words of the server: its message, then the kind of failure and what to do. */
 export function failureText(err: unknown): string {
   if (!(err instanceof ApiError)) return err instanceof Error ? err.message : String(err);
@@ -40,6 +60,9 @@ export class AgentSettingsDialog {
     gear.addEventListener('click', () => void this.open());
     byId('agent-notice-link').addEventListener('click', () => void this.open());
     this.testButton.addEventListener('click', () => void this.test());
+    const hold = byId<HTMLInputElement>('hold-to-send');
+    hold.checked = holdToSend();
+    hold.addEventListener('change', () => setHoldToSend(hold.checked));
     this.modelSelect.addEventListener('change', () => {
       if (this.modelSelect.value) this.model.value = this.modelSelect.value;
     });

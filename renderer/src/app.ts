@@ -1,6 +1,6 @@
 // Entry point: checks access, loads the configuration and sessions, wires the views together and keeps
 // them current through server-sent events.
-import { AgentSettingsDialog } from './agent-settings.js';
+import { AgentSettingsDialog, holdToSend } from './agent-settings.js';
 import { api, ApiError, isAuthStatus, type AgentSettings, type ServerConfig, type Session, type SessionSummary } from './api.js';
 import { Chat } from './chat.js';
 import { Composer } from './composer.js';
@@ -59,7 +59,11 @@ class App {
     });
     this.agentDialog = new AgentSettingsDialog((settings) => this.setAgent(settings));
     this.workspace = new WorkspacePanel({ maxUploadBytes: () => this.config?.max_upload_bytes });
-    this.voice = new Voice((text) => this.composer.insertAtCursor(text));
+    this.voice = new Voice((text, held) => {
+      // The transcript always lands in the composer first, so what is sent is what the person sees.
+      this.composer.insertAtCursor(text);
+      if (held && holdToSend()) this.composer.submitNow();
+    });
   }
 
   async start(): Promise<void> {

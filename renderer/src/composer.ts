@@ -119,6 +119,11 @@ export class Composer {
     this.refreshSend();
   }
 
+  /** Send what the composer holds, as the Send button would (hold to talk, release to send). */
+  submitNow(): void {
+    void this.submit();
+  }
+
   /** A turn runs in the session on screen: Stop replaces Send until it ends. */
   setTurnRunning(running: boolean): void {
     this.turnRunning = running;

@@ -55,7 +55,11 @@ export class Voice {
   private upload: UploadHandle<{ ok: boolean; transcript: string }> | null = null;
   private provider = '';
 
-  constructor(private readonly insert: (text: string) => void) {
+  /** The recording ended by releasing a held button (push to talk), not by a second click. */
+  private releasedHold = false;
+
+  /** `insert` gets the transcript and whether it was spoken with the button held (push to talk). */
+  constructor(private readonly insert: (text: string, held: boolean) => void) {
     this.button.addEventListener('pointerdown', (e) => {
       if (e.button !== 0) return;
       // The recording bar appears and moves the button: capture keeps the release ours wherever it happens.
@@ -66,6 +70,7 @@ export class Voice {
       }
       this.pressAt = performance.now();
       this.pressStarted = false;
+      this.releasedHold = false;
       if (this.state === 'idle') {
         this.pressStarted = true;
         void this.start();
@@ -75,7 +80,10 @@ export class Voice {
       if (e.button !== 0) return;
       const held = performance.now() - this.pressAt >= HOLD_MS;
       // A press that started recording ends it only when held (push to talk); a short press leaves it on.
-      if (this.pressStarted ? held : this.state === 'recording' || this.state === 'starting') this.stop();
+      if (this.pressStarted ? held : this.state === 'recording' || this.state === 'starting') {
+        this.releasedHold = this.pressStarted && held;
+        this.stop();
+      }
     });
     // Keyboard activation (Enter/Space) arrives as a click with detail 0: toggle.
     this.button.addEventListener('click', (e) => {
@@ -224,7 +232,7 @@ export class Voice {
       const res = await this.upload.promise;
       const text = (res.transcript ?? '').trim();
       if (text) {
-        this.insert(text);
+        this.insert(text, this.releasedHold);
         this.status.textContent = '';
       } else {
         this.status.textContent = 'No speech was recognised. Try again, a little closer to the microphone.';
