@@ -149,3 +149,14 @@ test('Edit puts the last message back in the composer', async ({ page }) => {
   await page.getByTestId('edit-message').click();
   await expect(page.getByTestId('composer-input')).toHaveValue('Another long one');
 });
+
+test('Regenerate asks again with the last message and shows the new reply', async ({ page }) => {
+  await openApp(page);
+  agent.next(reply('A fresh answer'));
+  const before = await page.getByTestId('message').filter({ hasText: 'Another long one' }).count();
+  await page.getByTestId('regenerate').click();
+  await expect(page.getByTestId('assistant-text').last()).toContainText('A fresh answer');
+  await expect(page.getByTestId('message').filter({ hasText: 'Another long one' })).toHaveCount(before + 1);
+  const last = agent.requests.filter((r) => r.path.endsWith('/chat/completions')).at(-1);
+  expect(JSON.stringify(last?.body)).toContain('Another long one');
+});
