@@ -35,10 +35,9 @@ export interface TurnRequest {
   model?: string;
 }
 
-export interface ToolCall {
-  id: string;
-  function: { name: string; arguments: string };
-}
+/** A tool call the agent streamed, as stored with its message (the wire's shape). */
+export type { ToolCall } from '../wire.js';
+import type { ToolCall } from '../wire.js';
 
 /** What the upstream stream says, in arrival order. */
 export type UpstreamEvent =
