@@ -4,6 +4,7 @@
 // at the moment they need them.
 import os from 'node:os';
 import path from 'node:path';
+import type { SecretStore } from './agent/secret-store.js';
 import type { TurnDependencies } from './agent/turns.js';
 import { expandUser } from './settings/parsers.js';
 import { DEFAULT_HOST, DEFAULT_MAX_UPLOAD_MB, readSetting, SETTINGS, type FlagSettingName } from './settings/table.js';
@@ -37,6 +38,8 @@ export interface ServerConfig {
   uploadStallTimeoutMs?: number;
   /** Silence on a chat stream before a `: heartbeat` comment; tests shorten it. */
   chatHeartbeatMs?: number;
+  /** Where the agent's API key lives; unset = agent.json's field (0600). The desktop app passes its secure store. */
+  agentKeyStore?: SecretStore;
   /** Tests replace the agent side (a scripted upstream, a fixed configuration); unset parts are the real ones. */
   agent?: Partial<TurnDependencies>;
 }

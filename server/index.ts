@@ -120,7 +120,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const events = new EventBus();
   const agent: TurnDependencies = {
     streamTurn,
-    loadConfig: () => loadAgentConfig(config.stateDir),
+    loadConfig: () => loadAgentConfig(config.stateDir, process.env, config.agentKeyStore),
     // Session ids are 12 hex characters, so the folder name is the id as it is (handlers/attachments.ts).
     buildRequest: requestBuilder(config.stateDir, (id) => path.join(attachmentRoot(config.stateDir), id)),
     ...config.agent,

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AGENT_SETTINGS_FILE, loadAgentConfig, publicAgentSettings, saveAgentSettings } from './config.js';
+import { AGENT_SETTINGS_FILE, agentJsonKeyStore, loadAgentConfig, publicAgentSettings, saveAgentSettings } from './config.js';
+import type { SecretStore } from './secret-store.js';
 
 let state: string;
 const KEY = 'sk-config-test-0123456789abcdefghij';
@@ -89,5 +90,64 @@ describe('agent settings', () => {
       fs.symlinkSync(elsewhere, file);
       expect(loadAgentConfig(state, {})).toBeUndefined();
     }
+  });
+});
+
+/** A store that keeps the key in memory, as a secure store would keep it out of agent.json. */
+function memoryStore(): SecretStore & { value?: string } {
+  const store: SecretStore & { value?: string } = {
+    get: () => store.value,
+    set: async (value) => {
+      store.value = value;
+    },
+  };
+  return store;
+}
+
+describe('where the key lives', () => {
+  it('by default in agent.json (0600); removing it keeps the other fields', async () => {
+    const file = path.join(state, AGENT_SETTINGS_FILE);
+    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1234', apiKey: KEY, model: 'qwen', timeoutMs: 5000 });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).apiKey).toBe(KEY);
+    if (process.platform !== 'win32') expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    const keys = agentJsonKeyStore(state);
+    expect(keys.get()).toBe(KEY);
+    await keys.set(undefined);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ baseUrl: 'http://127.0.0.1:1234', model: 'qwen', timeoutMs: 5000 });
+    expect(keys.get()).toBeUndefined();
+  });
+
+  it('a given store holds the key: agent.json never sees it, and the settings read it from there', async () => {
+    const keys = memoryStore();
+    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1234', apiKey: ` ${KEY} `, model: 'qwen' }, keys);
+    expect(keys.value).toBe(KEY);
+    expect(fs.readFileSync(path.join(state, AGENT_SETTINGS_FILE), 'utf8')).not.toContain(KEY);
+    expect(loadAgentConfig(state, {}, keys)).toMatchObject({ baseUrl: 'http://127.0.0.1:1234', apiKey: KEY });
+    expect(loadAgentConfig(state, {}), 'the default store has no key').not.toHaveProperty('apiKey');
+    expect(publicAgentSettings(state, {}, keys).has_api_key).toBe(true);
+    // Omitted keeps it, empty removes it, as with agent.json.
+    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1235', model: 'b' }, keys);
+    expect(keys.value).toBe(KEY);
+    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1235', apiKey: '', model: 'b' }, keys);
+    expect(keys.value).toBeUndefined();
+    expect(publicAgentSettings(state, {}, keys).has_api_key).toBe(false);
+  });
+
+  it('an invalid setting writes neither the file nor the key', async () => {
+    const keys = memoryStore();
+    await expect(saveAgentSettings(state, { baseUrl: 'file:///etc', apiKey: KEY, model: 'x' }, keys)).rejects.toThrow(/baseUrl/);
+    expect(keys.value).toBeUndefined();
+  });
+
+  it('SATCHEL_AGENT_API_KEY wins over the stored key and is never written', async () => {
+    const envKey = 'sk-from-the-environment-9876543210';
+    const keys = memoryStore();
+    const env = { SATCHEL_AGENT_API_KEY: envKey };
+    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1234', apiKey: KEY, model: 'qwen' }, keys);
+    expect(loadAgentConfig(state, env, keys)?.apiKey).toBe(envKey);
+    expect(publicAgentSettings(state, env, keys).from_env).toEqual(['apiKey']);
+    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1235', model: 'qwen' }, keys);
+    expect(keys.value).toBe(KEY);
+    expect(fs.readFileSync(path.join(state, AGENT_SETTINGS_FILE), 'utf8')).not.toContain(envKey);
   });
 });

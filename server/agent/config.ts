@@ -1,13 +1,15 @@
 // The agent's settings (agent.md, "Configuration"): `<state>/agent.json`, which the UI writes through a route,
 // under the environment's SATCHEL_AGENT_* rows of the settings table. Read at each turn, so a change in the
-// UI takes effect on the next message. The key is stored in a file of mode 0600 and never leaves this module
-// (writeFileAtomic creates it so) except inside an AgentConfig (publicAgentSettings reports only whether there is one).
+// UI takes effect on the next message. The key lives in a SecretStore (secret-store.ts): by default agent.json's
+// `apiKey` field, in a file of mode 0600 (writeFileAtomic creates it so); the desktop app hands in its own. It
+// never leaves this module except inside an AgentConfig (publicAgentSettings reports only whether there is one).
 import fs from 'node:fs';
 import path from 'node:path';
 import { log } from '../log.js';
 import { writeFileAtomic } from '../store/atomic.js';
 import { DEFAULT_AGENT_CONTEXT_CHARS, DEFAULT_AGENT_TIMEOUT_MS, readSetting, SETTINGS, type SettingName } from '../settings/table.js';
 import type { Warn } from '../settings/parsers.js';
+import type { SecretStore } from './secret-store.js';
 import type { AgentConfig, AgentKind } from './types.js';
 
 export const AGENT_SETTINGS_FILE = 'agent.json';
@@ -124,10 +126,34 @@ function envSettings(env: NodeJS.ProcessEnv): StoredAgentSettings {
   return out as StoredAgentSettings;
 }
 
-function merged(stateDir: string, env: NodeJS.ProcessEnv): StoredAgentSettings {
-  const file = readStoredAgentSettings(stateDir);
+/**
+ * The key as agent.json's `apiKey` field (server-only mode, and a desktop without a keyring). Setting it
+ * rewrites the file with its other fields as they are; removing it from a file without one writes nothing.
+ */
+export function agentJsonKeyStore(stateDir: string): SecretStore {
+  return {
+    get: () => readStoredAgentSettings(stateDir).apiKey,
+    async set(value) {
+      const stored = readStoredAgentSettings(stateDir);
+      if (value) stored.apiKey = value;
+      else if (stored.apiKey === undefined) return;
+      else delete stored.apiKey;
+      await writeStoredAgentSettings(stateDir, stored);
+    },
+  };
+}
+
+async function writeStoredAgentSettings(stateDir: string, stored: StoredAgentSettings): Promise<void> {
+  fs.mkdirSync(stateDir, { recursive: true });
+  await writeFileAtomic(settingsFile(stateDir), JSON.stringify(stored, null, 2) + '\n');
+}
+
+/** The file's fields with the store's key, under the environment's (SATCHEL_AGENT_API_KEY wins, and is never stored). */
+function merged(stateDir: string, env: NodeJS.ProcessEnv, keys: SecretStore = agentJsonKeyStore(stateDir)): StoredAgentSettings {
+  const { apiKey: _inFile, ...file } = readStoredAgentSettings(stateDir);
+  const apiKey = keys.get();
   const fromEnv = envSettings(env);
-  return { ...file, ...fromEnv };
+  return { ...file, ...(apiKey ? { apiKey } : {}), ...fromEnv };
 }
 
 /** Unset kind: Hermes on its default port, anything else speaks plain OpenAI (discover.ts detects for real). */
@@ -140,8 +166,8 @@ export function guessKind(baseUrl: string): AgentKind {
 }
 
 /** The agent to talk to this turn, or undefined when no base URL is configured anywhere. */
-export function loadAgentConfig(stateDir: string, env: NodeJS.ProcessEnv = process.env): AgentConfig | undefined {
-  const s = merged(stateDir, env);
+export function loadAgentConfig(stateDir: string, env: NodeJS.ProcessEnv = process.env, keys?: SecretStore): AgentConfig | undefined {
+  const s = merged(stateDir, env, keys);
   if (!s.baseUrl) return undefined;
   const kind = s.kind ?? guessKind(s.baseUrl);
   return {
@@ -164,8 +190,15 @@ export interface SaveAgentSettings {
   contextChars?: number;
 }
 
-/** Writes agent.json (0600, atomically). Throws a plain Error naming the bad field (never a value) when invalid. */
-export async function saveAgentSettings(stateDir: string, next: SaveAgentSettings): Promise<void> {
+/**
+ * Writes agent.json (0600, atomically) and, when one is given, the key into the store. Throws a plain Error
+ * naming the bad field (never a value) when invalid, before anything is written.
+ */
+export async function saveAgentSettings(
+  stateDir: string,
+  next: SaveAgentSettings,
+  keys: SecretStore = agentJsonKeyStore(stateDir),
+): Promise<void> {
   const check = (field: keyof StoredAgentSettings, value: unknown) => {
     if (value === undefined) return undefined;
     let why: string | undefined;
@@ -180,8 +213,6 @@ export async function saveAgentSettings(stateDir: string, next: SaveAgentSetting
   const current = readStoredAgentSettings(stateDir);
   const stored: StoredAgentSettings = { baseUrl: check('baseUrl', next.baseUrl) as string, model: next.model.trim() };
   if (!stored.model) delete stored.model;
-  const apiKey = next.apiKey === undefined ? current.apiKey : next.apiKey.trim();
-  if (apiKey) stored.apiKey = apiKey;
   if (next.kind !== undefined) {
     if (!isAgentKind(next.kind)) throw new Error('Invalid agent setting kind: expected hermes or openai');
     stored.kind = next.kind;
@@ -190,13 +221,16 @@ export async function saveAgentSettings(stateDir: string, next: SaveAgentSetting
   if (timeoutMs !== undefined) stored.timeoutMs = timeoutMs as number;
   const contextChars = check('contextChars', next.contextChars ?? current.contextChars);
   if (contextChars !== undefined) stored.contextChars = Math.floor(contextChars as number);
-  fs.mkdirSync(stateDir, { recursive: true });
-  await writeFileAtomic(settingsFile(stateDir), JSON.stringify(stored, null, 2) + '\n');
+  // The key first: a store that fails leaves the old settings whole. The file keeps whatever key field it has
+  // then (the default store's, or none once the desktop app has moved it out).
+  if (next.apiKey !== undefined) await keys.set(next.apiKey.trim() || undefined);
+  const keyInFile = readStoredAgentSettings(stateDir).apiKey;
+  await writeStoredAgentSettings(stateDir, { ...stored, ...(keyInFile ? { apiKey: keyInFile } : {}) });
 }
 
 /** The settings as the UI shows them: never the key. */
-export function publicAgentSettings(stateDir: string, env: NodeJS.ProcessEnv = process.env): PublicAgentSettings {
-  const s = merged(stateDir, env);
+export function publicAgentSettings(stateDir: string, env: NodeJS.ProcessEnv = process.env, keys?: SecretStore): PublicAgentSettings {
+  const s = merged(stateDir, env, keys);
   const fromEnv = envSettings(env);
   return {
     base_url: s.baseUrl ?? null,

@@ -99,6 +99,26 @@ describe('agent settings and the key', () => {
   });
 });
 
+describe('a key store handed in (as the desktop app does)', () => {
+  it('the routes keep the key there: not in agent.json, not in a response, and the agent gets it', async () => {
+    let held: string | undefined;
+    const own = await startTestServer({ agentKeyStore: { get: () => held, set: async (value) => void (held = value) } });
+    try {
+      const saved = await own.json('/api/agent/settings', { base_url: agent.baseUrl, api_key: KEY, model: 'fake-model', kind: 'openai' });
+      const shown = await saved.text();
+      expect(saved.status).toBe(200);
+      expect(JSON.parse(shown)).toMatchObject({ has_api_key: true });
+      expect(shown).not.toContain(KEY);
+      expect(held).toBe(KEY);
+      expect(await fs.readFile(path.join(own.stateDir, 'agent.json'), 'utf8')).not.toContain(KEY);
+      expect(JSON.parse(await (await own.json('/api/agent/test', {})).text())).toMatchObject({ ok: true });
+      expect(agent.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
+    } finally {
+      await own.stop();
+    }
+  });
+});
+
 describe('GET /api/agent/discover', () => {
   it('lists what answers on the usual local ports', async () => {
     const res = await srv.api('/api/agent/discover');

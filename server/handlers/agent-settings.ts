@@ -9,7 +9,7 @@ import { sendJson } from '../http/respond.js';
 import type * as wire from '../wire.js';
 
 export async function getAgentSettings({ ctx, app }: HandlerInput): Promise<void> {
-  await sendJson(ctx, 200, publicAgentSettings(app.config.stateDir) satisfies wire.AgentSettings);
+  await sendJson(ctx, 200, publicAgentSettings(app.config.stateDir, process.env, app.config.agentKeyStore) satisfies wire.AgentSettings);
 }
 
 const optionalNumber = (value: unknown, field: string): number | undefined => {
@@ -34,13 +34,13 @@ export async function saveAgentSettingsRoute({ ctx, app }: HandlerInput): Promis
     contextChars: optionalNumber(body.context_chars, 'context_chars'),
   };
   try {
-    await saveAgentSettings(app.config.stateDir, next);
+    await saveAgentSettings(app.config.stateDir, next, app.config.agentKeyStore);
   } catch (err) {
     // config.ts names the bad field, never its value.
     if (err instanceof Error && err.message.startsWith('Invalid agent setting')) throw new ValueError(err.message);
     throw err;
   }
-  await sendJson(ctx, 200, publicAgentSettings(app.config.stateDir) satisfies wire.AgentSettings);
+  await sendJson(ctx, 200, publicAgentSettings(app.config.stateDir, process.env, app.config.agentKeyStore) satisfies wire.AgentSettings);
 }
 
 /**
@@ -49,7 +49,7 @@ export async function saveAgentSettingsRoute({ ctx, app }: HandlerInput): Promis
  */
 export async function testAgent({ ctx, app }: HandlerInput): Promise<void> {
   const body = await readJsonBody(ctx);
-  const saved = loadAgentConfig(app.config.stateDir);
+  const saved = loadAgentConfig(app.config.stateDir, process.env, app.config.agentKeyStore);
   const baseUrl = typeof body.base_url === 'string' && body.base_url.trim() ? body.base_url.trim() : saved?.baseUrl;
   if (!baseUrl) throw new ValueError('base_url is required');
   const apiKey = typeof body.api_key === 'string' ? body.api_key.trim() || undefined : baseUrl === saved?.baseUrl ? saved.apiKey : undefined;

@@ -1,0 +1,12 @@
+// Where the agent's API key lives (agent.md, "Configuration"). The settings code asks a SecretStore and never
+// knows which one it has: the desktop app hands in one backed by the system's secure storage
+// (main/agent-key-store.ts); otherwise the key is agent.json's `apiKey` field, in a file of mode 0600
+// (config.ts, agentJsonKeyStore). This module names the seam and nothing else, so it imports nothing: Electron
+// stays out of server/.
+
+export interface SecretStore {
+  /** The stored key, or undefined when there is none (or it cannot be read: that is logged, never the value). */
+  get(): string | undefined;
+  /** Stores the key; undefined removes it. Never logs the value. */
+  set(value: string | undefined): Promise<void>;
+}
