@@ -11,6 +11,7 @@ import type * as wire from '../wire.js';
 import { abortable } from './abortable.js';
 import { FrameLog, formatFrame } from './frames.js';
 import { AgentError, type AgentConfig, type StreamTurn, type ToolCall, type TurnRequest } from './types.js';
+import { StreamRedactor } from './stream-redact.js';
 
 /**
  * Turns running at once across the server. Each holds an upstream socket, its replay log (up to
@@ -264,6 +265,17 @@ export class TurnManager {
     let toolCalls: ToolCall[] = [];
     let usage = { inputTokens: 0, outputTokens: 0 };
     const userRow: Message = { role: 'user', content: build.text, timestamp: startedAt, attachments: build.attachments };
+    // Live pieces are redacted as a stream, so a credential split across tokens is masked too (the stored
+    // answer and the `done` frame are redacted whole on the way out).
+    const shownContent = new StreamRedactor();
+    const shownReasoning = new StreamRedactor();
+    const emitPiece = (event: 'token' | 'reasoning', text: string): void => {
+      if (text) turn.emit(event, { text });
+    };
+    const flushPieces = (): void => {
+      emitPiece('token', shownContent.flush());
+      emitPiece('reasoning', shownReasoning.flush());
+    };
     const partialRow = (): Message[] =>
       content || reasoning || toolCalls.length > 0
         ? [{ role: 'assistant', content, timestamp: now(), ...(reasoning ? { reasoning } : {}), ...(toolCalls.length ? { tool_calls: toolCalls } : {}), _partial: true }]
@@ -275,12 +287,12 @@ export class TurnManager {
           case 'token':
             ttftMs ??= Math.round(performance.now() - t0);
             content += event.text;
-            turn.emit('token', { text: event.text });
+            emitPiece('token', shownContent.push(event.text));
             break;
           case 'reasoning':
             ttftMs ??= Math.round(performance.now() - t0);
             reasoning += event.text;
-            turn.emit('reasoning', { text: event.text });
+            emitPiece('reasoning', shownReasoning.push(event.text));
             break;
           case 'tool':
             turn.emit('tool', { event_type: 'tool.started', name: event.name, preview: event.preview, args: event.args, tid: event.tid });
@@ -305,7 +317,9 @@ export class TurnManager {
         }
       }
       if (turn.abort.signal.aborted) throw turn.abort.signal.reason;
+      flushPieces();
     } catch (err) {
+      flushPieces();
       if (turn.abort.signal.aborted) await this.finishCancelled(turn, userRow, partialRow());
       else await this.finishFailed(turn, userRow, partialRow(), err);
       return;

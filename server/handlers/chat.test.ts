@@ -182,6 +182,25 @@ describe('GET /api/chat/stream', () => {
     expect(status).toEqual({ active: false, stream_id: 'nope', replay_available: false, last_seq: 0, terminal: false });
   });
 
+  it('masks a credential the agent streams split across tokens, live and stored', async () => {
+    const secret = 'AKIAIOSFODNN7EXAMPLE';
+    const id = await srv.newSession();
+    const { streamId, upstream } = await startTurn(id);
+    const stream = await sse(`/api/chat/stream?stream_id=${streamId}`);
+    upstream.push(
+      ...['Your key is ', 'AK', 'IAIO', 'SFOD', 'NN7E', 'XAMPLE', ' — rotate it.'].map((text) => ({ kind: 'token' as const, text })),
+    );
+    upstream.finish();
+    await stream.ended();
+    const live = stream
+      .frames()
+      .filter((f) => f.event === 'token')
+      .map((f) => data(f).text as string)
+      .join('');
+    expect(live).toBe('Your key is AKIAIO...MPLE — rotate it.');
+    expect(JSON.stringify(stream.frames())).not.toContain('SFODNN7E');
+  });
+
   it('sends a heartbeat comment when the agent is silent', async () => {
     const id = await srv.newSession();
     const { streamId, upstream } = await startTurn(id);
