@@ -3,7 +3,7 @@
 // rules of Electron that the glue's order depends on: nothing window- or session-related before 'ready',
 // a cookie counts once cookies.set has resolved, and 'web-contents-created' fires inside the BrowserWindow
 // constructor, so listeners added after it miss that window.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -64,7 +64,10 @@ const fake = vi.hoisted(() => {
   const state = {
     ready: false,
     gotLock: true,
+    encryptionAvailable: true,
     userData: '',
+    /** What the glue handed to startServer, each time. */
+    serverConfigs: [] as Array<{ port: number; stateDir: string; agentKeyStore?: { get(): string | undefined; set(v: string | undefined): Promise<void> } }>,
     /** Everything the glue did, in order. */
     log: [] as string[],
     cookies: [] as StoredCookie[],
@@ -203,6 +206,20 @@ const fake = vi.hoisted(() => {
       },
     },
     ipcMain: { handle: (channel: string) => state.log.push(`ipcMain.handle ${channel}`) },
+    // Like Electron's: it answers only after 'ready'. The "encryption" reverses the bytes behind a marker,
+    // enough to tell an encrypted file from the key (agent-key-store.test.ts checks real encryption).
+    safeStorage: {
+      isEncryptionAvailable: () => state.ready && state.encryptionAvailable,
+      encryptString(plain: string) {
+        if (!state.ready) throw new Error('safeStorage cannot be used before app is ready');
+        state.log.push('safeStorage.encryptString');
+        return Buffer.concat([Buffer.from('fake-enc:'), Buffer.from(plain, 'utf8').reverse()]);
+      },
+      decryptString(encrypted: Buffer) {
+        if (!encrypted.subarray(0, 9).equals(Buffer.from('fake-enc:'))) throw new Error('Error while decrypting the ciphertext');
+        return Buffer.from(encrypted.subarray(9)).reverse().toString('utf8');
+      },
+    },
     dialog: {
       showOpenDialog: () => Promise.resolve({ canceled: true, filePaths: [] }),
       showErrorBox: (title: string) => state.log.push(`showErrorBox ${title}`),
@@ -221,8 +238,9 @@ const fake = vi.hoisted(() => {
     fail: undefined as Error | undefined,
     closed: 0,
   };
-  async function startServer(config: { port: number; stateDir: string }) {
+  async function startServer(config: (typeof state.serverConfigs)[number]) {
     state.log.push('startServer');
+    state.serverConfigs.push(config);
     if (server.fail) throw server.fail;
     server.started++;
     const port = config.port || 41234;
@@ -246,7 +264,9 @@ const fake = vi.hoisted(() => {
     Object.assign(state, {
       ready: false,
       gotLock: true,
+      encryptionAvailable: true,
       userData,
+      serverConfigs: [],
       log: [],
       cookies: [],
       requestHandler: undefined,
@@ -408,6 +428,32 @@ describe('startElectron: the window', () => {
     expect(fake.state.log).toContain('showErrorBox Satchel could not start');
     expect(fake.state.windows).toEqual([]);
   });
+
+  it('hands startServer the safeStorage key store, having moved a key out of agent.json first', async () => {
+    const key = 'sk-electron-main-key-do-not-leak-0123';
+    writeFileSync(path.join(userData, 'agent.json'), JSON.stringify({ baseUrl: 'http://127.0.0.1:8642', apiKey: key }), { mode: 0o600 });
+    await startWindowAndLoad();
+
+    const keys = fake.state.serverConfigs[0]!.agentKeyStore;
+    expect(keys, 'a key store reaches the server').toBeDefined();
+    expect(fake.state.log.indexOf('safeStorage.encryptString')).toBeLessThan(fake.state.log.indexOf('startServer'));
+    expect(JSON.parse(readFileSync(path.join(userData, 'agent.json'), 'utf8'))).toEqual({ baseUrl: 'http://127.0.0.1:8642' });
+    expect(readFileSync(path.join(userData, 'agent-key.bin')).includes(Buffer.from(key))).toBe(false);
+    expect(keys!.get()).toBe(key);
+    await keys!.set(undefined);
+    expect(existsSync(path.join(userData, 'agent-key.bin'))).toBe(false);
+  });
+
+  it('without encryption the store keeps the key in agent.json', async () => {
+    fake.state.encryptionAvailable = false;
+    const key = 'sk-electron-main-key-no-keyring-4567';
+    await startWindowAndLoad();
+    const keys = fake.state.serverConfigs[0]!.agentKeyStore!;
+    await keys.set(key);
+    expect(JSON.parse(readFileSync(path.join(userData, 'agent.json'), 'utf8'))).toEqual({ apiKey: key });
+    expect(existsSync(path.join(userData, 'agent-key.bin'))).toBe(false);
+    expect(fake.state.log).not.toContain('safeStorage.encryptString');
+  });
 });
 
 describe('startElectron --server-only', () => {
@@ -417,7 +463,8 @@ describe('startElectron --server-only', () => {
       printed.push(String(chunk));
       return true;
     });
-    startElectron(['.', '--server-only']);
+    // Its own state folder: the store reads agent.json there, and the user's real one is not the test's.
+    startElectron(['.', '--server-only', '--state-dir', userData]);
     // Chromium switches only count before 'ready'.
     expect(fake.state.log).toContain('switch disable-gpu');
     expect(fake.state.log).toContain('disableHardwareAcceleration');
@@ -433,5 +480,17 @@ describe('startElectron --server-only', () => {
     (onTerm[0] as () => void)();
     await vi.waitFor(() => expect(fake.state.exitCode).toBe(0));
     expect(fake.server.closed).toBe(1);
+  });
+
+  it('hands startServer the safeStorage key store for its state folder', async () => {
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const key = 'sk-electron-server-only-key-8901';
+    writeFileSync(path.join(userData, 'agent.json'), JSON.stringify({ apiKey: key }), { mode: 0o600 });
+    startElectron(['.', '--server-only', '--state-dir', userData]);
+    fake.emitReady();
+    await vi.waitFor(() => expect(fake.state.serverConfigs).toHaveLength(1));
+    expect(fake.state.serverConfigs[0]!.stateDir).toBe(userData);
+    expect(fake.state.serverConfigs[0]!.agentKeyStore!.get()).toBe(key);
+    expect(existsSync(path.join(userData, 'agent-key.bin'))).toBe(true);
   });
 });

@@ -6,17 +6,19 @@ import {
   BrowserWindow,
   dialog,
   ipcMain,
+  safeStorage,
   session,
   shell,
   systemPreferences,
   type OpenDialogOptions,
   type WebContents,
 } from 'electron';
-import { loadConfig } from '../server/config.js';
+import { loadConfig, type ServerConfig } from '../server/config.js';
 import { sanitizeErrorText } from '../server/errors.js';
 import { startServer, type RunningServer } from '../server/index.js';
 import { log } from '../server/log.js';
 import { accessCookieDetails, appRootUrl } from './access-cookie.js';
+import { openAgentKeyStore } from './agent-key-store.js';
 import { parseMainArgs, type MainArgs } from './args.js';
 import { attachGuards } from './guards.js';
 import { guiServerPlan } from './gui-config.js';
@@ -53,13 +55,18 @@ export function startElectron(argv: readonly string[]): void {
   else startWindow(args, plan.singleInstanceLock);
 }
 
+/** The agent's key in the system's secure storage (agent-key-store.ts); safeStorage answers only after 'ready'. */
+async function withAgentKeyStore(config: ServerConfig): Promise<ServerConfig> {
+  return { ...config, agentKeyStore: await openAgentKeyStore(config.stateDir, safeStorage) };
+}
+
 function startServerOnly(args: MainArgs): void {
   app
     .whenReady()
     .then(() => {
       app.dock?.hide();
       return runHeadless({
-        start: () => startServer(loadConfig(process.env, args.flags)),
+        start: async () => startServer(await withAgentKeyStore(loadConfig(process.env, args.flags))),
         print: (line) => process.stdout.write(line + '\n'),
         signals: process,
         exit: (code) => app.exit(code),
@@ -102,12 +109,13 @@ function startWindow(args: MainArgs, singleInstance: boolean): void {
     .then(async () => {
       const userData = app.getPath('userData');
       const plan = guiServerPlan(loadConfig(process.env, args.flags), args.flags, process.env, userData);
+      const config = await withAgentKeyStore(plan.config);
       server = plan.rememberPort
-        ? await startOnRememberedPort(userData, (port) => startServer({ ...plan.config, port }), {
+        ? await startOnRememberedPort(userData, (port) => startServer({ ...config, port }), {
             onFallback: (port, err) => log.info(`Port ${port} is unavailable (${(err as Error).message}); using another`),
             onSaveError: (err) => log.warn('Could not remember the port:', err),
           })
-        : await startServer(plan.config);
+        : await startServer(config);
       const appOrigin = server.origin;
 
       installPermissionHandlers(session.defaultSession, appOrigin, {
