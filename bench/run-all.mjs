@@ -12,6 +12,7 @@ const BENCHES = [
   ['office.mjs', '--runs', '15'],
   ['ui.mjs', '--runs', '5', '--mib', '100'],
   ['markdown.mjs', '--runs', '7'],
+  ['chat.mjs', '--runs', '3'],
   ['electron-shell.mjs', '--runs', '15'],
 ];
 
