@@ -96,7 +96,7 @@ const agent = http.createServer(async (req, res) => {
     await until(t0 + BigInt(Math.round(seq * gapNs)));
     if (res.destroyed) return;
     turn.written[seq] = now();
-    res.write(`data: ${JSON.stringify(contentChunk(` ${seq}`))}\n\n`);
+    res.write(`data: ${JSON.stringify(contentChunk(` ${toWord(seq)}`))}\n\n`);
   }
   res.write(`data: ${JSON.stringify({ ...contentChunk(''), choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
   res.write(`data: ${JSON.stringify(usageChunk(10, Number(count)))}\n\n`);
@@ -104,6 +104,22 @@ const agent = http.createServer(async (req, res) => {
 });
 await new Promise((r) => agent.listen(0, '127.0.0.1', r));
 const agentUrl = `http://127.0.0.1:${agent.address().port}`;
+
+// Each token is a prose-like word that spells its sequence number in letters (1 → a, 27 → aa): Satchel sends an
+// ordinary word on at once, while a word that could begin a credential (digits, symbols, inner capitals) waits
+// until it ends so the live stream can be redacted (server/agent/stream-redact.ts). Prose is what a reply is.
+function toWord(seq) {
+  let word = '';
+  for (let n = seq; n > 0; n = Math.floor((n - 1) / 26)) word = String.fromCharCode(97 + ((n - 1) % 26)) + word;
+  return word;
+}
+function fromWord(word) {
+  let n = 0;
+  for (const ch of word) n = n * 26 + (ch.charCodeAt(0) - 96);
+  return n;
+}
+/** The sequence numbers of the words in a frame's text (normally one). */
+const seqsIn = (text) => text.split(/\s+/).filter((w) => /^[a-z]+$/.test(w)).map(fromWord);
 
 // ---- the client -----------------------------------------------------------------------------------------------
 
@@ -129,8 +145,7 @@ function readStream(res, pick) {
           if (line.startsWith('event: ')) event = line.slice(7);
           else if (line.startsWith('data: ')) data = line.slice(6);
         }
-        const seq = pick(event, data);
-        if (seq !== undefined) arrived[seq] = at;
+        for (const seq of pick(event, data)) arrived[seq] = at;
       }
     });
     res.on('end', () => resolve(arrived));
@@ -139,11 +154,10 @@ function readStream(res, pick) {
 }
 
 const directPick = (_event, data) => {
-  if (!data || data === '[DONE]') return undefined;
-  const text = JSON.parse(data).choices?.[0]?.delta?.content;
-  return text ? Number(text) : undefined;
+  if (!data || data === '[DONE]') return [];
+  return seqsIn(JSON.parse(data).choices?.[0]?.delta?.content ?? '');
 };
-const satchelPick = (event, data) => (event === 'token' ? Number(JSON.parse(data).text) : undefined);
+const satchelPick = (event, data) => (event === 'token' ? seqsIn(JSON.parse(data).text) : []);
 
 function request(port, method, path, body) {
   return new Promise((resolve, reject) => {
