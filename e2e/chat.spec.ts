@@ -4,6 +4,7 @@
 // a wrong key explained. Its own server, so the agent it configures never reaches the other specs.
 import { test as base, expect, type Page } from '@playwright/test';
 import { contentChunk, reply, startFakeAgent, tokens, toolProgress, type FakeAgent } from '../server/testing/fake-agent.js';
+import { completionRequests, configureAgent, openApp as openAt } from './helpers/chat.js';
 import { startServer, type RunningServer } from './helpers/server.js';
 
 const KEY = 'sk-test-key';
@@ -27,20 +28,12 @@ test.afterAll(async () => {
   await agent?.close();
 });
 
-async function openApp(page: Page): Promise<void> {
-  await page.goto(`${server.base}/?token=${server.token}`);
-  await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
+function openApp(page: Page): Promise<void> {
+  return openAt(page, server);
 }
 
-async function configure(page: Page, key: string): Promise<void> {
-  await page.getByTestId('agent-settings-button').click();
-  const dialog = page.getByTestId('agent-dialog');
-  await expect(dialog).toBeVisible();
-  await dialog.getByTestId('agent-base-url').fill(agent.baseUrl);
-  await dialog.getByTestId('agent-api-key').fill(key);
-  await dialog.getByTestId('agent-test').click();
-  await dialog.getByTestId('agent-save').click();
-  await expect(dialog).toBeHidden();
+function configure(page: Page, key: string): Promise<void> {
+  return configureAgent(page, agent, key);
 }
 
 async function send(page: Page, text: string): Promise<void> {
@@ -157,6 +150,6 @@ test('Regenerate asks again with the last message and shows the new reply', asyn
   await page.getByTestId('regenerate').click();
   await expect(page.getByTestId('assistant-text').last()).toContainText('A fresh answer');
   await expect(page.getByTestId('message').filter({ hasText: 'Another long one' })).toHaveCount(before + 1);
-  const last = agent.requests.filter((r) => r.path.endsWith('/chat/completions')).at(-1);
+  const last = completionRequests(agent).at(-1);
   expect(JSON.stringify(last?.body)).toContain('Another long one');
 });
