@@ -96,3 +96,19 @@ test('switching profile shows only that profile’s sessions', async ({ app: pag
   await expect(page.getByTestId('toast').last()).toContainText(/profile/i);
   await expect(profile).toHaveValue('default');
 });
+
+test('a file attached the moment a new session is created goes into that session, not a second one', async ({ app: page, server }) => {
+  const before = await page.getByTestId('session-item').count();
+  await page.getByTestId('new-session').click();
+  const dialog = page.getByTestId('new-session-dialog');
+  await dialog.getByTestId('workspace-select').selectOption(server.workspace);
+  await dialog.getByTestId('create-session').click();
+  // No waiting for the new session to be on screen: a quick person drops a file at once.
+  await page.getByTestId('file-input').setInputFiles({ name: 'quick.txt', mimeType: 'text/plain', buffer: Buffer.from('dropped at once') });
+  await expect(page.getByTestId('attachment-chip')).toHaveCount(1);
+  await expect(page.getByTestId('session-item')).toHaveCount(before + 1);
+  const id = new URL(page.url()).hash.replace('#s=', '');
+  await expect
+    .poll(async () => ((await (await page.request.get(`${server.base}/api/session?session_id=${id}`)).json()) as { session: { attachments: { filename: string }[] } }).session.attachments.map((a) => a.filename))
+    .toEqual(['quick.txt']);
+});

@@ -196,9 +196,18 @@ class App {
     }
   }
 
-  private async afterCreate(id: string): Promise<void> {
-    await this.reloadList();
-    await this.open(id);
+  private afterCreate(id: string): Promise<void> {
+    // Until the new session is on screen, a file dropped meanwhile belongs to it: ensureSession waits for this
+    // instead of creating a second session (whose chips the switch would then clear).
+    const opening: Promise<string> = (async () => {
+      await this.reloadList();
+      await this.open(id);
+      return id;
+    })().finally(() => {
+      if (this.creating === opening) this.creating = null;
+    });
+    this.creating = opening;
+    return opening.then(() => undefined);
   }
 
   /**
@@ -206,6 +215,7 @@ class App {
    * the first trusted root: that is the home folder, which is no workspace to pick for anyone.
    */
   ensureSession(): Promise<string> {
+    if (this.creating) return this.creating;
     if (this.current) return Promise.resolve(this.current.session_id);
     this.creating ??= (async () => {
       try {
