@@ -3,7 +3,7 @@
 // for every listener and kept for replay, and the outcome (answer, failure, cancel) stored in the session.
 // It knows nothing of HTTP: handlers/chat.ts serves its frames.
 import { randomBytes } from 'node:crypto';
-import { HttpError } from '../errors.js';
+import { HttpError, ValueError } from '../errors.js';
 import { log } from '../log.js';
 import type { EventBus } from '../store/events.js';
 import { messageText, publicSession, MAX_MESSAGES_PER_SESSION, type Session, type SessionStore, type Message } from '../store/sessions.js';
@@ -12,6 +12,9 @@ import { abortable } from './abortable.js';
 import { FrameLog, formatFrame } from './frames.js';
 import { AgentError, type AgentConfig, type StreamTurn, type ToolCall, type TurnRequest } from './types.js';
 import { StreamRedactor } from './stream-redact.js';
+import { askTitle, TITLE_DEADLINE_MS, titleFrom, UNTITLED } from './title.js';
+
+export { TITLE_MAX_CHARS, titleFrom, UNTITLED } from './title.js';
 
 /**
  * Turns running at once across the server. Each holds an upstream socket, its replay log (up to
@@ -26,8 +29,6 @@ export const ENDED_TURNS_KEPT = 16;
 export const ENDED_TURN_TTL_MS = 15 * 60_000;
 /** 16 bytes = the 32 hex characters of a stream id. */
 export const STREAM_ID_BYTES = 16;
-export const TITLE_MAX_CHARS = 60;
-export const UNTITLED = 'Untitled';
 
 export const NO_AGENT = 'No agent is configured';
 export const NO_AGENT_HINT =
@@ -36,6 +37,8 @@ export const ACTIVE_STREAM = 'session already has an active stream';
 export const TOO_MANY_TURNS = `Too many conversations are running (at most ${MAX_CONCURRENT_TURNS}); try again when one has finished`;
 export const CANCELLED_BY_USER = 'Cancelled by user';
 export const CANCELLED_BY_STOP = 'Satchel stopped while the agent was answering';
+export const NOTHING_TO_REGENERATE = 'Nothing to regenerate: the session has no message';
+export const MESSAGE_REQUIRED = 'message is required';
 export const INTERRUPTED_TEXT = '**Interrupted:** Satchel stopped before the agent finished answering. Send the message again to try once more.';
 
 /** A refusal with fields beside `error` (409's `active_stream_id`, 503's `hint`). */
@@ -79,13 +82,10 @@ function now(): number {
   return Date.now() / 1000;
 }
 
-/** The first message, on one line, cut at a word near TITLE_MAX_CHARS. */
-export function titleFrom(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  if (line.length <= TITLE_MAX_CHARS) return line;
-  const cut = line.slice(0, TITLE_MAX_CHARS - 1);
-  const space = cut.lastIndexOf(' ');
-  return `${(space > TITLE_MAX_CHARS / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+/** Where the session's last exchange begins: its last user row; -1 when it has none. */
+export function lastExchangeStart(messages: readonly Message[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === 'user') return i;
+  return -1;
 }
 
 function clearPending(s: Session): void {
@@ -150,9 +150,13 @@ export class Turn {
 export interface StartInput {
   session: Session;
   profile: string;
-  text: string;
-  attachments: wire.ChatAttachment[];
+  /** Undefined with `regenerate`: the dropped user row's text. */
+  text?: string;
+  /** Undefined with `regenerate`: the dropped user row's attachments; otherwise none. */
+  attachments?: wire.ChatAttachment[];
   model?: string;
+  /** Replace the last exchange (its user row and every row after it) instead of adding one. */
+  regenerate?: boolean;
 }
 
 export interface StartResult {
@@ -168,6 +172,8 @@ export class TurnManager {
   /** Ended turns in the order they ended (a Map keeps insertion order): the first is the oldest. */
   private readonly ended = new Map<string, Turn>();
   private stopped = false;
+  /** Title requests in the background: aborted and waited for at stop, so none writes after it. */
+  private readonly titling = new Map<AbortController, Promise<void>>();
 
   constructor(
     private readonly sessions: SessionStore,
@@ -185,7 +191,7 @@ export class TurnManager {
   }
 
   async start(input: StartInput): Promise<StartResult> {
-    const { session, profile, text, attachments, model } = input;
+    const { session, profile, model } = input;
     const sessionId = session.session_id;
     const running = this.bySession.get(sessionId);
     if (running) throw new ChatRefusal(409, ACTIVE_STREAM, { active_stream_id: running });
@@ -200,10 +206,24 @@ export class TurnManager {
     this.active.set(streamId, turn);
     this.bySession.set(sessionId, streamId);
     const startedAt = now();
-    let before: Session;
+    let before!: Session;
+    let text = '';
+    let attachments: wire.ChatAttachment[] = [];
     try {
-      before = structuredClone(session);
+      // One write both drops the exchange being replaced and records the pending turn: a start that fails
+      // (refused, not stored) leaves the session as it was.
       await this.sessions.update(sessionId, (s) => {
+        let replaced: Message | undefined;
+        if (input.regenerate) {
+          const at = lastExchangeStart(s.messages);
+          if (at < 0) throw new ValueError(NOTHING_TO_REGENERATE);
+          replaced = s.messages[at];
+          s.messages.splice(at);
+        }
+        text = input.text ?? (replaced ? messageText(replaced) : '');
+        attachments = input.attachments ?? (Array.isArray(replaced?.attachments) ? replaced.attachments : []);
+        if (!text.trim() && attachments.length === 0) throw new ValueError(MESSAGE_REQUIRED);
+        before = structuredClone(s);
         s.active_stream_id = streamId;
         s.pending_user_message = text;
         s.pending_attachments = attachments;
@@ -221,7 +241,7 @@ export class TurnManager {
       stream_id: streamId,
       session_id: sessionId,
       pending_started_at: startedAt,
-      title: session.title === UNTITLED && text.trim() ? titleFrom(text) : session.title,
+      title: before.title === UNTITLED && text.trim() ? titleFrom(text) : before.title,
     };
   }
 
@@ -237,12 +257,14 @@ export class TurnManager {
   /** Server stop: every running turn is cancelled and stored; resolves once all are. */
   async stop(): Promise<void> {
     this.stopped = true;
+    for (const controller of this.titling.keys()) controller.abort(new Error(CANCELLED_BY_STOP));
     const running = [...this.active.values()];
     for (const turn of running) {
       turn.endReason ??= { kind: 'stop' };
       turn.abort.abort(new Error(CANCELLED_BY_STOP));
     }
     await Promise.all(running.map((t) => t.finished));
+    await Promise.all(this.titling.values());
   }
 
   private release(turn: Turn): void {
@@ -333,6 +355,7 @@ export class TurnManager {
       ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
     };
     let titled: string | undefined;
+    let firstMessage = '';
     let stored: Session;
     try {
       stored = await this.sessions.update(turn.sessionId, (s) => {
@@ -340,7 +363,8 @@ export class TurnManager {
         clearPending(s);
         if (s.title === UNTITLED) {
           const first = s.messages.find((m) => m.role === 'user' && messageText(m).trim());
-          const title = first ? titleFrom(messageText(first)) : '';
+          firstMessage = first ? messageText(first) : '';
+          const title = titleFrom(firstMessage);
           if (title) titled = s.title = title;
         }
       });
@@ -361,6 +385,40 @@ export class TurnManager {
     }
     if (titled !== undefined) turn.emit('title', { session_id: turn.sessionId, title: titled });
     this.close(turn);
+    if (titled !== undefined && !this.stopped) this.titleInBackground(turn, config, titled, { firstMessage, reply: content, model: build.model });
+  }
+
+  /**
+   * Ask the agent for a better title than the derived one. Never waited for by the turn (its `title` frame
+   * carried the derived title already); the answer lands only while the session still has the derived title,
+   * so a rename by the person in the meantime wins. Any failure keeps the derived title.
+   */
+  private titleInBackground(turn: Turn, config: AgentConfig, derived: string, input: { firstMessage: string; reply: string; model?: string }): void {
+    const controller = new AbortController();
+    const deadline = setTimeout(() => controller.abort(new AgentError('timeout', `No title within ${TITLE_DEADLINE_MS / 1000} s`)), TITLE_DEADLINE_MS);
+    deadline.unref();
+    const task = (async () => {
+      const title = await askTitle(this.deps.streamTurn, config, input, controller.signal);
+      if (!title || title === derived) return;
+      let renamed = false;
+      await this.sessions.update(turn.sessionId, (s) => {
+        if (s.title !== derived) return;
+        s.title = title;
+        renamed = true;
+      });
+      if (renamed) this.events.publish({ name: 'session_renamed', profile: turn.profile, data: { session_id: turn.sessionId, title } });
+    })()
+      .catch((err: unknown) => log.debug('the agent gave no title; the one from the first message stays:', err instanceof Error ? err.message : err))
+      .finally(() => {
+        clearTimeout(deadline);
+        this.titling.delete(controller);
+      });
+    this.titling.set(controller, task);
+  }
+
+  /** Settles once every title request running now has ended (tests wait on it). */
+  async titlesSettled(): Promise<void> {
+    await Promise.all(this.titling.values());
   }
 
   private async finishCancelled(turn: Turn, userRow: Message, partial: Message[]): Promise<void> {

@@ -29,7 +29,8 @@ export interface ChatMessage {
 
 /** One turn to send upstream. */
 export interface TurnRequest {
-  sessionId: string;
+  /** The conversation's session; absent for a request outside it (its title), which Hermes must not record. */
+  sessionId?: string;
   /** For `hermes`: the new user turn only. For `openai`: the trimmed history ending with the new user turn. */
   messages: ChatMessage[];
   model?: string;

@@ -321,7 +321,7 @@ function requestHeaders(config: AgentConfig, request: TurnRequest, body: Buffer)
     'content-length': body.length,
   };
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
-  if (config.kind === 'hermes') headers[HERMES_SESSION_HEADER] = request.sessionId;
+  if (config.kind === 'hermes' && request.sessionId) headers[HERMES_SESSION_HEADER] = request.sessionId;
   return headers;
 }
 

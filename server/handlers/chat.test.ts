@@ -96,6 +96,96 @@ describe('what the agent is sent', () => {
   });
 });
 
+describe('regenerate: replacing the last exchange', () => {
+  /** Start a turn with `body`, answer it `answer`, and wait until it is stored. */
+  async function exchange(body: Record<string, unknown>, answer: string) {
+    const { status, json } = await start(body);
+    expect(status, JSON.stringify(json)).toBe(200);
+    const upstream = await agent.turn(turnCount++);
+    upstream.push({ kind: 'token', text: answer });
+    upstream.finish();
+    const stream = await sse(`/api/chat/stream?stream_id=${json.stream_id}`);
+    await stream.ended();
+    return upstream;
+  }
+
+  it('drops the last user row and its answer, and asks again with that message and its attachments', async () => {
+    const id = await srv.newSession();
+    const form = new FormData();
+    form.append('session_id', id);
+    form.append('file', new Blob(['fig, olive, almond']), 'pantry.txt');
+    const uploaded = (await (await srv.api('/api/upload', { method: 'POST', body: form })).json()) as { path: string };
+    await exchange({ session_id: id, message: 'What is the weather?' }, 'Sunny.');
+    await exchange({ session_id: id, message: 'What can I cook?', attachments: [uploaded] }, 'OLD ANSWER: a fig tart.');
+
+    const { status, json } = await start({ session_id: id, regenerate: true });
+    expect(status, JSON.stringify(json)).toBe(200);
+    const upstream = await agent.turn(turnCount++);
+    // Already dropped in the write that recorded the pending turn.
+    const pending = await storedSession(id);
+    expect(pending.messages.map((m: { content: string }) => m.content)).toEqual(['What is the weather?', 'Sunny.']);
+    expect(pending).toMatchObject({ active_stream_id: json.stream_id, pending_user_message: 'What can I cook?', pending_attachments: [{ path: uploaded.path }] });
+    const sent = JSON.stringify(upstream.request.messages);
+    expect(sent).not.toContain('OLD ANSWER');
+    expect(sent.split('What can I cook?')).toHaveLength(2);
+    expect(sent).toContain('fig, olive, almond');
+    expect(upstream.request.messages.slice(0, 2)).toEqual([
+      { role: 'user', content: 'What is the weather?' },
+      { role: 'assistant', content: 'Sunny.' },
+    ]);
+    upstream.push({ kind: 'token', text: 'NEW ANSWER: olive bread.' });
+    upstream.finish();
+    await (await sse(`/api/chat/stream?stream_id=${json.stream_id}`)).ended();
+    const stored = await storedSession(id);
+    expect(stored.messages.map((m: { role: string; content: string }) => [m.role, m.content])).toEqual([
+      ['user', 'What is the weather?'],
+      ['assistant', 'Sunny.'],
+      ['user', 'What can I cook?'],
+      ['assistant', 'NEW ANSWER: olive bread.'],
+    ]);
+    expect(stored.messages[2].attachments).toMatchObject([{ path: uploaded.path }]);
+  });
+
+  it('replaces the last message when one is given (edit and resend), error rows included', async () => {
+    const id = await srv.newSession();
+    await exchange({ session_id: id, message: 'What is the weather?' }, 'Sunny.');
+    const { json } = await start({ session_id: id, message: 'and tomorow?' });
+    const failing = await agent.turn(turnCount++);
+    failing.fail(new AgentError('rate_limit', 'The agent is rate-limited (429)'));
+    await (await sse(`/api/chat/stream?stream_id=${json.stream_id}`)).ended();
+    expect((await storedSession(id)).messages).toHaveLength(4);
+
+    const upstream = await exchange({ session_id: id, regenerate: true, message: 'and tomorrow?' }, 'Rain.');
+    expect(JSON.stringify(upstream.request.messages)).not.toContain('tomorow');
+    const stored = await storedSession(id);
+    expect(stored.messages.map((m: { role: string; content: string }) => [m.role, m.content])).toEqual([
+      ['user', 'What is the weather?'],
+      ['assistant', 'Sunny.'],
+      ['user', 'and tomorrow?'],
+      ['assistant', 'Rain.'],
+    ]);
+  });
+
+  it('drops nothing when the turn cannot start', async () => {
+    const empty = await srv.newSession();
+    expect(await start({ session_id: empty, regenerate: true })).toEqual({ status: 400, json: { error: 'Nothing to regenerate: the session has no message' } });
+    const id = await srv.newSession();
+    await exchange({ session_id: id, message: 'What is the weather?' }, 'Sunny.');
+    expect(await start({ session_id: id, regenerate: true, message: '  ', attachments: [] })).toEqual({ status: 400, json: { error: 'message is required' } });
+    const { streamId, upstream } = await startTurn(id, 'and tomorrow?');
+    expect(await start({ session_id: id, regenerate: true })).toEqual({
+      status: 409,
+      json: { error: 'session already has an active stream', active_stream_id: streamId },
+    });
+    expect(agent.turns.length).toBe(turnCount);
+    expect((await storedSession(id)).messages.map((m: { content: string }) => m.content)).toEqual(['What is the weather?', 'Sunny.']);
+    upstream.push({ kind: 'token', text: 'Rain.' });
+    upstream.finish();
+    await (await sse(`/api/chat/stream?stream_id=${streamId}`)).ended();
+    expect((await storedSession(id)).messages).toHaveLength(4);
+  });
+});
+
 describe('GET /api/chat/stream', () => {
   it('sends a turn as numbered frames ending done → metering → title → stream_end, and stores it', async () => {
     const id = await srv.newSession();

@@ -2,7 +2,7 @@
 // about a stream, cancel it. The turn itself lives in agent/turns.ts; this file is the HTTP around it.
 import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
-import { ChatRefusal, type FrameListener } from '../agent/turns.js';
+import { ChatRefusal, MESSAGE_REQUIRED, type FrameListener } from '../agent/turns.js';
 import { resumePoint } from '../agent/frames.js';
 import { HttpError, requireFields, ValueError } from '../errors.js';
 import { isSameOriginWrite } from '../http/access.js';
@@ -54,17 +54,20 @@ export async function startChat(input: HandlerInput): Promise<void> {
   const body = await readJsonBody(ctx);
   requireFields(body, ['session_id']);
   const session = visibleSession(app.sessions, body.session_id, profile);
-  const text = typeof body.message === 'string' ? body.message : '';
-  if (text.trim() === SILENT) {
+  // Satchel's extension: replace the last exchange. What is not given is taken from its user row.
+  const regenerate = body.regenerate === true;
+  const given = typeof body.message === 'string' ? body.message : undefined;
+  if (given?.trim() === SILENT) {
     await sendJson(ctx, 200, { status: 'suppressed', reason: 'silent_control_message' } satisfies wire.ChatStartResponse);
     return;
   }
-  const attachments = turnAttachments(body.attachments, session, app.config.stateDir);
-  if (!text.trim() && attachments.length === 0) throw new ValueError('message is required');
-  if (text.length > MAX_MESSAGE_CHARS) throw new ValueError(`Message too long (max ${MAX_MESSAGE_CHARS} characters)`);
+  const attachments = regenerate && (body.attachments === undefined || body.attachments === null) ? undefined : turnAttachments(body.attachments, session, app.config.stateDir);
+  const text = regenerate ? given : (given ?? '');
+  if (!regenerate && !text?.trim() && attachments?.length === 0) throw new ValueError(MESSAGE_REQUIRED);
+  if (text && text.length > MAX_MESSAGE_CHARS) throw new ValueError(`Message too long (max ${MAX_MESSAGE_CHARS} characters)`);
   const model = typeof body.model === 'string' && body.model.trim() ? body.model.trim().slice(0, MAX_MODEL_CHARS) : undefined;
   try {
-    const started = await app.turns.start({ session, profile, text, attachments, model });
+    const started = await app.turns.start({ session, profile, text, attachments, model, regenerate });
     await sendJson(ctx, 200, started satisfies wire.ChatStartResponse);
   } catch (err) {
     if (!(err instanceof ChatRefusal)) throw err;

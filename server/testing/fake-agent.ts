@@ -6,6 +6,9 @@
 //   agent.next({ status: 429, headers: { 'retry-after': '7' } });          // queued in order; when the
 //                                      // queue is empty, `agent.fallback` (default: reply('ok')) answers
 //   agent.requests                    // every request: { method, path, headers, body (parsed JSON or undefined) }
+//   agent.titleScript = reply('Trip to Lisbon');  // Satchel's background title requests (agent/title.ts) are
+//   agent.titleRequests               // answered by titleScript (default: 503, so the derived title stays) and
+//                                     // recorded here, not in `requests`, and never take a queued script
 //   await agent.close();
 //
 // A Script is one of:
@@ -23,6 +26,7 @@
 // `hermes: true`, GET /v1/capabilities answers like Hermes Agent's gateway (404 otherwise).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isTitleRequest } from '../agent/title.js';
 
 export type Frame =
   | Record<string, unknown>
@@ -65,6 +69,8 @@ export interface FakeAgent {
   /** Answers the next chat completion (queued in call order). */
   next(script: Script): void;
   fallback: Script;
+  titleRequests: RecordedRequest[];
+  titleScript: Script;
   close(): Promise<void>;
 }
 
@@ -211,6 +217,8 @@ export async function startFakeAgent(options: FakeAgentOptions = {}): Promise<Fa
     requests,
     next: (script) => void queue.push(script),
     fallback: reply('ok'),
+    titleRequests: [],
+    titleScript: { status: 503 },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -221,7 +229,9 @@ export async function startFakeAgent(options: FakeAgentOptions = {}): Promise<Fa
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const body = await readBody(req);
-    requests.push({ method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body });
+    const recorded = { method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body };
+    const title = isTitleRequest((body as { messages?: { content?: unknown }[] } | undefined)?.messages);
+    (title ? agent.titleRequests : requests).push(recorded);
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
       return sendJson(res, 401, { error: { message: 'Invalid API key', type: 'invalid_request_error', code: 'invalid_api_key' } });
     }
@@ -236,7 +246,7 @@ export async function startFakeAgent(options: FakeAgentOptions = {}): Promise<Fa
       if (typeof model === 'string' && !models.includes(model)) {
         return sendJson(res, 404, { error: { message: `The model \`${model}\` does not exist or you do not have access to it.`, type: 'invalid_request_error', code: 'model_not_found' } });
       }
-      const script = queue.shift() ?? agent.fallback;
+      const script = title ? agent.titleScript : (queue.shift() ?? agent.fallback);
       if ('status' in script) return sendJson(res, script.status, script.body ?? { error: { message: `fake status ${script.status}` } }, script.headers);
       if ('json' in script) return sendJson(res, 200, script.json);
       return stream(req, res, script);

@@ -1,5 +1,8 @@
 // A scripted upstream for turn tests: each turn the server starts becomes a `ScriptedTurn` the test feeds event
 // by event (push), then ends (finish) or fails (fail); it sees the request and the abort signal the server gave.
+// The background title requests (agent/title.ts) are kept apart, in `titles`, so they never shift a test's turn
+// numbers; one nobody scripts stays unanswered until its deadline or the server's stop.
+import { isTitleRequest } from '../agent/title.js';
 import type { AgentConfig, StreamTurn, TurnRequest, UpstreamEvent } from '../agent/types.js';
 
 export const TEST_AGENT_CONFIG: AgentConfig = {
@@ -25,10 +28,15 @@ export interface ScriptedAgent {
   turns: ScriptedTurn[];
   /** The n-th turn (0-based), once the server has asked for it. */
   turn(n: number, deadlineMs?: number): Promise<ScriptedTurn>;
+  /** Title requests, in the order the server made them. */
+  titles: ScriptedTurn[];
+  /** The n-th title request (0-based), once the server has made it. */
+  title(n: number, deadlineMs?: number): Promise<ScriptedTurn>;
 }
 
 export function scriptedAgent(): ScriptedAgent {
   const turns: ScriptedTurn[] = [];
+  const titles: ScriptedTurn[] = [];
   const waiting: (() => void)[] = [];
   const streamTurn: StreamTurn = (_config, request, signal) => {
     const queue: ({ event: UpstreamEvent } | { end: true } | { error: unknown })[] = [];
@@ -45,7 +53,7 @@ export function scriptedAgent(): ScriptedAgent {
       fail: (error) => put({ error }),
       returned: false,
     };
-    turns.push(turn);
+    (isTitleRequest(request.messages) ? titles : turns).push(turn);
     waiting.splice(0).forEach((w) => w());
     return {
       [Symbol.asyncIterator]: () => ({
@@ -63,19 +71,22 @@ export function scriptedAgent(): ScriptedAgent {
       }),
     };
   };
+  const nth = async (list: ScriptedTurn[], n: number, what: string, deadlineMs: number): Promise<ScriptedTurn> => {
+    const deadline = Date.now() + deadlineMs;
+    while (!list[n]) {
+      if (Date.now() > deadline) throw new Error(`${what} ${n} never started`);
+      await new Promise<void>((r) => {
+        waiting.push(r);
+        setTimeout(r, 50);
+      });
+    }
+    return list[n]!;
+  };
   return {
     streamTurn,
     turns,
-    async turn(n, deadlineMs = 5_000) {
-      const deadline = Date.now() + deadlineMs;
-      while (!turns[n]) {
-        if (Date.now() > deadline) throw new Error(`turn ${n} never started`);
-        await new Promise<void>((r) => {
-          waiting.push(r);
-          setTimeout(r, 50);
-        });
-      }
-      return turns[n]!;
-    },
+    turn: (n, deadlineMs = 5_000) => nth(turns, n, 'turn', deadlineMs),
+    titles,
+    title: (n, deadlineMs = 5_000) => nth(titles, n, 'title request', deadlineMs),
   };
 }
