@@ -6,6 +6,7 @@ import { cancelChat, chatStream, chatStreamStatus, startChat } from '../handlers
 import { events } from '../handlers/events.js';
 import { config, health } from '../handlers/health.js';
 import { listProfiles, switchProfile } from '../handlers/profiles.js';
+import { mcpEndpoint } from '../mcp/endpoint.js';
 import * as s from '../handlers/sessions.js';
 import { capability, transcribe } from '../handlers/transcribe.js';
 import { listWorkspace, readWorkspaceFile } from '../handlers/workspace-browse.js';
@@ -43,4 +44,6 @@ export const routes: RouteTable = {
   '/api/workspace/upload': { POST: api(uploadToWorkspace, 'Upload failed') },
   '/api/transcribe': { POST: api(transcribe, 'Transcription failed') },
   '/api/transcribe/capability': { GET: api(capability) },
+  // The MCP endpoint (docs/mcp.md): POST requests, GET the notification stream, DELETE ends a session.
+  '/mcp': { GET: api(mcpEndpoint), POST: api(mcpEndpoint), DELETE: api(mcpEndpoint) },
 };

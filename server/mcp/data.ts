@@ -1,0 +1,349 @@
+// What the MCP endpoint reads, independent of the protocol: a profile's sessions, a session's messages and
+// attachments, its workspace, and a bounded search. Read-only. Every path an agent names is resolved below
+// its root through descriptors (workspace/browse.ts), so traversal, absolute paths and symlinks out are
+// refused; every failure is an HttpError or McpDataError with a text safe to show. Texts are redacted here.
+import path from 'node:path';
+import { attachmentRoot } from '../handlers/attachments.js';
+import type { App } from '../http/app.js';
+import { HttpError } from '../errors.js';
+import { guessMime } from '../mime.js';
+import { officeFormat, officeToMarkdown, SIDECAR_SUFFIX } from '../office/index.js';
+import { redact, redactDeep } from '../redact.js';
+import { sessionVisible, visibleSession } from '../store/profiles.js';
+import { messageText, type Session } from '../store/sessions.js';
+import { isHiddenName } from '../paths.js';
+import { listWorkspaceDir, openWorkspacePath, readWorkspaceBytes, type WorkspacePath } from '../workspace/browse.js';
+import type { WorkspaceListing } from '../wire.js';
+import * as L from './limits.js';
+
+/** A refusal that is not about HTTP: shown to the agent as it is. */
+export class McpDataError extends Error {}
+
+export function findSession(app: App, profile: string, id: unknown): Session {
+  return visibleSession(app.sessions, id, profile);
+}
+
+export function sessionUri(id: string): string {
+  return `satchel://session/${id}`;
+}
+
+export function attachmentUri(id: string, name: string): string {
+  return `${sessionUri(id)}/attachment/${encodeURIComponent(name)}`;
+}
+
+export function listSessions(app: App, profile: string) {
+  return app.sessions
+    .list()
+    .filter((s) => sessionVisible(s.profile, profile))
+    .map((s) => ({
+      session_id: s.session_id,
+      uri: sessionUri(s.session_id),
+      title: redact(s.title),
+      workspace: s.workspace,
+      message_count: s.messages.length,
+      attachment_count: s.attachments.length,
+      created_at: s.created_at,
+      last_activity: s.updated_at,
+    }));
+}
+
+function attachmentNames(list: unknown): string[] {
+  if (!Array.isArray(list)) return [];
+  return list.map((a: { filename?: unknown; name?: unknown; path?: unknown }) =>
+    String(a.filename ?? a.name ?? (typeof a.path === 'string' ? path.basename(a.path) : '')),
+  );
+}
+
+/** Messages `offset` … `offset + limit`, each text redacted and cut at MAX_MESSAGE_CHARS_IN_READ. */
+export function readSession(app: App, profile: string, id: unknown, offset = 0, limit = L.MAX_MESSAGES_PER_READ) {
+  const s = findSession(app, profile, id);
+  const page = s.messages.slice(offset, offset + limit);
+  return {
+    session_id: s.session_id,
+    title: redact(s.title),
+    workspace: s.workspace,
+    created_at: s.created_at,
+    last_activity: s.updated_at,
+    message_count: s.messages.length,
+    offset,
+    messages: page.map((m, i) => ({
+      index: offset + i,
+      role: m.role,
+      text: L.truncated(redact(messageText(m)), L.MAX_MESSAGE_CHARS_IN_READ),
+      time: m.created_at ?? (typeof m.timestamp === 'number' ? new Date(m.timestamp * 1000).toISOString() : undefined),
+      attachments: attachmentNames(m.attachments).map((name) => ({ name, uri: attachmentUri(s.session_id, name) })),
+    })),
+    more_messages: Math.max(0, s.messages.length - offset - page.length),
+    attachments: s.attachments.map((a) => ({ name: a.filename, uri: attachmentUri(s.session_id, a.filename), size: a.size, mime: a.mime })),
+  };
+}
+
+/** The session's attachment folder, held open; undefined when nothing was ever uploaded to it. */
+async function openAttachmentPath(app: App, sessionId: string, name: string): Promise<WorkspacePath | undefined> {
+  // Session ids are 12 hex characters, so the folder name is the id as it is (handlers/attachments.ts).
+  const dir = path.join(attachmentRoot(app.config.stateDir), sessionId);
+  try {
+    return await openWorkspacePath(dir, name, false);
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 404 && name !== '' && !name.includes('\0')) {
+      // The folder itself may be missing: that is "no such attachment", like any other missing name.
+      throw new HttpError(404, 'Attachment not found');
+    }
+    throw err;
+  }
+}
+
+/** The attachment folder's top level: uploaded files and extracted archives (folders). */
+export async function listAttachments(app: App, profile: string, id: unknown): Promise<WorkspaceListing['entries']> {
+  const s = findSession(app, profile, id);
+  const at = await openAttachmentPath(app, s.session_id, '').catch(() => undefined);
+  if (!at) return [];
+  try {
+    return (await listWorkspaceDir(at, L.MAX_WORKSPACE_ENTRIES)).entries;
+  } catch {
+    return [];
+  } finally {
+    await at.root.close();
+  }
+}
+
+export type AttachmentContent =
+  | { kind: 'text'; name: string; mime: string; size: number; text: string; source: 'file' | 'office-sidecar' | 'office' }
+  | { kind: 'image'; name: string; mime: string; size: number; data: string }
+  | { kind: 'archive'; name: string; files: string[]; truncated: boolean }
+  | { kind: 'binary'; name: string; mime: string; size: number; note: string };
+
+/** True when `bytes` look like text: no NUL and valid UTF-8 in the first TEXT_SNIFF_BYTES. */
+export function looksLikeText(bytes: Buffer): boolean {
+  const head = bytes.subarray(0, L.TEXT_SNIFF_BYTES);
+  if (head.includes(0)) return false;
+  try {
+    // A multi-byte character cut at the sniff boundary is not a reason to call the file binary.
+    new TextDecoder('utf-8', { fatal: true }).decode(head.subarray(0, Math.max(0, head.length - 3)));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+/** Every file of an extracted archive, breadth first, at most MAX_ARCHIVE_ENTRIES. */
+async function archiveFiles(at: WorkspacePath): Promise<{ files: string[]; truncated: boolean }> {
+  const files: string[] = [];
+  const queue: string[][] = [at.segments];
+  while (queue.length > 0) {
+    const segments = queue.shift()!;
+    const listing = await listWorkspaceDir({ ...at, segments }, L.MAX_ARCHIVE_ENTRIES).catch(() => undefined);
+    if (!listing) continue;
+    for (const e of listing.entries) {
+      const rel = [...segments.slice(at.segments.length), e.name];
+      if (e.type === 'dir') queue.push([...segments, e.name]);
+      else files.push(rel.join('/'));
+      if (files.length >= L.MAX_ARCHIVE_ENTRIES) return { files, truncated: true };
+    }
+    if (listing.truncated) return { files, truncated: true };
+  }
+  return { files, truncated: false };
+}
+
+/**
+ * One attachment by name (a file of the session's attachment folder, an extracted archive's folder, or a file
+ * inside one as `folder/inner/path`), as its kind decides.
+ */
+export async function readAttachment(app: App, profile: string, id: unknown, name: string, maxChars = L.MAX_TEXT_CHARS): Promise<AttachmentContent> {
+  const s = findSession(app, profile, id);
+  return readAttachmentOf(app, s, name, maxChars).catch((err: unknown) => {
+    throw err instanceof HttpError && err.status === 404 ? new HttpError(404, 'Attachment not found') : err;
+  });
+}
+
+async function readAttachmentOf(app: App, s: Session, name: string, maxChars: number): Promise<AttachmentContent> {
+  if (name === '' || path.isAbsolute(name)) throw new McpDataError('An attachment is named relative to the session, e.g. "notes.txt"');
+  const at = await openAttachmentPath(app, s.session_id, name);
+  if (!at) throw new HttpError(404, 'Attachment not found');
+  try {
+    const base = path.posix.basename(at.segments.join('/'));
+    const listing = await listWorkspaceDir(at, 1).catch((err: unknown) => {
+      if (err instanceof HttpError && err.status === 400) return undefined; // a file
+      throw err;
+    });
+    if (listing) {
+      const { files, truncated } = await archiveFiles(at);
+      return { kind: 'archive', name: base, files: files.map(redact), truncated };
+    }
+    const mime = guessMime(base);
+    const format = officeFormat(base);
+    if (format) return await readOffice(at, base, format, maxChars);
+    if (IMAGE_TYPES.has(mime)) {
+      const { bytes, size } = await readWorkspaceBytes(at, L.MAX_IMAGE_BYTES, true);
+      if (size > L.MAX_IMAGE_BYTES) {
+        return { kind: 'binary', name: base, mime, size, note: `image larger than ${L.MAX_IMAGE_BYTES} bytes: not returned (no resizer is bundled)` };
+      }
+      return { kind: 'image', name: base, mime, size, data: bytes.toString('base64') };
+    }
+    const { bytes, size } = await readWorkspaceBytes(at, L.MAX_READ_BYTES, true);
+    if (!looksLikeText(bytes)) return { kind: 'binary', name: base, mime, size, note: 'binary file: content not returned' };
+    return { kind: 'text', name: base, mime, size, text: textOf(bytes, size, maxChars), source: 'file' };
+  } finally {
+    await at.root.close();
+  }
+}
+
+/** Decoded, redacted, cut at `maxChars`; a file read only in part says how many bytes were left. */
+function textOf(bytes: Buffer, size: number, maxChars: number): string {
+  const text = L.truncated(redact(bytes.toString('utf8')), maxChars);
+  if (size > bytes.length && text.length <= maxChars) return `${text}\n[… truncated: ${size - bytes.length} more bytes]`;
+  return text;
+}
+
+async function readOffice(at: WorkspacePath, base: string, format: NonNullable<ReturnType<typeof officeFormat>>, maxChars: number): Promise<AttachmentContent> {
+  const mime = guessMime(base);
+  // A sidecar written beside the file (workspace uploads write one) is the conversion already done.
+  const sidecar = [...at.segments.slice(0, -1), at.segments.at(-1)! + SIDECAR_SUFFIX];
+  const stored = await readWorkspaceBytes({ ...at, segments: sidecar }, L.MAX_READ_BYTES, true).catch(() => undefined);
+  if (stored) return { kind: 'text', name: base, mime, size: stored.size, text: textOf(stored.bytes, stored.size, maxChars), source: 'office-sidecar' };
+  // Reached through the anchored walk first, so the path handed to the converter is one proven inside.
+  const { size } = await readWorkspaceBytes(at, 0, true);
+  try {
+    const markdown = await officeToMarkdown(path.join(at.root.path, ...at.segments), format);
+    return { kind: 'text', name: base, mime, size, text: L.truncated(redact(markdown), maxChars), source: 'office' };
+  } catch {
+    return { kind: 'binary', name: base, mime, size, note: 'Office document that could not be converted to Markdown' };
+  }
+}
+
+export async function listWorkspace(app: App, profile: string, id: unknown, requested: string): Promise<WorkspaceListing> {
+  const s = findSession(app, profile, id);
+  const workspace = await app.workspaces.validate(s.workspace);
+  const at = await openWorkspacePath(workspace, requested, false);
+  try {
+    const listing = await listWorkspaceDir(at, L.MAX_WORKSPACE_ENTRIES);
+    return redactDeep(listing);
+  } finally {
+    await at.root.close();
+  }
+}
+
+export async function readWorkspaceFile(app: App, profile: string, id: unknown, requested: string, maxChars = L.MAX_TEXT_CHARS) {
+  const s = findSession(app, profile, id);
+  const workspace = await app.workspaces.validate(s.workspace);
+  const at = await openWorkspacePath(workspace, requested, false);
+  try {
+    const { bytes, size, path: rel } = await readWorkspaceBytes(at, L.MAX_READ_BYTES, true);
+    if (!looksLikeText(bytes)) return { path: rel, size, binary: true as const };
+    return { path: rel, size, binary: false as const, text: textOf(bytes, size, maxChars) };
+  } finally {
+    await at.root.close();
+  }
+}
+
+export interface SearchHit {
+  where: 'message' | 'attachment' | 'workspace';
+  /** The message index, or the file's path below its root. */
+  ref: string;
+  /** A resource to read: the session, or the attachment (workspace files are read with read_workspace_file). */
+  uri: string;
+  snippet: string;
+}
+
+/** Budget shared by one search: files opened and bytes read. */
+interface Budget {
+  files: number;
+  bytes: number;
+  exhausted: boolean;
+}
+
+function findIn(text: string, needle: string, push: (snippet: string) => boolean): void {
+  const hay = text.toLowerCase();
+  for (let at = hay.indexOf(needle); at !== -1; at = hay.indexOf(needle, at + needle.length)) {
+    const start = Math.max(0, at - L.SNIPPET_CONTEXT_CHARS);
+    const end = Math.min(text.length, at + needle.length + L.SNIPPET_CONTEXT_CHARS);
+    if (!push(`${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`)) return;
+  }
+}
+
+/** Text files under `at`, breadth first, hidden entries and credential stores skipped, within the budget. */
+async function searchTree(at: WorkspacePath, budget: Budget, onText: (rel: string, text: string) => boolean): Promise<void> {
+  const queue: string[][] = [at.segments];
+  while (queue.length > 0 && !budget.exhausted) {
+    const segments = queue.shift()!;
+    const listing = await listWorkspaceDir({ ...at, segments }, L.MAX_WORKSPACE_ENTRIES).catch(() => undefined);
+    if (!listing) continue;
+    for (const e of listing.entries) {
+      if (isHiddenName(e.name)) continue;
+      const child = [...segments, e.name];
+      if (e.type === 'dir') {
+        queue.push(child);
+        continue;
+      }
+      if (budget.files >= L.MAX_SEARCH_FILES || budget.bytes >= L.MAX_SEARCH_BYTES) {
+        budget.exhausted = true;
+        return;
+      }
+      budget.files++;
+      const want = Math.min(L.MAX_SEARCH_FILE_BYTES, L.MAX_SEARCH_BYTES - budget.bytes);
+      const read = await readWorkspaceBytes({ ...at, segments: child }, want, true).catch(() => undefined);
+      if (!read) continue;
+      budget.bytes += read.bytes.length;
+      if (!looksLikeText(read.bytes)) continue;
+      if (!onText(child.join('/'), redact(read.bytes.toString('utf8')))) {
+        budget.exhausted = true;
+        return;
+      }
+    }
+  }
+}
+
+/**
+ * Case-insensitive substring search over a session's messages, its attachment folder's text files (Office
+ * sidecars included) and its workspace's text files. Linear in the text looked at, which is bounded:
+ * MAX_SEARCH_FILES files, MAX_SEARCH_BYTES bytes in all (MAX_SEARCH_FILE_BYTES of each), MAX_SEARCH_RESULTS hits.
+ * Secrets are masked before matching, so a snippet never shows part of one.
+ */
+export async function search(app: App, profile: string, id: unknown, query: string, maxResults = L.MAX_SEARCH_RESULTS) {
+  const s = findSession(app, profile, id);
+  const needle = query.toLowerCase();
+  if (!needle.trim()) throw new McpDataError('The query is empty');
+  const hits: SearchHit[] = [];
+  const push = (hit: Omit<SearchHit, 'snippet'>) => (snippet: string): boolean => {
+    hits.push({ ...hit, snippet });
+    return hits.length < maxResults;
+  };
+  s.messages.forEach((m, i) => {
+    if (hits.length < maxResults) findIn(redact(messageText(m)), needle, push({ where: 'message', ref: String(i), uri: sessionUri(s.session_id) }));
+  });
+  const budget: Budget = { files: 0, bytes: 0, exhausted: hits.length >= maxResults };
+  const attachments = await openAttachmentPath(app, s.session_id, '').catch(() => undefined);
+  if (attachments) {
+    try {
+      await searchTree(attachments, budget, (rel, text) => {
+        findIn(text, needle, push({ where: 'attachment', ref: rel, uri: attachmentUri(s.session_id, rel) }));
+        return hits.length < maxResults;
+      });
+    } finally {
+      await attachments.root.close();
+    }
+  }
+  if (!budget.exhausted) {
+    const workspace = await app.workspaces.validate(s.workspace).catch(() => undefined);
+    const at = workspace ? await openWorkspacePath(workspace, '', false).catch(() => undefined) : undefined;
+    if (at) {
+      try {
+        await searchTree(at, budget, (rel, text) => {
+          findIn(text, needle, push({ where: 'workspace', ref: rel, uri: sessionUri(s.session_id) }));
+          return hits.length < maxResults;
+        });
+      } finally {
+        await at.root.close();
+      }
+    }
+  }
+  return {
+    query,
+    results: hits.slice(0, maxResults),
+    files_searched: budget.files,
+    bytes_searched: budget.bytes,
+    complete: !budget.exhausted && hits.length < maxResults,
+  };
+}

@@ -1,0 +1,167 @@
+// /mcp: the MCP Streamable HTTP endpoint (docs/mcp.md). The lifecycle has already checked Host, the token and
+// the Origin of POST/DELETE; GET (the notification stream) checks Origin here, as the MCP specification asks of
+// local servers. The body is read by Satchel's bounded reader and handed over parsed, so the SDK never reads
+// the socket; the security headers and the connection-close rule are set before the SDK writes its answer.
+// Sessions (the SDK's `Mcp-Session-Id`) exist because list-changed notifications need the GET stream.
+import { randomUUID } from 'node:crypto';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { App, HandlerInput } from '../http/app.js';
+import { readJsonBody } from '../http/body.js';
+import { markClosing } from '../http/connection.js';
+import { securityHeaders } from '../http/headers.js';
+import { bodyUnread, sendJson, type RequestContext } from '../http/respond.js';
+import { HttpError } from '../errors.js';
+import { log } from '../log.js';
+import * as L from './limits.js';
+import { createMcpServer } from './server.js';
+
+const SESSION_HEADER = 'mcp-session-id';
+const NOTIFY_EVENTS = new Set(['session_created', 'session_renamed', 'session_updated', 'attachment_added']);
+
+interface Entry {
+  transport: StreamableHTTPServerTransport;
+  server: McpServer;
+  profile: string;
+  lastSeen: number;
+  /** Open GET streams: a session listening for notifications is not idle. */
+  streams: number;
+  notifyTimer?: NodeJS.Timeout;
+}
+
+class Registry {
+  readonly sessions = new Map<string, Entry>();
+  private unsubscribe?: () => void;
+  private sweeper?: NodeJS.Timeout;
+
+  constructor(private readonly app: App) {
+    app.stopping.addEventListener('abort', () => this.closeAll(), { once: true });
+  }
+
+  async create(profile: string): Promise<Entry> {
+    this.start();
+    if (this.sessions.size >= L.MAX_MCP_SESSIONS) this.evictOldest();
+    const server = createMcpServer(this.app, profile, this.app.version);
+    const entry: Entry = {
+      server,
+      profile,
+      lastSeen: Date.now(),
+      streams: 0,
+      transport: new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        enableJsonResponse: true,
+        onsessioninitialized: (id) => void this.sessions.set(id, entry),
+        onsessionclosed: (id) => void this.drop(id),
+      }),
+    };
+    await server.connect(entry.transport);
+    return entry;
+  }
+
+  drop(id: string): void {
+    const entry = this.sessions.get(id);
+    if (!entry) return;
+    this.sessions.delete(id);
+    clearTimeout(entry.notifyTimer);
+    void entry.server.close().catch((err: unknown) => log.debug('mcp: close failed', err));
+  }
+
+  private evictOldest(): void {
+    let oldest: [string, Entry] | undefined;
+    for (const item of this.sessions) if (!oldest || item[1].lastSeen < oldest[1].lastSeen) oldest = item;
+    if (oldest) this.drop(oldest[0]);
+  }
+
+  /** One bus subscription and one sweeper for all MCP sessions, from the first session on. */
+  private start(): void {
+    if (this.app.stopping.aborted) throw new HttpError(503, 'Server is stopping');
+    this.unsubscribe ??= this.app.events.subscribe((event) => {
+      if (!NOTIFY_EVENTS.has(event.name)) return;
+      for (const entry of this.sessions.values()) if (entry.profile === event.profile) this.notify(entry);
+    });
+    this.sweeper ??= setInterval(() => this.sweep(), L.MCP_SWEEP_INTERVAL_MS).unref();
+  }
+
+  private notify(entry: Entry): void {
+    if (entry.notifyTimer) return;
+    entry.notifyTimer = setTimeout(() => {
+      entry.notifyTimer = undefined;
+      if (entry.server.isConnected()) entry.server.sendResourceListChanged();
+    }, L.LIST_CHANGED_COALESCE_MS);
+  }
+
+  private sweep(): void {
+    const cutoff = Date.now() - L.MCP_SESSION_IDLE_MS;
+    for (const [id, entry] of this.sessions) if (entry.streams === 0 && entry.lastSeen < cutoff) this.drop(id);
+  }
+
+  private closeAll(): void {
+    this.unsubscribe?.();
+    clearInterval(this.sweeper);
+    for (const id of [...this.sessions.keys()]) this.drop(id);
+  }
+}
+
+const registries = new WeakMap<App, Registry>();
+
+function registryOf(app: App): Registry {
+  let registry = registries.get(app);
+  if (!registry) {
+    registry = new Registry(app);
+    registries.set(app, registry);
+  }
+  return registry;
+}
+
+/** Sessions currently held (tests and docs). */
+export function mcpSessionCount(app: App): number {
+  return registries.get(app)?.sessions.size ?? 0;
+}
+
+/** An Origin, when a browser sent one, must be our own: a page elsewhere cannot open the stream. */
+function originAllowed(ctx: RequestContext): boolean {
+  const origin = ctx.req.headers.origin;
+  return origin === undefined || origin === `http://${ctx.req.headers.host ?? ''}`;
+}
+
+/** What respond.ts does for its own answers, done before the SDK writes one. */
+function prepareResponse(ctx: RequestContext): void {
+  const { res } = ctx;
+  for (const [name, value] of Object.entries(securityHeaders())) res.setHeader(name, value);
+  res.setHeader('Cache-Control', 'no-store');
+  // A body nobody read (a GET or DELETE that declared one) leaves bytes on the socket: close after the answer.
+  if (bodyUnread(ctx)) ctx.close = true;
+  if (ctx.close) res.setHeader('Connection', 'close');
+  if (ctx.close || !res.shouldKeepAlive) markClosing(ctx.req.socket);
+}
+
+function rpcError(ctx: RequestContext, status: number, message: string): Promise<void> {
+  return sendJson(ctx, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+}
+
+export async function mcpEndpoint({ ctx, app, profile }: HandlerInput): Promise<void> {
+  const { req, res } = ctx;
+  if (!originAllowed(ctx)) throw new HttpError(403, 'Cross-origin request refused');
+  const registry = registryOf(app);
+  const body = req.method === 'POST' ? await readJsonBody(ctx, L.MAX_MCP_BODY_BYTES) : undefined;
+  const header = req.headers[SESSION_HEADER];
+  const id = typeof header === 'string' ? header : undefined;
+  let entry = id ? registry.sessions.get(id) : undefined;
+  if (id && (!entry || entry.profile !== profile)) return rpcError(ctx, 404, 'Session not found');
+  if (!entry) {
+    if (req.method !== 'POST' || !isInitializeRequest(body)) return rpcError(ctx, 400, 'Bad Request: no valid session id');
+    entry = await registry.create(profile);
+  }
+  entry.lastSeen = Date.now();
+  prepareResponse(ctx);
+  if (req.method === 'GET') {
+    const current = entry;
+    current.streams++;
+    res.once('close', () => {
+      current.streams--;
+      current.lastSeen = Date.now();
+    });
+  }
+  await entry.transport.handleRequest(req, res, body);
+}

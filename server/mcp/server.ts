@@ -1,0 +1,193 @@
+// The MCP server of one agent's session: resources and tools over mcp/data.ts, for one profile. Tool failures
+// come back as `isError` results with a safe text; resource failures as JSON-RPC errors.
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpError, ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { App } from '../http/app.js';
+import { HttpError, ValueError } from '../errors.js';
+import { log } from '../log.js';
+import * as data from './data.js';
+import * as L from './limits.js';
+
+const INTERNAL = 'Internal error while reading';
+
+/** The text an agent may see for a failure: ours verbatim, anything unexpected (paths, errno) replaced. */
+export function failureText(err: unknown): string {
+  if (err instanceof HttpError || err instanceof ValueError || err instanceof data.McpDataError) return err.message;
+  log.warn('mcp: unexpected failure', err);
+  return INTERNAL;
+}
+
+function json(value: unknown): string {
+  return JSON.stringify(value, null, 2);
+}
+
+async function tool(work: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await work();
+  } catch (err) {
+    return { isError: true, content: [{ type: 'text', text: failureText(err) }] };
+  }
+}
+
+async function resource<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    const notFound = err instanceof HttpError && err.status === 404;
+    throw new McpError(notFound ? -32002 : ErrorCode.InvalidParams, failureText(err));
+  }
+}
+
+function decoded(value: string | string[] | undefined): string {
+  const raw = Array.isArray(value) ? value.join('/') : (value ?? '');
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new data.McpDataError('Malformed resource URI');
+  }
+}
+
+function attachmentResult(content: data.AttachmentContent): CallToolResult {
+  switch (content.kind) {
+    case 'text':
+      return { content: [{ type: 'text', text: content.text }] };
+    case 'image':
+      return { content: [{ type: 'image', data: content.data, mimeType: content.mime }] };
+    default:
+      return { content: [{ type: 'text', text: json(content) }] };
+  }
+}
+
+const sessionId = z.string().max(64).describe('A session id from list_sessions');
+const maxChars = z.number().int().min(1).max(L.MAX_TEXT_CHARS).optional().describe(`Cut texts at this many characters (max ${L.MAX_TEXT_CHARS})`);
+const relPath = z.string().max(4096);
+
+export function createMcpServer(app: App, profile: string, version: string): McpServer {
+  const server = new McpServer(
+    { name: 'satchel', version },
+    {
+      capabilities: { resources: { listChanged: true }, tools: {} },
+      instructions:
+        'Satchel holds what a person dropped or dictated into a session: messages, attachments, a workspace. Read-only. ' +
+        'Start with list_sessions, then read_session, read_attachment, list_workspace, read_workspace_file or search.',
+    },
+  );
+
+  server.registerResource('sessions', 'satchel://sessions', { description: 'The sessions of the active profile', mimeType: 'application/json' }, async (uri) => ({
+    contents: [{ uri: uri.href, mimeType: 'application/json', text: json(data.listSessions(app, profile)) }],
+  }));
+
+  server.registerResource(
+    'session',
+    new ResourceTemplate('satchel://session/{id}', {
+      list: async () => ({
+        resources: data.listSessions(app, profile).map((s) => ({ uri: s.uri, name: s.title, mimeType: 'application/json' })),
+      }),
+    }),
+    { description: "A session's messages (role, text, attachments) and attachments", mimeType: 'application/json' },
+    (uri, vars) => resource(async () => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: json(data.readSession(app, profile, vars.id)) }] })),
+  );
+
+  server.registerResource(
+    'attachment',
+    new ResourceTemplate('satchel://session/{id}/attachment/{name}', {
+      list: async () => {
+        const resources = [];
+        for (const s of data.listSessions(app, profile)) {
+          for (const e of await data.listAttachments(app, profile, s.session_id)) {
+            if (resources.length >= L.MAX_LISTED_ATTACHMENTS) return { resources };
+            resources.push({ uri: data.attachmentUri(s.session_id, e.name), name: e.name, description: `${s.title}: ${e.type === 'dir' ? 'extracted archive' : `${e.size} bytes`}` });
+          }
+        }
+        return { resources };
+      },
+    }),
+    { description: 'An attachment: text, Office as Markdown, an image, or the file list of an extracted archive' },
+    (uri, vars) =>
+      resource(async () => {
+        const content = await data.readAttachment(app, profile, vars.id, decoded(vars.name));
+        if (content.kind === 'text') return { contents: [{ uri: uri.href, mimeType: content.source === 'file' ? content.mime : 'text/markdown', text: content.text }] };
+        if (content.kind === 'image') return { contents: [{ uri: uri.href, mimeType: content.mime, blob: content.data }] };
+        return { contents: [{ uri: uri.href, mimeType: 'application/json', text: json(content) }] };
+      }),
+  );
+
+  server.registerTool(
+    'list_sessions',
+    { description: "The active profile's sessions: titles, workspaces, counts, last activity", inputSchema: {} },
+    () => tool(async () => ({ content: [{ type: 'text', text: json(data.listSessions(app, profile)) }] })),
+  );
+
+  server.registerTool(
+    'read_session',
+    {
+      description: `A session's messages (role, text, attachments of each) and attachment list; at most ${L.MAX_MESSAGES_PER_READ} messages per call`,
+      inputSchema: {
+        session_id: sessionId,
+        offset: z.number().int().min(0).max(1_000_000).optional().describe('First message index'),
+        limit: z.number().int().min(1).max(L.MAX_MESSAGES_PER_READ).optional(),
+      },
+    },
+    ({ session_id, offset, limit }) => tool(async () => ({ content: [{ type: 'text', text: json(data.readSession(app, profile, session_id, offset, limit)) }] })),
+  );
+
+  server.registerTool(
+    'read_attachment',
+    {
+      description: 'One attachment: text files as text, Office files as Markdown, images as image content, archives as their file list, anything else as metadata',
+      inputSchema: { session_id: sessionId, name: relPath.describe('The attachment name, or folder/inner/path inside an extracted archive'), max_chars: maxChars },
+    },
+    ({ session_id, name, max_chars }) => tool(async () => attachmentResult(await data.readAttachment(app, profile, session_id, name, max_chars))),
+  );
+
+  server.registerTool(
+    'list_workspace',
+    {
+      description: "A folder of the session's workspace (hidden entries and credential stores excluded)",
+      inputSchema: { session_id: sessionId, path: relPath.optional().describe('Relative to the workspace root; empty for the root') },
+    },
+    ({ session_id, path }) => tool(async () => ({ content: [{ type: 'text', text: json(await data.listWorkspace(app, profile, session_id, path ?? '')) }] })),
+  );
+
+  server.registerTool(
+    'read_workspace_file',
+    {
+      description: `A text file of the session's workspace (regular files only, no symlinks out, at most ${L.MAX_READ_BYTES} bytes read)`,
+      inputSchema: { session_id: sessionId, path: relPath.describe('Relative to the workspace root'), max_chars: maxChars },
+    },
+    ({ session_id, path, max_chars }) =>
+      tool(async () => {
+        const file = await data.readWorkspaceFile(app, profile, session_id, path, max_chars);
+        if (file.binary) return { content: [{ type: 'text', text: json({ path: file.path, size: file.size, note: 'binary file: content not returned' }) }] };
+        return { content: [{ type: 'text', text: file.text }] };
+      }),
+  );
+
+  server.registerTool(
+    'search',
+    {
+      description: `Case-insensitive substring search over a session's messages, attachments (Office sidecars included) and workspace text files; bounded (${L.MAX_SEARCH_FILES} files, ${L.MAX_SEARCH_BYTES} bytes, ${L.MAX_SEARCH_RESULTS} results)`,
+      inputSchema: {
+        session_id: sessionId,
+        query: z.string().min(1).max(L.MAX_QUERY_CHARS),
+        max_results: z.number().int().min(1).max(L.MAX_SEARCH_RESULTS).optional(),
+      },
+    },
+    ({ session_id, query, max_results }) =>
+      tool(async () => {
+        const found = await data.search(app, profile, session_id, query, max_results);
+        return {
+          content: [
+            { type: 'text', text: json(found) },
+            ...found.results
+              .filter((hit) => hit.where === 'attachment')
+              .slice(0, L.MAX_SEARCH_RESULTS)
+              .map((hit) => ({ type: 'resource_link' as const, uri: hit.uri, name: hit.ref })),
+          ],
+        };
+      }),
+  );
+
+  return server;
+}
