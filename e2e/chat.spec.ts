@@ -137,19 +137,41 @@ test('a reload mid-reply picks the turn up again and finishes it', async ({ page
   await expect(page.getByTestId('assistant-text').last()).toContainText('word59');
 });
 
-test('Edit puts the last message back in the composer', async ({ page }) => {
+test('Edit puts the last message back in the composer, and sending it replaces that exchange', async ({ page }) => {
   await openApp(page);
   await page.getByTestId('edit-message').click();
   await expect(page.getByTestId('composer-input')).toHaveValue('Another long one');
+  // The thread's earlier turns (Find cats) had a whole long reply too; the edited exchange's is one more.
+  const longReplies = page.getByTestId('assistant-text').filter({ hasText: 'word59' });
+  const before = await longReplies.count();
+  agent.next(reply('An edited answer'));
+  await send(page, 'Another short one');
+  await expect(page.getByTestId('assistant-live')).toHaveCount(0, { timeout: 15_000 });
+  await expect(page.getByTestId('assistant-text').last()).toContainText('An edited answer');
+  // The edited message took the old one's place, and the old reply went with it.
+  await expect(page.locator('[data-role="user"]').filter({ hasText: 'Another short one' })).toHaveCount(1);
+  await expect(page.locator('[data-role="user"]').filter({ hasText: 'Another long one' })).toHaveCount(0);
+  await expect(longReplies).toHaveCount(before - 1);
+  const sent = JSON.stringify(completionRequests(agent).at(-1)?.body);
+  expect(sent).toContain('Another short one');
+  expect(sent).not.toContain('Another long one');
 });
 
-test('Regenerate asks again with the last message and shows the new reply', async ({ page }) => {
+test('Regenerate replaces the last reply with a new one', async ({ page }) => {
   await openApp(page);
+  await expect(page.getByTestId('assistant-text').last()).toContainText('An edited answer');
   agent.next(reply('A fresh answer'));
-  const before = await page.getByTestId('message').filter({ hasText: 'Another long one' }).count();
   await page.getByTestId('regenerate').click();
+  await expect(page.getByTestId('assistant-live')).toHaveCount(0, { timeout: 15_000 });
   await expect(page.getByTestId('assistant-text').last()).toContainText('A fresh answer');
-  await expect(page.getByTestId('message').filter({ hasText: 'Another long one' })).toHaveCount(before + 1);
-  const last = completionRequests(agent).at(-1);
-  expect(JSON.stringify(last?.body)).toContain('Another long one');
+  await expect(page.locator('[data-role="user"]').filter({ hasText: 'Another short one' })).toHaveCount(1);
+  await expect(page.getByTestId('assistant-text').filter({ hasText: 'An edited answer' })).toHaveCount(0);
+  const sent = JSON.stringify(completionRequests(agent).at(-1)?.body);
+  expect(sent).toContain('Another short one');
+  expect(sent).not.toContain('An edited answer');
+  // What the reload shows is what was stored: the same one exchange.
+  await page.reload();
+  await expect(page.getByTestId('assistant-text').last()).toContainText('A fresh answer');
+  await expect(page.locator('[data-role="user"]').filter({ hasText: 'Another short one' })).toHaveCount(1);
+  await expect(page.getByTestId('assistant-text').filter({ hasText: 'An edited answer' })).toHaveCount(0);
 });

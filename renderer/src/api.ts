@@ -138,8 +138,9 @@ export const api = {
     request<{ session: Session }>('POST', '/api/session/rename', { session_id: id, title }),
   sendMessage: (id: string, text: string, attachments: Attachment[]) =>
     request<{ session: Session }>('POST', '/api/session/message', { session_id: id, text, attachments }),
-  startChat: (id: string, message: string, attachments: ChatAttachment[]) =>
-    request<ChatStartResponse>('POST', '/api/chat/start', { session_id: id, message, attachments }),
+  /** `regenerate`: the turn replaces the session's last exchange (Satchel's extension, docs/API.md). */
+  startChat: (id: string, message: string, attachments: ChatAttachment[], regenerate = false) =>
+    request<ChatStartResponse>('POST', '/api/chat/start', { session_id: id, message, attachments, ...(regenerate ? { regenerate: true } : {}) }),
   cancelChat: (streamId: string) => request<ChatCancelResponse>('POST', '/api/chat/cancel', { stream_id: streamId }),
   streamStatus: (streamId: string) => request<ChatStreamStatus>('GET', `/api/chat/stream/status?${q({ stream_id: streamId })}`),
   agentSettings: () => request<AgentSettings>('GET', '/api/agent/settings'),

@@ -141,16 +141,17 @@ class App {
     this.composer.setAgentReady(Boolean(settings?.base_url));
   }
 
-  /** Regenerate (edit: false) sends the last user message again; Edit puts it back in the composer. */
+  /** Regenerate (edit: false) asks again in place of the last exchange; Edit puts its message back in the composer, and sending it replaces that exchange. */
   private redo(edit: boolean): void {
     const session = this.current;
     const last = lastUserTurn(visibleRows(session?.messages ?? []));
     if (!session || !last) return;
     if (edit) {
       this.composer.setDraft(last.text, last.attachments);
+      this.chat.editLast(session.session_id);
       return;
     }
-    this.chat.start(session.session_id, last.text, last.attachments).catch((err: unknown) => {
+    this.chat.start(session.session_id, last.text, last.attachments, { replaceLast: true }).catch((err: unknown) => {
       const hint = err instanceof ApiError && typeof err.details.hint === 'string' ? ` ${err.details.hint}` : '';
       notify(`${err instanceof Error ? err.message : String(err)}${hint}`, 'error');
     });

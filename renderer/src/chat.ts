@@ -1,7 +1,7 @@
 // Conversation turns: start one (POST /api/chat/start), watch its frames over an EventSource, stop it, and
 // pick a running turn up again after a reload (the session names its active stream; the page also remembers
 // it per session). The frames fold into a TurnState (chat-state.ts) that a TurnView draws.
-import { api, type ChatAttachment, type Session } from './api.js';
+import { api, type ChatAttachment, type Message, type Session } from './api.js';
 import { frameSeq, initialTurn, reduceFrame, type TurnState, usageLine } from './chat-state.js';
 import { activeStream } from './message-rows.js';
 import { TurnView } from './turn-view.js';
@@ -28,6 +28,12 @@ interface Watch {
   source: EventSource;
 }
 
+/** Where the last exchange begins, as the server counts it: the last user row (tool rows included). */
+function lastExchangeStart(messages: readonly Message[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === 'user') return i;
+  return messages.length;
+}
+
 function remember(sessionId: string, streamId: string | null): void {
   try {
     if (streamId) localStorage.setItem(STREAM_KEY_PREFIX + sessionId, streamId);
@@ -52,6 +58,8 @@ export class Chat {
   private readonly ended = new Set<string>();
   /** How the last ended turn of each session went, for the thread to explain (not stored with the rows). */
   readonly outcomes = new Map<string, { error?: { type: string; hint?: string }; usage?: string }>();
+  /** The session whose last message is back in the composer (Edit): its next turn replaces that exchange. */
+  private editing: string | null = null;
 
   constructor(private readonly deps: ChatDeps) {}
 
@@ -60,9 +68,22 @@ export class Chat {
     return Boolean(sessionId && this.watch && this.watch.state.sessionId === sessionId && this.watch.state.status === 'streaming');
   }
 
-  async start(sessionId: string, text: string, attachments: ChatAttachment[]): Promise<void> {
-    const started = await api.startChat(sessionId, text, attachments);
+  /** Edit and resend: the next turn of `sessionId` replaces its last exchange instead of adding one. */
+  editLast(sessionId: string): void {
+    this.editing = sessionId;
+  }
+
+  /** `replaceLast` (Regenerate): the turn replaces the last exchange; so does the first turn after Edit. */
+  async start(sessionId: string, text: string, attachments: ChatAttachment[], opts: { replaceLast?: boolean } = {}): Promise<void> {
+    const replaceLast = opts.replaceLast === true || this.editing === sessionId;
+    const started = await api.startChat(sessionId, text, attachments, replaceLast);
     if (!('stream_id' in started)) return; // a silent control message: nothing runs
+    if (replaceLast) {
+      if (this.editing === sessionId) this.editing = null;
+      // The server dropped the exchange; the thread drops it too, so only the new one shows while it streams.
+      const shown = this.deps.current();
+      if (shown?.session_id === sessionId) shown.messages = shown.messages.slice(0, lastExchangeStart(shown.messages));
+    }
     this.outcomes.delete(sessionId);
     remember(sessionId, started.stream_id);
     this.follow(started.stream_id, sessionId, text, attachments);
@@ -81,6 +102,8 @@ export class Chat {
   attach(box: HTMLElement, session: Session | null): void {
     const w = this.watch;
     if (w && w.state.sessionId !== session?.session_id) this.close();
+    // An edit belongs to the session it was started in: going elsewhere abandons it.
+    if (this.editing && this.editing !== session?.session_id) this.editing = null;
     if (!session) return;
     if (this.watch) {
       if (this.watch.state.status === 'streaming') box.appendChild(this.watch.view.el);
