@@ -46,6 +46,7 @@ const MODEL = 'fake-model';
 
 const { contentChunk, usageChunk } = await import(new URL('../dist/server/testing/fake-agent.js', import.meta.url).href);
 const { MAX_CONCURRENT_TURNS } = await import(new URL('../dist/server/agent/turns.js', import.meta.url).href);
+const { isTitleRequest } = await import(new URL('../dist/server/agent/title.js', import.meta.url).href);
 
 const now = () => process.hrtime.bigint();
 const ms = (ns) => Number(ns) / 1e6;
@@ -80,6 +81,12 @@ const agent = http.createServer(async (req, res) => {
     return;
   }
   const body = JSON.parse(Buffer.concat(parts).toString());
+  // Satchel asks for a session's title after its first turn (server/agent/title.ts): not a turn of the bench,
+  // and it quotes the turn's tag, so it is refused (the derived title stays) before it could stream as one.
+  if (isTitleRequest(body.messages)) {
+    res.writeHead(503).end();
+    return;
+  }
   const last = body.messages.at(-1);
   const text = typeof last.content === 'string' ? last.content : last.content.map((p) => p.text ?? '').join('');
   const [, tag, tps, count] = /bench:(\S+) (\d+) (\d+)/.exec(text);

@@ -9,7 +9,7 @@ import { SessionStore } from '../store/sessions.js';
 import { reply, startFakeAgent } from '../testing/fake-agent.js';
 import { scriptedAgent, TEST_AGENT_CONFIG, type ScriptedAgent } from '../testing/scripted-agent.js';
 import { cleanTitle, askTitle, TITLE_PROMPT, titleRequest } from './title.js';
-import { TurnManager } from './turns.js';
+import { MAX_CONCURRENT_TITLES, TurnManager } from './turns.js';
 import { AgentError } from './types.js';
 import { HERMES_SESSION_HEADER, streamTurn } from './upstream.js';
 
@@ -87,11 +87,11 @@ describe('a title asked of the agent after the first exchange', () => {
     await fs.rm(dir, { recursive: true, force: true });
   });
 
-  /** One whole turn answered `answer`; returns the session id. */
-  async function firstExchange(message: string, answer: string): Promise<string> {
+  /** One whole turn answered `answer` (the n-th turn of the test); returns the session id. */
+  async function firstExchange(message: string, answer: string, n = 0): Promise<string> {
     const session = await sessions.create({ workspace: dir, profile: 'default' });
     const started = await turns.start({ session, profile: 'default', text: message, attachments: [] });
-    const upstream = await agent.turn(0);
+    const upstream = await agent.turn(n);
     upstream.push({ kind: 'token', text: answer });
     upstream.finish();
     await turns.find(started.stream_id)!.finished;
@@ -133,6 +133,18 @@ describe('a title asked of the agent after the first exchange', () => {
     await turns.titlesSettled();
     expect(sessions.get(id)!.title).toBe('Weather notes');
     expect(renames(id)).toEqual(['what is the weather']);
+  });
+
+  it(`asks for at most ${MAX_CONCURRENT_TITLES} titles at once; the others keep their derived title`, async () => {
+    const ids: string[] = [];
+    for (let n = 0; n <= MAX_CONCURRENT_TITLES; n++) ids.push(await firstExchange(`question number ${n}`, 'An answer.', n));
+    expect(agent.titles).toHaveLength(MAX_CONCURRENT_TITLES);
+    for (const ask of agent.titles) {
+      ask.push({ kind: 'token', text: 'A Better Title' });
+      ask.finish();
+    }
+    await turns.titlesSettled();
+    expect(ids.map((id) => sessions.get(id)!.title)).toEqual([...Array(MAX_CONCURRENT_TITLES).fill('A Better Title'), `question number ${MAX_CONCURRENT_TITLES}`]);
   });
 
   it('asks only after the first exchange, and gives up when the server stops', async () => {

@@ -23,6 +23,12 @@ export { TITLE_MAX_CHARS, titleFrom, UNTITLED } from './title.js';
  * in parallel anyway, queueing the rest while the person waits with no sign of why.
  */
 export const MAX_CONCURRENT_TURNS = 8;
+/**
+ * Title requests in the background at once. Each holds an upstream socket outside MAX_CONCURRENT_TURNS, and a
+ * burst of new conversations must not double the load on a local model server; past this, the derived title
+ * simply stays.
+ */
+export const MAX_CONCURRENT_TITLES = 2;
 /** Ended turns kept for replay (a tab that reloads right after the answer), oldest dropped first. */
 export const ENDED_TURNS_KEPT = 16;
 /** An ended turn is replayable for this long. */
@@ -385,7 +391,7 @@ export class TurnManager {
     }
     if (titled !== undefined) turn.emit('title', { session_id: turn.sessionId, title: titled });
     this.close(turn);
-    if (titled !== undefined && !this.stopped) this.titleInBackground(turn, config, titled, { firstMessage, reply: content, model: build.model });
+    if (titled !== undefined && !this.stopped && this.titling.size < MAX_CONCURRENT_TITLES) this.titleInBackground(turn, config, titled, { firstMessage, reply: content, model: build.model });
   }
 
   /**
