@@ -103,12 +103,18 @@ test('a file attached the moment a new session is created goes into that session
   const dialog = page.getByTestId('new-session-dialog');
   await dialog.getByTestId('workspace-select').selectOption(server.workspace);
   await dialog.getByTestId('create-session').click();
-  // No waiting for the new session to be on screen: a quick person drops a file at once.
+  await expect(dialog).toBeHidden();
+  // No waiting for the new session to be on screen: a quick person drops a file as soon as the dialog closes.
   await page.getByTestId('file-input').setInputFiles({ name: 'quick.txt', mimeType: 'text/plain', buffer: Buffer.from('dropped at once') });
   await expect(page.getByTestId('attachment-chip')).toHaveCount(1);
   await expect(page.getByTestId('session-item')).toHaveCount(before + 1);
-  const id = new URL(page.url()).hash.replace('#s=', '');
+  // The session on screen (its id in the address once it has opened) holds the file.
   await expect
-    .poll(async () => ((await (await page.request.get(`${server.base}/api/session?session_id=${id}`)).json()) as { session: { attachments: { filename: string }[] } }).session.attachments.map((a) => a.filename))
+    .poll(async () => {
+      const id = new URL(page.url()).hash.replace('#s=', '');
+      const res = await page.request.get(`${server.base}/api/session?session_id=${id}`);
+      if (!res.ok()) return [];
+      return ((await res.json()) as { session: { attachments: { filename: string }[] } }).session.attachments.map((a) => a.filename);
+    })
     .toEqual(['quick.txt']);
 });

@@ -36,7 +36,7 @@ class App {
   constructor() {
     this.sidebar = new Sidebar({
       pick: (id) => void this.open(id),
-      created: (id) => void this.afterCreate(id),
+      creating: (id) => void this.afterCreate(id).catch(() => undefined),
       profileChanged: () => void this.reloadAll(null),
     });
     this.header = new SessionHeader({ renamed: (id, title) => this.applyTitle(id, title) });
@@ -121,12 +121,14 @@ class App {
   /** Only the latest open() may show its session: a slow earlier load must not replace a newer choice. */
   private openSeq = 0;
 
-  async open(id: string): Promise<void> {
+  /** Show session `id`. `keepComposer`: what is in the composer already belongs to it (attached while it was
+   *  being created), so switching to it must not clear it. */
+  async open(id: string, keepComposer = false): Promise<void> {
     const seq = ++this.openSeq;
     try {
       const { session } = await api.session(id);
       if (seq !== this.openSeq) return;
-      if (session.session_id !== this.current?.session_id) this.composer.reset();
+      if (session.session_id !== this.current?.session_id && !keepComposer) this.composer.reset();
       this.show(session);
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) {
@@ -197,12 +199,16 @@ class App {
     }
   }
 
-  private afterCreate(id: string): Promise<void> {
-    // Until the new session is on screen, a file dropped meanwhile belongs to it: ensureSession waits for this
-    // instead of creating a second session (whose chips the switch would then clear).
+  private afterCreate(pending: Promise<string>): Promise<void> {
+    // From the moment Create is pressed until the new session is on screen, a file dropped meanwhile belongs to
+    // it: ensureSession waits for this instead of using the session still shown, or creating a second one
+    // (whose chips the switch would then clear).
+    // The draft on screen belongs to the session being left; from now on the composer fills for the new one.
+    this.composer.reset();
     const opening: Promise<string> = (async () => {
+      const id = await pending;
       await this.reloadList();
-      await this.open(id);
+      await this.open(id, true);
       return id;
     })().finally(() => {
       if (this.creating === opening) this.creating = null;

@@ -14,7 +14,9 @@ declare global {
 
 export interface SidebarDeps {
   pick(id: string): void;
-  created(id: string): void;
+  /** A new session is being created: the promise of its id, handed over before the request returns, so a file
+   *  dropped meanwhile waits for it instead of landing in the session still on screen. */
+  creating(id: Promise<string>): void;
   profileChanged(): void;
 }
 
@@ -183,10 +185,10 @@ export class Sidebar {
   }
 
   async create(workspace?: string): Promise<string> {
+    const pending = api.newSession(workspace).then(({ session }) => session.session_id);
+    this.deps.creating(pending);
     try {
-      const { session } = await api.newSession(workspace);
-      this.deps.created(session.session_id);
-      return session.session_id;
+      return await pending;
     } catch (err) {
       notify(err instanceof ApiError ? err.message : String(err), 'error');
       throw err;
