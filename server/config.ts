@@ -40,6 +40,8 @@ export interface ServerConfig {
   chatHeartbeatMs?: number;
   /** Where the agent's API key lives; unset = agent.json's field (0600). The desktop app passes its secure store. */
   agentKeyStore?: SecretStore;
+  /** Where the persistent MCP token lives; unset = `<state>/mcp-token` (0600). The desktop app passes its secure store. */
+  mcpTokenStore?: SecretStore;
   /** Tests replace the agent side (a scripted upstream, a fixed configuration); unset parts are the real ones. */
   agent?: Partial<TurnDependencies>;
 }

@@ -19,6 +19,7 @@ import { CLOSE_DEADLINE_MS, handleClientError, writeRefusal } from './http/clien
 import type { ServerConfig } from './config.js';
 import { EventBus } from './store/events.js';
 import { log } from './log.js';
+import { attachMcpToken, McpToken, mcpTokenFileStore } from './mcp/token.js';
 import { routes } from './http/routes.js';
 import { SessionStore } from './store/sessions.js';
 import { loadSttConfig, preloadSpeech } from './speech/index.js';
@@ -138,6 +139,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     staticDir: config.staticDir ?? defaultStaticDir(),
     stopping: stopping.signal,
   };
+  attachMcpToken(app, await McpToken.open(config.mcpTokenStore ?? mcpTokenFileStore(config.stateDir)));
 
   const listener = createRequestListener(app, routes, serveStatic);
   const headersTimeout = config.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;

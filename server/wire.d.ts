@@ -285,3 +285,17 @@ export type AgentTestResponse =
 export interface AgentDiscoverResponse {
   agents: { kind: 'hermes' | 'openai'; base_url: string; label: string; needs_key?: boolean }[];
 }
+
+/** GET /api/mcp and POST /api/mcp/regenerate: the MCP panel's endpoint, token and client snippets (docs/mcp.md). */
+export interface McpClientSnippets {
+  claude_code: string;
+  codex: string;
+  cursor: string;
+  hermes: string;
+}
+
+export interface McpSettings {
+  url: string;
+  token: string;
+  clients: McpClientSnippets;
+}

@@ -6,6 +6,7 @@ import { cancelChat, chatStream, chatStreamStatus, startChat } from '../handlers
 import { events } from '../handlers/events.js';
 import { config, health } from '../handlers/health.js';
 import { listProfiles, switchProfile } from '../handlers/profiles.js';
+import { getMcpSettings, regenerateMcpToken } from '../handlers/mcp-settings.js';
 import { mcpEndpoint } from '../mcp/endpoint.js';
 import * as s from '../handlers/sessions.js';
 import { capability, transcribe } from '../handlers/transcribe.js';
@@ -15,6 +16,8 @@ import { addWorkspace, listWorkspaces } from '../handlers/workspaces.js';
 
 const api = (handler: Route['handler'], failure?: string): Route => ({ handler, auth: true, failure });
 const open = (handler: Route['handler']): Route => ({ handler, auth: false });
+/** The endpoint checks the token itself: it takes the MCP token as well as the launch token (mcp/endpoint.ts). */
+const mcp = (handler: Route['handler']): Route => ({ handler, auth: false });
 
 export const routes: RouteTable = {
   '/health': { GET: open(health) },
@@ -44,6 +47,9 @@ export const routes: RouteTable = {
   '/api/workspace/upload': { POST: api(uploadToWorkspace, 'Upload failed') },
   '/api/transcribe': { POST: api(transcribe, 'Transcription failed') },
   '/api/transcribe/capability': { GET: api(capability) },
+  // The MCP panel: the endpoint, the MCP token and client snippets; regenerate revokes the old token.
+  '/api/mcp': { GET: api(getMcpSettings) },
+  '/api/mcp/regenerate': { POST: api(regenerateMcpToken, 'Could not make a new MCP token') },
   // The MCP endpoint (docs/mcp.md): POST requests, GET the notification stream, DELETE ends a session.
-  '/mcp': { GET: api(mcpEndpoint), POST: api(mcpEndpoint), DELETE: api(mcpEndpoint) },
+  '/mcp': { GET: mcp(mcpEndpoint), POST: mcp(mcpEndpoint), DELETE: mcp(mcpEndpoint) },
 };

@@ -1,5 +1,6 @@
-// /mcp: the MCP Streamable HTTP endpoint (docs/mcp.md). The lifecycle has already checked Host, the token and
-// the Origin of POST/DELETE; GET (the notification stream) checks Origin here, as the MCP specification asks of
+// /mcp: the MCP Streamable HTTP endpoint (docs/mcp.md). The lifecycle has already checked Host and the Origin
+// of POST/DELETE; the token is checked here, because /mcp takes two (the launch token and the persistent MCP
+// token, mcp/token.ts) where the JSON API takes only the first. GET (the notification stream) checks Origin here, as the MCP specification asks of
 // local servers. The body is read by Satchel's bounded reader and handed over parsed, so the SDK never reads
 // the socket; the security headers and the connection-close rule are set before the SDK writes its answer.
 // Sessions (the SDK's `Mcp-Session-Id`) exist because list-changed notifications need the GET stream.
@@ -8,6 +9,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { App, HandlerInput } from '../http/app.js';
+import { requestToken, tokensEqual } from '../http/access.js';
 import { readJsonBody } from '../http/body.js';
 import { markClosing } from '../http/connection.js';
 import { securityHeaders } from '../http/headers.js';
@@ -16,14 +18,19 @@ import { HttpError } from '../errors.js';
 import { log } from '../log.js';
 import * as L from './limits.js';
 import { createMcpServer } from './server.js';
+import { mcpTokenOf } from './token.js';
 
 const SESSION_HEADER = 'mcp-session-id';
 const NOTIFY_EVENTS = new Set(['session_created', 'session_renamed', 'session_updated', 'attachment_added']);
+
+/** Which token opened a session: regenerating the MCP token ends the sessions it opened. */
+type Credential = 'launch' | 'mcp';
 
 interface Entry {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
   profile: string;
+  credential: Credential;
   lastSeen: number;
   /** Open GET streams: a session listening for notifications is not idle. */
   streams: number;
@@ -39,13 +46,14 @@ class Registry {
     app.stopping.addEventListener('abort', () => this.closeAll(), { once: true });
   }
 
-  async create(profile: string): Promise<Entry> {
+  async create(profile: string, credential: Credential): Promise<Entry> {
     this.start();
     if (this.sessions.size >= L.MAX_MCP_SESSIONS) this.evictOldest();
     const server = createMcpServer(this.app, profile, this.app.version);
     const entry: Entry = {
       server,
       profile,
+      credential,
       lastSeen: Date.now(),
       streams: 0,
       transport: new StreamableHTTPServerTransport({
@@ -96,6 +104,11 @@ class Registry {
     for (const [id, entry] of this.sessions) if (entry.streams === 0 && entry.lastSeen < cutoff) this.drop(id);
   }
 
+  /** Ends every session the given token opened (its open notification streams close with it). */
+  closeOpenedWith(credential: Credential): void {
+    for (const [id, entry] of this.sessions) if (entry.credential === credential) this.drop(id);
+  }
+
   private closeAll(): void {
     this.unsubscribe?.();
     clearInterval(this.sweeper);
@@ -117,6 +130,20 @@ function registryOf(app: App): Registry {
 /** Sessions currently held (tests and docs). */
 export function mcpSessionCount(app: App): number {
   return registries.get(app)?.sessions.size ?? 0;
+}
+
+/** Ends the MCP sessions the MCP token opened: called when it is regenerated, so the old one stops at once. */
+export function closeMcpTokenSessions(app: App): void {
+  registries.get(app)?.closeOpenedWith('mcp');
+}
+
+/** The token the request carries, if it is one /mcp takes. Both are compared, so timing tells nothing. */
+function credentialOf(ctx: RequestContext, app: App): Credential | undefined {
+  const given = requestToken(ctx.req);
+  if (given === undefined) return undefined;
+  const launch = tokensEqual(given, app.token);
+  const mcp = mcpTokenOf(app)?.matches(given) ?? false;
+  return launch ? 'launch' : mcp ? 'mcp' : undefined;
 }
 
 /** An Origin, when a browser sent one, must be our own: a page elsewhere cannot open the stream. */
@@ -142,6 +169,8 @@ function rpcError(ctx: RequestContext, status: number, message: string): Promise
 
 export async function mcpEndpoint({ ctx, app, profile }: HandlerInput): Promise<void> {
   const { req, res } = ctx;
+  const credential = credentialOf(ctx, app);
+  if (!credential) throw new HttpError(401, 'Missing or invalid access token');
   if (!originAllowed(ctx)) throw new HttpError(403, 'Cross-origin request refused');
   const registry = registryOf(app);
   const body = req.method === 'POST' ? await readJsonBody(ctx, L.MAX_MCP_BODY_BYTES) : undefined;
@@ -151,7 +180,7 @@ export async function mcpEndpoint({ ctx, app, profile }: HandlerInput): Promise<
   if (id && (!entry || entry.profile !== profile)) return rpcError(ctx, 404, 'Session not found');
   if (!entry) {
     if (req.method !== 'POST' || !isInitializeRequest(body)) return rpcError(ctx, 400, 'Bad Request: no valid session id');
-    entry = await registry.create(profile);
+    entry = await registry.create(profile, credential);
   }
   entry.lastSeen = Date.now();
   prepareResponse(ctx);
