@@ -282,6 +282,19 @@ async function searchTree(at: WorkspacePath, budget: Budget, onText: (rel: strin
         return;
       }
       budget.files++;
+      const format = officeFormat(e.name);
+      if (format && !listing.entries.some((x) => x.name === e.name + SIDECAR_SUFFIX)) {
+        // A file dropped in the composer has no sidecar until a chat turn writes one: search its Markdown
+        // (readOffice converts within the Office module's own bounds), not its zip bytes.
+        const office = await readOffice({ ...at, segments: child }, e.name, format, L.MAX_SEARCH_FILE_BYTES).catch(() => undefined);
+        if (office?.kind !== 'text') continue;
+        budget.bytes += Buffer.byteLength(office.text);
+        if (!onText(child.join('/'), office.text)) {
+          budget.exhausted = true;
+          return;
+        }
+        continue;
+      }
       const want = Math.min(L.MAX_SEARCH_FILE_BYTES, L.MAX_SEARCH_BYTES - budget.bytes);
       const read = await readWorkspaceBytes({ ...at, segments: child }, want, true).catch(() => undefined);
       if (!read) continue;

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { buildDocx, wHeading, wPara } from '../office/testing/fixtures.js';
 import { multipartBody, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
 
 let server: TestServer;
@@ -118,6 +119,16 @@ describe('MCP endpoint', () => {
     await new Promise((r) => setTimeout(r, 300));
     await upload('later.txt', 'dropped later');
     await expect(Promise.race([changed.then(() => 'notified'), new Promise((r) => setTimeout(() => r('timeout'), 5000))])).resolves.toBe('notified');
+    await client.close();
+  });
+
+  it('searches an Office attachment that has no sidecar yet (a composer drop) by its Markdown', async () => {
+    const session = await server.newSession();
+    await upload('harbour.docx', await buildDocx(wHeading(1, 'Harbour') + wPara('seventeen lanterns on the pier')), session);
+    const client = await connect();
+    const found = JSON.parse(text(await client.callTool({ name: 'search', arguments: { session_id: session, query: 'LANTERNS' } })));
+    expect(found.results.map((r: { where: string; ref: string }) => `${r.where}:${r.ref}`)).toEqual(['attachment:harbour.docx']);
+    expect(found.results[0].snippet).toContain('seventeen lanterns on the pier');
     await client.close();
   });
 
