@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { SecretStore } from '../server/agent/secret-store.js';
 
 const APP_PORT = 41234;
 const APP_ORIGIN = `http://127.0.0.1:${APP_PORT}`;
@@ -67,7 +68,7 @@ const fake = vi.hoisted(() => {
     encryptionAvailable: true,
     userData: '',
     /** What the glue handed to startServer, each time. */
-    serverConfigs: [] as Array<{ port: number; stateDir: string; agentKeyStore?: { get(): string | undefined; set(v: string | undefined): Promise<void> } }>,
+    serverConfigs: [] as Array<{ port: number; stateDir: string; agentKeyStore?: SecretStore; mcpTokenStore?: SecretStore }>,
     /** Everything the glue did, in order. */
     log: [] as string[],
     cookies: [] as StoredCookie[],
@@ -207,7 +208,7 @@ const fake = vi.hoisted(() => {
     },
     ipcMain: { handle: (channel: string) => state.log.push(`ipcMain.handle ${channel}`) },
     // Like Electron's: it answers only after 'ready'. The "encryption" reverses the bytes behind a marker,
-    // enough to tell an encrypted file from the key (agent-key-store.test.ts checks real encryption).
+    // enough to tell an encrypted file from the key (secret-file-store.test.ts checks real encryption).
     safeStorage: {
       isEncryptionAvailable: () => state.ready && state.encryptionAvailable,
       encryptString(plain: string) {
@@ -442,6 +443,16 @@ describe('startElectron: the window', () => {
     expect(keys!.get()).toBe(key);
     await keys!.set(undefined);
     expect(existsSync(path.join(userData, 'agent-key.bin'))).toBe(false);
+  });
+
+  it('hands startServer the safeStorage MCP token store: a token saved there is encrypted in mcp-token.bin', async () => {
+    await startWindowAndLoad();
+    const tokens = fake.state.serverConfigs[0]!.mcpTokenStore!;
+    const token = 'mcp-token-electron-main-do-not-leak-42';
+    await tokens.set(token);
+    expect(readFileSync(path.join(userData, 'mcp-token.bin')).includes(Buffer.from(token))).toBe(false);
+    expect(existsSync(path.join(userData, 'mcp-token'))).toBe(false);
+    expect(tokens.get()).toBe(token);
   });
 
   it('without encryption the store keeps the key in agent.json', async () => {

@@ -18,7 +18,6 @@ import { sanitizeErrorText } from '../server/errors.js';
 import { startServer, type RunningServer } from '../server/index.js';
 import { log } from '../server/log.js';
 import { accessCookieDetails, appRootUrl } from './access-cookie.js';
-import { openAgentKeyStore } from './agent-key-store.js';
 import { parseMainArgs, type MainArgs } from './args.js';
 import { attachGuards } from './guards.js';
 import { guiServerPlan } from './gui-config.js';
@@ -27,6 +26,7 @@ import { applyPackagedModelDir } from './model-dir.js';
 import { installPermissionHandlers } from './permissions.js';
 import { createPickFolderHandler, PICK_FOLDER_CHANNEL } from './pick-folder.js';
 import { startOnRememberedPort } from './port-store.js';
+import { openAgentKeyStore, openMcpTokenStore } from './secret-file-store.js';
 import { runHeadless } from './server-only.js';
 import { claimSingleInstance } from './single-instance.js';
 import { startupPlan } from './startup-plan.js';
@@ -55,9 +55,13 @@ export function startElectron(argv: readonly string[]): void {
   else startWindow(args, plan.singleInstanceLock);
 }
 
-/** The agent's key in the system's secure storage (agent-key-store.ts); safeStorage answers only after 'ready'. */
-async function withAgentKeyStore(config: ServerConfig): Promise<ServerConfig> {
-  return { ...config, agentKeyStore: await openAgentKeyStore(config.stateDir, safeStorage) };
+/** The agent's key and the MCP token in the system's secure storage (secret-file-store.ts); safeStorage answers only after 'ready'. */
+async function withSecretStores(config: ServerConfig): Promise<ServerConfig> {
+  return {
+    ...config,
+    agentKeyStore: await openAgentKeyStore(config.stateDir, safeStorage),
+    mcpTokenStore: await openMcpTokenStore(config.stateDir, safeStorage),
+  };
 }
 
 function startServerOnly(args: MainArgs): void {
@@ -66,7 +70,7 @@ function startServerOnly(args: MainArgs): void {
     .then(() => {
       app.dock?.hide();
       return runHeadless({
-        start: async () => startServer(await withAgentKeyStore(loadConfig(process.env, args.flags))),
+        start: async () => startServer(await withSecretStores(loadConfig(process.env, args.flags))),
         print: (line) => process.stdout.write(line + '\n'),
         signals: process,
         exit: (code) => app.exit(code),
@@ -109,7 +113,7 @@ function startWindow(args: MainArgs, singleInstance: boolean): void {
     .then(async () => {
       const userData = app.getPath('userData');
       const plan = guiServerPlan(loadConfig(process.env, args.flags), args.flags, process.env, userData);
-      const config = await withAgentKeyStore(plan.config);
+      const config = await withSecretStores(plan.config);
       server = plan.rememberPort
         ? await startOnRememberedPort(userData, (port) => startServer({ ...config, port }), {
             onFallback: (port, err) => log.info(`Port ${port} is unavailable (${(err as Error).message}); using another`),

@@ -1,6 +1,6 @@
 // Where the agent's API key lives (agent.md, "Configuration"). The settings code asks a SecretStore and never
 // knows which one it has: the desktop app hands in one backed by the system's secure storage
-// (main/agent-key-store.ts); otherwise the key is agent.json's `apiKey` field, in a file of mode 0600
+// (main/secret-file-store.ts); otherwise the key is agent.json's `apiKey` field, in a file of mode 0600
 // (config.ts, agentJsonKeyStore). This module names the seam and nothing else, so it imports nothing: Electron
 // stays out of server/.
 

@@ -8,14 +8,14 @@ import type { SecretStore } from '../agent/secret-store.js';
 import { newToken, tokensEqual } from '../http/access.js';
 import type { App } from '../http/app.js';
 import { log } from '../log.js';
-import { plainFileStore } from '../store/secret-file.js';
+import { fileSecretStore } from '../store/secret-file.js';
 
 export const MCP_TOKEN_FILE = 'mcp-token';
 
 /** `<state>/mcp-token`, mode 0600: server-only mode's store, and the desktop's where no keyring protects it. */
 export function mcpTokenFileStore(stateDir: string): SecretStore {
   const warned = new Set<string>();
-  return plainFileStore(path.join(stateDir, MCP_TOKEN_FILE), (why) => {
+  return fileSecretStore(path.join(stateDir, MCP_TOKEN_FILE), (why) => {
     if (warned.has(why)) return;
     warned.add(why);
     log.warn(`MCP token: ${MCP_TOKEN_FILE} ${why}; a new token is made`);

@@ -28,11 +28,26 @@ export async function writeSecretFile(file: string, data: string | Buffer): Prom
   await writeFileAtomic(file, data);
 }
 
+/** How a secret becomes the file's bytes and back: text by default, encrypted in the desktop app. */
+export interface SecretCodec {
+  encode(value: string): string | Buffer;
+  /** Throws when the bytes are not a secret it can read. */
+  decode(bytes: Buffer): string;
+  /** What `onUnreadable` hears when decode throws. */
+  undecodable: string;
+}
+
+const TEXT: SecretCodec = {
+  encode: (value) => value + '\n',
+  decode: (bytes) => bytes.toString('utf8').trim(),
+  undecodable: 'is not text',
+};
+
 /**
- * The secret as the file's text. A file that is missing, unreadable, a symlink or oversized holds no secret
- * (`onUnreadable` hears why, never the value); undefined removes the file.
+ * The secret in its own file. A file that is missing, unreadable, a symlink, oversized or undecodable holds
+ * no secret (`onUnreadable` hears why, never the value); undefined removes the file.
  */
-export function plainFileStore(file: string, onUnreadable: (why: string) => void = () => {}): SecretStore {
+export function fileSecretStore(file: string, onUnreadable: (why: string) => void = () => {}, codec: SecretCodec = TEXT): SecretStore {
   return {
     get() {
       let bytes: Buffer | undefined;
@@ -46,11 +61,16 @@ export function plainFileStore(file: string, onUnreadable: (why: string) => void
         onUnreadable(`is not a regular file under ${MAX_SECRET_FILE_BYTES} bytes`);
         return undefined;
       }
-      return bytes.toString('utf8').trim() || undefined;
+      try {
+        return codec.decode(bytes) || undefined;
+      } catch {
+        onUnreadable(codec.undecodable);
+        return undefined;
+      }
     },
     async set(value) {
       if (!value) await fs.promises.rm(file, { force: true });
-      else await writeSecretFile(file, value + '\n');
+      else await writeSecretFile(file, codec.encode(value));
     },
   };
 }

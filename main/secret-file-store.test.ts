@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AGENT_SETTINGS_FILE, loadAgentConfig, saveAgentSettings } from '../server/agent/config.js';
-import { AGENT_KEY_FILE, openAgentKeyStore, type SafeStorage } from './agent-key-store.js';
+import { MCP_TOKEN_FILE, McpToken } from '../server/mcp/token.js';
+import { AGENT_KEY_FILE, MCP_TOKEN_SECURE_FILE, openAgentKeyStore, openMcpTokenStore, type SafeStorage } from './secret-file-store.js';
 
 const KEY = 'sk-desktop-key-do-not-leak-7d3e9b1f0a';
 let state: string;
@@ -110,7 +111,7 @@ describe('the desktop key store (safeStorage)', () => {
     const safe = fakeSafeStorage();
     await (await openAgentKeyStore(state, safe, { logger })).set(KEY);
     const locked = await openAgentKeyStore(state, { ...safe, isEncryptionAvailable: () => false }, { logger });
-    expect(lines.at(-1)).toMatch(/unreadable until it is back/);
+    expect(lines.at(-1)).toMatch(/is unreadable until it is back/);
     await locked.set(undefined);
     expect(fs.existsSync(keyFile())).toBe(false);
     expect((await openAgentKeyStore(state, safe, { logger })).get()).toBeUndefined();
@@ -135,5 +136,45 @@ describe('the desktop key store (safeStorage)', () => {
     expect(keys.get()).toBe(KEY);
     expect(readSettings().apiKey).toBe(KEY);
     expect(lines).toEqual([`WARN Agent API key: could not move it into the system's secure storage; it stays in ${AGENT_SETTINGS_FILE} (mode 0600)`]);
+  });
+});
+
+describe('the desktop MCP token store (safeStorage)', () => {
+  const secureFile = () => path.join(state, MCP_TOKEN_SECURE_FILE);
+  const plainFile = () => path.join(state, MCP_TOKEN_FILE);
+
+  it('the token made at first start is encrypted into mcp-token.bin (0600) and is the same at the next start', async () => {
+    const safe = fakeSafeStorage();
+    const token = await McpToken.open(await openMcpTokenStore(state, safe, { logger }));
+    expect(fs.readFileSync(secureFile()).includes(Buffer.from(token.value))).toBe(false);
+    if (POSIX) expect(mode(secureFile())).toBe(0o600);
+    expect(fs.existsSync(plainFile())).toBe(false);
+    expect((await McpToken.open(await openMcpTokenStore(state, safe, { logger }))).value).toBe(token.value);
+    const next = await token.regenerate();
+    expect((await McpToken.open(await openMcpTokenStore(state, safe, { logger }))).value).toBe(next);
+    expect(lines).toEqual([]);
+  });
+
+  it('a token kept in the 0600 file while no keyring ran is moved into the encrypted file when one does', async () => {
+    const safe = fakeSafeStorage();
+    const locked = await openMcpTokenStore(state, { ...safe, isEncryptionAvailable: () => false }, { logger, platform: 'linux' });
+    const token = await McpToken.open(locked);
+    expect(fs.readFileSync(plainFile(), 'utf8').trim()).toBe(token.value);
+    if (POSIX) expect(mode(plainFile())).toBe(0o600);
+    expect(lines[0]).toMatch(/^INFO MCP token: kept in mcp-token \(mode 0600\) because /);
+
+    const keys = await openMcpTokenStore(state, safe, { logger, platform: 'linux' });
+    expect(keys.get()).toBe(token.value);
+    expect(fs.existsSync(plainFile())).toBe(false);
+    expect(lines.at(-1)).toBe('INFO MCP token: moved from mcp-token into the system\'s secure storage');
+    expect(lines.join('\n')).not.toContain(token.value);
+  });
+
+  it('an undecryptable file: a new token is made, with one warning', async () => {
+    await McpToken.open(await openMcpTokenStore(state, fakeSafeStorage(), { logger }));
+    const elsewhere = fakeSafeStorage();
+    const token = await McpToken.open(await openMcpTokenStore(state, elsewhere, { logger }));
+    expect(lines).toEqual([`WARN MCP token: ${MCP_TOKEN_SECURE_FILE} cannot be decrypted (saved by another user or machine?); a new token is made`]);
+    expect((await openMcpTokenStore(state, elsewhere, { logger })).get()).toBe(token.value);
   });
 });
