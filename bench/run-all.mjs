@@ -13,6 +13,7 @@ const BENCHES = [
   ['ui.mjs', '--runs', '5', '--mib', '100'],
   ['markdown.mjs', '--runs', '7'],
   ['chat.mjs', '--runs', '3'],
+  ['mcp.mjs', '--runs', '7'],
   ['electron-shell.mjs', '--runs', '15'],
 ];
 
