@@ -2,6 +2,7 @@
 // model (picked from what Test connection lists, or typed), and the agents found running on this computer.
 import { api, ApiError, type AgentSettings, type AgentSettingsInput, type AgentTestResponse, type DiscoveredAgent } from './api.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
+import { McpPanel } from './mcp-panel.js';
 import { notify } from './toast.js';
 
 const HOLD_TO_SEND_KEY = 'satchel.holdToSend';
@@ -50,6 +51,10 @@ export class AgentSettingsDialog {
   private readonly testResult = byId('agent-test-result');
   private readonly error = byId('agent-settings-error');
   private readonly discovered = byId<HTMLUListElement>('agent-discovered');
+  private readonly chatTab = byId<HTMLButtonElement>('agent-tab-chat');
+  private readonly mcpTab = byId<HTMLButtonElement>('agent-tab-mcp');
+  private readonly mcpWrap = byId('mcp-panel-wrap');
+  private readonly mcp = new McpPanel(byId('mcp-panel'));
   private settings: AgentSettings | null = null;
   private kind: 'hermes' | 'openai' | undefined;
 
@@ -60,6 +65,8 @@ export class AgentSettingsDialog {
     gear.addEventListener('click', () => void this.open());
     byId('agent-notice-link').addEventListener('click', () => void this.open());
     this.testButton.addEventListener('click', () => void this.test());
+    this.chatTab.addEventListener('click', () => this.showTab('chat'));
+    this.mcpTab.addEventListener('click', () => this.showTab('mcp'));
     const hold = byId<HTMLInputElement>('hold-to-send');
     hold.checked = holdToSend();
     hold.addEventListener('change', () => setHoldToSend(hold.checked));
@@ -100,9 +107,20 @@ export class AgentSettingsDialog {
     const fixed = new Set(s?.from_env ?? []);
     this.baseUrl.readOnly = fixed.has('baseUrl') || fixed.has('base_url');
     this.model.readOnly = fixed.has('model');
+    this.showTab('chat');
     if (!this.dialog.open) this.dialog.showModal();
     this.baseUrl.focus();
     void this.discover();
+  }
+
+  /** The dialog's two parts: the agent Satchel chats with, and the MCP endpoint other agents read through. */
+  private showTab(tab: 'chat' | 'mcp'): void {
+    const mcp = tab === 'mcp';
+    this.form.hidden = mcp;
+    this.mcpWrap.hidden = !mcp;
+    this.chatTab.setAttribute('aria-selected', String(!mcp));
+    this.mcpTab.setAttribute('aria-selected', String(mcp));
+    if (mcp) void this.mcp.show();
   }
 
   private showKeyState(): void {
