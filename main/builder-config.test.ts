@@ -1,7 +1,7 @@
 // electron-builder.yml is checked the way electron-builder itself checks it: loaded by app-builder-lib's
 // getConfig and validated by its validateConfiguration (ajv against app-builder-lib/scheme.json), plus the
 // settings this app depends on for security and for finding its native module and model.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,12 +86,97 @@ describe('what the app relies on', () => {
     // The deb target refuses to build without a maintainer (package.json has no author e-mail).
     expect(config.linux.maintainer).toMatch(/<[^>]+@[^>]+>/);
   });
-  it('each platform drops the other platforms’ onnxruntime binaries but keeps its own', () => {
-    const own = { mac: 'darwin', win: 'win32', linux: 'linux' } as const;
-    for (const [key, platform] of Object.entries(own)) {
-      const excluded = patterns(config[key].files).join('\n');
-      expect(excluded, key).not.toContain(`/${platform}/`);
-      for (const other of Object.values(own).filter((p) => p !== platform)) expect(excluded, key).toContain(`/${other}/**`);
+});
+
+// What each platform's build would copy, computed with electron-builder's own matchers (app-builder-lib's
+// getMainFileMatchers and getNodeModuleFileMatcher, the functions its packager calls) on the real tree. The
+// patterns as written cannot show the effect: a platform list of only exclusions silently became `**/*`.
+interface Matcher {
+  from: string;
+  createFilter(): (file: string, stat: Stats & { moduleFullFilePath?: string }) => boolean;
+}
+interface FileMatcherModule {
+  getMainFileMatchers(appDir: string, dest: string, expand: (s: string) => string, platformOptions: Config, packager: unknown, outDir: string, electronCompile: boolean): Matcher[];
+  getNodeModuleFileMatcher(appDir: string, dest: string, expand: (s: string) => string, platformOptions: Config, info: unknown): Matcher;
+}
+const { getMainFileMatchers, getNodeModuleFileMatcher } = require('app-builder-lib/out/fileMatcher.js') as FileMatcherModule;
+const PLATFORMS = { mac: 'darwin', win: 'win32', linux: 'linux' } as const;
+const ARCHES = ['x64', 'arm64'] as const;
+/** Everything the asar may hold besides the production node_modules (added by electron-builder separately). */
+const APP_TOP_LEVEL = ['dist', 'package.json'];
+const ONNX_BIN = path.join(ROOT, 'node_modules', 'onnxruntime-node', 'bin');
+
+function packagerInfo() {
+  return { isPrepackedAppAsar: false, config, projectDir: ROOT, buildResourcesDir: config.directories.buildResources, debugLogger };
+}
+const expander = (key: string, arch: string) => (pattern: string) => pattern.replace(/\$\{arch\}/g, arch).replace(/\$\{os\}/g, key);
+
+/** Files (relative, `/`-separated) a build of `key` would copy from the app folder, node_modules aside. */
+function appFiles(key: keyof typeof PLATFORMS, arch: string): string[] {
+  const platformOptions = structuredClone(config[key]) as Config;
+  const matchers = getMainFileMatchers(ROOT, '/out', expander(key, arch), platformOptions, { info: packagerInfo() }, path.join(ROOT, config.directories.output), false);
+  const files = new Set<string>();
+  for (const matcher of matchers) {
+    const filter = matcher.createFilter();
+    const walk = (dir: string): void => {
+      for (const name of readdirSync(dir)) {
+        const full = path.join(dir, name);
+        const stat = lstatSync(full);
+        if (name === 'node_modules' || name === '.git' || !filter(full, stat)) continue;
+        if (stat.isDirectory()) walk(full);
+        else files.add(path.relative(ROOT, full).split(path.sep).join('/'));
+      }
+    };
+    walk(matcher.from);
+  }
+  return [...files].sort();
+}
+
+/** The `<os>/<arch>` onnxruntime binding folders a build of `key` for `arch` would copy. */
+function bindings(key: keyof typeof PLATFORMS, arch: string): string[] {
+  const matcher = getNodeModuleFileMatcher(ROOT, '/out', expander(key, arch), structuredClone(config[key]) as Config, packagerInfo());
+  const filter = matcher.createFilter();
+  const kept = new Set<string>();
+  for (const napi of readdirSync(ONNX_BIN)) {
+    for (const os of readdirSync(path.join(ONNX_BIN, napi))) {
+      for (const cpu of readdirSync(path.join(ONNX_BIN, napi, os))) {
+        for (const file of readdirSync(path.join(ONNX_BIN, napi, os, cpu))) {
+          const full = path.join(ONNX_BIN, napi, os, cpu, file);
+          const stat = Object.assign(lstatSync(full), { moduleFullFilePath: path.relative(ROOT, full) });
+          if (filter(full, stat)) kept.add(`${os}/${cpu}`);
+        }
+      }
+    }
+  }
+  return [...kept].sort();
+}
+
+describe('what each platform’s build copies (electron-builder’s own matching on this tree)', () => {
+  const built = existsSync(path.join(ROOT, 'dist', 'main', 'index.js'));
+  it.skipIf(!built).each(Object.keys(PLATFORMS) as (keyof typeof PLATFORMS)[])('%s: only dist/ and package.json, no maps, tests or test helpers', (key) => {
+    const files = appFiles(key, 'x64');
+    expect([...new Set(files.map((f) => f.split('/')[0]))].sort()).toEqual(APP_TOP_LEVEL);
+    expect(files).toContain('dist/main/index.js');
+    expect(files).toContain('dist/renderer/index.html');
+    expect(files.filter((f) => f.endsWith('.map') || f.endsWith('.test.js') || f.split('/').includes('testing'))).toEqual([]);
+  });
+  it('the check is live: a platform list of only exclusions would copy the whole repository', () => {
+    const saved = config.linux.files;
+    try {
+      config.linux.files = (saved as string[]).filter((p) => p.startsWith('!'));
+      expect(appFiles('linux', 'x64')).toContain('README.md');
+    } finally {
+      config.linux.files = saved;
+    }
+  });
+  it('each build keeps its own OS and architecture’s onnxruntime binding and no other', () => {
+    const present = new Set(readdirSync(ONNX_BIN).flatMap((napi) => readdirSync(path.join(ONNX_BIN, napi)).flatMap((os) => readdirSync(path.join(ONNX_BIN, napi, os)).map((cpu) => `${os}/${cpu}`))));
+    for (const [key, os] of Object.entries(PLATFORMS) as [keyof typeof PLATFORMS, string][]) {
+      for (const arch of ARCHES) {
+        const own = `${os}/${arch}`;
+        // onnxruntime-node 1.30 ships no darwin/x64 binding: an Intel Mac build has no on-device speech.
+        expect(bindings(key, arch), `${key} ${arch}`).toEqual(present.has(own) ? [own] : []);
+      }
     }
   });
 });
