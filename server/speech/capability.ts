@@ -3,6 +3,7 @@
 // files on disk, executables on PATH, credentials present. Nothing is loaded, run or called.
 import type { ProviderName, SttConfig } from './config.js';
 import { isLocalModelPresent } from './local.js';
+import { isRuntimePresent } from './runtime.js';
 import { resolveExecutable } from './run-command.js';
 
 /** Reported when nothing is available and no provider was named (and for any internal failure). */
@@ -22,7 +23,8 @@ function commandPresent(argv: readonly string[] | undefined, env: NodeJS.Process
 export function isProviderAvailable(cfg: SttConfig, name: ProviderName, env: NodeJS.ProcessEnv = process.env): boolean {
   switch (name) {
     case 'local':
-      return isLocalModelPresent(cfg.modelDir);
+      // The model's files and this machine's ONNX Runtime binding (an installer may carry none for it).
+      return isLocalModelPresent(cfg.modelDir) && isRuntimePresent();
     case 'local_command':
       // ffmpeg is needed only for formats decoded outside the process, so it is not required here.
       return commandPresent(cfg.localCommand, env);

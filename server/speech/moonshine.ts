@@ -2,7 +2,8 @@
 // recipe, and each of its pitfalls, is recorded in shared/spec/stt-notes.md.
 import path from 'node:path';
 import llamaTokenizer from 'llama-tokenizer-js';
-import ort from 'onnxruntime-node';
+import type * as Ort from 'onnxruntime-node';
+import { loadRuntime, type OrtModule } from './runtime.js';
 
 export const ENCODER_FILE = 'encoder_model.onnx';
 export const DECODER_FILE = 'decoder_model_merged.onnx';
@@ -21,7 +22,7 @@ const SAMPLE_RATE = 16000;
 /** Two threads measured no faster than one on this model, and one leaves a core for the server. */
 const INTRA_OP_THREADS = 1;
 
-const SESSION_OPTIONS: ort.InferenceSession.SessionOptions = {
+const SESSION_OPTIONS: Ort.InferenceSession.SessionOptions = {
   intraOpNumThreads: INTRA_OP_THREADS,
   interOpNumThreads: 1,
   executionMode: 'sequential',
@@ -29,7 +30,7 @@ const SESSION_OPTIONS: ort.InferenceSession.SessionOptions = {
   executionProviders: ['cpu'],
 };
 
-type Feeds = Record<string, ort.Tensor>;
+type Feeds = Record<string, Ort.Tensor>;
 
 function throwIfAborted(signal?: AbortSignal): void {
   if (signal?.aborted) throw signal.reason ?? new Error('Aborted');
@@ -56,17 +57,19 @@ export function detokenize(ids: number[]): string {
 
 export class MoonshineModel {
   private constructor(
-    private readonly encoder: ort.InferenceSession,
-    private readonly decoder: ort.InferenceSession,
+    private readonly ort: OrtModule,
+    private readonly encoder: Ort.InferenceSession,
+    private readonly decoder: Ort.InferenceSession,
   ) {}
 
   static async load(modelDir: string): Promise<MoonshineModel> {
+    const ort = await loadRuntime();
     // Both sessions load at once: ONNX Runtime builds them off the main thread, so on two cores a cold start
     // saves the encoder's share of it.
     const [encoder, decoder] = await Promise.allSettled(
       [ENCODER_FILE, DECODER_FILE].map((file) => ort.InferenceSession.create(path.join(modelDir, file), SESSION_OPTIONS)),
     );
-    if (encoder?.status === 'fulfilled' && decoder?.status === 'fulfilled') return new MoonshineModel(encoder.value, decoder.value);
+    if (encoder?.status === 'fulfilled' && decoder?.status === 'fulfilled') return new MoonshineModel(ort, encoder.value, decoder.value);
     for (const session of [encoder, decoder]) if (session?.status === 'fulfilled') await session.value.release();
     throw encoder?.status === 'rejected' ? encoder.reason : (decoder as PromiseRejectedResult).reason;
   }
@@ -83,13 +86,13 @@ export class MoonshineModel {
     input.set(pcm, before);
 
     const { last_hidden_state: hidden } = await this.encoder.run({
-      input_values: new ort.Tensor('float32', input, [1, input.length]),
+      input_values: new this.ort.Tensor('float32', input, [1, input.length]),
     });
     if (!hidden) throw new Error('Moonshine encoder returned no hidden state');
     const maxTokens = Math.max(1, Math.ceil((pcm.length / SAMPLE_RATE) * MAX_TOKENS_PER_SECOND));
 
     const past: Feeds = {};
-    const empty = new ort.Tensor('float32', new Float32Array(0), [0, HEADS, 1, HEAD_DIM]);
+    const empty = new this.ort.Tensor('float32', new Float32Array(0), [0, HEADS, 1, HEAD_DIM]);
     for (let layer = 0; layer < LAYERS; layer++) {
       for (const part of ['decoder', 'encoder']) {
         for (const kind of ['key', 'value']) past[`past_key_values.${layer}.${part}.${kind}`] = empty;
@@ -101,9 +104,9 @@ export class MoonshineModel {
     for (let step = 0; step < maxTokens; step++) {
       throwIfAborted(signal);
       const out = await this.decoder.run({
-        input_ids: new ort.Tensor('int64', BigInt64Array.from([BigInt(token)]), [1, 1]),
+        input_ids: new this.ort.Tensor('int64', BigInt64Array.from([BigInt(token)]), [1, 1]),
         encoder_hidden_states: hidden,
-        use_cache_branch: new ort.Tensor('bool', [step > 0], [1]),
+        use_cache_branch: new this.ort.Tensor('bool', [step > 0], [1]),
         ...past,
       });
       const logits = out.logits;
@@ -117,9 +120,9 @@ export class MoonshineModel {
       tokens.push(token);
       for (let layer = 0; layer < LAYERS; layer++) {
         for (const kind of ['key', 'value']) {
-          past[`past_key_values.${layer}.decoder.${kind}`] = out[`present.${layer}.decoder.${kind}`] as ort.Tensor;
+          past[`past_key_values.${layer}.decoder.${kind}`] = out[`present.${layer}.decoder.${kind}`] as Ort.Tensor;
           // The cross-attention cache only holds real values at step 0; later steps return it empty.
-          if (step === 0) past[`past_key_values.${layer}.encoder.${kind}`] = out[`present.${layer}.encoder.${kind}`] as ort.Tensor;
+          if (step === 0) past[`past_key_values.${layer}.encoder.${kind}`] = out[`present.${layer}.encoder.${kind}`] as Ort.Tensor;
         }
       }
     }
