@@ -19,33 +19,9 @@ import type {
   WorkspaceRoots,
 } from '../../server/wire.js';
 
-export type {
-  AgentDiscoverResponse,
-  AgentSettings,
-  AgentTestResponse,
-  Attachment,
-  CapabilityResponse as Capability,
-  ChatAttachment,
-  ChatCancelResponse,
-  ChatErrorType,
-  ChatFrameName,
-  ChatFrames,
-  ChatStartResponse,
-  ChatStreamStatus,
-  ChatUsage,
-  ConfigResponse as ServerConfig,
-  ExtractResult,
-  McpSettings,
-  Message,
-  Session,
-  SessionSummary,
-  TranscribeResponse,
-  WorkspaceEntry,
-  WorkspaceItem as WorkspaceUploadItem,
-  WorkspaceListing,
-  WorkspaceRoots,
-  WorkspaceUploadResponse,
-} from '../../server/wire.js';
+// Every wire shape, under its own name; three under the names this UI has always used.
+export type * from '../../server/wire.js';
+export type { CapabilityResponse as Capability, ConfigResponse as ServerConfig, WorkspaceItem as WorkspaceUploadItem } from '../../server/wire.js';
 
 export class ApiError extends Error {
   constructor(

@@ -38,7 +38,7 @@ export interface TurnRequest {
 
 /** A tool call the agent streamed, as stored with its message (the wire's shape). */
 export type { ToolCall } from '../wire.js';
-import type { ToolCall } from '../wire.js';
+import type { ChatErrorType, ToolCall } from '../wire.js';
 
 /** What the upstream stream says, in arrival order. */
 export type UpstreamEvent =
@@ -50,16 +50,8 @@ export type UpstreamEvent =
   | { kind: 'tool_calls'; calls: ToolCall[] }
   | { kind: 'usage'; inputTokens: number; outputTokens: number };
 
-/** The `type` of an `apperror` frame (agent.md). */
-export type AgentErrorType =
-  | 'auth_error'
-  | 'rate_limit'
-  | 'model_not_found'
-  | 'no_response'
-  | 'unreachable'
-  | 'timeout'
-  | 'upstream_error'
-  | 'interrupted';
+/** The `type` of an `apperror` frame (agent.md), declared once with the wire shapes. */
+export type AgentErrorType = ChatErrorType;
 
 /** A turn that failed upstream: what happened, in words a person can act on. Never carries the API key. */
 export class AgentError extends Error {
