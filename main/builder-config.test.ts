@@ -77,6 +77,40 @@ describe('what the app relies on', () => {
       { from: 'models/moonshine-tiny', to: PACKAGED_MODEL_SUBDIR.split(path.sep).join('/'), filter: ['**/*.onnx'] },
     ]);
   });
+  it('unpacks the Office worker with every package it loads, and the bzip2 worker’s decoder', () => {
+    // The worker starts from app.asar.unpacked, whose files resolve packages in app.asar.unpacked/node_modules
+    // only: a package the Office code imports, or one of its dependencies, left in the asar breaks the worker.
+    const officeDir = path.join(ROOT, 'server', 'office');
+    const imported = new Set<string>();
+    for (const file of readdirSync(officeDir).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))) {
+      for (const m of readFileSync(path.join(officeDir, file), 'utf8').matchAll(/^import (?!type )[^;]*? from '([^.'][^']*)';/gm)) {
+        if (!m[1]!.startsWith('node:')) imported.add(m[1]!);
+      }
+    }
+    expect([...imported].sort()).toEqual(['mammoth', 'yauzl']);
+    const closure = new Set<string>();
+    const queue = [...imported];
+    while (queue.length) {
+      const name = queue.pop()!;
+      if (closure.has(name)) continue;
+      closure.add(name);
+      const manifest = JSON.parse(readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8'));
+      queue.push(...Object.keys(manifest.dependencies ?? {}));
+    }
+    // The minimatch electron-builder itself matches asarUnpack with.
+    const { minimatch } = createRequire(require.resolve('app-builder-lib/package.json'))('minimatch') as typeof import('minimatch');
+    const unpacked = (file: string) => config.asarUnpack.some((pattern: string) => minimatch(file, pattern, { dot: true }));
+    const left = [...closure].filter((name) => !unpacked(`node_modules/${name}/package.json`));
+    expect(left).toEqual([]);
+    for (const file of ['dist/server/office/convert-worker.js', 'dist/server/office/docx.js', 'dist/server/archive/zip-entries.js']) {
+      expect(unpacked(file), file).toBe(true);
+    }
+    expect(unpacked('node_modules/unbzip2-stream/lib/bzip2.js')).toBe(true);
+    expect(unpacked('node_modules/unbzip2-stream/lib/bit_iterator.js')).toBe(true);
+    // The rest of the app stays inside the asar.
+    expect(unpacked('dist/server/index.js')).toBe(false);
+    expect(unpacked('node_modules/unbzip2-stream/index.js')).toBe(false);
+  });
   it('builds dmg+zip (hardened, microphone described), nsis, AppImage+deb', () => {
     expect(config.mac.target).toEqual(['dmg', 'zip']);
     expect(config.mac.hardenedRuntime).toBe(true);

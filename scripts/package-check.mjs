@@ -7,15 +7,17 @@
 // fuses as configured, the package within its size budget, and the asar, extracted, starts the server under
 // plain Node with only the packaged production dependencies.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(path.join(ROOT, 'package.json'));
 const asar = require('@electron/asar');
+const yazl = require('yazl');
 const { getCurrentFuseWire, FuseV1Options } = require('@electron/fuses');
 const { SENTINEL, FuseState } = require('@electron/fuses/dist/constants.js');
 
@@ -31,6 +33,17 @@ const TARGET = { platform: 'linux', arch: 'x64' };
 const SERVER_START_TIMEOUT_MS = 30_000;
 const REQUEST_TIMEOUT_MS = 10_000;
 const TOP_ENTRIES = 10;
+/** A Moonshine-tiny transcription of a few seconds of speech takes about a second here; room for a loaded CI. */
+const TRANSCRIBE_TIMEOUT_MS = 30_000;
+const TOOL_TIMEOUT_MS = 30_000;
+/** What the espeak-ng voice says, and the words of it the transcript must hold: most, not all, as Moonshine
+ *  tiny mishears a robotic voice now and then ("fox" here). */
+const SPOKEN = 'The quick brown fox jumps over the lazy dog.';
+const HEARD_WORDS = ['quick', 'brown', 'fox', 'jump', 'lazy', 'dog'];
+const MIN_HEARD_WORDS = 4;
+/** Files only the worker threads load: the asar copy is removed, so only a worker started from
+ *  app.asar.unpacked finds them (in Electron, the asar is not there to fall back on for an ES-module worker). */
+const WORKER_ONLY_FILES = ['dist/server/office/convert-worker.js', 'node_modules/unbzip2-stream/lib/bzip2.js', 'node_modules/unbzip2-stream/lib/bit_iterator.js'];
 /** Electron's own defaults for the 8 v1 fuses ('1' enabled, '0' disabled), as a fresh binary carries them. */
 const STOCK_FUSE_WIRE = '10110001';
 
@@ -158,10 +171,10 @@ async function checkFuses(executable) {
   }
 }
 
-async function startServer(appDir, stateDir, modelDir) {
+async function startServer(appDir, stateDir, modelDir, workspace) {
   const child = spawn(process.execPath, [path.join(appDir, 'dist', 'main', 'index.js'), '--server-only', '--port', '0', '--state-dir', stateDir], {
     cwd: stateDir,
-    env: { ...process.env, SATCHEL_STT_MODEL_DIR: modelDir, NODE_PATH: '' },
+    env: { ...process.env, SATCHEL_STT_MODEL_DIR: modelDir, SATCHEL_WEBUI_DEFAULT_WORKSPACE: workspace, NODE_PATH: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -182,23 +195,136 @@ async function startServer(appDir, stateDir, modelDir) {
   return { child, url: new URL(url), output: () => output };
 }
 
-async function checkServer(appDir, modelDir, work) {
+/** A one-paragraph .docx: the three parts a Word document needs. */
+function makeDocx(text) {
+  const zip = new yazl.ZipFile();
+  const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+  zip.addBuffer(
+    Buffer.from(
+      '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>' +
+        '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+    ),
+    '[Content_Types].xml',
+  );
+  zip.addBuffer(
+    Buffer.from(
+      '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+        '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+    ),
+    '_rels/.rels',
+  );
+  zip.addBuffer(Buffer.from(`<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}"><w:body><w:p><w:r><w:t>${text}</w:t></w:r></w:p></w:body></w:document>`), 'word/document.xml');
+  zip.end();
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    zip.outputStream.on('data', (c) => chunks.push(c));
+    zip.outputStream.on('error', reject);
+    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
+  });
+}
+
+function runTool(command, args, cwd) {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: TOOL_TIMEOUT_MS });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.error?.message ?? result.stderr}`);
+}
+
+/**
+ * The installed layout: resources/app.asar (here a folder, as plain Node cannot read the archive) next to
+ * resources/app.asar.unpacked. The files only workers load are taken out of the asar copy.
+ */
+function install(asarPath, unpackedDir, work) {
+  const resources = path.join(work, 'installed', 'resources');
+  const appDir = path.join(resources, 'app.asar');
+  asar.extractAll(asarPath, appDir);
+  cpSync(unpackedDir, path.join(resources, 'app.asar.unpacked'), { recursive: true });
+  for (const file of WORKER_ONLY_FILES) {
+    if (!existsSync(path.join(resources, 'app.asar.unpacked', file))) fail(`${file} is not unpacked from app.asar`);
+    rmSync(path.join(appDir, file), { force: true });
+  }
+  return { appDir, unpacked: path.join(resources, 'app.asar.unpacked') };
+}
+
+/** The Office worker, started from the unpacked copy alone, converts a document (its imports all unpacked). */
+async function checkOfficeWorker(unpacked, docx) {
+  const bytes = new Uint8Array(docx);
+  const worker = new Worker(pathToFileURL(path.join(unpacked, 'dist', 'server', 'office', 'convert-worker.js')), {
+    workerData: { bytes, format: 'docx' },
+    stdout: true,
+    stderr: true,
+  });
+  const reply = await new Promise((resolve) => {
+    worker.once('message', resolve);
+    worker.once('error', (err) => resolve({ ok: false, message: err.message }));
+  });
+  await worker.terminate();
+  if (!reply.ok) fail(`the Office worker from app.asar.unpacked failed: ${reply.message}`);
+}
+
+async function checkServer(appDir, modelDir, work, docx) {
   const stateDir = path.join(work, 'state');
+  const workspace = path.join(work, 'workspace');
   mkdirSync(stateDir);
-  const { child, url } = await startServer(appDir, stateDir, modelDir);
+  mkdirSync(workspace);
+  const { child, url } = await startServer(appDir, stateDir, modelDir, workspace);
   try {
     const token = url.searchParams.get('token');
     const origin = url.origin;
+    const auth = { authorization: `Bearer ${token}` };
     const get = (p, headers = {}) => fetch(origin + p, { headers, redirect: 'manual', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const post = (p, body, timeout = REQUEST_TIMEOUT_MS) =>
+      fetch(origin + p, {
+        method: 'POST',
+        headers: body instanceof FormData ? auth : { ...auth, 'content-type': 'application/json' },
+        body: body instanceof FormData ? body : JSON.stringify(body),
+        signal: AbortSignal.timeout(timeout),
+      });
     const health = await get('/health');
     if (health.status !== 200) fail(`/health answered ${health.status}`);
     const link = await get(`/?token=${token}`);
     if (link.status >= 400) fail(`the token link answered ${link.status}`);
-    const capability = await get('/api/transcribe/capability', { authorization: `Bearer ${token}` });
+    const capability = await get('/api/transcribe/capability', auth);
     const body = await capability.json().catch(() => ({}));
     if (capability.status !== 200 || body.available !== true || body.provider !== 'local') {
       fail(`the capability probe answered ${capability.status} ${JSON.stringify(body)}, expected local and available`);
     }
+
+    const session = await (await post('/api/session/new', {})).json();
+    const upload = async (name, bytes) => {
+      const form = new FormData();
+      form.append('session_id', session.session?.session_id ?? '');
+      form.append('file', new Blob([bytes]), name);
+      const res = await post('/api/workspace/upload', form);
+      return { status: res.status, body: await res.json().catch(() => ({})) };
+    };
+    // An Office upload gets its Markdown sidecar, converted by the worker started from app.asar.unpacked.
+    const office = await upload('packaged.docx', docx);
+    const sidecar = path.join(workspace, 'packaged.docx.md');
+    const markdown = existsSync(sidecar) ? readFileSync(sidecar, 'utf8') : '';
+    if (office.status !== 200 || !office.body.sidecar || !markdown.includes('Packaged sidecar')) {
+      fail(`the .docx upload answered ${office.status} ${JSON.stringify(office.body)}; sidecar: ${JSON.stringify(markdown)}`);
+    }
+    // A .tar.bz2 extracts through the bzip2 worker (which requires its decoder from app.asar.unpacked).
+    const archiveDir = path.join(work, 'archive');
+    mkdirSync(path.join(archiveDir, 'notes'), { recursive: true });
+    writeFileSync(path.join(archiveDir, 'notes', 'hello.txt'), 'hello from a tar.bz2\n');
+    runTool('tar', ['-cjf', 'notes.tar.bz2', 'notes'], archiveDir);
+    const bz2 = await upload('notes.tar.bz2', readFileSync(path.join(archiveDir, 'notes.tar.bz2')));
+    const dest = bz2.body.dest ?? bz2.body.path;
+    const extracted = dest ? path.join(dest, 'notes', 'hello.txt') : '';
+    if (bz2.status !== 200 || !extracted || !existsSync(extracted) || readFileSync(extracted, 'utf8') !== 'hello from a tar.bz2\n') {
+      fail(`the .tar.bz2 upload answered ${bz2.status} ${JSON.stringify(bz2.body)}`);
+    }
+    // A spoken sentence is transcribed on-device with the packaged model.
+    const wav = path.join(work, 'speech.wav');
+    runTool('espeak-ng', ['-v', 'en-us', '-w', wav, SPOKEN], work);
+    const form = new FormData();
+    form.append('file', new Blob([readFileSync(wav)], { type: 'audio/wav' }), 'speech.wav');
+    const speech = await post('/api/transcribe', form, TRANSCRIBE_TIMEOUT_MS);
+    const heard = await speech.json().catch(() => ({}));
+    const transcript = String(heard.transcript ?? '').toLowerCase();
+    const missing = HEARD_WORDS.filter((w) => !transcript.includes(w));
+    if (speech.status !== 200 || HEARD_WORDS.length - missing.length < MIN_HEARD_WORDS) fail(`POST /api/transcribe answered ${speech.status} ${JSON.stringify(heard)}; missing ${missing.join(', ')}`);
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
@@ -233,10 +359,12 @@ async function main() {
     if (asarSize > ASAR_BUDGET_BYTES) fail(`app.asar is ${mib(asarSize)}, over its budget of ${mib(ASAR_BUDGET_BYTES)}`);
 
     // The app as an installed user runs it: the asar extracted (plain Node cannot read asar archives) next to
-    // its unpacked native files, started with the model where the packaged app looks for it.
-    const extracted = path.join(work, 'app');
-    asar.extractAll(asarPath, extracted);
-    await checkServer(extracted, modelDir, work);
+    // its unpacked files, started with the model where the packaged app looks for it; its workers start from
+    // app.asar.unpacked.
+    const { appDir, unpacked } = install(asarPath, path.join(resources, 'app.asar.unpacked'), work);
+    const docx = await makeDocx('Packaged sidecar');
+    await checkOfficeWorker(unpacked, docx);
+    await checkServer(appDir, modelDir, work, docx);
 
     console.log(`package:check: linux-${TARGET.arch} dir build, ${mib(total)} in all (budget ${mib(SIZE_BUDGET_BYTES)}), app.asar ${mib(asarSize)} with ${count} entries (budget ${mib(ASAR_BUDGET_BYTES)})`);
     console.log(`package:check: the ${TOP_ENTRIES} largest files:`);

@@ -8,8 +8,10 @@
 // chunks under a credit window shared through Atomics, so a bzip2 bomb (tens of MB per block, thousands of
 // blocks in a few kB) decodes only as fast as the consumer accepts bytes, and stops when it stops.
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { Duplex } from 'node:stream';
 import { Worker } from 'node:worker_threads';
+import { unpackedPath } from '../unpacked-path.js';
 
 /** Output chunk size and how many chunks the worker may have in flight before it waits for the reader. */
 const OUT_CHUNK_BYTES = 65536;
@@ -23,6 +25,8 @@ const CREDIT = 0;
 const ABORTED = 1;
 
 const require = createRequire(import.meta.url);
+// Found through the package's entry (in app.asar); the worker then loads its two files from app.asar.unpacked.
+const UNBZIP2_DIR = path.dirname(require.resolve('unbzip2-stream'));
 
 // Plain CommonJS, evaluated as the worker's source: it must run both from the TypeScript sources under the
 // test runner and from the compiled output, where a separate worker file would be at different paths.
@@ -106,8 +110,9 @@ export class Bunzip2 extends Duplex {
       // The source is CommonJS; an inherited --input-type=module would make it an ES module.
       execArgv: process.execArgv.filter((arg) => !arg.startsWith('--input-type')),
       workerData: {
-        bzip2Path: require.resolve('unbzip2-stream/lib/bzip2.js'),
-        bitIteratorPath: require.resolve('unbzip2-stream/lib/bit_iterator.js'),
+        // Unpacked from app.asar in the installed app, so the worker needs no asar support to load them.
+        bzip2Path: unpackedPath(path.join(UNBZIP2_DIR, 'lib', 'bzip2.js')),
+        bitIteratorPath: unpackedPath(path.join(UNBZIP2_DIR, 'lib', 'bit_iterator.js')),
         shared: this.shared.buffer,
         OUT: OUT_CHUNK_BYTES,
         SLACK: BLOCK_SLACK_BYTES,

@@ -4,12 +4,13 @@
 import fs from 'node:fs/promises';
 import { constants, existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ConvertReply, ConvertRequest } from './convert-worker.js';
 import { convertOfficeBuffer, OFFICE_MAX_FILE_BYTES, type OfficeFormat } from './convert.js';
 import { createLimiter } from './limiter.js';
 import { OfficeError } from './office-error.js';
+import { unpackedPath } from '../unpacked-path.js';
 
 export {
   OFFICE_LIMITS,
@@ -36,9 +37,12 @@ export const OFFICE_WORKER_TIMEOUT_MS = 60_000;
 // runaway parse is stopped (ERR_WORKER_OUT_OF_MEMORY) instead of growing the server's heap.
 export const OFFICE_WORKER_MAX_HEAP_MB = 256;
 // The worker exists only in the compiled build (dist/server/office/); from the TypeScript sources, as under
-// the test runner, the conversion runs in-thread, through the same function.
-const WORKER_URL = new URL('./convert-worker.js', import.meta.url);
-const USE_WORKER = WORKER_URL.protocol === 'file:' && existsSync(fileURLToPath(WORKER_URL));
+// the test runner, the conversion runs in-thread, through the same function. In the installed app it starts
+// from app.asar.unpacked (see server/unpacked-path.ts).
+const WORKER_NEXT_TO_US = new URL('./convert-worker.js', import.meta.url);
+const WORKER_PATH = WORKER_NEXT_TO_US.protocol === 'file:' ? unpackedPath(fileURLToPath(WORKER_NEXT_TO_US)) : null;
+const USE_WORKER = WORKER_PATH !== null && existsSync(WORKER_PATH);
+const WORKER_URL = WORKER_PATH === null ? WORKER_NEXT_TO_US : pathToFileURL(WORKER_PATH);
 
 const FORMATS: Record<string, OfficeFormat> = { '.docx': 'docx', '.xlsx': 'xlsx', '.pptx': 'pptx' };
 
