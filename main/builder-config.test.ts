@@ -111,8 +111,12 @@ describe('what the app relies on', () => {
     expect(unpacked('dist/server/index.js')).toBe(false);
     expect(unpacked('node_modules/unbzip2-stream/index.js')).toBe(false);
   });
-  it('builds dmg+zip (hardened, microphone described), nsis, AppImage+deb', () => {
-    expect(config.mac.target).toEqual(['dmg', 'zip']);
+  it('builds dmg+zip (arm64 and x64, hardened, microphone described), nsis, AppImage+deb', () => {
+    // Both Mac architectures, each its own installer (README, "Installers").
+    expect(config.mac.target).toEqual([
+      { target: 'dmg', arch: ['arm64', 'x64'] },
+      { target: 'zip', arch: ['arm64', 'x64'] },
+    ]);
     expect(config.mac.hardenedRuntime).toBe(true);
     expect(config.mac.extendInfo.NSMicrophoneUsageDescription).toMatch(/microphone/);
     expect(config.win.target).toEqual(['nsis']);
