@@ -33,6 +33,22 @@ export function micErrorMessage(err: unknown): string {
 
 type State = 'idle' | 'starting' | 'recording' | 'transcribing';
 
+/**
+ * Why dictation cannot be offered, in words a person can act on, or null when it can. The probe says only
+ * `{available, provider}`: an unavailable `local` provider means this machine's speech engine or model is
+ * missing (an installer without the ONNX Runtime binding for it, such as an Intel Mac's).
+ */
+export function dictationUnavailableReason(cap: Pick<Capability, 'available' | 'provider'> | null, hasRecorder: boolean): string | null {
+  if (!hasRecorder) return 'Dictation is not available: this browser cannot record audio.';
+  if (!cap) return 'Dictation is not available: the server did not say whether it can transcribe.';
+  if (cap.available) return null;
+  if (cap.provider === 'local') {
+    return 'Dictation is not available: on-device speech is not installed for this machine. A hosted speech provider can be configured instead (see README, Configuration).';
+  }
+  if (cap.provider === 'none' || !cap.provider) return 'Dictation is off: speech-to-text is turned off or no provider is configured (see README, Configuration).';
+  return `Dictation is not available: the ${cap.provider} speech provider is not set up (see README, Configuration).`;
+}
+
 export class Voice {
   private readonly button = byId<HTMLButtonElement>('mic-button');
   private readonly bar = byId('voice-bar');
@@ -97,10 +113,14 @@ export class Voice {
     this.render();
   }
 
+  /** Why dictation is not offered (shown on the disabled microphone), or null when it is. */
+  private unavailable: string | null = null;
+
   setCapability(cap: Capability | null): void {
-    const ok = !!cap?.available && typeof MediaRecorder !== 'undefined';
+    this.unavailable = dictationUnavailableReason(cap, typeof MediaRecorder !== 'undefined');
     this.provider = cap?.provider ?? '';
-    this.button.hidden = !ok;
+    // Shown either way: a missing microphone button would leave the person guessing; a disabled one says why.
+    this.button.hidden = false;
     this.button.dataset.provider = this.provider;
     this.render();
   }
@@ -257,8 +277,13 @@ export class Voice {
     this.button.title = recording ? 'Stop recording' : `Dictate${via} — click to start and stop, or hold to talk`;
     this.button.setAttribute('aria-pressed', String(recording));
     this.button.classList.toggle('recording', recording);
-    this.button.disabled = s === 'transcribing';
+    this.button.disabled = s === 'transcribing' || this.unavailable !== null;
     this.button.dataset.state = s;
+    if (this.unavailable !== null) {
+      this.button.title = this.unavailable;
+      this.button.setAttribute('aria-label', this.unavailable);
+      this.button.dataset.state = 'unavailable';
+    }
     this.indicator.hidden = !recording;
     if (s === 'transcribing') this.status.textContent = 'Transcribing…';
     else if (this.status.textContent === 'Transcribing…') this.status.textContent = '';
