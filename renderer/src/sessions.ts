@@ -55,8 +55,10 @@ export class Sidebar {
     newBtn.append(icon([...ICONS.plus]), ' New session');
     newBtn.addEventListener('click', () => void this.openNewDialog());
     byId('add-folder').addEventListener('click', () => void this.addFolder());
-    this.dialog.addEventListener('close', () => {
-      if (this.dialog.returnValue === 'create') void this.create(this.wsSelect.value || undefined);
+    // On submit, not on the dialog's 'close': that event comes a task later, after a file dropped the moment
+    // the dialog disappeared, which must already find the new session on its way.
+    byId<HTMLFormElement>('new-session-form').addEventListener('submit', (e) => {
+      if ((e.submitter as HTMLButtonElement | null)?.value === 'create') void this.create(this.wsSelect.value || undefined);
     });
     this.profile.addEventListener('change', () => void this.switchProfile());
   }
