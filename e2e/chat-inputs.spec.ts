@@ -11,7 +11,7 @@ import { buildDocx, wBullet, wHeading, wPara, wRun, wTable } from '../server/off
 import { reply, startFakeAgent, type FakeAgent } from '../server/testing/fake-agent.js';
 import { newSession } from './fixtures.js';
 import { completionRequests, configureAgent, lastUserMessage, openApp, partsOf, type SentMessage } from './helpers/chat.js';
-import { hasEspeak, micBrowser, SPEECH_MODEL_DIR } from './helpers/mic.js';
+import { micBrowser, skipWithoutSpeechTools, skipWithoutTranscription } from './helpers/mic.js';
 import { buildPng } from './helpers/png.js';
 import { startServer, type RunningServer } from './helpers/server.js';
 import { speechWav, words } from './helpers/speech.js';
@@ -113,14 +113,7 @@ test('send a message with an image and a docx: the image inline, the document as
 });
 
 test('dictate a sentence with the fake microphone and send it', async () => {
-  if (!fs.existsSync(SPEECH_MODEL_DIR)) {
-    console.log(`SKIP chat-inputs/dictate: no speech model at ${SPEECH_MODEL_DIR} (run "node scripts/fetch-model.mjs")`);
-    test.skip(true, `no speech model at ${SPEECH_MODEL_DIR}`);
-  }
-  if (!hasEspeak()) {
-    console.log('SKIP chat-inputs/dictate: espeak-ng is not installed');
-    test.skip(true, 'espeak-ng is not installed');
-  }
+  skipWithoutSpeechTools('chat-inputs/dictate');
   const wavDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-wav-'));
   const wav = path.join(wavDir, 'sentence.wav');
   speechWav(SENTENCE, wav);
@@ -129,11 +122,7 @@ test('dictate a sentence with the fake microphone and send it', async () => {
     await mic.ctx.grantPermissions(['microphone'], { origin: server.base });
     const page = mic.ctx.pages()[0] ?? (await mic.ctx.newPage());
     await openApp(page, server);
-    const cap = await page.evaluate(async () => (await (await fetch('/api/transcribe/capability')).json()) as { available: boolean; provider: string });
-    if (!cap.available) {
-      console.log(`SKIP chat-inputs/dictate: the server reports speech-to-text unavailable (provider ${cap.provider})`);
-      test.skip(true, 'speech-to-text unavailable on this server');
-    }
+    await skipWithoutTranscription(page, 'chat-inputs/dictate');
     await configureAgent(page, agent, KEY);
     await newSession(page, server.workspace);
     const before = completionRequests(agent).length;

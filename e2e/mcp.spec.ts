@@ -11,7 +11,7 @@ import { buildDocx, wHeading, wPara, wRun } from '../server/office/testing/fixtu
 import { newSession } from './fixtures.js';
 import { openApp } from './helpers/chat.js';
 import { callJson, callText, mcpClient } from './helpers/mcp.js';
-import { hasEspeak, micBrowser, SPEECH_MODEL_DIR } from './helpers/mic.js';
+import { micBrowser, skipWithoutSpeechTools, skipWithoutTranscription } from './helpers/mic.js';
 import { startServer, type RunningServer } from './helpers/server.js';
 import { speechWav, words } from './helpers/speech.js';
 
@@ -55,14 +55,7 @@ interface SearchHit {
 
 test('a dropped .docx and a dictated sentence, read back by an agent over MCP', async () => {
   test.setTimeout(120_000);
-  if (!fs.existsSync(SPEECH_MODEL_DIR)) {
-    console.log(`SKIP mcp/e2e: no speech model at ${SPEECH_MODEL_DIR} (run "node scripts/fetch-model.mjs")`);
-    test.skip(true, `no speech model at ${SPEECH_MODEL_DIR}`);
-  }
-  if (!hasEspeak()) {
-    console.log('SKIP mcp/e2e: espeak-ng is not installed');
-    test.skip(true, 'espeak-ng is not installed');
-  }
+  skipWithoutSpeechTools('mcp/e2e');
   const wavDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-wav-'));
   const wav = path.join(wavDir, 'sentence.wav');
   speechWav(SENTENCE, wav);
@@ -76,11 +69,7 @@ test('a dropped .docx and a dictated sentence, read back by an agent over MCP', 
     await mic.ctx.grantPermissions(['microphone'], { origin: server.base });
     const page = mic.ctx.pages()[0] ?? (await mic.ctx.newPage());
     await openApp(page, server);
-    const cap = await page.evaluate(async () => (await (await fetch('/api/transcribe/capability')).json()) as { available: boolean; provider: string });
-    if (!cap.available) {
-      console.log(`SKIP mcp/e2e: the server reports speech-to-text unavailable (provider ${cap.provider})`);
-      test.skip(true, 'speech-to-text unavailable on this server');
-    }
+    await skipWithoutTranscription(page, 'mcp/e2e');
     sessionId = await newSession(page, server.workspace);
 
     // Drop the document on the conversation, as a person would from a file manager.

@@ -2,27 +2,17 @@
 // Dictation through a real (fake-device) microphone: Chromium plays a synthesized WAV as the mic input, the
 // page records it with MediaRecorder, the server transcribes it on-device.
 import { chromium, type BrowserContext } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../playwright.config.js';
 import { expect, test } from './fixtures.js';
+import { skipWithoutSpeechTools, skipWithoutTranscription } from './helpers/mic.js';
 import { serverInfo } from './helpers/server.js';
 import { speechWav, wordErrorRate } from './helpers/speech.js';
 
 const SENTENCE = 'Can you tell me how long it takes to drive to the airport';
-const MODEL_DIR = path.resolve('models/moonshine-tiny');
 const DENIED = 'Microphone access was denied. Allow microphone access for Satchel in your browser or system settings, then try again.';
-
-function hasEspeak(): boolean {
-  try {
-    execFileSync('espeak-ng', ['--version'], { stdio: 'ignore', timeout: 10_000 });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function micContext(wav: string | null, extraArgs: string[] = []): Promise<{ ctx: BrowserContext; dir: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-mic-'));
@@ -40,14 +30,7 @@ async function micContext(wav: string | null, extraArgs: string[] = []): Promise
 test.describe('voice', () => {
   test('granted: a spoken sentence is transcribed into the composer', async () => {
     const server = serverInfo();
-    if (!fs.existsSync(MODEL_DIR)) {
-      console.log(`SKIP voice/granted: no speech model at ${MODEL_DIR} (run "node scripts/fetch-model.mjs")`);
-      test.skip(true, `no speech model at ${MODEL_DIR}`);
-    }
-    if (!hasEspeak()) {
-      console.log('SKIP voice/granted: espeak-ng is not installed');
-      test.skip(true, 'espeak-ng is not installed');
-    }
+    skipWithoutSpeechTools('voice/granted');
     const wavDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-wav-'));
     const wav = path.join(wavDir, 'sentence.wav');
     speechWav(SENTENCE, wav);
@@ -57,11 +40,7 @@ test.describe('voice', () => {
       const page = ctx.pages()[0] ?? (await ctx.newPage());
       await page.goto(`${server.base}/?token=${server.token}`);
       await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
-      const cap = await page.evaluate(async () => (await (await fetch('/api/transcribe/capability')).json()) as { available: boolean; provider: string });
-      if (!cap.available) {
-        console.log(`SKIP voice/granted: the server reports speech-to-text unavailable (provider ${cap.provider})`);
-        test.skip(true, 'speech-to-text unavailable on this server');
-      }
+      const cap = await skipWithoutTranscription(page, 'voice/granted');
       const mic = page.getByTestId('mic-button');
       await expect(mic).toBeVisible();
       await expect(mic).toHaveAttribute('title', new RegExp(`speech-to-text: ${cap.provider}`));
@@ -115,8 +94,8 @@ test.describe('voice', () => {
       await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
       const cap = await page.evaluate(async () => (await (await fetch('/api/transcribe/capability')).json()) as { available: boolean });
       if (!cap.available) {
-        // Without a transcriber the button stays hidden; show it to exercise the permission path anyway.
-        await page.evaluate(() => document.querySelector<HTMLElement>('[data-testid="mic-button"]')?.removeAttribute('hidden'));
+        // Without a transcriber the button is disabled (saying why); enable it to exercise the permission path anyway.
+        await page.evaluate(() => document.querySelector<HTMLButtonElement>('[data-testid="mic-button"]')?.removeAttribute('disabled'));
       }
       await page.getByTestId('mic-button').click();
       await expect(page.getByTestId('voice-error')).toHaveText(DENIED);

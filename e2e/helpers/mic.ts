@@ -1,6 +1,6 @@
 // A browser whose microphone plays a WAV file (../shared/spec/stt-notes.md): Chromium's fake capture device
 // needs a persistent context, since plain launch() refuses --user-data-dir.
-import { chromium, type BrowserContext } from '@playwright/test';
+import { chromium, test, type BrowserContext, type Page } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -44,4 +44,29 @@ export async function micBrowser(wav: string): Promise<MicBrowser> {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Skip the running test, saying why on the console, when what dictation needs on this machine is missing: the
+ * speech model (fetched by `npm install`) or espeak-ng (which speaks the sentence the fake microphone plays).
+ */
+export function skipWithoutSpeechTools(label: string): void {
+  if (!fs.existsSync(SPEECH_MODEL_DIR)) {
+    console.log(`SKIP ${label}: no speech model at ${SPEECH_MODEL_DIR} (run "node scripts/fetch-model.mjs")`);
+    test.skip(true, `no speech model at ${SPEECH_MODEL_DIR}`);
+  }
+  if (!hasEspeak()) {
+    console.log(`SKIP ${label}: espeak-ng is not installed`);
+    test.skip(true, 'espeak-ng is not installed');
+  }
+}
+
+/** Skip the running test, saying why, when the server behind `page` says it cannot transcribe; else its probe. */
+export async function skipWithoutTranscription(page: Page, label: string): Promise<{ available: boolean; provider: string }> {
+  const cap = await page.evaluate(async () => (await (await fetch('/api/transcribe/capability')).json()) as { available: boolean; provider: string });
+  if (!cap.available) {
+    console.log(`SKIP ${label}: the server reports speech-to-text unavailable (provider ${cap.provider})`);
+    test.skip(true, 'speech-to-text unavailable on this server');
+  }
+  return cap;
 }

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setLogSink } from '../log.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
+import { expectSecurityHeaders } from '../testing/security-headers.js';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -10,14 +11,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await srv.stop();
 });
-
-const SECURITY = ['x-content-type-options', 'x-frame-options', 'referrer-policy', 'permissions-policy', 'content-security-policy'];
-
-function expectSecurityHeaders(get: (name: string) => string | null | undefined): void {
-  for (const name of SECURITY) expect(get(name), name).toBeTruthy();
-  expect(get('x-frame-options')).toBe('DENY');
-  expect(get('content-security-policy')).toMatch(/^default-src 'self' https:\/\/\*\.cloudflareaccess\.com; object-src 'none'; frame-ancestors 'none';/);
-}
 
 describe('server-sent events', () => {
   it('streams redacted session events to the same profile only, and survives a client that vanishes', async () => {

@@ -4,9 +4,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import yazl from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { multipartBody, startTestServer, type TestServer } from '../testing/harness.js';
+import { multipartBody, startTestServer, type TestServer, postMultipart, TEST_BOUNDARY, type Part } from '../testing/harness.js';
 
-const BOUNDARY = 'satchelBoundary7MA4YWxk';
+const BOUNDARY = TEST_BOUNDARY;
 let srv: TestServer;
 
 beforeAll(async () => {
@@ -16,16 +16,7 @@ afterAll(async () => {
   await srv.stop();
 });
 
-type Part = Parameters<typeof multipartBody>[1][number];
-
-async function post(pathname: string, parts: Part[], headers: Record<string, string> = {}) {
-  const res = await srv.api(pathname, {
-    method: 'POST',
-    body: new Uint8Array(multipartBody(BOUNDARY, parts)),
-    headers: { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`, ...headers },
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
-}
+const post = (pathname: string, parts: Part[], headers: Record<string, string> = {}) => postMultipart(srv, pathname, parts, headers);
 
 function zipOf(entries: Record<string, string>): Promise<Buffer> {
   const zip = new yazl.ZipFile();

@@ -1,6 +1,7 @@
 // access.ts wired into the running server: the token, the open health routes, Host and Origin checks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseResponses, rawExchange, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+import { expectSecurityHeaders } from '../testing/security-headers.js';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -9,14 +10,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await srv.stop();
 });
-
-const SECURITY = ['x-content-type-options', 'x-frame-options', 'referrer-policy', 'permissions-policy', 'content-security-policy'];
-
-function expectSecurityHeaders(get: (name: string) => string | null | undefined): void {
-  for (const name of SECURITY) expect(get(name), name).toBeTruthy();
-  expect(get('x-frame-options')).toBe('DENY');
-  expect(get('content-security-policy')).toMatch(/^default-src 'self' https:\/\/\*\.cloudflareaccess\.com; object-src 'none'; frame-ancestors 'none';/);
-}
 
 describe('access', () => {
   it('refuses the API without the token', async () => {

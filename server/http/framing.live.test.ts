@@ -1,6 +1,7 @@
 // framing.ts in the running server: refusals before the body and the connection-reuse rules (spec-notes 4.0).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseResponses, rawExchange, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+import { expectSecurityHeaders } from '../testing/security-headers.js';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -9,14 +10,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await srv.stop();
 });
-
-const SECURITY = ['x-content-type-options', 'x-frame-options', 'referrer-policy', 'permissions-policy', 'content-security-policy'];
-
-function expectSecurityHeaders(get: (name: string) => string | null | undefined): void {
-  for (const name of SECURITY) expect(get(name), name).toBeTruthy();
-  expect(get('x-frame-options')).toBe('DENY');
-  expect(get('content-security-policy')).toMatch(/^default-src 'self' https:\/\/\*\.cloudflareaccess\.com; object-src 'none'; frame-ancestors 'none';/);
-}
 
 describe('framing and connection reuse', () => {
   const head = (lines: string[]) => lines.join('\r\n') + '\r\n\r\n';

@@ -2,10 +2,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { multipartBody, parseResponses, rawExchange, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+import { multipartBody, parseResponses, rawExchange, startTestServer, TEST_TOKEN, type TestServer, postMultipart, TEST_BOUNDARY, type Part } from '../testing/harness.js';
 import { boundaryOf, fileTooLargeText } from './multipart.js';
 
-const BOUNDARY = 'satchelBoundary7MA4YWxk';
+const BOUNDARY = TEST_BOUNDARY;
 let srv: TestServer;
 let session: string;
 
@@ -17,16 +17,7 @@ afterAll(async () => {
   await srv.stop();
 });
 
-type Part = Parameters<typeof multipartBody>[1][number];
-
-async function post(pathname: string, parts: Part[], headers: Record<string, string> = {}) {
-  const res = await srv.api(pathname, {
-    method: 'POST',
-    body: new Uint8Array(multipartBody(BOUNDARY, parts)),
-    headers: { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`, ...headers },
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
-}
+const post = (pathname: string, parts: Part[], headers: Record<string, string> = {}) => postMultipart(srv, pathname, parts, headers);
 
 async function stagingEmpty(): Promise<void> {
   expect(await fs.readdir(path.join(srv.stateDir, 'staging'))).toEqual([]);

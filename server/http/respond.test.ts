@@ -4,6 +4,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
 import { jsonBody, jsonResponse } from './respond.js';
+import { expectSecurityHeaders } from '../testing/security-headers.js';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -12,14 +13,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await srv.stop();
 });
-
-const SECURITY = ['x-content-type-options', 'x-frame-options', 'referrer-policy', 'permissions-policy', 'content-security-policy'];
-
-function expectSecurityHeaders(get: (name: string) => string | null | undefined): void {
-  for (const name of SECURITY) expect(get(name), name).toBeTruthy();
-  expect(get('x-frame-options')).toBe('DENY');
-  expect(get('content-security-policy')).toMatch(/^default-src 'self' https:\/\/\*\.cloudflareaccess\.com; object-src 'none'; frame-ancestors 'none';/);
-}
 
 /** A GET over http.request, which (unlike fetch) shows the bytes as sent: compressed or not. */
 function rawGet(pathname: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {

@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { converse, startTestServer, type TestServer } from '../testing/harness.js';
+import { SECURITY_HEADERS } from '../testing/security-headers.js';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -12,8 +13,6 @@ afterAll(async () => {
 });
 
 const HOST = () => `127.0.0.1:${srv.port}`;
-const SECURITY = ['x-content-type-options', 'x-frame-options', 'referrer-policy', 'permissions-policy', 'content-security-policy'];
-
 async function healthy(): Promise<void> {
   const res = await fetch(`${srv.origin}/health`, { signal: AbortSignal.timeout(5000) });
   expect(res.status).toBe(200);
@@ -29,7 +28,7 @@ describe('request targets that are not URLs', () => {
       const [res] = responses;
       expect(res!.status).toBeGreaterThanOrEqual(400);
       expect(res!.status).toBeLessThan(500);
-      for (const name of SECURITY) expect(res!.header(name), name).toBeTruthy();
+      for (const name of SECURITY_HEADERS) expect(res!.header(name), name).toBeTruthy();
       expect(res!.header('content-type')).toBe('application/json; charset=utf-8');
       await healthy();
     },

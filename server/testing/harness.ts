@@ -192,3 +192,24 @@ export function converse(
     socket.once('connect', () => void send());
   });
 }
+
+/** One part of a multipart body, as `multipartBody` takes it. */
+export type Part = Parameters<typeof multipartBody>[1][number];
+export const TEST_BOUNDARY = 'satchelBoundary7MA4YWxk';
+
+/** POST a multipart form with the token; the status and the parsed JSON answer. */
+export async function postMultipart(
+  srv: Pick<TestServer, 'api'>,
+  pathname: string,
+  parts: Part[],
+  headers: Record<string, string> = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<{ status: number; body: Record<string, any> }> {
+  const res = await srv.api(pathname, {
+    method: 'POST',
+    body: new Uint8Array(multipartBody(TEST_BOUNDARY, parts)),
+    headers: { 'Content-Type': `multipart/form-data; boundary=${TEST_BOUNDARY}`, ...headers },
+  });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
