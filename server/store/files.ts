@@ -9,6 +9,7 @@ import { candidateNames } from '../names.js';
 import { isInside } from '../paths.js';
 import { AnchoredDir } from './anchored.js';
 import { openInside } from './anchored-walk.js';
+import { STORED_FILE_MODE, storedFileMode } from './file-mode.js';
 
 async function exists(dir: AnchoredDir, name: string): Promise<boolean> {
   try {
@@ -19,7 +20,7 @@ async function exists(dir: AnchoredDir, name: string): Promise<boolean> {
   }
 }
 
-const { O_WRONLY } = fs.constants;
+const { O_RDONLY, O_WRONLY } = fs.constants;
 
 /**
  * Move a staged file to `name` in `dir`, failing with EEXIST when anything (a symlink included) is there. A hard
@@ -27,14 +28,26 @@ const { O_WRONLY } = fs.constants;
  * exclusive no-follow create plus a copy, removing the partial copy if it fails.
  */
 export async function placeExclusive(staged: string, dir: AnchoredDir, name: string): Promise<void> {
+  let linked = false;
   try {
     await dir.link(staged, name);
-    return;
+    linked = true;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err;
   }
-  const handle = await dir.createFile(name, O_WRONLY, 0o644);
+  if (linked) {
+    // The link shares the staged file's private mode: stored files get the one mode a copy gets.
+    try {
+      const handle = await dir.openFile(name, O_RDONLY);
+      await handle.chmod(storedFileMode()).finally(() => handle.close());
+    } catch (err) {
+      await dir.unlink(name).catch(() => {});
+      throw err;
+    }
+    return;
+  }
+  const handle = await dir.createFile(name, O_WRONLY, STORED_FILE_MODE);
   try {
     await pipeline(fs.createReadStream(staged), handle.createWriteStream());
   } catch (err) {
