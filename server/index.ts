@@ -22,6 +22,7 @@ import { log } from './log.js';
 import { attachMcpToken, McpToken, mcpTokenFileStore } from './mcp/token.js';
 import { routes } from './http/routes.js';
 import { SessionStore } from './store/sessions.js';
+import { startAttachmentSweep } from './drafts/sweep.js';
 import { loadSttConfig, preloadSpeech } from './speech/index.js';
 import { serveStatic } from './http/static.js';
 import { Workspaces } from './store/workspaces.js';
@@ -140,6 +141,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     stopping: stopping.signal,
   };
   attachMcpToken(app, await McpToken.open(config.mcpTokenStore ?? mcpTokenFileStore(config.stateDir)));
+  // Uploads never sent and in no draft for a week go (drafts/sweep.ts): now, in the background, then periodically.
+  const sweep = startAttachmentSweep(config.stateDir, sessions);
 
   const listener = createRequestListener(app, routes, serveStatic);
   const headersTimeout = config.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
@@ -184,7 +187,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     closing ??= new Promise<void>((resolve) => {
       stopping.abort();
       // Running turns are cancelled and what they streamed is stored before close resolves.
-      const stored = turns.stop();
+      const stored = Promise.all([turns.stop(), sweep.stop()]);
       server.close(() => void stored.then(() => resolve()));
       server.closeIdleConnections();
       setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs ?? SHUTDOWN_GRACE_MS).unref();

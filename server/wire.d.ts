@@ -17,6 +17,8 @@ export interface ExtractedAttachment {
   /** The extraction folder (`dest` of POST /api/upload/extract). */
   path: string;
   extracted: true;
+  /** How many files the extraction wrote, for the message to say "extracted into N files". */
+  files?: number;
 }
 
 /** What a chat turn carries: a stored upload, or an extracted archive. */
@@ -298,4 +300,25 @@ export interface McpSettings {
   url: string;
   token: string;
   clients: McpClientSnippets;
+}
+
+/** An extraction kept with a draft's archive chip, as POST /api/upload/extract answered it. */
+export interface DraftExtraction {
+  dest: string;
+  extracted: number;
+  /** Relative to the session's attachment folder, `/`-separated (at most MAX_DRAFT_LISTED_FILES). */
+  files: string[];
+}
+
+/** A chip of an unsent draft: a stored upload, with its extraction when it was extracted. */
+export interface DraftAttachment extends Attachment {
+  extract?: DraftExtraction;
+}
+
+/** GET and PUT /api/session/draft: what the composer of a session held, kept across reloads and restarts. */
+export interface SessionDraft {
+  text: string;
+  attachments: DraftAttachment[];
+  /** ISO 8601; absent for an empty draft. */
+  updated_at?: string;
 }

@@ -1,7 +1,6 @@
 // The chat routes (../shared/spec/agent.md, "Browser side"): start a turn, watch its frames (with resume), ask
 // about a stream, cancel it. The turn itself lives in agent/turns.ts; this file is the HTTP around it.
 import type { IncomingMessage } from 'node:http';
-import path from 'node:path';
 import { ChatRefusal, MESSAGE_REQUIRED, type FrameListener } from '../agent/turns.js';
 import { resumePoint } from '../agent/frames.js';
 import { HttpError, requireFields, ValueError } from '../errors.js';
@@ -13,7 +12,7 @@ import { log } from '../log.js';
 import { visibleSession } from '../store/profiles.js';
 import { MAX_MESSAGE_CHARS, type Session } from '../store/sessions.js';
 import type * as wire from '../wire.js';
-import { attachmentRoot } from './attachments.js';
+import { extractedAttachment } from './extracted-attachment.js';
 
 export const MAX_TURN_ATTACHMENTS = 20;
 export const MAX_MODEL_CHARS = 200;
@@ -34,17 +33,14 @@ function turnAttachments(value: unknown, session: Session, stateDir: string): wi
   if (!Array.isArray(value)) throw new ValueError('Invalid attachments');
   if (value.length > MAX_TURN_ATTACHMENTS) throw new ValueError(`Too many attachments (max ${MAX_TURN_ATTACHMENTS})`);
   const known = new Map(session.attachments.map((a) => [a.path, a]));
-  const sessionDir = path.join(attachmentRoot(stateDir), session.session_id);
   return value.map((item: unknown): wire.ChatAttachment => {
     const given = (typeof item === 'string' ? { path: item } : item) as { path?: unknown; name?: unknown; extracted?: unknown } | null;
     const where = given?.path;
     if (typeof where !== 'string') throw new ValueError('Invalid attachments');
     const upload = known.get(where);
     if (upload) return upload;
-    const resolved = path.resolve(where);
-    if (given?.extracted && resolved === where && path.dirname(resolved) === sessionDir) {
-      return { name: typeof given.name === 'string' && given.name ? given.name : path.basename(resolved), path: resolved, extracted: true };
-    }
+    const extracted = extractedAttachment(given, session, stateDir);
+    if (extracted) return extracted;
     throw new ValueError('Unknown attachment');
   });
 }

@@ -5,8 +5,9 @@ import { requireFields, ValueError } from '../errors.js';
 import type { HandlerInput } from '../http/app.js';
 import { isValidProfileName, sessionVisible, visibleSession } from '../store/profiles.js';
 import { sendJson } from '../http/respond.js';
-import { publicSession, sessionSummary, type Attachment, type Session } from '../store/sessions.js';
-import type { SessionSummary } from '../wire.js';
+import { publicSession, sessionSummary, type Session } from '../store/sessions.js';
+import type { ChatAttachment, SessionSummary } from '../wire.js';
+import { extractedAttachment } from './extracted-attachment.js';
 
 export const MAX_MESSAGE_ATTACHMENTS = 100;
 
@@ -45,14 +46,15 @@ export async function renameSession(input: HandlerInput): Promise<void> {
   await sendJson(ctx, 200, { session: publicSession(session) });
 }
 
-function asAttachments(value: unknown, session: Session): Attachment[] {
+function asAttachments(value: unknown, session: Session, stateDir: string): ChatAttachment[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value) || value.length > MAX_MESSAGE_ATTACHMENTS) throw new ValueError('Invalid attachments');
-  // Only attachments this session actually stored can be referenced: a message cannot point at arbitrary paths.
+  // Only attachments this session actually stored can be referenced (its uploads and its extraction folders):
+  // a message cannot point at arbitrary paths.
   const known = new Map(session.attachments.map((a) => [a.path, a]));
   return value.map((item) => {
     const path = typeof item === 'string' ? item : (item as { path?: unknown })?.path;
-    const found = typeof path === 'string' ? known.get(path) : undefined;
+    const found = (typeof path === 'string' ? known.get(path) : undefined) ?? extractedAttachment(item, session, stateDir);
     if (!found) throw new ValueError('Unknown attachment');
     return found;
   });
@@ -64,7 +66,7 @@ export async function addMessage(input: HandlerInput): Promise<void> {
   requireFields(body, ['session_id']);
   const current = visibleSession(input.app.sessions, body.session_id, input.profile);
   const text = typeof body.text === 'string' ? body.text : '';
-  const attachments = asAttachments(body.attachments, current);
+  const attachments = asAttachments(body.attachments, current, app.config.stateDir);
   if (!text.trim() && attachments.length === 0) throw new ValueError('Message is empty');
   const session = await app.sessions.addMessage(current.session_id, text, attachments);
   app.events.publish({ name: 'session_updated', profile, data: { session_id: session.session_id } });

@@ -3,6 +3,7 @@ import type { Route, RouteTable } from './app.js';
 import { uploadAndExtract, uploadAttachment } from '../handlers/attachments.js';
 import { discoverAgents, getAgentSettings, saveAgentSettingsRoute, testAgent } from '../handlers/agent-settings.js';
 import { cancelChat, chatStream, chatStreamStatus, startChat } from '../handlers/chat.js';
+import { deleteAttachment, getDraft, putDraft } from '../handlers/drafts.js';
 import { events } from '../handlers/events.js';
 import { config, health } from '../handlers/health.js';
 import { listProfiles, switchProfile } from '../handlers/profiles.js';
@@ -30,6 +31,9 @@ export const routes: RouteTable = {
   '/api/session/new': { POST: api(s.newSession) },
   '/api/session/rename': { POST: api(s.renameSession) },
   '/api/session/message': { POST: api(s.addMessage) },
+  // The composer's unsent text and chips, kept across reloads and restarts; a removed chip takes its file along.
+  '/api/session/draft': { GET: api(getDraft), PUT: api(putDraft, 'Could not save the draft') },
+  '/api/session/attachment': { DELETE: api(deleteAttachment, 'Could not delete the attachment') },
   '/api/workspaces': { GET: api(listWorkspaces) },
   '/api/workspaces/add': { POST: api(addWorkspace) },
   '/api/workspace/list': { GET: api(listWorkspace) },

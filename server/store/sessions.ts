@@ -220,7 +220,7 @@ export class SessionStore {
    * Store a message without asking the agent (POST /api/session/message): the `{role, text, attachments,
    * created_at}` row. A conversation turn stores its rows through turns.ts instead.
    */
-  async addMessage(id: string, text: string, attachments: Attachment[]): Promise<Session> {
+  async addMessage(id: string, text: string, attachments: wire.ChatAttachment[]): Promise<Session> {
     if (text.length > MAX_MESSAGE_CHARS) throw new ValueError(`Message too long (max ${MAX_MESSAGE_CHARS} characters)`);
     return this.update(id, (s) => {
       if (s.messages.length >= MAX_MESSAGES_PER_SESSION) throw new ValueError('Session has too many messages');

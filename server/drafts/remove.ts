@@ -1,0 +1,73 @@
+// Removing an unsent attachment (a chip taken off a draft, or one the sweep found abandoned): its file, an
+// Office sidecar written beside it, the extraction folder its draft chip made, and its record in the session.
+// A file a sent message refers to is never removed: the conversation would point at nothing.
+import path from 'node:path';
+import { sessionAttachmentDir } from '../handlers/attachments.js';
+import { HttpError } from '../errors.js';
+import { log } from '../log.js';
+import { SIDECAR_SUFFIX, officeFormat } from '../office/index.js';
+import type { Session, SessionStore } from '../store/sessions.js';
+import { updateDraft } from './store.js';
+
+export const ATTACHMENT_SENT = 'This attachment belongs to a sent message and cannot be deleted';
+export const ATTACHMENT_NOT_FOUND = 'Attachment not found';
+
+/** Every path the session's messages (and a turn still running) refer to: uploads and extraction folders. */
+export function sentPaths(session: Session): Set<string> {
+  const paths = new Set<string>();
+  const add = (list: unknown): void => {
+    if (!Array.isArray(list)) return;
+    for (const a of list) if (typeof (a as { path?: unknown })?.path === 'string') paths.add((a as { path: string }).path);
+  };
+  for (const m of session.messages) add(m.attachments);
+  add(session.pending_attachments);
+  return paths;
+}
+
+function errno(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException)?.code;
+}
+
+/**
+ * Remove the unsent upload at `attachmentPath` of `session` and, when given, the extraction folder its chip
+ * made (`extractDest`, unless a message refers to it). Only entries directly inside the session's attachment
+ * folder are touched, through a directory held open, never following a symlink. 404 when the session has no
+ * such upload, 409 when a message refers to it.
+ */
+export async function removeUnsentAttachment(
+  stateDir: string,
+  sessions: SessionStore,
+  session: Session,
+  attachmentPath: string,
+  extractDest?: string,
+): Promise<Session> {
+  const record = session.attachments.find((a) => a.path === attachmentPath);
+  if (!record) throw new HttpError(404, ATTACHMENT_NOT_FOUND);
+  const sent = sentPaths(session);
+  if (sent.has(record.path)) throw new HttpError(409, ATTACHMENT_SENT);
+  const dir = await sessionAttachmentDir(stateDir, session.session_id);
+  try {
+    const gone = async (full: string, tree: boolean): Promise<void> => {
+      if (path.dirname(full) !== dir.path) return;
+      const name = path.basename(full);
+      try {
+        if (tree) await dir.removeTree(name);
+        else await dir.unlink(name);
+      } catch (err) {
+        if (errno(err) !== 'ENOENT') throw err;
+      }
+    };
+    await gone(record.path, false);
+    if (officeFormat(record.path)) await gone(record.path + SIDECAR_SUFFIX, false);
+    if (extractDest && !sent.has(extractDest)) await gone(extractDest, true);
+  } finally {
+    await dir.close();
+  }
+  const updated = await sessions.update(session.session_id, (s) => {
+    s.attachments = s.attachments.filter((a) => a.path !== record.path);
+  });
+  await updateDraft(stateDir, session.session_id, (d) =>
+    d.attachments.some((a) => a.path === record.path) ? { ...d, attachments: d.attachments.filter((a) => a.path !== record.path) } : d,
+  ).catch((err: unknown) => log.warn('could not update a draft after removing its attachment', err));
+  return updated;
+}

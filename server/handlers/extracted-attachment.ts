@@ -1,0 +1,21 @@
+// An extracted archive as a message refers to it: the extraction folder, directly inside the session's
+// attachment folder (the agent side reads it, so a client must not be able to name any other folder), its
+// archive's name and how many files it holds.
+import path from 'node:path';
+import type { Session } from '../store/sessions.js';
+import type * as wire from '../wire.js';
+import { attachmentRoot } from './attachments.js';
+
+/** An extraction folder of this session: an absolute, normalized path directly inside its attachment folder. */
+export function isExtractionFolder(stateDir: string, session: Pick<Session, 'session_id'>, dest: string): boolean {
+  return path.resolve(dest) === dest && path.dirname(dest) === path.join(attachmentRoot(stateDir), session.session_id);
+}
+
+/** `given` as an extracted attachment of `session`, or undefined when it is not one. */
+export function extractedAttachment(given: unknown, session: Pick<Session, 'session_id'>, stateDir: string): wire.ExtractedAttachment | undefined {
+  const g = given as { path?: unknown; name?: unknown; extracted?: unknown; files?: unknown } | null;
+  if (!g || !g.extracted || typeof g.path !== 'string' || !isExtractionFolder(stateDir, session, g.path)) return undefined;
+  const name = typeof g.name === 'string' && g.name ? g.name : path.basename(g.path);
+  const files = Number.isInteger(g.files) && (g.files as number) >= 0 ? (g.files as number) : undefined;
+  return files === undefined ? { name, path: g.path, extracted: true } : { name, path: g.path, extracted: true, files };
+}
