@@ -3,20 +3,20 @@
 // main thread rethrows exactly what an in-thread conversion would have thrown.
 import { parentPort, workerData } from 'node:worker_threads';
 import { convertOfficeBuffer, type OfficeFormat } from './convert.js';
-import { OfficeError } from './office-error.js';
+import { OfficeError, type SidecarReasonCode } from './office-error.js';
 
 export interface ConvertRequest {
   bytes: Uint8Array;
   format: OfficeFormat;
 }
-export type ConvertReply = { ok: true; markdown: string } | { ok: false; message: string; office: boolean };
+export type ConvertReply = { ok: true; markdown: string } | { ok: false; message: string; office: boolean; reason?: SidecarReasonCode };
 
 async function run(request: ConvertRequest): Promise<ConvertReply> {
   const buffer = Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength);
   try {
     return { ok: true, markdown: await convertOfficeBuffer(buffer, request.format) };
   } catch (err) {
-    return { ok: false, message: err instanceof Error ? err.message : String(err), office: err instanceof OfficeError };
+    return { ok: false, message: err instanceof Error ? err.message : String(err), office: err instanceof OfficeError, reason: err instanceof OfficeError ? err.reason : undefined };
   }
 }
 

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { readGuardedZip, type ZipLimits } from './guarded-zip.js';
+import { TEXT_PART } from './convert.js';
 import { OFFICE_LIMITS } from './index.js';
 import { OfficeError } from './office-error.js';
 import { buildZip, patchDeclaredSize } from './testing/fixtures.js';
@@ -21,10 +22,32 @@ describe('readGuardedZip', () => {
   });
 
   it('refuses more members than allowed before reading any', async () => {
-    const zip = await buildZip(Array.from({ length: 257 }, (_, i) => ({ name: `m${i}.xml`, data: 'x', compress: false })));
-    await expect(readGuardedZip(zip, OFFICE_LIMITS)).rejects.toThrow('Zip has too many members (257 > 256)');
-    const exactly = await buildZip(Array.from({ length: 256 }, (_, i) => ({ name: `m${i}.xml`, data: 'x', compress: false })));
-    expect((await readGuardedZip(exactly, OFFICE_LIMITS)).size).toBe(256);
+    const zip = await buildZip(Array.from({ length: 10_001 }, (_, i) => ({ name: `m${i}.xml`, data: 'x', compress: false })));
+    await expect(readGuardedZip(zip, OFFICE_LIMITS)).rejects.toThrow('Zip has too many members (10001 > 10000)');
+    const exactly = await buildZip(Array.from({ length: 10_000 }, (_, i) => ({ name: `m${i}.xml`, data: 'x', compress: false })));
+    expect((await readGuardedZip(exactly, OFFICE_LIMITS)).size).toBe(10_000);
+  });
+
+  it('leaves unwanted members compressed: their size and ratio count for nothing', async () => {
+    const zip = await buildZip([
+      { name: 'doc.xml', data: '<a/>' },
+      { name: 'Media/zeros.png', data: Buffer.alloc(3_000_000) },
+      { name: 'media/big.png', data: crypto.randomBytes(5_000_000), compress: false },
+    ]);
+    const members = await readGuardedZip(zip, OFFICE_LIMITS, TEXT_PART);
+    expect([...members.keys()]).toEqual(['doc.xml']);
+    // The very same package, every member wanted, is refused.
+    await expect(readGuardedZip(zip, OFFICE_LIMITS)).rejects.toThrow(OfficeError);
+  });
+
+  it('still refuses a bomb inside a wanted member, and a duplicate among unwanted ones', async () => {
+    const bomb = await buildZip([{ name: 'ppt/slides/slide1.xml', data: Buffer.alloc(3_000_000) }]);
+    await expect(readGuardedZip(bomb, OFFICE_LIMITS, TEXT_PART)).rejects.toThrow('Zip member compression ratio above 200');
+    const twice = await buildZip([
+      { name: 'a.png', data: 'x' },
+      { name: 'A.PNG', data: 'y' },
+    ]);
+    await expect(readGuardedZip(twice, OFFICE_LIMITS, TEXT_PART)).rejects.toThrow('Zip has a duplicate member: A.PNG');
   });
 
   it('refuses a member over the per-member limit', async () => {

@@ -7,6 +7,7 @@ import {
   officeFormat,
   officeToMarkdown,
   PREVIEW_MAX_CHARS,
+  sidecarReason,
   writeOfficeSidecar,
   type OfficeFormat,
 } from './index.js';
@@ -100,9 +101,9 @@ describe('writeOfficeSidecar', () => {
 
   const bombs: [string, () => Promise<Buffer>, string][] = [
     [
-      '257 members',
-      () => buildZip(Array.from({ length: 257 }, (_, i) => ({ name: `m${i}.xml`, data: '<a/>', compress: false }))),
-      'Zip has too many members (257 > 256)',
+      '10,001 members',
+      () => buildZip(Array.from({ length: 10_001 }, (_, i) => ({ name: `m${i}.png`, data: '', compress: false }))),
+      'Zip has too many members (10001 > 10000)',
     ],
     [
       'a member over 4 MB',
@@ -116,7 +117,7 @@ describe('writeOfficeSidecar', () => {
     ],
     [
       'over 8 MB in all',
-      () => buildZip([1, 2, 3].map((i) => ({ name: `word/media/p${i}.bin`, data: crypto.randomBytes(3_000_000) }))),
+      () => buildZip([1, 2, 3].map((i) => ({ name: `word/p${i}.xml`, data: crypto.randomBytes(3_000_000) }))),
       'Zip is too large when inflated (> 8000000 bytes)',
     ],
   ];
@@ -124,6 +125,28 @@ describe('writeOfficeSidecar', () => {
     const file = await tmp.write('bomb.docx', await build());
     await expect(writeOfficeSidecar(file, 'docx')).rejects.toThrow(message);
     expect(await listing()).toEqual(['bomb.docx']);
+  });
+
+  it('says why in plain words: too many parts, too large, possible zip bomb', async () => {
+    const reasons: string[] = [];
+    for (const [, build] of bombs) {
+      const file = await tmp.write('bomb.docx', await build());
+      reasons.push(await writeOfficeSidecar(file, 'docx').then(() => 'written', sidecarReason));
+    }
+    expect(reasons).toEqual([
+      'too many parts in the file',
+      'too large to preview',
+      'compressed suspiciously well (possible zip bomb)',
+      'too large to preview',
+    ]);
+  });
+
+  it('converts a deck-sized package: 600 members, 12 MB of media that is never inflated', async () => {
+    // Media of any size or ratio is neither inflated nor counted: only the XML parts are.
+    const media = Array.from({ length: 600 }, (_, i) => ({ name: `word/media/image${i}.png`, data: Buffer.alloc(i < 4 ? 3_000_000 : 10) }));
+    const file = await tmp.write('big.docx', await buildDocx(wPara('still here'), media));
+    expect(await writeOfficeSidecar(file, 'docx').then((s) => s.filename)).toBe('big.docx.md');
+    expect(await fs.readFile(`${file}.md`, 'utf8')).toBe('still here\n');
   });
 
   const broken: [string, OfficeFormat, () => Promise<Buffer>, string | RegExp][] = [

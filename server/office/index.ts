@@ -9,6 +9,7 @@ import { Worker } from 'node:worker_threads';
 import type { ConvertReply, ConvertRequest } from './convert-worker.js';
 import { convertOfficeBuffer, OFFICE_MAX_FILE_BYTES, type OfficeFormat } from './convert.js';
 import { createLimiter } from './limiter.js';
+import { SidecarBudget } from './budget.js';
 import { OfficeError } from './office-error.js';
 import { unpackedPath } from '../unpacked-path.js';
 
@@ -22,6 +23,8 @@ export {
   PREVIEW_MAX_CHARS,
   type OfficeFormat,
 } from './convert.js';
+export { SIDECAR_BUDGET_BYTES, SIDECAR_BUDGET_MS, SidecarBudget } from './budget.js';
+export { SIDECAR_REASONS, sidecarReason } from './office-error.js';
 export const SIDECAR_SUFFIX = '.md';
 const SIDECAR_MODE = 0o644;
 // O_NOFOLLOW does not exist on Windows, where O_EXCL alone already refuses an existing link.
@@ -58,10 +61,10 @@ export type { Sidecar };
 /** Convert the Office file at `filePath` to Markdown and write `<filePath>.md` beside it: created exclusively
  *  without following symlinks (O_CREAT|O_EXCL|O_NOFOLLOW), written fully, and on ANY failure the partial sidecar
  *  is removed and the error rethrown (the handler turns it into `sidecar_error: "Office sidecar extraction failed"`). */
-export async function writeOfficeSidecar(filePath: string, format: OfficeFormat): Promise<Sidecar> {
+export async function writeOfficeSidecar(filePath: string, format: OfficeFormat, budget = new SidecarBudget()): Promise<Sidecar> {
   const sidecarPath = path.resolve(filePath + SIDECAR_SUFFIX);
   // Converted first, so a document that fails to convert never leaves a file behind.
-  const data = Buffer.from(await officeToMarkdown(filePath, format), 'utf8');
+  const data = Buffer.from(await officeToMarkdown(filePath, format, budget), 'utf8');
   // A failed open created nothing, and whatever already sits at that path is not ours to remove.
   const handle = await fs.open(sidecarPath, SIDECAR_FLAGS, SIDECAR_MODE);
   try {
@@ -82,17 +85,18 @@ export async function writeOfficeSidecar(filePath: string, format: OfficeFormat)
 }
 
 /** The Markdown alone (used by writeOfficeSidecar; exported for tests). */
-export async function officeToMarkdown(filePath: string, format: OfficeFormat): Promise<string> {
-  return limit(() => convert(filePath, format));
+export async function officeToMarkdown(filePath: string, format: OfficeFormat, budget = new SidecarBudget()): Promise<string> {
+  budget.checkTime();
+  return limit(() => convert(filePath, format, budget));
 }
 
-async function convert(filePath: string, format: OfficeFormat): Promise<string> {
+async function convert(filePath: string, format: OfficeFormat, budget: SidecarBudget): Promise<string> {
   try {
-    const buffer = await readOfficeFile(filePath);
-    return USE_WORKER ? await convertInWorker(buffer, format) : await convertOfficeBuffer(buffer, format);
+    const buffer = await readOfficeFile(filePath, budget);
+    return USE_WORKER ? await convertInWorker(buffer, format, budget) : await convertOfficeBuffer(buffer, format);
   } catch (err) {
     if (err instanceof OfficeError) throw err;
-    throw new OfficeError(`Office conversion failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new OfficeError(`Office conversion failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err, reason: 'failed' });
   }
 }
 
@@ -101,7 +105,7 @@ async function convert(filePath: string, format: OfficeFormat): Promise<string> 
  * parsed trees) is gone when it exits. Whatever happens to it — a refusal, a crash, running out of heap or
  * time — comes back as a rejection, never as an uncaught error.
  */
-function convertInWorker(buffer: Buffer, format: OfficeFormat): Promise<string> {
+function convertInWorker(buffer: Buffer, format: OfficeFormat, budget: SidecarBudget): Promise<string> {
   // Moved, not copied, when the buffer owns its memory (readFile's result for any real package does).
   const owned = buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength && buffer.buffer instanceof ArrayBuffer;
   const bytes = owned ? new Uint8Array(buffer.buffer as ArrayBuffer) : new Uint8Array(buffer);
@@ -123,28 +127,39 @@ function convertInWorker(buffer: Buffer, format: OfficeFormat): Promise<string> 
       if (error) reject(error);
       else resolve(markdown!);
     };
+    // The request's remaining allowance, when shorter, stops a conversion too: then that is the reason given.
+    const budgetMs = budget.remainingMs();
     const timer = setTimeout(
-      () => finish(new OfficeError(`Office conversion timed out (> ${OFFICE_WORKER_TIMEOUT_MS} ms)`)),
-      OFFICE_WORKER_TIMEOUT_MS,
+      () =>
+        finish(
+          budgetMs < OFFICE_WORKER_TIMEOUT_MS
+            ? new OfficeError(`Sidecar time budget of the request exhausted during conversion`, { reason: 'time-budget' })
+            : new OfficeError(`Office conversion timed out (> ${OFFICE_WORKER_TIMEOUT_MS} ms)`, { reason: 'timeout' }),
+        ),
+      Math.min(budgetMs, OFFICE_WORKER_TIMEOUT_MS),
     );
     worker.on('message', (reply: ConvertReply) => {
       if (reply.ok) finish(null, reply.markdown);
       // Rebuilt as the in-thread path would have thrown it: refusals as they are, other errors wrapped by convert().
-      else finish(reply.office ? new OfficeError(reply.message) : new Error(reply.message));
+      else finish(reply.office ? new OfficeError(reply.message, { reason: reply.reason }) : new Error(reply.message));
     });
-    worker.on('error', (err) => finish(new OfficeError(`Office conversion failed: ${err.message}`, { cause: err })));
-    worker.on('exit', (code) => finish(new OfficeError(`Office conversion worker exited unexpectedly (code ${code})`)));
+    worker.on('error', (err) => {
+      const outOfHeap = (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
+      finish(new OfficeError(`Office conversion failed: ${err.message}`, { cause: err, reason: outOfHeap ? 'too-large' : 'failed' }));
+    });
+    worker.on('exit', (code) => finish(new OfficeError(`Office conversion worker exited unexpectedly (code ${code})`, { reason: 'failed' })));
   });
 }
 
-async function readOfficeFile(filePath: string): Promise<Buffer> {
+async function readOfficeFile(filePath: string, budget: SidecarBudget): Promise<Buffer> {
   const handle = await fs.open(filePath, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) throw new OfficeError('Office file is not a regular file');
+    if (!stat.isFile()) throw new OfficeError('Office file is not a regular file', { reason: 'failed' });
     if (stat.size > OFFICE_MAX_FILE_BYTES) {
-      throw new OfficeError(`Office file too large to preview (> ${OFFICE_MAX_FILE_BYTES} bytes)`);
+      throw new OfficeError(`Office file too large to preview (> ${OFFICE_MAX_FILE_BYTES} bytes)`, { reason: 'too-large' });
     }
+    budget.take(stat.size);
     return await handle.readFile();
   } finally {
     await handle.close();

@@ -1,15 +1,19 @@
 // Presentation to Markdown: slides in presentation order (the order of `sldIdLst`, not of file names), each
 // as `## Slide N` plus its title, then every other text paragraph as a bullet indented by its outline level,
-// and tables as Markdown tables.
+// and tables as Markdown tables. Then, each under its own heading, the slide's image descriptions, chart
+// titles and speaker notes.
+import { altTexts, chartTitles, drawingParagraphText } from './extras.js';
 import type { ZipMembers } from './guarded-zip.js';
 import { escapeInline, escapeLineStarts, collapseWhitespace, heading, joinBlocks, table, tableCell } from './markdown.js';
 import { OfficeError } from './office-error.js';
-import { hasType, isRelationshipNs, mainPart, readRelationships, readXmlPart } from './opc.js';
-import { attr, childElements, findAll, firstChild, isElement, type XmlElement } from './xml.js';
+import { findPart, hasType, isRelationshipNs, mainPart, readRelationships, readXmlPart } from './opc.js';
+import { attr, childElements, findAll, firstChild, type XmlElement } from './xml.js';
 
 // PowerPoint has nine outline levels (0-8); anything claiming more is clamped so indentation stays sane.
 const MAX_OUTLINE_LEVEL = 8;
 const TITLE_PLACEHOLDERS = new Set(['title', 'ctrTitle']);
+// A notes page repeats the slide's picture, number, date, header and footer; only its body is the notes.
+const NOTES_SKIPPED_PLACEHOLDERS = new Set(['sldImg', 'sldNum', 'dt', 'hdr', 'ftr']);
 
 export function pptxToMarkdown(members: ZipMembers): string {
   const presentationPart = mainPart(members);
@@ -23,9 +27,42 @@ export function pptxToMarkdown(members: ZipMembers): string {
     const rel = rels.find((r) => r.id === id && !r.external && hasType(r, 'slide'));
     if (!rel) throw new OfficeError(`Presentation lists a slide it does not contain: ${id ?? '(no id)'}`);
     number += 1;
-    blocks.push(slideMarkdown(readXmlPart(members, rel.target), number));
+    const slide = readXmlPart(members, rel.target);
+    const slideRels = readRelationships(members, rel.target);
+    blocks.push(
+      [
+        slideMarkdown(slide, number),
+        subsection('Image descriptions', altTexts(slide).map((t) => `- ${escapeLineStarts(escapeInline(t))}`)),
+        subsection('Charts', chartTitles(members, rel.target, slide, slideRels).map((t) => `- ${escapeLineStarts(escapeInline(t))}`)),
+        subsection('Notes', notesLines(members, slideRels)),
+      ]
+        .filter(Boolean)
+        .join('\n\n'),
+    );
   }
   return joinBlocks(blocks);
+}
+
+function subsection(title: string, lines: readonly string[]): string {
+  return lines.length ? [heading(3, title), '', ...lines].join('\n') : '';
+}
+
+/** The speaker notes of a slide: the paragraphs of its notes page's body placeholder(s). */
+function notesLines(members: ZipMembers, slideRels: ReturnType<typeof readRelationships>): string[] {
+  const rel = slideRels.find((r) => !r.external && hasType(r, 'notesSlide'));
+  if (!rel || !findPart(members, rel.target)) return [];
+  const tree = findAll(readXmlPart(members, rel.target), 'spTree')[0];
+  const lines: string[] = [];
+  for (const shape of tree ? shapesOf(tree) : []) {
+    const type = placeholderType(shape);
+    if (type === undefined || NOTES_SKIPPED_PLACEHOLDERS.has(type)) continue;
+    const txBody = firstChild(shape, 'txBody');
+    for (const p of txBody ? childElements(txBody, 'p') : []) {
+      const text = drawingParagraphText(p);
+      if (text) lines.push(escapeLineStarts(escapeInline(text)));
+    }
+  }
+  return lines;
 }
 
 function slideMarkdown(slide: XmlElement, number: number): string {
@@ -83,20 +120,7 @@ function placeholderType(shape: XmlElement): string | undefined {
   return ph ? (attr(ph, 'type') ?? 'body') : undefined;
 }
 
-/** A paragraph's runs, fields and line breaks as one line of raw text. */
-function paragraphText(p: XmlElement): string {
-  let out = '';
-  for (const child of p.children) {
-    if (!isElement(child)) continue;
-    if (child.local === 'r' || child.local === 'fld') out += childElements(child, 't').map(plainText).join('');
-    else if (child.local === 'br') out += ' ';
-  }
-  return collapseWhitespace(out);
-}
-
-function plainText(t: XmlElement): string {
-  return t.children.filter((c): c is string => !isElement(c)).join('');
-}
+const paragraphText = drawingParagraphText;
 
 function tableOf(tbl: XmlElement): string {
   const rows = childElements(tbl, 'tr').map((tr) =>
