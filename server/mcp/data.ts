@@ -14,6 +14,7 @@ import { messageText, type Session } from '../store/sessions.js';
 import { isHiddenName } from '../paths.js';
 import { listWorkspaceDir, openWorkspacePath, readWorkspaceBytes, type WorkspacePath } from '../workspace/browse.js';
 import type { WorkspaceListing } from '../wire.js';
+import { IMAGE_TYPES, readImage } from './image-read.js';
 import * as L from './limits.js';
 
 /** A refusal that is not about HTTP: shown to the agent as it is. */
@@ -109,7 +110,7 @@ export async function listAttachments(app: App, profile: string, id: unknown): P
 
 export type AttachmentContent =
   | { kind: 'text'; name: string; mime: string; size: number; text: string; source: 'file' | 'office-sidecar' | 'office' }
-  | { kind: 'image'; name: string; mime: string; size: number; data: string }
+  | { kind: 'image'; name: string; mime: string; size: number; data: string; note: string }
   | { kind: 'archive'; name: string; files: string[]; truncated: boolean }
   | { kind: 'binary'; name: string; mime: string; size: number; note: string };
 
@@ -125,8 +126,6 @@ export function looksLikeText(bytes: Buffer): boolean {
     return false;
   }
 }
-
-const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
 /** Every file of an extracted archive, breadth first, at most MAX_ARCHIVE_ENTRIES. */
 async function archiveFiles(at: WorkspacePath): Promise<{ files: string[]; truncated: boolean }> {
@@ -175,13 +174,7 @@ async function readAttachmentOf(app: App, s: Session, name: string, maxChars: nu
     const mime = guessMime(base);
     const format = officeFormat(base);
     if (format) return await readOffice(at, base, format, maxChars);
-    if (IMAGE_TYPES.has(mime)) {
-      const { bytes, size } = await readWorkspaceBytes(at, L.MAX_IMAGE_BYTES, true);
-      if (size > L.MAX_IMAGE_BYTES) {
-        return { kind: 'binary', name: base, mime, size, note: `image larger than ${L.MAX_IMAGE_BYTES} bytes: not returned (no resizer is bundled)` };
-      }
-      return { kind: 'image', name: base, mime, size, data: bytes.toString('base64') };
-    }
+    if (IMAGE_TYPES.has(mime)) return await readImage(at, base, mime);
     const { bytes, size } = await readWorkspaceBytes(at, L.MAX_READ_BYTES, true);
     if (!looksLikeText(bytes)) return { kind: 'binary', name: base, mime, size, note: 'binary file: content not returned' };
     return { kind: 'text', name: base, mime, size, text: textOf(bytes, size, maxChars), source: 'file' };

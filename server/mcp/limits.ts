@@ -19,7 +19,7 @@ export const MAX_READ_BYTES = 1024 * 1024;
 export const MAX_MESSAGES_PER_READ = 200;
 /** Characters of one message inside a session read. */
 export const MAX_MESSAGE_CHARS_IN_READ = 20_000;
-/** Images returned as image content up to this size; larger ones come back as metadata (no resizer is bundled). */
+/** Without the image library (a build lacking sharp's binding), images are returned as they are up to this size. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 /** Entries listed for an extracted archive (the whole tree, breadth first). */
 export const MAX_ARCHIVE_ENTRIES = 1000;

@@ -53,7 +53,7 @@ function attachmentResult(content: data.AttachmentContent): CallToolResult {
     case 'text':
       return { content: [{ type: 'text', text: content.text }] };
     case 'image':
-      return { content: [{ type: 'image', data: content.data, mimeType: content.mime }] };
+      return { content: [{ type: 'image', data: content.data, mimeType: content.mime }, { type: 'text', text: content.note }] };
     default:
       return { content: [{ type: 'text', text: json(content) }] };
   }
