@@ -8,7 +8,9 @@ import { log } from '../log.js';
 import { readSetting, SETTINGS } from '../settings/table.js';
 import { extractTar } from './tar.js';
 import { extractZip } from './zip.js';
-import { MemberWriter } from './safe-write.js';
+import { MemberWriter, type SkippedMember } from './safe-write.js';
+
+export type { SkippedMember, SkipReason } from './safe-write.js';
 
 export { MAX_ARCHIVE_MEMBERS, EXTRACT_CHUNK_BYTES } from './limits.js';
 
@@ -100,6 +102,8 @@ export interface ExtractResult {
   extracted: number;
   /** Relative to `base`, '/'-separated. */
   files: string[];
+  /** Members that were not written (links, devices, empty directories, sparse files ...), in archive order. */
+  skipped: SkippedMember[];
 }
 
 /** Extract `archivePath` (kind from `filename`) into `destDir` (already created, a child of `base`), reached
@@ -132,7 +136,7 @@ export async function extractArchive(
       if (kind === 'zip') await extractZip(archivePath, writer, opts.signal);
       else await extractTar(archivePath, kind, writer, opts.signal);
       opts.signal?.throwIfAborted();
-      return { extracted: writer.files.length, files: writer.files };
+      return { extracted: writer.files.length, files: writer.files, skipped: writer.skipped };
     } catch (err) {
       await writer?.close();
       await destAnchor?.close();

@@ -22,8 +22,12 @@ export const MAX_QUOTED_NAME_CHARS = 1024;
 /** `Zip-slip blocked: <name>` with the member's name as the archive spells it, absolute paths included. */
 export function slipBlocked(family: ArchiveFamily, name: string): ValueError {
   const label = family === 'zip' ? 'Zip-slip' : 'Tar-slip';
-  const shown = name.length > MAX_QUOTED_NAME_CHARS ? `${name.slice(0, MAX_QUOTED_NAME_CHARS)}…` : name;
-  return new ValueError(`${label} blocked: ${printable(shown)}`, true);
+  return new ValueError(`${label} blocked: ${quotedName(name)}`, true);
+}
+
+/** A member name fit for an error text: shortened, control characters shown as `?`. */
+export function quotedName(name: string): string {
+  return printable(name.length > MAX_QUOTED_NAME_CHARS ? `${name.slice(0, MAX_QUOTED_NAME_CHARS)}…` : name);
 }
 
 // Control characters (NUL above all) would corrupt log lines and confuse terminals; the rest of the name

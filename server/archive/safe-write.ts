@@ -9,11 +9,39 @@ import type fsp from 'node:fs/promises';
 import { sameFile, type AnchoredDir, type Identity } from '../store/anchored.js';
 import { log } from '../log.js';
 import { EXTRACT_CHUNK_BYTES, tooLarge } from './limits.js';
+import { fileChunks } from './file-chunks.js';
 
 // The anchored create adds O_CREAT|O_EXCL|O_NOFOLLOW: exclusive, and never through a symlink at the name.
 const WRITE_FLAGS = fsc.O_WRONLY;
-// Archive permission bits are not applied: a stranger's archive does not get to mark files executable.
-const FILE_MODE = 0o644;
+// Of an archive's permission bits only the owner's execute bit survives (scripts and binaries stay runnable,
+// as with bsdtar and unzip); set-uid/set-gid/sticky and group/other write never do. open(2) applies the
+// process umask to these, as it does for every file the app creates.
+export const FILE_MODE = 0o644;
+export const EXECUTABLE_FILE_MODE = 0o755;
+const OWNER_EXECUTE = 0o100;
+
+/** The mode a member is created with, from the permission bits its archive declares (undefined: none). */
+export function fileModeFor(archiveMode: number | undefined): number {
+  return archiveMode !== undefined && (archiveMode & OWNER_EXECUTE) !== 0 ? EXECUTABLE_FILE_MODE : FILE_MODE;
+}
+
+/** Why a member was not written: only regular files are (spec-notes 4.4); the result says what else there was. */
+export type SkipReason =
+  | 'symlink'
+  | 'hardlink'
+  | 'device'
+  | 'fifo'
+  | 'directory-only'
+  | 'sparse'
+  | 'unsupported-type'
+  | 'duplicate'
+  | 'path-conflict';
+
+export interface SkippedMember {
+  /** The member's path inside the archive, normalized ('/'-separated, a directory ends in '/'). */
+  name: string;
+  reason: SkipReason;
+}
 
 export interface WriterOptions {
   maxBytes: number;
@@ -23,6 +51,11 @@ export interface WriterOptions {
 /** Where members go, how much has been written, and which files exist (relative to base, '/'-separated). */
 export class MemberWriter {
   readonly files: string[] = [];
+  readonly skipped: SkippedMember[] = [];
+  /** Members written so far (segments '/'-joined), so a tar hard link to one can be written as a copy. */
+  private readonly writtenKeys = new Set<string>();
+  /** Directory members, reported as `directory-only` when no file lands in them. */
+  private readonly dirMembers = new Map<string, string>();
   private written = 0;
   /** Directories this writer created (relative keys, '/'-joined), and the identities of those plus dest. */
   private readonly made = new Set<string>();
@@ -61,16 +94,20 @@ export class MemberWriter {
    * calling `open`, when the name collides with an earlier member (duplicate names, a file where a
    * directory is needed, or a case-insensitive clash): the first member wins, nothing is overwritten.
    */
-  async write(segments: readonly string[], open: () => AsyncIterable<Uint8Array> | Promise<AsyncIterable<Uint8Array>>): Promise<boolean> {
+  async write(
+    segments: readonly string[],
+    open: () => AsyncIterable<Uint8Array> | Promise<AsyncIterable<Uint8Array>>,
+    mode = FILE_MODE,
+  ): Promise<boolean> {
     if (segments.length === 0) return false;
     const parent = await this.parent(segments.slice(0, -1));
-    if (parent === null) return this.skip(segments, 'a parent is not a directory of this extraction');
+    if (parent === null) return this.skip(segments.join('/'), 'path-conflict');
     const name = segments[segments.length - 1]!;
     let handle: fsp.FileHandle;
     try {
-      handle = await parent.createFile(name, WRITE_FLAGS, FILE_MODE);
+      handle = await parent.createFile(name, WRITE_FLAGS, mode);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return this.skip(segments, 'duplicate name');
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return this.skip(segments.join('/'), 'duplicate');
       throw err;
     }
     let complete = false;
@@ -82,7 +119,43 @@ export class MemberWriter {
       if (!complete) await parent.unlink(name).catch(() => {});
     }
     this.files.push([this.prefix, ...segments].filter(Boolean).join('/'));
+    this.writtenKeys.add(segments.join('/'));
     return true;
+  }
+
+  /**
+   * A hard link member whose target is a file this extraction already wrote: written as a copy of it (the
+   * copy counts against the cap like any member). Otherwise, or when the target is not in the tree, skipped.
+   */
+  async writeCopy(segments: readonly string[], target: readonly string[] | null, mode: number, shownName: string): Promise<boolean> {
+    if (target === null || target.length === 0 || !this.writtenKeys.has(target.join('/'))) return this.skip(shownName, 'hardlink');
+    const dir = await this.parent(target.slice(0, -1));
+    if (dir === null) return this.skip(shownName, 'hardlink');
+    // Opened without following a symlink, in a directory this writer made: it is the file written earlier.
+    const source = await dir.openFile(target[target.length - 1]!, fsc.O_RDONLY);
+    try {
+            return await this.write(segments, () => fileChunks(source), mode);
+    } finally {
+      await source.close();
+    }
+  }
+
+  /** Record a member that is not written. */
+  skip(name: string, reason: SkipReason): false {
+    log.debug(`archive member skipped (${reason}): ${name}`);
+    this.skipped.push({ name, reason });
+    return false;
+  }
+
+  /** Note a directory member: directories are made only for the files inside them. */
+  noteDirectory(segments: readonly string[]): void {
+    if (segments.length > 0) this.dirMembers.set(segments.join('/'), `${segments.join('/')}/`);
+  }
+
+  /** After the last member: directory members that no written file needed are reported as skipped. */
+  finish(): void {
+    for (const [key, shown] of this.dirMembers) if (!this.made.has(key)) this.skip(shown, 'directory-only');
+    this.dirMembers.clear();
   }
 
   /** Release the directory held between members. */
@@ -175,10 +248,6 @@ export class MemberWriter {
     }
   }
 
-  private skip(segments: readonly string[], why: string): false {
-    log.debug(`archive member skipped (${why}): ${segments.join('/')}`);
-    return false;
-  }
 }
 
 /** Destroyed before its end (minipass and Node streams alike): no more data will ever come. */

@@ -6,10 +6,26 @@ import { Parser, type ReadEntry } from 'tar';
 import { MAX_ARCHIVE_MEMBERS, tooLarge, tooManyMembers } from './limits.js';
 import { memberSegments } from './names.js';
 import { openTarStream, type TarKind } from './decompress.js';
-import type { MemberWriter } from './safe-write.js';
+import { checkXzOptions, xzDecodeFailure } from './xz-options.js';
+import { fileModeFor, type MemberWriter, type SkipReason } from './safe-write.js';
 
 // 'OldFile' is a pre-POSIX regular file and 'ContiguousFile' a regular file with a placement hint.
 const REGULAR_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
+const DIRECTORY_TYPES = new Set(['Directory', 'GNUDumpDir']);
+// Everything else that is not a regular file is skipped and reported with its reason. Sparse members (GNU's
+// old 'S' type, and PAX sparse files, whose data is a map plus fragments) are refused by name rather than
+// written with the wrong bytes or at GNU's placeholder path.
+const SKIPPED_TYPES: ReadonlyMap<string, SkipReason> = new Map([
+  ['SymbolicLink', 'symlink'],
+  ['Link', 'hardlink'],
+  ['CharacterDevice', 'device'],
+  ['BlockDevice', 'device'],
+  ['FIFO', 'fifo'],
+  ['SparseFile', 'sparse'],
+]);
+// A PAX header that makes the next member a GNU sparse file (formats 0.0, 0.1 and 1.0 all use these keys).
+const PAX_SPARSE = /(?:^|\n)\d+ GNU\.sparse\./;
+const PAX_SPARSE_NAME = /(?:^|\n)\d+ GNU\.sparse\.name=([^\n]*)\n/;
 
 /**
  * Decompressed bytes that are not written as files: headers and padding (at most 1 KiB per member), data of
@@ -20,6 +36,7 @@ const REGULAR_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
 export const MAX_UNWRITTEN_TAR_BYTES = MAX_ARCHIVE_MEMBERS * 1024 + 4 * 1024 * 1024;
 
 export async function extractTar(archivePath: string, kind: TarKind, writer: MemberWriter, signal?: AbortSignal): Promise<void> {
+  if (kind === 'tar.xz') await checkXzOptions(archivePath);
   const input = openTarStream(archivePath, kind);
   const parser = new Parser({ strict: true });
   const stop = new AbortController();
@@ -30,7 +47,7 @@ export async function extractTar(archivePath: string, kind: TarKind, writer: Mem
 
   const fail = (error: unknown): void => {
     if (failure) return;
-    failure = { error };
+    failure = { error: kind === 'tar.xz' ? xzDecodeFailure(error) : error };
     stop.abort();
     input.destroy();
     // The parser gets no more input, so a member still being written would wait forever for its data.
@@ -42,14 +59,44 @@ export async function extractTar(archivePath: string, kind: TarKind, writer: Mem
     fail(tooManyMembers());
     return false;
   };
+  const queue = (work: () => Promise<void>): void => {
+    writes = writes
+      .then(async () => {
+        if (!failure) await work();
+      })
+      .catch(fail);
+  };
+  const skipMember = (entry: ReadEntry, name: string, reason: SkipReason): void => {
+    entry.resume();
+    // In member order with the writes, so the list reads like the archive.
+    queue(async () => void writer.skip(name, reason));
+  };
   const onAbort = () => fail(signal?.reason ?? new Error('Extraction aborted'));
   signal?.addEventListener('abort', onAbort, { once: true });
   if (signal?.aborted) onAbort();
 
-  parser.on('error', fail);
+  // After the end-of-archive blocks nothing more is read: trailing bytes are never decompressed or parsed.
+  let sawEof = false;
+  parser.on('eof', () => {
+    sawEof = true;
+  });
+  parser.on('error', (err: NodeJS.ErrnoException) => {
+    // An archive of nothing but its end blocks (`tar -cf x.tar -T /dev/null`) is empty, not unrecognised.
+    if (sawEof && members === 0 && err.code === 'TAR_BAD_ARCHIVE') return;
+    fail(err);
+  });
   // Unknown member types are ignored by the parser but still count toward the member limit.
-  parser.on('ignoredEntry', countMember);
+  parser.on('ignoredEntry', (entry: ReadEntry) => {
+    if (!countMember()) return;
+    queue(async () => void writer.skip(entry.path, SKIPPED_TYPES.get(entry.type) ?? 'unsupported-type'));
+  });
+  let sparseNext: { name: string | undefined } | undefined;
+  parser.on('meta', (meta: string) => {
+    if (PAX_SPARSE.test(meta)) sparseNext = { name: PAX_SPARSE_NAME.exec(meta)?.[1] };
+  });
   parser.on('entry', (entry: ReadEntry) => {
+    const sparse = sparseNext;
+    sparseNext = undefined;
     if (failure || !countMember()) return void entry.resume();
     let segments: string[];
     try {
@@ -58,14 +105,32 @@ export async function extractTar(archivePath: string, kind: TarKind, writer: Mem
       fail(err);
       return void entry.resume();
     }
-    if (!REGULAR_TYPES.has(entry.type)) return void entry.resume();
+    if (sparse) return skipMember(entry, sparse.name ?? segments.join('/'), 'sparse');
+    if (DIRECTORY_TYPES.has(entry.type)) {
+      writer.noteDirectory(segments);
+      return void entry.resume();
+    }
+    const mode = fileModeFor(entry.mode);
+    if (entry.type === 'Link') {
+      let target: string[] | null = null;
+      try {
+        target = memberSegments('tar', entry.linkpath ?? '');
+      } catch {
+        // A link out of the tree is not followed; it is reported as a skipped hard link.
+      }
+      entry.resume();
+      return void queue(async () => {
+        await writer.writeCopy(segments, target, mode, segments.join('/'));
+      });
+    }
+    if (!REGULAR_TYPES.has(entry.type)) return skipMember(entry, segments.join('/'), SKIPPED_TYPES.get(entry.type) ?? 'unsupported-type');
     // One member at a time: the parser emits the next entry only after this one's data is read, but the
     // file's close may still be pending, and the next member may need the directory this one created.
     writes = writes
       .then(async () => {
         if (failure) return void entry.resume();
         current = entry;
-        const written = await writer.write(segments, () => entry);
+        const written = await writer.write(segments, () => entry, mode);
         current = undefined;
         if (!written) entry.resume();
       })
@@ -75,11 +140,6 @@ export async function extractTar(archivePath: string, kind: TarKind, writer: Mem
       });
   });
 
-  // After the end-of-archive blocks nothing more is read: trailing bytes are never decompressed or parsed.
-  let sawEof = false;
-  parser.on('eof', () => {
-    sawEof = true;
-  });
   let decompressed = 0;
   try {
     for await (const chunk of input) {
@@ -92,7 +152,11 @@ export async function extractTar(archivePath: string, kind: TarKind, writer: Mem
       if (!parser.write(chunk as Buffer)) await once(parser, 'drain', { signal: stop.signal });
     }
     if (!failure) {
-      const ended = once(parser, 'end', { signal: stop.signal });
+      // Not events.once: it rejects on any 'error', also on the one an empty archive ends with.
+      const ended = new Promise<void>((resolve, reject) => {
+        parser.once('end', () => resolve());
+        stop.signal.addEventListener('abort', () => reject(stop.signal.reason as Error), { once: true });
+      });
       parser.end();
       await ended;
     }
@@ -104,4 +168,5 @@ export async function extractTar(archivePath: string, kind: TarKind, writer: Mem
     input.destroy();
   }
   if (failure) throw failure.error;
+  writer.finish();
 }

@@ -66,7 +66,14 @@ describe('benign zip', () => {
 
   it('an archive of only directories extracts nothing and keeps the (empty) destination', async () => {
     const { dest, result } = await extractOk(sb, 'dirs.zip', await yazlZip({ 'a/': Buffer.alloc(0), 'a/b/': Buffer.alloc(0) }));
-    expect(result).toEqual({ extracted: 0, files: [] });
+    expect(result).toEqual({
+      extracted: 0,
+      files: [],
+      skipped: [
+        { name: 'a/', reason: 'directory-only' },
+        { name: 'a/b/', reason: 'directory-only' },
+      ],
+    });
     expect(await listTree(dest)).toEqual([]);
   });
 

@@ -6,12 +6,23 @@ import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { MAX_ARCHIVE_MEMBERS, tooManyMembers } from './limits.js';
 import { memberSegments } from './names.js';
 import { nextZipEntry } from './zip-entries.js';
-import type { MemberWriter } from './safe-write.js';
+import { checkReadable } from './zip-methods.js';
+import { decodeZipName } from './zip-names.js';
+import { openZip } from './zip-open.js';
+import { fileModeFor, type MemberWriter, type SkipReason } from './safe-write.js';
 
 // Unix mode bits live in the high 16 bits of the external attributes (zip "version made by" = Unix).
 const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
+const S_IFDIR = 0o040000;
+const S_IFLNK = 0o120000;
+const S_IFIFO = 0o010000;
+const S_IFCHR = 0o020000;
+const S_IFBLK = 0o060000;
+const PERMISSION_BITS = 0o7777;
 const DOS_DIRECTORY = 0x10;
+/** "Version made by" host systems whose external attributes carry a Unix mode (APPNOTE 4.4.2: Unix, OS X). */
+const UNIX_HOSTS = new Set([3, 19]);
 
 const OPEN_OPTIONS: yauzl.Options = {
   lazyEntries: true,
@@ -23,23 +34,34 @@ const OPEN_OPTIONS: yauzl.Options = {
 };
 
 export async function extractZip(archivePath: string, writer: MemberWriter, signal?: AbortSignal): Promise<void> {
-  const zip = await yauzl.openPromise(archivePath, OPEN_OPTIONS);
+  const zip = await openZip(archivePath, OPEN_OPTIONS);
   const reader = new EntryReader(zip);
   try {
     // The end-of-central-directory count is checked before a single byte is written.
     if (zip.entryCount > MAX_ARCHIVE_MEMBERS) throw tooManyMembers();
     for (let entry = await reader.next(); entry; entry = await reader.next()) {
       signal?.throwIfAborted();
-      const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true);
+      const name = decodeZipName(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields);
       // Every name is checked, also of members that would be skipped: a hostile archive is refused whole.
       const segments = memberSegments('zip', name);
-      if (!isRegularFile(entry, name)) continue;
+      const kind = memberKind(entry, name);
+      if (kind === 'directory') {
+        writer.noteDirectory(segments);
+        continue;
+      }
+      if (kind !== 'file') {
+        writer.skip(segments.join('/'), kind);
+        continue;
+      }
+      checkReadable(entry, name);
       // validateEntrySizes makes the declared size exact, so an entry that cannot fit fails before its
       // first byte; the writer still counts the real bytes.
       writer.ensureRoom(entry.uncompressedSize);
       const current = entry;
-      await writer.write(segments, async () => crcChecked(await zip.openReadStreamPromise(current), current.crc32, segments.join('/')));
+      const open = async () => crcChecked(await zip.openReadStreamPromise(current), current.crc32, segments.join('/'));
+      await writer.write(segments, open, fileModeFor(unixMode(entry)));
     }
+    writer.finish();
   } finally {
     zip.close();
   }
@@ -67,12 +89,33 @@ async function* crcChecked(source: AsyncIterable<Uint8Array>, expected: number, 
   if (crc >>> 0 !== expected >>> 0) throw new ZipChecksumError(memberPath);
 }
 
+/** The member's Unix permission bits, when its archive was made on a Unix host and records them. */
+function unixMode(entry: Entry): number | undefined {
+  if (!UNIX_HOSTS.has(entry.versionMadeBy >>> 8)) return undefined;
+  const mode = entry.externalFileAttributes >>> 16;
+  return mode === 0 ? undefined : mode & PERMISSION_BITS;
+}
+
 /** Directories, symlinks, devices and fifos are never written; only the bits the archive declares count. */
-function isRegularFile(entry: Entry, name: string): boolean {
-  if (name.endsWith('/') || name.endsWith('\\')) return false;
+function memberKind(entry: Entry, name: string): 'file' | 'directory' | SkipReason {
+  if (name.endsWith('/') || name.endsWith('\\')) return 'directory';
   const type = (entry.externalFileAttributes >>> 16) & S_IFMT;
-  if (type !== 0 && type !== S_IFREG) return false;
-  return (entry.externalFileAttributes & DOS_DIRECTORY) === 0;
+  switch (type) {
+    case 0:
+    case S_IFREG:
+      return (entry.externalFileAttributes & DOS_DIRECTORY) === 0 ? 'file' : 'directory';
+    case S_IFDIR:
+      return 'directory';
+    case S_IFLNK:
+      return 'symlink';
+    case S_IFIFO:
+      return 'fifo';
+    case S_IFCHR:
+    case S_IFBLK:
+      return 'device';
+    default:
+      return 'unsupported-type';
+  }
 }
 
 /** yauzl's lazy entry events as a pull API; an error emitted between pulls is kept for the next one. */
