@@ -1,14 +1,24 @@
-// Screenshots of the main screens in both themes, written to docs/screenshots/ by every e2e run.
+// The main screens in both themes, walked through (and checked) by every e2e run. The pictures go to the
+// test's own output folder, except under `npm run screenshots` (e2e/screenshots.config.ts), which names the
+// tracked docs/screenshots/ folder: a test run must leave a clean clone clean.
 import fs from 'node:fs';
 import path from 'node:path';
+import type { TestInfo } from '@playwright/test';
 import { expect, newSession, test } from './fixtures.js';
 import { buildDocx, buildZip } from './helpers/zip.js';
+import { SCREENSHOT_DIR_KEY } from './helpers/screenshot-dir.js';
 
-const OUT = path.resolve('docs/screenshots');
+/** Where this test's pictures go: the folder the screenshots config names, else the test's output folder. */
+function outDir(info: TestInfo): string {
+  const named = info.config.metadata[SCREENSHOT_DIR_KEY];
+  const dir = typeof named === 'string' ? path.resolve(named) : info.outputPath('screenshots');
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
 
 for (const scheme of ['light', 'dark'] as const) {
-  test(`screenshots (${scheme})`, async ({ app: page, server }) => {
-    fs.mkdirSync(OUT, { recursive: true });
+  test(`screenshots (${scheme})`, async ({ app: page, server }, info) => {
+    const OUT = outDir(info);
     await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
     const dir = path.join(server.workspace, `shots-${scheme}`);
     fs.mkdirSync(path.join(dir, 'notes'), { recursive: true });
@@ -52,7 +62,8 @@ for (const scheme of ['light', 'dark'] as const) {
     await page.keyboard.press('Escape');
   });
 
-  test(`access screen screenshot (${scheme})`, async ({ browser, server }) => {
+  test(`access screen screenshot (${scheme})`, async ({ browser, server }, info) => {
+    const OUT = outDir(info);
     const ctx = await browser.newContext({ colorScheme: scheme, viewport: { width: 1360, height: 860 } });
     try {
       const page = await ctx.newPage();
