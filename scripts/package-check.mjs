@@ -21,8 +21,9 @@ const yazl = require('yazl');
 const { getCurrentFuseWire, FuseV1Options } = require('@electron/fuses');
 const { SENTINEL, FuseState } = require('@electron/fuses/dist/constants.js');
 
-/** The whole package (unpacked dir, model included) may not grow past this without someone noticing. */
-const SIZE_BUDGET_BYTES = 100 * 1024 * 1024;
+/** The whole package (unpacked dir, model included) may not grow past this without someone noticing: 94 MiB
+ *  before sharp, whose libvips adds about 19 MiB (set at 115 MiB with it, 120 MiB budget). */
+const SIZE_BUDGET_BYTES = 120 * 1024 * 1024;
 /** app.asar alone: the compiled app and its production JavaScript dependencies (23.2 MiB when set). */
 const ASAR_BUDGET_BYTES = 25 * 1024 * 1024;
 /** The only top-level entries the asar may hold. */
@@ -36,6 +37,9 @@ const TOP_ENTRIES = 10;
 /** A Moonshine-tiny transcription of a few seconds of speech takes about a second here; room for a loaded CI. */
 const TRANSCRIBE_TIMEOUT_MS = 30_000;
 const TOOL_TIMEOUT_MS = 30_000;
+/** A photo larger than what agents get (AGENT_IMAGE_MAX_EDGE 1568), and the size its note must say it is shown at. */
+const PHOTO_SIZE = '3000x2000';
+const PHOTO_SHOWN = 'shown at 1568×1045';
 /** What the espeak-ng voice says, and the words of it the transcript must hold: most, not all, as Moonshine
  *  tiny mishears a robotic voice now and then ("fox" here). */
 const SPOKEN = 'The quick brown fox jumps over the lazy dog.';
@@ -149,6 +153,16 @@ function checkAsar(asarPath, unpackedDir) {
   if (!bindings.has(want)) fail(`the package has no onnxruntime binding for ${want}`);
   const others = [...bindings].filter((b) => b !== want);
   if (others.length) fail(`the package carries onnxruntime bindings for other machines: ${others.join(', ')}`);
+  // sharp's per-platform packages: `@img/sharp-<os>-<arch>` (the addon) and `@img/sharp-libvips-<os>-<arch>`.
+  const sharpBindings = new Set(
+    [...entries, ...unpacked]
+      .map((p) => /node_modules\/@img\/sharp-(?:libvips-)?([a-z0-9]+)-([a-z0-9]+)\//.exec(p))
+      .filter(Boolean)
+      .map((m) => `${m[1]}/${m[2]}`),
+  );
+  if (!sharpBindings.has(want)) fail(`the package has no sharp binding for ${want}`);
+  const otherSharp = [...sharpBindings].filter((b) => b !== want);
+  if (otherSharp.length) fail(`the package carries sharp bindings for other machines: ${otherSharp.join(', ')}`);
   const nativeInAsar = entries.filter((p) => /\.(node|so(\.\d+)*|dylib|dll)$/.test(p));
   for (const p of nativeInAsar) {
     if (!unpacked.includes(p)) fail(`native file inside app.asar, not unpacked (the OS loader cannot read it): ${p}`);
@@ -261,6 +275,30 @@ async function checkOfficeWorker(unpacked, docx) {
   if (!reply.ok) fail(`the Office worker from app.asar.unpacked failed: ${reply.message}`);
 }
 
+/** A 3000×2000 JPEG made by ffmpeg, attached and read back with the SDK's client: it arrives downscaled. */
+async function checkMcpImage(origin, token, sessionId, post, work) {
+  const photo = path.join(work, 'photo.jpg');
+  runTool('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `testsrc2=size=${PHOTO_SIZE}`, '-frames:v', '1', photo], work);
+  const form = new FormData();
+  form.append('session_id', sessionId);
+  form.append('file', new Blob([readFileSync(photo)]), 'photo.jpg');
+  const res = await post('/api/upload', form);
+  if (res.status !== 200) return fail(`the photo upload answered ${res.status}`);
+  const { Client } = await import(pathToFileURL(require.resolve('@modelcontextprotocol/sdk/client/index.js')).href);
+  const { StreamableHTTPClientTransport } = await import(pathToFileURL(require.resolve('@modelcontextprotocol/sdk/client/streamableHttp.js')).href);
+  const client = new Client({ name: 'package-check', version: '1.0.0' });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    const result = await client.callTool({ name: 'read_attachment', arguments: { session_id: sessionId, name: 'photo.jpg' } });
+    const [image, note] = result.content ?? [];
+    if (image?.type !== 'image' || !String(note?.text ?? '').includes(PHOTO_SHOWN)) fail(`read_attachment of a photo answered ${JSON.stringify(result).slice(0, 300)}`);
+  } catch (err) {
+    fail(`the MCP image read failed: ${err.message}`);
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
 async function checkServer(appDir, modelDir, work, docx) {
   const stateDir = path.join(work, 'state');
   const workspace = path.join(work, 'workspace');
@@ -315,6 +353,8 @@ async function checkServer(appDir, modelDir, work, docx) {
     if (bz2.status !== 200 || !extracted || !existsSync(extracted) || readFileSync(extracted, 'utf8') !== 'hello from a tar.bz2\n') {
       fail(`the .tar.bz2 upload answered ${bz2.status} ${JSON.stringify(bz2.body)}`);
     }
+    // An agent reads a large photo through /mcp: sharp, loaded from app.asar.unpacked, downscales it.
+    await checkMcpImage(origin, token, session.session?.session_id ?? '', post, work);
     // A spoken sentence is transcribed on-device with the packaged model.
     const wav = path.join(work, 'speech.wav');
     runTool('espeak-ng', ['-v', 'en-us', '-w', wav, SPOKEN], work);
