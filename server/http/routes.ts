@@ -11,7 +11,8 @@ import { getMcpSettings, regenerateMcpToken } from '../handlers/mcp-settings.js'
 import { mcpEndpoint } from '../mcp/endpoint.js';
 import * as s from '../handlers/sessions.js';
 import { capability, transcribe } from '../handlers/transcribe.js';
-import { listWorkspace, readWorkspaceFile } from '../handlers/workspace-browse.js';
+import { listWorkspace, previewWorkspaceFile, rawWorkspaceFile, readWorkspaceFile } from '../handlers/workspace-browse.js';
+import { previewAttachment, rawAttachment } from '../handlers/attachment-files.js';
 import { uploadToWorkspace } from '../handlers/workspace-upload.js';
 import { addWorkspace, listWorkspaces } from '../handlers/workspaces.js';
 
@@ -38,6 +39,11 @@ export const routes: RouteTable = {
   '/api/workspaces/add': { POST: api(addWorkspace) },
   '/api/workspace/list': { GET: api(listWorkspace) },
   '/api/workspace/file': { GET: api(readWorkspaceFile) },
+  // Previews by kind and raw bytes (images, downloads): docs/API.md "File previews".
+  '/api/workspace/preview': { GET: api(previewWorkspaceFile, 'Could not preview the file') },
+  '/api/workspace/raw': { GET: api(rawWorkspaceFile) },
+  '/api/attachment/preview': { GET: api(previewAttachment, 'Could not preview the attachment') },
+  '/api/attachment/raw': { GET: api(rawAttachment) },
   '/api/events': { GET: api(events) },
   '/api/chat/start': { POST: api(startChat, 'Could not start the conversation') },
   '/api/chat/stream': { GET: api(chatStream) },

@@ -137,3 +137,63 @@ export async function readBounded(dir: AnchoredDir, name: string, before: Before
     await handle.close();
   }
 }
+
+/** A regular file held open through a descriptor, with the directory it was found in; `close()` releases both. */
+export interface OpenedFile {
+  handle: import('node:fs/promises').FileHandle;
+  parent: AnchoredDir;
+  name: string;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  /** Below the root, `/`-separated, after symlinks inside it. */
+  path: string;
+  close(): Promise<void>;
+}
+
+/** The regular file at `at`, opened as readBounded opens one (no FIFO, no device, no swap after the stat). */
+export async function openWorkspaceFile(at: WorkspacePath): Promise<OpenedFile> {
+  const { root, segments, showHidden } = at;
+  if (segments.length === 0) throw new HttpError(400, 'Not a file');
+  const found = await locateInside(root, segments).catch((err: unknown) => {
+    if (err instanceof HttpError) throw err;
+    if ((err as Error).message === 'Not a file') throw new HttpError(400, 'Not a file');
+    throw walkFailure(err);
+  });
+  try {
+    if (!visible(found.segments, showHidden)) throw new HttpError(404, NOT_FOUND);
+    if (!found.stat.isFile()) throw new HttpError(400, 'Not a file');
+    const handle = await found.parent.openFile(found.name, fsConstants.O_RDONLY | NONBLOCK).catch(() => {
+      throw new HttpError(404, NOT_FOUND);
+    });
+    const stat = await handle.stat();
+    if (!stat.isFile() || stat.ino !== found.stat.ino || stat.dev !== found.stat.dev) {
+      await handle.close();
+      throw new HttpError(400, 'Not a file');
+    }
+    const parent = found.parent;
+    return {
+      handle,
+      parent,
+      name: found.name,
+      size: stat.size,
+      mtimeMs: stat.mtimeMs,
+      ino: stat.ino,
+      path: found.segments.join('/'),
+      close: async () => {
+        await handle.close().catch(() => {});
+        await parent.close();
+      },
+    };
+  } catch (err) {
+    await found.parent.close();
+    throw err;
+  }
+}
+
+/** Up to `max` bytes from the start of an opened file. */
+export async function readStart(file: OpenedFile, max: number): Promise<Buffer> {
+  const want = Math.min(file.size, max);
+  const { buffer, bytesRead } = await file.handle.read(Buffer.alloc(want), 0, want, 0);
+  return buffer.subarray(0, bytesRead);
+}

@@ -1,0 +1,86 @@
+// A file described for its preview (GET /api/workspace/preview, GET /api/attachment/preview): its kind from its
+// bytes, and what the UI shows of it. Text is decoded (UTF-8, UTF-8/UTF-16 with a byte order mark), Office
+// files bring their Markdown (the sidecar beside them, else converted now), images only their type: their
+// bytes come from the raw route. The JSON answer is redacted like every other (respond.ts), text included.
+import path from 'node:path';
+import { guessMime } from '../mime.js';
+import { redact } from '../redact.js';
+import { officeFormat, officeToMarkdown, SIDECAR_SUFFIX } from '../office/index.js';
+import { readBounded, readStart, type OpenedFile } from './browse.js';
+import { decodeText, imageMime, isPdf, isSvg, SNIFF_BYTES } from './file-kind.js';
+import { pdfSummary } from './pdf.js';
+import type { FilePreview, PreviewKind } from './preview-wire.js';
+
+/** The most text a preview carries; a longer file shows its start and says it was cut. */
+export const MAX_PREVIEW_TEXT_BYTES = 1024 * 1024;
+export const SVG_MIME = 'image/svg+xml';
+export const OFFICE_NOT_CONVERTED = 'This Office file could not be converted to text.';
+
+/** The kind and served type of a file, from its name and first bytes. */
+export function classify(name: string, head: Buffer): { kind: PreviewKind; mime: string } {
+  const image = imageMime(head);
+  if (image) return { kind: 'image', mime: image };
+  if (isSvg(name, head)) return { kind: 'image', mime: SVG_MIME };
+  if (isPdf(head)) return { kind: 'pdf', mime: 'application/pdf' };
+  if (officeFormat(name)) return { kind: 'office', mime: guessMime(name) };
+  const named = guessMime(name);
+  if (decodeText(head, true)) return { kind: 'text', mime: named.startsWith('text/') ? named : 'text/plain' };
+  // A name that promises an image or text the bytes do not hold is not believed.
+  return { kind: 'binary', mime: named.startsWith('image/') || named.startsWith('text/') ? 'application/octet-stream' : named };
+}
+
+/**
+ * The preview of an opened file. Free text in it (the file's text, Markdown, a PDF's title) is redacted here,
+ * so it stays redacted whatever the JSON responder does; names and paths are the server's own and go out as
+ * they are (the UI sends them back).
+ */
+export async function describeFile(file: OpenedFile, root: string): Promise<FilePreview> {
+  const preview = await describe(file, root);
+  if (preview.text !== undefined) preview.text = redact(preview.text);
+  if (preview.title !== undefined) preview.title = redact(preview.title);
+  return preview;
+}
+
+async function describe(file: OpenedFile, root: string): Promise<FilePreview> {
+  const head = await readStart(file, SNIFF_BYTES);
+  const { kind, mime } = classify(file.name, head);
+  const base: FilePreview = { kind, name: file.name, path: file.path, abs_path: path.join(root, ...file.path.split('/')), size: file.size, mime };
+  if (kind === 'text') return { ...base, ...(await textOf(file)) };
+  if (kind === 'office') return { ...base, ...(await officeText(file, base.abs_path)) };
+  if (kind === 'pdf') return { ...base, ...(await pdfSummary(file)) };
+  return base;
+}
+
+async function textOf(file: OpenedFile): Promise<Partial<FilePreview>> {
+  const bytes = await readStart(file, MAX_PREVIEW_TEXT_BYTES);
+  const cut = file.size > bytes.length;
+  const decoded = decodeText(bytes, cut);
+  // Text at its start, binary further on: shown as far as it is text would mislead; it is binary.
+  if (!decoded) return { kind: 'binary', mime: 'application/octet-stream' };
+  return { encoding: decoded.encoding, text: decoded.text, truncated: cut };
+}
+
+async function officeText(file: OpenedFile, absPath: string): Promise<Partial<FilePreview>> {
+  // A sidecar written beside the file (workspace uploads write one) is the conversion already done.
+  const sidecarName = file.name + SIDECAR_SUFFIX;
+  const stat = await file.parent.lstat(sidecarName).catch(() => undefined);
+  if (stat?.isFile()) {
+    const read = await readBounded(file.parent, sidecarName, stat, MAX_PREVIEW_TEXT_BYTES, true).catch(() => undefined);
+    const decoded = read && decodeText(read.bytes, read.size > read.bytes.length);
+    if (read && decoded) return { text: decoded.text, truncated: read.size > read.bytes.length, source: 'sidecar' };
+  }
+  try {
+    const markdown = await officeToMarkdown(absPath, officeFormat(file.name)!);
+    return { text: markdown, source: 'converted' };
+  } catch {
+    return { note: OFFICE_NOT_CONVERTED };
+  }
+}
+
+/**
+ * The preview as the JSON responder takes it. Its free text is redacted by describeFile; its names and paths
+ * are the server's own values (issue 13's projections call them ServerValue), so the preview passes as it is.
+ */
+export function previewJson(preview: FilePreview): never {
+  return preview as never;
+}
