@@ -32,6 +32,11 @@ export function attachmentUri(id: string, name: string): string {
   return `${sessionUri(id)}/attachment/${encodeURIComponent(name)}`;
 }
 
+/** A file of the session's workspace, `rel` percent-encoded whole (`docs%2Fplan.md`), like an attachment name. */
+export function workspaceUri(id: string, rel: string): string {
+  return `${sessionUri(id)}/workspace/${encodeURIComponent(rel)}`;
+}
+
 export function listSessions(app: App, profile: string) {
   return app.sessions
     .list()
@@ -235,7 +240,7 @@ export interface SearchHit {
   where: 'message' | 'attachment' | 'workspace';
   /** The message index, or the file's path below its root. */
   ref: string;
-  /** A resource to read: the session, or the attachment (workspace files are read with read_workspace_file). */
+  /** A resource to read: the session (for a message), the attachment, or the workspace file. */
   uri: string;
   snippet: string;
 }
@@ -337,7 +342,7 @@ export async function search(app: App, profile: string, id: unknown, query: stri
     if (at) {
       try {
         await searchTree(at, budget, (rel, text) => {
-          findIn(text, needle, push({ where: 'workspace', ref: rel, uri: sessionUri(s.session_id) }));
+          findIn(text, needle, push({ where: 'workspace', ref: rel, uri: workspaceUri(s.session_id, rel) }));
           return hits.length < maxResults;
         });
       } finally {

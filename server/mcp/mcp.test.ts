@@ -97,6 +97,10 @@ describe('MCP endpoint', () => {
     expect(text(await client.callTool({ name: 'read_workspace_file', arguments: { session_id: sessionId, path: 'docs/plan.md' } }))).toBe('# Plan\nfeed the heron\n');
     const found = JSON.parse(text(await client.callTool({ name: 'search', arguments: { session_id: sessionId, query: 'HERON' } })));
     expect(found.results.map((r: { where: string; ref: string }) => `${r.where}:${r.ref}`).sort()).toEqual(['attachment:notes.txt', 'message:0', 'workspace:docs/plan.md']);
+    // Every hit names a resource that reads back what was found: the workspace file's own, not the session's.
+    const hit = found.results.find((r: { where: string }) => r.where === 'workspace');
+    expect(hit.uri).toBe(`satchel://session/${sessionId}/workspace/docs%2Fplan.md`);
+    expect((await client.readResource({ uri: hit.uri })).contents[0]).toMatchObject({ mimeType: 'text/plain', text: '# Plan\nfeed the heron\n' });
     await client.close();
   });
 
@@ -153,6 +157,10 @@ describe('MCP endpoint', () => {
     expect(await call('read_session', { session_id: other })).toBe('Session not found');
     await expect(client.readResource({ uri: `satchel://session/${other}` })).rejects.toThrow(/Session not found/);
     await expect(client.readResource({ uri: `satchel://session/${sessionId}/attachment/..%2F..%2Fsessions` })).rejects.toThrow(/escapes/);
+    await expect(client.readResource({ uri: `satchel://session/${sessionId}/workspace/..%2F..%2Fetc%2Fpasswd` })).rejects.toThrow(/Path escapes workspace/);
+    await expect(client.readResource({ uri: `satchel://session/${sessionId}/workspace/link` })).rejects.toThrow(/Path escapes workspace/);
+    await expect(client.readResource({ uri: `satchel://session/${sessionId}/workspace/.hidden` })).rejects.toThrow(/Not found/);
+    await expect(client.readResource({ uri: `satchel://session/${other}/workspace/docs%2Fplan.md` })).rejects.toThrow(/Session not found/);
     await client.close();
   });
 });

@@ -113,6 +113,19 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
       }),
   );
 
+  // Not listed (a workspace can hold a million files): reached from search hits and list_workspace paths.
+  server.registerResource(
+    'workspace-file',
+    new ResourceTemplate('satchel://session/{id}/workspace/{path}', { list: undefined }),
+    { description: "A text file of the session's workspace, by its path relative to the root, percent-encoded" },
+    (uri, vars) =>
+      resource(async () => {
+        const file = await data.readWorkspaceFile(app, profile, vars.id, decoded(vars.path));
+        if (file.binary) return { contents: [{ uri: uri.href, mimeType: 'application/json', text: json({ path: file.path, size: file.size, note: 'binary file: content not returned' }) }] };
+        return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: file.text }] };
+      }),
+  );
+
   server.registerTool(
     'list_sessions',
     { description: "The active profile's sessions: titles, workspaces, counts, last activity", inputSchema: {} },
