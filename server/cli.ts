@@ -1,19 +1,39 @@
 // `npm run serve`, and `node dist/main/index.js --server-only` under plain Node: the headless server. The
 // flags are parsed by the parser the desktop app's `--server-only` uses (settings/args.ts), and the server
-// runs, prints its URL and stops exactly as there (headless.ts).
+// runs, prints its URL and stops exactly as there (headless.ts). Like the desktop window, it tries the port
+// it last listened on first (remembered in its state folder), so a tab left open finds it again after a restart.
 import { pathToFileURL } from 'node:url';
-import { loadConfig, type ServerConfig } from './config.js';
+import { loadConfig, type CliFlags, type ServerConfig } from './config.js';
 import { runHeadless } from './headless.js';
-import { startServer } from './index.js';
+import { startServer, type RunningServer } from './index.js';
 import { log } from './log.js';
+import { startOnRememberedPort } from './port-store.js';
 import { parseServerArgs, USAGE } from './settings/args.js';
+import { isSettingSet } from './settings/table.js';
 
 export { USAGE } from './settings/args.js';
 export const EXIT_USAGE = 2;
 export const EXIT_START_FAILED = 1;
 
+/** True unless the user fixed a port (`--port` or SATCHEL_WEBUI_PORT, other than 0 = any): the same rule as
+ * the desktop window's (main/gui-config.ts). */
+export function remembersPort(config: ServerConfig, flags: CliFlags, env: NodeJS.ProcessEnv): boolean {
+  const chosen = flags.port !== undefined || isSettingSet('port', env);
+  return !chosen || config.port === 0;
+}
+
+/** Start on the remembered port when there is one and the user fixed none; any free port when it is taken. */
+export function startHeadless(config: ServerConfig, remember: boolean): Promise<RunningServer> {
+  if (!remember) return startServer(config);
+  return startOnRememberedPort(config.stateDir, (port) => startServer({ ...config, port }), {
+    onFallback: (port, err) => log.info(`Port ${port} is unavailable (${(err as Error).message}); using another`),
+    onSaveError: (err) => log.warn('Could not remember the port:', err),
+  });
+}
+
 export async function runCli(argv: string[]): Promise<void> {
   let config: ServerConfig;
+  let remember: boolean;
   try {
     const args = parseServerArgs(argv, 'reject');
     if (args.help) {
@@ -21,13 +41,14 @@ export async function runCli(argv: string[]): Promise<void> {
       return;
     }
     config = loadConfig(process.env, args.flags);
+    remember = remembersPort(config, args.flags, process.env);
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
     process.exitCode = EXIT_USAGE;
     return;
   }
   await runHeadless({
-    start: () => startServer(config),
+    start: () => startHeadless(config, remember),
     print: (line) => process.stdout.write(`${line}\n`),
     signals: process,
     exit: (code) => process.exit(code),
