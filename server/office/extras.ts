@@ -40,14 +40,12 @@ export function wordParagraphs(el: XmlElement): string[] {
 
 /** Image descriptions in `el`: the `descr` (else `title`) of each drawing's non-visual properties. */
 export function altTexts(el: XmlElement): string[] {
-  const out: string[] = [];
-  for (const local of ['docPr', 'cNvPr']) {
-    for (const props of findAll(el, local)) {
-      const text = collapseWhitespace(attr(props, 'descr') ?? attr(props, 'title') ?? '');
-      if (text) out.push(text);
-    }
-  }
-  return out;
+  // A Word drawing carries its description twice (wp:docPr and the picture's own pic:cNvPr): where there are
+  // drawings, their docPr alone counts.
+  const docPr = findAll(el, 'docPr');
+  return (docPr.length ? docPr : findAll(el, 'cNvPr'))
+    .map((props) => collapseWhitespace(attr(props, 'descr') ?? attr(props, 'title') ?? ''))
+    .filter(Boolean);
 }
 
 /** Titles of the charts that `el` (in part `part`) embeds, in order; untitled charts are left out. */

@@ -34,7 +34,8 @@ export function pptxToMarkdown(members: ZipMembers): string {
         slideMarkdown(slide, number),
         subsection('Image descriptions', altTexts(slide).map((t) => `- ${escapeLineStarts(escapeInline(t))}`)),
         subsection('Charts', chartTitles(members, rel.target, slide, slideRels).map((t) => `- ${escapeLineStarts(escapeInline(t))}`)),
-        subsection('Notes', notesLines(members, slideRels)),
+        // Notes are prose: one paragraph each.
+        subsection('Notes', [notesLines(members, slideRels).join('\n\n')].filter(Boolean)),
       ]
         .filter(Boolean)
         .join('\n\n'),
@@ -54,8 +55,9 @@ function notesLines(members: ZipMembers, slideRels: ReturnType<typeof readRelati
   const tree = findAll(readXmlPart(members, rel.target), 'spTree')[0];
   const lines: string[] = [];
   for (const shape of tree ? shapesOf(tree) : []) {
+    // Notes written by other tools (LibreOffice) are plain text boxes, not placeholders: those count too.
     const type = placeholderType(shape);
-    if (type === undefined || NOTES_SKIPPED_PLACEHOLDERS.has(type)) continue;
+    if (type !== undefined && NOTES_SKIPPED_PLACEHOLDERS.has(type)) continue;
     const txBody = firstChild(shape, 'txBody');
     for (const p of txBody ? childElements(txBody, 'p') : []) {
       const text = drawingParagraphText(p);

@@ -102,3 +102,36 @@ describe('xlsx to Markdown', () => {
     ]);
   });
 });
+
+describe('xlsx tables and charts', () => {
+  const C = 'http://schemas.openxmlformats.org/drawingml/2006/chart';
+  const A = 'http://schemas.openxmlformats.org/drawingml/2006/main';
+  const XDR = 'http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing';
+  const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+  const S = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+
+  it('puts each named table under its own heading, then chart titles and image descriptions', async () => {
+    const cell = (ref: string, v: number) => `<c r="${ref}"><v>${v}</v></c>`;
+    const sheetData = `<row r="1">${cell('A1', 1)}</row><row r="3">${cell('B3', 2)}${cell('C3', 3)}</row><row r="4">${cell('B4', 4)}${cell('C4', 5)}</row>`;
+    const extra = [
+      { name: 'xl/worksheets/_rels/sheet1.xml.rels', data: relsXml([{ id: 'rT', type: 'table', target: '../tables/table1.xml' }, { id: 'rD', type: 'drawing', target: '../drawings/drawing1.xml' }]) },
+      { name: 'xl/tables/table1.xml', data: `<table xmlns="${S}" id="1" name="Table1" displayName="Harvest" ref="B3:C4"/>` },
+      {
+        name: 'xl/drawings/drawing1.xml',
+        data:
+          `<xdr:wsDr xmlns:xdr="${XDR}" xmlns:a="${A}" xmlns:c="${C}" xmlns:r="${R}">` +
+          `<xdr:twoCellAnchor><xdr:graphicFrame><xdr:nvGraphicFramePr><xdr:cNvPr id="2" name="Chart 1"/></xdr:nvGraphicFramePr><a:graphic><a:graphicData><c:chart r:id="rC"/></a:graphicData></a:graphic></xdr:graphicFrame></xdr:twoCellAnchor>` +
+          `<xdr:twoCellAnchor><xdr:pic><xdr:nvPicPr><xdr:cNvPr id="3" name="Picture 1" descr="Barn at dawn"/></xdr:nvPicPr></xdr:pic></xdr:twoCellAnchor></xdr:wsDr>`,
+      },
+      { name: 'xl/drawings/_rels/drawing1.xml.rels', data: relsXml([{ id: 'rC', type: 'chart', target: '../charts/chart1.xml' }]) },
+      {
+        name: 'xl/charts/chart1.xml',
+        data: `<c:chartSpace xmlns:c="${C}" xmlns:a="${A}"><c:chart><c:title><c:tx><c:rich><a:p><a:r><a:t>Yield per acre</a:t></a:r></a:p></c:rich></c:tx></c:title></c:chart></c:chartSpace>`,
+      },
+    ];
+    const md = await officeToMarkdown(await tmp.write('t.xlsx', await buildXlsx([{ name: 'Farm', sheetData }], undefined, extra)), 'xlsx');
+    expect(md).toBe(
+      '## Farm\n\n| 1 |\n| --- |\n\n### Harvest\n\n| 2 | 3 |\n| --- | --- |\n| 4 | 5 |\n\n### Charts\n\n- Yield per acre\n\n### Image descriptions\n\n- Barn at dawn\n',
+    );
+  });
+});
