@@ -52,11 +52,24 @@ export function parseCookies(header: string | undefined): Map<string, string> {
   return cookies;
 }
 
+/** Expected tokens (the launch token, the MCP token) whose digests are kept: a regenerated one adds one more. */
+export const MAX_REMEMBERED_DIGESTS = 8;
+const expectedDigests = new Map<string, Buffer>();
+
+/** The server's own tokens are the same on every request: each is hashed once, not per request. */
+function expectedDigest(expected: string): Buffer {
+  let digest = expectedDigests.get(expected);
+  if (!digest) {
+    if (expectedDigests.size >= MAX_REMEMBERED_DIGESTS) expectedDigests.clear();
+    digest = createHash('sha256').update(expected).digest();
+    expectedDigests.set(expected, digest);
+  }
+  return digest;
+}
+
 /** Constant-time comparison; hashing first makes the lengths equal so the length is not leaked either. */
 export function tokensEqual(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
+  return timingSafeEqual(createHash('sha256').update(given).digest(), expectedDigest(expected));
 }
 
 export function requestToken(req: IncomingMessage): string | undefined {

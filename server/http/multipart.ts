@@ -84,8 +84,11 @@ function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
+/** A staged file is a regular file we made: unlinked in one call (rm would stat it first); gone already is fine. */
 async function removeQuietly(file: string): Promise<void> {
-  await fs.promises.rm(file, { force: true }).catch((err) => log.warn('could not remove a staged file', err));
+  await fs.promises.unlink(file).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') log.warn('could not remove a staged file', err);
+  });
 }
 
 /**

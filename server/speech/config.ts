@@ -102,7 +102,9 @@ type Layer = { [N in SettingName]?: SettingValue<N> };
 function readSettingsFile(file: string, warn: Warn): Record<string, unknown> {
   let text: string;
   try {
-    const stat = fs.statSync(file);
+    // No settings file is the usual case, asked on every probe: answered without building an ENOENT error.
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    if (!stat) return {};
     if (!stat.isFile() || stat.size > MAX_SETTINGS_FILE_BYTES) {
       warn(SETTINGS_FILE_NAME, `not a regular file under ${MAX_SETTINGS_FILE_BYTES} bytes; ignored`);
       return {};

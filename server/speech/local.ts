@@ -34,10 +34,19 @@ export function defaultModelDir(env: NodeJS.ProcessEnv = process.env): string {
   if (fromEnv) return path.resolve(fromEnv);
   const resources = (process as { resourcesPath?: string }).resourcesPath;
   if (resources && !resources.includes('node_modules')) return path.join(resources, MODEL_SUBDIR);
+  return repositoryModelDir();
+}
+
+// The repository root of this module does not move while it runs: found once, not on every capability probe.
+let repositoryModelDirFound: string | undefined;
+
+function repositoryModelDir(): string {
+  if (repositoryModelDirFound) return repositoryModelDirFound;
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    if (fs.existsSync(path.join(dir, 'package.json'))) return path.join(dir, MODEL_SUBDIR);
+    if (fs.existsSync(path.join(dir, 'package.json'))) return (repositoryModelDirFound = path.join(dir, MODEL_SUBDIR));
     const parent = path.dirname(dir);
+    // Not remembered: the current directory it falls back on can change.
     if (parent === dir) return path.resolve(MODEL_SUBDIR);
     dir = parent;
   }
@@ -47,8 +56,9 @@ export function defaultModelDir(env: NodeJS.ProcessEnv = process.env): string {
 export function isLocalModelPresent(modelDir: string): boolean {
   return MODEL_FILES.every(({ name }) => {
     try {
-      const stat = fs.statSync(path.join(modelDir, name));
-      return stat.isFile() && stat.size === MODEL_FILE_BYTES[name];
+      // Asked on every capability probe: a missing file answers undefined instead of throwing (costly).
+      const stat = fs.statSync(path.join(modelDir, name), { throwIfNoEntry: false });
+      return stat !== undefined && stat.isFile() && stat.size === MODEL_FILE_BYTES[name];
     } catch {
       return false;
     }

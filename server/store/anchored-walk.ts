@@ -22,7 +22,12 @@ export interface WalkOptions {
 export async function openInside(root: AnchoredDir, segments: readonly string[], opts: WalkOptions = {}): Promise<AnchoredDir> {
   let pending = [...segments];
   let hops = 0;
-  let dir = await root.dup();
+  // The walk starts on the caller's root itself (held open by the caller for the whole walk), not on a copy of
+  // it: a copy costs an open, a stat and a close per walk. The root is never closed here.
+  let dir = root;
+  const leave = async (): Promise<void> => {
+    if (dir !== root) await dir.close();
+  };
   try {
     while (pending.length > 0) {
       const name = pending[0]!;
@@ -48,17 +53,18 @@ export async function openInside(root: AnchoredDir, segments: readonly string[],
         if (stat.isDirectory()) continue;
         if (!stat.isSymbolicLink()) throw new ValueError('Not a directory');
         pending = [...(await realSegments(root, dir, name)), ...pending.slice(1)];
-        await dir.close();
-        dir = await root.dup();
+        await leave();
+        dir = root;
         continue;
       }
-      await dir.close();
+      await leave();
       dir = child;
       pending = pending.slice(1);
     }
-    return dir;
+    // The result is the caller's to close: the root itself only ever as a copy.
+    return dir === root ? await root.dup() : dir;
   } catch (err) {
-    await dir.close();
+    await leave();
     throw err;
   }
 }

@@ -67,6 +67,28 @@ describe('placeUnique', () => {
     }
   });
 
+  it('gives concurrent placements of one name distinct names, around a file already there', async () => {
+    const dir = await mkdirInside(root, path.join(root, 'many'));
+    try {
+      await fsp.writeFile(path.join(root, 'many', 'a-1.txt'), 'not ours');
+      const stagedCopies = await Promise.all(
+        Array.from({ length: 20 }, async (_, i) => {
+          const copy = path.join(tmp, `staged-${i}`);
+          await fsp.writeFile(copy, `upload ${i}`);
+          return copy;
+        }),
+      );
+      const placed = await Promise.all(stagedCopies.map((copy) => placeUnique(copy, dir, 'a.txt', errors)));
+      const names = placed.map((p) => p.name);
+      expect(new Set(names).size).toBe(20);
+      expect(names).not.toContain('a-1.txt');
+      expect(await fsp.readFile(path.join(root, 'many', 'a-1.txt'), 'utf8')).toBe('not ours');
+      for (const [i, p] of placed.entries()) expect(await fsp.readFile(p.path, 'utf8')).toBe(`upload ${i}`);
+    } finally {
+      await dir.close();
+    }
+  });
+
   it('maps an OS refusal to the caller’s status and text', async () => {
     const dir = await mkdirInside(root, path.join(root, 'gone'));
     try {

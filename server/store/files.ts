@@ -2,6 +2,7 @@
 // it is sanitized, de-duplicated, and the final create is exclusive, never follows a symlink, and happens in a
 // directory held open (anchored.ts), so a directory swapped for a symlink meanwhile cannot redirect it.
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { DISK_FULL_UPLOAD, HttpError, isDiskFull, ValueError } from '../errors.js';
@@ -20,7 +21,7 @@ async function exists(dir: AnchoredDir, name: string): Promise<boolean> {
   }
 }
 
-const { O_RDONLY, O_WRONLY } = fs.constants;
+const { O_WRONLY } = fs.constants;
 
 /**
  * Move a staged file to `name` in `dir`, failing with EEXIST when anything (a symlink included) is there. A hard
@@ -28,24 +29,16 @@ const { O_RDONLY, O_WRONLY } = fs.constants;
  * exclusive no-follow create plus a copy, removing the partial copy if it fails.
  */
 export async function placeExclusive(staged: string, dir: AnchoredDir, name: string): Promise<void> {
-  let linked = false;
+  // A link shares the staged file's private mode: stored files get the one mode a copy gets. It is set on the
+  // staged file (in the server's private staging directory, the path the link is made from) before linking:
+  // one call instead of opening the placed file, and the placed file never shows another mode.
+  await fsp.chmod(staged, storedFileMode());
   try {
     await dir.link(staged, name);
-    linked = true;
+    return;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err;
-  }
-  if (linked) {
-    // The link shares the staged file's private mode: stored files get the one mode a copy gets.
-    try {
-      const handle = await dir.openFile(name, O_RDONLY);
-      await handle.chmod(storedFileMode()).finally(() => handle.close());
-    } catch (err) {
-      await dir.unlink(name).catch(() => {});
-      throw err;
-    }
-    return;
   }
   const handle = await dir.createFile(name, O_WRONLY, STORED_FILE_MODE);
   try {
@@ -58,19 +51,10 @@ export async function placeExclusive(staged: string, dir: AnchoredDir, name: str
   }
 }
 
-// Per-directory queue: concurrent uploads of one name inside this server get distinct names instead of racing
-// to the same candidate. The exclusive create still guards against other processes.
-const dirQueues = new Map<string, Promise<unknown>>();
-
-function serialized<T>(dir: string, work: () => Promise<T>): Promise<T> {
-  const previous = dirQueues.get(dir) ?? Promise.resolve();
-  const next = previous.catch(() => {}).then(work);
-  dirQueues.set(dir, next);
-  void next.finally(() => {
-    if (dirQueues.get(dir) === next) dirQueues.delete(dir);
-  }).catch(() => {});
-  return next;
-}
+// Names being placed by this server right now (real paths): concurrent uploads of one name get distinct names
+// without waiting for each other. Each upload claims a candidate before looking at the disk and holds it only
+// until its exclusive create is done; the create still guards against other processes (409).
+const claimed = new Set<string>();
 
 /**
  * Open `target` (creating missing directories) inside `root` without ever following a symlink out of it: each
@@ -119,13 +103,16 @@ export interface PlaceErrors {
 }
 
 /** Place `staged` in `dir` under the first free candidate of `safeName`; returns the final name and path. */
-export function placeUnique(staged: string, dir: AnchoredDir, safeName: string, errors: PlaceErrors): Promise<{ name: string; path: string }> {
-  return serialized(dir.path, async () => {
-    for (const name of candidateNames(safeName)) {
+export async function placeUnique(staged: string, dir: AnchoredDir, safeName: string, errors: PlaceErrors): Promise<{ name: string; path: string }> {
+  for (const name of candidateNames(safeName)) {
+    const target = dir.pathOf(name);
+    if (claimed.has(target)) continue;
+    claimed.add(target);
+    try {
       if (await exists(dir, name)) continue;
       try {
         await placeExclusive(staged, dir, name);
-        return { name, path: dir.pathOf(name) };
+        return { name, path: target };
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'EEXIST') throw new HttpError(409, errors.exists(name));
@@ -133,7 +120,9 @@ export function placeUnique(staged: string, dir: AnchoredDir, safeName: string, 
         const [status, text] = errors.rejected(name);
         throw new HttpError(status, text);
       }
+    } finally {
+      claimed.delete(target);
     }
-    throw new ValueError('Too many uploads with the same filename');
-  });
+  }
+  throw new ValueError('Too many uploads with the same filename');
 }

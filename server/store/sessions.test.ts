@@ -50,6 +50,28 @@ describe('SessionStore', () => {
     expect(store.get(s.session_id)!.messages).toEqual([]);
   });
 
+  it('keeps nothing of a change that throws halfway, while the changes written with it are kept', async () => {
+    const store = new SessionStore(dir);
+    await store.load();
+    const s = await store.create({ workspace: '/w', profile: 'default' });
+    const attach = (name: string) => store.addAttachment(s.session_id, { filename: name, path: `/p/${name}`, size: 1, mime: 'text/plain', is_image: false });
+    // The first write is on disk while the next three queue: they are written together, in one batch.
+    const first = attach('a');
+    const before = attach('b');
+    const broken = store.update(s.session_id, (d) => {
+      d.title = 'half-done';
+      d.attachments.push({ filename: 'ghost', path: '/p/ghost', size: 1, mime: 'text/plain', is_image: false });
+      throw new Error('failed halfway');
+    });
+    const after = attach('c');
+    await expect(broken).rejects.toThrow('failed halfway');
+    await Promise.all([first, before, after]);
+    for (const session of [store.get(s.session_id)!, await onDisk(s.session_id)]) {
+      expect(session.title).toBe('Untitled');
+      expect(session.attachments.map((a: { filename: string }) => a.filename)).toEqual(['a', 'b', 'c']);
+    }
+  });
+
   it('drops internal message fields from the public projection', async () => {
     const store = new SessionStore(dir);
     await store.load();
