@@ -122,6 +122,25 @@ export interface WorkspaceListing {
   truncated: boolean;
 }
 
+/** Why an archive member was not written: only regular files are. */
+export type SkipReason =
+  | 'symlink'
+  | 'hardlink'
+  | 'device'
+  | 'fifo'
+  | 'directory-only'
+  | 'sparse'
+  | 'unsupported-type'
+  | 'duplicate'
+  | 'path-conflict';
+
+/** An archive member that was not written, and why. */
+export interface SkippedMember {
+  /** Its path inside the archive, normalized (`/`-separated; a directory ends in `/`). */
+  name: string;
+  reason: SkipReason;
+}
+
 /** POST /api/upload/extract */
 export interface ExtractResult {
   ok: true;
@@ -129,6 +148,8 @@ export interface ExtractResult {
   /** Relative to the session's attachment folder, `/`-separated. */
   files: string[];
   dest: string;
+  /** Members not written (links, devices, empty directories, sparse files ...), in archive order. */
+  skipped: SkippedMember[];
 }
 
 export type OfficeFormat = 'docx' | 'xlsx' | 'pptx';
@@ -153,6 +174,8 @@ export interface WorkspaceItem {
   extracted: boolean;
   extracted_files?: string[];
   extracted_count?: number;
+  /** Archive members not written, and why (with `extracted: true`). */
+  skipped?: SkippedMember[];
   extract_error?: string;
   sidecar?: Sidecar;
   sidecar_error?: string;

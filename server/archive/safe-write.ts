@@ -8,6 +8,7 @@ import { constants as fsc } from 'node:fs';
 import type fsp from 'node:fs/promises';
 import { sameFile, type AnchoredDir, type Identity } from '../store/anchored.js';
 import { log } from '../log.js';
+import type { SkipReason, SkippedMember } from '../wire.js';
 import { EXTRACT_CHUNK_BYTES, tooLarge } from './limits.js';
 import { fileChunks } from './file-chunks.js';
 
@@ -25,23 +26,8 @@ export function fileModeFor(archiveMode: number | undefined): number {
   return archiveMode !== undefined && (archiveMode & OWNER_EXECUTE) !== 0 ? EXECUTABLE_FILE_MODE : FILE_MODE;
 }
 
-/** Why a member was not written: only regular files are (spec-notes 4.4); the result says what else there was. */
-export type SkipReason =
-  | 'symlink'
-  | 'hardlink'
-  | 'device'
-  | 'fifo'
-  | 'directory-only'
-  | 'sparse'
-  | 'unsupported-type'
-  | 'duplicate'
-  | 'path-conflict';
-
-export interface SkippedMember {
-  /** The member's path inside the archive, normalized ('/'-separated, a directory ends in '/'). */
-  name: string;
-  reason: SkipReason;
-}
+// Why a member was not written, as the upload responses carry it (only regular files are, spec-notes 4.4).
+export type { SkipReason, SkippedMember } from '../wire.js';
 
 export interface WriterOptions {
   maxBytes: number;

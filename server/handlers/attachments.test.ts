@@ -223,7 +223,7 @@ describe('4.4 upload and extract', () => {
     const zip = await zipOf({ 'readme.txt': 'hello', 'docs/guide.md': '# Guide' });
     const { status, body } = await post('/api/upload/extract', [{ name: 'session_id', content: session }, { name: 'file', filename: 'bundle.zip', content: zip }]);
     expect(status).toBe(200);
-    expect({ ...body, files: [...body.files].sort() }).toEqual({ ok: true, extracted: 2, files: ['bundle/docs/guide.md', 'bundle/readme.txt'], dest: path.join(attachDir(), 'bundle') });
+    expect({ ...body, files: [...body.files].sort() }).toEqual({ ok: true, extracted: 2, files: ['bundle/docs/guide.md', 'bundle/readme.txt'], dest: path.join(attachDir(), 'bundle'), skipped: [] });
     expect(await fs.readFile(path.join(attachDir(), 'bundle', 'docs', 'guide.md'), 'utf8')).toBe('# Guide');
     const again = await post('/api/upload/extract', [{ name: 'session_id', content: session }, { name: 'file', filename: 'bundle.zip', content: zip }]);
     expect(again.body.dest).toMatch(/\/bundle_\d{3}$/);

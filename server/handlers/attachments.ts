@@ -82,7 +82,7 @@ export async function uploadAttachment(input: HandlerInput): Promise<void> {
 export async function uploadAndExtract(input: HandlerInput): Promise<void> {
   const { ctx, app, profile } = input;
   const form = await parseMultipart(ctx, { stagingDir: app.stagingDir, capBytes: app.config.maxUploadBytes });
-  let body: { ok: true; extracted: number; files: string[]; dest: string };
+  let body: { ok: true; extracted: number; files: string[]; dest: string; skipped: wire.SkippedMember[] };
   try {
     const { file, sessionId } = fileAndSession(input, form);
     const safeName = sanitizeFilename(file.filename);
@@ -101,7 +101,7 @@ export async function uploadAndExtract(input: HandlerInput): Promise<void> {
         throw err;
       });
       app.events.publish({ name: 'attachment_added', profile, data: { session_id: sessionId, extracted: result.files.length, dest } });
-      body = { ok: true, extracted: result.extracted, files: result.files, dest };
+      body = { ok: true, extracted: result.extracted, files: result.files, dest, skipped: result.skipped };
     } finally {
       await base.close();
     }

@@ -95,6 +95,7 @@ async function storeOne(file: StagedFile, target: AnchoredDir, maxUploadBytes: n
         extracted: true,
         extracted_files: result.files,
         extracted_count: result.extracted,
+        skipped: result.skipped,
       };
       return { item, names: [path.basename(dest)] };
     } catch (err) {
