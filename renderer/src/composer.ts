@@ -7,6 +7,7 @@ import { formatBytes, isArchiveName } from './format.js';
 import { notify } from './toast.js';
 import { UploadQueue } from './upload-queue.js';
 import { dropZone, extractedList, ProgressView } from './upload-view.js';
+import { withSkipped } from './skipped-view.js';
 import { sizeCheck, UploadAborted, uploadMultipart, type UploadHandle } from './upload.js';
 
 /** Parallel uploads from one composer: enough to keep a loopback link busy without starving the UI. */
@@ -326,7 +327,7 @@ export class Composer {
     if (x.status === 'error') return h('span', { class: 'error-text', 'data-testid': 'extract-error', role: 'alert' }, x.error ?? 'Extraction failed');
     const r = x.result;
     if (!r) return null;
-    return extractedList(r.extracted, r.files, '', true);
+    return withSkipped(extractedList(r.extracted, r.files, '', true), r.skipped, '');
   }
 
   private busy(): boolean {

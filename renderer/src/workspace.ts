@@ -8,6 +8,7 @@ import { openPreview } from './preview.js';
 import { notify } from './toast.js';
 import { UploadQueue } from './upload-queue.js';
 import { dropZone, extractedList, ProgressView } from './upload-view.js';
+import { withSkipped } from './skipped-view.js';
 import { sizeCheck, UploadAborted, uploadMultipart } from './upload.js';
 
 export const MAX_PARALLEL_WS_UPLOADS = 3;
@@ -282,7 +283,7 @@ export class WorkspacePanel {
         row.appendChild(h('p', { class: 'error-text small', 'data-testid': 'ws-result-error', role: 'alert' }, `Not extracted: ${item.extract_error}`));
       } else if (item.extracted === true) {
         const files = item.extracted_files ?? [];
-        row.appendChild(extractedList(files.length, files, 'ws-', files.length <= OPEN_EXTRACT_LIST_MAX));
+        row.appendChild(withSkipped(extractedList(files.length, files, 'ws-', files.length <= OPEN_EXTRACT_LIST_MAX), item.skipped, 'ws-'));
       } else {
         row.appendChild(h('span', { class: 'muted small', 'data-testid': 'ws-result-done' }, `Uploaded · ${formatBytes(item.size ?? picked.file.size)}`));
       }
