@@ -142,7 +142,8 @@ test('Extract on an archive chip unpacks it and lists the files', async ({ app: 
   await chip.getByTestId('attachment-extract').click();
   const list = chip.getByTestId('extract-list');
   await expect(chip.getByTestId('extract-result')).toContainText('Extracted 2 files');
-  await expect(list.getByTestId('extract-file')).toHaveText(['bundle/readme.txt', 'bundle/src/main.ts']);
+  // Relative to the extraction folder (bundle/), not to the session's attachment folder.
+  await expect(list.getByTestId('extract-file')).toHaveText(['readme.txt', 'src/main.ts']);
   const base = path.join(server.stateDir, 'attachments', id);
   expect(fs.readFileSync(path.join(base, 'bundle', 'readme.txt'), 'utf8')).toBe('hello archive');
   expect(fs.readFileSync(path.join(base, 'bundle', 'src', 'main.ts'), 'utf8')).toBe('export {};\n');

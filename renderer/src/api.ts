@@ -114,7 +114,7 @@ export const api = {
     request<{ session: Session }>('POST', '/api/session/new', workspace ? { workspace } : {}),
   rename: (id: string, title: string) =>
     request<{ session: Session }>('POST', '/api/session/rename', { session_id: id, title }),
-  sendMessage: (id: string, text: string, attachments: Attachment[]) =>
+  sendMessage: (id: string, text: string, attachments: ChatAttachment[]) =>
     request<{ session: Session }>('POST', '/api/session/message', { session_id: id, text, attachments }),
   /** `regenerate`: the turn replaces the session's last exchange (Satchel's extension, docs/API.md). */
   startChat: (id: string, message: string, attachments: ChatAttachment[], regenerate = false) =>

@@ -5,6 +5,7 @@ import { api, ApiError, isAuthStatus, type AgentSettings, type ServerConfig, typ
 import { Chat } from './chat.js';
 import { Composer } from './composer.js';
 import { byId } from './dom.js';
+import { initDrawers } from './drawers.js';
 import { connectEvents } from './events.js';
 import { SessionHeader } from './header.js';
 import { lastUserTurn, visibleRows } from './message-rows.js';
@@ -32,10 +33,15 @@ class App {
   readonly chat: Chat;
   readonly agentDialog: AgentSettingsDialog;
   private agent: AgentSettings | null = null;
+  /** Small windows: the sessions list and the workspace as drawers. */
+  private readonly drawers = initDrawers();
 
   constructor() {
     this.sidebar = new Sidebar({
-      pick: (id) => void this.open(id),
+      pick: (id) => {
+        this.drawers.closeAll();
+        void this.open(id);
+      },
       creating: (id) => void this.afterCreate(id).catch(() => undefined),
       profileChanged: () => void this.reloadAll(null),
     });
@@ -128,7 +134,7 @@ class App {
     try {
       const { session } = await api.session(id);
       if (seq !== this.openSeq) return;
-      if (session.session_id !== this.current?.session_id && !keepComposer) this.composer.reset();
+      if (session.session_id !== this.current?.session_id) this.composer.bindSession(session.session_id, keepComposer);
       this.show(session);
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) {
@@ -203,12 +209,15 @@ class App {
     // From the moment Create is pressed until the new session is on screen, a file dropped meanwhile belongs to
     // it: ensureSession waits for this instead of using the session still shown, or creating a second one
     // (whose chips the switch would then clear).
-    // The draft on screen belongs to the session being left; from now on the composer fills for the new one.
-    this.composer.reset();
+    // The draft on screen belongs to the session being left (saved as its draft); from now on the composer fills for the new one.
+    this.composer.leave();
     const opening: Promise<string> = (async () => {
       const id = await pending;
       await this.reloadList();
       await this.open(id, true);
+      // The dialog gave focus back to "New session"; the next thing to do is write in the new session.
+      this.drawers.closeAll();
+      this.composer.focus();
       return id;
     })().finally(() => {
       if (this.creating === opening) this.creating = null;
@@ -228,6 +237,7 @@ class App {
       try {
         const { session } = await api.newSession();
         await this.reloadList();
+        this.composer.bindSession(session.session_id, true);
         this.show(session);
         return session.session_id;
       } finally {

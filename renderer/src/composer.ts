@@ -1,7 +1,9 @@
 // The message composer: text, attachment chips with byte-accurate progress and cancel, archive extraction,
-// paste and drag-and-drop of files and folders, and Send.
+// paste and drag-and-drop of files and folders, and Send. What it holds is the draft of one session, kept on
+// the server (draft-sync.ts) so a reload or a restart brings it back.
 import { api, ApiError, type Attachment, type ChatAttachment, type ExtractResult, type Session } from './api.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
+import { DraftSaver, draftApi, type DraftContent, type DraftItem } from './draft-sync.js';
 import { fromFileList, type PickedFile } from './files.js';
 import { formatBytes, isArchiveName } from './format.js';
 import { notify } from './toast.js';
@@ -33,8 +35,10 @@ interface Pending {
   loaded: number;
   total: number;
   result?: ChatAttachment;
-  /** Brought back from a sent message (Edit): already stored, nothing to upload. */
+  /** Brought back from a sent message (Edit): already stored, nothing to upload, and never deleted. */
   carried?: boolean;
+  /** Brought back from the stored draft: already stored; removing it deletes the stored file. */
+  restored?: boolean;
   error?: string;
   handle?: UploadHandle<Attachment>;
   thumbUrl?: string;
@@ -70,6 +74,11 @@ export class Composer {
   private readonly queue = new UploadQueue<Pending>(MAX_PARALLEL_UPLOADS, (item) => this.upload(item));
   private nextId = 1;
   private sending = false;
+  /** The session whose draft this is (null: none yet, e.g. before the first drop creates one). */
+  private owner: string | null = null;
+  /** Only the latest draft load may fill the composer. */
+  private loadSeq = 0;
+  private readonly drafts = new DraftSaver(() => (this.owner ? { sessionId: this.owner, content: this.content() } : null));
 
   constructor(private readonly deps: ComposerDeps) {
     const attach = byId<HTMLButtonElement>('attach-button');
@@ -91,7 +100,10 @@ export class Composer {
         void this.submit();
       }
     });
-    this.input.addEventListener('input', () => this.autosize());
+    this.input.addEventListener('input', () => {
+      this.autosize();
+      this.drafts.schedule();
+    });
     this.stopButton.addEventListener('click', () => this.deps.stop());
     this.input.addEventListener('paste', (e) => this.onPaste(e));
     dropZone(this.form.closest('main') ?? this.form, { hoverClass: 'dragging', onFiles: (files) => this.addFiles(files) });
@@ -138,35 +150,106 @@ export class Composer {
     this.notice.hidden = ready;
   }
 
+  /**
+   * The composer now belongs to session `id`. `keep`: what it holds already belongs to that session (files
+   * dropped while it was being created), so it stays and is saved as its draft. Otherwise the draft of the
+   * session left is saved, and the new session's stored draft fills the composer.
+   */
+  bindSession(id: string | null, keep = false): void {
+    if (id === this.owner) return;
+    if (keep) {
+      this.owner = id;
+      this.drafts.schedule();
+      return;
+    }
+    void this.drafts.flush();
+    this.owner = id;
+    this.input.value = '';
+    this.reset();
+    this.autosize();
+    if (id) void this.loadDraft(id);
+  }
+
+  /** Leave the current session's draft (saved first) with an empty composer that belongs to no session yet. */
+  leave(): void {
+    void this.drafts.flush();
+    this.owner = null;
+    this.input.value = '';
+    this.reset();
+    this.autosize();
+  }
+
+  private async loadDraft(id: string): Promise<void> {
+    const seq = ++this.loadSeq;
+    let draft;
+    try {
+      draft = await draftApi.load(id);
+    } catch {
+      return; // no draft to show; the composer stays empty
+    }
+    if (seq !== this.loadSeq || this.owner !== id) return;
+    // Typed or dropped meanwhile: that goes first, the stored draft joins it.
+    if (!this.input.value) this.input.value = draft.text;
+    for (const a of draft.attachments) {
+      const { extract, ...attachment } = a;
+      const item = this.storedChip(attachment, false);
+      item.restored = true;
+      // Skipped members were said when it was extracted; the draft keeps only what was written.
+      if (extract) {
+        const result = { ok: true as const, ...extract, skipped: [] };
+        item.extract = { status: 'done', loaded: 0, total: 0, result };
+      }
+      this.update(item);
+    }
+    this.drafts.known(id, this.content());
+    this.autosize();
+  }
+
+  /** The draft as the server keeps it: the text and the uploaded chips of this session, with their extraction. */
+  private content(): DraftContent {
+    const attachments: DraftItem[] = [];
+    for (const i of this.items) {
+      if (i.status !== 'done' || !i.result || !('filename' in i.result) || i.carried) continue;
+      const x = i.extract?.status === 'done' ? i.extract.result : undefined;
+      attachments.push(x ? { path: i.result.path, extract: { dest: x.dest, extracted: x.extracted, files: x.files } } : { path: i.result.path });
+    }
+    return { text: this.input.value, attachments };
+  }
+
+  /** A chip for an attachment stored already (a sent message's, or the draft's). */
+  private storedChip(a: ChatAttachment, carried: boolean): Pending {
+    const name = 'filename' in a ? a.filename : a.name;
+    const size = 'filename' in a ? a.size : 0;
+    const item: Pending = {
+      id: this.nextId++,
+      file: new File([], name),
+      status: 'done',
+      loaded: size,
+      total: size,
+      result: a,
+      carried,
+      el: h('li'),
+      progress: new ProgressView('attachment-bytes', 'chip-bytes'),
+    };
+    this.items.push(item);
+    this.list.appendChild(item.el);
+    return item;
+  }
+
   /** Put a sent message back for editing: its text, and its attachments as already-uploaded chips. */
   setDraft(text: string, attachments: readonly ChatAttachment[]): void {
     this.reset();
-    for (const a of attachments) {
-      const name = 'filename' in a ? a.filename : a.name;
-      const size = 'filename' in a ? a.size : 0;
-      const item: Pending = {
-        id: this.nextId++,
-        file: new File([], name),
-        status: 'done',
-        loaded: size,
-        total: size,
-        result: a,
-        carried: true,
-        el: h('li'),
-        progress: new ProgressView('attachment-bytes', 'chip-bytes'),
-      };
-      this.items.push(item);
-      this.list.appendChild(item.el);
-      this.update(item);
-    }
+    for (const a of attachments) this.update(this.storedChip(a, true));
     this.input.value = text;
     this.input.focus();
     this.input.setSelectionRange(text.length, text.length);
     this.autosize();
   }
 
-  /** Forget pending attachments, e.g. when switching to another session. */
+  /** Forget pending attachments, e.g. when switching to another session (the draft was saved before). */
   reset(): void {
+    this.loadSeq++;
+    this.drafts.cancel();
     this.queue.clear();
     for (const item of this.items) this.discard(item);
     this.items = [];
@@ -212,6 +295,7 @@ export class Composer {
       item.result = await item.handle.promise;
       item.status = 'done';
       item.loaded = item.total;
+      this.drafts.schedule();
     } catch (err) {
       if (err instanceof UploadAborted) return; // the chip is already gone
       item.status = 'error';
@@ -235,6 +319,7 @@ export class Composer {
       });
       state.result = await state.handle.promise;
       state.status = 'done';
+      this.drafts.schedule();
     } catch (err) {
       if (err instanceof UploadAborted) {
         item.extract = undefined;
@@ -255,6 +340,15 @@ export class Composer {
     item.el.remove();
     this.refreshSend();
     this.input.focus();
+    // A stored upload of this draft goes from the disk too (the server refuses one a sent message refers to;
+    // a chip brought back by Edit is such a one, so it is not asked).
+    const stored = item.status === 'done' && item.result && 'filename' in item.result && !item.carried ? item.result : undefined;
+    if (stored && this.owner) {
+      draftApi.deleteAttachment(this.owner, stored.path).then(
+        () => this.drafts.schedule(),
+        (err: unknown) => notify(err instanceof Error ? err.message : String(err), 'error'),
+      );
+    } else this.drafts.schedule();
   }
 
   private discard(item: Pending): void {
@@ -294,7 +388,7 @@ export class Composer {
       this.renderExtract(item),
     );
     const actions = h('div', { class: 'chip-actions' });
-    if (item.status === 'done' && isArchiveName(file.name) && !item.extract && !item.carried) {
+    if (item.status === 'done' && isArchiveName(file.name) && !item.extract && !item.carried && !item.restored) {
       actions.appendChild(
         h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'attachment-extract', onclick: () => void this.extract(item) }, 'Extract'),
       );
@@ -327,7 +421,7 @@ export class Composer {
     if (x.status === 'error') return h('span', { class: 'error-text', 'data-testid': 'extract-error', role: 'alert' }, x.error ?? 'Extraction failed');
     const r = x.result;
     if (!r) return null;
-    return withSkipped(extractedList(r.extracted, r.files, '', true), r.skipped, '');
+    return withSkipped(extractedList(r.extracted, r.files, '', true, r.dest), r.skipped, '');
   }
 
   private busy(): boolean {
@@ -345,24 +439,19 @@ export class Composer {
     this.refreshSend();
     if (this.send.disabled) return;
     const text = this.input.value.trim();
-    const attachments = this.items.filter((i) => i.status === 'done' && i.result).map((i) => i.result as ChatAttachment);
+    const attachments = this.items.filter((i) => i.status === 'done' && i.result).flatMap((i) => sentAttachments(i));
     this.sending = true;
     this.refreshSend();
     try {
       const sessionId = await this.deps.ensureSession();
       if (this.deps.agentReady()) {
         await this.deps.startTurn(sessionId, text, attachments);
-        this.input.value = '';
-        this.autosize();
-        this.reset();
+        this.sent(sessionId);
       } else {
         // No agent: the message is kept in the session (as before conversations existed); the notice says
         // nobody answers.
-        const uploads = attachments.filter((a): a is Attachment => 'filename' in a);
-        const { session } = await api.sendMessage(sessionId, text, uploads);
-        this.input.value = '';
-        this.autosize();
-        this.reset();
+        const { session } = await api.sendMessage(sessionId, text, attachments);
+        this.sent(sessionId);
         this.deps.onSent(session);
       }
     } catch (err) {
@@ -373,6 +462,14 @@ export class Composer {
       this.sending = false;
       this.refreshSend();
     }
+  }
+
+  /** Sent: the composer empties, and so does the session's stored draft. */
+  private sent(sessionId: string): void {
+    this.input.value = '';
+    this.autosize();
+    this.reset();
+    void this.drafts.save(sessionId, { text: '', attachments: [] });
   }
 
   private autosize(): void {
@@ -394,4 +491,12 @@ export class Composer {
     if (!dt.types.includes('text/plain')) e.preventDefault();
     this.addFiles(fromFileList(named));
   }
+}
+
+/** What a chip sends: its upload, and for an extracted archive also the extraction with its file count. */
+function sentAttachments(item: Pending): ChatAttachment[] {
+  const out = item.result ? [item.result] : [];
+  const x = item.extract?.status === 'done' ? item.extract.result : undefined;
+  if (x) out.push({ name: item.file.name, path: x.dest, extracted: true, files: x.extracted });
+  return out;
 }

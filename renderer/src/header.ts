@@ -39,8 +39,11 @@ export class SessionHeader {
     this.session = session;
     const title = session ? session.title || 'Untitled' : 'No session';
     this.title.textContent = title;
+    // The header wraps a long title in full; the attribute also shows it on hover.
+    this.title.title = title;
     this.renameButton.hidden = !session || !this.form.hidden;
     this.workspace.textContent = session?.workspace ? `Workspace: ${session.workspace}` : '';
+    this.workspace.title = this.workspace.textContent;
     document.title = session ? `${title} — Satchel` : 'Satchel';
   }
 

@@ -3,6 +3,7 @@
 import type { Attachment, ChatAttachment, Session } from './api.js';
 import { errorAdvice } from './chat-state.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
+import { extractedInto } from './extract-paths.js';
 import { formatBytes, formatTime } from './format.js';
 import { renderMarkdown } from './markdown-dom.js';
 import { lastUserTurn, visibleRows, type MessageRow } from './message-rows.js';
@@ -10,7 +11,8 @@ import { lastUserTurn, visibleRows, type MessageRow } from './message-rows.js';
 function attachmentChip(a: Attachment | ChatAttachment): HTMLElement {
   if (!('filename' in a)) {
     // An extracted archive a conversation turn referred to: its folder, no size of its own.
-    return h('li', { class: 'msg-attachment', 'data-testid': 'message-attachment', title: a.path }, icon([...ICONS.paperclip]), h('span', { class: 'chip-name' }, a.name));
+    const said = extractedInto(a.name, a.files);
+    return h('li', { class: 'msg-attachment', 'data-testid': 'message-attachment', title: said }, icon([...ICONS.archive]), h('span', { class: 'chip-name' }, said));
   }
   return h(
     'li',

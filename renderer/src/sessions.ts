@@ -100,7 +100,7 @@ export class Sidebar {
               'aria-current': active ? 'page' : undefined,
               onclick: () => this.deps.pick(s.session_id),
             },
-            h('span', { class: 'session-name', 'data-testid': 'session-item-title' }, s.title || 'Untitled'),
+            h('span', { class: 'session-name', 'data-testid': 'session-item-title', title: s.title || 'Untitled' }, s.title || 'Untitled'),
             h('span', { class: 'muted small' }, [formatTime(s.updated_at ?? s.created_at), s.message_count ? ` · ${s.message_count} msg` : '']),
           ),
         ),

@@ -1,6 +1,7 @@
 // View pieces shared by the composer's attachment chips and the workspace panel's upload rows: the progress
 // bar with its byte counter, the "Extracted N files" list, and a drop zone for files and folders.
 import { h } from './dom.js';
+import { extractionRelative } from './extract-paths.js';
 import { dragHasFiles, filesFromDataTransfer, type PickedFile } from './files.js';
 import { formatProgress } from './format.js';
 import { notify } from './toast.js';
@@ -31,14 +32,16 @@ export class ProgressView {
 
 /**
  * "Extracted N files" over the list of their paths. `testPrefix` keeps each panel's test ids apart
- * ('' in the composer: extract-result, extract-list, extract-file; 'ws-' in the workspace panel).
+ * ('' in the composer: extract-result, extract-list, extract-file; 'ws-' in the workspace panel). With `dest`
+ * (the extraction folder) the paths read relative to it. Long names wrap, never cut; the full one is on hover.
  */
-export function extractedList(count: number, files: readonly string[], testPrefix: string, open: boolean): HTMLDetailsElement {
+export function extractedList(count: number, files: readonly string[], testPrefix: string, open: boolean, dest?: string): HTMLDetailsElement {
+  const shown = dest === undefined ? files : extractionRelative(files, dest);
   return h(
     'details',
     { class: 'extract-result', 'data-testid': `${testPrefix}extract-result`, open },
     h('summary', { 'data-testid': `${testPrefix}extract-summary` }, `Extracted ${count} file${count === 1 ? '' : 's'}`),
-    h('ul', { class: 'extract-list', 'data-testid': `${testPrefix}extract-list` }, files.map((f) => h('li', { 'data-testid': `${testPrefix}extract-file` }, f))),
+    h('ul', { class: 'extract-list', 'data-testid': `${testPrefix}extract-list` }, shown.map((f) => h('li', { 'data-testid': `${testPrefix}extract-file`, title: f }, f))),
   );
 }
 

@@ -1,0 +1,84 @@
+/// <reference lib="dom" />
+// The composer's draft: what was typed and attached comes back after a reload, a chip taken off the draft
+// takes its stored file along, and an extracted archive reads right in the composer and in the sent message.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, newSession, test } from './fixtures.js';
+import { buildZip } from './helpers/zip.js';
+
+const draftFile = (stateDir: string, id: string) => path.join(stateDir, 'drafts', `${id}.json`);
+
+test('a reload keeps the typed text and the attachment chips', async ({ app: page, server }) => {
+  const id = await newSession(page, server.workspace);
+  await page.getByTestId('file-input').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('kept across a reload') });
+  await expect(page.locator('[data-testid="attachment-chip"][data-filename="notes.txt"]')).toHaveAttribute('data-status', 'done');
+  await page.getByTestId('composer-input').fill('half a thought, not sent');
+  // Saved on the server a moment after typing stops.
+  await expect.poll(() => fs.existsSync(draftFile(server.stateDir, id)) && fs.readFileSync(draftFile(server.stateDir, id), 'utf8')).toContain('half a thought');
+
+  await page.reload();
+  await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
+  await expect(page.getByTestId('composer-input')).toHaveValue('half a thought, not sent');
+  const chip = page.locator('[data-testid="attachment-chip"][data-filename="notes.txt"]');
+  await expect(chip).toHaveAttribute('data-status', 'done');
+  // The same stored file, not a second upload of it (no notes-1.txt).
+  expect(fs.readdirSync(path.join(server.stateDir, 'attachments', id))).toEqual(['notes.txt']);
+
+  // Sending empties the draft, on the server too.
+  await page.getByTestId('send').click();
+  await expect(page.getByTestId('message-text')).toHaveText('half a thought, not sent');
+  await expect.poll(() => fs.existsSync(draftFile(server.stateDir, id))).toBe(false);
+  await page.reload();
+  await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
+  await expect(page.getByTestId('composer-input')).toHaveValue('');
+  await expect(page.getByTestId('attachment-chip')).toHaveCount(0);
+});
+
+test('removing a chip of an unsent draft deletes its stored file, also after a reload', async ({ app: page, server }) => {
+  const id = await newSession(page, server.workspace);
+  await page.getByTestId('file-input').setInputFiles([
+    { name: 'drop-me.txt', mimeType: 'text/plain', buffer: Buffer.from('unwanted') },
+    { name: 'keep-me.txt', mimeType: 'text/plain', buffer: Buffer.from('wanted') },
+  ]);
+  const dropped = page.locator('[data-testid="attachment-chip"][data-filename="drop-me.txt"]');
+  await expect(dropped).toHaveAttribute('data-status', 'done');
+  await expect(page.locator('[data-testid="attachment-chip"][data-filename="keep-me.txt"]')).toHaveAttribute('data-status', 'done');
+  const dir = path.join(server.stateDir, 'attachments', id);
+  expect(fs.readdirSync(dir).sort()).toEqual(['drop-me.txt', 'keep-me.txt']);
+
+  await dropped.getByTestId('attachment-cancel').click();
+  await expect(dropped).toHaveCount(0);
+  await expect.poll(() => fs.readdirSync(dir)).toEqual(['keep-me.txt']);
+  await expect(page.getByTestId('session-attachments')).not.toContainText('drop-me.txt');
+
+  // A chip that came back from the stored draft is removed the same way.
+  await expect.poll(() => fs.existsSync(draftFile(server.stateDir, id)) && fs.readFileSync(draftFile(server.stateDir, id), 'utf8')).toContain('keep-me.txt');
+  await page.reload();
+  await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
+  const kept = page.locator('[data-testid="attachment-chip"][data-filename="keep-me.txt"]');
+  await expect(kept).toHaveAttribute('data-status', 'done');
+  await kept.getByTestId('attachment-cancel').click();
+  await expect.poll(() => fs.readdirSync(dir)).toEqual([]);
+});
+
+test('an extracted archive lists its files once, relative to its folder, in full; the message says into how many', async ({ app: page, server }) => {
+  const id = await newSession(page, server.workspace);
+  const long = 'quarterly-revenue-by-region-and-product-line-final.csv';
+  const zip = await buildZip({ 'report/table.csv': 'a,b\n', [`report/${long}`]: 'x\n' });
+  await page.getByTestId('file-input').setInputFiles({ name: 'report.zip', mimeType: 'application/zip', buffer: zip });
+  const chip = page.locator('[data-testid="attachment-chip"][data-filename="report.zip"]');
+  await expect(chip).toHaveAttribute('data-status', 'done');
+  await chip.getByTestId('attachment-extract').click();
+  await expect(chip.getByTestId('extract-summary')).toHaveText('Extracted 2 files');
+  const files = chip.getByTestId('extract-file');
+  await expect(files).toHaveText(['report/table.csv', `report/${long}`]);
+  await expect(files.nth(1)).toHaveAttribute('title', `report/${long}`);
+  // Wrapped, never cut: nothing of the name is hidden past the list's edge.
+  const clipped = await files.nth(1).evaluate((el) => el.scrollWidth > el.clientWidth || el.getBoundingClientRect().right > el.closest('.chip')!.getBoundingClientRect().right + 0.5);
+  expect(clipped).toBe(false);
+  expect(fs.existsSync(path.join(server.stateDir, 'attachments', id, 'report', 'report', 'table.csv'))).toBe(true);
+
+  await page.getByTestId('send').click();
+  const sent = page.getByTestId('message').last().getByTestId('message-attachment');
+  await expect(sent).toHaveText(['report.zip', 'report.zip was extracted into 2 files'].map((t) => new RegExp(t.replace('.', '\\.'))));
+});
