@@ -1,5 +1,6 @@
 // Electron glue: wires the tested pieces to Electron's objects. Kept thin on purpose; every decision it
 // makes lives in a module with unit tests. Imported only when running under Electron (see index.ts).
+import { lstat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import {
   app,
@@ -25,6 +26,7 @@ import { closeWithDeadline, onStopSignal } from './lifecycle.js';
 import { applyPackagedModelDir } from './model-dir.js';
 import { installPermissionHandlers } from './permissions.js';
 import { createPickFolderHandler, PICK_FOLDER_CHANNEL } from './pick-folder.js';
+import { createShowInFolderHandler, SHOW_IN_FOLDER_CHANNEL } from './show-in-folder.js';
 import { startOnRememberedPort } from './port-store.js';
 import { openAgentKeyStore, openMcpTokenStore } from './secret-file-store.js';
 import { runHeadless } from './server-only.js';
@@ -144,6 +146,10 @@ function startWindow(args: MainArgs, singleInstance: boolean): void {
               ? dialog.showOpenDialog(mainWindow, FOLDER_DIALOG)
               : dialog.showOpenDialog(FOLDER_DIALOG),
         }),
+      );
+      ipcMain.handle(
+        SHOW_IN_FOLDER_CHANNEL,
+        createShowInFolderHandler({ appOrigin, lstat: (p) => lstat(p), showItemInFolder: (p) => shell.showItemInFolder(p) }),
       );
 
       await session.defaultSession.cookies.set(accessCookieDetails(appOrigin, server.token));

@@ -21,10 +21,12 @@ interface PreloadModule {
   PICK_FOLDER_CHANNEL: string;
   VERSION_ARG_PREFIX: string;
   versionFromArgv(argv: readonly string[]): string;
-  createApi(invoke: (channel: string) => Promise<unknown>, argv: readonly string[]): {
+  createApi(invoke: (channel: string, ...args: unknown[]) => Promise<unknown>, argv: readonly string[]): {
     version: string;
     pickFolder(): Promise<string | null>;
+    showInFolder(path: unknown): Promise<boolean>;
   };
+  SHOW_IN_FOLDER_CHANNEL: string;
 }
 
 function loadPreload(argv: string[]): PreloadModule {
@@ -45,11 +47,11 @@ function loadPreload(argv: string[]): PreloadModule {
 const preload = loadPreload(['/electron', '--type=renderer', '--satchel-version=0.1.0']);
 
 describe('preload on load', () => {
-  it('exposes exactly window.satchel = { version, pickFolder }', () => {
+  it('exposes exactly window.satchel = { version, pickFolder, showInFolder }', () => {
     expect(exposed.calls).toHaveLength(1);
     const [key, api] = exposed.calls[0]!;
     expect(key).toBe('satchel');
-    expect(Object.keys(api as object).sort()).toEqual(['pickFolder', 'version']);
+    expect(Object.keys(api as object).sort()).toEqual(['pickFolder', 'showInFolder', 'version']);
     expect(Object.isFrozen(api)).toBe(true);
     expect((api as { version: string }).version).toBe('0.1.0');
   });
@@ -79,6 +81,22 @@ describe('createApi', () => {
       await expect(api.pickFolder(), JSON.stringify(reply)).resolves.toBeNull();
     }
   });
+  it('showInFolder sends one string path and answers true only when main says true', async () => {
+    const calls: unknown[][] = [];
+    const api = preload.createApi(async (...args) => {
+      calls.push(args);
+      return exposed.reply;
+    }, []);
+    exposed.reply = true;
+    await expect((api.showInFolder as (...a: unknown[]) => Promise<boolean>)('/w/a.bin', 'extra')).resolves.toBe(true);
+    exposed.reply = 'yes';
+    await expect(api.showInFolder('/w/a.bin')).resolves.toBe(false);
+    await expect(api.showInFolder({ path: '/w' })).resolves.toBe(false);
+    expect(calls).toEqual([
+      ['satchel:show-in-folder', '/w/a.bin'],
+      ['satchel:show-in-folder', '/w/a.bin'],
+    ]);
+  });
   it('the exposed pickFolder goes through ipcRenderer.invoke', async () => {
     exposed.reply = '/chosen';
     const api = exposed.calls[0]![1] as { pickFolder(): Promise<string | null> };
@@ -102,6 +120,8 @@ describe('versionFromArgv', () => {
 describe('constants shared with main (the sandboxed preload cannot import them)', () => {
   it('match main/pick-folder.ts and main/window-options.ts', async () => {
     const { PICK_FOLDER_CHANNEL } = await import('../main/pick-folder.js');
+    const { SHOW_IN_FOLDER_CHANNEL } = await import('../main/show-in-folder.js');
+    expect(preload.SHOW_IN_FOLDER_CHANNEL).toBe(SHOW_IN_FOLDER_CHANNEL);
     const { VERSION_ARG_PREFIX, VERSION_PATTERN } = await import('../main/window-options.js');
     expect(preload.PICK_FOLDER_CHANNEL).toBe(PICK_FOLDER_CHANNEL);
     expect(preload.VERSION_ARG_PREFIX).toBe(VERSION_ARG_PREFIX);
