@@ -148,6 +148,8 @@ export interface ExtractResult {
   /** Relative to the session's attachment folder, `/`-separated. */
   files: string[];
   dest: string;
+  /** The sidecar (or why not) of each Office file extracted; absent when there were none. */
+  sidecars?: ExtractedSidecar[];
   /** Members not written (links, devices, empty directories, sparse files ...), in archive order. */
   skipped: SkippedMember[];
 }
@@ -179,6 +181,19 @@ export interface WorkspaceItem {
   extract_error?: string;
   sidecar?: Sidecar;
   sidecar_error?: string;
+  /** Why the sidecar failed, in plain words (too many parts, not a readable zip, encrypted, …); with sidecar_error. */
+  sidecar_reason?: string;
+  /** An extracted archive: the sidecar (or why not) of each Office file it held. */
+  sidecars?: ExtractedSidecar[];
+}
+
+/** The sidecar of one Office file unpacked from an archive, or why it has none. */
+export interface ExtractedSidecar {
+  /** The Office file, as in `extracted_files` / `files`. */
+  file: string;
+  sidecar?: Sidecar;
+  sidecar_error?: string;
+  sidecar_reason?: string;
 }
 
 /** POST /api/workspace/upload: one item for one part, else all of them. */

@@ -12,7 +12,8 @@ import { sanitizeFilename } from '../names.js';
 import { isCredentialPath, isHiddenName, isInside } from '../paths.js';
 import { log } from '../log.js';
 import { parseMultipart, type StagedFile } from '../http/multipart.js';
-import { officeFormat, writeOfficeSidecar, type Sidecar } from '../office/index.js';
+import { officeFormat, SidecarBudget, sidecarReason, writeOfficeSidecar, type Sidecar } from '../office/index.js';
+import { writeExtractedSidecars } from '../office/batch.js';
 import { sendJson } from '../http/respond.js';
 import { visibleSession } from '../store/profiles.js';
 
@@ -72,7 +73,7 @@ interface Placed {
   names: string[];
 }
 
-async function storeOne(file: StagedFile, target: AnchoredDir, maxUploadBytes: number, signal: AbortSignal): Promise<Placed> {
+async function storeOne(file: StagedFile, target: AnchoredDir, maxUploadBytes: number, signal: AbortSignal, budget: SidecarBudget): Promise<Placed> {
   const safeName = sanitizeFilename(file.filename);
   if (!isInside(target.path, target.pathOf(safeName))) throw new HttpError(403, `Path traversal blocked: ${safeName}`);
   const placed = await placeUnique(file.stagedPath, target, safeName, {
@@ -97,6 +98,10 @@ async function storeOne(file: StagedFile, target: AnchoredDir, maxUploadBytes: n
         extracted_count: result.extracted,
         skipped: result.skipped,
       };
+      // Office files inside the archive get their sidecars too (inside the extraction directory, so a failed
+      // request takes them back with it).
+      const sidecars = await writeExtractedSidecars(target, result.files, budget, signal);
+      if (sidecars.length) item.sidecars = sidecars;
       return { item, names: [path.basename(dest)] };
     } catch (err) {
       // A departed client or a stopping server is a normal end, not an extraction problem worth a warning.
@@ -121,13 +126,14 @@ async function storeOne(file: StagedFile, target: AnchoredDir, maxUploadBytes: n
   if (format) {
     try {
       // Read and written through the directory's descriptor, so the sidecar lands beside the document.
-      const sidecar = await writeOfficeSidecar(target.entry(placed.name), format);
+      const sidecar = await writeOfficeSidecar(target.entry(placed.name), format, budget);
       names.push(sidecar.filename);
       item.sidecar = { ...sidecar, path: target.pathOf(sidecar.filename) };
     } catch (err) {
       if (signal.aborted) throw signal.reason;
       log.info(`no preview for ${placed.name}:`, err);
       item.sidecar_error = SIDECAR_FAILED;
+      item.sidecar_reason = sidecarReason(err);
     }
   }
   return { item, names };
@@ -156,13 +162,15 @@ export async function uploadToWorkspace(input: HandlerInput): Promise<void> {
     const requested = form.fields.get('path') ?? '';
     const created: string[] = [];
     const target = await uploadTarget(workspace, requested, created, form.fields.get('hidden') === '1');
+    // One allowance for every Office preview this request writes, however many files it carries or unpacks.
+    const budget = new SidecarBudget();
     try {
       // All or nothing: a refused part (a bad name, a full disk) or a departed client takes back the earlier
       // parts. A client that leaves stops a running extraction (the extractor removes what it wrote).
       for (const file of parts) {
         if (!file.filename) continue;
         ctx.signal.throwIfAborted();
-        placed.push(await storeOne(file, target, app.config.maxUploadBytes, ctx.signal));
+        placed.push(await storeOne(file, target, app.config.maxUploadBytes, ctx.signal, budget));
       }
       ctx.signal.throwIfAborted();
     } catch (err) {
