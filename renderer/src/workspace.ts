@@ -54,6 +54,16 @@ function baseName(p: string): string {
   return parts[parts.length - 1] ?? p;
 }
 
+/** What the row says when an Office file (or Office files unpacked from an archive) got no text preview, and
+ *  why in plain words when the server says; null when every preview was written. */
+export function sidecarErrorText(item: Pick<WorkspaceUploadItem, 'sidecar_error' | 'sidecar_reason' | 'sidecars'>): string | null {
+  if (item.sidecar_error) return `No text preview: ${item.sidecar_error}${item.sidecar_reason ? ` (${item.sidecar_reason})` : ''}`;
+  const failed = (item.sidecars ?? []).filter((s) => s.sidecar_error);
+  if (failed.length === 0) return null;
+  const reasons = [...new Set(failed.map((s) => s.sidecar_reason).filter(Boolean))];
+  return `No text preview for ${failed.length} of ${item.sidecars!.length} Office files${reasons.length ? ` (${reasons.join('; ')})` : ''}`;
+}
+
 /** Where an upload item's Markdown sidecar lives, relative to the workspace, or null when it has none. */
 export function sidecarPath(item: Pick<WorkspaceUploadItem, 'sidecar' | 'sidecar_error'>, target: string): string | null {
   if (item.sidecar_error || !item.sidecar) return null;
@@ -299,7 +309,8 @@ export class WorkspacePanel {
           ),
         );
       }
-      if (item.sidecar_error) row.appendChild(h('p', { class: 'error-text small', 'data-testid': 'sidecar-error' }, `No text preview: ${item.sidecar_error}`));
+      const sidecarError = sidecarErrorText(item);
+      if (sidecarError) row.appendChild(h('p', { class: 'error-text small', 'data-testid': 'sidecar-error' }, sidecarError));
     }
   }
 }
