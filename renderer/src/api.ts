@@ -18,6 +18,7 @@ import type {
   WorkspaceEntry,
   WorkspaceRoots,
 } from '../../server/wire.js';
+import { noteStatus } from './access-lost.js';
 
 // Every wire shape, under its own name; three under the names this UI has always used.
 export type * from '../../server/wire.js';
@@ -88,6 +89,7 @@ async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown):
   } catch {
     throw new ApiError(0, UNREACHABLE);
   }
+  noteStatus(res.status);
   const text = await res.text();
   if (!res.ok) throw new ApiError(res.status, errorText(res.status, text), errorDetails(text));
   try {
@@ -139,6 +141,7 @@ export const api = {
     } catch {
       throw new ApiError(0, UNREACHABLE);
     }
+    noteStatus(res.status);
     const text = await res.text();
     if (!res.ok) throw new ApiError(res.status, errorText(res.status, text));
     return text;

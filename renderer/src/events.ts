@@ -1,5 +1,7 @@
 // Server-sent events with our own reconnect schedule: EventSource retries by itself only while the server
 // keeps answering 200, and never backs off, so on any error the stream is closed and reopened later.
+import { checkAccess } from './access-lost.js';
+
 export const RECONNECT_MIN_MS = 1000;
 export const RECONNECT_MAX_MS = 30000;
 const JITTER = 0.2;
@@ -39,6 +41,8 @@ export function connectEvents(handlers: EventHandlers, opts: EventsOptions = {})
       es?.close();
       es = null;
       hadFailure = true;
+      // A refused stream looks like a dropped one: ask whether the server restarted under a new token.
+      checkAccess();
       opts.onStatus?.('reconnecting');
       if (!closed) timer = setTimeout(open, backoffDelay(attempt++));
     };

@@ -3,6 +3,7 @@
 // of references to the files, never a copy. Knowing each part's exact offset turns the request-level
 // progress into byte-accurate per-file progress.
 import { ApiError, errorText } from './api.js';
+import { noteStatus } from './access-lost.js';
 
 export interface FilePart {
   field: string;
@@ -98,6 +99,7 @@ export function uploadMultipart<T>(
     xhr.setRequestHeader('Accept', 'application/json');
     xhr.upload.onprogress = (e) => onProgress?.({ loaded: fileBytesSent(fileRanges, e.loaded), total });
     xhr.onload = () => {
+      noteStatus(xhr.status);
       if (xhr.status >= 200 && xhr.status < 300) {
         onProgress?.({ loaded: total, total });
         try {
