@@ -6,10 +6,11 @@ import { ValueError } from '../errors.js';
 import type { HandlerInput } from '../http/app.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
+import { publicAgentSettings as project, publicAgentTest, publicDiscovered } from '../projections/index.js';
 import type * as wire from '../wire.js';
 
 export async function getAgentSettings({ ctx, app }: HandlerInput): Promise<void> {
-  await sendJson(ctx, 200, publicAgentSettings(app.config.stateDir, process.env, app.config.agentKeyStore) satisfies wire.AgentSettings);
+  await sendJson(ctx, 200, project(publicAgentSettings(app.config.stateDir, process.env, app.config.agentKeyStore)) satisfies wire.AgentSettings);
 }
 
 const optionalNumber = (value: unknown, field: string): number | undefined => {
@@ -40,7 +41,7 @@ export async function saveAgentSettingsRoute({ ctx, app }: HandlerInput): Promis
     if (err instanceof Error && err.message.startsWith('Invalid agent setting')) throw new ValueError(err.message);
     throw err;
   }
-  await sendJson(ctx, 200, publicAgentSettings(app.config.stateDir, process.env, app.config.agentKeyStore) satisfies wire.AgentSettings);
+  await sendJson(ctx, 200, project(publicAgentSettings(app.config.stateDir, process.env, app.config.agentKeyStore)) satisfies wire.AgentSettings);
 }
 
 /**
@@ -55,11 +56,11 @@ export async function testAgent({ ctx, app }: HandlerInput): Promise<void> {
   const apiKey = typeof body.api_key === 'string' ? body.api_key.trim() || undefined : baseUrl === saved?.baseUrl ? saved.apiKey : undefined;
   const kind = isAgentKind(body.kind) ? body.kind : undefined;
   const result = await testConnection({ baseUrl, ...(apiKey ? { apiKey } : {}), ...(kind ? { kind } : {}) });
-  await sendJson(ctx, 200, result satisfies wire.AgentTestResponse);
+  await sendJson(ctx, 200, publicAgentTest(result) satisfies wire.AgentTestResponse);
 }
 
 export async function discoverAgents({ ctx }: HandlerInput): Promise<void> {
   const found = await discoverLocalAgents();
   const agents = found.map((a) => ({ kind: a.kind, base_url: a.baseUrl, label: a.label, ...(a.needsKey ? { needs_key: true } : {}) }));
-  await sendJson(ctx, 200, { agents } satisfies wire.AgentDiscoverResponse);
+  await sendJson(ctx, 200, publicDiscovered(agents) satisfies wire.AgentDiscoverResponse);
 }

@@ -13,6 +13,7 @@ import { sanitizeFilename, sanitizeName } from '../names.js';
 import { isInside } from '../paths.js';
 import { parseMultipart, type Multipart, type StagedFile } from '../http/multipart.js';
 import { sendJson } from '../http/respond.js';
+import { publicAttachment, publicExtractResult } from '../projections/index.js';
 import type { Attachment } from '../store/sessions.js';
 import { log } from '../log.js';
 import { visibleSession } from '../store/profiles.js';
@@ -76,7 +77,7 @@ export async function uploadAttachment(input: HandlerInput): Promise<void> {
     // Before answering: once the client has its answer, nothing of the upload may be left in staging.
     await form.cleanup();
   }
-  await sendJson(ctx, 200, attachment satisfies wire.Attachment);
+  await sendJson(ctx, 200, publicAttachment(attachment) satisfies wire.Attachment);
 }
 
 export async function uploadAndExtract(input: HandlerInput): Promise<void> {
@@ -108,5 +109,5 @@ export async function uploadAndExtract(input: HandlerInput): Promise<void> {
   } finally {
     await form.cleanup();
   }
-  await sendJson(ctx, 200, body satisfies wire.ExtractResult);
+  await sendJson(ctx, 200, publicExtractResult(body) satisfies wire.ExtractResult);
 }

@@ -8,6 +8,7 @@ import { isSameOriginWrite } from '../http/access.js';
 import type { HandlerInput } from '../http/app.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson, startStream } from '../http/respond.js';
+import { publicCancel, publicChatRefusal, publicChatStarted, publicStreamStatus } from '../projections/index.js';
 import { log } from '../log.js';
 import { visibleSession } from '../store/profiles.js';
 import { MAX_MESSAGE_CHARS, type Session } from '../store/sessions.js';
@@ -64,10 +65,10 @@ export async function startChat(input: HandlerInput): Promise<void> {
   const model = typeof body.model === 'string' && body.model.trim() ? body.model.trim().slice(0, MAX_MODEL_CHARS) : undefined;
   try {
     const started = await app.turns.start({ session, profile, text, attachments, model, regenerate });
-    await sendJson(ctx, 200, started satisfies wire.ChatStartResponse);
+    await sendJson(ctx, 200, publicChatStarted(started) satisfies wire.ChatStartResponse);
   } catch (err) {
     if (!(err instanceof ChatRefusal)) throw err;
-    await sendJson(ctx, err.status, { error: err.message, ...err.extra });
+    await sendJson(ctx, err.status, publicChatRefusal(err.message, err.extra));
   }
 }
 
@@ -149,7 +150,7 @@ export async function chatStreamStatus(input: HandlerInput): Promise<void> {
     last_seq: turn?.log.lastSeq ?? 0,
     terminal: turn?.ended ?? false,
   };
-  await sendJson(input.ctx, 200, status);
+  await sendJson(input.ctx, 200, publicStreamStatus(status));
 }
 
 /**
@@ -166,5 +167,5 @@ export async function cancelChat(input: HandlerInput): Promise<void> {
   const body = ctx.req.method === 'POST' ? await readJsonBody(ctx) : undefined;
   const id = streamId(input, body);
   const cancelled = app.turns.cancel(id, profile);
-  await sendJson(ctx, 200, { ok: true, cancelled, stream_id: id } satisfies wire.ChatCancelResponse);
+  await sendJson(ctx, 200, publicCancel(cancelled, id) satisfies wire.ChatCancelResponse);
 }

@@ -6,7 +6,8 @@ import { requireFields, ValueError } from '../errors.js';
 import type { HandlerInput } from '../http/app.js';
 import { sendJson } from '../http/respond.js';
 import { visibleSession } from '../store/profiles.js';
-import { publicSession, type Session } from '../store/sessions.js';
+import { type Session } from '../store/sessions.js';
+import { publicSession, publicSessionDraft } from '../projections/index.js';
 import { removeUnsentAttachment } from '../drafts/remove.js';
 import {
   MAX_DRAFT_ATTACHMENTS,
@@ -55,7 +56,7 @@ function draftItems(value: unknown, session: Session, stateDir: string): StoredD
 export async function getDraft({ ctx, app, profile }: HandlerInput): Promise<void> {
   const session = visibleSession(app.sessions, ctx.url.searchParams.get('session_id'), profile);
   const stored = await readDraft(app.config.stateDir, session.session_id);
-  await sendJson(ctx, 200, { draft: publicDraft(stored, session, app.config.stateDir) } satisfies { draft: wire.SessionDraft });
+  await sendJson(ctx, 200, { draft: publicSessionDraft(publicDraft(stored, session, app.config.stateDir)) } satisfies { draft: wire.SessionDraft });
 }
 
 export async function putDraft({ ctx, app, profile }: HandlerInput): Promise<void> {
@@ -67,7 +68,7 @@ export async function putDraft({ ctx, app, profile }: HandlerInput): Promise<voi
   if (text.length > MAX_DRAFT_TEXT_CHARS) throw new ValueError(`Draft too long (max ${MAX_DRAFT_TEXT_CHARS} characters)`);
   const attachments = draftItems(body.attachments, session, app.config.stateDir);
   const stored = await writeDraft(app.config.stateDir, session.session_id, { text, attachments });
-  await sendJson(ctx, 200, { draft: publicDraft(stored, session, app.config.stateDir) } satisfies { draft: wire.SessionDraft }, { compact: true });
+  await sendJson(ctx, 200, { draft: publicSessionDraft(publicDraft(stored, session, app.config.stateDir)) } satisfies { draft: wire.SessionDraft }, { compact: true });
 }
 
 export async function deleteAttachment({ ctx, app, profile }: HandlerInput): Promise<void> {

@@ -5,7 +5,7 @@ import { HttpError } from '../errors.js';
 import type { HandlerInput } from '../http/app.js';
 import { startStream } from '../http/respond.js';
 import { log } from '../log.js';
-import { redactDeep } from '../redact.js';
+import { publicEventData, publicJsonLine } from '../projections/index.js';
 import { MAX_SUBSCRIBERS, type ServerEvent } from '../store/events.js';
 
 export const HEARTBEAT_MS = 15_000;
@@ -32,7 +32,8 @@ export async function events({ app, ctx, profile }: HandlerInput): Promise<void>
   // No await since the count was checked: the subscription cannot be refused now.
   let unsubscribe = app.events.subscribe((event: ServerEvent) => {
     if (event.profile !== profile) return;
-    write(`event: ${event.name}\ndata: ${JSON.stringify(redactDeep(event.data))}\n\n`);
+    // The projection decides what is free text (redacted) and what is the server's own id or path (as it is).
+    write(`event: ${event.name}\ndata: ${publicJsonLine(publicEventData(event))}\n\n`);
   });
   const heartbeat = setInterval(() => write(': ping\n\n'), HEARTBEAT_MS);
   const stop = (): void => {

@@ -1,6 +1,7 @@
 // GET /health and /api/health/agent (answered without the access check, see routes.ts) and GET /api/config.
 import type { HandlerInput } from '../http/app.js';
 import { sendJson } from '../http/respond.js';
+import { publicConfig } from '../projections/index.js';
 import type { ConfigResponse } from '../wire.js';
 
 export async function health(input: HandlerInput): Promise<void> {
@@ -9,11 +10,15 @@ export async function health(input: HandlerInput): Promise<void> {
 
 export async function config({ ctx, app, profile }: HandlerInput): Promise<void> {
   const max = app.config.maxUploadBytes;
-  await sendJson(ctx, 200, {
-    ok: true,
-    version: app.version,
-    max_upload_bytes: max,
-    max_upload_mb: Math.floor(max / 1024 / 1024),
-    profile,
-  } satisfies ConfigResponse);
+  await sendJson(
+    ctx,
+    200,
+    publicConfig({
+      ok: true,
+      version: app.version,
+      max_upload_bytes: max,
+      max_upload_mb: Math.floor(max / 1024 / 1024),
+      profile,
+    }) satisfies ConfigResponse,
+  );
 }

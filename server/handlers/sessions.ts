@@ -5,14 +5,15 @@ import { requireFields, ValueError } from '../errors.js';
 import type { HandlerInput } from '../http/app.js';
 import { isValidProfileName, sessionVisible, visibleSession } from '../store/profiles.js';
 import { sendJson } from '../http/respond.js';
-import { publicSession, sessionSummary, type Session } from '../store/sessions.js';
+import { sessionSummary, type Session } from '../store/sessions.js';
+import { publicSession, publicSessionSummary } from '../projections/index.js';
 import type { ChatAttachment, SessionSummary } from '../wire.js';
 import { extractedAttachment } from './extracted-attachment.js';
 
 export const MAX_MESSAGE_ATTACHMENTS = 100;
 
 export async function listSessions({ ctx, app, profile }: HandlerInput): Promise<void> {
-  const sessions = app.sessions.list().filter((s) => sessionVisible(s.profile, profile)).map(sessionSummary);
+  const sessions = app.sessions.list().filter((s) => sessionVisible(s.profile, profile)).map(publicSessionSummary);
   await sendJson(ctx, 200, { sessions } satisfies { sessions: SessionSummary[] }, { compact: true });
 }
 

@@ -8,6 +8,7 @@ import { sanitizeFilename, splitSuffix } from '../names.js';
 import { log } from '../log.js';
 import { parseMultipart } from '../http/multipart.js';
 import { sendJson } from '../http/respond.js';
+import { publicCapability, publicTranscript } from '../projections/index.js';
 import { AudioFormatError } from '../speech/audio.js';
 import { loadSttConfig, probeCapability, SttUnavailableError, transcribeFile } from '../speech/index.js';
 import type { CapabilityResponse, TranscribeResponse } from '../wire.js';
@@ -25,7 +26,7 @@ export async function capability({ ctx, app }: HandlerInput): Promise<void> {
     log.warn('speech-to-text probe failed:', err);
     result = { available: false, provider: 'none' };
   }
-  await sendJson(ctx, 200, { ok: true, available: result.available, provider: result.provider } satisfies CapabilityResponse);
+  await sendJson(ctx, 200, publicCapability(result.available, result.provider) satisfies CapabilityResponse);
 }
 
 export async function transcribe({ ctx, app }: HandlerInput): Promise<void> {
@@ -62,5 +63,5 @@ export async function transcribe({ ctx, app }: HandlerInput): Promise<void> {
     if (audioPath) await fs.rm(audioPath, { force: true }).catch(() => {});
     await form.cleanup();
   }
-  await sendJson(ctx, 200, { ok: true, transcript } satisfies TranscribeResponse);
+  await sendJson(ctx, 200, publicTranscript(transcript) satisfies TranscribeResponse);
 }

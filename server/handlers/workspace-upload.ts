@@ -15,6 +15,7 @@ import { parseMultipart, type StagedFile } from '../http/multipart.js';
 import { officeFormat, SidecarBudget, sidecarReason, writeOfficeSidecar, type Sidecar } from '../office/index.js';
 import { writeExtractedSidecars } from '../office/batch.js';
 import { sendJson } from '../http/respond.js';
+import { publicWorkspaceUpload } from '../projections/index.js';
 import { visibleSession } from '../store/profiles.js';
 
 const EXTRACTION_FAILED = 'Archive extraction failed';
@@ -187,6 +188,5 @@ export async function uploadToWorkspace(input: HandlerInput): Promise<void> {
   } finally {
     await form.cleanup();
   }
-  const items = placed.map((p) => p.item);
-  await sendJson(ctx, 200, (items.length === 1 ? items[0] : { files: items, count: items.length }) satisfies WorkspaceUploadResponse | undefined);
+  await sendJson(ctx, 200, publicWorkspaceUpload(placed.map((p) => p.item)) satisfies WorkspaceUploadResponse | undefined);
 }

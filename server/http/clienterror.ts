@@ -11,7 +11,7 @@ import { analyzeFraming, framingRefusal, parseRawHead } from './framing.js';
 import { securityHeaders } from './headers.js';
 import { log } from '../log.js';
 import { isClosing, markClosing, owedOn, whenIdle } from './connection.js';
-import { jsonResponse } from './respond.js';
+import { errorResponse } from './respond.js';
 
 export const CLOSE_DEADLINE_MS = 2000;
 /** A refusal waiting behind owed answers gives up (and closes) after this: a stuck handler cannot pin it. */
@@ -81,7 +81,7 @@ function refuseOrClose(socket: Duplex, status: number, message: string): void {
  */
 export function writeRefusal(socket: Duplex, status: number, message: string): void {
   markClosing(socket as Socket);
-  const { headers: jsonHeaders, body } = jsonResponse({ error: message });
+  const { headers: jsonHeaders, body } = errorResponse(message);
   const headers: Record<string, string> = {
     ...jsonHeaders,
     ...securityHeaders(),

@@ -3,7 +3,8 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
-import { jsonBody, jsonResponse } from './respond.js';
+import { errorResponse, jsonBody, jsonResponse } from './respond.js';
+import { redactText, serverValue } from '../projections/brand.js';
 import { expectSecurityHeaders } from '../testing/security-headers.js';
 
 let srv: TestServer;
@@ -84,9 +85,20 @@ describe('jsonBody and jsonResponse', () => {
     expect(jsonBody({ a: 'é', b: [1] }, true).toString('utf8')).toBe('{"a":"é","b":[1]}');
   });
 
-  it('redacts every string and keeps the JSON headers, extra headers included', () => {
-    const { headers, body } = jsonResponse({ note: 'key sk-abcdefghijklmnopqrstuvwxyz0123' }, { headers: { 'X-Extra': '1' } });
+  it('sends a projection as it is: free text came redacted, server values verbatim; the error body redacts its text', () => {
+    const stored = '/state/attachments/0123456789ab/sk-learn-cheatsheet.pdf';
+    const { headers, body } = jsonResponse({ path: serverValue(stored), note: redactText('key sk-abcdefghijklmnopqrstuvwxyz0123') }, { headers: { 'X-Extra': '1' } });
     expect(headers).toMatchObject({ 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'X-Extra': '1' });
-    expect(body.toString('utf8')).not.toContain('abcdefghijklmnopqrstuvwxyz');
+    expect(JSON.parse(body.toString('utf8'))).toEqual({ path: stored, note: 'key sk-abc...0123' });
+    expect(errorResponse('Unknown file ghp_Q7wE9rT2yU4iO6pA8sD0fG1hJ3kL5zX7cV9bN').body.toString('utf8')).not.toContain('Q7wE9rT2yU4iO6pA8sD0fG1hJ3kL5zX7cV9bN');
+  });
+
+  it('refuses, by type, a string nobody classified', () => {
+    const title: string = 'from the store';
+    // @ts-expect-error a plain string is neither RedactedText nor ServerValue
+    expect(() => jsonResponse({ title })).not.toThrow();
+    const record: { session_id: string } = { session_id: '0123456789ab' };
+    // @ts-expect-error a store record is not a projection
+    expect(() => jsonResponse({ session: record })).not.toThrow();
   });
 });

@@ -9,7 +9,7 @@ import { isClientDisconnect } from '../errors.js';
 import type { Framing } from './framing.js';
 import { securityHeaders } from './headers.js';
 import { log } from '../log.js';
-import { redactDeep } from '../redact.js';
+import { publicError, type PublicJson } from '../projections/index.js';
 
 export const GZIP_THRESHOLD_BYTES = 1024;
 export const GZIP_LEVEL = 4;
@@ -99,16 +99,25 @@ export function jsonBody(value: unknown, compact = false): Buffer {
   return Buffer.from(compact ? JSON.stringify(value) : JSON.stringify(value, null, 2), 'utf8');
 }
 
-/** The headers and body of a JSON answer, every string redacted (forced on): shared with the refusal writer. */
-export function jsonResponse(value: unknown, opts: JsonOptions = {}): { headers: Record<string, string>; body: Buffer } {
+/**
+ * The headers and body of a JSON answer (shared with the refusal writer). Nothing is redacted here: the value is
+ * a projection (server/projections/), whose free text the redactor has already made `RedactedText` and whose
+ * ids and paths must go out as they are. A plain `string` anywhere in it does not compile (`PublicJson`).
+ */
+export function jsonResponse<const T>(value: T & PublicJson<T>, opts: JsonOptions = {}): { headers: Record<string, string>; body: Buffer } {
   return {
     headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', Vary: 'Accept-Encoding', ...opts.headers },
-    body: jsonBody(redactDeep(value), opts.compact),
+    body: jsonBody(value, opts.compact),
   };
 }
 
+/** The refusal `{ "error": message }`, its text redacted (error texts quote input). */
+export function errorResponse(message: string, opts: JsonOptions = {}): { headers: Record<string, string>; body: Buffer } {
+  return jsonResponse(publicError(message), opts);
+}
+
 /** A JSON response; gzip when asked for and worth it. */
-export async function sendJson(ctx: RequestContext, status: number, value: unknown, opts: JsonOptions = {}): Promise<void> {
+export async function sendJson<const T>(ctx: RequestContext, status: number, value: T & PublicJson<T>, opts: JsonOptions = {}): Promise<void> {
   const response = jsonResponse(value, opts);
   let { body } = response;
   const { headers } = response;
@@ -137,7 +146,7 @@ export function sendText(
 
 /** The error helper: `{ "error": message }`, default status 400. */
 export function sendError(ctx: RequestContext, status: number, message: string): Promise<void> {
-  return sendJson(ctx, status, { error: message });
+  return sendJson(ctx, status, publicError(message));
 }
 
 /** Start a streaming response (SSE) with the security headers; the caller writes the body. */

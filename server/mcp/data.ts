@@ -8,7 +8,18 @@ import type { App } from '../http/app.js';
 import { HttpError } from '../errors.js';
 import { guessMime } from '../mime.js';
 import { officeFormat, officeToMarkdown, SIDECAR_SUFFIX } from '../office/index.js';
-import { redact, redactDeep } from '../redact.js';
+import { redact } from '../redact.js';
+import {
+  cutRedacted,
+  publicMcpAttachmentRow,
+  publicMcpMessage,
+  publicMcpNamed,
+  publicMcpSessionRow,
+  publicSearchHit,
+  publicWorkspaceListing,
+  redactText,
+  type PublicWorkspaceListing,
+} from '../projections/index.js';
 import { sessionVisible, visibleSession } from '../store/profiles.js';
 import { messageText, type Session } from '../store/sessions.js';
 import { isHiddenName } from '../paths.js';
@@ -41,16 +52,7 @@ export function listSessions(app: App, profile: string) {
   return app.sessions
     .list()
     .filter((s) => sessionVisible(s.profile, profile))
-    .map((s) => ({
-      session_id: s.session_id,
-      uri: sessionUri(s.session_id),
-      title: redact(s.title),
-      workspace: s.workspace,
-      message_count: s.messages.length,
-      attachment_count: s.attachments.length,
-      created_at: s.created_at,
-      last_activity: s.updated_at,
-    }));
+    .map((s) => publicMcpSessionRow(s, sessionUri(s.session_id)));
 }
 
 function attachmentNames(list: unknown): string[] {
@@ -64,23 +66,25 @@ function attachmentNames(list: unknown): string[] {
 export function readSession(app: App, profile: string, id: unknown, offset = 0, limit = L.MAX_MESSAGES_PER_READ) {
   const s = findSession(app, profile, id);
   const page = s.messages.slice(offset, offset + limit);
+  const { session_id, title, workspace, created_at, last_activity, message_count } = publicMcpSessionRow(s, sessionUri(s.session_id));
   return {
-    session_id: s.session_id,
-    title: redact(s.title),
-    workspace: s.workspace,
-    created_at: s.created_at,
-    last_activity: s.updated_at,
-    message_count: s.messages.length,
+    session_id,
+    title,
+    workspace,
+    created_at,
+    last_activity,
+    message_count,
     offset,
-    messages: page.map((m, i) => ({
-      index: offset + i,
-      role: m.role,
-      text: L.truncated(redact(messageText(m)), L.MAX_MESSAGE_CHARS_IN_READ),
-      time: m.created_at ?? (typeof m.timestamp === 'number' ? new Date(m.timestamp * 1000).toISOString() : undefined),
-      attachments: attachmentNames(m.attachments).map((name) => ({ name, uri: attachmentUri(s.session_id, name) })),
-    })),
+    messages: page.map((m, i) =>
+      publicMcpMessage(
+        m,
+        offset + i,
+        cutRedacted(redactText(messageText(m)), (text) => L.truncated(text, L.MAX_MESSAGE_CHARS_IN_READ)),
+        attachmentNames(m.attachments).map((name) => publicMcpNamed(name, attachmentUri(s.session_id, name))),
+      ),
+    ),
     more_messages: Math.max(0, s.messages.length - offset - page.length),
-    attachments: s.attachments.map((a) => ({ name: a.filename, uri: attachmentUri(s.session_id, a.filename), size: a.size, mime: a.mime })),
+    attachments: s.attachments.map((a) => publicMcpAttachmentRow(a, attachmentUri(s.session_id, a.filename))),
   };
 }
 
@@ -174,7 +178,8 @@ async function readAttachmentOf(app: App, s: Session, name: string, maxChars: nu
     });
     if (listing) {
       const { files, truncated } = await archiveFiles(at);
-      return { kind: 'archive', name: base, files: files.map(redact), truncated };
+      // Names the extractor wrote, which the agent sends back to read one: never redacted.
+      return { kind: 'archive', name: base, files, truncated };
     }
     const mime = guessMime(base);
     const format = officeFormat(base);
@@ -211,13 +216,13 @@ async function readOffice(at: WorkspacePath, base: string, format: NonNullable<R
   }
 }
 
-export async function listWorkspace(app: App, profile: string, id: unknown, requested: string): Promise<WorkspaceListing> {
+export async function listWorkspace(app: App, profile: string, id: unknown, requested: string): Promise<PublicWorkspaceListing> {
   const s = findSession(app, profile, id);
   const workspace = await app.workspaces.validate(s.workspace);
   const at = await openWorkspacePath(workspace, requested, false);
   try {
     const listing = await listWorkspaceDir(at, L.MAX_WORKSPACE_ENTRIES);
-    return redactDeep(listing);
+    return publicWorkspaceListing(listing);
   } finally {
     await at.root.close();
   }
@@ -351,8 +356,8 @@ export async function search(app: App, profile: string, id: unknown, query: stri
     }
   }
   return {
-    query,
-    results: hits.slice(0, maxResults),
+    query: redactText(query),
+    results: hits.slice(0, maxResults).map(publicSearchHit),
     files_searched: budget.files,
     bytes_searched: budget.bytes,
     complete: !budget.exhausted && hits.length < maxResults,

@@ -14,6 +14,7 @@ import { readJsonBody } from '../http/body.js';
 import { markClosing } from '../http/connection.js';
 import { securityHeaders } from '../http/headers.js';
 import { bodyUnread, sendJson, type RequestContext } from '../http/respond.js';
+import { redactText } from '../projections/index.js';
 import { HttpError } from '../errors.js';
 import { log } from '../log.js';
 import * as L from './limits.js';
@@ -164,7 +165,7 @@ function prepareResponse(ctx: RequestContext): void {
 }
 
 function rpcError(ctx: RequestContext, status: number, message: string): Promise<void> {
-  return sendJson(ctx, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+  return sendJson(ctx, status, { jsonrpc: '2.0', error: { code: -32000, message: redactText(message) }, id: null });
 }
 
 export async function mcpEndpoint({ ctx, app, profile }: HandlerInput): Promise<void> {

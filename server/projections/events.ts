@@ -1,0 +1,34 @@
+// The data of GET /api/events, one projection per event name: a renamed title is free text, everything else in
+// these events is an id, a stored path or a count the UI acts on.
+import type { ServerEvent } from '../store/events.js';
+import type * as wire from '../wire.js';
+import { redactText, serverValue, type RedactedText, type ServerValue } from './brand.js';
+import { publicAttachment, publicSessionSummary, type PublicAttachment, type PublicSessionSummary } from './sessions.js';
+
+export interface PublicServerEvents {
+  session_created: { session: PublicSessionSummary };
+  session_renamed: { session_id: ServerValue; title: RedactedText };
+  session_updated: { session_id: ServerValue };
+  attachment_added: { session_id: ServerValue; attachment: PublicAttachment } | { session_id: ServerValue; extracted: number; dest: ServerValue };
+  workspace_changed: { session_id: ServerValue; path: ServerValue };
+}
+
+/** `event.data` as it goes out on the stream. */
+export function publicEventData(event: ServerEvent): PublicServerEvents[wire.ServerEventName] {
+  switch (event.name) {
+    case 'session_created':
+      return { session: publicSessionSummary(event.data.session) };
+    case 'session_renamed':
+      return { session_id: serverValue(event.data.session_id), title: redactText(event.data.title) };
+    case 'session_updated':
+      return { session_id: serverValue(event.data.session_id) };
+    case 'attachment_added': {
+      const d = event.data;
+      return 'attachment' in d
+        ? { session_id: serverValue(d.session_id), attachment: publicAttachment(d.attachment) }
+        : { session_id: serverValue(d.session_id), extracted: d.extracted, dest: serverValue(d.dest) };
+    }
+    case 'workspace_changed':
+      return { session_id: serverValue(event.data.session_id), path: serverValue(event.data.path) };
+  }
+}

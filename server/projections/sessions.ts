@@ -1,0 +1,148 @@
+// Sessions, messages and attachments as they leave the server (GET /api/session, the chat `done` frame, the
+// session events). Titles, message texts, reasoning and tool calls are free text and go through the redactor;
+// ids, stored paths and names, mime types and timestamps are the server's own and go out as stored, because
+// the UI sends them back (an attachment in a message, a session id in every request).
+import { INTERNAL_MESSAGE_FIELDS } from '../store/sessions.js';
+import type * as wire from '../wire.js';
+import { carryUnknown, optional, redactedJson, redactText, serverValue, type RedactedJson, type RedactedText, type ServerValue } from './brand.js';
+
+export interface PublicAttachment {
+  filename: ServerValue;
+  path: ServerValue;
+  size: number;
+  mime: ServerValue;
+  is_image: boolean;
+}
+
+export interface PublicExtractedAttachment {
+  name: ServerValue;
+  path: ServerValue;
+  extracted: true;
+  /** How many files the extraction wrote. */
+  files?: number;
+}
+
+export type PublicChatAttachment = PublicAttachment | PublicExtractedAttachment;
+
+export interface PublicToolCall {
+  id: RedactedText;
+  function: { name: RedactedText; arguments: RedactedText };
+}
+
+export interface PublicMessage {
+  role: ServerValue;
+  text?: RedactedText;
+  created_at?: ServerValue;
+  content?: RedactedText;
+  timestamp?: number;
+  attachments?: PublicChatAttachment[];
+  reasoning?: RedactedText;
+  tool_calls?: PublicToolCall[];
+  tool_call_id?: RedactedText;
+  _partial?: boolean;
+  _error?: boolean;
+}
+
+/** A profile name is validated before it is stored; a stored session may carry none, or (older stores) anything. */
+export type PublicProfile = ServerValue | RedactedJson;
+
+export interface PublicSessionSummary {
+  session_id: ServerValue;
+  title: RedactedText;
+  workspace: ServerValue;
+  profile: PublicProfile;
+  created_at: ServerValue;
+  updated_at: ServerValue;
+  message_count: number;
+}
+
+export interface PublicSession {
+  session_id: ServerValue;
+  title: RedactedText;
+  workspace: ServerValue;
+  profile: PublicProfile;
+  created_at: ServerValue;
+  updated_at: ServerValue;
+  messages: PublicMessage[];
+  attachments: PublicAttachment[];
+  active_stream_id?: ServerValue;
+  pending_user_message?: RedactedText;
+  pending_attachments?: PublicChatAttachment[];
+  pending_started_at?: number;
+}
+
+/** What the projections read: the wire shape, whose messages may carry stored fields beyond it. */
+export type SessionRecord = Omit<wire.Session, 'messages'> & { messages: readonly wire.Message[] };
+
+const INTERNAL = new Set<string>(INTERNAL_MESSAGE_FIELDS);
+
+export function publicProfile(profile: unknown): PublicProfile {
+  return typeof profile === 'string' ? serverValue(profile) : redactedJson(profile);
+}
+
+export function publicAttachment(a: wire.Attachment): PublicAttachment {
+  return carryUnknown({ filename: serverValue(a.filename), path: serverValue(a.path), size: a.size, mime: serverValue(a.mime), is_image: a.is_image }, a);
+}
+
+export function publicChatAttachment(a: wire.ChatAttachment): PublicChatAttachment {
+  if ('extracted' in a && a.extracted === true) {
+    const { files } = a as { files?: unknown };
+    return carryUnknown({ name: serverValue(a.name), path: serverValue(a.path), extracted: true, files: typeof files === 'number' ? files : undefined }, a);
+  }
+  return carryUnknown(publicAttachment(a as wire.Attachment), a);
+}
+
+function publicToolCall(call: wire.ToolCall): PublicToolCall {
+  return { id: redactText(call.id), function: { name: redactText(call.function.name), arguments: redactText(call.function.arguments) } };
+}
+
+/**
+ * One stored row. The internal fields of the specification are left out; a field no projection knows (a store
+ * written by another version) goes out with every string in it redacted, as it did before projections.
+ */
+export function publicMessage(m: wire.Message): PublicMessage {
+  const out: PublicMessage = {
+    role: serverValue(m.role),
+    text: optional(m.text, redactText),
+    created_at: optional(m.created_at, serverValue),
+    content: optional(m.content, redactText),
+    timestamp: m.timestamp,
+    attachments: optional(m.attachments, (list) => list.map(publicChatAttachment)),
+    reasoning: optional(m.reasoning, redactText),
+    tool_calls: optional(m.tool_calls, (calls) => calls.map(publicToolCall)),
+    tool_call_id: optional(m.tool_call_id, redactText),
+    _partial: m._partial,
+    _error: m._error,
+  };
+  return carryUnknown(out, m, INTERNAL);
+}
+
+/** A session's row in the list; from the stored session, or from a summary already made (the events carry those). */
+export function publicSessionSummary(s: SessionRecord | wire.SessionSummary): PublicSessionSummary {
+  return {
+    session_id: serverValue(s.session_id),
+    title: redactText(s.title),
+    workspace: serverValue(s.workspace),
+    profile: publicProfile(s.profile),
+    created_at: serverValue(s.created_at),
+    updated_at: serverValue(s.updated_at),
+    message_count: 'messages' in s ? s.messages.length : s.message_count,
+  };
+}
+
+export function publicSession(s: SessionRecord): PublicSession {
+  return carryUnknown<PublicSession>({
+    session_id: serverValue(s.session_id),
+    title: redactText(s.title),
+    workspace: serverValue(s.workspace),
+    profile: publicProfile(s.profile),
+    created_at: serverValue(s.created_at),
+    updated_at: serverValue(s.updated_at),
+    messages: s.messages.map(publicMessage),
+    attachments: s.attachments.map(publicAttachment),
+    active_stream_id: optional(s.active_stream_id, serverValue),
+    pending_user_message: optional(s.pending_user_message, redactText),
+    pending_attachments: optional(s.pending_attachments, (list) => list.map(publicChatAttachment)),
+    pending_started_at: s.pending_started_at,
+  }, s);
+}
