@@ -63,7 +63,7 @@ test('"Show hidden files" lists and previews a hidden file, and is remembered', 
   await listing;
   await expect(hiddenEntry).toBeVisible();
 
-  const preview = page.waitForRequest((req) => req.url().includes('/api/workspace/file') && new URL(req.url()).searchParams.get('hidden') === '1');
+  const preview = page.waitForRequest((req) => req.url().includes('/api/workspace/preview') && new URL(req.url()).searchParams.get('hidden') === '1');
   await hiddenEntry.locator('> .tree-row').click();
   await preview;
   await expect(page.getByTestId('md-preview')).toHaveText('only when asked');

@@ -133,7 +133,7 @@ export class Chat {
     // after_seq=0 replays the whole turn, so a reload draws it again from its first token; reconnects after
     // that are the browser's own, with Last-Event-ID.
     const source = new EventSource(`/api/chat/stream?${new URLSearchParams({ stream_id: streamId, after_seq: '0' })}`);
-    const w: Watch = { state: initialTurn(streamId, sessionId), view: new TurnView(userText, attachments), source };
+    const w: Watch = { state: initialTurn(streamId, sessionId), view: new TurnView(userText, attachments, sessionId), source };
     this.watch = w;
     for (const name of FRAME_NAMES) {
       source.addEventListener(name, (e) => {

@@ -1,36 +1,32 @@
 // The conversation: messages with their attachments (both stored row shapes, see message-rows.ts), the
 // assistant's replies as Markdown, stopped and failed turns marked, and the session's attachment list.
 import type { Attachment, ChatAttachment, Session } from './api.js';
+import { fileChip } from './attachment-chip.js';
 import { errorAdvice } from './chat-state.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
 import { extractedInto } from './extract-paths.js';
-import { formatBytes, formatTime } from './format.js';
+import { formatTime } from './format.js';
 import { renderMarkdown } from './markdown-dom.js';
 import { lastUserTurn, visibleRows, type MessageRow } from './message-rows.js';
 
-function attachmentChip(a: Attachment | ChatAttachment): HTMLElement {
+/** `sessionId`: the chip opens the attachment's preview (and an image shows itself); without it, a plain chip. */
+function attachmentChip(a: Attachment | ChatAttachment, sessionId: string | undefined): HTMLElement {
   if (!('filename' in a)) {
     // An extracted archive a conversation turn referred to: its folder, no size of its own.
     const said = extractedInto(a.name, a.files);
     return h('li', { class: 'msg-attachment', 'data-testid': 'message-attachment', title: said }, icon([...ICONS.archive]), h('span', { class: 'chip-name' }, said));
   }
-  return h(
-    'li',
-    { class: 'msg-attachment', 'data-testid': 'message-attachment', title: a.filename },
-    icon([...(a.is_image ? ICONS.file : ICONS.paperclip)]),
-    h('span', { class: 'chip-name' }, a.filename),
-    h('span', { class: 'muted small' }, formatBytes(a.size)),
-  );
+  return fileChip(a, sessionId);
 }
 
 /** A message the person sent: plain text (never Markdown: it is shown as typed). */
-export function userMessage(text: string, attachments: readonly ChatAttachment[], time: string | number | undefined, ...extra: (HTMLElement | null)[]): HTMLElement {
+export function userMessage(text: string, attachments: readonly ChatAttachment[], time: string | number | undefined, sessionId: string | undefined, ...extra: (HTMLElement | null)[]): HTMLElement {
   return h(
     'article',
     { class: 'msg msg-user', 'data-testid': 'message', 'data-role': 'user' },
     h('header', { class: 'msg-head' }, h('span', { class: 'msg-role' }, 'You'), h('time', { class: 'muted small' }, formatTime(time)), ...extra),
     text ? h('p', { class: 'msg-text', 'data-testid': 'message-text' }, text) : null,
-    attachments.length ? h('ul', { class: 'msg-attachments' }, attachments.map(attachmentChip)) : null,
+    attachments.length ? h('ul', { class: 'msg-attachments' }, attachments.map((a) => attachmentChip(a, sessionId))) : null,
   );
 }
 
@@ -50,7 +46,7 @@ function actionButton(testid: string, label: string, paths: readonly string[], o
   return h('button', { class: 'icon-btn msg-action', type: 'button', 'data-testid': testid, 'aria-label': label, title: label, onclick }, icon([...paths]));
 }
 
-function assistantMessage(r: MessageRow, last: boolean, opts: ThreadOptions): HTMLElement {
+function assistantMessage(r: MessageRow, last: boolean, opts: ThreadOptions, sessionId: string | undefined): HTMLElement {
   const body = r.error
     ? h('div', { class: 'msg-text md', 'data-testid': 'error-text' }, renderMarkdown(r.text))
     : r.text
@@ -77,7 +73,7 @@ function assistantMessage(r: MessageRow, last: boolean, opts: ThreadOptions): HT
     body,
     r.error && last && opts.lastError ? h('p', { class: 'small', 'data-testid': 'error-advice' }, [opts.lastError.hint ? `${opts.lastError.hint} ` : '', errorAdvice({ type: opts.lastError.type, message: r.text })]) : null,
     last && !r.error && opts.lastUsage ? h('p', { class: 'small muted', 'data-testid': 'usage' }, opts.lastUsage) : null,
-    r.attachments.length ? h('ul', { class: 'msg-attachments' }, r.attachments.map(attachmentChip)) : null,
+    r.attachments.length ? h('ul', { class: 'msg-attachments' }, r.attachments.map((a) => attachmentChip(a, sessionId))) : null,
   );
 }
 
@@ -91,9 +87,9 @@ export function renderMessages(session: Session | null, opts: ThreadOptions = {}
   rows.forEach((r, i) => {
     if (r.role === 'user') {
       const edit = lastUser?.index === i && !opts.busy && opts.edit ? actionButton('edit-message', 'Edit and resend', ICONS.edit, opts.edit) : null;
-      box.appendChild(userMessage(r.text, r.attachments, r.time, edit));
+      box.appendChild(userMessage(r.text, r.attachments, r.time, session?.session_id, edit));
     } else {
-      box.appendChild(assistantMessage(r, i === rows.length - 1, opts));
+      box.appendChild(assistantMessage(r, i === rows.length - 1, opts, session?.session_id));
     }
   });
   box.scrollTop = box.scrollHeight;
@@ -104,5 +100,5 @@ export function renderSessionAttachments(session: Session | null): void {
   clear(ul);
   const list = session?.attachments ?? [];
   if (list.length === 0) ul.appendChild(h('li', { class: 'muted small' }, 'None yet.'));
-  for (const a of list) ul.appendChild(attachmentChip(a));
+  for (const a of list) ul.appendChild(attachmentChip(a, session?.session_id));
 }

@@ -39,7 +39,8 @@ export class TurnView {
   private frame = 0;
   private renderedText: string | null = null;
 
-  constructor(userText: string, attachments: ChatAttachment[]) {
+  /** `sessionId`: the sent attachments' chips open their previews and show images as thumbnails. */
+  constructor(userText: string, attachments: ChatAttachment[], sessionId?: string) {
     this.reasoning.appendChild(this.reasoningText);
     this.reply = h(
       'article',
@@ -50,7 +51,7 @@ export class TurnView {
       this.text,
       this.foot,
     );
-    this.el = h('div', { class: 'live-turn', 'data-testid': 'live-turn' }, userMessage(userText, attachments, undefined), this.reply);
+    this.el = h('div', { class: 'live-turn', 'data-testid': 'live-turn' }, userMessage(userText, attachments, undefined, sessionId), this.reply);
   }
 
   /** Take the newest state; the DOM follows on the next animation frame, however many frames arrived. */

@@ -1,0 +1,107 @@
+/// <reference lib="dom" />
+// Issue 16: files preview by kind. In the workspace tree a PNG shows as an image, a .docx as its Markdown, a
+// .txt as text with its encoding, an SVG as an image, a binary file as a card with Download; a sent image
+// attachment keeps its thumbnail in the message (across a reload) and its chip opens the same preview.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Locator, Page } from '@playwright/test';
+import { expect, newSession, test } from './fixtures.js';
+import { buildPng } from './helpers/png.js';
+import { buildDocx } from './helpers/zip.js';
+
+const png = buildPng(64, 40, (x, y) => [x * 4, y * 6, 160]);
+
+function freshDir(root: string, name: string): string {
+  const dir = path.join(root, `${name}-${Date.now().toString(36)}`);
+  fs.mkdirSync(dir);
+  return dir;
+}
+
+/** The image really rendered: decoded, with its own size (a refused or mistyped response has none). */
+async function naturalSize(img: Locator): Promise<[number, number]> {
+  await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0)).toBe(true);
+  return img.evaluate((el: HTMLImageElement) => [el.naturalWidth, el.naturalHeight] as [number, number]);
+}
+
+async function openTreeFile(page: Page, rel: string): Promise<Locator> {
+  await page.locator(`[data-testid="ws-entry"][data-path="${rel}"] > .tree-row`).click();
+  const dialog = page.getByTestId('preview-dialog');
+  await expect(dialog).toBeVisible();
+  await expect(page.getByTestId('md-preview')).toHaveAttribute('data-state', 'ready');
+  return dialog;
+}
+
+async function closePreview(page: Page): Promise<void> {
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('preview-dialog')).toBeHidden();
+}
+
+test('workspace files preview by kind: image, Office Markdown, text with its encoding, SVG, binary card', async ({ app: page, server }) => {
+  const dir = freshDir(server.workspace, 'previews');
+  fs.writeFileSync(path.join(dir, 'chart.png'), png);
+  fs.writeFileSync(path.join(dir, 'brief.docx'), await buildDocx('Quarterly brief', 'Revenue grew by twelve percent.'));
+  fs.writeFileSync(path.join(dir, 'notes.txt'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Notes in UTF-16 ✓', 'utf16le')]));
+  fs.writeFileSync(path.join(dir, 'logo.svg'), '<svg xmlns="http://www.w3.org/2000/svg" width="30" height="20"><rect width="30" height="20" fill="teal"/></svg>');
+  fs.writeFileSync(path.join(dir, 'blob.bin'), Buffer.from([0, 1, 2, 3, 254, 255, 0, 7]));
+  await newSession(page, server.workspace);
+  const rel = path.basename(dir);
+  await page.locator(`[data-testid="ws-entry"][data-path="${rel}"] > .tree-row`).click();
+
+  let dialog = await openTreeFile(page, `${rel}/chart.png`);
+  expect(await naturalSize(dialog.getByTestId('preview-image'))).toEqual([64, 40]);
+  await expect(page.getByTestId('preview-meta')).toHaveText(/^Image · /);
+  await closePreview(page);
+
+  dialog = await openTreeFile(page, `${rel}/brief.docx`);
+  await expect(dialog.getByTestId('preview-markdown').getByRole('heading', { name: 'Quarterly brief' })).toBeVisible();
+  await expect(dialog.getByTestId('preview-markdown')).toContainText('Revenue grew by twelve percent.');
+  await expect(dialog.getByText('PK')).toHaveCount(0);
+  await closePreview(page);
+
+  dialog = await openTreeFile(page, `${rel}/notes.txt`);
+  await expect(dialog.getByTestId('preview-text')).toHaveText('Notes in UTF-16 ✓');
+  await expect(page.getByTestId('preview-meta')).toContainText('UTF-16 LE');
+  await closePreview(page);
+
+  dialog = await openTreeFile(page, `${rel}/logo.svg`);
+  expect(await naturalSize(dialog.getByTestId('preview-image'))).toEqual([30, 20]);
+  await expect(dialog.locator('svg rect')).toHaveCount(0); // an image, never inline markup
+  await closePreview(page);
+
+  dialog = await openTreeFile(page, `${rel}/blob.bin`);
+  const card = dialog.getByTestId('preview-card');
+  await expect(card.getByTestId('preview-card-name')).toHaveText('blob.bin');
+  await expect(card).toContainText('8 B');
+  await expect(card.getByTestId('preview-card-type')).toHaveText('application/octet-stream');
+  const download = page.waitForEvent('download');
+  await card.getByTestId('preview-download').click();
+  const file = await download;
+  expect(file.suggestedFilename()).toBe('blob.bin');
+  expect(fs.readFileSync(await file.path()).equals(fs.readFileSync(path.join(dir, 'blob.bin')))).toBe(true);
+  await closePreview(page);
+});
+
+test('a sent image attachment keeps its thumbnail across a reload, and its chip opens the preview', async ({ app: page, server }) => {
+  await newSession(page, server.workspace);
+  await page.getByTestId('file-input').setInputFiles({ name: 'screenshot.png', mimeType: 'image/png', buffer: png });
+  await expect(page.locator('[data-testid="attachment-chip"][data-filename="screenshot.png"]')).toHaveAttribute('data-status', 'done');
+  await page.getByTestId('composer-input').fill('What is on this screen?');
+  await page.getByTestId('send').click();
+
+  const chip = () => page.getByTestId('message').filter({ hasText: 'What is on this screen?' }).getByTestId('message-attachment');
+  expect(await naturalSize(chip().getByTestId('attachment-thumb'))).toEqual([64, 40]);
+  await page.reload();
+  await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
+  expect(await naturalSize(chip().getByTestId('attachment-thumb'))).toEqual([64, 40]);
+  expect(await naturalSize(page.getByTestId('session-attachments').getByTestId('attachment-thumb'))).toEqual([64, 40]);
+
+  await chip().getByTestId('attachment-open').click();
+  const dialog = page.getByTestId('preview-dialog');
+  await expect(page.getByTestId('preview-title')).toHaveText('screenshot.png');
+  expect(await naturalSize(dialog.getByTestId('preview-image'))).toEqual([64, 40]);
+  await closePreview(page);
+
+  await page.getByTestId('session-attachments').getByTestId('attachment-open').click();
+  expect(await naturalSize(dialog.getByTestId('preview-image'))).toEqual([64, 40]);
+  await closePreview(page);
+});

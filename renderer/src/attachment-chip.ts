@@ -1,0 +1,21 @@
+// The chip of a stored attachment in a sent message and in "Session attachments": a button that opens the
+// file's preview, with the image itself as its thumbnail (the browser scales the stored bytes; no resizer).
+import type { Attachment } from './api.js';
+import { attachmentSource } from './file-preview.js';
+import { h, icon, ICONS } from './dom.js';
+import { formatBytes } from './format.js';
+import { openAttachmentPreview } from './preview.js';
+
+export function fileChip(a: Attachment, sessionId: string | undefined): HTMLElement {
+  const thumb =
+    a.is_image && sessionId
+      ? h('img', { class: 'chip-thumb', 'data-testid': 'attachment-thumb', src: attachmentSource(sessionId, a.filename).rawUrl, alt: '', loading: 'lazy' })
+      : icon([...(a.is_image ? ICONS.file : ICONS.paperclip)]);
+  const content = [thumb, h('span', { class: 'chip-name' }, a.filename), h('span', { class: 'muted small' }, formatBytes(a.size))];
+  if (!sessionId) return h('li', { class: 'msg-attachment', 'data-testid': 'message-attachment', title: a.filename }, ...content);
+  return h(
+    'li',
+    { class: 'msg-attachment', 'data-testid': 'message-attachment', title: a.filename },
+    h('button', { class: 'chip-open', type: 'button', 'data-testid': 'attachment-open', 'aria-label': `Open ${a.filename} ${formatBytes(a.size)}`, onclick: () => void openAttachmentPreview(sessionId, a.filename) }, ...content),
+  );
+}
