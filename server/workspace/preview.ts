@@ -1,10 +1,10 @@
 // A file described for its preview (GET /api/workspace/preview, GET /api/attachment/preview): its kind from its
 // bytes, and what the UI shows of it. Text is decoded (UTF-8, UTF-8/UTF-16 with a byte order mark), Office
 // files bring their Markdown (the sidecar beside them, else converted now), images only their type: their
-// bytes come from the raw route. The JSON answer is redacted like every other (respond.ts), text included.
+// bytes come from the raw route. Its free text is redacted on the way out (previewJson).
 import path from 'node:path';
 import { guessMime } from '../mime.js';
-import { redact } from '../redact.js';
+import { redactText, serverValue, type RedactedText, type ServerValue } from '../projections/brand.js';
 import { officeFormat, officeToMarkdown, SIDECAR_SUFFIX } from '../office/index.js';
 import { readBounded, readStart, type OpenedFile } from './browse.js';
 import { decodeText, imageMime, isPdf, isSvg, SNIFF_BYTES } from './file-kind.js';
@@ -29,19 +29,8 @@ export function classify(name: string, head: Buffer): { kind: PreviewKind; mime:
   return { kind: 'binary', mime: named.startsWith('image/') || named.startsWith('text/') ? 'application/octet-stream' : named };
 }
 
-/**
- * The preview of an opened file. Free text in it (the file's text, Markdown, a PDF's title) is redacted here,
- * so it stays redacted whatever the JSON responder does; names and paths are the server's own and go out as
- * they are (the UI sends them back).
- */
+/** The preview of an opened file, unredacted: it leaves the server only through previewJson. */
 export async function describeFile(file: OpenedFile, root: string): Promise<FilePreview> {
-  const preview = await describe(file, root);
-  if (preview.text !== undefined) preview.text = redact(preview.text);
-  if (preview.title !== undefined) preview.title = redact(preview.title);
-  return preview;
-}
-
-async function describe(file: OpenedFile, root: string): Promise<FilePreview> {
   const head = await readStart(file, SNIFF_BYTES);
   const { kind, mime } = classify(file.name, head);
   const base: FilePreview = { kind, name: file.name, path: file.path, abs_path: path.join(root, ...file.path.split('/')), size: file.size, mime };
@@ -77,10 +66,35 @@ async function officeText(file: OpenedFile, absPath: string): Promise<Partial<Fi
   }
 }
 
+/** The preview as it leaves the server (issue 13's projections): free text redacted, the server's own values verbatim. */
+export interface PublicFilePreview {
+  kind: PreviewKind;
+  name: ServerValue;
+  path: ServerValue;
+  abs_path: ServerValue;
+  size: number;
+  mime: ServerValue;
+  encoding?: FilePreview['encoding'];
+  text?: RedactedText;
+  truncated?: boolean;
+  source?: FilePreview['source'];
+  pages?: number;
+  title?: RedactedText;
+  note?: RedactedText;
+}
+
 /**
- * The preview as the JSON responder takes it. Its free text is redacted by describeFile; its names and paths
- * are the server's own values (issue 13's projections call them ServerValue), so the preview passes as it is.
+ * Names and paths are the server's own and the UI sends them back, so they go out as they are; the file's text,
+ * a PDF's title and a note are free text (a note may quote a converter's complaint).
  */
-export function previewJson(preview: FilePreview): never {
-  return preview as never;
+export function previewJson(p: FilePreview): PublicFilePreview {
+  const out: PublicFilePreview = { kind: p.kind, name: serverValue(p.name), path: serverValue(p.path), abs_path: serverValue(p.abs_path), size: p.size, mime: serverValue(p.mime) };
+  if (p.encoding !== undefined) out.encoding = p.encoding;
+  if (p.text !== undefined) out.text = redactText(p.text);
+  if (p.truncated !== undefined) out.truncated = p.truncated;
+  if (p.source !== undefined) out.source = p.source;
+  if (p.pages !== undefined) out.pages = p.pages;
+  if (p.title !== undefined) out.title = redactText(p.title);
+  if (p.note !== undefined) out.note = redactText(p.note);
+  return out;
 }
