@@ -117,7 +117,8 @@ export class McpPanel {
       'section',
       { class: 'mcp-client', 'data-testid': `mcp-client-${c.key}` },
       h('div', { class: 'mcp-client-head' }, h('h3', { class: 'field-label' }, c.title, ' ', h('span', { class: 'muted' }, `— ${c.where}`)), button),
-      h('pre', { class: 'mcp-snippet plain', 'data-testid': `mcp-snippet-${c.key}` }, shownSnippet(snippet, s.token, this.visible)),
+      // Focusable: a snippet wider than the panel scrolls, and a keyboard must be able to scroll it too.
+      h('pre', { class: 'mcp-snippet plain', 'data-testid': `mcp-snippet-${c.key}`, tabindex: 0 }, shownSnippet(snippet, s.token, this.visible)),
     );
   }
 
