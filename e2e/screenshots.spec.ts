@@ -76,3 +76,40 @@ for (const scheme of ['light', 'dark'] as const) {
   });
 }
 
+
+// Issue 16: the previews by kind, and a sent image attachment with its thumbnail.
+for (const scheme of ['light', 'dark'] as const) {
+  test(`preview screenshots (${scheme})`, async ({ app: page, server }, info) => {
+    const OUT = outDir(info);
+    await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
+    const { buildPng } = await import('./helpers/png.js');
+    const photo = buildPng(480, 300, (x, y) => [40 + ((x * 180) / 480) | 0, 90 + ((y * 120) / 300) | 0, 200 - ((x * 80) / 480) | 0]);
+    const dir = path.join(server.workspace, `preview-shots-${scheme}`);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'sunset.png'), photo);
+    fs.writeFileSync(path.join(dir, 'firmware.bin'), Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 37) % 256)));
+    fs.writeFileSync(path.join(dir, 'notes-utf16.txt'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Packing list\n- passport\n- charger\n- rain jacket\n', 'utf16le')]));
+    await newSession(page, server.workspace);
+    await page.locator(`[data-testid="ws-entry"][data-path="${path.basename(dir)}"] > .tree-row`).click();
+    const shot = async (file: string, name: string) => {
+      await page.locator(`[data-testid="ws-entry"][data-path="${path.basename(dir)}/${file}"] > .tree-row`).click();
+      await expect(page.getByTestId('md-preview')).toHaveAttribute('data-state', 'ready');
+      const img = page.getByTestId('preview-image');
+      if (await img.count()) await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.naturalWidth)).toBeGreaterThan(0);
+      await page.screenshot({ path: path.join(OUT, `${name}-${scheme}.png`) });
+      await page.keyboard.press('Escape');
+      await expect(page.getByTestId('preview-dialog')).toBeHidden();
+    };
+    await shot('sunset.png', 'preview-image');
+    await shot('notes-utf16.txt', 'preview-text');
+    await shot('firmware.bin', 'preview-card');
+
+    await page.getByTestId('file-input').setInputFiles({ name: 'sunset.png', mimeType: 'image/png', buffer: photo });
+    await expect(page.locator('[data-testid="attachment-chip"][data-status="done"]')).toHaveCount(1);
+    await page.getByTestId('composer-input').fill('Where was this taken?');
+    await page.getByTestId('send').click();
+    const thumb = page.getByTestId('message').last().getByTestId('attachment-thumb');
+    await expect.poll(() => thumb.evaluate((el: HTMLImageElement) => el.naturalWidth)).toBe(480);
+    await page.screenshot({ path: path.join(OUT, `attachment-thumbnail-${scheme}.png`) });
+  });
+}
