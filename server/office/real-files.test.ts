@@ -30,9 +30,9 @@ describe.skipIf(!SOFFICE)('sidecars of files LibreOffice wrote', () => {
     const sheet = await fs.readFile(src('figures.fods'), 'utf8');
     const nullDate1904 = '<table:calculation-settings><table:null-date table:date-value="1904-01-01"/></table:calculation-settings>';
     await fs.writeFile(path.join(dir, 'figures1904.fods'), sheet.replace('<office:spreadsheet>', `<office:spreadsheet>${nullDate1904}`));
-    [files.docx] = await sofficeConvert([src('report.fodt')], 'docx', dir);
-    [files.pptx, files.bigPptx] = await sofficeConvert([src('deck.fodp'), path.join(dir, 'big.fodp')], 'pptx', dir);
-    [files.xlsx, files.xlsx1904] = await sofficeConvert([src('figures.fods'), path.join(dir, 'figures1904.fods')], 'xlsx', dir);
+    [files.docx] = (await sofficeConvert([src('report.fodt')], 'docx', dir)) as [string];
+    [files.pptx, files.bigPptx] = (await sofficeConvert([src('deck.fodp'), path.join(dir, 'big.fodp')], 'pptx', dir)) as [string, string];
+    [files.xlsx, files.xlsx1904] = (await sofficeConvert([src('figures.fods'), path.join(dir, 'figures1904.fods')], 'xlsx', dir)) as [string, string];
   });
   afterAll(async () => {
     if (dir) await fs.rm(dir, { recursive: true, force: true });
