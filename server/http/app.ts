@@ -16,7 +16,7 @@ import { STALL_TIMEOUT_MS } from './multipart.js';
 import { jsonResponse, sendError, type RequestContext } from './respond.js';
 import { securityHeaders } from './headers.js';
 import type { SessionStore } from '../store/sessions.js';
-import { parseTarget } from './target.js';
+import { parseTarget, type RequestTarget } from './target.js';
 import type { Workspaces } from '../store/workspaces.js';
 
 /**
@@ -77,25 +77,53 @@ export function createRequestListener(app: App, routes: RouteTable, fallback: Ha
   return (req: IncomingMessage, res: ServerResponse): void => {
     try {
       owe(req.socket, res);
-      const ctx = createContext(app, req, res);
-      handle(app, routes, fallback, ctx).catch((err: unknown) => lastResort(req, res, err));
+      const target = parseTarget(req.url);
+      const ctx = createContext(app, req, res, target);
+      handle(app, routes, fallback, ctx, target).catch((err: unknown) => lastResort(req, res, err));
     } catch (err) {
       lastResort(req, res, err);
     }
   };
 }
 
-function createContext(app: App, req: IncomingMessage, res: ServerResponse): RequestContext {
-  const abort = new AbortController();
-  const onStop = (): void => abort.abort(new ClientGoneError());
-  app.stopping.addEventListener('abort', onStop, { once: true });
+/**
+ * Requests in flight per server, so one 'abort' listener on the server's stop signal reaches them all: an
+ * EventTarget listener added and removed per request cost more than the rest of a small GET's own work.
+ */
+const inFlight = new WeakMap<AbortSignal, Set<(reason: unknown) => void>>();
+
+function onStop(stopping: AbortSignal): Set<(reason: unknown) => void> {
+  let requests = inFlight.get(stopping);
+  if (!requests) {
+    const set = new Set<(reason: unknown) => void>();
+    stopping.addEventListener('abort', () => {
+      for (const stop of [...set]) stop(new ClientGoneError());
+    }, { once: true });
+    inFlight.set(stopping, set);
+    requests = set;
+  }
+  return requests;
+}
+
+function createContext(app: App, req: IncomingMessage, res: ServerResponse, target: RequestTarget): RequestContext {
+  // The signal is made when a handler first asks for it (most requests never do); a request that ended early or
+  // a server that stopped before then hands out a signal already aborted, with the same reason.
+  let controller: AbortController | undefined;
+  let reason: unknown;
+  const abort = (why: unknown): void => {
+    if (reason !== undefined) return;
+    reason = why;
+    controller?.abort(why);
+  };
+  const requests = onStop(app.stopping);
+  if (app.stopping.aborted) abort(new ClientGoneError());
+  else requests.add(abort);
   res.once('close', () => {
-    app.stopping.removeEventListener('abort', onStop);
-    if (!res.writableFinished) abort.abort(new ClientGoneError());
+    requests.delete(abort);
+    if (!res.writableFinished) abort(new ClientGoneError());
   });
   req.on('error', (err) => log.debug('request stream error', err));
   res.on('error', (err) => log.debug('response stream error', err));
-  const target = parseTarget(req.url);
   return {
     req,
     res,
@@ -103,7 +131,13 @@ function createContext(app: App, req: IncomingMessage, res: ServerResponse): Req
     framing: analyzeFraming(req.rawHeaders),
     cookies: [],
     close: false,
-    signal: abort.signal,
+    get signal(): AbortSignal {
+      if (!controller) {
+        controller = new AbortController();
+        if (reason !== undefined) controller.abort(reason);
+      }
+      return controller.signal;
+    },
     expectsContinue: (req.headers.expect ?? '').trim().toLowerCase() === CONTINUE,
     bodyIdleTimeoutMs: app.config.bodyIdleTimeoutMs ?? BODY_IDLE_TIMEOUT_MS,
     uploadStallTimeoutMs: app.config.uploadStallTimeoutMs ?? STALL_TIMEOUT_MS,
@@ -111,7 +145,7 @@ function createContext(app: App, req: IncomingMessage, res: ServerResponse): Req
 }
 
 /** The head checks every request passes before routing; each failure closes the connection. */
-function checkHead(app: App, ctx: RequestContext): void {
+function checkHead(app: App, ctx: RequestContext, target: RequestTarget): void {
   const { req } = ctx;
   const fail = (status: number, message: string): never => {
     ctx.close = true;
@@ -121,7 +155,6 @@ function checkHead(app: App, ctx: RequestContext): void {
   const hosts = countLines(req.rawHeaders, 'host');
   if (hosts === 0) fail(400, 'Missing Host header');
   if (hosts > 1) fail(400, 'Multiple Host headers');
-  const target = parseTarget(req.url);
   if (target.kind === 'invalid') fail(400, 'Invalid request target');
   // An absolute-form target names the authority itself, and it must be ours as the Host must.
   if (target.kind === 'absolute' && !isAllowedHost(target.authority, app.config.host)) fail(403, 'Forbidden host');
@@ -133,11 +166,11 @@ function checkHead(app: App, ctx: RequestContext): void {
   if (expect !== undefined && expect.trim().toLowerCase() !== CONTINUE) fail(417, 'Unsupported Expect header');
 }
 
-async function handle(app: App, routes: RouteTable, fallback: Handler, ctx: RequestContext): Promise<void> {
+async function handle(app: App, routes: RouteTable, fallback: Handler, ctx: RequestContext, target: RequestTarget): Promise<void> {
   const { req } = ctx;
   let route: Route | undefined;
   try {
-    checkHead(app, ctx);
+    checkHead(app, ctx, target);
     const methods = routes[ctx.url.pathname];
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
     if (methods) {
