@@ -87,7 +87,7 @@ describe('what the app relies on', () => {
         if (!m[1]!.startsWith('node:')) imported.add(m[1]!);
       }
     }
-    expect([...imported].sort()).toEqual(['mammoth', 'yauzl']);
+    expect([...imported].sort()).toEqual(['mammoth', 'numfmt', 'yauzl']);
     const closure = new Set<string>();
     const queue = [...imported];
     while (queue.length) {
