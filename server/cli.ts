@@ -56,9 +56,13 @@ export async function runCli(argv: string[]): Promise<void> {
   });
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  runCli(process.argv.slice(2)).catch((err) => {
+/** The command: run, and turn a start failure (port taken, state folder unwritable) into one line and exit 1.
+ * `npm run serve` calls it from scripts/serve.mjs after its build check, in the same process. */
+export function main(argv: string[]): void {
+  runCli(argv).catch((err) => {
     process.stderr.write(`Satchel could not start: ${(err as Error).message}\n`);
     process.exit(EXIT_START_FAILED);
   });
 }
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main(process.argv.slice(2));
