@@ -1,11 +1,40 @@
-// Redaction throughput. Build first: `npx tsc -p tsconfig.json && node bench/redact.mjs [--runs N] [--json]`.
+// Redaction throughput, the current redactor side by side with the previous one in the same run.
+// Build first: `npm run build && node bench/redact.mjs [--runs N] [--json] [--baseline <git ref>] [--new <module>]`.
+// The previous redactor is the single-file server/redact.ts of BASELINE_REF, read with `git show` and transpiled
+// with TypeScript into a temporary directory (it has no imports).
 // Corpora are generated from a fixed seed, so every run measures the same text. Long inputs (1 MiB) bypass the
 // memo cache by design (it only holds strings up to 16384 characters); the "unique 1 KiB strings" cases go
 // through redact() with a fresh string each call, so every call misses the cache and pays insert + eviction.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import ts from 'typescript';
 import { median } from './lib.mjs';
 
-const { redact, clearRedactCache, VENDOR_SHAPES } = await import(new URL('../dist/server/redact.js', import.meta.url).href);
+/** The last commit with the single-file redactor (before server/redact/). */
+const BASELINE_REF = '3aa0a00';
+const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+
+const argv = process.argv.slice(2);
+const flag = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
+const RUNS = Number(flag('--runs')) || 21;
+const JSON_OUT = argv.includes('--json');
+
+function loadBaseline(ref) {
+  const source = execFileSync('git', ['show', `${ref}:server/redact.ts`], { cwd: ROOT, encoding: 'utf8' });
+  const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'redact-baseline-'));
+  const file = path.join(dir, 'redact.mjs');
+  fs.writeFileSync(file, js);
+  return import(pathToFileURL(file).href);
+}
+
+const current = await import(pathToFileURL(path.resolve(flag('--new') ?? path.join(ROOT, 'dist/server/redact.js'))).href);
+const baseline = await loadBaseline(flag('--baseline') ?? BASELINE_REF);
+const IMPLS = { previous: baseline, current };
 
 const MiB = 1 << 20;
 const SECRET_EVERY = 2048; // characters between planted secrets
@@ -13,10 +42,6 @@ const SMALL = 1024; // size of the unique strings in the per-call cases
 const WARMUP_RUNS = 5;
 const TARGET_PROSE_MBPS = 100;
 const TARGET_SECRETS_MBPS = 20;
-
-const argv = process.argv.slice(2);
-const RUNS = Number(argv[argv.indexOf('--runs') + 1]) || 21;
-const JSON_OUT = argv.includes('--json');
 
 let seed = 0x5eed;
 function rand() {
@@ -64,6 +89,12 @@ const SECRETS = [
   () => `xoxb-${randomChars(12, '0123456789')}-${randomChars(24)}`,
   () => `password="${randomChars(12)}"`,
   () => `AIza${randomChars(35)}`,
+  () => `eyJ${randomChars(20)}.${randomChars(30)}.${randomChars(20)}`,
+  () => `postgres://app:${randomChars(16)}@db.internal/app`,
+  () => `{"api_key": "${randomChars(24)}"}`,
+  () => `bot${randomChars(9, '0123456789')}:${randomChars(35)}`,
+  () => `x-api-key: ${randomChars(28)}`,
+  () => `call +4915${randomChars(8, '0123456789')} now`,
 ];
 
 function withSecrets(chars, filler) {
@@ -102,30 +133,30 @@ function measure(bytes, fn) {
 const flat = (value) => JSON.parse(JSON.stringify(value));
 
 /** One 1 MiB string; a different trailing digit per run keeps V8 from reusing anything between runs. */
-function big(text) {
+function big(redact, text) {
   const variants = flat(Array.from({ length: WARMUP_RUNS + RUNS }, (_, i) => `${text.slice(0, MiB - 8)} ${String(i).padStart(6, '0')}`));
   return measure(Buffer.byteLength(variants[0]), (i) => redact(variants[i]));
 }
 
 /** 1 MiB as unique 1 KiB strings per run: every call misses the memo cache. */
-function uniqueSmall(text) {
+function uniqueSmall(redact, clear, text) {
   const count = MiB / SMALL;
   const runs = flat(
     Array.from({ length: WARMUP_RUNS + RUNS }, (_, r) =>
       Array.from({ length: count }, (_, k) => `${r}:${k} ${text.slice(k * SMALL, (k + 1) * SMALL - 16)}`),
     ),
   );
-  clearRedactCache();
+  clear();
   return measure(Buffer.byteLength(runs[0].join('')), (i) => {
     for (const s of runs[i]) redact(s);
   });
 }
 
 /** The same 1 KiB strings every run: after the first run every call is a cache hit. */
-function cachedSmall(text) {
+function cachedSmall(redact, clear, text) {
   const count = MiB / SMALL;
   const strings = flat(Array.from({ length: count }, (_, k) => `${k} ${text.slice(k * SMALL, (k + 1) * SMALL - 8)}`));
-  clearRedactCache();
+  clear();
   return measure(Buffer.byteLength(strings.join('')), () => {
     for (const s of strings) redact(s);
   });
@@ -138,55 +169,45 @@ const codeSecretText = withSecrets(MiB, code);
 
 // Let V8 optimize every path before anything is timed: otherwise the first case measured pays for tier-up.
 const GLOBAL_WARMUP_ROUNDS = 20;
-for (let i = 0; i < GLOBAL_WARMUP_ROUNDS; i++) for (const t of [proseText, secretText, codeText, codeSecretText]) redact(t);
+for (const impl of Object.values(IMPLS)) {
+  for (let i = 0; i < GLOBAL_WARMUP_ROUNDS; i++) for (const t of [proseText, secretText, codeText, codeSecretText]) impl.redact(t);
+}
 
-const results = {
-  'prose, 1 MiB, no secrets': big(proseText),
-  'prose, 1 MiB, a secret every 2 KiB': big(secretText),
-  'code, 1 MiB, no secrets': big(codeText),
-  'code, 1 MiB, a secret every 2 KiB': big(codeSecretText),
-  'prose, unique 1 KiB strings (cache misses)': uniqueSmall(proseText),
-  'prose + secrets, unique 1 KiB strings (cache misses)': uniqueSmall(secretText),
-  'prose + secrets, repeated 1 KiB strings (cache hits)': cachedSmall(secretText),
+const CASES = {
+  'prose, 1 MiB, no secrets': (r) => big(r.redact, proseText),
+  'prose, 1 MiB, a secret every 2 KiB': (r) => big(r.redact, secretText),
+  'code, 1 MiB, no secrets': (r) => big(r.redact, codeText),
+  'code, 1 MiB, a secret every 2 KiB': (r) => big(r.redact, codeSecretText),
+  'prose, unique 1 KiB strings (cache misses)': (r) => uniqueSmall(r.redact, r.clearRedactCache, proseText),
+  'prose + secrets, unique 1 KiB strings (cache misses)': (r) => uniqueSmall(r.redact, r.clearRedactCache, secretText),
+  'prose + secrets, repeated 1 KiB strings (cache hits)': (r) => cachedSmall(r.redact, r.clearRedactCache, secretText),
 };
 
-// The design this replaced found vendor prefixes with one alternation of every literal prefix. Its trigger scan
-// alone (no rule work at all) is timed here on the same prose, as the baseline for the separator trigger.
-const escape = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const authorization = [...'authorization'].map((c) => `[${c.toUpperCase()}${c}]`).join('');
-const literalTrigger = new RegExp(
-  ['=', authorization, ...VENDOR_SHAPES.map((v) => v.prefix).sort((a, b) => b.length - a.length).map(escape)].join('|'),
-  'g',
-);
-const flatProse = flat(proseText);
-const baseline = measure(Buffer.byteLength(flatProse), () => {
-  literalTrigger.lastIndex = 0;
-  let hits = 0;
-  while (literalTrigger.test(flatProse)) hits++;
-  return hits;
-});
-results['baseline: literal-alternation trigger scan only, prose 1 MiB'] = baseline;
+// Cases alternate between the two redactors, so a burst of load on the shared machine hits both alike.
+const results = {};
+for (const [name, run] of Object.entries(CASES)) {
+  results[name] = {};
+  for (const [label, impl] of Object.entries(IMPLS)) results[name][label] = run(impl);
+}
 
+const cpu = (name, label) => results[name][label].cpuMBps;
 const ratios = {
-  'full redact / old trigger scan alone, prose (CPU-time median)': Number(
-    (results['prose, 1 MiB, no secrets'].cpuMBps / baseline.cpuMBps).toFixed(2),
-  ),
-  'prose / 100 MB/s target (CPU-time median)': Number((results['prose, 1 MiB, no secrets'].cpuMBps / TARGET_PROSE_MBPS).toFixed(2)),
-  'secrets / 20 MB/s target (CPU-time median)': Number(
-    (results['prose, 1 MiB, a secret every 2 KiB'].cpuMBps / TARGET_SECRETS_MBPS).toFixed(2),
-  ),
-  'secrets / no secrets, prose (CPU-time median)': Number(
-    (results['prose, 1 MiB, a secret every 2 KiB'].cpuMBps / results['prose, 1 MiB, no secrets'].cpuMBps).toFixed(2),
+  'prose: current / 100 MB/s target (CPU-time median)': Number((cpu('prose, 1 MiB, no secrets', 'current') / TARGET_PROSE_MBPS).toFixed(2)),
+  'secrets: current / 20 MB/s target (CPU-time median)': Number(
+    (cpu('prose, 1 MiB, a secret every 2 KiB', 'current') / TARGET_SECRETS_MBPS).toFixed(2),
   ),
 };
 
 if (JSON_OUT) {
-  console.log(JSON.stringify({ node: process.version, runs: RUNS, results, ratios }, null, 2));
+  console.log(JSON.stringify({ node: process.version, runs: RUNS, baseline: flag('--baseline') ?? BASELINE_REF, results, ratios }, null, 2));
 } else {
   console.log(`node ${process.version}, ${RUNS} runs each after ${WARMUP_RUNS} warm-up runs; MB/s = 10^6 bytes/s`);
-  console.log(`${'case'.padEnd(64)} ${'wall med'.padStart(9)} ${'CPU med'.padStart(9)} ${'wall best'.padStart(9)}`);
+  console.log(`previous = ${flag('--baseline') ?? BASELINE_REF}:server/redact.ts, current = this tree's dist/server/redact.js`);
+  const cols = ['prev wall', 'prev CPU', 'cur wall', 'cur CPU', 'cur/prev'];
+  console.log(`${'case'.padEnd(56)} ${cols.map((c) => c.padStart(9)).join(' ')}`);
   for (const [name, r] of Object.entries(results)) {
-    console.log(`${name.padEnd(64)} ${String(r.wallMBps).padStart(9)} ${String(r.cpuMBps).padStart(9)} ${String(r.bestMBps).padStart(9)}`);
+    const row = [r.previous.wallMBps, r.previous.cpuMBps, r.current.wallMBps, r.current.cpuMBps, (r.current.cpuMBps / r.previous.cpuMBps).toFixed(2) + 'x'];
+    console.log(`${name.padEnd(56)} ${row.map((v) => String(v).padStart(9)).join(' ')}`);
   }
-  for (const [name, r] of Object.entries(ratios)) console.log(`${name.padEnd(64)} ${String(r).padStart(9)}x`);
+  for (const [name, r] of Object.entries(ratios)) console.log(`${name.padEnd(56)} ${String(r).padStart(9)}x`);
 }

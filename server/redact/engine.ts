@@ -1,0 +1,76 @@
+// Runs every rule on the original text and applies one mask per span. Private-key blocks (and placeholders
+// already in the text) are cut out first; the other rules run on the pieces between them.
+import { assignmentAt, fieldAt, yamlAt } from './assignments.js';
+import { apply, type Finding, resolve } from './finding.js';
+import { apiKeyHeaderAt, authorizationAt } from './headers.js';
+import { invisibleFindings } from './invisible.js';
+import { REDACTED_PRIVATE_KEY } from './mask.js';
+import { privateKeySpans } from './pem.js';
+import { scanAws, scanJwt, scanPhones, scanTwilio, telegramAt } from './tokens.js';
+import { scanForms, urlAt } from './urls.js';
+import { scanVendors } from './vendors.js';
+
+const OPERATOR = /[=:]/g;
+const EQUALS = 0x3d;
+
+/** The token rules: the ones B11 runs again on text joined across invisible characters. */
+export function scanTokens(text: string, out: Finding[]): void {
+  scanVendors(text, out);
+  scanAws(text, out);
+  scanJwt(text, out);
+  scanTwilio(text, out);
+}
+
+/** Rules found at an operator: assignments, fields, headers, URLs, Telegram tokens. */
+function scanOperators(text: string, out: Finding[]): void {
+  const operators = OPERATOR;
+  operators.lastIndex = 0;
+  while (operators.test(text)) {
+    const at = operators.lastIndex - 1;
+    if (text.charCodeAt(at) === EQUALS) {
+      assignmentAt(text, at, out);
+      authorizationAt(text, at, out);
+    } else {
+      urlAt(text, at, out);
+      authorizationAt(text, at, out);
+      apiKeyHeaderAt(text, at, out);
+      fieldAt(text, at, out);
+      yamlAt(text, at, out);
+      telegramAt(text, at, out);
+    }
+  }
+}
+
+/** The resolved findings of one piece of text without private-key blocks. */
+function pieceFindings(text: string): Finding[] {
+  const found: Finding[] = [];
+  scanTokens(text, found);
+  scanOperators(text, found);
+  scanPhones(text, found);
+  scanForms(text, found);
+  return resolve(text, found, invisibleFindings(text, scanTokens));
+}
+
+export const PRIVATE_KEY_RULE = 'private key';
+
+/** Every replacement redact() makes, in text order, on the original text. */
+export function findAll(text: string): Finding[] {
+  const spans = privateKeySpans(text);
+  if (spans.length === 0) return pieceFindings(text);
+  const all: Finding[] = [];
+  let pos = 0;
+  const piece = (end: number) => {
+    for (const f of pieceFindings(text.slice(pos, end))) all.push({ ...f, start: f.start + pos, end: f.end + pos });
+  };
+  for (const span of spans) {
+    piece(span.start);
+    if (!span.placeholder) all.push({ start: span.start, end: span.end, text: REDACTED_PRIVATE_KEY, rule: PRIVATE_KEY_RULE, rank: 0 });
+    pos = span.end;
+  }
+  piece(text.length);
+  return all;
+}
+
+export function redactText(text: string): string {
+  return apply(text, findAll(text));
+}

@@ -1,0 +1,95 @@
+// Authorization headers (A3, B4, C) and API-key headers (B5), found at their `:` (or `=` for
+// `HTTP_AUTHORIZATION=…`) by looking back at the header name.
+import { asciiTable, BACKSLASH, boundedLeft, hasAlphanumeric, isBlank, isSpace, runStart } from './chars.js';
+import type { Finding } from './finding.js';
+import { isMask, maskToken } from './mask.js';
+import { skipBlanks, skipBlanksBack } from './values.js';
+
+export const HEADER_RANK = 10;
+const AUTHORIZATION = 'authorization';
+const HEADER_NAME = asciiTable(/[A-Za-z0-9-]/);
+const SCHEME = asciiTable(/[A-Za-z0-9-]/);
+const API_KEY_HEADERS = new Set(['x-api-key', 'x-goog-api-key', 'api-key', 'apikey', 'x-api-token', 'x-auth-token', 'x-access-token']);
+/** Bearer and Bot tokens also end at `,` `]` `)` (A3); other schemes only at whitespace and quotes (B4). */
+const BEARER_SCHEMES = new Set(['bearer', 'bot']);
+/** Scheme words that, alone on a line, are no credential: `Authorization: Bearer` with nothing after it. */
+const SCHEMES = new Set(['bearer', 'bot', 'basic', 'token', 'digest', 'negotiate', 'ntlm', 'hoba', 'mutual', 'dpop', 'apikey']);
+
+function isQuoteCode(c: number): boolean {
+  return c === 0x22 || c === 0x27;
+}
+
+/** End of the name before the operator at `op`, past a closing quote (`"Authorization":`, `\"x-api-key\":`). */
+function nameEndBefore(text: string, op: number): number {
+  let end = skipBlanksBack(text, op);
+  if (isQuoteCode(text.charCodeAt(end - 1))) {
+    end--;
+    if (text.charCodeAt(end - 1) === BACKSLASH) end--;
+  }
+  return end;
+}
+
+/** Start of the value after the operator at `op`, past blanks and an opening quote. */
+function valueStartAfter(text: string, op: number): number {
+  let from = skipBlanks(text, op + 1);
+  if (isQuoteCode(text.charCodeAt(from))) from++;
+  else if (text.charCodeAt(from) === BACKSLASH && isQuoteCode(text.charCodeAt(from + 1))) from += 2;
+  return from;
+}
+
+function credentialEnd(text: string, from: number, bearer: boolean): number {
+  let end = from;
+  while (end < text.length) {
+    const c = text.charCodeAt(end);
+    if (isSpace(c) || isQuoteCode(c)) break;
+    if (bearer && (c === 0x2c || c === 0x5d || c === 0x29)) break;
+    if (c === BACKSLASH && isQuoteCode(text.charCodeAt(end + 1))) break;
+    end++;
+  }
+  return end;
+}
+
+function pushCredential(out: Finding[], text: string, start: number, end: number, rule: string): void {
+  const credential = text.slice(start, end);
+  if (end === start || !hasAlphanumeric(credential) || isMask(credential)) return;
+  out.push({ start, end, text: maskToken(credential), rule, rank: HEADER_RANK });
+}
+
+/** `Authorization` (any case, anywhere) + `:` or `=`, an optional scheme word, then the credential. */
+export function authorizationAt(text: string, op: number, out: Finding[]): void {
+  const nameEnd = nameEndBefore(text, op);
+  const nameStart = nameEnd - AUTHORIZATION.length;
+  if (nameStart < 0 || text.slice(nameStart, nameEnd).toLowerCase() !== AUTHORIZATION) return;
+  const from = valueStartAfter(text, op);
+  const wordEnd = runStartForward(text, from);
+  let credentialStart = from;
+  let scheme = '';
+  if (wordEnd > from && isBlank(text.charCodeAt(wordEnd))) {
+    const after = skipBlanks(text, wordEnd);
+    const c = text.charCodeAt(after);
+    if (after < text.length && !isSpace(c) && !isQuoteCode(c)) {
+      scheme = text.slice(from, wordEnd).toLowerCase();
+      credentialStart = after;
+    }
+  }
+  const end = credentialEnd(text, credentialStart, BEARER_SCHEMES.has(scheme));
+  // `Authorization: Bearer` and nothing after it on the line: no credential to mask.
+  if (scheme === '' && SCHEMES.has(text.slice(credentialStart, end).toLowerCase())) return;
+  pushCredential(out, text, credentialStart, end, 'authorization header');
+}
+
+function runStartForward(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && text.charCodeAt(i) < 128 && SCHEME[text.charCodeAt(i)] === 1) i++;
+  return i;
+}
+
+/** B5: `x-api-key: value` and the other API-key headers (any case), at the `:`. */
+export function apiKeyHeaderAt(text: string, colon: number, out: Finding[]): void {
+  const nameEnd = nameEndBefore(text, colon);
+  const nameStart = runStart(text, nameEnd, HEADER_NAME);
+  if (nameStart === nameEnd || !boundedLeft(text, nameStart)) return;
+  if (!API_KEY_HEADERS.has(text.slice(nameStart, nameEnd).toLowerCase())) return;
+  const from = valueStartAfter(text, colon);
+  pushCredential(out, text, from, credentialEnd(text, from, false), 'api key header');
+}

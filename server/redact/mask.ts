@@ -1,0 +1,43 @@
+// The specification's masking rule (4.0, redaction.md "Mask"), and what counts as already masked.
+
+/** Tokens of at least this many code points keep a head and a tail; shorter ones become SHORT_MASK. */
+export const MASK_MIN_LENGTH = 18;
+export const MASK_HEAD = 6;
+export const MASK_TAIL = 4;
+export const MASK_ELLIPSIS = '...';
+export const SHORT_MASK = '***';
+export const REDACTED_PRIVATE_KEY = '[REDACTED PRIVATE KEY]';
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** Lengths are counted in code points (`[...s]`), so a mask never splits a character. */
+export function maskToken(token: string): string {
+  const points = SURROGATE.test(token) ? Array.from(token) : null;
+  const length = points ? points.length : token.length;
+  if (length < MASK_MIN_LENGTH) return SHORT_MASK;
+  if (points) return points.slice(0, MASK_HEAD).join('') + MASK_ELLIPSIS + points.slice(-MASK_TAIL).join('');
+  return token.slice(0, MASK_HEAD) + MASK_ELLIPSIS + token.slice(-MASK_TAIL);
+}
+
+const MASK_SHAPE = new RegExp(`^[\\s\\S]{${MASK_HEAD}}\\.\\.\\.[\\s\\S]{${MASK_TAIL}}$`, 'u');
+// In UTF-16 units: every kept character may be a surrogate pair.
+const MASK_MIN_UNITS = MASK_HEAD + MASK_ELLIPSIS.length + MASK_TAIL;
+const MASK_MAX_UNITS = 2 * (MASK_HEAD + MASK_TAIL) + MASK_ELLIPSIS.length;
+
+/** A value that already has a mask's shape: redacting twice changes nothing (redaction.md, "Mask"). */
+export function isMask(value: string): boolean {
+  if (value === SHORT_MASK) return true;
+  return value.length >= MASK_MIN_UNITS && value.length <= MASK_MAX_UNITS && MASK_SHAPE.test(value);
+}
+
+/** Every phone number keeps this many characters at each end around PHONE_MASK (B10)... */
+export const PHONE_KEEP_LONG = 4;
+/** ...or this many when it has at most PHONE_SHORT_LENGTH characters. */
+export const PHONE_KEEP_SHORT = 2;
+export const PHONE_SHORT_LENGTH = 8;
+export const PHONE_MASK = '****';
+
+export function maskPhone(phone: string): string {
+  const keep = phone.length <= PHONE_SHORT_LENGTH ? PHONE_KEEP_SHORT : PHONE_KEEP_LONG;
+  return phone.slice(0, keep) + PHONE_MASK + phone.slice(-keep);
+}

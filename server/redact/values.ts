@@ -1,0 +1,96 @@
+// Reading the value after a name and its operator, shared by the assignment, header and field rules.
+import { BACKSLASH, isBlank, isLineBreak, isSpace } from './chars.js';
+
+export interface Value {
+  /** The value itself (inside any quotes). */
+  start: number;
+  end: number;
+  /** Where the value's opening quote (or `\"` of escaped JSON) starts; equals `start` when unquoted. */
+  open: number;
+}
+
+const DOUBLE_QUOTE = 0x22;
+const SINGLE_QUOTE = 0x27;
+const BACKTICK = 0x60;
+
+export function isQuote(c: number): boolean {
+  return c === DOUBLE_QUOTE || c === SINGLE_QUOTE || c === BACKTICK;
+}
+
+/** Escapes that end an unquoted value: it sits inside an escaped JSON string (`…TOKEN=abc\n…`, `…=abc\"}`). */
+const ESCAPE_STOPS = new Set(['n', 'r', 't', '"', "'", '\\', '/', 'u']);
+/** Structural characters that end an unquoted value when nothing but more of them follows up to the value's end. */
+const CLOSERS = new Set([0x2c, 0x3b, 0x7d, 0x5d, 0x29]); // , ; } ] )
+
+export function skipBlanks(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && isBlank(text.charCodeAt(i))) i++;
+  return i;
+}
+
+export function skipBlanksBack(text: string, to: number): number {
+  let i = to;
+  while (i > 0 && isBlank(text.charCodeAt(i - 1))) i--;
+  return i;
+}
+
+/** The closing quote of the quote at `open` on the same line (backslash escapes honoured), or -1. */
+export function closingQuote(text: string, open: number, quote = text.charCodeAt(open)): number {
+  for (let i = open + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === quote) return i;
+    if (isLineBreak(c)) return -1;
+    if (c === BACKSLASH) {
+      if (isLineBreak(text.charCodeAt(i + 1))) return -1;
+      i++;
+    }
+  }
+  return -1;
+}
+
+/** `\"…\"` of escaped JSON starting at `open` (the backslash): the index of the closing backslash, or -1. */
+function closingEscapedQuote(text: string, open: number): number {
+  const quote = text.charCodeAt(open + 1);
+  for (let i = open + 2; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (isLineBreak(c)) return -1;
+    if (c === BACKSLASH) {
+      if (text.charCodeAt(i + 1) === quote) return i;
+      i++;
+    }
+  }
+  return -1;
+}
+
+/**
+ * The unquoted value from `from`: a run of non-whitespace that stops at a quote, at an escape of escaped JSON,
+ * at `&` when `stopAtAmpersand`, and before trailing `,` `;` `}` `]` `)` that belong to the surrounding code.
+ */
+export function unquotedEnd(text: string, from: number, stopAtAmpersand = false): number {
+  let end = from;
+  while (end < text.length) {
+    const c = text.charCodeAt(end);
+    if (isSpace(c) || isQuote(c) || (stopAtAmpersand && c === 0x26)) break;
+    if (c === BACKSLASH && ESCAPE_STOPS.has(text[end + 1] ?? '')) break;
+    end++;
+  }
+  while (end > from && CLOSERS.has(text.charCodeAt(end - 1))) end--;
+  return end;
+}
+
+/** The value starting at `from` (after the operator and blanks): quoted, escaped-quoted or a bare run. */
+export function readValue(text: string, from: number, stopAtAmpersand = false): Value {
+  const c = text.charCodeAt(from);
+  if (isQuote(c)) {
+    const close = closingQuote(text, from);
+    if (close !== -1) return { open: from, start: from + 1, end: close };
+    // An unclosed quote: what follows the stray quote is still the value.
+    return { open: from, start: from + 1, end: unquotedEnd(text, from + 1, stopAtAmpersand) };
+  }
+  if (c === BACKSLASH && (text.charCodeAt(from + 1) === DOUBLE_QUOTE || text.charCodeAt(from + 1) === SINGLE_QUOTE)) {
+    const close = closingEscapedQuote(text, from);
+    if (close !== -1) return { open: from, start: from + 2, end: close };
+    return { open: from, start: from + 2, end: unquotedEnd(text, from + 2, stopAtAmpersand) };
+  }
+  return { open: from, start: from, end: unquotedEnd(text, from, stopAtAmpersand) };
+}
