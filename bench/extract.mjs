@@ -1,28 +1,30 @@
-// Extraction benchmark: Satchel's archive engine against `unzip -q` and `tar -xzf` on the same archives, in
-// the same run, alternating so machine noise hits both alike. Uses the compiled engine:
-//   npx tsc -p tsconfig.json --noEmitOnError false && node bench/extract.mjs [runs]
-// Prints a Markdown table of medians and ratios (ours / CLI).
+// Extraction benchmark: Satchel's archive engine against bsdtar and unzip on archives made by the real tools
+// (Info-ZIP `zip -r`, GNU tar piped through pbzip2 / pigz / xz), in the same run, alternating so machine
+// noise hits both alike. Uses the compiled engine:
+//   npm run build && node bench/extract.mjs [runs]
+// (SATCHEL_DIST=<dir> points at another compiled tree.) Prints a Markdown table of medians and ratios.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import yazl from 'yazl';
 
-const RUNS = Math.max(5, Number(process.argv[2]) || 7);
-const SMALL_FILES = 2000;
-const SMALL_DIRS = 20;
-const LARGE_FILES = 5;
-const LARGE_BYTES = 4 * 1024 * 1024;
+const RUNS = Math.max(3, Number(process.argv[2]) || 7);
+// A source tree shaped like a release tarball or a project checkout: mostly text, some binaries.
+const TEXT_FILES = 1647;
+const BINARY_FILES = 183;
+const BINARY_BYTES = 100 * 1024;
+const DIRS = 61;
 const MAX_BYTES = 1024 * 1024 * 1024;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const engine = await import(path.join(here, '..', 'dist', 'server', 'archive', 'index.js'));
+const dist = process.env.SATCHEL_DIST ?? path.join(here, '..', 'dist');
+const engine = await import(path.join(dist, 'server', 'archive', 'index.js'));
 
 /** Text-like content: compresses the way source files and documents do, not like zeros or noise. */
 function textish(length, seed) {
-  const words = ['satchel', 'archive', 'session', 'upload', 'extract', 'stream', 'buffer', 'token', 'const', 'return'];
+  const words = ['satchel', 'archive', 'session', 'upload', 'extract', 'stream', 'buffer', 'token', 'const', 'return', 'function', 'import'];
   let x = seed >>> 0 || 1;
   const parts = [];
   let size = 0;
@@ -35,27 +37,28 @@ function textish(length, seed) {
   return Buffer.from(parts.join('').slice(0, length));
 }
 
-async function buildTree(dir, kind) {
-  const files = {};
-  if (kind === 'small') {
-    for (let i = 0; i < SMALL_FILES; i++) files[`d${i % SMALL_DIRS}/f${i}.txt`] = textish(512 + ((i * 37) % 3584), i + 1);
-  } else {
-    for (let i = 0; i < LARGE_FILES; i++) files[`big${i}.bin`] = textish(LARGE_BYTES, i + 100);
+function noise(length, seed) {
+  const out = Buffer.allocUnsafe(length);
+  let x = seed >>> 0 || 1;
+  for (let i = 0; i < length; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
   }
-  for (const [rel, data] of Object.entries(files)) {
-    await fsp.mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
-    await fsp.writeFile(path.join(dir, rel), data);
-  }
-  return files;
+  return out;
 }
 
-async function buildZip(files, file) {
-  const zip = new yazl.ZipFile();
-  for (const [name, data] of Object.entries(files)) zip.addBuffer(data, name);
-  zip.end();
-  await new Promise((resolve, reject) => {
-    zip.outputStream.pipe(fs.createWriteStream(file)).on('close', resolve).on('error', reject);
-  });
+async function buildTree(dir) {
+  let count = 0;
+  for (let i = 0; i < TEXT_FILES + BINARY_FILES; i++) {
+    const binary = i % 10 === 9 && i / 10 < BINARY_FILES;
+    const rel = `d${i % DIRS}/${binary ? `blob${i}.bin` : `f${i}.txt`}`;
+    await fsp.mkdir(path.join(dir, path.dirname(rel)), { recursive: true });
+    await fsp.writeFile(path.join(dir, rel), binary ? noise(BINARY_BYTES, i + 1) : textish(2048 + ((i * 997) % 14336), i + 1));
+    count++;
+  }
+  return count;
 }
 
 function median(values) {
@@ -76,7 +79,7 @@ async function timeOurs(archive, name, base) {
 function timeCli(cmd, args, out) {
   fs.mkdirSync(out);
   const started = performance.now();
-  const r = spawnSync(cmd, [...args(out)], { stdio: 'inherit' });
+  const r = spawnSync(cmd, args(out), { stdio: 'inherit' });
   const ms = performance.now() - started;
   if (r.status !== 0) throw new Error(`${cmd} failed`);
   fs.rmSync(out, { recursive: true, force: true });
@@ -86,43 +89,47 @@ function timeCli(cmd, args, out) {
 const root = await fsp.mkdtemp(path.join(os.tmpdir(), 'satchel-bench-'));
 const rows = [];
 try {
-  for (const kind of ['small', 'large']) {
-    const src = path.join(root, `src-${kind}`);
-    const files = await buildTree(src, kind);
-    const zipFile = path.join(root, `${kind}.zip`);
-    const tgzFile = path.join(root, `${kind}.tar.gz`);
-    await buildZip(files, zipFile);
-    execFileSync('tar', ['-czf', tgzFile, '-C', src, '.']);
-    const cases = [
-      { label: `zip, ${kind === 'small' ? `${SMALL_FILES} small files` : `${LARGE_FILES} × 4 MiB`}`, archive: zipFile, name: `${kind}.zip`, cli: 'unzip -q', run: (out) => timeCli('unzip', (o) => ['-q', zipFile, '-d', o], out) },
-      { label: `tar.gz, ${kind === 'small' ? `${SMALL_FILES} small files` : `${LARGE_FILES} × 4 MiB`}`, archive: tgzFile, name: `${kind}.tar.gz`, cli: 'tar -xzf', run: (out) => timeCli('tar', (o) => ['-xzf', tgzFile, '-C', o], out) },
-    ];
-    for (const c of cases) {
-      const base = path.join(root, 'base');
-      await fsp.mkdir(base, { recursive: true });
-      const ours = [];
-      const cli = [];
-      // One warm-up of each, not counted (page cache, JIT).
-      await timeOurs(c.archive, c.name, base);
-      c.run(path.join(root, 'cli-out'));
-      for (let i = 0; i < RUNS; i++) {
-        const r = await timeOurs(c.archive, c.name, base);
-        if (r.count !== Object.keys(files).length) throw new Error(`extracted ${r.count} of ${Object.keys(files).length}`);
-        ours.push(r.ms);
-        cli.push(c.run(path.join(root, 'cli-out')));
-      }
-      const size = fs.statSync(c.archive).size;
-      rows.push({ label: c.label, size, cliName: c.cli, ours: median(ours), cli: median(cli) });
+  const src = path.join(root, 'src');
+  const files = await buildTree(src);
+  const pipe = (tool, args, out) => fs.writeFileSync(out, execFileSync(tool, args, { input: execFileSync('tar', ['-cf', '-', '-C', src, '.'], { maxBuffer: 1 << 30 }), maxBuffer: 1 << 30 }));
+  const archives = [
+    { label: '`zip -r`', name: 'tree.zip', make: (o) => execFileSync('zip', ['-qr', o, '.'], { cwd: src }), refs: ['bsdtar', 'unzip'] },
+    { label: 'GNU tar + pbzip2', name: 'tree.tar.bz2', make: (o) => pipe('pbzip2', ['-c'], o), refs: ['bsdtar'] },
+    { label: 'GNU tar + pigz', name: 'tree.tar.gz', make: (o) => pipe('pigz', ['-c'], o), refs: ['bsdtar'] },
+    { label: 'GNU tar + xz', name: 'tree.tar.xz', make: (o) => pipe('xz', ['-c'], o), refs: ['bsdtar'] },
+  ];
+  const cli = {
+    bsdtar: (file) => (o) => ['-xf', file, '-C', o],
+    unzip: (file) => (o) => ['-q', file, '-d', o],
+  };
+  for (const a of archives) {
+    const file = path.join(root, a.name);
+    a.make(file);
+    const base = path.join(root, 'base');
+    await fsp.mkdir(base, { recursive: true });
+    const ours = [];
+    const refs = Object.fromEntries(a.refs.map((r) => [r, []]));
+    // One warm-up of each, not counted (page cache, JIT).
+    await timeOurs(file, a.name, base);
+    for (const r of a.refs) timeCli(r, cli[r](file), path.join(root, 'cli-out'));
+    for (let i = 0; i < RUNS; i++) {
+      const r = await timeOurs(file, a.name, base);
+      if (r.count !== files) throw new Error(`extracted ${r.count} of ${files}`);
+      ours.push(r.ms);
+      for (const ref of a.refs) refs[ref].push(timeCli(ref, cli[ref](file), path.join(root, 'cli-out')));
+    }
+    for (const ref of a.refs) {
+      rows.push({ label: a.label, size: fs.statSync(file).size, ours: median(ours), cliName: ref, cli: median(refs[ref]) });
     }
   }
 } finally {
   await fsp.rm(root, { recursive: true, force: true });
 }
 
-console.log(`Runs per case: ${RUNS} (medians), node ${process.version}, ${os.cpus().length} cores`);
+console.log(`Runs per case: ${RUNS} (medians), ${TEXT_FILES + BINARY_FILES} files, node ${process.version}, ${os.cpus().length} cores`);
 console.log('');
-console.log('| archive | size | Satchel (ms) | CLI | CLI (ms) | ratio |');
+console.log('| archive | size | Satchel (ms) | reference | reference (ms) | ratio |');
 console.log('|---|---|---|---|---|---|');
 for (const r of rows) {
-  console.log(`| ${r.label} | ${(r.size / 1024).toFixed(0)} KiB | ${r.ours.toFixed(1)} | \`${r.cliName}\` | ${r.cli.toFixed(1)} | ${(r.ours / r.cli).toFixed(2)}× |`);
+  console.log(`| ${r.label} | ${(r.size / 1024 / 1024).toFixed(1)} MiB | ${r.ours.toFixed(0)} | \`${r.cliName}\` | ${r.cli.toFixed(0)} | ${(r.ours / r.cli).toFixed(2)}× |`);
 }

@@ -1,6 +1,8 @@
 // Zip engine: yauzl reads the central directory (the authoritative member list; local headers can lie and
 // can overlap), validates entry sizes against the stream, and inflates asynchronously through zlib. yauzl does
-// not check CRC-32s, so every member's bytes are checked here while they are written.
+// not check CRC-32s, so every member's bytes are checked here while they are written. Small members skip
+// yauzl's per-member streams (zip-small.ts: same checks, one read-ahead window, synchronous inflate).
+import fsp from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { MAX_ARCHIVE_MEMBERS, tooManyMembers } from './limits.js';
@@ -9,6 +11,7 @@ import { nextZipEntry } from './zip-entries.js';
 import { checkReadable } from './zip-methods.js';
 import { decodeZipName } from './zip-names.js';
 import { openZip } from './zip-open.js';
+import { isSmall, readSmallMember, WindowReader } from './zip-small.js';
 import { fileModeFor, type MemberWriter, type SkipReason } from './safe-write.js';
 
 // Unix mode bits live in the high 16 bits of the external attributes (zip "version made by" = Unix).
@@ -36,7 +39,11 @@ const OPEN_OPTIONS: yauzl.Options = {
 export async function extractZip(archivePath: string, writer: MemberWriter, signal?: AbortSignal): Promise<void> {
   const zip = await openZip(archivePath, OPEN_OPTIONS);
   const reader = new EntryReader(zip);
+  let handle: fsp.FileHandle | undefined;
   try {
+    handle = await fsp.open(archivePath, 'r');
+    // yauzl's end of the archive (before any bytes trailing its end record).
+    const window = new WindowReader(handle, (zip as unknown as { fileSize: number }).fileSize);
     // The end-of-central-directory count is checked before a single byte is written.
     if (zip.entryCount > MAX_ARCHIVE_MEMBERS) throw tooManyMembers();
     for (let entry = await reader.next(); entry; entry = await reader.next()) {
@@ -58,13 +65,20 @@ export async function extractZip(archivePath: string, writer: MemberWriter, sign
       // first byte; the writer still counts the real bytes.
       writer.ensureRoom(entry.uncompressedSize);
       const current = entry;
-      const open = async () => crcChecked(await zip.openReadStreamPromise(current), current.crc32, segments.join('/'));
+      const open = isSmall(current)
+        ? () => once(readSmallMember(window, current, () => new ZipChecksumError(segments.join('/'))))
+        : async () => crcChecked(await zip.openReadStreamPromise(current), current.crc32, segments.join('/'));
       await writer.write(segments, open, fileModeFor(unixMode(entry)));
     }
     writer.finish();
   } finally {
     zip.close();
+    await handle?.close();
   }
+}
+
+async function* once(bytes: Promise<Buffer>): AsyncGenerator<Buffer> {
+  yield await bytes;
 }
 
 /** Bytes that do not match their member's CRC-32: a corrupt archive (a 500), not a client mistake. */
