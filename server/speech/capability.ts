@@ -15,6 +15,26 @@ const EXPLICIT_FALLBACK: Partial<Record<ProviderName, ProviderName>> = { local: 
 
 export type Resolution = { available: true; provider: ProviderName } | { available: false; provider: string };
 
+/**
+ * How long one look at the model's files answers for its folder. The probe is asked on every page load and by
+ * clients that poll it; two stats per request were a tenth of its cost. A model installed or removed shows
+ * within this time (and transcription itself checks the files again before loading them).
+ */
+export const MODEL_CHECK_TTL_MS = 1000;
+/** Model folders remembered at once (a setting changed back and forth); past it, all are looked at again. */
+const MAX_MODEL_CHECKS = 16;
+const modelChecks = new Map<string, { present: boolean; at: number }>();
+
+function localModelPresent(modelDir: string): boolean {
+  const now = Date.now();
+  const seen = modelChecks.get(modelDir);
+  if (seen && now - seen.at < MODEL_CHECK_TTL_MS && now >= seen.at) return seen.present;
+  if (modelChecks.size >= MAX_MODEL_CHECKS) modelChecks.clear();
+  const present = isLocalModelPresent(modelDir);
+  modelChecks.set(modelDir, { present, at: now });
+  return present;
+}
+
 function commandPresent(argv: readonly string[] | undefined, env: NodeJS.ProcessEnv): boolean {
   return !!argv?.[0] && resolveExecutable(argv[0], env) !== undefined;
 }
@@ -24,7 +44,7 @@ export function isProviderAvailable(cfg: SttConfig, name: ProviderName, env: Nod
   switch (name) {
     case 'local':
       // The model's files and this machine's ONNX Runtime binding (an installer may carry none for it).
-      return isLocalModelPresent(cfg.modelDir) && isRuntimePresent();
+      return localModelPresent(cfg.modelDir) && isRuntimePresent();
     case 'local_command':
       // ffmpeg is needed only for formats decoded outside the process, so it is not required here.
       return commandPresent(cfg.localCommand, env);
