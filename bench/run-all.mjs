@@ -4,7 +4,8 @@ import { spawnSync } from 'node:child_process';
 
 const BENCHES = [
   ['http.mjs', '--runs', '3', '--seconds', '5'],
-  ['upload.mjs', '--runs', '3', '--sizes', '1,100,1024'],
+  ['upload.mjs', '--pairs', '5', '--sizes', '200'],
+  ['concurrency.mjs', '--pairs', '7', '--seconds', '5'],
   ['redact.mjs', '--runs', '31'],
   ['extract.mjs', '5'],
   ['stt.mjs', '--runs', '3', '--cold', '5'],
