@@ -23,7 +23,7 @@ import {
 import { sessionVisible, visibleSession } from '../store/profiles.js';
 import { messageText, type Session } from '../store/sessions.js';
 import { isHiddenName } from '../paths.js';
-import { listWorkspaceDir, openWorkspacePath, readWorkspaceBytes, type WorkspacePath } from '../workspace/browse.js';
+import { listWorkspaceDir, openWorkspaceFile, openWorkspacePath, readWorkspaceBytes, type WorkspacePath } from '../workspace/browse.js';
 import type { WorkspaceListing } from '../wire.js';
 import { IMAGE_TYPES, readImage } from './image-read.js';
 import * as L from './limits.js';
@@ -206,13 +206,16 @@ async function readOffice(at: WorkspacePath, base: string, format: NonNullable<R
   const sidecar = [...at.segments.slice(0, -1), at.segments.at(-1)! + SIDECAR_SUFFIX];
   const stored = await readWorkspaceBytes({ ...at, segments: sidecar }, L.MAX_READ_BYTES, true).catch(() => undefined);
   if (stored) return { kind: 'text', name: base, mime, size: stored.size, text: textOf(stored.bytes, stored.size, maxChars), source: 'office-sidecar' };
-  // Reached through the anchored walk first, so the path handed to the converter is one proven inside.
-  const { size } = await readWorkspaceBytes(at, 0, true);
+  // Opened through the anchored walk and converted from that descriptor: a path handed to the converter could be
+  // sent outside by a folder swapped for a symlink in between.
+  const file = await openWorkspaceFile(at);
   try {
-    const markdown = await officeToMarkdown(path.join(at.root.path, ...at.segments), format);
-    return { kind: 'text', name: base, mime, size, text: L.truncated(redact(markdown), maxChars), source: 'office' };
+    const markdown = await officeToMarkdown(file.handle, format);
+    return { kind: 'text', name: base, mime, size: file.size, text: L.truncated(redact(markdown), maxChars), source: 'office' };
   } catch {
-    return { kind: 'binary', name: base, mime, size, note: 'Office document that could not be converted to Markdown' };
+    return { kind: 'binary', name: base, mime, size: file.size, note: 'Office document that could not be converted to Markdown' };
+  } finally {
+    await file.close();
   }
 }
 

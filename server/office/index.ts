@@ -1,7 +1,7 @@
 // Office sidecars (spec-notes 4.7 step 7): a Markdown preview `<name>.md` written beside an uploaded .docx,
 // .xlsx or .pptx. The zip is guarded before any parser sees it, the preview is capped, and the sidecar is
 // either written completely or not at all.
-import fs from 'node:fs/promises';
+import fs, { type FileHandle } from 'node:fs/promises';
 import { constants, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -84,15 +84,19 @@ export async function writeOfficeSidecar(filePath: string, format: OfficeFormat,
   };
 }
 
-/** The Markdown alone (used by writeOfficeSidecar; exported for tests). */
-export async function officeToMarkdown(filePath: string, format: OfficeFormat, budget = new SidecarBudget()): Promise<string> {
+/**
+ * The Markdown alone (used by writeOfficeSidecar; exported for tests). `source` is a path, or a file the caller
+ * already opened through held directories (previews): then its bytes are read from that very descriptor, never
+ * by a path a swapped directory could send elsewhere.
+ */
+export async function officeToMarkdown(source: string | FileHandle, format: OfficeFormat, budget = new SidecarBudget()): Promise<string> {
   budget.checkTime();
-  return limit(() => convert(filePath, format, budget));
+  return limit(() => convert(source, format, budget));
 }
 
-async function convert(filePath: string, format: OfficeFormat, budget: SidecarBudget): Promise<string> {
+async function convert(source: string | FileHandle, format: OfficeFormat, budget: SidecarBudget): Promise<string> {
   try {
-    const buffer = await readOfficeFile(filePath, budget);
+    const buffer = typeof source === 'string' ? await readOfficeFile(source, budget) : await readOfficeHandle(source, budget);
     return USE_WORKER ? await convertInWorker(buffer, format, budget) : await convertOfficeBuffer(buffer, format);
   } catch (err) {
     if (err instanceof OfficeError) throw err;
@@ -154,14 +158,26 @@ function convertInWorker(buffer: Buffer, format: OfficeFormat, budget: SidecarBu
 async function readOfficeFile(filePath: string, budget: SidecarBudget): Promise<Buffer> {
   const handle = await fs.open(filePath, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) throw new OfficeError('Office file is not a regular file', { reason: 'failed' });
-    if (stat.size > OFFICE_MAX_FILE_BYTES) {
-      throw new OfficeError(`Office file too large to preview (> ${OFFICE_MAX_FILE_BYTES} bytes)`, { reason: 'too-large' });
-    }
-    budget.take(stat.size);
-    return await handle.readFile();
+    return await readOfficeHandle(handle, budget);
   } finally {
     await handle.close();
   }
+}
+
+/** The whole file behind `handle`, read by position (the caller's own reads leave its offset anywhere). */
+async function readOfficeHandle(handle: FileHandle, budget: SidecarBudget): Promise<Buffer> {
+  const stat = await handle.stat();
+  if (!stat.isFile()) throw new OfficeError('Office file is not a regular file', { reason: 'failed' });
+  if (stat.size > OFFICE_MAX_FILE_BYTES) {
+    throw new OfficeError(`Office file too large to preview (> ${OFFICE_MAX_FILE_BYTES} bytes)`, { reason: 'too-large' });
+  }
+  budget.take(stat.size);
+  const buffer = Buffer.alloc(stat.size);
+  let filled = 0;
+  while (filled < stat.size) {
+    const { bytesRead } = await handle.read(buffer, filled, stat.size - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return filled === stat.size ? buffer : buffer.subarray(0, filled);
 }

@@ -35,7 +35,7 @@ export async function describeFile(file: OpenedFile, root: string): Promise<File
   const { kind, mime } = classify(file.name, head);
   const base: FilePreview = { kind, name: file.name, path: file.path, abs_path: path.join(root, ...file.path.split('/')), size: file.size, mime };
   if (kind === 'text') return { ...base, ...(await textOf(file)) };
-  if (kind === 'office') return { ...base, ...(await officeText(file, base.abs_path)) };
+  if (kind === 'office') return { ...base, ...(await officeText(file)) };
   if (kind === 'pdf') return { ...base, ...(await pdfSummary(file)) };
   return base;
 }
@@ -49,7 +49,7 @@ async function textOf(file: OpenedFile): Promise<Partial<FilePreview>> {
   return { encoding: decoded.encoding, text: decoded.text, truncated: cut };
 }
 
-async function officeText(file: OpenedFile, absPath: string): Promise<Partial<FilePreview>> {
+async function officeText(file: OpenedFile): Promise<Partial<FilePreview>> {
   // A sidecar written beside the file (workspace uploads write one) is the conversion already done.
   const sidecarName = file.name + SIDECAR_SUFFIX;
   const stat = await file.parent.lstat(sidecarName).catch(() => undefined);
@@ -59,7 +59,8 @@ async function officeText(file: OpenedFile, absPath: string): Promise<Partial<Fi
     if (read && decoded) return { text: decoded.text, truncated: read.size > read.bytes.length, source: 'sidecar' };
   }
   try {
-    const markdown = await officeToMarkdown(absPath, officeFormat(file.name)!);
+    // The descriptor the walk opened, not a path: a folder swapped for a symlink meanwhile cannot redirect the read.
+    const markdown = await officeToMarkdown(file.handle, officeFormat(file.name)!);
     return { text: markdown, source: 'converted' };
   } catch {
     return { note: OFFICE_NOT_CONVERTED };
