@@ -59,7 +59,12 @@ export async function removeUnsentAttachment(
     };
     await gone(record.path, false);
     if (officeFormat(record.path)) await gone(record.path + SIDECAR_SUFFIX, false);
-    if (extractDest && !sent.has(extractDest)) await gone(extractDest, true);
+    // A chip's extraction folder is checked as a string when the draft is stored, so it may name any entry of
+    // the folder: only a real directory that no record or message owns is removed (never another upload or a sidecar).
+    if (extractDest && !sent.has(extractDest) && !session.attachments.some((a) => a.path === extractDest) && path.dirname(extractDest) === dir.path) {
+      const stat = await dir.lstat(path.basename(extractDest)).catch(() => undefined);
+      if (stat?.isDirectory()) await gone(extractDest, true);
+    }
   } finally {
     await dir.close();
   }
