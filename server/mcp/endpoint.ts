@@ -4,9 +4,9 @@
 // local servers. The body is read by Satchel's bounded reader and handed over parsed, so the SDK never reads
 // the socket; the security headers and the connection-close rule are set before the SDK writes its answer.
 // Sessions (the SDK's `Mcp-Session-Id`) exist because list-changed notifications need the GET stream.
+// The SDK itself is loaded after those checks, on the first request that needs it (runtime.ts).
 import { randomUUID } from 'node:crypto';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { App, HandlerInput } from '../http/app.js';
 import { requestToken, tokensEqual } from '../http/access.js';
@@ -18,7 +18,7 @@ import { redactText } from '../projections/index.js';
 import { HttpError } from '../errors.js';
 import { log } from '../log.js';
 import * as L from './limits.js';
-import { createMcpServer } from './server.js';
+import { loadMcpRuntime, type McpRuntime } from './runtime.js';
 import { mcpTokenOf } from './token.js';
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -47,17 +47,17 @@ class Registry {
     app.stopping.addEventListener('abort', () => this.closeAll(), { once: true });
   }
 
-  async create(profile: string, credential: Credential): Promise<Entry> {
+  async create(sdk: McpRuntime, profile: string, credential: Credential): Promise<Entry> {
     this.start();
     if (this.sessions.size >= L.MAX_MCP_SESSIONS) this.evictOldest();
-    const server = createMcpServer(this.app, profile, this.app.version);
+    const server = sdk.createMcpServer(this.app, profile, this.app.version);
     const entry: Entry = {
       server,
       profile,
       credential,
       lastSeen: Date.now(),
       streams: 0,
-      transport: new StreamableHTTPServerTransport({
+      transport: new sdk.StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         enableJsonResponse: true,
         onsessioninitialized: (id) => void this.sessions.set(id, entry),
@@ -180,8 +180,9 @@ export async function mcpEndpoint({ ctx, app, profile }: HandlerInput): Promise<
   let entry = id ? registry.sessions.get(id) : undefined;
   if (id && (!entry || entry.profile !== profile)) return rpcError(ctx, 404, 'Session not found');
   if (!entry) {
-    if (req.method !== 'POST' || !isInitializeRequest(body)) return rpcError(ctx, 400, 'Bad Request: no valid session id');
-    entry = await registry.create(profile, credential);
+    const sdk = await loadMcpRuntime();
+    if (req.method !== 'POST' || !sdk.isInitializeRequest(body)) return rpcError(ctx, 400, 'Bad Request: no valid session id');
+    entry = await registry.create(sdk, profile, credential);
   }
   entry.lastSeen = Date.now();
   prepareResponse(ctx);
