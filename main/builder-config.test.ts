@@ -111,6 +111,46 @@ describe('what the app relies on', () => {
     expect(unpacked('dist/server/index.js')).toBe(false);
     expect(unpacked('node_modules/unbzip2-stream/index.js')).toBe(false);
   });
+  it('unpacks the PDF preview worker with every module and package it loads', () => {
+    // Followed from the worker's entry: its relative imports (static, re-exported or dynamic, types aside) must
+    // be unpacked as compiled files, and the packages it imports with their whole dependency closure.
+    const { minimatch } = createRequire(require.resolve('app-builder-lib/package.json'))('minimatch') as typeof import('minimatch');
+    const unpacked = (file: string) => config.asarUnpack.some((pattern: string) => minimatch(file, pattern, { dot: true }));
+    const modules = new Set<string>();
+    const packages = new Set<string>();
+    const pending = ['server/workspace/pdf-worker.ts'];
+    while (pending.length) {
+      const file = pending.pop()!;
+      if (modules.has(file)) continue;
+      modules.add(file);
+      const source = readFileSync(path.join(ROOT, file), 'utf8');
+      const specifiers = [
+        ...source.matchAll(/^(?:import|export) (?!type )[^;]*? from '([^']+)';/gm),
+        ...source.matchAll(/\bimport\('([^']+)'\)/g),
+      ].map((m) => m[1]!);
+      for (const spec of specifiers) {
+        if (spec.startsWith('node:')) continue;
+        if (spec.startsWith('.')) pending.push(path.posix.join(path.posix.dirname(file), spec).replace(/\.js$/, '.ts'));
+        else packages.add(spec.split('/')[0]!);
+      }
+    }
+    expect([...modules].sort()).toEqual(['server/workspace/pdf-text.ts', 'server/workspace/pdf-worker.ts']);
+    expect([...packages]).toEqual(['unpdf']);
+    for (const file of modules) expect(unpacked(`dist/${file.replace(/\.ts$/, '.js')}`), file).toBe(true);
+    const queue = [...packages];
+    const closure = new Set<string>();
+    while (queue.length) {
+      const name = queue.pop()!;
+      if (closure.has(name)) continue;
+      closure.add(name);
+      const manifest = JSON.parse(readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8'));
+      queue.push(...Object.keys(manifest.dependencies ?? {}));
+    }
+    expect([...closure].filter((name) => !unpacked(`node_modules/${name}/package.json`))).toEqual([]);
+    // The preview code the server's thread runs stays inside the asar.
+    expect(unpacked('dist/server/workspace/pdf.js')).toBe(false);
+    expect(unpacked('dist/server/workspace/preview.js')).toBe(false);
+  });
   it('builds dmg+zip (arm64 and x64, hardened, microphone described), nsis, AppImage+deb', () => {
     // Both Mac architectures, each its own installer (README, "Installers").
     expect(config.mac.target).toEqual([

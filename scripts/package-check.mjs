@@ -47,7 +47,15 @@ const HEARD_WORDS = ['quick', 'brown', 'fox', 'jump', 'lazy', 'dog'];
 const MIN_HEARD_WORDS = 4;
 /** Files only the worker threads load: the asar copy is removed, so only a worker started from
  *  app.asar.unpacked finds them (in Electron, the asar is not there to fall back on for an ES-module worker). */
-const WORKER_ONLY_FILES = ['dist/server/office/convert-worker.js', 'node_modules/unbzip2-stream/lib/bzip2.js', 'node_modules/unbzip2-stream/lib/bit_iterator.js'];
+const WORKER_ONLY_FILES = [
+  'dist/server/office/convert-worker.js',
+  'node_modules/unbzip2-stream/lib/bzip2.js',
+  'node_modules/unbzip2-stream/lib/bit_iterator.js',
+  // The PDF preview worker and pdf.js (the server's thread never loads unpdf in the built app).
+  'dist/server/workspace/pdf-worker.js',
+  'node_modules/unpdf/dist/index.mjs',
+  'node_modules/unpdf/dist/pdfjs.mjs',
+];
 /** Electron's own defaults for the 8 v1 fuses ('1' enabled, '0' disabled), as a fresh binary carries them. */
 const STOCK_FUSE_WIRE = '10110001';
 
@@ -238,6 +246,28 @@ function makeDocx(text) {
   });
 }
 
+/** A one-page PDF showing `text`, with its cross-reference table (offsets counted, as a writer would). */
+function makePdf(text) {
+  const content = `BT /F1 12 Tf 72 720 Td (${text}) Tj ET`;
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+  ];
+  let pdf = '%PDF-1.7\n';
+  const offsets = objects.map((body, i) => {
+    const at = pdf.length;
+    pdf += `${i + 1} 0 obj\n${body}\nendobj\n`;
+    return at;
+  });
+  const xref = pdf.length;
+  pdf += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  pdf += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(pdf, 'latin1');
+}
+
 function runTool(command, args, cwd) {
   const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: TOOL_TIMEOUT_MS });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.error?.message ?? result.stderr}`);
@@ -273,6 +303,18 @@ async function checkOfficeWorker(unpacked, docx) {
   });
   await worker.terminate();
   if (!reply.ok) fail(`the Office worker from app.asar.unpacked failed: ${reply.message}`);
+}
+
+/** The PDF preview worker, started from the unpacked copy alone, reads a document's text (pdf.js unpacked). */
+async function checkPdfWorker(unpacked, pdf) {
+  const worker = new Worker(pathToFileURL(path.join(unpacked, 'dist', 'server', 'workspace', 'pdf-worker.js')), { stdout: true, stderr: true });
+  const reply = await new Promise((resolve) => {
+    worker.once('message', resolve);
+    worker.once('error', (err) => resolve({ summary: { note: err.message } }));
+    worker.postMessage({ bytes: new Uint8Array(pdf) });
+  });
+  await worker.terminate();
+  if (!String(reply.summary?.text ?? '').includes('Packaged PDF')) fail(`the PDF worker from app.asar.unpacked answered ${JSON.stringify(reply)}`);
 }
 
 /** A 3000×2000 JPEG made by ffmpeg, attached and read back with the SDK's client: it arrives downscaled. */
@@ -342,6 +384,13 @@ async function checkServer(appDir, modelDir, work, docx) {
     if (office.status !== 200 || !office.body.sidecar || !markdown.includes('Packaged sidecar')) {
       fail(`the .docx upload answered ${office.status} ${JSON.stringify(office.body)}; sidecar: ${JSON.stringify(markdown)}`);
     }
+    // A PDF in the workspace previews by its text, read by the worker started from app.asar.unpacked.
+    writeFileSync(path.join(workspace, 'packaged.pdf'), makePdf('Packaged PDF'));
+    const pdfPreview = await get(`/api/workspace/preview?${new URLSearchParams({ session_id: session.session?.session_id ?? '', path: 'packaged.pdf' })}`, auth);
+    const pdfBody = await pdfPreview.json().catch(() => ({}));
+    if (pdfPreview.status !== 200 || pdfBody.kind !== 'pdf' || pdfBody.pages !== 1 || !String(pdfBody.text ?? '').includes('Packaged PDF')) {
+      fail(`the PDF preview answered ${pdfPreview.status} ${JSON.stringify(pdfBody)}`);
+    }
     // A .tar.bz2 extracts through the bzip2 worker (which requires its decoder from app.asar.unpacked).
     const archiveDir = path.join(work, 'archive');
     mkdirSync(path.join(archiveDir, 'notes'), { recursive: true });
@@ -404,6 +453,7 @@ async function main() {
     const { appDir, unpacked } = install(asarPath, path.join(resources, 'app.asar.unpacked'), work);
     const docx = await makeDocx('Packaged sidecar');
     await checkOfficeWorker(unpacked, docx);
+    await checkPdfWorker(unpacked, makePdf('Packaged PDF'));
     await checkServer(appDir, modelDir, work, docx);
 
     console.log(`package:check: linux-${TARGET.arch} dir build, ${mib(total)} in all (budget ${mib(SIZE_BUDGET_BYTES)}), app.asar ${mib(asarSize)} with ${count} entries (budget ${mib(ASAR_BUDGET_BYTES)})`);

@@ -1,56 +1,108 @@
-// A PDF's preview: its text (pdf.js's serverless build through unpdf, offline, no native code), page count and
-// title. Bounded: a file over MAX_PDF_BYTES or a document that fails to parse keeps only what could be read,
-// and the preview says why; text past MAX_PDF_TEXT_CHARS or MAX_PDF_TEXT_PAGES is cut and marked truncated.
+// A PDF's preview: its text, page count and title (pdf-text.ts), read in a worker thread so that a long or
+// hostile document never stalls the server's event loop. Bounded: a file over MAX_PDF_BYTES is described by
+// its size alone, at most PDF_MAX_CONCURRENT documents are read at once, and one that runs past its deadline
+// has its worker terminated and the preview says so.
+import { existsSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { createLimiter } from '../office/limiter.js';
+import { unpackedPath } from '../unpacked-path.js';
 import { readStart, type OpenedFile } from './browse.js';
-import type { FilePreview } from './preview-wire.js';
+import { extractPdfText, PDF_UNREADABLE, type PdfSummary } from './pdf-text.js';
+import type { PdfReply, PdfRequest } from './pdf-worker.js';
 
-/** pdf.js parses in this thread: a larger file is described by its size alone. */
+export { MAX_PDF_TEXT_CHARS, MAX_PDF_TEXT_PAGES, PDF_NO_TEXT, PDF_UNREADABLE, type PdfSummary } from './pdf-text.js';
+
+/** The whole file is read into memory and handed to pdf.js: a larger file is described by its size alone. */
 export const MAX_PDF_BYTES = 32 * 1024 * 1024;
-/** Pages whose text is extracted; a longer document shows its first pages. */
-export const MAX_PDF_TEXT_PAGES = 50;
-export const MAX_PDF_TEXT_CHARS = 200_000;
 export const PDF_TOO_LARGE = `PDF larger than ${MAX_PDF_BYTES / 1024 / 1024} MiB: no text preview.`;
-export const PDF_UNREADABLE = 'This PDF could not be read.';
-/** pdf.js's VerbosityLevel.ERRORS. */
-const PDFJS_ERRORS_ONLY = 0;
-export const PDF_NO_TEXT = 'This PDF has no text (scanned pages are images).';
+// Reading a PDF is CPU-bound: two at once keep one slow document from holding every preview, without more
+// threads than this machine class has cores. The others wait their turn.
+export const PDF_MAX_CONCURRENT = 2;
+// A 24-page report reads in about 0.3 s (1 s cold); 50 pages of dense text in a few seconds. Past this the
+// document is hostile or broken (a 33 KB file of empty text operators takes minutes), and the worker is ended.
+export const PDF_WORKER_TIMEOUT_MS = 15_000;
+export const PDF_TIMED_OUT = `This PDF took too long to read (over ${PDF_WORKER_TIMEOUT_MS / 1000} s): no text preview.`;
+// A warm worker answers a short document in milliseconds instead of the ~200 ms a fresh one needs to load
+// pdf.js; one left unused this long exits, so an idle app holds no thread.
+export const PDF_WORKER_IDLE_MS = 30_000;
+// pdf.js's parsed objects for a 32 MiB document fit well below this; a runaway parse stops
+// (ERR_WORKER_OUT_OF_MEMORY) instead of growing the heap.
+export const PDF_WORKER_MAX_HEAP_MB = 512;
 
-export async function pdfSummary(file: OpenedFile): Promise<Partial<FilePreview>> {
+// The worker exists only in the compiled build (dist/server/workspace/); from the TypeScript sources, as under
+// the test runner, the text is read in-thread, through the same function. In the installed app it starts from
+// app.asar.unpacked (see server/unpacked-path.ts).
+const WORKER_NEXT_TO_US = new URL('./pdf-worker.js', import.meta.url);
+const WORKER_PATH = WORKER_NEXT_TO_US.protocol === 'file:' ? unpackedPath(fileURLToPath(WORKER_NEXT_TO_US)) : null;
+const USE_WORKER = WORKER_PATH !== null && existsSync(WORKER_PATH);
+const WORKER_URL = WORKER_PATH === null ? WORKER_NEXT_TO_US : pathToFileURL(WORKER_PATH);
+
+const limit = createLimiter(PDF_MAX_CONCURRENT);
+
+export async function pdfSummary(file: OpenedFile): Promise<PdfSummary> {
   if (file.size > MAX_PDF_BYTES) return { note: PDF_TOO_LARGE };
-  const bytes = await readStart(file, MAX_PDF_BYTES);
-  // Loaded on first use: most sessions never preview a PDF, and pdf.js is the largest module here.
-  const { getDocumentProxy } = await import('unpdf');
-  let doc: Awaited<ReturnType<typeof getDocumentProxy>> | undefined;
-  try {
-    doc = await getDocumentProxy(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
-      isEvalSupported: false,
-      // pdf.js writes its recoverable complaints ("Indexing all PDF objects") to the console: errors only.
-      verbosity: PDFJS_ERRORS_ONLY,
-    });
-    const pages = doc.numPages;
-    const meta = await doc.getMetadata().catch(() => undefined);
-    const info = meta?.info as { Title?: unknown } | undefined;
-    const title = typeof info?.Title === 'string' && info.Title.trim() ? info.Title.trim() : undefined;
-    const texts: string[] = [];
-    let chars = 0;
-    let truncated = pages > MAX_PDF_TEXT_PAGES;
-    for (let n = 1; n <= Math.min(pages, MAX_PDF_TEXT_PAGES); n++) {
-      const page = await doc.getPage(n);
-      const content = await page.getTextContent();
-      const items = content.items as { str?: unknown; hasEOL?: boolean }[];
-      const text = items.map((item) => (typeof item.str === 'string' ? item.str + (item.hasEOL ? '\n' : '') : '')).join('');
-      texts.push(text.trim());
-      chars += text.length;
-      if (chars > MAX_PDF_TEXT_CHARS) {
-        truncated = true;
-        break;
-      }
-    }
-    const text = texts.join('\n\n').slice(0, MAX_PDF_TEXT_CHARS).trim();
-    return { pages, ...(title ? { title } : {}), ...(text ? { text, truncated } : { note: PDF_NO_TEXT }) };
-  } catch {
-    return { note: PDF_UNREADABLE };
-  } finally {
-    await doc?.destroy().catch(() => {});
+  return summarizePdf(await readStart(file, MAX_PDF_BYTES));
+}
+
+/** The summary of a PDF's bytes (at most MAX_PDF_BYTES). Never throws; `bytes` may be handed to the worker. */
+export function summarizePdf(bytes: Buffer): Promise<PdfSummary> {
+  return limit(() => (USE_WORKER ? inWorker(bytes) : extractPdfText(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength))));
+}
+
+// Workers waiting for their next document, each with the timer that ends it when none comes.
+const idle = new Map<Worker, NodeJS.Timeout>();
+
+function takeWorker(): Worker {
+  for (const [worker, timer] of idle) {
+    idle.delete(worker);
+    clearTimeout(timer);
+    worker.ref();
+    return worker;
   }
+  const worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: PDF_WORKER_MAX_HEAP_MB }, stdout: false, stderr: false });
+  // A worker that dies while idle is only forgotten; while busy, the job's own listeners answer for it.
+  worker.on('error', () => {});
+  worker.on('exit', () => {
+    clearTimeout(idle.get(worker));
+    idle.delete(worker);
+  });
+  return worker;
+}
+
+function putBack(worker: Worker): void {
+  // An idle worker does not keep the process alive.
+  worker.unref();
+  idle.set(
+    worker,
+    setTimeout(() => {
+      idle.delete(worker);
+      void worker.terminate().catch(() => {});
+    }, PDF_WORKER_IDLE_MS).unref(),
+  );
+}
+
+/** One document in a worker. Whatever happens to it — a crash, running out of heap or time — is a note. */
+function inWorker(bytes: Buffer): Promise<PdfSummary> {
+  // Moved, not copied, when the buffer owns its memory (readStart's result for a whole file does).
+  const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+  const data = owned ? new Uint8Array(bytes.buffer as ArrayBuffer) : new Uint8Array(bytes);
+  const worker = takeWorker();
+  return new Promise<PdfSummary>((resolve) => {
+    let settled = false;
+    const finish = (summary: PdfSummary, reuse: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      worker.off('message', onMessage).off('error', onFailure).off('exit', onFailure);
+      if (reuse) putBack(worker);
+      else void worker.terminate().catch(() => {});
+      resolve(summary);
+    };
+    const onMessage = (reply: PdfReply) => finish(reply.summary, true);
+    const onFailure = () => finish({ note: PDF_UNREADABLE }, false);
+    const timer = setTimeout(() => finish({ note: PDF_TIMED_OUT }, false), PDF_WORKER_TIMEOUT_MS);
+    worker.on('message', onMessage).on('error', onFailure).on('exit', onFailure);
+    worker.postMessage({ bytes: data } satisfies PdfRequest, [data.buffer as ArrayBuffer]);
+  });
 }
