@@ -5,6 +5,8 @@ import path from 'node:path';
 import type { HandlerInput } from '../http/app.js';
 import type { AnchoredDir } from '../store/anchored.js';
 import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes } from '../archive/index.js';
+import { writeExtractedSidecars } from '../office/batch.js';
+import { SidecarBudget } from '../office/budget.js';
 import { readSetting, SETTINGS } from '../settings/table.js';
 import { DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../errors.js';
 import { mkdirInside, placeUnique } from '../store/files.js';
@@ -83,7 +85,7 @@ export async function uploadAttachment(input: HandlerInput): Promise<void> {
 export async function uploadAndExtract(input: HandlerInput): Promise<void> {
   const { ctx, app, profile } = input;
   const form = await parseMultipart(ctx, { stagingDir: app.stagingDir, capBytes: app.config.maxUploadBytes });
-  let body: { ok: true; extracted: number; files: string[]; dest: string; skipped: wire.SkippedMember[] };
+  let body: { ok: true; extracted: number; files: string[]; dest: string; sidecars: wire.ExtractedSidecar[]; skipped: wire.SkippedMember[] };
   try {
     const { file, sessionId } = fileAndSession(input, form);
     const safeName = sanitizeFilename(file.filename);
@@ -101,8 +103,14 @@ export async function uploadAndExtract(input: HandlerInput): Promise<void> {
         if (isDiskFull(err)) throw new HttpError(507, DISK_FULL_EXTRACT);
         throw err;
       });
+      // Office files inside get their sidecars as in a workspace upload, within one request's allowance. A
+      // client that leaves meanwhile ends the request as during the extraction: nothing of it stays.
+      const sidecars = await writeExtractedSidecars(base, result.files, new SidecarBudget(), ctx.signal).catch(async (err: unknown) => {
+        await base.removeTree(path.basename(dest)).catch((rmErr: unknown) => log.warn('could not remove an abandoned extraction', rmErr));
+        throw err;
+      });
       app.events.publish({ name: 'attachment_added', profile, data: { session_id: sessionId, extracted: result.files.length, dest } });
-      body = { ok: true, extracted: result.extracted, files: result.files, dest, skipped: result.skipped };
+      body = { ok: true, extracted: result.extracted, files: result.files, dest, sidecars, skipped: result.skipped };
     } finally {
       await base.close();
     }

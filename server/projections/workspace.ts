@@ -33,7 +33,16 @@ export interface PublicExtractResult {
   extracted: number;
   files: ServerValue[];
   dest: ServerValue;
+  sidecars?: PublicExtractedSidecar[];
   skipped: PublicSkippedMember[];
+}
+
+/** One Office file an extraction wrote: its name as in the files list, and its sidecar or why it has none. */
+export interface PublicExtractedSidecar {
+  file: ServerValue;
+  sidecar?: PublicSidecar;
+  sidecar_error?: RedactedText;
+  sidecar_reason?: RedactedText;
 }
 
 export interface PublicSidecar {
@@ -58,6 +67,8 @@ export interface PublicWorkspaceItem {
   extract_error?: RedactedText;
   sidecar?: PublicSidecar;
   sidecar_error?: RedactedText;
+  sidecar_reason?: RedactedText;
+  sidecars?: PublicExtractedSidecar[];
 }
 
 const serverValues = (list: readonly string[]): ServerValue[] => list.map(serverValue);
@@ -76,8 +87,30 @@ export function publicWorkspaceListing(listing: wire.WorkspaceListing): PublicWo
 
 const publicSkipped = (list: readonly wire.SkippedMember[]): PublicSkippedMember[] => list.map((m) => ({ name: serverValue(m.name), reason: m.reason }));
 
-export function publicExtractResult(r: { extracted: number; files: readonly string[]; dest: string; skipped: readonly wire.SkippedMember[] }): PublicExtractResult {
-  return { ok: true, extracted: r.extracted, files: serverValues(r.files), dest: serverValue(r.dest), skipped: publicSkipped(r.skipped) };
+export function publicExtractResult(r: {
+  extracted: number;
+  files: readonly string[];
+  dest: string;
+  sidecars?: readonly wire.ExtractedSidecar[];
+  skipped: readonly wire.SkippedMember[];
+}): PublicExtractResult {
+  const out: PublicExtractResult = { ok: true, extracted: r.extracted, files: serverValues(r.files), dest: serverValue(r.dest), skipped: publicSkipped(r.skipped) };
+  // Absent when the archive held no Office file, as in a workspace upload's item.
+  if (r.sidecars?.length) out.sidecars = r.sidecars.map(publicExtractedSidecar);
+  return out;
+}
+
+/** The file is named as in `files` (the UI matches them), so verbatim; failure texts are free text. */
+function publicExtractedSidecar(s: wire.ExtractedSidecar): PublicExtractedSidecar {
+  return carryUnknown<PublicExtractedSidecar>(
+    {
+      file: serverValue(s.file),
+      sidecar: optional(s.sidecar, publicSidecar),
+      sidecar_error: optional(s.sidecar_error, redactText),
+      sidecar_reason: optional(s.sidecar_reason, redactText),
+    },
+    s,
+  );
 }
 
 function publicSidecar(s: wire.Sidecar): PublicSidecar {
@@ -102,6 +135,8 @@ export function publicWorkspaceItem(item: wire.WorkspaceItem): PublicWorkspaceIt
       extract_error: optional(item.extract_error, redactText),
       sidecar: optional(item.sidecar, publicSidecar),
       sidecar_error: optional(item.sidecar_error, redactText),
+      sidecar_reason: optional(item.sidecar_reason, redactText),
+      sidecars: optional(item.sidecars, (list) => list.map(publicExtractedSidecar)),
     },
     item,
   );
