@@ -50,6 +50,12 @@ export const DATE_1904_OFFSET_DAYS = 1462;
 // Spreadsheets keep 15 significant digits; the stored binary double carries noise past them
 // (`6.1699999999999998E-2`), which General does not show.
 const SIGNIFICANT_DIGITS = 15;
+/**
+ * Excel refuses a custom number format longer than this, so no real workbook has one. A longer code is a hostile
+ * file's: numfmt's cost grows with the code (a refused 100,000-character code took 11 s, and is parsed again for
+ * every cell) and so does its output, so such a code is not interpreted and the value shows as General.
+ */
+export const MAX_FORMAT_CODE_CHARS = 255;
 
 /** The format code of a built-in id, `General` for an unknown one. */
 export function builtinFormat(id: number): string {
@@ -65,7 +71,7 @@ export function generalNumber(value: number): string {
 /** `value` rendered through format `code`; `date1904` for workbooks that count days from 1904. */
 export function formatCell(value: number, code: string, date1904 = false): string {
   if (!Number.isFinite(value)) return String(value);
-  if (code === '' || code.toLowerCase() === 'general' || code === '@') return generalNumber(value);
+  if (code === '' || code.length > MAX_FORMAT_CODE_CHARS || code.toLowerCase() === 'general' || code === '@') return generalNumber(value);
   try {
     const isDate = isDateFormat(code);
     const serial = isDate && date1904 ? value + DATE_1904_OFFSET_DAYS : value;
