@@ -16,10 +16,7 @@ const FLUSH_DEADLINE_MS = 5_000;
 
 const KEY_BLOCK = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\n/ygWyF8PbnGy0AHB7MhgHcTz6sE2\n-----END RSA PRIVATE KEY-----';
 
-/**
- * The CLI's contract: private-key blocks are cut out across lines, then every line is redacted as its own string
- * (so a token split by a line break is not joined, unlike redact() of the whole text).
- */
+/** The CLI's contract: private-key blocks are cut out across lines, then every line is redacted as its own string. */
 function lineByLine(text: string): string {
   let cut = '';
   let pos = 0;
@@ -97,11 +94,11 @@ describe('redact-cli text mode', () => {
     for (let cut = 1; cut < bytes.length; cut++) expect(await runText(input, [cut])).toBe('héllo wörld 😀 PASSWORD=***\n');
   });
 
-  it('gives exactly the redaction of each line (key blocks cut out across lines) for any text and any chunking', async () => {
+  it('gives exactly redact(whole input), which is also each line redacted on its own, for any text and any chunking', async () => {
     const fragments = [
       '\n', '\r\n', ' ', '=', '"', "'", '\\', 'TOKEN', 'auth', 'Authorization: Bearer ', 'abcdefghijklmnopqrst',
       'sk-', 'ghp_', 'AKIA', 'ABCDEFGHIJKLMNOP', '-----BEGIN RSA PRIVATE KEY-----', '-----END RSA PRIVATE KEY-----',
-      '[REDACTED PRIVATE KEY]', 'é', '😀', 'word',
+      '[REDACTED PRIVATE KEY]', 'é', '😀', 'word', '\u200b', '\t', 'password: ', '"api_key": "', 'https://u:', '@h', '+4915',
     ];
     await fc.assert(
       fc.asyncProperty(
@@ -109,7 +106,9 @@ describe('redact-cli text mode', () => {
         fc.array(fc.nat(4000), { maxLength: 6 }),
         async (parts, cuts) => {
           const text = parts.join('');
-          expect(await runText(text, cuts)).toBe(lineByLine(text));
+          const out = await runText(text, cuts);
+          expect(out).toBe(redact(text));
+          expect(out).toBe(lineByLine(text));
         },
       ),
       { numRuns: 300 },
@@ -227,6 +226,64 @@ describe('redact-cli --jsonl', () => {
   });
 });
 
+describe('redact-cli --check', () => {
+  const SECRET = 'ghp_aB3dE5gH7jK9mN1pQ3sT5vW7';
+
+  async function check(text: string, args: string[] = []): Promise<{ code: number; out: string }> {
+    const out = sink();
+    const code = await runRedactCli(chunked(Buffer.from(text, 'utf8'), [3, 40]), out.stream, ['--check', ...args]);
+    return { code, out: out.text() };
+  }
+
+  it('prints the line number and rule of each finding, never the secret, and exits 1', async () => {
+    const text = `fine\nexport GITHUB_TOKEN=${SECRET}\nok\n${KEY_BLOCK}\ncall +14155552671 or postgres://u:hunter2@db\n`;
+    const { code, out } = await check(text);
+    expect(code).toBe(EXIT_FINDINGS);
+    expect(out).toBe('line 2: assignment\nline 4: private key\nline 8: phone number\nline 8: database url\n');
+    for (const secret of [SECRET, 'hunter2', '4155552671', 'MIIEow']) expect(out).not.toContain(secret);
+  });
+
+  it('prints nothing and exits 0 for clean input', async () => {
+    expect(await check('nothing to see\nsk-learn and e3b0c44298fc1c149afbf4c8996fb92427ae41e4\nAPI_KEY=")"\n')).toEqual({ code: EXIT_OK, out: '' });
+    expect(await check('')).toEqual({ code: EXIT_OK, out: '' });
+  });
+
+  it('does not report what is already masked', async () => {
+    const once = redact(`TOKEN=${SECRET}\n${KEY_BLOCK}\n`);
+    expect(await check(once)).toEqual({ code: EXIT_OK, out: '' });
+  });
+
+  it('checks the input field of each JSON line with --jsonl', async () => {
+    const text = `{"input":"clean"}\n{oops\n{"id":3,"input":"x-api-key: ${SECRET}"}\n`;
+    expect(await check(text, ['--jsonl'])).toEqual({ code: EXIT_FINDINGS, out: 'line 3: api key header\n' });
+  });
+
+  it('reads files, prefixing each finding with the file name; an unreadable file exits 2', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-redact-check-'));
+    try {
+      const clean = path.join(dir, 'clean.log');
+      const leaky = path.join(dir, 'leaky.env');
+      fs.writeFileSync(clean, 'all good\n');
+      fs.writeFileSync(leaky, `# settings\nDB_PASSWORD=${SECRET}\n`);
+      const out = sink();
+      expect(await runRedactCli(Readable.from([]), out.stream, ['--check', clean, leaky])).toBe(EXIT_FINDINGS);
+      expect(out.text()).toBe(`${leaky}: line 2: assignment\n`);
+      const clean2 = sink();
+      expect(await runRedactCli(Readable.from([]), clean2.stream, ['--check', clean])).toBe(EXIT_OK);
+      expect(clean2.text()).toBe('');
+      // Without --check, files are redacted to stdout.
+      const redacted = sink();
+      expect(await runRedactCli(Readable.from([]), redacted.stream, [leaky])).toBe(EXIT_OK);
+      expect(redacted.text()).toBe('# settings\nDB_PASSWORD=ghp_aB...5vW7\n');
+      const errors = sink();
+      expect(await runRedactCli(Readable.from([]), sink().stream, ['--check', path.join(dir, 'missing')], errors.stream)).toBe(EXIT_USAGE);
+      expect(errors.text()).toBe(`Cannot read ${path.join(dir, 'missing')}: ENOENT\n`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 // One real process: the two modules transpiled to ESM JavaScript (as tsc emits them), run by node over pipes.
 describe('redact-cli as a process', () => {
   let dir = '';
@@ -282,6 +339,12 @@ describe('redact-cli as a process', () => {
       stdout: '{"id":1,"output":"AUTHOR=***"}\n{"error":"Invalid JSON"}\n{"id":2,"output":"fine"}\n',
       stderr: '',
     });
+  });
+
+  it('exits 1 with --check on stdin holding a secret, and 0 on a clean one', async () => {
+    const found = await run(['--check'], 'ok\nAuthorization: Bearer abcdefghijklmnopqrstuvwxyz\n');
+    expect(found).toEqual({ code: 1, stdout: 'line 2: authorization header\n', stderr: '' });
+    expect(await run(['--check'], 'ok\n')).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 
   it('exits 2 on an unknown argument', async () => {

@@ -56,7 +56,63 @@ const pemSecret: fc.Arbitrary<Planted> = fc
     secret: lines.join('\n'),
   }));
 
-const planted = fc.oneof(vendorSecret, googleSecret, awsSecret, assignmentSecret, headerSecret, pemSecret);
+const HEX = '0123456789abcdef';
+const DIGITS = '0123456789';
+const BASE64URL = LETTERS_DIGITS + '_-';
+
+// One arbitrary per remaining rule family of redaction.md (B1–B11, C), each with a body random filler cannot hold.
+const moreVendorSecret: fc.Arbitrary<Planted> = fc
+  .tuple(
+    fc.constantFrom('ntn_', 'glrt-', 'GR1348941', 'fal_', 'fc-', 'bb_live_', 'am_', 'sk_', 'exa_', 'syt_', 'retaindb_', 'hsk-', 'mem0_', 'brv_', 'tvly-', 'pplx-', 'dop_v1_'),
+    body,
+  )
+  .map(([prefix, tail]) => ({ text: prefix + tail, secret: prefix + tail }));
+const longVendorSecret: fc.Arbitrary<Planted> = fc
+  .tuple(fc.constantFrom('xai-', 'fw-', 'fw_', 'fpk_'), chars(LETTERS_DIGITS, 30, 40))
+  .map(([prefix, tail]) => ({ text: prefix + tail, secret: prefix + tail }));
+const fernetSecret = chars(BASE64URL, 20, 40).map((tail) => ({ text: `gAAAA${tail}`, secret: `gAAAA${tail}` }));
+const jwtSecret = fc
+  .tuple(chars(BASE64URL, 12, 30), chars(BASE64URL, 12, 30), chars(LETTERS_DIGITS + '+/', 0, 6))
+  .map(([head, payload, glue]) => ({ text: `${glue}eyJ${head}.${payload}`, secret: `eyJ${head}.${payload}` }));
+const telegramSecret = fc
+  .tuple(chars(DIGITS, 8, 10), chars(BASE64URL, 30, 40))
+  .map(([id, secret]) => ({ text: `bot${id}:${secret}`, secret }));
+const discordSecret = fc
+  .tuple(fc.constantFrom('M', 'N'), chars(LETTERS_DIGITS, 23, 25), chars(BASE64URL, 6, 6), chars(BASE64URL, 27, 40))
+  .map(([m, a, b, c]) => ({ text: `${m}${a}.${b}.${c}`, secret: `${a}.${b}.${c}` }));
+const zhipuSecret = fc
+  .tuple(chars(HEX, 32, 32), chars(LETTERS_DIGITS, 16, 30))
+  .map(([id, secret]) => ({ text: `${id}.${secret}`, secret: `.${secret}` }));
+const twilioSecret = chars(HEX, 32, 32).map((hex) => ({ text: `SK${hex}`, secret: hex }));
+const urlSecret = fc
+  .tuple(fc.constantFrom('postgres', 'postgresql', 'mysql', 'mongodb+srv', 'redis', 'amqp', 'https', 'ftp'), body)
+  .map(([scheme, password]) => ({ text: `${scheme}://app:${password}@db.internal:5432/x`, secret: password }));
+const fieldSecret = fc
+  .tuple(
+    fc.constantFrom('{"password": "%"}', '{"api_key": "%"}', '{"apiKey":"%"}', "{'OPENAI_API_KEY': '%'}", "{'db_password': b'%'}", '{\"token\": \"%\"}'),
+    body,
+  )
+  .map(([shape, value]) => ({ text: shape.replace('%', value), secret: value }));
+const lineSecret = fc
+  .tuple(fc.constantFrom('\npassword: %\n', '\n  api_key: %\n', 'spring.datasource.password=%', 'aws_secret_access_key = %', 'export DB_PASSWORD=%', 'x-api-key: %', 'Authorization: Basic %', 'AccountKey=%;', 'PASSWORD=`%`', 'password=%&user=bob'), body)
+  .map(([shape, value]) => ({ text: shape.replace('%', value), secret: value }));
+const phoneSecret = fc
+  .tuple(fc.constantFrom('1', '4', '9'), chars(DIGITS, 9, 12))
+  .map(([first, rest]) => ({ text: `+${first}${rest}`, secret: `+${first}${rest}` }));
+const slackSecret = body.map((secret) => ({ text: `https://hooks.slack.com/services/T0123/B0456/${secret}`, secret }));
+// B11: a vendor token with a zero-width or control character inside.
+const splitSecret = fc
+  .tuple(fc.constantFrom('ghp_', 'hf_', 'sk-', 'glpat-'), body, fc.constantFrom('\u200b', '\u200d', '\ufeff', '\u2060', '\u0000'), fc.nat())
+  .map(([prefix, tail, invisible, at]) => {
+    const cut = 1 + (at % (tail.length - 1));
+    return { text: prefix + tail.slice(0, cut) + invisible + tail.slice(cut), secret: tail.slice(0, cut) + invisible + tail.slice(cut) };
+  });
+
+const planted = fc.oneof(
+  vendorSecret, googleSecret, awsSecret, assignmentSecret, headerSecret, pemSecret, moreVendorSecret, longVendorSecret,
+  fernetSecret, jwtSecret, telegramSecret, discordSecret, zhipuSecret, twilioSecret, urlSecret, fieldSecret, lineSecret,
+  phoneSecret, slackSecret, splitSecret,
+);
 
 // Fragments that exercise the rules' edges when glued together at random.
 const FRAGMENTS = [
@@ -112,6 +168,18 @@ describe('redact: properties', () => {
     );
   });
 
+  it('leaves random prose and code without secrets unchanged', () => {
+    const WORDS = ['the', 'session', 'upload', 'folder', 'keyboard', 'tokenizer', 'author', 'value', 'x', 'count', 'max_tokens', 'README.md', 'v1.2.3', '42', '/usr/lib', 'e3b0c44298fc1c14', '123e4567-e89b-12d3-a456-426614174000', 'sk-learn', 'https://example.com/a?b=c'];
+    const SEPARATORS = [' ', ', ', '. ', '\n', ': ', ' = ', ' - ', '(', ') ', '; ', ' == ', '\t'];
+    const prose = fc.array(fc.tuple(fc.constantFrom(...WORDS), fc.constantFrom(...SEPARATORS)), { maxLength: 60 }).map((parts) => parts.flat().join(''));
+    fc.assert(
+      fc.property(prose, (text) => {
+        expect(redact(text)).toBe(text);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('leaves text without any trigger character untouched', () => {
     const harmless = chars("abcdefghijklmnopqrstuvwxyz ,;!?()'\"\n\té", 0, 300);
     fc.assert(
@@ -153,6 +221,25 @@ describe('redact: properties', () => {
       'Authorization: Bearer'.repeat(MiB / 21),
       'Authorization:' + ' '.repeat(MiB),
       'x-'.repeat(MiB / 2) + 'token=1',
+      'TOKEN=x'.repeat(MiB / 7),
+      'a_key=$'.repeat(MiB / 7),
+      'Authorization:'.repeat(MiB / 14),
+      'x-api-key:'.repeat(MiB / 10),
+      'postgres://u:p'.repeat(MiB / 14),
+      'https://a'.repeat(MiB / 9),
+      '12345678:'.repeat(MiB / 9),
+      '+1'.repeat(MiB / 2),
+      'eyJ'.repeat(MiB / 3),
+      'a\u200b'.repeat(MiB / 2),
+      '\u200b'.repeat(MiB),
+      'a=b&'.repeat(MiB / 4),
+      '"password": "'.repeat(MiB / 13),
+      "'token': b'".repeat(MiB / 11),
+      'password: '.repeat(MiB / 10),
+      'AccountKey='.repeat(MiB / 11),
+      'M'.repeat(MiB) + '.',
+      '0'.repeat(MiB) + '.abc',
+      '[REDACTED PRIVATE KEY]'.repeat(MiB / 22),
     ];
     for (const text of cases) {
       const started = performance.now();

@@ -102,7 +102,7 @@ const CASES: Array<[string, string]> = [
   ['SECRET=---', 'SECRET=---'],
   [
     'https://example.com/cb?code=1&access_token=abcdefghijklmnopqrstuvwxyz&x=1',
-    'https://example.com/cb?code=1&access_token=abcdef...&x=1',
+    'https://example.com/cb?code=1&access_token=abcdef...wxyz&x=1', // B3: the value stops at `&`
   ],
   ['NAME=value', 'NAME=value'],
   ['TOKEN=abc def', 'TOKEN=*** def'],

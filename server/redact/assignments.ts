@@ -1,6 +1,6 @@
 // Assignments and fields: A4 `NAME=value`, B3's identifier / config-line / JSON / Python-repr / YAML shapes, and
 // Azure connection strings (C). Each is found at its operator (`=` or `:`) by looking back at the name.
-import { ALNUM_UNDERSCORE, asciiTable, BACKSLASH, DIGIT, hasAlphanumeric, inTable, isBlank, isLineBreak, isLineStartAt, runStart } from './chars.js';
+import { ALNUM_UNDERSCORE, asciiTable, BACKSLASH, DIGIT, RunCache, hasAlphanumeric, inTable, isBlank, isLineBreak, isLineStartAt, runStart } from './chars.js';
 import type { Finding } from './finding.js';
 import { isMask, maskToken } from './mask.js';
 import { isEnvLookup, nameCounts, shouldMask, words } from './names.js';
@@ -21,7 +21,7 @@ const AZURE_NAMES = new Set(['accountkey', 'sharedaccesskey', 'sharedaccesssigna
 const EQUALS = 0x3d;
 const NOT_ASSIGNMENT_BEFORE = new Set([0x3d, 0x21, 0x3c, 0x3e]); // == != <= >=
 
-function push(out: Finding[], start: number, end: number, text: string, rule: string): void {
+function push(out: Finding[], start: number, end: number, text: string | (() => string), rule: string): void {
   out.push({ start, end, text, rule, rank: ASSIGNMENT_RANK });
 }
 
@@ -51,6 +51,12 @@ function valueText(text: string, value: Value): string {
   return text.slice(value.start, value.end);
 }
 
+const azureRuns = new RunCache();
+function azureStop(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return c === 0x3b || c === 0x22 || c === 0x27 || isBlank(c) || isLineBreak(c);
+}
+
 /** Everything found at the `=` at `eq`. */
 export function assignmentAt(text: string, eq: number, out: Finding[]): void {
   const next = text.charCodeAt(eq + 1);
@@ -67,7 +73,7 @@ export function assignmentAt(text: string, eq: number, out: Finding[]): void {
       const value = readValue(text, valueFrom);
       const v = valueText(text, value);
       if (hasAlphanumeric(v) && !isMask(v) && !isEnvLookup(v)) {
-        push(out, nameEnd, value.end, '=' + text.slice(value.open, value.start) + maskToken(v), 'assignment');
+        push(out, nameEnd, value.end, () => '=' + text.slice(value.open, value.start) + maskToken(v), 'assignment');
         return;
       }
     }
@@ -78,14 +84,9 @@ export function assignmentAt(text: string, eq: number, out: Finding[]): void {
   if (nameEnd === eq && letters < nameEnd && AZURE_NAMES.has(text.slice(letters, nameEnd).toLowerCase())) {
     const before = text.charCodeAt(letters - 1);
     if (letters === 0 || before === 0x3b || isBlank(before) || isLineBreak(before) || before === 0x22 || before === 0x27) {
-      let end = eq + 1;
-      while (end < text.length) {
-        const c = text.charCodeAt(end);
-        if (c === 0x3b || c === 0x22 || c === 0x27 || isBlank(c) || isLineBreak(c)) break;
-        end++;
-      }
+      const end = azureRuns.run(text, eq + 1, azureStop);
       const v = text.slice(eq + 1, end);
-      if (hasAlphanumeric(v) && !isMask(v)) push(out, eq + 1, end, maskToken(v), 'azure connection string');
+      if (hasAlphanumeric(v) && !isMask(v)) push(out, eq + 1, end, () => maskToken(v), 'azure connection string');
       return;
     }
   }
@@ -95,9 +96,9 @@ export function assignmentAt(text: string, eq: number, out: Finding[]): void {
   if (identStart < nameEnd) {
     const ident = text.slice(identStart, nameEnd);
     if (IDENTIFIER_SUFFIX.test(ident) && !AUTHORIZATION_SUFFIX.test(ident)) {
-      const value = readValue(text, valueFrom);
+      const value = readValue(text, valueFrom, true); // `?api_key=…&page=2`: the value stops at `&`
       const v = valueText(text, value);
-      if (shouldMask(words(ident), v, ident)) push(out, value.start, value.end, maskToken(v), 'credential assignment');
+      if (shouldMask(words(ident), v, ident)) push(out, value.start, value.end, () => maskToken(v), 'credential assignment');
       return;
     }
   }
@@ -114,7 +115,7 @@ export function assignmentAt(text: string, eq: number, out: Finding[]): void {
       if (nameCounts(ws, true)) {
         const value = readValue(text, valueFrom, true);
         const v = valueText(text, value);
-        if (shouldMask(ws, v, key)) push(out, value.start, value.end, maskToken(v), 'config line');
+        if (shouldMask(ws, v, key)) push(out, value.start, value.end, () => maskToken(v), 'config line');
       }
     }
   }
@@ -162,7 +163,7 @@ export function fieldAt(text: string, colon: number, out: Finding[]): void {
   if (!quoted) return;
   const value = readValue(text, from);
   const v = valueText(text, value);
-  if (shouldMask(ws, v, name)) push(out, value.start, value.end, maskToken(v), key.quote === 0x22 ? 'json field' : 'python repr');
+  if (shouldMask(ws, v, name)) push(out, value.start, value.end, () => maskToken(v), key.quote === 0x22 ? 'json field' : 'python repr');
 }
 
 /** B3 YAML lines: `key: value` at the start of a line, one unquoted word, then the end of the line or a comment. */
@@ -185,5 +186,5 @@ export function yamlAt(text: string, colon: number, out: Finding[]): void {
   const after = skipBlanks(text, end);
   if (after < text.length && !isLineBreak(text.charCodeAt(after)) && !(after > end && text.charCodeAt(after) === 0x23)) return;
   const v = valueText(text, value);
-  if (shouldMask(ws, v)) push(out, value.start, value.end, maskToken(v), 'yaml line');
+  if (shouldMask(ws, v)) push(out, value.start, value.end, () => maskToken(v), 'yaml line');
 }

@@ -103,3 +103,31 @@ export function runStart(text: string, to: number, table: Uint8Array, max = to):
 export function isLineStartAt(text: string, at: number): boolean {
   return at === 0 || isLineBreak(text.charCodeAt(at - 1));
 }
+
+/**
+ * A forward scan whose stop test depends only on the text at each position: every scan that starts inside an
+ * earlier scan's run ends where that one ended. Remembering the last run keeps hostile inputs (`TOKEN=x` repeated
+ * without a space: a value scan from every `=`) linear. The engine resets every cache before each text.
+ */
+export class RunCache {
+  private from = -1;
+  private end = -1;
+  private static all: RunCache[] = [];
+
+  constructor() {
+    RunCache.all.push(this);
+  }
+
+  static resetAll(): void {
+    for (const cache of RunCache.all) cache.from = cache.end = -1;
+  }
+
+  run(text: string, from: number, stop: (text: string, i: number) => boolean): number {
+    if (from >= this.from && from <= this.end && this.from !== -1) return this.end;
+    let i = from;
+    while (i < text.length && !stop(text, i)) i++;
+    this.from = from;
+    this.end = i;
+    return i;
+  }
+}

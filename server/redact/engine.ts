@@ -1,6 +1,7 @@
 // Runs every rule on the original text and applies one mask per span. Private-key blocks (and placeholders
 // already in the text) are cut out first; the other rules run on the pieces between them.
 import { assignmentAt, fieldAt, yamlAt } from './assignments.js';
+import { RunCache } from './chars.js';
 import { apply, type Finding, resolve } from './finding.js';
 import { apiKeyHeaderAt, authorizationAt } from './headers.js';
 import { invisibleFindings } from './invisible.js';
@@ -27,22 +28,27 @@ function scanOperators(text: string, out: Finding[]): void {
   operators.lastIndex = 0;
   while (operators.test(text)) {
     const at = operators.lastIndex - 1;
-    if (text.charCodeAt(at) === EQUALS) {
-      assignmentAt(text, at, out);
-      authorizationAt(text, at, out);
-    } else {
-      urlAt(text, at, out);
-      authorizationAt(text, at, out);
-      apiKeyHeaderAt(text, at, out);
-      fieldAt(text, at, out);
-      yamlAt(text, at, out);
-      telegramAt(text, at, out);
-    }
+    handleOperator(text, at, out);
   }
+}
+
+function handleOperator(text: string, at: number, out: Finding[]): void {
+  if (text.charCodeAt(at) === EQUALS) {
+    assignmentAt(text, at, out);
+    authorizationAt(text, at, out);
+    return;
+  }
+  urlAt(text, at, out);
+  authorizationAt(text, at, out);
+  apiKeyHeaderAt(text, at, out);
+  fieldAt(text, at, out);
+  yamlAt(text, at, out);
+  telegramAt(text, at, out);
 }
 
 /** The resolved findings of one piece of text without private-key blocks. */
 function pieceFindings(text: string): Finding[] {
+  RunCache.resetAll();
   const found: Finding[] = [];
   scanTokens(text, found);
   scanOperators(text, found);

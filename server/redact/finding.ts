@@ -7,8 +7,8 @@ import { SHORT_MASK } from './mask.js';
 export interface Finding {
   start: number;
   end: number;
-  /** The replacement for text[start, end). */
-  text: string;
+  /** The replacement for text[start, end), or how to make it: computed only for the findings that are applied. */
+  text: string | (() => string);
   /** The rule's name, as `npm run redact -- --check` prints it. */
   rule: string;
   /** Lower wins when two findings start at the same place and end together (a structural rule before a bare token). */
@@ -70,7 +70,7 @@ export function apply(text: string, findings: readonly Finding[]): string {
   let out = '';
   let pos = 0;
   for (const f of findings) {
-    out += text.slice(pos, f.start) + f.text;
+    out += text.slice(pos, f.start) + (typeof f.text === 'string' ? f.text : f.text());
     pos = f.end;
   }
   return out + text.slice(pos);

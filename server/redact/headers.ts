@@ -1,6 +1,6 @@
 // Authorization headers (A3, B4, C) and API-key headers (B5), found at their `:` (or `=` for
 // `HTTP_AUTHORIZATION=…`) by looking back at the header name.
-import { asciiTable, BACKSLASH, boundedLeft, hasAlphanumeric, isBlank, isSpace, runStart } from './chars.js';
+import { asciiTable, BACKSLASH, boundedLeft, hasAlphanumeric, isBlank, isSpace, RunCache, runStart } from './chars.js';
 import type { Finding } from './finding.js';
 import { isMask, maskToken } from './mask.js';
 import { skipBlanks, skipBlanksBack } from './values.js';
@@ -13,6 +13,7 @@ const API_KEY_HEADERS = new Set(['x-api-key', 'x-goog-api-key', 'api-key', 'apik
 /** Bearer and Bot tokens also end at `,` `]` `)` (A3); other schemes only at whitespace and quotes (B4). */
 const BEARER_SCHEMES = new Set(['bearer', 'bot']);
 /** Scheme words that, alone on a line, are no credential: `Authorization: Bearer` with nothing after it. */
+const SCHEME_MAX = 16;
 const SCHEMES = new Set(['bearer', 'bot', 'basic', 'token', 'digest', 'negotiate', 'ntlm', 'hoba', 'mutual', 'dpop', 'apikey']);
 
 function isQuoteCode(c: number): boolean {
@@ -37,22 +38,25 @@ function valueStartAfter(text: string, op: number): number {
   return from;
 }
 
+function credentialStop(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return isSpace(c) || isQuoteCode(c) || (c === BACKSLASH && isQuoteCode(text.charCodeAt(i + 1)));
+}
+function bearerStop(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return c === 0x2c || c === 0x5d || c === 0x29 || credentialStop(text, i);
+}
+const credentialRuns = new RunCache();
+const bearerRuns = new RunCache();
+
 function credentialEnd(text: string, from: number, bearer: boolean): number {
-  let end = from;
-  while (end < text.length) {
-    const c = text.charCodeAt(end);
-    if (isSpace(c) || isQuoteCode(c)) break;
-    if (bearer && (c === 0x2c || c === 0x5d || c === 0x29)) break;
-    if (c === BACKSLASH && isQuoteCode(text.charCodeAt(end + 1))) break;
-    end++;
-  }
-  return end;
+  return bearer ? bearerRuns.run(text, from, bearerStop) : credentialRuns.run(text, from, credentialStop);
 }
 
 function pushCredential(out: Finding[], text: string, start: number, end: number, rule: string): void {
   const credential = text.slice(start, end);
   if (end === start || !hasAlphanumeric(credential) || isMask(credential)) return;
-  out.push({ start, end, text: maskToken(credential), rule, rank: HEADER_RANK });
+  out.push({ start, end, text: () => maskToken(credential), rule, rank: HEADER_RANK });
 }
 
 /** `Authorization` (any case, anywhere) + `:` or `=`, an optional scheme word, then the credential. */
@@ -74,7 +78,7 @@ export function authorizationAt(text: string, op: number, out: Finding[]): void 
   }
   const end = credentialEnd(text, credentialStart, BEARER_SCHEMES.has(scheme));
   // `Authorization: Bearer` and nothing after it on the line: no credential to mask.
-  if (scheme === '' && SCHEMES.has(text.slice(credentialStart, end).toLowerCase())) return;
+  if (scheme === '' && end - credentialStart <= SCHEME_MAX && SCHEMES.has(text.slice(credentialStart, end).toLowerCase())) return;
   pushCredential(out, text, credentialStart, end, 'authorization header');
 }
 

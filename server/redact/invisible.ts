@@ -5,8 +5,13 @@ import { asciiTable, inTable } from './chars.js';
 import { type Finding } from './finding.js';
 import { maskToken } from './mask.js';
 
-/** U+0000–001F, U+007F, U+200B–200F, U+2028–202F, U+2060, U+FEFF (redaction.md B11). */
-export const INVISIBLE = /[\x00-\x1f\x7f\u200b-\u200f\u2028-\u202f\u2060\ufeff]/g;
+/**
+ * U+0000–001F, U+007F, U+200B–200F, U+2028–202F, U+2060, U+FEFF (redaction.md B11), except those that are
+ * whitespace (Python's `\s`: tab, line feed, U+001C–001F, U+2028, U+202F, …). Whitespace separates tokens in
+ * every other rule; joining across it would make `sk-learn\tsession` a key and a wrapped `0\nghp_…` lose its
+ * boundary, and it keeps every rule but private-key blocks within a line (what lets `npm run redact` stream).
+ */
+export const INVISIBLE = /[\x00-\x08\x0e-\x1b\x7f\u200b-\u200f\u202a-\u202e\u2060\ufeff]/g;
 const SPAN_CHARS = asciiTable(/[A-Za-z0-9_.-]/);
 /** The shortest token any rule finds (`hf_` + 10 is 13): a shorter joined run cannot hold one. */
 export const MIN_JOINED_TOKEN = 12;
@@ -14,7 +19,9 @@ export const MIN_JOINED_TOKEN = 12;
 const CONTEXT = 6;
 
 function isInvisible(c: number): boolean {
-  return c <= 0x1f || c === 0x7f || (c >= 0x200b && c <= 0x200f) || (c >= 0x2028 && c <= 0x202f) || c === 0x2060 || c === 0xfeff;
+  return (
+    c <= 0x08 || (c >= 0x0e && c <= 0x1b) || c === 0x7f || (c >= 0x200b && c <= 0x200f) || (c >= 0x202a && c <= 0x202e) || c === 0x2060 || c === 0xfeff
+  );
 }
 
 function isSpanChar(c: number): boolean {

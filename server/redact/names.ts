@@ -52,13 +52,17 @@ function looksOpaque(value: string): boolean {
 
 /** `api_key=api_key`, `password=self.password`: code passing a credential along by name, not a credential. */
 function namesItself(value: string, name: string): boolean {
-  const last = value.slice(value.lastIndexOf('.') + 1);
-  return /^[A-Za-z_][A-Za-z0-9_.]*$/.test(value) && last.toLowerCase() === name.replace(/^-+/, '').toLowerCase();
+  if (value.length > NAME_MAX || !/^[A-Za-z_][A-Za-z0-9_.]*$/.test(value)) return false;
+  return value.slice(value.lastIndexOf('.') + 1).toLowerCase() === name.replace(/^-+/, '').toLowerCase();
 }
+/** Longer than this, a value is no variable name (and is masked under a counting name: fail closed, and linear). */
+export const NAME_MAX = 256;
+export const VALUE_POLICY_MAX = 4096;
 
 /** Whether the value under a counting name is masked (B3's last paragraph). */
 export function shouldMask(ws: readonly string[], value: string, name = ''): boolean {
   if (!hasAlphanumeric(value) || isMask(value) || ENV_LOOKUP.test(value) || namesItself(value, name)) return false;
+  if (value.length > VALUE_POLICY_MAX) return true;
   if (VARIABLE_OR_PATH.test(value) && !ws.some((w) => PASSWORD_WORDS.has(w))) return false;
   return isStrongName(ws) || looksOpaque(value);
 }

@@ -30,7 +30,7 @@ export const PHONE_DIGITS_MAX = 15;
 const PHONE = /\+[1-9]/g;
 
 function pushMasked(out: Finding[], text: string, start: number, end: number, rule: string): void {
-  out.push({ start, end, text: maskToken(text.slice(start, end)), rule, rank: TOKEN_RANK });
+  out.push({ start, end, text: () => maskToken(text.slice(start, end)), rule, rank: TOKEN_RANK });
 }
 
 export function scanAws(text: string, out: Finding[]): void {

@@ -1,6 +1,6 @@
 // URLs (B7 and C: database URLs, any URL's `user:password@`, a bare token as userinfo, Slack webhooks) found at
 // their `://`, and form bodies (B9).
-import { ALNUM, asciiTable, hasAlphanumeric, inTable, isLineBreak, isSpace, runEnd, runStart } from './chars.js';
+import { ALNUM, asciiTable, hasAlphanumeric, inTable, isLineBreak, isSpace, RunCache, runEnd, runStart } from './chars.js';
 import type { Finding } from './finding.js';
 import { isMask, maskToken, SHORT_MASK } from './mask.js';
 
@@ -14,7 +14,7 @@ const SLACK_HOOKS = 'hooks.slack.com/services/';
 const AT = 0x40;
 const COLON = 0x3a;
 
-function push(out: Finding[], start: number, end: number, text: string, rule: string): void {
+function push(out: Finding[], start: number, end: number, text: string | (() => string), rule: string): void {
   out.push({ start, end, text, rule, rank: URL_RANK });
 }
 
@@ -22,6 +22,11 @@ function push(out: Finding[], start: number, end: number, text: string, rule: st
 function authorityStop(c: number): boolean {
   return c === 0x2f || c === 0x3f || c === 0x23 || c === 0x22 || c === 0x27 || c === 0x3c || c === 0x3e || isSpace(c);
 }
+
+const passwordStop = (text: string, i: number) => text.charCodeAt(i) === AT || isSpace(text.charCodeAt(i));
+const userinfoStop = (text: string, i: number) => text.charCodeAt(i) === AT || authorityStop(text.charCodeAt(i));
+const passwordRuns = new RunCache();
+const userinfoRuns = new RunCache();
 
 /** At the `:` of `://`. */
 export function urlAt(text: string, colon: number, out: Finding[]): void {
@@ -39,9 +44,11 @@ export function urlAt(text: string, colon: number, out: Finding[]): void {
       if (end === segment || text.charCodeAt(end) !== 0x2f) return;
       segment = end + 1;
     }
-    const end = runEnd(text, segment, ALNUM);
+    // The last segment runs to the end of the path (not only its letters: a mask of it has dots).
+    let end = segment;
+    while (end < text.length && !authorityStop(text.charCodeAt(end))) end++;
     const secret = text.slice(segment, end);
-    if (end > segment && !isMask(secret)) push(out, segment, end, maskToken(secret), 'slack webhook');
+    if (hasAlphanumeric(secret) && !isMask(secret)) push(out, segment, end, () => maskToken(secret), 'slack webhook');
     return;
   }
 
@@ -54,16 +61,14 @@ export function urlAt(text: string, colon: number, out: Finding[]): void {
       userEnd++;
     }
     if (userEnd > from && text.charCodeAt(userEnd) === COLON) {
-      let end = userEnd + 1;
-      while (end < text.length && text.charCodeAt(end) !== AT && !isSpace(text.charCodeAt(end))) end++;
+      const end = passwordRuns.run(text, userEnd + 1, passwordStop);
       const password = text.slice(userEnd + 1, end);
       if (text.charCodeAt(end) === AT && hasAlphanumeric(password)) push(out, userEnd + 1, end, SHORT_MASK, 'database url');
       return;
     }
   }
 
-  let at = from;
-  while (at < text.length && text.charCodeAt(at) !== AT && !authorityStop(text.charCodeAt(at))) at++;
+  const at = userinfoRuns.run(text, from, userinfoStop);
   if (text.charCodeAt(at) !== AT || at === from) return;
   const colonInUser = text.indexOf(':', from);
   if (colonInUser !== -1 && colonInUser < at) {
@@ -73,7 +78,7 @@ export function urlAt(text: string, colon: number, out: Finding[]): void {
   }
   const token = text.slice(from, at);
   if (TOKEN_SCHEMES.has(scheme) && [...token].length >= URL_TOKEN_MIN && hasAlphanumeric(token) && !isMask(token)) {
-    push(out, from, at, maskToken(token), 'url token');
+    push(out, from, at, () => maskToken(token), 'url token');
   }
 }
 
@@ -81,6 +86,8 @@ const FORM_NAMES = new Set([
   'access_token', 'refresh_token', 'id_token', 'token', 'api_key', 'apikey', 'client_secret', 'password', 'auth',
   'jwt', 'session', 'secret', 'key', 'code', 'signature', 'x-amz-signature', 'x-goog-signature', 'sig',
 ]);
+/** B9 says these values become `***`: it wins a span it shares with a config-line value (one mask, and stable). */
+const FORM_RANK = URL_RANK - 5;
 const FORM_LINE = /^[A-Za-z0-9_.%[\]-]+=[^&\s]*(?:&[A-Za-z0-9_.%[\]-]+=[^&\s]*)+$/;
 
 /**
@@ -101,8 +108,8 @@ export function scanForms(text: string, out: Finding[]): void {
       for (const pair of line.split('&')) {
         const eq = pair.indexOf('=');
         const value = pair.slice(eq + 1);
-        if (FORM_NAMES.has(pair.slice(0, eq).toLowerCase()) && hasAlphanumeric(value)) {
-          push(out, pos + eq + 1, pos + pair.length, SHORT_MASK, 'form body');
+        if (FORM_NAMES.has(pair.slice(0, eq).toLowerCase()) && hasAlphanumeric(value) && !isMask(value)) {
+          out.push({ start: pos + eq + 1, end: pos + pair.length, text: SHORT_MASK, rule: 'form body', rank: FORM_RANK });
         }
         pos += pair.length + 1;
       }

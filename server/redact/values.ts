@@ -1,5 +1,5 @@
 // Reading the value after a name and its operator, shared by the assignment, header and field rules.
-import { BACKSLASH, isBlank, isLineBreak, isSpace } from './chars.js';
+import { BACKSLASH, isBlank, isLineBreak, isSpace, RunCache } from './chars.js';
 
 export interface Value {
   /** The value itself (inside any quotes). */
@@ -66,14 +66,17 @@ function closingEscapedQuote(text: string, open: number): number {
  * The unquoted value from `from`: a run of non-whitespace that stops at a quote, at an escape of escaped JSON,
  * at `&` when `stopAtAmpersand`, and before trailing `,` `;` `}` `]` `)` that belong to the surrounding code.
  */
+function valueStop(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return isSpace(c) || isQuote(c) || (c === BACKSLASH && ESCAPE_STOPS.has(text[i + 1] ?? ''));
+}
+const valueRuns = new RunCache();
+const valueRunsAmpersand = new RunCache();
+
 export function unquotedEnd(text: string, from: number, stopAtAmpersand = false): number {
-  let end = from;
-  while (end < text.length) {
-    const c = text.charCodeAt(end);
-    if (isSpace(c) || isQuote(c) || (stopAtAmpersand && c === 0x26)) break;
-    if (c === BACKSLASH && ESCAPE_STOPS.has(text[end + 1] ?? '')) break;
-    end++;
-  }
+  let end = stopAtAmpersand
+    ? valueRunsAmpersand.run(text, from, (t, i) => t.charCodeAt(i) === 0x26 || valueStop(t, i))
+    : valueRuns.run(text, from, valueStop);
   while (end > from && CLOSERS.has(text.charCodeAt(end - 1))) end--;
   return end;
 }

@@ -132,7 +132,7 @@ const SEPARATOR_TRIGGER = /[-_.]/g;
 const DOT = 0x2e;
 
 function push(out: Finding[], text: string, start: number, end: number, shape: VendorShape): void {
-  out.push({ start, end, text: maskToken(text.slice(start, end)), rule: vendorRule(shape), rank: VENDOR_RANK });
+  out.push({ start, end, text: () => maskToken(text.slice(start, end)), rule: vendorRule(shape), rank: VENDOR_RANK });
 }
 
 /** The end of a vendor token whose prefix has its first separator at `at` (pushed to `out`), or -1. */
