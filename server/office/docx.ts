@@ -3,7 +3,6 @@
 // HTML and html-to-markdown.ts turns that into Markdown.
 // Mammoth leaves out what sits beside the body (headers, footers, comments, image descriptions, chart
 // titles); those are read from the parts directly and added under their own headings.
-import mammoth from 'mammoth';
 import { altTexts, chartTitles, unique, wordParagraphs } from './extras.js';
 import type { ZipMembers } from './guarded-zip.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
@@ -12,8 +11,29 @@ import { OfficeError } from './office-error.js';
 import { findPart, hasType, mainPart, readRelationships, readXmlPart, type Relationship } from './opc.js';
 import { attr, childElements } from './xml.js';
 
-// Images are never decoded or embedded: a preview holds text, and a data URI would dwarf it.
-const NO_IMAGES = mammoth.images.imgElement(async () => ({ src: '' }));
+type Mammoth = typeof import('mammoth');
+interface LoadedMammoth {
+  mammoth: Mammoth;
+  noImages: ReturnType<Mammoth['images']['imgElement']>;
+}
+let loading: Promise<LoadedMammoth> | undefined;
+
+/** mammoth (about 0.1 s to load) on the first Word document rather than at the server's start: most starts
+ *  convert none. Loaded once; a failed load is tried again by the next document. */
+function loadMammoth(): Promise<LoadedMammoth> {
+  loading ??= import('mammoth').then(
+    ({ default: mammoth }) => ({
+      mammoth,
+      // Images are never decoded or embedded: a preview holds text, and a data URI would dwarf it.
+      noImages: mammoth.images.imgElement(async () => ({ src: '' })),
+    }),
+    (err: unknown) => {
+      loading = undefined;
+      throw err;
+    },
+  );
+  return loading;
+}
 
 /**
  * `buffer` must already have passed the zip guard, and `members` be its guarded parts: mammoth unzips it
@@ -58,12 +78,13 @@ function comments(members: ZipMembers, rels: readonly Relationship[]): string[] 
 }
 
 async function bodyMarkdown(buffer: Buffer, maxChars: number): Promise<string> {
+  const { mammoth, noImages } = await loadMammoth();
   let html: string;
   try {
     const result = await mammoth.convertToHtml(
       { buffer },
       {
-        convertImage: NO_IMAGES,
+        convertImage: noImages,
         // A style map embedded in the file could turn text into arbitrary HTML; only the defaults apply.
         includeEmbeddedStyleMap: false,
         externalFileAccess: false,
