@@ -27,7 +27,7 @@ export const CSP_HEADER = 'Content-Security-Policy';
 function writeHead(ctx: RequestContext, status: number, headers: Record<string, string>): void {
   if (bodyUnread(ctx)) ctx.close = true;
   const security = securityHeaders();
-  const all = { ...headers, ...security, [CSP_HEADER]: `${security[CSP_HEADER]}, ${RAW_FILE_CSP}` };
+  const all: Record<string, string> = { ...headers, ...security, [CSP_HEADER]: `${security[CSP_HEADER]}, ${RAW_FILE_CSP}` };
   if (ctx.close) all.Connection = 'close';
   if (ctx.cookies.length > 0) ctx.res.setHeader('Set-Cookie', ctx.cookies.splice(0));
   ctx.res.writeHead(status, all);
