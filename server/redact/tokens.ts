@@ -12,7 +12,7 @@ const AWS = new RegExp(`A[KS]IA[A-Z0-9]{${AWS_KEY_TAIL}}`, 'g');
 const JWT = /eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_=-]{4,}){0,2}/g;
 /** Twilio API key sids: `SK` + exactly this many lower-case hex digits. */
 export const TWILIO_HEX = 32;
-const TWILIO = new RegExp(`SK[0-9a-f]{${TWILIO_HEX}}`, 'g');
+const TWILIO = new RegExp(`SK[0-9a-f]{${TWILIO_HEX}}`, 'y');
 /** Discord: [MN] + 23–25 alphanumerics, `.`, 6, `.`, 27 or more. */
 export const DISCORD_FIRST_MIN = 24;
 export const DISCORD_FIRST_MAX = 26;
@@ -27,7 +27,6 @@ export const TELEGRAM_SECRET_MIN = 30;
 /** Phone numbers (E.164-like): `+`, a digit 1–9, then 6 to 14 digits. */
 export const PHONE_DIGITS_MIN = 7;
 export const PHONE_DIGITS_MAX = 15;
-const PHONE = /\+[1-9]/g;
 
 function pushMasked(out: Finding[], text: string, start: number, end: number, rule: string): void {
   out.push({ start, end, text: () => maskToken(text.slice(start, end)), rule, rank: TOKEN_RANK });
@@ -43,11 +42,13 @@ export function scanJwt(text: string, out: Finding[]): void {
   for (let m = JWT.exec(text); m !== null; m = JWT.exec(text)) pushMasked(out, text, m.index, JWT.lastIndex, 'jwt');
 }
 
+// indexOf finds a literal much faster than a global regex that starts with the same two characters.
 export function scanTwilio(text: string, out: Finding[]): void {
-  TWILIO.lastIndex = 0;
-  for (let m = TWILIO.exec(text); m !== null; m = TWILIO.exec(text)) {
-    if (boundedLeft(text, m.index) && boundedRight(text, TWILIO.lastIndex)) pushMasked(out, text, m.index, TWILIO.lastIndex, 'twilio api key sid');
-    else TWILIO.lastIndex = m.index + 1;
+  for (let at = text.indexOf('SK'); at !== -1; at = text.indexOf('SK', at + 1)) {
+    TWILIO.lastIndex = at;
+    if (!TWILIO.test(text) || !boundedLeft(text, at) || !boundedRight(text, TWILIO.lastIndex)) continue;
+    pushMasked(out, text, at, TWILIO.lastIndex, 'twilio api key sid');
+    at = TWILIO.lastIndex - 1;
   }
 }
 
@@ -86,14 +87,13 @@ export function telegramAt(text: string, colon: number, out: Finding[]): void {
 }
 
 export function scanPhones(text: string, out: Finding[]): void {
-  PHONE.lastIndex = 0;
-  while (PHONE.test(text)) {
-    const start = PHONE.lastIndex - 2;
-    if (start > 0 && inTable(ALNUM, text.charCodeAt(start - 1))) continue;
+  for (let start = text.indexOf('+'); start !== -1; start = text.indexOf('+', start + 1)) {
+    const first = text.charCodeAt(start + 1);
+    if (first < 0x31 || first > 0x39 || (start > 0 && inTable(ALNUM, text.charCodeAt(start - 1)))) continue;
     const end = runEnd(text, start + 1, DIGIT);
     const digits = end - start - 1;
     if (digits < PHONE_DIGITS_MIN || digits > PHONE_DIGITS_MAX || inTable(ALNUM, text.charCodeAt(end))) continue;
     out.push({ start, end, text: maskPhone(text.slice(start, end)), rule: 'phone number', rank: TOKEN_RANK });
-    PHONE.lastIndex = end;
+    start = end - 1;
   }
 }
