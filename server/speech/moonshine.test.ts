@@ -4,12 +4,12 @@ import { defaultModelDir, isLocalModelPresent } from './local.js';
 import { detokenize, MoonshineModel } from './moonshine.js';
 
 describe('detokenize', () => {
-  it('turns LLaMA SentencePiece ids back into text without a leading space', () => {
+  it('turns LLaMA SentencePiece ids back into text without a leading space', async () => {
     const ids = llamaTokenizer.encode('Open the settings window, please.', false);
-    expect(detokenize(ids)).toBe('Open the settings window, please.');
+    expect(await detokenize(ids)).toBe('Open the settings window, please.');
   });
-  it('is empty for no tokens', () => {
-    expect(detokenize([])).toBe('');
+  it('is empty for no tokens', async () => {
+    expect(await detokenize([])).toBe('');
   });
 });
 

@@ -1,7 +1,6 @@
 // Moonshine tiny (encoder + merged decoder, quantized ONNX) on onnxruntime-node, greedy decoding. The
 // recipe, and each of its pitfalls, is recorded in shared/spec/stt-notes.md.
 import path from 'node:path';
-import llamaTokenizer from 'llama-tokenizer-js';
 import type * as Ort from 'onnxruntime-node';
 import { loadRuntime, type OrtModule } from './runtime.js';
 
@@ -50,9 +49,25 @@ function argmax(logits: Float32Array, from: number, to: number, skip?: number): 
   return best;
 }
 
+type Tokenizer = (typeof import('llama-tokenizer-js'))['default'];
+let tokenizer: Promise<Tokenizer> | undefined;
+
+/** llama-tokenizer-js unpacks its vocabulary when imported (about 0.15 s), so it loads with the model rather
+ *  than with the server: most starts transcribe nothing. Loaded once; a failed load is tried again. */
+function loadTokenizer(): Promise<Tokenizer> {
+  tokenizer ??= import('llama-tokenizer-js').then(
+    (mod) => mod.default,
+    (err: unknown) => {
+      tokenizer = undefined;
+      throw err;
+    },
+  );
+  return tokenizer;
+}
+
 /** Greedy token ids → text. The vocabulary is LLaMA's SentencePiece one, embedded in llama-tokenizer-js. */
-export function detokenize(ids: number[]): string {
-  return llamaTokenizer.decode(ids, false, true).trim();
+export async function detokenize(ids: number[]): Promise<string> {
+  return (await loadTokenizer()).decode(ids, false, true).trim();
 }
 
 export class MoonshineModel {
@@ -63,7 +78,7 @@ export class MoonshineModel {
   ) {}
 
   static async load(modelDir: string): Promise<MoonshineModel> {
-    const ort = await loadRuntime();
+    const [ort] = await Promise.all([loadRuntime(), loadTokenizer()]);
     // Both sessions load at once: ONNX Runtime builds them off the main thread, so on two cores a cold start
     // saves the encoder's share of it.
     const [encoder, decoder] = await Promise.allSettled(
