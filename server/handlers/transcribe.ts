@@ -26,7 +26,8 @@ export async function capability({ ctx, app }: HandlerInput): Promise<void> {
     log.warn('speech-to-text probe failed:', err);
     result = { available: false, provider: 'none' };
   }
-  await sendJson(ctx, 200, publicCapability(result.available, result.provider) satisfies CapabilityResponse);
+  // Asked on every page load and by clients that poll it: the compact form the specification allows on hot paths.
+  await sendJson(ctx, 200, publicCapability(result.available, result.provider) satisfies CapabilityResponse, { compact: true });
 }
 
 export async function transcribe({ ctx, app }: HandlerInput): Promise<void> {
