@@ -38,6 +38,28 @@ interface Entry {
   notifyTimer?: NodeJS.Timeout;
 }
 
+/**
+ * Errors the SDK builds itself quote the request (`Resource <uri> not found` as a JSON-RPC error, `Tool <name>
+ * not found` as a tool result marked isError): their text is redacted on the way out, as every error text is.
+ * Successful results are already projections (mcp/data.ts) and pass untouched.
+ */
+function redactErrorTexts(transport: StreamableHTTPServerTransport): void {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    if ('error' in message && typeof message.error.message === 'string') {
+      return send({ ...message, error: { ...message.error, message: redactText(message.error.message) } }, options);
+    }
+    if ('result' in message && message.result.isError === true && Array.isArray(message.result.content)) {
+      const content = message.result.content.map((part: unknown) => {
+        const p = part as { type?: unknown; text?: unknown };
+        return p?.type === 'text' && typeof p.text === 'string' ? { ...p, text: redactText(p.text) } : part;
+      });
+      return send({ ...message, result: { ...message.result, content } }, options);
+    }
+    return send(message, options);
+  };
+}
+
 class Registry {
   readonly sessions = new Map<string, Entry>();
   private unsubscribe?: () => void;
@@ -64,6 +86,7 @@ class Registry {
         onsessionclosed: (id) => void this.drop(id),
       }),
     };
+    redactErrorTexts(entry.transport);
     await server.connect(entry.transport);
     return entry;
   }
