@@ -18,7 +18,9 @@ import {
   publicSearchHit,
   publicWorkspaceListing,
   redactText,
+  type McpAttachmentContent,
   type PublicWorkspaceListing,
+  type RedactedText,
 } from '../projections/index.js';
 import { sessionVisible, visibleSession } from '../store/profiles.js';
 import { messageText, type Session } from '../store/sessions.js';
@@ -117,11 +119,8 @@ export async function listAttachments(app: App, profile: string, id: unknown): P
   }
 }
 
-export type AttachmentContent =
-  | { kind: 'text'; name: string; mime: string; size: number; text: string; source: 'file' | 'office-sidecar' | 'office' }
-  | { kind: 'image'; name: string; mime: string; size: number; data: string; note: string }
-  | { kind: 'archive'; name: string; files: string[]; truncated: boolean }
-  | { kind: 'binary'; name: string; mime: string; size: number; note: string };
+/** Leaves through projections/mcp.ts; its text is redacted here, where it is read. */
+export type AttachmentContent = McpAttachmentContent;
 
 /** True when `bytes` look like text: no NUL and valid UTF-8 in the first TEXT_SNIFF_BYTES. */
 export function looksLikeText(bytes: Buffer): boolean {
@@ -194,9 +193,9 @@ async function readAttachmentOf(app: App, s: Session, name: string, maxChars: nu
 }
 
 /** Decoded, redacted, cut at `maxChars`; a file read only in part says how many bytes were left. */
-function textOf(bytes: Buffer, size: number, maxChars: number): string {
-  const text = L.truncated(redact(bytes.toString('utf8')), maxChars);
-  if (size > bytes.length && text.length <= maxChars) return `${text}\n[… truncated: ${size - bytes.length} more bytes]`;
+function textOf(bytes: Buffer, size: number, maxChars: number): RedactedText {
+  const text = cutRedacted(redactText(bytes.toString('utf8')), (t) => L.truncated(t, maxChars));
+  if (size > bytes.length && text.length <= maxChars) return cutRedacted(text, (t) => `${t}\n[… truncated: ${size - bytes.length} more bytes]`);
   return text;
 }
 
@@ -211,7 +210,7 @@ async function readOffice(at: WorkspacePath, base: string, format: NonNullable<R
   const file = await openWorkspaceFile(at);
   try {
     const markdown = await officeToMarkdown(file.handle, format);
-    return { kind: 'text', name: base, mime, size: file.size, text: L.truncated(redact(markdown), maxChars), source: 'office' };
+    return { kind: 'text', name: base, mime, size: file.size, text: cutRedacted(redactText(markdown), (t) => L.truncated(t, maxChars)), source: 'office' };
   } catch {
     return { kind: 'binary', name: base, mime, size: file.size, note: 'Office document that could not be converted to Markdown' };
   } finally {

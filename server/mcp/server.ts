@@ -6,27 +6,40 @@ import { z } from 'zod';
 import type { App } from '../http/app.js';
 import { HttpError, ValueError } from '../errors.js';
 import { log } from '../log.js';
+import {
+  mcpJson,
+  publicMcpAttachmentResource,
+  publicMcpAttachmentSummary,
+  publicMcpBinaryFile,
+  publicMcpFailure,
+  publicMcpImageNote,
+  publicMcpMime,
+  type McpText,
+  type ServerValue,
+} from '../projections/index.js';
 import * as data from './data.js';
 import * as L from './limits.js';
 
 const INTERNAL = 'Internal error while reading';
 
 /** The text an agent may see for a failure: ours verbatim, anything unexpected (paths, errno) replaced. */
-export function failureText(err: unknown): string {
-  if (err instanceof HttpError || err instanceof ValueError || err instanceof data.McpDataError) return err.message;
+export function failureText(err: unknown): ServerValue {
+  if (err instanceof HttpError || err instanceof ValueError || err instanceof data.McpDataError) return publicMcpFailure(err.message);
   log.warn('mcp: unexpected failure', err);
-  return INTERNAL;
+  return publicMcpFailure(INTERNAL);
 }
 
-function json(value: unknown): string {
-  return JSON.stringify(value, null, 2);
-}
+// Every text a result carries is built by these from a projected value (projections/mcp.ts): a plain string,
+// such as a name read from disk or a store record, does not compile here (McpText, PublicJson via mcpJson).
+const textItem = (text: McpText) => ({ type: 'text' as const, text });
+type McpMime = ServerValue | 'application/json' | 'text/markdown' | 'text/plain';
+const textResource = (uri: URL, mimeType: McpMime, text: McpText) => ({ contents: [{ uri: uri.href, mimeType, text }] });
 
 async function tool(work: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await work();
   } catch (err) {
-    return { isError: true, content: [{ type: 'text', text: failureText(err) }] };
+    return { isError: true, content: [textItem(failureText(err))] };
   }
 }
 
@@ -51,11 +64,11 @@ function decoded(value: string | string[] | undefined): string {
 function attachmentResult(content: data.AttachmentContent): CallToolResult {
   switch (content.kind) {
     case 'text':
-      return { content: [{ type: 'text', text: content.text }] };
+      return { content: [textItem(content.text)] };
     case 'image':
-      return { content: [{ type: 'image', data: content.data, mimeType: content.mime }, { type: 'text', text: content.note }] };
+      return { content: [{ type: 'image', data: content.data, mimeType: content.mime }, textItem(publicMcpImageNote(content))] };
     default:
-      return { content: [{ type: 'text', text: json(content) }] };
+      return { content: [textItem(mcpJson(publicMcpAttachmentSummary(content)))] };
   }
 }
 
@@ -74,9 +87,9 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
     },
   );
 
-  server.registerResource('sessions', 'satchel://sessions', { description: 'The sessions of the active profile', mimeType: 'application/json' }, async (uri) => ({
-    contents: [{ uri: uri.href, mimeType: 'application/json', text: json(data.listSessions(app, profile)) }],
-  }));
+  server.registerResource('sessions', 'satchel://sessions', { description: 'The sessions of the active profile', mimeType: 'application/json' }, async (uri) =>
+    textResource(uri, 'application/json', mcpJson(data.listSessions(app, profile))),
+  );
 
   server.registerResource(
     'session',
@@ -86,7 +99,7 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
       }),
     }),
     { description: "A session's messages (role, text, attachments) and attachments", mimeType: 'application/json' },
-    (uri, vars) => resource(async () => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: json(data.readSession(app, profile, vars.id)) }] })),
+    (uri, vars) => resource(async () => textResource(uri, 'application/json', mcpJson(data.readSession(app, profile, vars.id)))),
   );
 
   server.registerResource(
@@ -97,7 +110,7 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
         for (const s of data.listSessions(app, profile)) {
           for (const e of await data.listAttachments(app, profile, s.session_id)) {
             if (resources.length >= L.MAX_LISTED_ATTACHMENTS) return { resources };
-            resources.push({ uri: data.attachmentUri(s.session_id, e.name), name: e.name, description: `${s.title}: ${e.type === 'dir' ? 'extracted archive' : `${e.size} bytes`}` });
+            resources.push(publicMcpAttachmentResource(s.title, e, data.attachmentUri(s.session_id, e.name)));
           }
         }
         return { resources };
@@ -107,9 +120,9 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
     (uri, vars) =>
       resource(async () => {
         const content = await data.readAttachment(app, profile, vars.id, decoded(vars.name));
-        if (content.kind === 'text') return { contents: [{ uri: uri.href, mimeType: content.source === 'file' ? content.mime : 'text/markdown', text: content.text }] };
+        if (content.kind === 'text') return textResource(uri, content.source === 'file' ? publicMcpMime(content.mime) : 'text/markdown', content.text);
         if (content.kind === 'image') return { contents: [{ uri: uri.href, mimeType: content.mime, blob: content.data }] };
-        return { contents: [{ uri: uri.href, mimeType: 'application/json', text: json(content) }] };
+        return textResource(uri, 'application/json', mcpJson(publicMcpAttachmentSummary(content)));
       }),
   );
 
@@ -121,15 +134,15 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
     (uri, vars) =>
       resource(async () => {
         const file = await data.readWorkspaceFile(app, profile, vars.id, decoded(vars.path));
-        if (file.binary) return { contents: [{ uri: uri.href, mimeType: 'application/json', text: json({ path: file.path, size: file.size, note: 'binary file: content not returned' }) }] };
-        return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: file.text }] };
+        if (file.binary) return textResource(uri, 'application/json', mcpJson(publicMcpBinaryFile(file.path, file.size)));
+        return textResource(uri, 'text/plain', file.text);
       }),
   );
 
   server.registerTool(
     'list_sessions',
     { description: "The active profile's sessions: titles, workspaces, counts, last activity", inputSchema: {} },
-    () => tool(async () => ({ content: [{ type: 'text', text: json(data.listSessions(app, profile)) }] })),
+    () => tool(async () => ({ content: [textItem(mcpJson(data.listSessions(app, profile)))] })),
   );
 
   server.registerTool(
@@ -142,7 +155,7 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
         limit: z.number().int().min(1).max(L.MAX_MESSAGES_PER_READ).optional(),
       },
     },
-    ({ session_id, offset, limit }) => tool(async () => ({ content: [{ type: 'text', text: json(data.readSession(app, profile, session_id, offset, limit)) }] })),
+    ({ session_id, offset, limit }) => tool(async () => ({ content: [textItem(mcpJson(data.readSession(app, profile, session_id, offset, limit)))] })),
   );
 
   server.registerTool(
@@ -160,7 +173,7 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
       description: "A folder of the session's workspace (hidden entries and credential stores excluded)",
       inputSchema: { session_id: sessionId, path: relPath.optional().describe('Relative to the workspace root; empty for the root') },
     },
-    ({ session_id, path }) => tool(async () => ({ content: [{ type: 'text', text: json(await data.listWorkspace(app, profile, session_id, path ?? '')) }] })),
+    ({ session_id, path }) => tool(async () => ({ content: [textItem(mcpJson(await data.listWorkspace(app, profile, session_id, path ?? '')))] })),
   );
 
   server.registerTool(
@@ -172,8 +185,8 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
     ({ session_id, path, max_chars }) =>
       tool(async () => {
         const file = await data.readWorkspaceFile(app, profile, session_id, path, max_chars);
-        if (file.binary) return { content: [{ type: 'text', text: json({ path: file.path, size: file.size, note: 'binary file: content not returned' }) }] };
-        return { content: [{ type: 'text', text: file.text }] };
+        if (file.binary) return { content: [textItem(mcpJson(publicMcpBinaryFile(file.path, file.size)))] };
+        return { content: [textItem(file.text)] };
       }),
   );
 
@@ -192,7 +205,7 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
         const found = await data.search(app, profile, session_id, query, max_results);
         return {
           content: [
-            { type: 'text', text: json(found) },
+            textItem(mcpJson(found)),
             ...found.results
               .filter((hit) => hit.where === 'attachment')
               .slice(0, L.MAX_SEARCH_RESULTS)

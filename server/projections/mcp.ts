@@ -2,7 +2,7 @@
 // snippets and the query quoted back are free text; session ids, workspace roots, attachment and file names,
 // URIs made of them and timestamps are the server's own, and an agent sends them back to read further.
 import type * as wire from '../wire.js';
-import { redactText, serverValue, type RedactedText, type ServerValue } from './brand.js';
+import { cutRedacted, redactText, serverValue, type PublicJson, type RedactedText, type ServerValue } from './brand.js';
 import type { SessionRecord } from './sessions.js';
 
 export interface PublicMcpSessionRow {
@@ -74,4 +74,91 @@ export interface PublicSearchHit {
  */
 export function publicSearchHit(hit: { where: PublicSearchHit['where']; ref: string; uri: string; snippet: string }): PublicSearchHit {
   return { where: hit.where, ref: serverValue(hit.ref), uri: serverValue(hit.uri), snippet: redactText(hit.snippet) };
+}
+
+/** What read_attachment found, before it leaves (mcp/data.ts): its text already redacted where it was read. */
+export type McpAttachmentContent =
+  | { kind: 'text'; name: string; mime: string; size: number; text: RedactedText; source: 'file' | 'office-sidecar' | 'office' }
+  | { kind: 'image'; name: string; mime: string; size: number; data: string; note: string }
+  | { kind: 'archive'; name: string; files: string[]; truncated: boolean }
+  | { kind: 'binary'; name: string; mime: string; size: number; note: string };
+
+export interface PublicMcpArchive {
+  kind: 'archive';
+  name: ServerValue;
+  files: ServerValue[];
+  truncated: boolean;
+}
+
+export interface PublicMcpBinary {
+  kind: 'binary';
+  name: ServerValue;
+  mime: ServerValue;
+  size: number;
+  note: ServerValue;
+}
+
+/**
+ * An extracted archive's file list, or a file whose content is not returned. The names are ones the extractor
+ * or an upload wrote, which the agent sends back to read one; the note is the server's own sentence (an image's
+ * may name the file). Fields in the order agents have always seen them.
+ */
+export function publicMcpAttachmentSummary(c: Extract<McpAttachmentContent, { kind: 'archive' | 'binary' }>): PublicMcpArchive | PublicMcpBinary {
+  if (c.kind === 'archive') return { kind: 'archive', name: serverValue(c.name), files: c.files.map(serverValue), truncated: c.truncated };
+  return { kind: 'binary', name: serverValue(c.name), mime: serverValue(c.mime), size: c.size, note: serverValue(c.note) };
+}
+
+export interface PublicMcpBinaryFile {
+  path: ServerValue;
+  size: number;
+  note: ServerValue;
+}
+
+export const MCP_BINARY_NOTE = 'binary file: content not returned';
+
+/** A workspace file that is not text: where it is and how large, never its bytes. */
+export function publicMcpBinaryFile(path: string, size: number): PublicMcpBinaryFile {
+  return { path: serverValue(path), size, note: serverValue(MCP_BINARY_NOTE) };
+}
+
+/** An image attachment's note beside its pixels: made by the server from the file's name and sizes. */
+export function publicMcpImageNote(c: Extract<McpAttachmentContent, { kind: 'image' }>): ServerValue {
+  return serverValue(c.note);
+}
+
+export interface PublicMcpAttachmentResource {
+  uri: ServerValue;
+  name: ServerValue;
+  description: RedactedText;
+}
+
+/** An attachment in resources/list: its session's title (already redacted) says where it is from. */
+export function publicMcpAttachmentResource(title: RedactedText, entry: wire.WorkspaceEntry, uri: string): PublicMcpAttachmentResource {
+  // Appending the server's own words to a redacted title keeps it redacted (redacting the whole again could read
+  // "title: 12 bytes" as an assignment and mask differently).
+  const description = cutRedacted(title, (t) => `${t}: ${entry.type === 'dir' ? 'extracted archive' : `${entry.size} bytes`}`);
+  return { uri: serverValue(uri), name: serverValue(entry.name), description };
+}
+
+/** A file's media type (guessed from its name), as a resource's mimeType. */
+export function publicMcpMime(mime: string): ServerValue {
+  return serverValue(mime);
+}
+
+/** A failure an agent may see (mcp/server.ts failureText): the server's own refusal, at most quoting what this
+ *  agent sent; anything unexpected was already replaced by a fixed text. Sent as it is, as before projections. */
+export function publicMcpFailure(message: string): ServerValue {
+  return serverValue(message);
+}
+
+declare const mcpJsonBrand: unique symbol;
+/** The JSON text of a projected value. Made only by `mcpJson`. */
+export type McpJsonText = string & { readonly [mcpJsonBrand]: true };
+
+/** A text an MCP result may carry: free text through the redactor, a server value, or projected JSON. */
+export type McpText = RedactedText | ServerValue | McpJsonText;
+
+/** Pretty JSON (as agents have always read it) of a value whose every string was classified (PublicJson). */
+export function mcpJson<const T>(value: T & PublicJson<T>): McpJsonText {
+  return JSON.stringify(value, null, 2) as McpJsonText;
 }
