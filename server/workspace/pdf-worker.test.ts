@@ -99,8 +99,8 @@ describe('PDF previews in a worker thread (compiled build)', () => {
     expect(inThreadRun.result.pages).toBeGreaterThanOrEqual(REPORT_PAGES);
     expect(healthBeforePreview).toEqual([true]);
     expect(share).toBeLessThan(MAX_MAIN_THREAD_SHARE);
-    // The measure tells the two apart: read in this thread, the loop is busy most of the time.
-    expect(inThreadRun.share).toBeGreaterThan(MAX_MAIN_THREAD_SHARE);
+    // The measure tells the two apart: read in this thread, the loop is busy most of the time (68-100 % seen).
+    expect(share).toBeLessThan(inThreadRun.share / 2);
   }, READ_TIMEOUT_MS);
 
   it('ends a document that runs past its deadline with a note saying so, and reads the next one', async () => {
