@@ -6,8 +6,6 @@ import { ValueError } from '../errors.js';
 import { AnchoredDir } from '../store/anchored.js';
 import { log } from '../log.js';
 import { readSetting, SETTINGS } from '../settings/table.js';
-import { extractTar } from './tar.js';
-import { extractZip } from './zip.js';
 import { MemberWriter, type SkippedMember } from './safe-write.js';
 
 export type { SkippedMember, SkipReason } from './safe-write.js';
@@ -133,8 +131,10 @@ export async function extractArchive(
       opts.signal?.throwIfAborted();
       destAnchor = await baseDir.openDir(name);
       writer = new MemberWriter(destAnchor, name, opts);
-      if (kind === 'zip') await extractZip(archivePath, writer, opts.signal);
-      else await extractTar(archivePath, kind, writer, opts.signal);
+      // Each engine (yauzl; node-tar with the xz and bzip2 decoders) loads with the first archive of its kind
+      // rather than with the server: most starts extract nothing.
+      if (kind === 'zip') await (await import('./zip.js')).extractZip(archivePath, writer, opts.signal);
+      else await (await import('./tar.js')).extractTar(archivePath, kind, writer, opts.signal);
       opts.signal?.throwIfAborted();
       return { extracted: writer.files.length, files: writer.files, skipped: writer.skipped };
     } catch (err) {
