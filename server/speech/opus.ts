@@ -1,6 +1,6 @@
 // Opus packets → 16 kHz mono PCM with the `opus-decoder` WASM build of libopus. libopus decodes natively at
 // 16 kHz, so no resampling is needed for browser recordings.
-import { OpusDecoder } from 'opus-decoder';
+import type { OpusDecoder as OpusDecoderClass } from 'opus-decoder';
 import { AudioFormatError, AudioTooLongError } from './audio-error.js';
 
 const OUTPUT_RATE = 16000;
@@ -49,8 +49,24 @@ export function parseOpusHead(packet: Uint8Array): OpusHead {
   return head;
 }
 
+let decoderModule: Promise<typeof OpusDecoderClass> | undefined;
+
+/** opus-decoder (its WASM inlined in JavaScript) loads with the first recording or the speech preload, not
+ *  with the server. Loaded once; a failed load is tried again. */
+function loadOpusDecoder(): Promise<typeof OpusDecoderClass> {
+  decoderModule ??= import('opus-decoder').then(
+    (mod) => mod.OpusDecoder,
+    (err: unknown) => {
+      decoderModule = undefined;
+      throw err;
+    },
+  );
+  return decoderModule;
+}
+
 /** Compile the WASM decoder ahead of the first recording (about 0.1 s once per process). */
 export async function warmUpOpus(): Promise<void> {
+  const OpusDecoder = await loadOpusDecoder();
   const decoder = new OpusDecoder({ sampleRate: OUTPUT_RATE, channels: 1 });
   await decoder.ready;
   decoder.free();
@@ -58,6 +74,7 @@ export async function warmUpOpus(): Promise<void> {
 
 /** Decode Opus packets to 16 kHz mono, dropping the encoder's pre-skip and applying the header's gain. */
 export async function decodeOpus(packets: Uint8Array[], head: OpusHead, maxSamples = Infinity): Promise<Float32Array> {
+  const OpusDecoder = await loadOpusDecoder();
   const decoder = new OpusDecoder({
     sampleRate: OUTPUT_RATE,
     channels: head.channels,
