@@ -16,6 +16,7 @@ const BENCHES = [
   ['chat.mjs', '--runs', '3'],
   ['mcp.mjs', '--runs', '7'],
   ['electron-shell.mjs', '--runs', '15'],
+  ['startup.mjs', '--runs', '15', '--old-runs', '3'],
 ];
 
 let failed = 0;

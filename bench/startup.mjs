@@ -1,9 +1,12 @@
 // `npm run serve`, started again with nothing changed: the time from the command to the printed URL line,
 // against `node dist/server/cli.js` alone (the floor: no npm, no build check) and the previous script
 // (`npm run build --silent && node dist/server/cli.js`, which compiled on every start), alternated in one run.
-// Usage: node bench/startup.mjs [--runs N] [--old-runs N]   (from the repository root, with nobody editing it:
-// any source saved during the run makes the next `npm run serve` build, as it should)
-import { spawn, spawnSync } from 'node:child_process';
+// `--compare REV` (repeatable) also builds that commit's server into .cache/ and starts it in the same rotation,
+// so a change to the start path is measured against its parent side by side. A second table times what the
+// server's modules alone cost: `import()` of server/index.js in a fresh Node, for dist/ and each compared build.
+// Usage: node bench/startup.mjs [--runs N] [--old-runs N] [--compare REV]...   (from the repository root, with
+// nobody editing it: any source saved during the run makes the next `npm run serve` build, as it should)
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +20,9 @@ const arg = (name, fallback) => {
 };
 const RUNS = arg('--runs', 9);
 const OLD_RUNS = arg('--old-runs', 3);
+const COMPARE = process.argv.flatMap((a, i) => (process.argv[i - 1] === '--compare' ? [a] : []));
+/** A full tsc pass of the server; on the shared 2-core machine under load it has taken 30 s and more. */
+const BUILD_TIMEOUT_MS = 300_000;
 
 const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-startup-'));
 const serverArgs = ['--state-dir', stateDir];
@@ -28,6 +34,41 @@ const VARIANTS = {
   // `;` rather than the old `&&`: the compile is timed even when a work-in-progress file fails to typecheck.
   'previous: build every start': ['sh', ['-c', `npm run build --silent; exec node dist/server/cli.js ${serverArgs.join(' ')}`]],
 };
+
+/** The server of commit `rev`, compiled into .cache/ (inside the project, so node_modules resolve as for dist/). */
+function buildRevision(rev) {
+  const commit = execFileSync('git', ['rev-parse', '--short', rev], { encoding: 'utf8' }).trim();
+  const root = path.resolve('.cache', `startup-${commit}`);
+  const out = path.join(root, 'dist');
+  if (!fs.existsSync(path.join(out, 'server', 'index.js'))) {
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.mkdirSync(path.join(root, 'src'), { recursive: true });
+    const tar = execFileSync('git', ['archive', commit, 'server', 'main', 'preload', 'tsconfig.json'], { maxBuffer: 1 << 30 });
+    execFileSync('tar', ['-x', '-C', path.join(root, 'src')], { input: tar });
+    // Type errors do not stop tsc from emitting; the start below fails loudly if the build is unusable.
+    spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', path.join(root, 'src', 'tsconfig.json'), '--outDir', out], {
+      stdio: 'ignore',
+      timeout: BUILD_TIMEOUT_MS,
+    });
+  }
+  return { commit, out };
+}
+
+const builds = { 'dist/': path.resolve('dist') };
+for (const rev of COMPARE) {
+  const { commit, out } = buildRevision(rev);
+  builds[commit] = out;
+  VARIANTS[`node server/cli.js at ${commit}`] = [process.execPath, [path.join(out, 'server', 'cli.js'), ...serverArgs]];
+}
+
+/** Milliseconds a fresh Node spends in `import()` of a build's server/index.js (its modules, nothing started). */
+function importTime(dist) {
+  const url = new URL(`file://${path.join(dist, 'server', 'index.js')}`).href;
+  const script = `const t = performance.now(); await import(${JSON.stringify(url)}); console.log(performance.now() - t);`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`importing ${url} failed:\n${r.stderr}`);
+  return Number(r.stdout.trim());
+}
 
 /** Milliseconds from spawn to the URL line; the whole process group is stopped afterwards. */
 function timeToUrl([cmd, args]) {
@@ -58,11 +99,13 @@ const warm = spawnSync(npm, ['run', 'serve', '--', '--help'], { encoding: 'utf8'
 if (warm.status !== 0) throw new Error(`npm run serve -- --help failed:\n${warm.stderr}`);
 
 const times = Object.fromEntries(Object.keys(VARIANTS).map((k) => [k, []]));
+const imports = Object.fromEntries(Object.keys(builds).map((k) => [k, []]));
 for (let i = 0; i < RUNS; i++) {
   for (const [name, command] of Object.entries(VARIANTS)) {
     if (name.startsWith('previous') && i >= OLD_RUNS) continue;
     times[name].push(await timeToUrl(command));
   }
+  for (const [name, dist] of Object.entries(builds)) imports[name].push(importTime(dist));
 }
 fs.rmSync(stateDir, { recursive: true, force: true });
 
@@ -72,6 +115,15 @@ const floor = median(times['node dist/server/cli.js (floor)']);
 console.log('| Start | median ms | min–max ms | ratio to the floor |');
 console.log('|---|---|---|---|');
 for (const [name, xs] of Object.entries(times)) {
+  if (!xs.length) continue;
   const m = median(xs);
   console.log(`| ${name} | ${m.toFixed(0)} | ${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)} | ${(m / floor).toFixed(2)} |`);
+}
+
+console.log(`\n| import() of server/index.js | median ms | min–max ms | ratio to dist/ |`);
+console.log('|---|---|---|---|');
+const current = median(imports['dist/']);
+for (const [name, xs] of Object.entries(imports)) {
+  const m = median(xs);
+  console.log(`| ${name} | ${m.toFixed(0)} | ${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)} | ${(m / current).toFixed(2)} |`);
 }
