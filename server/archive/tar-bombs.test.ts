@@ -2,6 +2,7 @@
 // skipped members. A few hundred compressed bytes can expand to gigabytes of either; node-tar buffers them at
 // quadratic cost on the main thread, so both must be bounded (found by the security review: a 875-byte
 // .tar.bz2 kept the server busy for more than ten minutes).
+import { execFileSync } from 'node:child_process';
 import zlib from 'node:zlib';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,6 +30,13 @@ describe('tar bytes that are never written', () => {
     const { dest, result } = await extractOk(sb, 'trail.tar.gz', gz);
     expect(result.files).toEqual(['trail.tar/small.txt']);
     expect(fs.readFileSync(path.join(dest, 'small.txt'), 'utf8')).toBe('hi\n');
+  }, 60_000);
+
+  it('stops a pbzip2 bomb (streams decoded side by side in workers) at the cap', async () => {
+    const tarBytes = buildTar([{ name: 'zeros.bin', content: Buffer.alloc(128 * MIB) }]);
+    const bz = execFileSync('pbzip2', ['-c', '-9'], { input: tarBytes, maxBuffer: 1 << 30 });
+    expect(bz.length).toBeLessThan(64 * 1024);
+    await extractFails(sb, 'bomb.tar.bz2', bz, 'Extraction too large (max 2097152 bytes). Possible zip bomb.', 2 * MIB);
   }, 60_000);
 
   it('refuses a skipped member carrying more data than any real archive has outside its files', async () => {
