@@ -69,11 +69,17 @@ export async function sendRawFile(ctx: RequestContext, file: OpenedFile, downloa
   }
   // Exactly the size announced: a file that grows meanwhile is cut there, one that shrinks ends the response early.
   const stream = file.handle.createReadStream({ start: 0, end: file.size - 1, autoClose: false });
-  await pipeline(stream, ctx.res).catch((err: unknown) => {
-    if (isClientDisconnect(err) || ctx.signal.aborted) log.debug('client left during a raw file', err);
-    else {
-      log.warn('raw file read failed', err);
-      ctx.res.destroy();
-    }
-  });
+  // Not ended by the pipeline: only a body of the announced length may end normally (see below).
+  const sent = await pipeline(stream, ctx.res, { end: false }).then(
+    () => true,
+    (err: unknown) => {
+      if (isClientDisconnect(err) || ctx.signal.aborted) log.debug('client left during a raw file', err);
+      else log.warn('raw file read failed', err);
+      return false;
+    },
+  );
+  // A body shorter than its Content-Length must not be followed by another response on this connection: the
+  // client would read that response as the rest of this body. So it is never ended, the connection is.
+  if (sent && stream.bytesRead === file.size) ctx.res.end();
+  else ctx.res.destroy();
 }
