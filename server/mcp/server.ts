@@ -15,6 +15,7 @@ import {
   publicMcpImageNote,
   publicMcpMime,
   type McpText,
+  type RedactedText,
   type ServerValue,
 } from '../projections/index.js';
 import * as data from './data.js';
@@ -23,7 +24,7 @@ import * as L from './limits.js';
 const INTERNAL = 'Internal error while reading';
 
 /** The text an agent may see for a failure: ours verbatim, anything unexpected (paths, errno) replaced. */
-export function failureText(err: unknown): ServerValue {
+export function failureText(err: unknown): RedactedText {
   if (err instanceof HttpError || err instanceof ValueError || err instanceof data.McpDataError) return publicMcpFailure(err.message);
   log.warn('mcp: unexpected failure', err);
   return publicMcpFailure(INTERNAL);

@@ -38,3 +38,13 @@ describe('MCP projections', () => {
     });
   });
 });
+
+describe('MCP failures', () => {
+  it('are free text: a refusal that quotes what the agent asked for masks a credential in it', async () => {
+    const { failureText } = await import('../mcp/server.js');
+    const { McpDataError } = await import('../mcp/data.js');
+    const token = 'ghp_' + 'Q7rT9wE2yU4iO6pA8sD0fG1hJ3kL5zX7cV9bN2m';
+    expect(failureText(new McpDataError(`No file named ${token}`))).toBe('No file named ghp_Q7...bN2m');
+    expect(failureText(new McpDataError('Path escapes workspace'))).toBe('Path escapes workspace');
+  });
+});

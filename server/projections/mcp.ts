@@ -145,10 +145,10 @@ export function publicMcpMime(mime: string): ServerValue {
   return serverValue(mime);
 }
 
-/** A failure an agent may see (mcp/server.ts failureText): the server's own refusal, at most quoting what this
- *  agent sent; anything unexpected was already replaced by a fixed text. Sent as it is, as before projections. */
-export function publicMcpFailure(message: string): ServerValue {
-  return serverValue(message);
+/** A failure an agent may see (mcp/server.ts failureText): the server's own refusal, which may quote what was
+ *  asked for (a name, a path, a query), so it is free text and redacted like the JSON API's error texts. */
+export function publicMcpFailure(message: string): RedactedText {
+  return redactText(message);
 }
 
 declare const mcpJsonBrand: unique symbol;
