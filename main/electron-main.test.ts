@@ -504,4 +504,34 @@ describe('startElectron --server-only', () => {
     expect(fake.state.serverConfigs[0]!.agentKeyStore!.get()).toBe(key);
     expect(existsSync(path.join(userData, 'agent-key.bin'))).toBe(true);
   });
+
+  /** Start --server-only with these arguments; the URL it printed. */
+  async function serverOnlyUrl(...extra: string[]): Promise<string> {
+    const printed: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      printed.push(String(chunk));
+      return true;
+    });
+    startElectron(['.', '--server-only', '--state-dir', userData, ...extra]);
+    fake.emitReady();
+    await vi.waitFor(() => expect(printed).toHaveLength(1));
+    return printed[0]!;
+  }
+
+  it('remembers its port in its state folder, as the headless CLI does, and starts there next time', async () => {
+    expect(await serverOnlyUrl()).toContain(`${APP_ORIGIN}/`);
+    expect(JSON.parse(readFileSync(path.join(userData, 'last-port.json'), 'utf8'))).toEqual({ port: APP_PORT });
+
+    fake.reset(userData);
+    writeFileSync(path.join(userData, 'last-port.json'), JSON.stringify({ port: 45678 }));
+    expect(await serverOnlyUrl()).toContain('http://127.0.0.1:45678/?token=');
+    expect(fake.state.serverConfigs.map((c) => c.port)).toEqual([45678]);
+  });
+
+  it('takes --port over the remembered port, and does not remember it', async () => {
+    writeFileSync(path.join(userData, 'last-port.json'), JSON.stringify({ port: 45678 }));
+    expect(await serverOnlyUrl('--port', '45999')).toContain('http://127.0.0.1:45999/?token=');
+    expect(fake.state.serverConfigs.map((c) => c.port)).toEqual([45999]);
+    expect(JSON.parse(readFileSync(path.join(userData, 'last-port.json'), 'utf8'))).toEqual({ port: 45678 });
+  });
 });

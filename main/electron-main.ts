@@ -29,7 +29,7 @@ import { createPickFolderHandler, PICK_FOLDER_CHANNEL } from './pick-folder.js';
 import { createShowInFolderHandler, SHOW_IN_FOLDER_CHANNEL } from './show-in-folder.js';
 import { startOnRememberedPort } from './port-store.js';
 import { openAgentKeyStore, openMcpTokenStore } from './secret-file-store.js';
-import { runHeadless } from './server-only.js';
+import { remembersPort, runHeadless, startHeadless } from './server-only.js';
 import { claimSingleInstance } from './single-instance.js';
 import { startupPlan } from './startup-plan.js';
 import { windowOptions } from './window-options.js';
@@ -72,7 +72,11 @@ function startServerOnly(args: MainArgs): void {
     .then(() => {
       app.dock?.hide();
       return runHeadless({
-        start: async () => startServer(await withSecretStores(loadConfig(process.env, args.flags))),
+        // The port is remembered in the state folder exactly as `npm run serve` does (server/cli.ts).
+        start: async () => {
+          const config = loadConfig(process.env, args.flags);
+          return startHeadless(await withSecretStores(config), remembersPort(config, args.flags, process.env));
+        },
         print: (line) => process.stdout.write(line + '\n'),
         signals: process,
         exit: (code) => app.exit(code),
