@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isSettingSet, rawSetting, readSetting, SETTING_NAMES, SETTINGS } from './table.js';
+import { PORT_FILE_NAME } from '../port-store.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -26,6 +27,12 @@ describe('the settings table', () => {
     ]) {
       expect(new Set(values).size).toBe(values.length);
     }
+  });
+
+  it('gives the port default both entry points use: the port remembered in the state folder, else a free one', () => {
+    expect(SETTINGS.port.default).toContain(`\`<state>/${PORT_FILE_NAME}\``);
+    expect(SETTINGS.port.default).toMatch(/else any free port$/);
+    expect(SETTINGS.port.meaning).toMatch(/over the remembered one/);
   });
 
   it('is the only source file that spells a variable name', () => {
