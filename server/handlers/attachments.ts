@@ -1,6 +1,5 @@
 // POST /api/upload (spec-notes 4.3) and POST /api/upload/extract (spec-notes 4.4): a file or an archive into a session's
 // attachment directory.
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { HandlerInput } from '../http/app.js';
 import type { AnchoredDir } from '../store/anchored.js';
@@ -9,7 +8,7 @@ import { writeExtractedSidecars } from '../office/batch.js';
 import { SidecarBudget } from '../office/budget.js';
 import { readSetting, SETTINGS } from '../settings/table.js';
 import { DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../errors.js';
-import { mkdirInside, placeUnique } from '../store/files.js';
+import { ensureDir, mkdirInside, placeUnique } from '../store/files.js';
 import { guessMime } from '../mime.js';
 import { sanitizeFilename, sanitizeName } from '../names.js';
 import { isInside } from '../paths.js';
@@ -37,7 +36,7 @@ export async function sessionAttachmentDir(stateDir: string, sessionId: string):
   const dir = path.join(root, name);
   if (!isInside(root, dir) || dir === root) throw new ValueError('Invalid attachment directory');
   try {
-    await fs.mkdir(root, { recursive: true });
+    await ensureDir(root);
     return await mkdirInside(root, dir);
   } catch {
     throw new ValueError('Invalid upload destination');

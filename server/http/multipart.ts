@@ -9,6 +9,7 @@ import busboy from 'busboy';
 import { ClientGoneError, DISK_FULL_UPLOAD, HttpError, isDiskFull } from '../errors.js';
 import { log } from '../log.js';
 import { framingRefusal } from './framing.js';
+import { ensureDir } from '../store/files.js';
 import { openBody, type RequestContext } from './respond.js';
 
 export const MAX_FIELDS = 100;
@@ -121,7 +122,7 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
     },
   };
   if (length === 0) return result;
-  await fs.promises.mkdir(opts.stagingDir, { recursive: true, mode: 0o700 });
+  await ensureDir(opts.stagingDir, 0o700);
 
   return new Promise<Multipart>((resolve, reject) => {
     const writes: Promise<void>[] = [];

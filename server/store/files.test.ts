@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HttpError, ValueError } from '../errors.js';
-import { mkdirInside, placeUnique, removeCreatedDirs } from './files.js';
+import { ensureDir, mkdirInside, placeUnique, removeCreatedDirs } from './files.js';
 
 let tmp: string;
 let root: string;
@@ -44,6 +44,17 @@ describe('mkdirInside', () => {
 
     await removeCreatedDirs(root, created);
     expect(await fsp.readdir(path.join(root, 'real'))).toEqual([]);
+  });
+});
+
+describe('ensureDir', () => {
+  it('makes a missing folder with its parents and its mode, and leaves an existing one as it is', async () => {
+    const deep = path.join(tmp, 'a', 'b', 'staging');
+    await ensureDir(deep, 0o700);
+    expect((await fsp.stat(deep)).mode & 0o777).toBe(0o700);
+    await fsp.writeFile(path.join(deep, 'kept'), 'x');
+    await ensureDir(deep, 0o700);
+    expect(await fsp.readdir(deep)).toEqual(['kept']);
   });
 });
 

@@ -95,6 +95,22 @@ export async function removeCreatedDirs(root: string, created: readonly string[]
   }
 }
 
+/**
+ * Make `dir` if it is missing. The usual case is that it exists: one mkdir answers that (EEXIST), where a recursive
+ * mkdir costs a mkdir and a stat, each a round trip through the thread pool, on every upload. Only a missing parent
+ * takes the recursive path. A file in the way is the caller's next call to find (ENOTDIR), as before.
+ */
+export async function ensureDir(dir: string, mode?: number): Promise<void> {
+  try {
+    await fsp.mkdir(dir, { mode });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    if (code !== 'ENOENT') throw err;
+    await fsp.mkdir(dir, { recursive: true, mode });
+  }
+}
+
 export interface PlaceErrors {
   /** Text for a raced existing file (409), given the tried name. */
   exists: (name: string) => string;
