@@ -1,7 +1,7 @@
 // Extraction benchmark: Satchel's archive engine against bsdtar and unzip on archives made by the real tools
 // (Info-ZIP `zip -r`, GNU tar piped through pbzip2 / pigz / xz), in the same run, alternating so machine
 // noise hits both alike. Uses the compiled engine:
-//   npm run build && node bench/extract.mjs [runs]
+//   npm run build && node bench/extract.mjs [runs] [archive name filter, e.g. zip or bz2]
 // (SATCHEL_DIST=<dir> points at another compiled tree.) Prints a Markdown table of medians and ratios.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const RUNS = Math.max(3, Number(process.argv[2]) || 7);
+const ONLY = process.argv[3] ?? '';
 // A source tree shaped like a release tarball or a project checkout: mostly text, some binaries.
 const TEXT_FILES = 1647;
 const BINARY_FILES = 183;
@@ -102,7 +103,7 @@ try {
     bsdtar: (file) => (o) => ['-xf', file, '-C', o],
     unzip: (file) => (o) => ['-q', file, '-d', o],
   };
-  for (const a of archives) {
+  for (const a of archives.filter((x) => x.name.includes(ONLY))) {
     const file = path.join(root, a.name);
     a.make(file);
     const base = path.join(root, 'base');

@@ -111,7 +111,7 @@ describe('stream-parallel bzip2', () => {
     const parts = [content(300_000, 7), content(300_000, 8), content(300_000, 9)];
     const streams = parts.map((p) => tool('bzip2', ['-c', '-1'], p));
     const corrupt = Buffer.from(streams[1]!);
-    corrupt[corrupt.length - 2000] ^= 0xff;
+    corrupt[corrupt.length - 2000] = corrupt[corrupt.length - 2000]! ^ 0xff;
     const file = write('bad.bz2', Buffer.concat([streams[0]!, corrupt, streams[2]!]));
     const parallel = await drain(openBzip2File(file, 2));
     const sequential = await drain(openBzip2File(file, 1));

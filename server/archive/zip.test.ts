@@ -94,6 +94,35 @@ describe('benign zip', () => {
   });
 });
 
+describe('many small members (files written several at a time)', () => {
+  it('keeps archive order, the first of duplicates and every byte', async () => {
+    const entries: Array<{ name: string; content: Buffer }> = [];
+    for (let i = 0; i < 60; i++) entries.push({ name: `d${i % 7}/f${i}.txt`, content: Buffer.from(`file ${i}\n`.repeat(i * 50)) });
+    // Late duplicates and conflicts, while earlier files may still be being written.
+    entries.push({ name: 'd3/f3.txt', content: Buffer.from('second copy') });
+    entries.push({ name: 'd1/f1.txt/under', content: Buffer.from('needs a file to be a folder') });
+    entries.push({ name: 'late.bin', content: noise(300_000, 4) });
+    const { dest, result } = await extractOk(sb, 'many.zip', buildZip(entries));
+    const written = entries.filter((e, i) => i < 60 || e.name === 'late.bin');
+    expect(result.files).toEqual(written.map((e) => `many/${e.name}`));
+    for (const e of written) expect(fs.readFileSync(path.join(dest, e.name)).equals(e.content), e.name).toBe(true);
+    expect(result.skipped).toEqual([
+      { name: 'd3/f3.txt', reason: 'duplicate' },
+      { name: 'd1/f1.txt/under', reason: 'path-conflict' },
+    ]);
+  });
+
+  it('a bad CRC-32 in a late member fails the extraction and leaves nothing, also of files still being written', async () => {
+    const files: Record<string, Buffer> = {};
+    for (let i = 0; i < 40; i++) files[`d${i % 5}/f${i}.bin`] = Buffer.from(`member ${String(i).padStart(3, '0')} `.repeat(2000));
+    const bytes = await yazlZip(files, { compress: false });
+    const at = bytes.indexOf('member 035 ');
+    bytes[at] = bytes[at]! ^ 0x20;
+    const error = await extractFails(sb, 'late-crc.zip', bytes, 'other');
+    expect(error.message).toBe('Zip member failed its CRC-32 check: d0/f35.bin');
+  });
+});
+
 describe('zip-slip', () => {
   const cases: Array<[string, string]> = [
     ['../evil', '../evil'],

@@ -65,20 +65,21 @@ export async function extractZip(archivePath: string, writer: MemberWriter, sign
       // first byte; the writer still counts the real bytes.
       writer.ensureRoom(entry.uncompressedSize);
       const current = entry;
-      const open = isSmall(current)
-        ? () => once(readSmallMember(window, current, () => new ZipChecksumError(segments.join('/'))))
-        : async () => crcChecked(await zip.openReadStreamPromise(current), current.crc32, segments.join('/'));
-      await writer.write(segments, open, fileModeFor(unixMode(entry)));
+      const mode = fileModeFor(unixMode(entry));
+      if (isSmall(current)) {
+        // Read and checked (CRC-32 included) in one step; its file is written while the next members are read.
+        await writer.writeBuffer(segments, () => readSmallMember(window, current, () => new ZipChecksumError(segments.join('/'))), mode);
+      } else {
+        const open = async () => crcChecked(await zip.openReadStreamPromise(current), current.crc32, segments.join('/'));
+        await writer.write(segments, open, mode);
+      }
     }
+    await writer.settle();
     writer.finish();
   } finally {
     zip.close();
     await handle?.close();
   }
-}
-
-async function* once(bytes: Promise<Buffer>): AsyncGenerator<Buffer> {
-  yield await bytes;
 }
 
 /** Bytes that do not match their member's CRC-32: a corrupt archive (a 500), not a client mistake. */
