@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { createLimiter } from '../office/limiter.js';
+import { createRssWatchdog } from './rss-watchdog.js';
 import { unpackedPath } from '../unpacked-path.js';
 import { readStart, type OpenedFile } from './browse.js';
 import { extractPdfText, PDF_UNREADABLE, type PdfSummary } from './pdf-text.js';
@@ -29,6 +30,17 @@ export const PDF_WORKER_IDLE_MS = 30_000;
 // pdf.js's parsed objects for a 32 MiB document fit well below this; a runaway parse stops
 // (ERR_WORKER_OUT_OF_MEMORY) instead of growing the heap.
 export const PDF_WORKER_MAX_HEAP_MB = 512;
+// The heap limit does not count ArrayBuffers, and pdf.js inflates a stream into one that doubles without a
+// ceiling: 2 MB of Flate data made 2 GiB and 3.8 GiB of resident memory before the deadline. No pdf.js option
+// bounds that (maxImageSize is for images, the others for range loading), so the process's resident set is
+// watched while a document is read (rss-watchdog.ts) and a worker that adds more than this is ended, which
+// returns its memory (see pdf-worker.ts for why that needs pdf.js's own decoder). Equal to the heap limit: a
+// document allowed that much heap is allowed that much memory of any kind.
+export const PDF_WORKER_MAX_MEMORY_MB = 512;
+// pdf.js inflates a few hundred MiB a second: sampled this often, a document passes the limit by what it
+// allocates in one interval (5-14 MiB measured with the 2 GiB bomb), for a read costing microseconds.
+export const PDF_MEMORY_SAMPLE_MS = 10;
+export const PDF_TOO_MUCH_MEMORY = `This PDF is too large to read (it needed over ${PDF_WORKER_MAX_MEMORY_MB} MiB of memory): no text preview.`;
 
 // The worker exists only in the compiled build (dist/server/workspace/); from the TypeScript sources, as under
 // the test runner, the text is read in-thread, through the same function. In the installed app it starts from
@@ -39,6 +51,7 @@ const USE_WORKER = WORKER_PATH !== null && existsSync(WORKER_PATH);
 const WORKER_URL = WORKER_PATH === null ? WORKER_NEXT_TO_US : pathToFileURL(WORKER_PATH);
 
 const limit = createLimiter(PDF_MAX_CONCURRENT);
+const memory = createRssWatchdog({ budgetBytes: PDF_WORKER_MAX_MEMORY_MB * 1024 * 1024, intervalMs: PDF_MEMORY_SAMPLE_MS });
 
 export async function pdfSummary(file: OpenedFile): Promise<PdfSummary> {
   if (file.size > MAX_PDF_BYTES) return { note: PDF_TOO_LARGE };
@@ -82,7 +95,7 @@ function putBack(worker: Worker): void {
   );
 }
 
-/** One document in a worker. Whatever happens to it — a crash, running out of heap or time — is a note. */
+/** One document in a worker. Whatever happens to it — a crash, running out of heap, memory or time — is a note. */
 function inWorker(bytes: Buffer): Promise<PdfSummary> {
   // Moved, not copied, when the buffer owns its memory (readStart's result for a whole file does).
   const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
@@ -94,6 +107,7 @@ function inWorker(bytes: Buffer): Promise<PdfSummary> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      unwatch();
       worker.off('message', onMessage).off('error', onFailure).off('exit', onFailure);
       if (reuse) putBack(worker);
       else void worker.terminate().catch(() => {});
@@ -102,6 +116,7 @@ function inWorker(bytes: Buffer): Promise<PdfSummary> {
     const onMessage = (reply: PdfReply) => finish(reply.summary, true);
     const onFailure = () => finish({ note: PDF_UNREADABLE }, false);
     const timer = setTimeout(() => finish({ note: PDF_TIMED_OUT }, false), PDF_WORKER_TIMEOUT_MS);
+    const unwatch = memory.watch(() => finish({ note: PDF_TOO_MUCH_MEMORY }, false));
     worker.on('message', onMessage).on('error', onFailure).on('exit', onFailure);
     worker.postMessage({ bytes: data } satisfies PdfRequest, [data.buffer as ArrayBuffer]);
   });
