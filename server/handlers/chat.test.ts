@@ -236,13 +236,13 @@ describe('GET /api/chat/stream', () => {
     const id = await srv.newSession();
     const { streamId, upstream } = await startTurn(id);
     const first = await sse(`/api/chat/stream?stream_id=${streamId}`);
-    upstream.push({ kind: 'token', text: 'a' }, { kind: 'token', text: 'b' }, { kind: 'token', text: 'c' });
+    upstream.push({ kind: 'token', text: 'Hi' }, { kind: 'token', text: ' you' }, { kind: 'token', text: ' all' });
     await first.until((f) => seqOf(f) === 3);
     const bySeq = await sse(`/api/chat/stream?stream_id=${streamId}&after_seq=1`);
     const byHeader = await sse(`/api/chat/stream?stream_id=${streamId}`, { 'Last-Event-ID': `${streamId}:2` });
     const original = await sse(`/api/chat/stream?stream_id=${streamId}&replay=1&after_event_id=${streamId}:3`);
     await bySeq.until((f) => seqOf(f) === 3);
-    upstream.push({ kind: 'token', text: 'd' });
+    upstream.push({ kind: 'token', text: ' now.' });
     upstream.finish();
     for (const s of [first, bySeq, byHeader, original]) await s.ended();
     const seqs = (s: typeof first) => s.frames().map(seqOf);
