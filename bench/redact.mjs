@@ -1,5 +1,6 @@
 // Redaction throughput, the current redactor side by side with the previous one in the same run.
-// Build first: `npm run build && node bench/redact.mjs [--runs N] [--json] [--baseline <git ref>] [--new <module>]`.
+// Build first: `npm run build && node bench/redact.mjs [--runs N] [--json] [--baseline <git ref>] [--new <module>]
+// [--stream <module>]`.
 // The previous redactor is the single-file server/redact.ts of BASELINE_REF, read with `git show` and transpiled
 // with TypeScript into a temporary directory (it has no imports).
 // Corpora are generated from a fixed seed, so every run measures the same text. Long inputs (1 MiB) bypass the
@@ -190,6 +191,27 @@ for (const [name, run] of Object.entries(CASES)) {
   for (const [label, impl] of Object.entries(IMPLS)) results[name][label] = run(impl);
 }
 
+// A reply streamed to the browser goes through agent/stream-redact.ts instead: the same text cut into pieces the
+// size of model tokens, every piece pushed, then flushed. Measured against the whole-text redactor of this tree
+// on the same text (the previous stream redactor gave no such guarantee, so it is no reference).
+const streamModule = await import(pathToFileURL(path.resolve(flag('--stream') ?? path.join(ROOT, 'dist/server/agent/stream-redact.js'))).href);
+const STREAM_PIECES = [4, 16]; // characters per pushed piece (a model token is about 4)
+const STREAM_TEXTS = { 'prose, 1 MiB, no secrets': proseText, 'prose, 1 MiB, a secret every 2 KiB': secretText, 'code, 1 MiB, a secret every 2 KiB': codeSecretText };
+function streamed(text, size) {
+  const pieces = flat(Array.from({ length: Math.ceil(text.length / size) }, (_, k) => text.slice(k * size, (k + 1) * size)));
+  return measure(Buffer.byteLength(text), () => {
+    const r = new streamModule.StreamRedactor();
+    let out = 0;
+    for (const piece of pieces) out += r.push(piece).length;
+    out += r.flush().length;
+    return out;
+  });
+}
+const streamResults = {};
+for (const [name, text] of Object.entries(STREAM_TEXTS)) {
+  for (const size of STREAM_PIECES) streamResults[`${name}, streamed in ${size}-char pieces`] = { whole: results[name]?.current ?? big(current.redact, text), streamed: streamed(text, size) };
+}
+
 const cpu = (name, label) => results[name][label].cpuMBps;
 const ratios = {
   'prose: current / 100 MB/s target (CPU-time median)': Number((cpu('prose, 1 MiB, no secrets', 'current') / TARGET_PROSE_MBPS).toFixed(2)),
@@ -199,7 +221,7 @@ const ratios = {
 };
 
 if (JSON_OUT) {
-  console.log(JSON.stringify({ node: process.version, runs: RUNS, baseline: flag('--baseline') ?? BASELINE_REF, results, ratios }, null, 2));
+  console.log(JSON.stringify({ node: process.version, runs: RUNS, baseline: flag('--baseline') ?? BASELINE_REF, results, streamResults, ratios }, null, 2));
 } else {
   console.log(`node ${process.version}, ${RUNS} runs each after ${WARMUP_RUNS} warm-up runs; MB/s = 10^6 bytes/s`);
   console.log(`previous = ${flag('--baseline') ?? BASELINE_REF}:server/redact.ts, current = this tree's dist/server/redact.js`);
@@ -210,4 +232,11 @@ if (JSON_OUT) {
     console.log(`${name.padEnd(56)} ${row.map((v) => String(v).padStart(9)).join(' ')}`);
   }
   for (const [name, r] of Object.entries(ratios)) console.log(`${name.padEnd(56)} ${String(r).padStart(9)}x`);
+  console.log(`\nstreamed = agent/stream-redact.ts StreamRedactor (push every piece, then flush), whole = redact() of the same text`);
+  const streamCols = ['whole wall', 'whole CPU', 'strm wall', 'strm CPU', 'strm/whole'];
+  console.log(`${'case'.padEnd(56)} ${streamCols.map((c) => c.padStart(10)).join(' ')}`);
+  for (const [name, r] of Object.entries(streamResults)) {
+    const row = [r.whole.wallMBps, r.whole.cpuMBps, r.streamed.wallMBps, r.streamed.cpuMBps, (r.streamed.cpuMBps / r.whole.cpuMBps).toFixed(2) + 'x'];
+    console.log(`${name.padEnd(56)} ${row.map((v) => String(v).padStart(10)).join(' ')}`);
+  }
 }

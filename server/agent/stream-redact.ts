@@ -381,8 +381,9 @@ export class StreamRedactor {
     this.judgedAt = piece.length;
     // A placeholder or BEGIN marker still arriving may end the piece: judge the text before it as a piece.
     const judged = piece.slice(0, pendingBoundary(piece));
-    const findings = findAll(judged);
     let cut = stableEnd(judged);
+    // Findings can only move the cut back: nothing new can go out unless the cut passed the last one.
+    const findings = cut > this.stable ? findAll(judged) : [];
     for (const f of findings) {
       if (f.start < cut && f.end > cut) {
         cut = f.start;
