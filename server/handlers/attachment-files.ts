@@ -8,7 +8,7 @@ import { HttpError } from '../errors.js';
 import { sendJson } from '../http/respond.js';
 import { sanitizeName } from '../names.js';
 import { visibleSession } from '../store/profiles.js';
-import { openWorkspaceFile, openWorkspacePath, type OpenedFile } from '../workspace/browse.js';
+import { openWorkspaceFile, openWorkspacePath, type OpenedFile, type WorkspacePath } from '../workspace/browse.js';
 import { describeFile, previewJson } from '../workspace/preview.js';
 import { DOWNLOAD_PARAM, sendRawFile } from '../workspace/raw.js';
 import { attachmentRoot, MAX_SESSION_DIR_CHARS } from './attachments.js';
@@ -16,16 +16,21 @@ import { attachmentRoot, MAX_SESSION_DIR_CHARS } from './attachments.js';
 export const ATTACHMENT_NOT_FOUND = 'Attachment not found';
 export const NAME_PARAM = 'name';
 
-async function withAttachment(input: HandlerInput, use: (file: OpenedFile, root: string) => Promise<void>): Promise<void> {
+/** `name` of a request below its session's attachment folder, resolved and held open by the workspace rules. */
+export async function requestedAttachmentPath(input: HandlerInput): Promise<WorkspacePath> {
   const { ctx, app } = input;
   const session = visibleSession(app.sessions, ctx.url.searchParams.get('session_id'), input.profile);
   const name = ctx.url.searchParams.get(NAME_PARAM) ?? '';
   if (name === '' || path.isAbsolute(name)) throw new HttpError(404, ATTACHMENT_NOT_FOUND);
   // The folder uploads go to (attachments.ts sessionAttachmentDir), never created here.
   const dir = path.join(attachmentRoot(app.config.stateDir), sanitizeName(session.session_id, MAX_SESSION_DIR_CHARS) ?? 'session');
-  const at = await openWorkspacePath(dir, name, false).catch((err: unknown) => {
+  return openWorkspacePath(dir, name, false).catch((err: unknown) => {
     throw err instanceof HttpError && err.status === 404 ? new HttpError(404, ATTACHMENT_NOT_FOUND) : err;
   });
+}
+
+async function withAttachment(input: HandlerInput, use: (file: OpenedFile, root: string) => Promise<void>): Promise<void> {
+  const at = await requestedAttachmentPath(input);
   try {
     const file = await openWorkspaceFile(at).catch((err: unknown) => {
       throw err instanceof HttpError && err.status === 404 ? new HttpError(404, ATTACHMENT_NOT_FOUND) : err;

@@ -82,35 +82,47 @@ export async function uploadAttachment(input: HandlerInput): Promise<void> {
   await sendJson(ctx, 200, publicAttachment(attachment) satisfies wire.Attachment, { compact: true });
 }
 
-export async function uploadAndExtract(input: HandlerInput): Promise<void> {
+export type ExtractBody = { ok: true; extracted: number; files: string[]; dest: string; sidecars: wire.ExtractedSidecar[]; skipped: wire.SkippedMember[] };
+
+/**
+ * Extract the archive at `archivePath` (named `safeName`) into a new folder of the session's attachment folder
+ * `base`, with its Office files' sidecars, and say so on the event stream. Shared by an upload extracted as it
+ * arrives and by a stored attachment extracted later (attachment-extract.ts).
+ */
+export async function extractIntoSession(input: HandlerInput, base: AnchoredDir, archivePath: string, safeName: string, sessionId: string): Promise<ExtractBody> {
   const { ctx, app, profile } = input;
+  if (!archiveKind(safeName)) throw new ValueError(`Unsupported archive format: ${safeName}`);
+  const dest = await allocateExtractionDir(base, safeName);
+  // A client that leaves (or a server that stops) ends the extraction: the extractor removes what it wrote.
+  const result = await extractArchive(archivePath, safeName, dest, base, {
+    maxBytes: maxExtractedBytes(app.config.maxUploadBytes),
+    signal: ctx.signal,
+  }).catch((err: NodeJS.ErrnoException) => {
+    // Whatever the engine threw on the way out, a departed client is a normal disconnect (debug only).
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    if (isDiskFull(err)) throw new HttpError(507, DISK_FULL_EXTRACT);
+    throw err;
+  });
+  // Office files inside get their sidecars as in a workspace upload, within one request's allowance. A
+  // client that leaves meanwhile ends the request as during the extraction: nothing of it stays.
+  const sidecars = await writeExtractedSidecars(base, result.files, new SidecarBudget(), ctx.signal).catch(async (err: unknown) => {
+    await base.removeTree(path.basename(dest)).catch((rmErr: unknown) => log.warn('could not remove an abandoned extraction', rmErr));
+    throw err;
+  });
+  app.events.publish({ name: 'attachment_added', profile, data: { session_id: sessionId, extracted: result.files.length, dest } });
+  return { ok: true, extracted: result.extracted, files: result.files, dest, sidecars, skipped: result.skipped };
+}
+
+export async function uploadAndExtract(input: HandlerInput): Promise<void> {
+  const { ctx, app } = input;
   const form = await parseMultipart(ctx, { stagingDir: app.stagingDir, capBytes: app.config.maxUploadBytes });
-  let body: { ok: true; extracted: number; files: string[]; dest: string; sidecars: wire.ExtractedSidecar[]; skipped: wire.SkippedMember[] };
+  let body: ExtractBody;
   try {
     const { file, sessionId } = fileAndSession(input, form);
     const safeName = sanitizeFilename(file.filename);
     const base = await sessionAttachmentDir(app.config.stateDir, sessionId);
     try {
-      if (!archiveKind(safeName)) throw new ValueError(`Unsupported archive format: ${safeName}`);
-      const dest = await allocateExtractionDir(base, safeName);
-      // A client that leaves (or a server that stops) ends the extraction: the extractor removes what it wrote.
-      const result = await extractArchive(file.stagedPath, safeName, dest, base, {
-        maxBytes: maxExtractedBytes(app.config.maxUploadBytes),
-        signal: ctx.signal,
-      }).catch((err: NodeJS.ErrnoException) => {
-        // Whatever the engine threw on the way out, a departed client is a normal disconnect (debug only).
-        if (ctx.signal.aborted) throw ctx.signal.reason;
-        if (isDiskFull(err)) throw new HttpError(507, DISK_FULL_EXTRACT);
-        throw err;
-      });
-      // Office files inside get their sidecars as in a workspace upload, within one request's allowance. A
-      // client that leaves meanwhile ends the request as during the extraction: nothing of it stays.
-      const sidecars = await writeExtractedSidecars(base, result.files, new SidecarBudget(), ctx.signal).catch(async (err: unknown) => {
-        await base.removeTree(path.basename(dest)).catch((rmErr: unknown) => log.warn('could not remove an abandoned extraction', rmErr));
-        throw err;
-      });
-      app.events.publish({ name: 'attachment_added', profile, data: { session_id: sessionId, extracted: result.files.length, dest } });
-      body = { ok: true, extracted: result.extracted, files: result.files, dest, sidecars, skipped: result.skipped };
+      body = await extractIntoSession(input, base, file.stagedPath, safeName, sessionId);
     } finally {
       await base.close();
     }

@@ -13,6 +13,8 @@ import * as s from '../handlers/sessions.js';
 import { capability, transcribe } from '../handlers/transcribe.js';
 import { listWorkspace, previewWorkspaceFile, rawWorkspaceFile, readWorkspaceFile } from '../handlers/workspace-browse.js';
 import { previewAttachment, rawAttachment } from '../handlers/attachment-files.js';
+import { listAttachmentFolder } from '../handlers/attachment-folder.js';
+import { extractStoredAttachment } from '../handlers/attachment-extract.js';
 import { uploadToWorkspace } from '../handlers/workspace-upload.js';
 import { addWorkspace, listWorkspaces } from '../handlers/workspaces.js';
 
@@ -44,6 +46,9 @@ export const routes: RouteTable = {
   '/api/workspace/raw': { GET: api(rawWorkspaceFile) },
   '/api/attachment/preview': { GET: api(previewAttachment, 'Could not preview the attachment') },
   '/api/attachment/raw': { GET: api(rawAttachment) },
+  // An extracted archive's files (its chip opens them); a stored archive extracted after a reload.
+  '/api/attachment/folder': { GET: api(listAttachmentFolder, 'Could not list the folder') },
+  '/api/attachment/extract': { POST: api(extractStoredAttachment, 'Archive extraction failed') },
   '/api/events': { GET: api(events) },
   '/api/chat/start': { POST: api(startChat, 'Could not start the conversation') },
   '/api/chat/stream': { GET: api(chatStream) },
