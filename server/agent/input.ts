@@ -10,12 +10,13 @@
 import fs from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { officeFormat, officeToMarkdown, SIDECAR_SUFFIX, writeOfficeSidecar } from '../office/index.js';
+import { officeFormat } from '../office/index.js';
 import { isInside } from '../paths.js';
 import { loadSttConfig, transcribeFile } from '../speech/index.js';
 import { AnchoredDir } from '../store/anchored.js';
 import { locateInside } from '../store/anchored-walk.js';
 import type { ChatAttachment } from '../wire.js';
+import { officeMarkdownIn } from './office-markdown.js';
 import type { AgentConfig, ChatMessage, ContentPart } from './types.js';
 
 /** The largest image sent inline (agent.md). */
@@ -93,10 +94,23 @@ export function looksLikeText(head: Buffer): boolean {
 interface Opened {
   handle: FileHandle;
   size: number;
+  /** The file's folder, still held open, when asked for (openUnder's holdDir): closed by closeOpened. */
+  dir?: AnchoredDir;
+  /** The file's name in that folder. */
+  name: string;
 }
 
-/** The regular file at `file`, opened read-only through its root without following a symlink out of it. */
-async function openUnder(roots: readonly string[], file: string): Promise<Opened | undefined> {
+async function closeOpened(opened: Opened): Promise<void> {
+  await opened.handle.close();
+  await opened.dir?.close();
+}
+
+/**
+ * The regular file at `file`, opened read-only through its root without following a symlink out of it. With
+ * `holdDir`, the folder it was opened in stays open too, for work beside the file (an Office sidecar) that must
+ * happen in that very folder rather than wherever its path leads by then.
+ */
+async function openUnder(roots: readonly string[], file: string, holdDir = false): Promise<Opened | undefined> {
   const target = path.resolve(file);
   for (const root of roots) {
     const resolvedRoot = path.resolve(root);
@@ -107,6 +121,7 @@ async function openUnder(roots: readonly string[], file: string): Promise<Opened
       // Lexically below the root as given; locateInside resolves any symlink on the way, refusing one that leaves.
       const segments = path.relative(resolvedRoot, target).split(path.sep).filter(Boolean);
       const found = await locateInside(anchor, segments);
+      let held = false;
       try {
         if (!found.stat.isFile()) return undefined;
         const handle = await found.parent.openFile(found.name, O_RDONLY);
@@ -115,9 +130,10 @@ async function openUnder(roots: readonly string[], file: string): Promise<Opened
           await handle.close();
           return undefined;
         }
-        return { handle, size: stat.size };
+        held = holdDir;
+        return { handle, size: stat.size, name: found.name, ...(holdDir ? { dir: found.parent } : {}) };
       } finally {
-        await found.parent.close();
+        if (!held) await found.parent.close();
       }
     } catch {
       return undefined;
@@ -175,36 +191,13 @@ async function defaultTranscribe(stateDir: string, file: string, filename: strin
   return result.transcript ?? '';
 }
 
-/** The Markdown of an Office file: its sidecar when present (written now if not), else converted in memory. */
-async function officeMarkdown(file: string, opts: InputOptions): Promise<string> {
-  const format = officeFormat(file)!;
-  const sidecar = file + SIDECAR_SUFFIX;
-  const read = async () => {
-    const opened = await openUnder(opts.roots, sidecar);
-    if (!opened) return undefined;
-    try {
-      return (await readAt(opened.handle, opened.size)).toString('utf8');
-    } finally {
-      await opened.handle.close();
-    }
-  };
-  const existing = await read();
-  if (existing !== undefined) return existing;
-  try {
-    await writeOfficeSidecar(file, format);
-    const written = await read();
-    if (written !== undefined) return written;
-  } catch {
-    // A sidecar that cannot be written (a read-only folder, a race) is no reason to lose the document.
-  }
-  return officeToMarkdown(file, format);
-}
-
 async function fileParts(a: ChatAttachment & { filename?: string; mime?: string; size?: number }, budget: Budget, opts: InputOptions): Promise<ContentPart[]> {
   const name = attachmentName(a);
   const mime = typeof a.mime === 'string' ? a.mime : '';
   const text = (t: string): ContentPart[] => [{ type: 'text', text: t }];
-  const opened = await openUnder(opts.roots, a.path);
+  const office = officeFormat(name) !== null || officeFormat(a.path) !== null;
+  // An Office file's sidecar is read and written beside it, in the folder this walk opens (office-markdown.ts).
+  const opened = await openUnder(opts.roots, a.path, office);
   if (!opened) return text(describe(name, mime, a.size, a.path, 'not readable from the attachment folder'));
   try {
     const head = await readAt(opened.handle, Math.min(opened.size, TEXT_SNIFF_BYTES));
@@ -214,9 +207,11 @@ async function fileParts(a: ChatAttachment & { filename?: string; mime?: string;
       const bytes = await readAt(opened.handle, opened.size);
       return [{ type: 'text', text: `Attached image "${name}":` }, { type: 'image_url', image_url: { url: `data:${image};base64,${bytes.toString('base64')}` } }];
     }
-    if (officeFormat(name) || officeFormat(a.path)) {
+    if (office) {
       try {
-        const markdown = await officeMarkdown(a.path, opts);
+        const format = officeFormat(a.path);
+        if (!format || !opened.dir) throw new Error('not an Office file by its stored name');
+        const markdown = await officeMarkdownIn(opened.dir, opened.name, opened.handle, format);
         return text(header(name, 'document') + budget.take(markdown, name));
       } catch {
         return text(describe(name, mime, opened.size, a.path, 'its text could not be extracted'));
@@ -238,7 +233,7 @@ async function fileParts(a: ChatAttachment & { filename?: string; mime?: string;
     if (looksLikeText(head)) return text(header(name) + (await readTextFor(opened, budget, name)));
     return text(describe(name, mime, opened.size, a.path));
   } finally {
-    await opened.handle.close();
+    await closeOpened(opened);
   }
 }
 
