@@ -2,7 +2,8 @@
 // (Info-ZIP `zip -r`, GNU tar piped through pbzip2 / pigz / xz), in the same run, alternating so machine
 // noise hits both alike. Uses the compiled engine:
 //   npm run build && node bench/extract.mjs [runs] [archive name filter, e.g. zip or bz2]
-// (SATCHEL_DIST=<dir> points at another compiled tree.) Prints a Markdown table of medians and ratios.
+// (SATCHEL_DIST=<dir> points at another compiled tree; SATCHEL_BASELINE_DIST=<dir> also times an earlier
+// build in the same alternation.) Prints a Markdown table of medians and ratios.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -22,6 +23,7 @@ const MAX_BYTES = 1024 * 1024 * 1024;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = process.env.SATCHEL_DIST ?? path.join(here, '..', 'dist');
 const engine = await import(path.join(dist, 'server', 'archive', 'index.js'));
+const baseline = process.env.SATCHEL_BASELINE_DIST ? await import(path.join(path.resolve(process.env.SATCHEL_BASELINE_DIST), 'server', 'archive', 'index.js')) : null;
 
 /** Text-like content: compresses the way source files and documents do, not like zeros or noise. */
 function textish(length, seed) {
@@ -68,10 +70,10 @@ function median(values) {
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
-async function timeOurs(archive, name, base) {
+async function timeOurs(archive, name, base, build = engine) {
   const started = performance.now();
-  const dest = await engine.allocateExtractionDir(base, name);
-  const result = await engine.extractArchive(archive, name, dest, base, { maxBytes: MAX_BYTES });
+  const dest = await build.allocateExtractionDir(base, name);
+  const result = await build.extractArchive(archive, name, dest, base, { maxBytes: MAX_BYTES });
   const ms = performance.now() - started;
   await fsp.rm(dest, { recursive: true, force: true });
   return { ms, count: result.extracted };
@@ -109,18 +111,21 @@ try {
     const base = path.join(root, 'base');
     await fsp.mkdir(base, { recursive: true });
     const ours = [];
+    const before = [];
     const refs = Object.fromEntries(a.refs.map((r) => [r, []]));
     // One warm-up of each, not counted (page cache, JIT).
     await timeOurs(file, a.name, base);
+    if (baseline) await timeOurs(file, a.name, base, baseline);
     for (const r of a.refs) timeCli(r, cli[r](file), path.join(root, 'cli-out'));
     for (let i = 0; i < RUNS; i++) {
       const r = await timeOurs(file, a.name, base);
       if (r.count !== files) throw new Error(`extracted ${r.count} of ${files}`);
       ours.push(r.ms);
+      if (baseline) before.push((await timeOurs(file, a.name, base, baseline)).ms);
       for (const ref of a.refs) refs[ref].push(timeCli(ref, cli[ref](file), path.join(root, 'cli-out')));
     }
     for (const ref of a.refs) {
-      rows.push({ label: a.label, size: fs.statSync(file).size, ours: median(ours), cliName: ref, cli: median(refs[ref]) });
+      rows.push({ label: a.label, size: fs.statSync(file).size, ours: median(ours), before: baseline ? median(before) : 0, cliName: ref, cli: median(refs[ref]) });
     }
   }
 } finally {
@@ -129,8 +134,9 @@ try {
 
 console.log(`Runs per case: ${RUNS} (medians), ${TEXT_FILES + BINARY_FILES} files, node ${process.version}, ${os.cpus().length} cores`);
 console.log('');
-console.log('| archive | size | Satchel (ms) | reference | reference (ms) | ratio |');
-console.log('|---|---|---|---|---|---|');
+const extra = (r) => (baseline ? ` ${r.before.toFixed(0)} | ${(r.before / r.cli).toFixed(2)}× |` : '');
+console.log(`| archive | size | Satchel (ms) | reference | reference (ms) | ratio |${baseline ? ' previous build (ms) | its ratio |' : ''}`);
+console.log(`|---|---|---|---|---|---|${baseline ? '---|---|' : ''}`);
 for (const r of rows) {
-  console.log(`| ${r.label} | ${(r.size / 1024 / 1024).toFixed(1)} MiB | ${r.ours.toFixed(0)} | \`${r.cliName}\` | ${r.cli.toFixed(0)} | ${(r.ours / r.cli).toFixed(2)}× |`);
+  console.log(`| ${r.label} | ${(r.size / 1024 / 1024).toFixed(1)} MiB | ${r.ours.toFixed(0)} | \`${r.cliName}\` | ${r.cli.toFixed(0)} | ${(r.ours / r.cli).toFixed(2)}× |${extra(r)}`);
 }
