@@ -1,16 +1,39 @@
 // The frame format, the resume point a client names, and the bound on what a turn keeps for replay.
 import { describe, expect, it } from 'vitest';
+import { streamRedacted } from '../projections/index.js';
+import { redact } from '../redact.js';
 import { FrameLog, formatFrame, REPLAY_MAX_BYTES, resumePoint } from './frames.js';
+import { StreamRedactor } from './stream-redact.js';
 
 const ID = 'a'.repeat(32);
 
 describe('formatFrame', () => {
-  it('writes id, event and one line of redacted JSON', () => {
-    const text = formatFrame(ID, 3, 'token', { text: 'line one\nline two token=ghp_abcdefghijklmnopqrstuvwxyz0123456789' });
+  it('writes id, event and one line of JSON; a live piece comes from the stream redactor', () => {
+    const shown = new StreamRedactor();
+    const piece = shown.push('line one\nline two token=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n');
+    const text = formatFrame(ID, 3, 'token', { text: piece });
     const lines = text.split('\n');
     expect(lines.slice(0, 2)).toEqual([`id: ${ID}:3`, 'event: token']);
     expect(lines[2]).toMatch(/^data: \{"text":"line one\\nline two token=/);
     expect(lines.slice(3)).toEqual(['', '']);
+    expect(text).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+    // @ts-expect-error a raw string is not a live piece: only the stream redactor makes one.
+    formatFrame(ID, 4, 'token', { text: 'raw' });
+  });
+
+  it('sends live pieces as the stream redactor made them: together they are the whole reply redacted once', () => {
+    // Whole, `wordSG.…` has no token boundary before `SG.` and is not a key; the piece `SG.…` alone would be one,
+    // so masking each piece again (as before) showed a mask live that the stored reply does not have.
+    const shown = new StreamRedactor();
+    const reply = '\\AIza\twordSG.ABCDEFGHIJKLMNOP"';
+    const pieces = ['\\AIza', '\tword', 'SG.ABCDEFGHIJKLMNOP"'].map((p) => shown.push(p)).concat(shown.flush());
+    const live = pieces.filter(Boolean).map((piece, i) => JSON.parse(formatFrame(ID, i + 1, 'token', { text: piece }).split('\n')[2]!.slice('data: '.length)).text);
+    expect(live.length).toBeGreaterThan(1);
+    expect(live.join('')).toBe(redact(reply));
+  });
+
+  it('redacts what the agent wrote in other frames (a tool preview)', () => {
+    const text = formatFrame(ID, 5, 'tool', { event_type: 'tool.started', name: 'shell', preview: 'export TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789', args: {}, tid: 't1' });
     expect(text).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
   });
 });
@@ -41,7 +64,7 @@ describe('FrameLog', () => {
 
   it('holds a long reply whole within the default bound', () => {
     const log = new FrameLog();
-    const frame = formatFrame(ID, 1, 'token', { text: ' word' });
+    const frame = formatFrame(ID, 1, 'token', { text: streamRedacted(' word') });
     const count = Math.floor(REPLAY_MAX_BYTES / frame.length);
     for (let seq = 1; seq <= count; seq++) log.push({ seq, text: frame });
     expect(log.size).toBe(count);

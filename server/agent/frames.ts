@@ -1,7 +1,7 @@
 // The browser-side frames of one turn (../shared/spec/agent.md, "GET /api/chat/stream") and the log that keeps
 // them for replay. A frame is written once, as text, and the same text goes to every listener and into the
 // log, so a replayed frame is byte for byte the frame that went out live.
-import { publicFrameData, publicJsonLine, type PublicChatFrames } from '../projections/index.js';
+import { publicFrameData, publicJsonLine, type PublicChatFrames, type TurnFrames } from '../projections/index.js';
 import type * as wire from '../wire.js';
 
 /**
@@ -22,7 +22,7 @@ export interface Frame {
  * `id: <stream_id>:<seq>`, `event: <name>`, `data: <one-line JSON>`, blank line. The data goes through its frame's
  * projection: what the agent wrote is redacted, the session's ids and stored paths go out as they are.
  */
-export function formatFrame<N extends wire.ChatFrameName>(streamId: string, seq: number, event: N, data: wire.ChatFrames[N]): string {
+export function formatFrame<N extends wire.ChatFrameName>(streamId: string, seq: number, event: N, data: TurnFrames[N]): string {
   const projected: PublicChatFrames[wire.ChatFrameName] = publicFrameData(event, data);
   // JSON.stringify escapes CR and LF inside strings, so the data is one line whatever the agent sent.
   return `id: ${streamId}:${seq}\nevent: ${event}\ndata: ${publicJsonLine(projected)}\n\n`;

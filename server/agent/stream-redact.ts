@@ -30,6 +30,7 @@ import { findAll } from '../redact/engine.js';
 import { apply } from '../redact/finding.js';
 import { findPrivateKeyBegin, findPrivateKeyEnd, PEM_LABEL_MAX } from '../redact/pem.js';
 import { REDACTED_PRIVATE_KEY, SHORT_MASK, VENDOR_SHAPES } from '../redact.js';
+import { streamRedacted, type RedactedText } from '../projections/brand.js';
 
 /**
  * Raw characters of one line held back at most. Past it the line's held text never goes out: a SHORT_MASK
@@ -272,7 +273,7 @@ export class StreamRedactor {
   private carry = '';
 
   /** The redacted text to send now for `piece` (possibly '' while something is held). */
-  push(piece: string): string {
+  push(piece: string): RedactedText {
     let out = '';
     let rest = piece;
     while (rest !== '') {
@@ -281,7 +282,7 @@ export class StreamRedactor {
         const end = findPrivateKeyEnd(buffer);
         if (end === null) {
           this.carry = buffer.slice(-(END_MARKER_MAX - 1));
-          return out;
+          return streamRedacted(out);
         }
         this.mode = 'text';
         this.carry = '';
@@ -305,7 +306,7 @@ export class StreamRedactor {
           rest = buffer.slice(lineEnd + 1);
         } else {
           this.carry = buffer.slice(-(BEGIN_MARKER_MAX - 1));
-          return out;
+          return streamRedacted(out);
         }
         continue;
       }
@@ -314,16 +315,16 @@ export class StreamRedactor {
       rest = leftover;
     }
     if (this.mode === 'text') out += this.release();
-    return out;
+    return streamRedacted(out);
   }
 
   /** The reply ended (done, cancelled, failed): whatever is held goes out, redacted. */
-  flush(): string {
+  flush(): RedactedText {
     const out = this.mode === 'text' ? this.finishPiece(this.piece) : '';
     this.mode = 'text';
     this.piece = '';
     this.carry = '';
-    return out;
+    return streamRedacted(out);
   }
 
   /**

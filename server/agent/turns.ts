@@ -9,6 +9,7 @@ import type { EventBus } from '../store/events.js';
 import { messageText, publicSession, MAX_MESSAGES_PER_SESSION, type Session, type SessionStore, type Message } from '../store/sessions.js';
 import type * as wire from '../wire.js';
 import { abortable } from './abortable.js';
+import type { RedactedText, TurnFrames } from '../projections/index.js';
 import { FrameLog, formatFrame } from './frames.js';
 import { AgentError, type AgentConfig, type StreamTurn, type ToolCall, type TurnRequest } from './types.js';
 import { StreamRedactor } from './stream-redact.js';
@@ -122,7 +123,7 @@ export class Turn {
     readonly profile: string,
   ) {}
 
-  emit<N extends wire.ChatFrameName>(event: N, data: wire.ChatFrames[N]): void {
+  emit<N extends wire.ChatFrameName>(event: N, data: TurnFrames[N]): void {
     const frame = { seq: this.log.lastSeq + 1, text: formatFrame(this.streamId, this.log.lastSeq + 1, event, data) };
     this.log.push(frame);
     for (const listener of this.listeners) listener.frame(frame.text);
@@ -297,7 +298,7 @@ export class TurnManager {
     // answer and the `done` frame are redacted whole on the way out).
     const shownContent = new StreamRedactor();
     const shownReasoning = new StreamRedactor();
-    const emitPiece = (event: 'token' | 'reasoning', text: string): void => {
+    const emitPiece = (event: 'token' | 'reasoning', text: RedactedText): void => {
       if (text) turn.emit(event, { text });
     };
     const flushPieces = (): void => {

@@ -13,6 +13,9 @@ export interface PublicToolFrame {
   tid: RedactedText;
 }
 
+/** The frames a turn emits: as the wire has them, but the live pieces already redacted as a stream. */
+export type TurnFrames = Omit<wire.ChatFrames, 'token' | 'reasoning'> & { token: { text: RedactedText }; reasoning: { text: RedactedText } };
+
 export interface PublicChatFrames {
   token: { text: RedactedText };
   reasoning: { text: RedactedText };
@@ -35,12 +38,13 @@ function usage(u: wire.ChatUsage): wire.ChatUsage {
 }
 
 /** `data` of the frame `event` as it goes out (and into the replay log). */
-export function publicFrameData<N extends wire.ChatFrameName>(event: N, data: wire.ChatFrames[N]): PublicChatFrames[N];
-export function publicFrameData(event: wire.ChatFrameName, data: wire.ChatFrames[wire.ChatFrameName]): PublicChatFrames[wire.ChatFrameName] {
+export function publicFrameData<N extends wire.ChatFrameName>(event: N, data: TurnFrames[N]): PublicChatFrames[N];
+export function publicFrameData(event: wire.ChatFrameName, data: TurnFrames[wire.ChatFrameName]): PublicChatFrames[wire.ChatFrameName] {
   switch (event) {
     case 'token':
     case 'reasoning':
-      return { text: redactText((data as wire.ChatFrames['token']).text) };
+      // Redacted as a stream where the turn made them (stream-redact.ts), by type: not again piece by piece.
+      return { text: (data as TurnFrames['token']).text };
     case 'tool':
       return toolFrame(data as wire.ChatFrames['tool']);
     case 'tool_complete': {
