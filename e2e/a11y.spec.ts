@@ -5,6 +5,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, newSession, test } from './fixtures.js';
+import { buildZip } from './helpers/zip.js';
 
 /** Serious and critical violations only, in a form that names the rule and the elements. */
 async function seriousViolations(page: Page): Promise<string[]> {
@@ -27,12 +28,30 @@ for (const scheme of ['light', 'dark'] as const) {
     // Every screen is scanned before the verdict, so one run names all that is wrong.
     const found: Record<string, string[]> = {};
     await newSession(page, server.workspace);
-    await page.getByTestId('file-input').setInputFiles({ name: 'scan.txt', mimeType: 'text/plain', buffer: Buffer.from('scan me') });
-    await expect(page.getByTestId('attachment-chip')).toHaveAttribute('data-status', 'done');
+    await page.getByTestId('file-input').setInputFiles([
+      { name: 'scan.txt', mimeType: 'text/plain', buffer: Buffer.from('scan me') },
+      { name: 'bundle.zip', mimeType: 'application/zip', buffer: await buildZip({ 'docs/readme.txt': 'read me', 'docs/long-name-of-a-file-inside-the-archive.txt': 'x' }) },
+    ]);
+    await expect(page.locator('[data-testid="attachment-chip"][data-status="done"]')).toHaveCount(2);
+    await page.locator('[data-testid="attachment-chip"][data-filename="bundle.zip"]').getByTestId('attachment-extract').click();
+    await expect(page.getByTestId('extract-summary')).toHaveText('Extracted 2 files');
     await page.getByTestId('composer-input').fill('A message for the scan');
     await page.getByTestId('send').click();
     await expect(page.getByTestId('message-text')).toHaveText('A message for the scan');
     found['conversation'] = await seriousViolations(page);
+
+    // The preview dialog: an extracted archive's files, then one of them; Escape gives focus back to the chip.
+    const folderChip = page.getByTestId('folder-open');
+    await folderChip.focus();
+    await page.keyboard.press('Enter');
+    await expect(page.getByTestId('folder-entry')).toHaveCount(2);
+    found['folder preview'] = await seriousViolations(page);
+    await page.getByTestId('folder-entry').first().click();
+    await expect(page.getByTestId('md-preview')).toHaveAttribute('data-state', 'ready');
+    found['file preview'] = await seriousViolations(page);
+    await page.keyboard.press('Escape');
+    await expect(page.getByTestId('preview-dialog')).toBeHidden();
+    await expect(folderChip).toBeFocused();
 
     await page.getByTestId('new-session').click();
     await expect(page.getByTestId('new-session-dialog')).toBeVisible();
@@ -53,7 +72,7 @@ for (const scheme of ['light', 'dark'] as const) {
     await page.getByTestId('workspace-toggle').click();
     await expect(page.getByTestId('workspace-panel')).toBeVisible();
     found['workspace drawer'] = await seriousViolations(page);
-    expect(found).toEqual({ conversation: [], 'new session dialog': [], 'agent settings': [], 'MCP panel': [], 'workspace drawer': [] });
+    expect(found).toEqual({ conversation: [], 'folder preview': [], 'file preview': [], 'new session dialog': [], 'agent settings': [], 'MCP panel': [], 'workspace drawer': [] });
   });
 }
 

@@ -1,9 +1,12 @@
 /// <reference lib="dom" />
 // The composer's draft: what was typed and attached comes back after a reload, a chip taken off the draft
 // takes its stored file along, and an extracted archive reads right in the composer and in the sent message.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect, newSession, test } from './fixtures.js';
+import { buildPng } from './helpers/png.js';
 import { buildZip } from './helpers/zip.js';
 
 const draftFile = (stateDir: string, id: string) => path.join(stateDir, 'drafts', `${id}.json`);
@@ -81,4 +84,64 @@ test('an extracted archive lists its files once, relative to its folder, in full
   await page.getByTestId('send').click();
   const sent = page.getByTestId('message').last().getByTestId('message-attachment');
   await expect(sent).toHaveText(['report.zip', 'report.zip was extracted into 2 files'].map((t) => new RegExp(t.replace('.', '\\.'))));
+});
+
+/** A .tar.gz made by GNU tar, as a person would make one. */
+function tarGzOf(files: Record<string, string>): Buffer {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-tar-'));
+  try {
+    for (const [rel, content] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, 'src', rel)), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'src', rel), content);
+    }
+    execFileSync('tar', ['-czf', path.join(dir, 'out.tar.gz'), '-C', path.join(dir, 'src'), ...Object.keys(files)]);
+    return fs.readFileSync(path.join(dir, 'out.tar.gz'));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('after a reload, a restored image chip shows its thumbnail and a restored archive chip can still be extracted', async ({ app: page, server }) => {
+  const id = await newSession(page, server.workspace);
+  const png = buildPng(48, 30, (x, y) => [x * 5, y * 8, 90]);
+  const archive = tarGzOf({ 'minutes/monday.txt': 'Decided: ship it.', 'minutes/tuesday.txt': 'Shipped.' });
+  await page.getByTestId('file-input').setInputFiles([
+    { name: 'whiteboard.png', mimeType: 'image/png', buffer: png },
+    { name: 'minutes.tar.gz', mimeType: 'application/gzip', buffer: archive },
+  ]);
+  const image = page.locator('[data-testid="attachment-chip"][data-filename="whiteboard.png"]');
+  const tarChip = page.locator('[data-testid="attachment-chip"][data-filename="minutes.tar.gz"]');
+  await expect(image).toHaveAttribute('data-status', 'done');
+  await expect(tarChip).toHaveAttribute('data-status', 'done');
+  await expect.poll(() => fs.existsSync(draftFile(server.stateDir, id)) && fs.readFileSync(draftFile(server.stateDir, id), 'utf8')).toContain('minutes.tar.gz');
+
+  await page.reload();
+  await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
+  // The stored image, decoded at its own size (not the generic icon).
+  const thumb = image.getByTestId('attachment-thumb');
+  await expect.poll(() => thumb.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0)).toBe(true);
+  expect(await thumb.evaluate((el: HTMLImageElement) => [el.naturalWidth, el.naturalHeight])).toEqual([48, 30]);
+
+  // The archive's bytes are no longer in the page: the server extracts the stored file.
+  await tarChip.getByTestId('attachment-extract').click();
+  await expect(tarChip.getByTestId('extract-summary')).toHaveText('Extracted 2 files');
+  await expect(tarChip.getByTestId('extract-file')).toHaveText(['minutes/monday.txt', 'minutes/tuesday.txt']);
+  const dir = path.join(server.stateDir, 'attachments', id);
+  expect(fs.readFileSync(path.join(dir, 'minutes.tar', 'minutes', 'monday.txt'), 'utf8')).toBe('Decided: ship it.');
+  // Nothing was uploaded again (no minutes-1.tar.gz); the folder is named as an upload's extraction would be.
+  expect(fs.readdirSync(dir).sort()).toEqual(['minutes.tar', 'minutes.tar.gz', 'whiteboard.png']);
+
+  // The extraction is part of the draft: after another reload it is there, with nothing left to extract.
+  await expect.poll(() => fs.readFileSync(draftFile(server.stateDir, id), 'utf8')).toContain('"extracted":2');
+  await page.reload();
+  await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
+  await expect(tarChip.getByTestId('extract-summary')).toHaveText('Extracted 2 files');
+  await expect(tarChip.getByTestId('attachment-extract')).toHaveCount(0);
+
+  // Sent, the message says what it was extracted into, and its chip opens the files.
+  await page.getByTestId('send').click();
+  const folder = page.getByTestId('message').last().getByTestId('folder-open');
+  await expect(folder).toHaveText('minutes.tar.gz was extracted into 2 files');
+  await folder.click();
+  await expect(page.getByTestId('folder-entry-name')).toHaveText(['minutes/monday.txt', 'minutes/tuesday.txt']);
 });

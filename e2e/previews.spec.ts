@@ -2,7 +2,9 @@
 // Issue 16: files preview by kind. In the workspace tree a PNG shows as an image, a .docx as its Markdown, a
 // .txt as text with its encoding, an SVG as an image, a binary file as a card with Download; a sent image
 // attachment keeps its thumbnail in the message (across a reload) and its chip opens the same preview.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import { expect, newSession, test } from './fixtures.js';
@@ -104,4 +106,76 @@ test('a sent image attachment keeps its thumbnail across a reload, and its chip 
   await page.getByTestId('session-attachments').getByTestId('attachment-open').click();
   expect(await naturalSize(dialog.getByTestId('preview-image'))).toEqual([64, 40]);
   await closePreview(page);
+});
+
+/** A zip made by zip(1) from `files` (relative paths), as a person would make one. */
+function zipOf(files: Record<string, string | Buffer>): Buffer {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-zip-'));
+  try {
+    for (const [rel, content] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, 'src', rel)), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'src', rel), content);
+    }
+    execFileSync('zip', ['-qr', path.join(dir, 'out.zip'), '.'], { cwd: path.join(dir, 'src') });
+    return fs.readFileSync(path.join(dir, 'out.zip'));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('an extracted archive’s chip opens its files; each opens its own preview, Escape gives focus back to the chip', async ({ app: page, server }) => {
+  const long = 'quarterly-revenue-by-region-and-product-line-summary-final.txt';
+  const logs = Object.fromEntries(Array.from({ length: 203 }, (_, i) => [`z-logs/day-${String(i).padStart(3, '0')}.log`, `entry ${i}`]));
+  const zip = zipOf({ 'report/table.csv': 'region,total\nnorth,12\n', [`report/notes/${long}`]: 'Revenue grew.', 'report/chart.png': png, ...logs });
+  await newSession(page, server.workspace);
+  await page.getByTestId('file-input').setInputFiles({ name: 'report.zip', mimeType: 'application/zip', buffer: zip });
+  const chip = page.locator('[data-testid="attachment-chip"][data-filename="report.zip"]');
+  await expect(chip).toHaveAttribute('data-status', 'done');
+  await chip.getByTestId('attachment-extract').click();
+  await expect(chip.getByTestId('extract-summary')).toHaveText('Extracted 206 files');
+  await page.getByTestId('composer-input').fill('The report, unpacked');
+  await page.getByTestId('send').click();
+
+  const opener = page.getByTestId('message').filter({ hasText: 'The report, unpacked' }).getByTestId('folder-open');
+  await expect(opener).toHaveText('report.zip was extracted into 206 files');
+  // By keyboard: the chip is a button.
+  await opener.focus();
+  await page.keyboard.press('Enter');
+  const dialog = page.getByTestId('preview-dialog');
+  await expect(dialog).toBeVisible();
+  await expect(page.getByTestId('preview-title')).toHaveText('report.zip');
+  const entries = dialog.getByTestId('folder-entry');
+  await expect(entries).toHaveCount(200);
+  // Relative to the extraction folder, each once, in full.
+  await expect(entries.getByTestId('folder-entry-name').first()).toHaveText('report/chart.png');
+  await expect(entries.getByTestId('folder-entry-name').nth(1)).toHaveText(`report/notes/${long}`);
+  await expect(entries.nth(1)).toHaveAttribute('title', `report/notes/${long}`);
+  await expect(entries.getByTestId('folder-entry-name').nth(2)).toHaveText('report/table.csv');
+  await expect(entries.nth(2)).toContainText('22 B');
+  await expect(dialog.getByTestId('folder-count')).toHaveText('206 files');
+  await expect(dialog.getByTestId('folder-more')).toHaveText('and 6 more');
+  const name = entries.getByTestId('folder-entry-name').nth(1);
+  expect(await name.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+
+  // An entry opens its file's own preview, with the way back to the list.
+  await entries.nth(2).click();
+  await expect(page.getByTestId('preview-title')).toHaveText('report/table.csv');
+  await expect(page.getByTestId('md-preview')).toHaveAttribute('data-state', 'ready');
+  await expect(dialog.getByTestId('preview-text')).toHaveText('region,total\nnorth,12\n');
+  await expect(dialog.getByTestId('preview-back')).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('preview-title')).toHaveText('report.zip');
+  await expect(entries.nth(2)).toBeFocused();
+  await entries.first().click();
+  expect(await naturalSize(dialog.getByTestId('preview-image'))).toEqual([64, 40]);
+
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await expect(opener).toBeFocused();
+  // The close button too.
+  await page.keyboard.press('Enter');
+  await expect(dialog.getByTestId('folder-entry')).toHaveCount(200);
+  await dialog.getByTestId('preview-close').click();
+  await expect(dialog).toBeHidden();
+  await expect(opener).toBeFocused();
 });

@@ -16,6 +16,6 @@ export function fileChip(a: Attachment, sessionId: string | undefined): HTMLElem
   return h(
     'li',
     { class: 'msg-attachment', 'data-testid': 'message-attachment', title: a.filename },
-    h('button', { class: 'chip-open', type: 'button', 'data-testid': 'attachment-open', title: `Open ${a.filename}`, onclick: () => void openAttachmentPreview(sessionId, a.filename) }, ...content),
+    h('button', { class: 'chip-open', type: 'button', 'data-testid': 'attachment-open', 'data-open-key': `file:${a.filename}`, title: `Open ${a.filename}`, onclick: () => void openAttachmentPreview(sessionId, a.filename) }, ...content),
   );
 }

@@ -11,6 +11,8 @@ import { UploadQueue } from './upload-queue.js';
 import { dropZone, extractedList, ProgressView } from './upload-view.js';
 import { withSkipped } from './skipped-view.js';
 import { sizeCheck, UploadAborted, uploadMultipart, type UploadHandle } from './upload.js';
+import { attachmentSource } from './file-preview.js';
+import { extractStored } from './stored-extract.js';
 
 /** Parallel uploads from one composer: enough to keep a loopback link busy without starving the UI. */
 export const MAX_PARALLEL_UPLOADS = 3;
@@ -26,6 +28,8 @@ interface ExtractState {
   result?: ExtractResult;
   error?: string;
   handle?: UploadHandle<ExtractResult>;
+  /** Extracting the stored file on the server (a restored chip): nothing is uploaded, so no byte progress. */
+  stored?: boolean;
 }
 
 interface Pending {
@@ -41,6 +45,7 @@ interface Pending {
   restored?: boolean;
   error?: string;
   handle?: UploadHandle<Attachment>;
+  /** An image's thumbnail: the picked file's blob URL, or the stored bytes' URL for a restored chip. */
   thumbUrl?: string;
   extract?: ExtractState;
   el: HTMLLIElement;
@@ -194,6 +199,8 @@ export class Composer {
       const { extract, ...attachment } = a;
       const item = this.storedChip(attachment, false);
       item.restored = true;
+      // Its bytes are not in the page any more: the stored file is its thumbnail.
+      if (attachment.is_image) item.thumbUrl = attachmentSource(id, attachment.filename).rawUrl;
       // Skipped members were said when it was extracted; the draft keeps only what was written.
       if (extract) {
         const result = { ok: true as const, ...extract, skipped: [] };
@@ -308,15 +315,19 @@ export class Composer {
   }
 
   private async extract(item: Pending): Promise<void> {
-    const state: ExtractState = { status: 'running', loaded: 0, total: item.file.size };
+    // A restored chip's bytes are on the server only: it extracts the stored file instead of uploading.
+    const stored = item.restored && item.result && 'filename' in item.result ? item.result : undefined;
+    const state: ExtractState = { status: 'running', loaded: 0, total: item.file.size, stored: Boolean(stored) };
     item.extract = state;
     this.update(item);
     try {
       const sessionId = await this.deps.ensureSession();
-      state.handle = uploadMultipart<ExtractResult>('/api/upload/extract', { session_id: sessionId }, [{ field: 'file', filename: item.file.name, blob: item.file }], (p) => {
-        state.loaded = p.loaded;
-        this.updateProgress(item);
-      });
+      state.handle = stored
+        ? extractStored(sessionId, stored.path)
+        : uploadMultipart<ExtractResult>('/api/upload/extract', { session_id: sessionId }, [{ field: 'file', filename: item.file.name, blob: item.file }], (p) => {
+            state.loaded = p.loaded;
+            this.updateProgress(item);
+          });
       state.result = await state.handle.promise;
       state.status = 'done';
       this.drafts.schedule();
@@ -354,11 +365,11 @@ export class Composer {
   private discard(item: Pending): void {
     item.handle?.abort();
     item.extract?.handle?.abort();
-    if (item.thumbUrl) URL.revokeObjectURL(item.thumbUrl);
+    if (item.thumbUrl?.startsWith('blob:')) URL.revokeObjectURL(item.thumbUrl);
   }
 
   private updateProgress(item: Pending): void {
-    const extracting = item.extract?.status === 'running';
+    const extracting = item.extract?.status === 'running' && !item.extract.stored;
     const loaded = extracting ? item.extract?.loaded ?? 0 : item.loaded;
     const total = extracting ? item.extract?.total ?? 0 : item.total;
     item.progress.update(`${extracting ? 'Extracting' : 'Uploading'} ${item.file.name}`, loaded, total);
@@ -375,7 +386,8 @@ export class Composer {
     const thumb = item.thumbUrl
       ? h('img', { class: 'chip-thumb', src: item.thumbUrl, alt: '', 'data-testid': 'attachment-thumb' })
       : h('span', { class: 'chip-thumb chip-icon' }, icon([...(isArchiveName(file.name) ? ICONS.archive : ICONS.file)]));
-    const showBar = item.status === 'uploading' || item.status === 'queued' || item.extract?.status === 'running';
+    const storedExtract = item.extract?.status === 'running' && item.extract.stored;
+    const showBar = item.status === 'uploading' || item.status === 'queued' || (item.extract?.status === 'running' && !storedExtract);
     const main = h(
       'div',
       { class: 'chip-main' },
@@ -383,12 +395,13 @@ export class Composer {
       showBar ? item.progress.bar : null,
       item.status === 'error' ? null : item.progress.bytes,
       item.status === 'queued' ? h('span', { class: 'muted small' }, 'Waiting…') : null,
+      storedExtract ? h('span', { class: 'muted small', role: 'status', 'data-testid': 'extract-running' }, 'Extracting…') : null,
       item.status === 'done' && !item.extract ? h('span', { class: 'chip-state', 'data-testid': 'attachment-done' }, 'Attached') : null,
       item.error ? h('span', { class: 'error-text', 'data-testid': 'attachment-error', role: 'alert' }, item.error) : null,
       this.renderExtract(item),
     );
     const actions = h('div', { class: 'chip-actions' });
-    if (item.status === 'done' && isArchiveName(file.name) && !item.extract && !item.carried && !item.restored) {
+    if (item.status === 'done' && isArchiveName(file.name) && !item.extract && !item.carried) {
       actions.appendChild(
         h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'attachment-extract', onclick: () => void this.extract(item) }, 'Extract'),
       );

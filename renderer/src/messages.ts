@@ -8,13 +8,22 @@ import { extractedInto } from './extract-paths.js';
 import { formatTime } from './format.js';
 import { renderMarkdown } from './markdown-dom.js';
 import { lastUserTurn, visibleRows, type MessageRow } from './message-rows.js';
+import { openFolderPreview } from './preview.js';
 
 /** `sessionId`: the chip opens the attachment's preview (and an image shows itself); without it, a plain chip. */
 function attachmentChip(a: Attachment | ChatAttachment, sessionId: string | undefined): HTMLElement {
   if (!('filename' in a)) {
     // An extracted archive a conversation turn referred to: its folder, no size of its own.
     const said = extractedInto(a.name, a.files);
-    return h('li', { class: 'msg-attachment', 'data-testid': 'message-attachment', title: said }, icon([...ICONS.archive]), h('span', { class: 'chip-name' }, said));
+    const content = [icon([...ICONS.archive]), h('span', { class: 'chip-name' }, said)];
+    if (!sessionId) return h('li', { class: 'msg-attachment', 'data-testid': 'message-attachment', title: said }, ...content);
+    // The folder it was extracted into sits directly in the session's attachment folder: its name there.
+    const folder = a.path.split(/[\\/]/).filter(Boolean).pop() ?? '';
+    return h(
+      'li',
+      { class: 'msg-attachment', 'data-testid': 'message-attachment', title: said },
+      h('button', { class: 'chip-open', type: 'button', 'data-testid': 'folder-open', 'data-open-key': `folder:${folder}`, title: `Open ${said}`, onclick: () => void openFolderPreview(sessionId, folder, a.name) }, ...content),
+    );
   }
   return fileChip(a, sessionId);
 }
