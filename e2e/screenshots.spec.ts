@@ -77,7 +77,7 @@ for (const scheme of ['light', 'dark'] as const) {
 }
 
 
-// Issue 16: the previews by kind, and a sent image attachment with its thumbnail.
+// Issue 16: the previews by kind, a sent image attachment with its thumbnail, an extracted archive's files.
 for (const scheme of ['light', 'dark'] as const) {
   test(`preview screenshots (${scheme})`, async ({ app: page, server }, info) => {
     const OUT = outDir(info);
@@ -111,5 +111,21 @@ for (const scheme of ['light', 'dark'] as const) {
     const thumb = page.getByTestId('message').last().getByTestId('attachment-thumb');
     await expect.poll(() => thumb.evaluate((el: HTMLImageElement) => el.naturalWidth)).toBe(480);
     await page.screenshot({ path: path.join(OUT, `attachment-thumbnail-${scheme}.png`) });
+
+    // An extracted archive's chip opens the list of its files.
+    const album = await buildZip({
+      'lisbon/day-1/tram-28-through-alfama-at-golden-hour.jpg': 'x'.repeat(182_000),
+      'lisbon/day-1/pasteis.jpg': 'x'.repeat(96_000),
+      'lisbon/day-2/belem-tower.jpg': 'x'.repeat(141_000),
+      'lisbon/notes.txt': 'Buy a 24 h ticket.',
+    });
+    await page.getByTestId('file-input').setInputFiles({ name: 'lisbon-photos.zip', mimeType: 'application/zip', buffer: album });
+    const albumChip = page.locator('[data-testid="attachment-chip"][data-filename="lisbon-photos.zip"]');
+    await albumChip.getByTestId('attachment-extract').click();
+    await expect(albumChip.getByTestId('extract-summary')).toHaveText('Extracted 4 files');
+    await page.getByTestId('send').click();
+    await page.getByTestId('message').last().getByTestId('folder-open').click();
+    await expect(page.getByTestId('folder-entry')).toHaveCount(4);
+    await page.screenshot({ path: path.join(OUT, `preview-folder-${scheme}.png`) });
   });
 }
