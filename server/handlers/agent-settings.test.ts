@@ -73,7 +73,11 @@ describe('agent settings and the key', () => {
       await stream.ended();
       const frames = stream.frames();
       seen.push(JSON.stringify(stream.blocks));
-      expect(frames.map((f) => f.event)).toEqual(['token', 'token', 'token', 'token', 'token', 'done', 'metering', 'title', 'stream_end']);
+      // The live pieces (how many depends on what the stream redactor holds back a moment) spell the reply.
+      const tokens = frames.filter((f) => f.event === 'token');
+      expect(tokens.length).toBeGreaterThan(1);
+      expect(tokens.map((f) => JSON.parse(f.data!).text).join('')).toBe('Hello from the fake agent');
+      expect(frames.slice(tokens.length).map((f) => f.event)).toEqual(['done', 'metering', 'title', 'stream_end']);
       expect(agent.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
       const session = JSON.parse(await text(await srv.api(`/api/session?session_id=${id}`))).session;
       expect(session.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Hello from the fake agent' });
