@@ -20,6 +20,29 @@ describe('formatCell', () => {
     expect(formatCell(3.14159, '0.000')).toBe('3.142');
   });
 
+  it("keeps the reader's separators for a currency symbol from another locale, and the locale's names in dates", () => {
+    // The codes LibreOffice writes for a euro amount and a German long date (ledger.xlsx of bench/office-recall.mjs).
+    expect(formatCell(17929.84, '#,##0.00\\ [$€-407]')).toBe('17,929.84 €');
+    expect(formatCell(-1891.77, '[$€-407]\\ #,##0.00;[RED]\\-[$€-407]\\ #,##0.00')).toBe('-€ 1,891.77');
+    expect(formatCell(1234.5, '#,##0.00 [$CHF-807]')).toBe('1,234.50 CHF');
+    expect(formatCell(44155, '[$-407]d. mmmm yyyy')).toBe('20. November 2020');
+    expect(formatCell(44256, '[$-407]mmmm')).toBe('März');
+  });
+
+  it('rounds a decimal half away from zero as spreadsheets do, not the binary double below it', () => {
+    // LibreOffice shows 16962.315 (ledger.xlsx of bench/office-recall.mjs) as 16,962.32; the double is 16962.31499…
+    expect(formatCell(16962.315, '#,##0.00')).toBe('16,962.32');
+    expect(formatCell(2.675, '0.00')).toBe('2.68');
+    expect(formatCell(-2.675, '0.00')).toBe('-2.68');
+    expect(formatCell(1.005, '0.00')).toBe('1.01');
+    expect(formatCell(0.125, '0.00')).toBe('0.13');
+    // Not a half: no nudge across the boundary.
+    expect(formatCell(2.67499999999, '0.00')).toBe('2.67');
+    expect(formatCell(16962.3149999999, '#,##0.00')).toBe('16,962.31');
+    expect(formatCell(0, '0.00')).toBe('0.00');
+    expect(formatCell(-Number.MAX_VALUE, '0.00E+00')).toBe('-1.80E+308');
+  });
+
   it('counts days from 1904 when the workbook says so', () => {
     expect(formatCell(42693, 'yyyy-mm-dd', true)).toBe('2020-11-20');
     // Not a date format: the number is the number, whatever the date system.

@@ -56,6 +56,13 @@ const SIGNIFICANT_DIGITS = 15;
  * every cell) and so does its output, so such a code is not interpreted and the value shows as General.
  */
 export const MAX_FORMAT_CODE_CHARS = 255;
+/**
+ * `[$€-407]`: a currency symbol and the locale (LCID) it comes from. Excel and LibreOffice take a number's
+ * separators from the reader's settings, not from the symbol's locale (`#,##0.00 [$€-407]` shows `17,929.84 €`
+ * in LibreOffice on an English system), while numfmt would switch the whole number to German (`17.929,84 €`),
+ * beside English numbers in the same table. A bare `[$-407]` (no symbol) is the format's own locale and stays.
+ */
+const CURRENCY_LOCALE = /\[\$([^\]-]+)-[0-9A-Fa-f]{1,8}\]/g;
 
 /** The format code of a built-in id, `General` for an unknown one. */
 export function builtinFormat(id: number): string {
@@ -68,6 +75,24 @@ export function generalNumber(value: number): string {
   return String(Number(value.toPrecision(SIGNIFICANT_DIGITS)));
 }
 
+/**
+ * The number a format rounds, as spreadsheets round it: they take the value at 15 significant digits and round
+ * half away from zero in decimal, so 16962.315 (stored as the double 16962.31499999…) shows as 16,962.32 in
+ * Excel and LibreOffice, where numfmt, rounding the double, gives 16,962.31. The double nearest the 15-digit
+ * value, moved one step away from zero, lands past an exact decimal half and nowhere else: any other 15-digit
+ * value is several steps from a half.
+ */
+function decimalRounded(value: number): number {
+  const snapped = Number(value.toPrecision(SIGNIFICANT_DIGITS));
+  if (snapped === 0) return snapped;
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, snapped);
+  view.setBigUint64(0, view.getBigUint64(0) + 1n);
+  const next = view.getFloat64(0);
+  // Next to the largest double there is no step left (15 digits of it even round past it): keep the value.
+  return Number.isFinite(next) ? next : value;
+}
+
 /** `value` rendered through format `code`; `date1904` for workbooks that count days from 1904. */
 export function formatCell(value: number, code: string, date1904 = false): string {
   if (!Number.isFinite(value)) return String(value);
@@ -78,7 +103,7 @@ export function formatCell(value: number, code: string, date1904 = false): strin
     // Spreadsheets show no date before day 0 (`#####`); the number says more than a made-up 1899 date.
     if (isDate && serial < 0) return generalNumber(value);
     // `_)` and friends pad with spaces for alignment in a column; a table cell does not need them.
-    const text = formatNumber(code, serial).trim();
+    const text = (isDate ? formatNumber(code, serial) : formatNumber(code.replace(CURRENCY_LOCALE, '[$$$1]'), decimalRounded(value))).trim();
     // Hidden (`;;;`) or unrepresentable (`#####`, a date before 1900): the value itself is worth showing.
     return (text === '' && value !== 0) || /^#+$/.test(text) ? generalNumber(value) : text;
   } catch {
