@@ -1,55 +1,65 @@
-// Recall of Office sidecars: the share of a reference reader's words that the sidecar also holds, on the
-// documents the tests use (server/office/testing/real/, converted by LibreOffice). References: pandoc
-// -t plain for docx; for pptx (Debian's pandoc cannot read it) the text of every a:t in the slides and notes
-// pages, read with python3's zipfile; for xlsx LibreOffice's own CSV export (values as the sheet shows them).
-// Run after `npm run build`: node bench/office-recall.mjs
+// Recall of Office sidecars: how much of what a reference reader finds in a document the sidecar also holds,
+// on the documents of bench/office-corpus.mjs (the tests' documents plus larger ones made by LibreOffice and
+// pandoc from the repository's docs and generated data).
+// References: docx — `pandoc -t plain`. pptx — Debian's pandoc 2.17 cannot read pptx, so LibreOffice's
+// reading: the deck converted to flat ODP, every paragraph of the slides and their notes pages. xlsx —
+// LibreOffice's CSV export of every sheet with "save cell contents as shown" (filter token 9) for words, and
+// its flat ODS export (each cell's shown text and stored value) for cells, compared as shown and as values.
+// Run after `npm run build`: node bench/office-recall.mjs [--missing]  (--missing lists every word not found)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { buildCorpus, DOCS_COMMIT, soffice } from './office-corpus.mjs';
+import { cellRecall, odfText, odsCells, wordRecall } from './office-recall-lib.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const { convertOfficeBuffer } = await import(path.join(root, 'dist/server/office/convert.js'));
-const sources = path.join(root, 'server/office/testing/real');
+const showMissing = process.argv.includes('--missing');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'office-recall-'));
-const soffice = (target, files) =>
-  execFileSync('soffice', [`-env:UserInstallation=file://${work}/profile`, '--headless', '--convert-to', target, '--outdir', work, ...files], { stdio: 'pipe' });
+// Comma-separated, quoted, UTF-8, from line 1, language en-US, save cell contents as shown (token 9), every
+// sheet to its own file (token 12 = -1, LibreOffice 7.2 and later).
+const CSV_AS_SHOWN = 'csv:Text - txt - csv (StarCalc):44,34,76,1,,1033,false,true,true,false,false,-1';
 
-const PPTX_TEXT = `
-import sys, zipfile, re
-z = zipfile.ZipFile(sys.argv[1])
-names = sorted(n for n in z.namelist() if re.match(r'ppt/(slides|notesSlides)/[^/]+\\.xml$', n))
-for n in names:
-    print(' '.join(re.findall(r'<a:t>([^<]*)</a:t>', z.read(n).decode('utf-8'))))
-`;
-
-const words = (text) => new Set((text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}.,:/%-]*[\p{L}\p{N}%]|[\p{L}\p{N}]/gu) ?? []));
-
-function recall(reference, sidecar) {
-  const ref = words(reference);
-  const got = words(sidecar);
-  const missing = [...ref].filter((w) => !got.has(w));
-  return { refWords: ref.size, found: ref.size - missing.length, recall: ref.size ? (ref.size - missing.length) / ref.size : 1, missing };
+function reference(doc) {
+  const out = path.join(work, 'ref', doc.format, path.basename(path.dirname(doc.file)));
+  if (doc.format === 'docx') return { text: execFileSync('pandoc', ['-t', 'plain', '--wrap=none', doc.file], { maxBuffer: 64 << 20 }).toString() };
+  if (doc.format === 'pptx') return { text: odfText(soffice(work, out, 'fodp', [doc.file])[0]) };
+  soffice(work, out, CSV_AS_SHOWN, [doc.file]);
+  const base = path.basename(doc.file, '.xlsx');
+  const csv = fs.readdirSync(out).filter((f) => f.startsWith(`${base}-`) && f.endsWith('.csv'));
+  // The CSV's separators and quotes are not words of the sheet.
+  const text = csv.map((f) => fs.readFileSync(path.join(out, f), 'utf8').replace(/"((?:[^"]|"")*)"|,/g, (_m, q) => (q === undefined ? ' ' : ` ${q.replace(/""/g, '"')} `))).join('\n');
+  return { text, sheets: odsCells(soffice(work, out, 'fods', [doc.file])[0]) };
 }
-
-soffice('docx', [path.join(sources, 'report.fodt')]);
-soffice('pptx', [path.join(sources, 'deck.fodp')]);
-soffice('xlsx', [path.join(sources, 'figures.fods')]);
-soffice('csv', [path.join(work, 'figures.xlsx')]);
 
 const rows = [];
-for (const [format, file, reference] of [
-  ['docx', 'report.docx', () => execFileSync('pandoc', ['-t', 'plain', path.join(work, 'report.docx')]).toString()],
-  ['pptx', 'deck.pptx', () => execFileSync('python3', ['-c', PPTX_TEXT, path.join(work, 'deck.pptx')]).toString()],
-  ['xlsx', 'figures.xlsx', () => fs.readFileSync(path.join(work, 'figures.csv'), 'utf8').replace(/,/g, ' ')],
-]) {
-  const sidecar = await convertOfficeBuffer(fs.readFileSync(path.join(work, file)), format);
-  rows.push({ format, file, ...recall(reference(), sidecar) });
+for (const doc of buildCorpus(root, work)) {
+  const ref = reference(doc);
+  const sidecar = await convertOfficeBuffer(fs.readFileSync(doc.file), doc.format);
+  rows.push({ ...doc, ...wordRecall(ref.text, sidecar), cells: ref.sheets ? cellRecall(ref.sheets, sidecar) : null });
 }
-console.log('| format | document | reference | reference words | found in sidecar | recall | missing |');
-console.log('| --- | --- | --- | ---: | ---: | ---: | --- |');
-const refName = { docx: 'pandoc -t plain', pptx: 'python3 zipfile a:t (slides + notes)', xlsx: 'soffice --convert-to csv' };
-for (const r of rows) {
-  console.log(`| ${r.format} | ${r.file} | ${refName[r.format]} | ${r.refWords} | ${r.found} | ${(100 * r.recall).toFixed(1)}% | ${r.missing.join(', ') || '—'} |`);
+
+const pct = (a, b) => (b ? `${((100 * a) / b).toFixed(1)}%` : '—');
+const n = (x) => x.toLocaleString('en-US');
+const REFERENCE = { docx: '`pandoc -t plain`', pptx: 'LibreOffice → flat ODP, slides + notes', xlsx: 'LibreOffice CSV, cells as shown' };
+console.log(`Docs at ${DOCS_COMMIT.slice(0, 7)}; ${execFileSync('soffice', ['--version']).toString().trim()}; ${execFileSync('pandoc', ['--version']).toString().split('\n')[0]}\n`);
+console.log('| format | document | made by | reference words | word recall | distinct words | distinct recall | cells | cells as shown | cells by value | missing |');
+console.log('| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+const line = (r, name, origin) => {
+  const c = r.cells;
+  const miss = [...r.missing, ...(c ? c.missing.map((m) => `cell ${m}`) : [])];
+  const shownMissing = showMissing ? miss.join(' · ') : miss.slice(0, 8).join(' · ') + (miss.length > 8 ? ` … (${miss.length})` : '');
+  console.log(
+    `| ${r.format} | ${name} | ${origin} | ${n(r.total)} | ${pct(r.matched, r.total)} | ${n(r.distinct)} | ${pct(r.distinctFound, r.distinct)} | ` +
+      `${c ? n(c.total) : '—'} | ${c ? pct(c.shown, c.total) : '—'} | ${c ? pct(c.value, c.total) : '—'} | ${shownMissing || '—'} |`,
+  );
+};
+for (const r of rows) line(r, r.name, r.origin);
+for (const format of ['docx', 'pptx', 'xlsx']) {
+  const of = rows.filter((r) => r.format === format);
+  const sum = (f) => of.reduce((s, r) => s + f(r), 0);
+  const cells = of.some((r) => r.cells) ? { total: sum((r) => r.cells.total), shown: sum((r) => r.cells.shown), value: sum((r) => r.cells.value), missing: of.flatMap((r) => r.cells.missing) } : null;
+  line({ format, total: sum((r) => r.total), matched: sum((r) => r.matched), distinct: sum((r) => r.distinct), distinctFound: sum((r) => r.distinctFound), missing: of.flatMap((r) => r.missing), cells }, `**all ${of.length}**`, REFERENCE[format]);
 }
 fs.rmSync(work, { recursive: true, force: true });
