@@ -32,7 +32,19 @@ describe.skipIf(!SOFFICE)('sidecars of files LibreOffice wrote', () => {
     await fs.writeFile(path.join(dir, 'figures1904.fods'), sheet.replace('<office:spreadsheet>', `<office:spreadsheet>${nullDate1904}`));
     [files.docx] = (await sofficeConvert([src('report.fodt')], 'docx', dir)) as [string];
     [files.pptx, files.bigPptx] = (await sofficeConvert([src('deck.fodp'), path.join(dir, 'big.fodp')], 'pptx', dir)) as [string, string];
-    [files.xlsx, files.xlsx1904] = (await sofficeConvert([src('figures.fods'), path.join(dir, 'figures1904.fods')], 'xlsx', dir)) as [string, string];
+    // A euro amount as LibreOffice formats one (`#,##0.00 [$€-407]` in the xlsx), and a value on a decimal half.
+    const money =
+      '<number:currency-style style:name="Neur"><number:number number:decimal-places="2" number:min-decimal-places="2" number:min-integer-digits="1" number:grouping="true"/><number:text> </number:text><number:currency-symbol number:language="de" number:country="DE">€</number:currency-symbol></number:currency-style>' +
+      '<style:style style:name="ceur" style:family="table-cell" style:data-style-name="Neur"/></office:automatic-styles>';
+    const moneyRow =
+      '<table:table-row><table:table-cell office:value-type="string"><text:p>Fare</text:p></table:table-cell><table:table-cell table:style-name="ceur" office:value-type="currency" office:currency="EUR" office:value="17929.84"/>' +
+      '<table:table-cell table:style-name="cthou" office:value-type="float" office:value="16962.315"/></table:table-row></table:table>';
+    await fs.writeFile(path.join(dir, 'money.fods'), sheet.replace('</office:automatic-styles>', money).replace('</table:table>', moneyRow));
+    [files.xlsx, files.xlsx1904, files.money] = (await sofficeConvert(
+      [src('figures.fods'), path.join(dir, 'figures1904.fods'), path.join(dir, 'money.fods')],
+      'xlsx',
+      dir,
+    )) as [string, string, string];
   });
   afterAll(async () => {
     if (dir) await fs.rm(dir, { recursive: true, force: true });
@@ -86,6 +98,13 @@ describe.skipIf(!SOFFICE)('sidecars of files LibreOffice wrote', () => {
 
   it('xlsx: dates, times, percentages, grouped decimals and formulas as the sheet shows them', async () => {
     expect(await officeToMarkdown(files.xlsx!, 'xlsx')).toBe(ledger);
+  });
+
+  it('xlsx: a euro amount and a decimal half read as LibreOffice shows them', async () => {
+    const members = await readGuardedZip(await fs.readFile(files.money!), OFFICE_LIMITS);
+    expect(members.get('xl/styles.xml')!.toString()).toContain('[$€-407]');
+    // LibreOffice: 17,929.84 € (English separators, the symbol's locale only names the symbol) and 16,962.32.
+    expect(await officeToMarkdown(files.money!, 'xlsx')).toContain('| Fare | 17,929.84 € | 16,962.32 |');
   });
 
   it('xlsx: a workbook in the 1904 date system shows the same dates', async () => {
