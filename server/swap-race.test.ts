@@ -2,44 +2,33 @@
 // tight loop (renameat2 RENAME_EXCHANGE, server/testing/rename-exchange.py), while 300 uploads, 100 archive
 // extractions and 500 previews run. Nothing may be written outside, no outside byte may be returned, and the
 // uploaded archives are gone after extraction. The number of swaps is printed (and must be > 0).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import yazl from 'yazl';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { isInside } from './paths.js';
 import { multipartBody, startTestServer, type TestServer } from './testing/harness.js';
+import { pool, startSwapper, swapSkipReason, type Swapper } from './testing/swapper.js';
 
-const SWAPPER = fileURLToPath(new URL('./testing/rename-exchange.py', import.meta.url));
 const UPLOADS = 300;
 const EXTRACTIONS = 100;
 const PREVIEWS = 500;
 // Requests in flight at once: enough to overlap every kind of operation with the swaps, few enough that two
 // loaded cores (one of them busy swapping) finish the lot well inside the test's time.
 const CONCURRENCY = 8;
-const READY_DEADLINE_MS = 10_000;
 const TEST_TIMEOUT_MS = 120_000;
 const BOUNDARY = 'swapRaceBoundary';
 const INSIDE_BYTES = 'inside preview bytes';
 const OUTSIDE_BYTES = 'OUTSIDE-SECRET-BYTES';
 
-function skipReason(): string | undefined {
-  const python = spawnSync('python3', ['-c', 'import ctypes; ctypes.CDLL(None).renameat2'], { encoding: 'utf8' });
-  if (python.error) return `python3 is not available (${python.error.message})`;
-  if (python.status !== 0) return `python3 cannot reach renameat2 (${python.stderr.trim().split('\n').at(-1)})`;
-  return undefined;
-}
-
-const reason = skipReason();
-if (reason) console.log(`skipping the swap race: ${reason}`);
+const reason = swapSkipReason();
 
 let srv: TestServer;
 let ws: string;
 let outside: string;
 let session: string;
 let attachRoot: string;
-let swapper: ChildProcess | undefined;
+let swapper: Swapper | undefined;
 
 beforeAll(async () => {
   if (reason) return;
@@ -59,39 +48,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  swapper?.kill('SIGKILL');
+  swapper?.kill();
   await srv?.stop();
 });
-
-/** Start the swapper on both pairs; resolves once it swapped each pair once. */
-function startSwapper(): Promise<{ stop: () => Promise<number> }> {
-  const child = spawn('python3', [SWAPPER, path.join(ws, 'swap'), path.join(ws, 'swap-link'), path.join(attachRoot, session), path.join(attachRoot, `${session}-link`)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  swapper = child;
-  let out = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`swapper not ready: ${out}`)), READY_DEADLINE_MS);
-    const check = () => {
-      if (out.includes('unsupported')) reject(new Error(out.trim()));
-      if (!out.includes('ready')) return;
-      clearTimeout(timer);
-      child.stdout!.off('data', check);
-      resolve({
-        async stop() {
-          child.kill('SIGTERM');
-          await exited;
-          const match = /swaps (\d+)/.exec(out);
-          if (!match) throw new Error(`no swap count from the swapper: ${out}`);
-          return Number(match[1]);
-        },
-      });
-    };
-    child.stdout!.on('data', check);
-  });
-}
 
 /** The one fixed pair of names is swapped; undo it to find where a file reported under one of them is now. */
 function partner(p: string): string[] {
@@ -135,15 +94,6 @@ async function post(route: string, parts: Part[]): Promise<{ status: number; bod
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
-/** Run `jobs` with at most CONCURRENCY in flight. */
-async function pool(jobs: (() => Promise<void>)[]): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < jobs.length) await jobs[next++]!();
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-}
-
 async function treeOf(dir: string): Promise<string[]> {
   const entries = await fs.readdir(dir, { recursive: true });
   return entries.map(String).sort();
@@ -184,13 +134,13 @@ it.skipIf(reason !== undefined)(
     // Interleave the kinds so each runs throughout the swapping.
     const shuffled = jobs.map((job, i) => ({ job, key: (i * 7919) % jobs.length })).sort((a, b) => a.key - b.key).map((j) => j.job);
 
-    const swapping = await startSwapper();
+    swapper = await startSwapper(path.join(ws, 'swap'), path.join(ws, 'swap-link'), path.join(attachRoot, session), path.join(attachRoot, `${session}-link`));
     const started = performance.now();
     let swaps: number;
     try {
-      await pool(shuffled);
+      await pool(shuffled.length, CONCURRENCY, (i) => shuffled[i]!());
     } finally {
-      swaps = await swapping.stop();
+      swaps = await swapper.stop();
     }
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
 

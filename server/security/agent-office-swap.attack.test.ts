@@ -4,35 +4,31 @@
 // (renameat2 RENAME_EXCHANGE), must never get an outside document converted and sent to the agent, nor a sidecar
 // written outside: the conversion reads the file the anchored walk opened and the sidecar is written through
 // the folder that walk holds.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Budget, buildUserContent } from '../agent/input.js';
 import type { ContentPart } from '../agent/types.js';
 import { buildDocx, wPara, wRun } from '../office/testing/fixtures.js';
+import { pool, restorePair, startSwapper, swapSkipReason, type Swapper } from '../testing/swapper.js';
 
-const SWAPPER = fileURLToPath(new URL('../testing/rename-exchange.py', import.meta.url));
 /** Turns, each with a document of its own: none has a sidecar yet, so each converts and writes one. */
 const TURNS = 150;
 const CONCURRENCY = 4;
-const READY_DEADLINE_MS = 10_000;
 const TEST_TIMEOUT_MS = 120_000;
 const TURN_CHARS = 100_000;
 const INSIDE_TEXT = 'inside attachment words';
 const OUTSIDE_TEXT = 'OUTSIDE confidential words';
 const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
-const python = spawnSync('python3', ['-c', 'import ctypes; ctypes.CDLL(None).renameat2'], { encoding: 'utf8' });
-const skip = python.error !== undefined || python.status !== 0;
+const skip = swapSkipReason() !== undefined;
 
 let tmp: string;
 let root: string;
 let bundle: string;
 let outside: string;
-let swapper: ChildProcess | undefined;
+let swapper: Swapper | undefined;
 
 const docName = (i: number) => `doc-${i}.docx`;
 
@@ -56,28 +52,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  swapper?.kill('SIGKILL');
+  swapper?.kill();
   if (tmp) await fs.rm(tmp, { recursive: true, force: true });
 });
-
-function startSwapper(a: string, b: string): Promise<() => Promise<void>> {
-  const child = spawn('python3', [SWAPPER, a, b], { stdio: ['ignore', 'pipe', 'inherit'] });
-  swapper = child;
-  let out = '';
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`swapper not ready: ${out}`)), READY_DEADLINE_MS);
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (!out.includes('ready')) return;
-      clearTimeout(timer);
-      resolve(async () => {
-        child.kill('SIGTERM');
-        await exited;
-      });
-    });
-  });
-}
 
 const textOf = (content: string | ContentPart[]): string =>
   typeof content === 'string' ? content : content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
@@ -85,27 +62,17 @@ const textOf = (content: string | ContentPart[]): string =>
 it.skipIf(skip)(
   'an Office attachment is never converted from outside, nor its sidecar written outside, while its folder is swapped',
   async () => {
-    const stop = await startSwapper(bundle, `${bundle}-link`);
+    swapper = await startSwapper(bundle, `${bundle}-link`);
     const texts: string[] = [];
-    let next = 0;
-    const turn = async () => {
-      while (next < TURNS) {
-        const i = next++;
+    try {
+      await pool(TURNS, CONCURRENCY, async (i) => {
         const file = path.join(bundle, docName(i));
         const content = await buildUserContent('', [{ filename: docName(i), path: file, mime: DOCX_MIME, size: 0, is_image: false }], new Budget(TURN_CHARS), { roots: [root] });
         texts.push(textOf(content));
-      }
-    };
-    try {
-      await Promise.all(Array.from({ length: CONCURRENCY }, turn));
+      });
     } finally {
-      await stop();
-      // The swapper may stop mid-exchange: put the folder back under its name.
-      if ((await fs.lstat(bundle)).isSymbolicLink()) {
-        await fs.rename(bundle, `${bundle}-tmp`);
-        await fs.rename(`${bundle}-link`, bundle);
-        await fs.rename(`${bundle}-tmp`, `${bundle}-link`);
-      }
+      await swapper.stop();
+      await restorePair(bundle, `${bundle}-link`);
     }
     // Read through the outside folder's own path, which the swaps never move.
     const outsideSidecars = (await fs.readdir(outside)).filter((name) => name.endsWith('.md'));

@@ -2,31 +2,27 @@
 // then the conversion must read those same bytes. A local process that exchanges the file's folder with a
 // symlink to outside (renameat2 RENAME_EXCHANGE, in a loop) must never get an outside document converted and
 // returned: paths never escape their roots, even while another process swaps directories.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { buildDocx, wPara, wRun } from '../office/testing/fixtures.js';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+import { pool, restorePair, startSwapper, swapSkipReason, type Swapper } from '../testing/swapper.js';
 
-const SWAPPER = fileURLToPath(new URL('../testing/rename-exchange.py', import.meta.url));
 const PREVIEWS = 150;
 const CONCURRENCY = 4;
-const READY_DEADLINE_MS = 10_000;
 const TEST_TIMEOUT_MS = 120_000;
 const INSIDE_TEXT = 'inside document words';
 const OUTSIDE_TEXT = 'OUTSIDE confidential words';
 
-const python = spawnSync('python3', ['-c', 'import ctypes; ctypes.CDLL(None).renameat2'], { encoding: 'utf8' });
-const skip = python.error !== undefined || python.status !== 0;
+const skip = swapSkipReason() !== undefined;
 
 let srv: TestServer;
 let ws: string;
 let session: string;
-let swapper: ChildProcess | undefined;
+let swapper: Swapper | undefined;
 let client: Client;
 let bundle: string;
 
@@ -52,52 +48,24 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client?.close();
-  swapper?.kill('SIGKILL');
+  swapper?.kill();
   await srv?.stop();
 });
-
-function startSwapper(a: string, b: string): Promise<() => Promise<void>> {
-  const child = spawn('python3', [SWAPPER, a, b], { stdio: ['ignore', 'pipe', 'inherit'] });
-  swapper = child;
-  let out = '';
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`swapper not ready: ${out}`)), READY_DEADLINE_MS);
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (!out.includes('ready')) return;
-      clearTimeout(timer);
-      resolve(async () => {
-        child.kill('SIGTERM');
-        await exited;
-      });
-    });
-  });
-}
 
 /** Run `read` PREVIEWS times, CONCURRENCY at once, while the folder is swapped; the texts that came back. */
 async function underSwap(dir: string, read: () => Promise<string | undefined>): Promise<string[]> {
   const link = `${dir}-link`;
-  const stop = await startSwapper(dir, link);
+  swapper = await startSwapper(dir, link);
   const texts: string[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < PREVIEWS) {
-      next++;
+  try {
+    await pool(PREVIEWS, CONCURRENCY, async () => {
       const text = await read();
       if (text !== undefined) texts.push(text);
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    });
   } finally {
-    await stop();
-    // The swapper may stop mid-exchange: put the folder back where the next test expects it.
-    if ((await fs.lstat(dir)).isSymbolicLink()) {
-      await fs.rename(dir, `${dir}-tmp`);
-      await fs.rename(link, dir);
-      await fs.rename(`${dir}-tmp`, link);
-    }
+    await swapper.stop();
+    // Put the folder back where the next test expects it.
+    await restorePair(dir, link);
   }
   return texts;
 }
