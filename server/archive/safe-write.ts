@@ -95,16 +95,9 @@ export class MemberWriter {
     mode = FILE_MODE,
   ): Promise<boolean> {
     if (segments.length === 0) return false;
-    const parent = await this.parent(segments.slice(0, -1));
-    if (parent === null) return this.skip(segments.join('/'), 'path-conflict');
-    const name = segments[segments.length - 1]!;
-    let handle: fsp.FileHandle;
-    try {
-      handle = await parent.createFile(name, WRITE_FLAGS, mode);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return this.skip(segments.join('/'), 'duplicate');
-      throw err;
-    }
+    const created = await this.create(segments, mode);
+    if (!created) return false;
+    const { parent, name, handle } = created;
     let complete = false;
     try {
       await this.copy(await open(), handle);
@@ -130,16 +123,9 @@ export class MemberWriter {
     if (segments.length === 0) return false;
     while (this.inFlight.size >= MAX_WRITES_IN_FLIGHT) await Promise.race(this.inFlight);
     this.throwInFlightFailure();
-    const parent = await this.parent(segments.slice(0, -1));
-    if (parent === null) return this.skip(segments.join('/'), 'path-conflict');
-    const name = segments[segments.length - 1]!;
-    let handle: fsp.FileHandle;
-    try {
-      handle = await parent.createFile(name, WRITE_FLAGS, mode);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return this.skip(segments.join('/'), 'duplicate');
-      throw err;
-    }
+    const created = await this.create(segments, mode);
+    if (!created) return false;
+    const { parent, name, handle } = created;
     let data: Buffer;
     try {
       data = await load();
@@ -165,6 +151,19 @@ export class MemberWriter {
     this.inFlight.add(task);
     this.files.push([this.prefix, ...segments].filter(Boolean).join('/'));
     return true;
+  }
+
+  /** Create a member's file exclusively; false (recorded as skipped) when its name collides, as write() says. */
+  private async create(segments: readonly string[], mode: number): Promise<{ parent: AnchoredDir; name: string; handle: fsp.FileHandle } | false> {
+    const parent = await this.parent(segments.slice(0, -1));
+    if (parent === null) return this.skip(segments.join('/'), 'path-conflict');
+    const name = segments[segments.length - 1]!;
+    try {
+      return { parent, name, handle: await parent.createFile(name, WRITE_FLAGS, mode) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return this.skip(segments.join('/'), 'duplicate');
+      throw err;
+    }
   }
 
   /** Wait for writeBuffer's files to be written and closed; throws the first failure among them. */
