@@ -5,7 +5,7 @@
 import { constants as fsConstants } from 'node:fs';
 import path from 'node:path';
 import { AnchoredDir, EscapeError } from '../store/anchored.js';
-import { locateInside, openInside } from '../store/anchored-walk.js';
+import { locateInside, openInside, type Located } from '../store/anchored-walk.js';
 import { HttpError } from '../errors.js';
 import { isCredentialPath, isHiddenName, isInside } from '../paths.js';
 import type { WorkspaceEntry, WorkspaceListing } from '../wire.js';
@@ -89,11 +89,8 @@ export interface FileRead {
   path: string;
 }
 
-/**
- * The regular file at `at`, read through a descriptor. A file over `maxBytes` is refused (413) unless
- * `truncate`, when its first `maxBytes` bytes are returned with its full size.
- */
-export async function readWorkspaceBytes(at: WorkspacePath, maxBytes: number, truncate = false): Promise<FileRead> {
+/** The entry at `at` (not the root itself), found by the anchored walk; a hidden one is not found. */
+async function locateVisible(at: WorkspacePath): Promise<Located> {
   const { root, segments, showHidden } = at;
   if (segments.length === 0) throw new HttpError(400, 'Not a file');
   const found = await locateInside(root, segments).catch((err: unknown) => {
@@ -101,8 +98,20 @@ export async function readWorkspaceBytes(at: WorkspacePath, maxBytes: number, tr
     if ((err as Error).message === 'Not a file') throw new HttpError(400, 'Not a file');
     throw walkFailure(err);
   });
+  if (!visible(found.segments, showHidden)) {
+    await found.parent.close();
+    throw new HttpError(404, NOT_FOUND);
+  }
+  return found;
+}
+
+/**
+ * The regular file at `at`, read through a descriptor. A file over `maxBytes` is refused (413) unless
+ * `truncate`, when its first `maxBytes` bytes are returned with its full size.
+ */
+export async function readWorkspaceBytes(at: WorkspacePath, maxBytes: number, truncate = false): Promise<FileRead> {
+  const found = await locateVisible(at);
   try {
-    if (!visible(found.segments, showHidden)) throw new HttpError(404, NOT_FOUND);
     const bytes = await readBounded(found.parent, found.name, found.stat, maxBytes, truncate);
     return { ...bytes, path: found.segments.join('/') };
   } finally {
@@ -153,15 +162,8 @@ export interface OpenedFile {
 
 /** The regular file at `at`, opened as readBounded opens one (no FIFO, no device, no swap after the stat). */
 export async function openWorkspaceFile(at: WorkspacePath): Promise<OpenedFile> {
-  const { root, segments, showHidden } = at;
-  if (segments.length === 0) throw new HttpError(400, 'Not a file');
-  const found = await locateInside(root, segments).catch((err: unknown) => {
-    if (err instanceof HttpError) throw err;
-    if ((err as Error).message === 'Not a file') throw new HttpError(400, 'Not a file');
-    throw walkFailure(err);
-  });
+  const found = await locateVisible(at);
   try {
-    if (!visible(found.segments, showHidden)) throw new HttpError(404, NOT_FOUND);
     if (!found.stat.isFile()) throw new HttpError(400, 'Not a file');
     const handle = await found.parent.openFile(found.name, fsConstants.O_RDONLY | NONBLOCK).catch(() => {
       throw new HttpError(404, NOT_FOUND);
