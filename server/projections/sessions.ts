@@ -46,23 +46,21 @@ export interface PublicMessage {
 /** A profile name is validated before it is stored; a stored session may carry none, or (older stores) anything. */
 export type PublicProfile = ServerValue | RedactedJson;
 
-export interface PublicSessionSummary {
+/** What a session's list row and the full session both start with. */
+interface PublicSessionHeader {
   session_id: ServerValue;
   title: RedactedText;
   workspace: ServerValue;
   profile: PublicProfile;
   created_at: ServerValue;
   updated_at: ServerValue;
+}
+
+export interface PublicSessionSummary extends PublicSessionHeader {
   message_count: number;
 }
 
-export interface PublicSession {
-  session_id: ServerValue;
-  title: RedactedText;
-  workspace: ServerValue;
-  profile: PublicProfile;
-  created_at: ServerValue;
-  updated_at: ServerValue;
+export interface PublicSession extends PublicSessionHeader {
   messages: PublicMessage[];
   attachments: PublicAttachment[];
   active_stream_id?: ServerValue;
@@ -117,8 +115,7 @@ export function publicMessage(m: wire.Message): PublicMessage {
   return carryUnknown(out, m, INTERNAL);
 }
 
-/** A session's row in the list; from the stored session, or from a summary already made (the events carry those). */
-export function publicSessionSummary(s: SessionRecord | wire.SessionSummary): PublicSessionSummary {
+function publicSessionHeader(s: SessionRecord | wire.SessionSummary): PublicSessionHeader {
   return {
     session_id: serverValue(s.session_id),
     title: redactText(s.title),
@@ -126,18 +123,20 @@ export function publicSessionSummary(s: SessionRecord | wire.SessionSummary): Pu
     profile: publicProfile(s.profile),
     created_at: serverValue(s.created_at),
     updated_at: serverValue(s.updated_at),
+  };
+}
+
+/** A session's row in the list; from the stored session, or from a summary already made (the events carry those). */
+export function publicSessionSummary(s: SessionRecord | wire.SessionSummary): PublicSessionSummary {
+  return {
+    ...publicSessionHeader(s),
     message_count: 'messages' in s ? s.messages.length : s.message_count,
   };
 }
 
 export function publicSession(s: SessionRecord): PublicSession {
   return carryUnknown<PublicSession>({
-    session_id: serverValue(s.session_id),
-    title: redactText(s.title),
-    workspace: serverValue(s.workspace),
-    profile: publicProfile(s.profile),
-    created_at: serverValue(s.created_at),
-    updated_at: serverValue(s.updated_at),
+    ...publicSessionHeader(s),
     messages: s.messages.map(publicMessage),
     attachments: s.attachments.map(publicAttachment),
     active_stream_id: optional(s.active_stream_id, serverValue),
