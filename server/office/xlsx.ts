@@ -132,15 +132,10 @@ function parseRange(ref: string | undefined): Omit<Area, 'name'> | undefined {
 }
 
 function subGrid(grid: Grid, keep: (row: number, col: number) => boolean): Grid {
-  const out: Grid = { rows: new Map(), minCol: Infinity, maxCol: -Infinity };
+  const out = emptyGrid();
   for (const [r, cells] of grid.rows) {
     for (const [c, value] of cells) {
-      if (!keep(r, c)) continue;
-      let row = out.rows.get(r);
-      if (!row) out.rows.set(r, (row = new Map()));
-      row.set(c, value);
-      out.minCol = Math.min(out.minCol, c);
-      out.maxCol = Math.max(out.maxCol, c);
+      if (keep(r, c)) setCell(out, r, c, value);
     }
   }
   return out;
@@ -169,6 +164,18 @@ interface Grid {
   maxCol: number;
 }
 
+function emptyGrid(): Grid {
+  return { rows: new Map(), minCol: Infinity, maxCol: -Infinity };
+}
+
+function setCell(grid: Grid, row: number, col: number, value: string): void {
+  let cells = grid.rows.get(row);
+  if (!cells) grid.rows.set(row, (cells = new Map()));
+  cells.set(col, value);
+  grid.minCol = Math.min(grid.minCol, col);
+  grid.maxCol = Math.max(grid.maxCol, col);
+}
+
 function sheetTable(grid: Grid): string {
   const rowNumbers = [...grid.rows.keys()].sort((a, b) => a - b);
   if (rowNumbers.length === 0) return '*(empty sheet)*';
@@ -187,7 +194,7 @@ function sheetTable(grid: Grid): string {
 }
 
 function readGrid(sheet: XmlElement, book: Book): Grid {
-  const grid: Grid = { rows: new Map(), minCol: Infinity, maxCol: -Infinity };
+  const grid = emptyGrid();
   const data = firstChild(sheet, 'sheetData');
   if (!data) return grid;
   let rowNumber = 0;
@@ -199,11 +206,7 @@ function readGrid(sheet: XmlElement, book: Book): Grid {
       col = columnOf(attr(cell, 'r')) ?? col + 1;
       const value = cellValue(cell, book);
       if (value === '') continue;
-      let cells = grid.rows.get(rowNumber);
-      if (!cells) grid.rows.set(rowNumber, (cells = new Map()));
-      cells.set(col, value);
-      grid.minCol = Math.min(grid.minCol, col);
-      grid.maxCol = Math.max(grid.maxCol, col);
+      setCell(grid, rowNumber, col, value);
     }
   }
   return grid;
