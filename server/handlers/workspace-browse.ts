@@ -7,7 +7,7 @@ import { redact } from '../redact.js';
 import { sendJson, sendText } from '../http/respond.js';
 import { publicWorkspaceListing } from '../projections/index.js';
 import { visibleSession } from '../store/profiles.js';
-import { listWorkspaceDir, openWorkspaceFile, openWorkspacePath, readWorkspaceBytes, type WorkspacePath } from '../workspace/browse.js';
+import { listWorkspaceDir, openWorkspaceFile, openWorkspacePath, readWorkspaceBytes, type OpenedFile, type WorkspacePath } from '../workspace/browse.js';
 import { decodeText } from '../workspace/file-kind.js';
 import { describeFile, previewJson } from '../workspace/preview.js';
 import { DOWNLOAD_PARAM, sendRawFile } from '../workspace/raw.js';
@@ -27,57 +27,55 @@ async function openRequest(input: HandlerInput): Promise<WorkspacePath & { works
   return { ...at, workspace };
 }
 
-export async function listWorkspace(input: HandlerInput): Promise<void> {
+/** Run `use` on the request's workspace path; the workspace is released whatever happens. */
+async function withRequest(input: HandlerInput, use: (at: WorkspacePath) => Promise<void>): Promise<void> {
   const at = await openRequest(input);
   try {
-    const listing = await listWorkspaceDir(at);
-    await sendJson(input.ctx, 200, publicWorkspaceListing(listing) satisfies WorkspaceListing);
+    await use(at);
   } finally {
     await at.root.close();
   }
 }
 
+/** Run `use` on the regular file the request names, opened through descriptors; both are released after. */
+function withRequestFile(input: HandlerInput, use: (file: OpenedFile, at: WorkspacePath) => Promise<void>): Promise<void> {
+  return withRequest(input, async (at) => {
+    const file = await openWorkspaceFile(at);
+    try {
+      await use(file, at);
+    } finally {
+      await file.close();
+    }
+  });
+}
+
+export async function listWorkspace(input: HandlerInput): Promise<void> {
+  await withRequest(input, async (at) => {
+    const listing = await listWorkspaceDir(at);
+    await sendJson(input.ctx, 200, publicWorkspaceListing(listing) satisfies WorkspaceListing);
+  });
+}
+
 /** GET /api/workspace/file: the text, decoded (UTF-8, or UTF-8/UTF-16 with a byte order mark) and sent as UTF-8. */
 export async function readWorkspaceFile(input: HandlerInput): Promise<void> {
-  const at = await openRequest(input);
-  try {
+  await withRequest(input, async (at) => {
     const { bytes } = await readWorkspaceBytes(at, MAX_PREVIEW_BYTES);
     const decoded = decodeText(bytes);
     // Bytes that are not text are not answered as if they were.
     if (!decoded) throw new HttpError(415, NOT_TEXT);
     // Previews are API responses too: secrets in a workspace file are masked like everywhere else.
     sendText(input.ctx, 200, redact(decoded.text));
-  } finally {
-    await at.root.close();
-  }
+  });
 }
 
 /** GET /api/workspace/preview: what the preview shows, by the file's kind. */
 export async function previewWorkspaceFile(input: HandlerInput): Promise<void> {
-  const at = await openRequest(input);
-  try {
-    const file = await openWorkspaceFile(at);
-    try {
-      await sendJson(input.ctx, 200, previewJson(await describeFile(file, at.root.path)));
-    } finally {
-      await file.close();
-    }
-  } finally {
-    await at.root.close();
-  }
+  await withRequestFile(input, async (file, at) => {
+    await sendJson(input.ctx, 200, previewJson(await describeFile(file, at.root.path)));
+  });
 }
 
 /** GET /api/workspace/raw: an image's or a binary file's bytes; never a text file's (those are redacted). */
 export async function rawWorkspaceFile(input: HandlerInput): Promise<void> {
-  const at = await openRequest(input);
-  try {
-    const file = await openWorkspaceFile(at);
-    try {
-      await sendRawFile(input.ctx, file, input.ctx.url.searchParams.get(DOWNLOAD_PARAM) === '1');
-    } finally {
-      await file.close();
-    }
-  } finally {
-    await at.root.close();
-  }
+  await withRequestFile(input, (file) => sendRawFile(input.ctx, file, input.ctx.url.searchParams.get(DOWNLOAD_PARAM) === '1'));
 }
