@@ -3,11 +3,11 @@
 // server's bound, "and N more". One `update(state)` redraws it from its state.
 import type { AttachmentFolder } from '../../server/handlers/attachment-folder-wire.js';
 import { clear, h, icon, ICONS } from './dom.js';
+import { renderPending, type Pending } from './pending-view.js';
 import { formatBytes } from './format.js';
 
 export type FolderState =
-  | { status: 'loading' }
-  | { status: 'error'; message: string }
+  | Pending
   | { status: 'ready'; folder: AttachmentFolder };
 
 /** "and 12 more" under the files named; "and more than 12 more" when the server stopped counting. */
@@ -32,12 +32,8 @@ export class FolderPreviewView {
   update(state: FolderState): void {
     clear(this.el);
     this.el.dataset.state = state.status;
-    if (state.status === 'loading') {
-      this.el.appendChild(h('p', { class: 'muted' }, 'Loading…'));
-      return;
-    }
-    if (state.status === 'error') {
-      this.el.appendChild(h('p', { class: 'error-text', role: 'alert', 'data-testid': 'preview-error' }, state.message));
+    if (state.status !== 'ready') {
+      renderPending(this.el, state);
       return;
     }
     const { folder } = state;

@@ -4,12 +4,12 @@
 // One `update(state)` redraws it from its state.
 import { clear, h, icon, ICONS } from './dom.js';
 import type { FilePreview, PreviewSource } from './file-preview.js';
+import { renderPending, type Pending } from './pending-view.js';
 import { formatBytes, isMarkdownName } from './format.js';
 import { renderMarkdown } from './markdown-dom.js';
 
 export type PreviewState =
-  | { status: 'loading' }
-  | { status: 'error'; message: string }
+  | Pending
   | { status: 'ready'; preview: FilePreview; source: PreviewSource };
 
 /** What the desktop preload offers (preload/index.cts); absent in a browser. */
@@ -46,12 +46,8 @@ export class PreviewView {
     clear(this.el);
     this.el.dataset.state = state.status;
     this.meta.hidden = state.status !== 'ready';
-    if (state.status === 'loading') {
-      this.el.appendChild(h('p', { class: 'muted' }, 'Loading…'));
-      return;
-    }
-    if (state.status === 'error') {
-      this.el.appendChild(h('p', { class: 'error-text', role: 'alert', 'data-testid': 'preview-error' }, state.message));
+    if (state.status !== 'ready') {
+      renderPending(this.el, state);
       return;
     }
     const { preview: p, source } = state;
