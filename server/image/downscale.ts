@@ -23,6 +23,8 @@ export const JPEG_QUALITY = 82;
 export const JPEG_QUALITY_FALLBACK = 65;
 /** Edge of the second attempt, as a share of the first, when the first is still over the byte cap. */
 const SECOND_ATTEMPT_SCALE = 0.6;
+/** libvips' reason in an ImageError: its first line, cut so a long one stays a message, not a dump. */
+const MAX_REASON_CHARS = 200;
 
 /** The formats agents accept as image content; anything else (AVIF, TIFF, …) is converted. */
 const AGENT_FORMATS = new Map([
@@ -125,5 +127,5 @@ export async function imageForAgent(bytes: Buffer): Promise<AgentImage | undefin
 /** libvips' first line, without file paths or addresses (it reports on a buffer, so there are none to hide). */
 function describe(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
-  return text.split('\n')[0]!.replace(/^Input buffer /, '').slice(0, 200);
+  return text.split('\n')[0]!.replace(/^Input buffer /, '').slice(0, MAX_REASON_CHARS);
 }
