@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { START_DEADLINE_MS, STOP_DEADLINE_MS } from './helpers/server.js';
+import { START_DEADLINE_MS, stopChild } from './helpers/server.js';
 
 const URL_LINE = /Satchel is running at (http:\/\/[^\s/]+)\/\?token=([^\s]+)/;
 const RESTARTED_TEXT = 'Satchel restarted: open the new link printed in the terminal.';
@@ -40,17 +40,7 @@ async function serve(stateDir: string, workspace: string): Promise<Launched> {
       reject(new Error(`server exited with ${code}:\n${output}`));
     });
   });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      const kill = setTimeout(() => child.kill('SIGKILL'), STOP_DEADLINE_MS);
-      child.once('exit', () => {
-        clearTimeout(kill);
-        resolve();
-      });
-      child.kill('SIGTERM');
-    });
-  return { ...found, stop };
+  return { ...found, stop: () => stopChild(child) };
 }
 
 test('after a restart the open tab says to open the new link, and the new link works in it', async ({ page }) => {

@@ -21,6 +21,19 @@ export interface RunningServer extends ServerInfo {
   stop(): Promise<void>;
 }
 
+/** SIGTERM, then SIGKILL after STOP_DEADLINE_MS; resolves once the process has exited. */
+export function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const kill = setTimeout(() => child.kill('SIGKILL'), STOP_DEADLINE_MS);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
 export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-e2e-'));
   const stateDir = path.join(root, 'state');
@@ -59,17 +72,10 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   child.stderr?.on('data', (c: Buffer) => {
     if (process.env.SATCHEL_E2E_SERVER_LOG) process.stderr.write(c);
   });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      const kill = setTimeout(() => child.kill('SIGKILL'), STOP_DEADLINE_MS);
-      child.once('exit', () => {
-        clearTimeout(kill);
-        fs.rmSync(root, { recursive: true, force: true });
-        resolve();
-      });
-      child.kill('SIGTERM');
-    });
+  const stop = async () => {
+    await stopChild(child);
+    fs.rmSync(root, { recursive: true, force: true });
+  };
   return { ...found, stateDir, workspace, pid: child.pid ?? -1, stop };
 }
 
