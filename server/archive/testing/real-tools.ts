@@ -43,30 +43,28 @@ export interface TreeFile {
 /** Every regular file below `dir`: relative path, permission bits, content (hex digest-free: the bytes). */
 export async function regularFiles(dir: string): Promise<TreeFile[]> {
   const out: TreeFile[] = [];
-  const walk = async (rel: string): Promise<void> => {
-    for (const entry of await fsp.readdir(path.join(dir, rel), { withFileTypes: true })) {
-      const child = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) await walk(child);
-      else if (entry.isFile()) {
-        const full = path.join(dir, child);
-        out.push({ path: child, mode: fs.lstatSync(full).mode & 0o7777, bytes: (await fsp.readFile(full)).toString('base64') });
-      }
-    }
-  };
-  await walk('');
+  await walkTree(dir, async (rel, entry) => {
+    if (!entry.isFile()) return;
+    const full = path.join(dir, rel);
+    out.push({ path: rel, mode: fs.lstatSync(full).mode & 0o7777, bytes: (await fsp.readFile(full)).toString('base64') });
+  });
   return out.sort((a, b) => a.path.localeCompare(b.path));
 }
 
 /** The symlinks below `dir` (relative paths), which the engine must report as skipped. */
 export async function symlinks(dir: string): Promise<string[]> {
   const out: string[] = [];
-  const walk = async (rel: string): Promise<void> => {
-    for (const entry of await fsp.readdir(path.join(dir, rel), { withFileTypes: true })) {
-      const child = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) await walk(child);
-      else if (entry.isSymbolicLink()) out.push(child);
-    }
-  };
-  await walk('');
+  await walkTree(dir, (rel, entry) => {
+    if (entry.isSymbolicLink()) out.push(rel);
+  });
   return out.sort();
+}
+
+/** Visit every entry below `dir` but its directories (`/`-separated relative path), never following a link. */
+async function walkTree(dir: string, visit: (rel: string, entry: fs.Dirent) => void | Promise<void>, rel = ''): Promise<void> {
+  for (const entry of await fsp.readdir(path.join(dir, rel), { withFileTypes: true })) {
+    const child = rel ? `${rel}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) await walkTree(dir, visit, child);
+    else await visit(child, entry);
+  }
 }
