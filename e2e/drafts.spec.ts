@@ -145,3 +145,56 @@ test('after a reload, a restored image chip shows its thumbnail and a restored a
   await folder.click();
   await expect(page.getByTestId('folder-entry-name')).toHaveText(['minutes/monday.txt', 'minutes/tuesday.txt']);
 });
+
+test('Edit brings back a sent image with its thumbnail, an archive that can still be extracted, and an extracted one with its files', async ({ app: page, server }) => {
+  const id = await newSession(page, server.workspace);
+  const png = buildPng(48, 30, (x, y) => [x * 5, y * 8, 90]);
+  const archive = tarGzOf({ 'minutes/monday.txt': 'Decided: ship it.', 'minutes/tuesday.txt': 'Shipped.' });
+  const zip = await buildZip({ 'report/table.csv': 'a,b\n', 'report/notes.txt': 'x\n' });
+  await page.getByTestId('file-input').setInputFiles([
+    { name: 'whiteboard.png', mimeType: 'image/png', buffer: png },
+    { name: 'minutes.tar.gz', mimeType: 'application/gzip', buffer: archive },
+    { name: 'report.zip', mimeType: 'application/zip', buffer: zip },
+  ]);
+  const chip = (name: string) => page.locator(`[data-testid="attachment-chip"][data-filename="${name}"]`);
+  for (const name of ['whiteboard.png', 'minutes.tar.gz', 'report.zip']) await expect(chip(name)).toHaveAttribute('data-status', 'done');
+  await chip('report.zip').getByTestId('attachment-extract').click();
+  await expect(chip('report.zip').getByTestId('extract-summary')).toHaveText('Extracted 2 files');
+  await page.getByTestId('composer-input').fill('the meeting');
+  await page.getByTestId('send').click();
+  await expect(page.getByTestId('message-text').last()).toHaveText('the meeting');
+  await expect(page.getByTestId('attachment-chip')).toHaveCount(0);
+  const dir = path.join(server.stateDir, 'attachments', id);
+  expect(fs.readdirSync(dir).sort()).toEqual(['minutes.tar.gz', 'report', 'report.zip', 'whiteboard.png']);
+
+  await page.getByTestId('edit-message').click();
+  await expect(page.getByTestId('composer-input')).toHaveValue('the meeting');
+  // One chip per file sent: the extraction shows on its archive's chip, not as a chip of its own.
+  await expect(page.getByTestId('attachment-chip')).toHaveCount(3);
+  const thumb = chip('whiteboard.png').getByTestId('attachment-thumb');
+  await expect.poll(() => thumb.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0)).toBe(true);
+  expect(await thumb.evaluate((el: HTMLImageElement) => [el.naturalWidth, el.naturalHeight])).toEqual([48, 30]);
+  await expect(chip('report.zip').getByTestId('extract-summary')).toHaveText('Extracted 2 files');
+  await expect(chip('report.zip').getByTestId('extract-file')).toHaveText(['report/notes.txt', 'report/table.csv']);
+  await expect(chip('report.zip').getByTestId('attachment-extract')).toHaveCount(0);
+
+  // The archive's bytes are not in the page: the server extracts the stored file, nothing is uploaded again.
+  await chip('minutes.tar.gz').getByTestId('attachment-extract').click();
+  await expect(chip('minutes.tar.gz').getByTestId('extract-summary')).toHaveText('Extracted 2 files');
+  await expect(chip('minutes.tar.gz').getByTestId('extract-file')).toHaveText(['minutes/monday.txt', 'minutes/tuesday.txt']);
+  expect(fs.readFileSync(path.join(dir, 'minutes.tar', 'minutes', 'monday.txt'), 'utf8')).toBe('Decided: ship it.');
+  expect(fs.readdirSync(dir).sort()).toEqual(['minutes.tar', 'minutes.tar.gz', 'report', 'report.zip', 'whiteboard.png']);
+
+  // The sent message still refers to these files: taking a chip off the composer leaves them on disk.
+  await chip('whiteboard.png').getByTestId('attachment-cancel').click();
+  await chip('report.zip').getByTestId('attachment-cancel').click();
+  await expect(page.getByTestId('attachment-chip')).toHaveCount(1);
+  await page.getByTestId('composer-input').fill('the meeting, extracted');
+  await page.getByTestId('send').click();
+  await expect(page.getByTestId('message-text').last()).toHaveText('the meeting, extracted');
+  expect(fs.readdirSync(dir).sort()).toEqual(['minutes.tar', 'minutes.tar.gz', 'report', 'report.zip', 'whiteboard.png']);
+  // The first message's images still show from the stored bytes.
+  const firstThumb = page.getByTestId('message').first().getByTestId('attachment-thumb');
+  await expect.poll(() => firstThumb.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0)).toBe(true);
+  await expect(page.getByTestId('message').last().getByTestId('folder-open')).toHaveText('minutes.tar.gz was extracted into 2 files');
+});

@@ -1,7 +1,7 @@
 // The message composer: text, attachment chips with byte-accurate progress and cancel, archive extraction,
 // paste and drag-and-drop of files and folders, and Send. What it holds is the draft of one session, kept on
 // the server (draft-sync.ts) so a reload or a restart brings it back.
-import { api, ApiError, type Attachment, type ChatAttachment, type ExtractResult, type Session } from './api.js';
+import { api, ApiError, type Attachment, type ChatAttachment, type ExtractedAttachment, type ExtractResult, type Session } from './api.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
 import { DraftSaver, draftApi, type DraftContent, type DraftItem } from './draft-sync.js';
 import { fromFileList, type PickedFile } from './files.js';
@@ -12,6 +12,7 @@ import { dropZone, extractedList, ProgressView } from './upload-view.js';
 import { withSkipped } from './skipped-view.js';
 import { sizeCheck, UploadAborted, uploadMultipart, type UploadHandle } from './upload.js';
 import { attachmentSource } from './file-preview.js';
+import { fetchFolder } from './preview.js';
 import { extractStored } from './stored-extract.js';
 
 /** Parallel uploads from one composer: enough to keep a loopback link busy without starving the UI. */
@@ -28,8 +29,10 @@ interface ExtractState {
   result?: ExtractResult;
   error?: string;
   handle?: UploadHandle<ExtractResult>;
-  /** Extracting the stored file on the server (a restored chip): nothing is uploaded, so no byte progress. */
+  /** Extracting the stored file on the server (a chip restored from the draft or by Edit): nothing is uploaded, so no byte progress. */
   stored?: boolean;
+  /** Brought back by Edit: the sent message's own reference to the extraction, sent again as it was. */
+  sent?: ExtractedAttachment;
 }
 
 interface Pending {
@@ -197,10 +200,8 @@ export class Composer {
     if (!this.input.value) this.input.value = draft.text;
     for (const a of draft.attachments) {
       const { extract, ...attachment } = a;
-      const item = this.storedChip(attachment, false);
+      const item = this.storedChip(attachment, false, id);
       item.restored = true;
-      // Its bytes are not in the page any more: the stored file is its thumbnail.
-      if (attachment.is_image) item.thumbUrl = attachmentSource(id, attachment.filename).rawUrl;
       // Skipped members were said when it was extracted; the draft keeps only what was written.
       if (extract) {
         const result = { ok: true as const, ...extract, skipped: [] };
@@ -224,7 +225,7 @@ export class Composer {
   }
 
   /** A chip for an attachment stored already (a sent message's, or the draft's). */
-  private storedChip(a: ChatAttachment, carried: boolean): Pending {
+  private storedChip(a: ChatAttachment, carried: boolean, sessionId: string | null): Pending {
     const name = 'filename' in a ? a.filename : a.name;
     const size = 'filename' in a ? a.size : 0;
     const item: Pending = {
@@ -238,19 +239,52 @@ export class Composer {
       el: h('li'),
       progress: new ProgressView('attachment-bytes', 'chip-bytes'),
     };
+    // Its bytes are not in the page: the stored file is its thumbnail.
+    if ('filename' in a && a.is_image && sessionId) item.thumbUrl = attachmentSource(sessionId, a.filename).rawUrl;
     this.items.push(item);
     this.list.appendChild(item.el);
     return item;
   }
 
-  /** Put a sent message back for editing: its text, and its attachments as already-uploaded chips. */
+  /**
+   * Put a sent message back for editing: its text, and its attachments as already-uploaded chips. An archive
+   * sent with its extraction (the extraction right after it, under its name) is one chip showing that extraction.
+   */
   setDraft(text: string, attachments: readonly ChatAttachment[]): void {
     this.reset();
-    for (const a of attachments) this.update(this.storedChip(a, true));
+    const sessionId = this.owner;
+    for (let i = 0; i < attachments.length; i++) {
+      const a = attachments[i]!;
+      const item = this.storedChip(a, true, sessionId);
+      const next = attachments[i + 1];
+      if ('filename' in a && next && !('filename' in next) && next.name === a.filename) {
+        i++;
+        const result: ExtractResult = { ok: true, extracted: next.files ?? 0, files: [], dest: next.path, skipped: [] };
+        item.extract = { status: 'done', loaded: 0, total: 0, result, sent: next };
+        if (sessionId) void this.listCarriedExtraction(item, sessionId, next);
+      }
+      this.update(item);
+    }
     this.input.value = text;
     this.input.focus();
     this.input.setSelectionRange(text.length, text.length);
     this.autosize();
+  }
+
+  /** The sent message keeps only how many files its extraction wrote: their names come from the folder itself. */
+  private async listCarriedExtraction(item: Pending, sessionId: string, x: ExtractedAttachment): Promise<void> {
+    const state = item.extract;
+    const folder = x.path.split(/[\\/]/).filter(Boolean).pop() ?? '';
+    let listed;
+    try {
+      listed = await fetchFolder(sessionId, folder);
+    } catch {
+      return; // the count the message kept still says what was extracted
+    }
+    if (!this.items.includes(item) || item.extract !== state || !state?.result) return;
+    // Relative to the session's attachment folder, as an extraction's own result names them.
+    state.result = { ...state.result, extracted: x.files ?? listed.total, files: listed.files.map((f) => `${folder}/${f.path}`) };
+    this.update(item);
   }
 
   /** Forget pending attachments, e.g. when switching to another session (the draft was saved before). */
@@ -315,8 +349,8 @@ export class Composer {
   }
 
   private async extract(item: Pending): Promise<void> {
-    // A restored chip's bytes are on the server only: it extracts the stored file instead of uploading.
-    const stored = item.restored && item.result && 'filename' in item.result ? item.result : undefined;
+    // A restored or Edit-restored chip's bytes are on the server only: it extracts the stored file instead of uploading.
+    const stored = (item.restored || item.carried) && item.result && 'filename' in item.result ? item.result : undefined;
     const state: ExtractState = { status: 'running', loaded: 0, total: item.file.size, stored: Boolean(stored) };
     item.extract = state;
     this.update(item);
@@ -401,7 +435,9 @@ export class Composer {
       this.renderExtract(item),
     );
     const actions = h('div', { class: 'chip-actions' });
-    if (item.status === 'done' && isArchiveName(file.name) && !item.extract && !item.carried) {
+    // Only an upload extracts (a sent message's extraction reference has its archive's name but no file).
+    const upload = item.result === undefined || 'filename' in item.result;
+    if (item.status === 'done' && isArchiveName(file.name) && !item.extract && upload) {
       actions.appendChild(
         h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'attachment-extract', onclick: () => void this.extract(item) }, 'Extract'),
       );
@@ -510,6 +546,6 @@ export class Composer {
 function sentAttachments(item: Pending): ChatAttachment[] {
   const out = item.result ? [item.result] : [];
   const x = item.extract?.status === 'done' ? item.extract.result : undefined;
-  if (x) out.push({ name: item.file.name, path: x.dest, extracted: true, files: x.extracted });
+  if (x) out.push(item.extract?.sent ?? { name: item.file.name, path: x.dest, extracted: true, files: x.extracted });
   return out;
 }

@@ -108,7 +108,8 @@ export function openAttachmentPreview(sessionId: string, name: string): Promise<
   return open(attachmentSource(sessionId, name), name);
 }
 
-async function fetchFolder(sessionId: string, name: string): Promise<AttachmentFolder> {
+/** The files of a folder of stored attachments (GET /api/attachment/folder); the composer lists an Edit-restored extraction with it too. */
+export async function fetchFolder(sessionId: string, name: string): Promise<AttachmentFolder> {
   let res: Response;
   try {
     res = await fetch(`/api/attachment/folder?${new URLSearchParams({ session_id: sessionId, name })}`, { credentials: 'same-origin', headers: { Accept: 'application/json' } });

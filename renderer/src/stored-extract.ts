@@ -1,6 +1,7 @@
 // Extract an archive the session stored already (POST /api/attachment/extract): a chip restored from the draft
-// after a reload has no bytes in the page to upload again. Shaped as an upload's handle so the composer treats
-// both extractions alike; aborting leaves the request, and the server removes what it had written.
+// after a reload, or brought back from a sent message by Edit, has no bytes in the page to upload again. Shaped
+// as an upload's handle so the composer treats both extractions alike; aborting leaves the request, and the
+// server removes what it had written.
 import { ApiError, errorText, type ExtractResult } from './api.js';
 import { noteStatus } from './access-lost.js';
 import { UploadAborted, type UploadHandle } from './upload.js';
