@@ -4,7 +4,7 @@
 // uploaded archives are gone after extraction. The number of swaps is printed (and must be > 0).
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import yazl from 'yazl';
+import { yazlZip } from './archive/testing/fixtures.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { isInside } from './paths.js';
 import { multipartBody, startTestServer, type TestServer } from './testing/harness.js';
@@ -72,16 +72,6 @@ async function readAnywhere(p: string): Promise<string | undefined> {
   return undefined;
 }
 
-function zipOf(entries: Record<string, string>): Promise<Buffer> {
-  const zip = new yazl.ZipFile();
-  for (const [name, content] of Object.entries(entries)) zip.addBuffer(Buffer.from(content), name);
-  zip.end();
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-  });
-}
 
 type Part = Parameters<typeof multipartBody>[1][number];
 
@@ -103,7 +93,7 @@ it.skipIf(reason !== undefined)(
   `${UPLOADS} uploads, ${EXTRACTIONS} extractions and ${PREVIEWS} previews under a concurrent directory/symlink swap write and read nothing outside`,
   async () => {
     const outsideBefore = await treeOf(outside);
-    const zip = await zipOf({ 'top.txt': 'top', 'nested/deep.txt': 'deep' });
+    const zip = await yazlZip({ 'top.txt': 'top', 'nested/deep.txt': 'deep' });
     const uploads: { route: string; status: number; body: Record<string, any>; content: string }[] = [];
     const extractions: { route: string; status: number; body: Record<string, any> }[] = [];
     const previews: { status: number; body: string }[] = [];

@@ -2,7 +2,7 @@
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import yazl from 'yazl';
+import { yazlZip } from '../archive/testing/fixtures.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multipartBody, startTestServer, TEST_TOKEN, type TestServer, postMultipart, TEST_BOUNDARY, type Part } from '../testing/harness.js';
 
@@ -26,16 +26,6 @@ async function stagingEmpty(): Promise<void> {
   expect(await fs.readdir(path.join(srv.stateDir, 'staging'))).toEqual([]);
 }
 
-function zipOf(entries: Record<string, string>): Promise<Buffer> {
-  const zip = new yazl.ZipFile();
-  for (const [name, content] of Object.entries(entries)) zip.addBuffer(Buffer.from(content), name);
-  zip.end();
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-  });
-}
 
 describe('4.3 attachment upload', () => {
   it('stores the file with the result shape and the exact bytes', async () => {
@@ -220,7 +210,7 @@ describe('4.3 attachment upload', () => {
 
 describe('4.4 upload and extract', () => {
   it('extracts a zip into a directory named after the stem, files relative to the session directory', async () => {
-    const zip = await zipOf({ 'readme.txt': 'hello', 'docs/guide.md': '# Guide' });
+    const zip = await yazlZip({ 'readme.txt': 'hello', 'docs/guide.md': '# Guide' });
     const { status, body } = await post('/api/upload/extract', [{ name: 'session_id', content: session }, { name: 'file', filename: 'bundle.zip', content: zip }]);
     expect(status).toBe(200);
     expect({ ...body, files: [...body.files].sort() }).toEqual({ ok: true, extracted: 2, files: ['bundle/docs/guide.md', 'bundle/readme.txt'], dest: path.join(attachDir(), 'bundle'), skipped: [] });

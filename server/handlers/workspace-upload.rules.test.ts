@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import yazl from 'yazl';
+import { yazlZip } from '../archive/testing/fixtures.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multipartBody, startTestServer, type TestServer, postMultipart, TEST_BOUNDARY, type Part } from '../testing/harness.js';
 
@@ -18,16 +18,6 @@ afterAll(async () => {
 
 const post = (pathname: string, parts: Part[], headers: Record<string, string> = {}) => postMultipart(srv, pathname, parts, headers);
 
-function zipOf(entries: Record<string, string>): Promise<Buffer> {
-  const zip = new yazl.ZipFile();
-  for (const [name, content] of Object.entries(entries)) zip.addBuffer(Buffer.from(content), name);
-  zip.end();
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-  });
-}
 
 describe('4.7 workspace upload', () => {
   let ws: string;
@@ -80,7 +70,7 @@ describe('4.7 workspace upload', () => {
   });
 
   it('extracts an archive in place and removes the uploaded archive', async () => {
-    const zip = await zipOf({ 'one.txt': '1', 'nested/two.txt': '2' });
+    const zip = await yazlZip({ 'one.txt': '1', 'nested/two.txt': '2' });
     const { status, body } = await post('/api/workspace/upload', [{ name: 'session_id', content: id }, { name: 'path', content: 'arch' }, { name: 'file', filename: 'pack.zip', content: zip }]);
     expect(status).toBe(200);
     expect({ ...body, extracted_files: [...body.extracted_files].sort() }).toEqual({

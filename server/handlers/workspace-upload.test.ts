@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import yazl from 'yazl';
+import { yazlZip } from '../archive/testing/fixtures.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compress, noise } from '../archive/testing/fixtures.js';
 import { buildTar } from '../archive/testing/tar-builder.js';
@@ -41,16 +41,6 @@ async function post(parts: Part[]) {
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
-function zipOf(entries: Record<string, string>): Promise<Buffer> {
-  const zip = new yazl.ZipFile();
-  for (const [name, content] of Object.entries(entries)) zip.addBuffer(Buffer.from(content), name);
-  zip.end();
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-  });
-}
 
 async function exists(p: string): Promise<boolean> {
   return fs.lstat(p).then(
@@ -64,7 +54,7 @@ describe('all or nothing', () => {
     const parts: Part[] = [
       { name: 'path', content: 'txn/new' },
       { name: 'file', filename: 'report.docx', content: await buildDocx(wPara('Hello')) },
-      { name: 'file1', filename: 'pack.zip', content: await zipOf({ 'inner.txt': 'inner' }) },
+      { name: 'file1', filename: 'pack.zip', content: await yazlZip({ 'inner.txt': 'inner' }) },
       { name: 'file2', filename: '..', content: 'refused' },
     ];
     expect(await post(parts)).toEqual({ status: 400, body: { error: 'Invalid filename' } });

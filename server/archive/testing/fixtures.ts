@@ -57,11 +57,12 @@ export function compress(tarBytes: Buffer, kind: 'tar' | 'tar.gz' | 'tar.bz2' | 
   }
 }
 
-export async function yazlZip(files: Record<string, Buffer>, opts: { compress?: boolean } = {}): Promise<Buffer> {
+/** A zip written by yazl: `name/` entries are folders, text is stored as UTF-8. */
+export async function yazlZip(files: Record<string, Buffer | string>, opts: { compress?: boolean } = {}): Promise<Buffer> {
   const zip = new yazl.ZipFile();
   for (const [name, data] of Object.entries(files)) {
     if (name.endsWith('/')) zip.addEmptyDirectory(name);
-    else zip.addBuffer(data, name, { compress: opts.compress ?? true });
+    else zip.addBuffer(Buffer.isBuffer(data) ? data : Buffer.from(data, 'utf8'), name, { compress: opts.compress ?? true });
   }
   zip.end();
   const chunks: Buffer[] = [];
