@@ -11,20 +11,13 @@ import { buildDocx, wBullet, wHeading, wPara, wRun, wTable } from '../server/off
 import { reply, startFakeAgent, type FakeAgent } from '../server/testing/fake-agent.js';
 import { newSession } from './fixtures.js';
 import { completionRequests, configureAgent, lastUserMessage, openApp, partsOf, type SentMessage } from './helpers/chat.js';
-import { micBrowser, skipWithoutSpeechTools, skipWithoutTranscription } from './helpers/mic.js';
+import { dictateWholeWav, KNOWN_SENTENCE, KNOWN_SENTENCE_WORDS, micBrowser, skipWithoutSpeechTools, skipWithoutTranscription } from './helpers/mic.js';
 import { buildPng } from './helpers/png.js';
 import { startServer, type RunningServer } from './helpers/server.js';
 import { speechWav, words } from './helpers/speech.js';
 
 const KEY = 'sk-inputs-key';
 const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
-/** A sentence the whole chain (espeak-ng → fake mic → webm → Moonshine) is known to return (stt-notes.md). */
-const SENTENCE = 'Please open the settings window and change the language to English';
-const KEY_WORDS = ['settings', 'window', 'language', 'english'];
-/** The WAV is about 4.5 s with its padding: recording to this clock reading takes all of it. */
-const RECORDING_DONE = '0:05';
-const RECORDING_DEADLINE_MS = 10_000;
-const TRANSCRIBE_DEADLINE_MS = 30_000;
 /** Long enough for a transcript that sent itself to have reached the agent (a loopback request). */
 const NO_AUTO_SEND_GRACE_MS = 1_000;
 
@@ -116,7 +109,7 @@ test('dictate a sentence with the fake microphone and send it', async () => {
   skipWithoutSpeechTools('chat-inputs/dictate');
   const wavDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-wav-'));
   const wav = path.join(wavDir, 'sentence.wav');
-  speechWav(SENTENCE, wav);
+  speechWav(KNOWN_SENTENCE, wav);
   const mic = await micBrowser(wav);
   try {
     await mic.ctx.grantPermissions(['microphone'], { origin: server.base });
@@ -127,13 +120,7 @@ test('dictate a sentence with the fake microphone and send it', async () => {
     await newSession(page, server.workspace);
     const before = completionRequests(agent).length;
 
-    const button = page.getByTestId('mic-button');
-    await button.click();
-    await expect(page.getByTestId('recording-indicator')).toBeVisible();
-    await expect(page.getByTestId('recording-elapsed')).toHaveText(RECORDING_DONE, { timeout: RECORDING_DEADLINE_MS });
-    // Stopping switches to transcribing at once; idle again means the transcript came back (or failed).
-    await button.click();
-    await expect(button).toHaveAttribute('data-state', 'idle', { timeout: TRANSCRIBE_DEADLINE_MS });
+    await dictateWholeWav(page);
 
     // Dictation only fills the composer: nothing is sent until Send is pressed.
     await page.waitForTimeout(NO_AUTO_SEND_GRACE_MS);
@@ -142,7 +129,7 @@ test('dictate a sentence with the fake microphone and send it', async () => {
     const input = page.getByTestId('composer-input');
     const transcript = await input.inputValue();
     console.log(`chat-inputs/dictate transcript: "${transcript}"`);
-    expect(words(transcript), `composer holds "${transcript}"`).toEqual(expect.arrayContaining(KEY_WORDS));
+    expect(words(transcript), `composer holds "${transcript}"`).toEqual(expect.arrayContaining(KNOWN_SENTENCE_WORDS));
 
     agent.next(reply('Opening the settings now.'));
     await page.getByTestId('send').click();
@@ -156,7 +143,7 @@ test('dictate a sentence with the fake microphone and send it', async () => {
       .map((p) => p.text ?? '')
       .join(' ');
     expect(said).toBe(transcript.trim());
-    expect(words(said)).toEqual(expect.arrayContaining(KEY_WORDS));
+    expect(words(said)).toEqual(expect.arrayContaining(KNOWN_SENTENCE_WORDS));
   } finally {
     await mic.close();
     fs.rmSync(wavDir, { recursive: true, force: true });

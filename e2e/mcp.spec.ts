@@ -11,7 +11,7 @@ import { buildDocx, wHeading, wPara, wRun } from '../server/office/testing/fixtu
 import { newSession } from './fixtures.js';
 import { openApp } from './helpers/chat.js';
 import { callJson, callText, mcpClient } from './helpers/mcp.js';
-import { micBrowser, skipWithoutSpeechTools, skipWithoutTranscription } from './helpers/mic.js';
+import { dictateWholeWav, KNOWN_SENTENCE, KNOWN_SENTENCE_WORDS, micBrowser, skipWithoutSpeechTools, skipWithoutTranscription } from './helpers/mic.js';
 import { startServer, type RunningServer } from './helpers/server.js';
 import { speechWav, words } from './helpers/speech.js';
 
@@ -20,13 +20,6 @@ const DOCX_NAME = 'harbour.docx';
 const DOCX_HEADING = 'Harbour inventory';
 const DOCX_BOLD = 'seventeen lanterns';
 const DOCX_SEARCH_WORD = 'lanterns';
-/** A sentence the whole chain (espeak-ng → fake mic → webm → Moonshine) is known to return (stt-notes.md). */
-const SENTENCE = 'Please open the settings window and change the language to English';
-const KEY_WORDS = ['settings', 'window', 'language', 'english'];
-/** The WAV is about 4.5 s with its padding: recording to this clock reading takes all of it. */
-const RECORDING_DONE = '0:05';
-const RECORDING_DEADLINE_MS = 10_000;
-const TRANSCRIBE_DEADLINE_MS = 30_000;
 
 let server: RunningServer;
 
@@ -58,7 +51,7 @@ test('a dropped .docx and a dictated sentence, read back by an agent over MCP', 
   skipWithoutSpeechTools('mcp/e2e');
   const wavDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-wav-'));
   const wav = path.join(wavDir, 'sentence.wav');
-  speechWav(SENTENCE, wav);
+  speechWav(KNOWN_SENTENCE, wav);
   const docx = await buildDocx(
     wHeading(1, DOCX_HEADING) + wPara([wRun('The east pier holds '), wRun(DOCX_BOLD, { bold: true }), wRun(' and two ropes.')]),
   );
@@ -85,16 +78,11 @@ test('a dropped .docx and a dictated sentence, read back by an agent over MCP', 
     );
     await expect(page.locator(`[data-testid="attachment-chip"][data-filename="${DOCX_NAME}"]`)).toHaveAttribute('data-status', 'done');
 
-    const button = page.getByTestId('mic-button');
-    await button.click();
-    await expect(page.getByTestId('recording-indicator')).toBeVisible();
-    await expect(page.getByTestId('recording-elapsed')).toHaveText(RECORDING_DONE, { timeout: RECORDING_DEADLINE_MS });
-    await button.click();
-    await expect(button).toHaveAttribute('data-state', 'idle', { timeout: TRANSCRIBE_DEADLINE_MS });
+    await dictateWholeWav(page);
     const input = page.getByTestId('composer-input');
     transcript = await input.inputValue();
     console.log(`mcp/e2e transcript: "${transcript}"`);
-    expect(words(transcript), `composer holds "${transcript}"`).toEqual(expect.arrayContaining(KEY_WORDS));
+    expect(words(transcript), `composer holds "${transcript}"`).toEqual(expect.arrayContaining(KNOWN_SENTENCE_WORDS));
 
     // No agent is configured: Send keeps the message (text and the document) in the session.
     await page.getByTestId('send').click();
@@ -120,7 +108,7 @@ test('a dropped .docx and a dictated sentence, read back by an agent over MCP', 
     expect(read.messages).toHaveLength(1);
     const message = read.messages[0]!;
     expect(message.role).toBe('user');
-    expect(words(message.text), `message "${message.text}"`).toEqual(expect.arrayContaining(KEY_WORDS));
+    expect(words(message.text), `message "${message.text}"`).toEqual(expect.arrayContaining(KNOWN_SENTENCE_WORDS));
     expect(message.text).toBe(transcript.trim());
     expect(message.attachments.map((a) => a.name)).toEqual([DOCX_NAME]);
     expect(read.attachments.map((a) => a.name)).toContain(DOCX_NAME);

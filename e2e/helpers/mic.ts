@@ -1,6 +1,6 @@
 // A browser whose microphone plays a WAV file (../shared/spec/stt-notes.md): Chromium's fake capture device
 // needs a persistent context, since plain launch() refuses --user-data-dir.
-import { chromium, test, type BrowserContext, type Page } from '@playwright/test';
+import { chromium, expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -69,4 +69,27 @@ export async function skipWithoutTranscription(page: Page, label: string): Promi
     test.skip(true, 'speech-to-text unavailable on this server');
   }
   return cap;
+}
+
+/** A sentence the whole chain (espeak-ng → fake mic → webm → Moonshine) is known to return (stt-notes.md). */
+export const KNOWN_SENTENCE = 'Please open the settings window and change the language to English';
+/** The words of KNOWN_SENTENCE a transcript must hold. */
+export const KNOWN_SENTENCE_WORDS = ['settings', 'window', 'language', 'english'];
+/** The WAV is about 4.5 s with its padding: recording to this clock reading takes all of it. */
+const RECORDING_DONE = '0:05';
+const RECORDING_DEADLINE_MS = 10_000;
+const TRANSCRIBE_DEADLINE_MS = 30_000;
+
+/**
+ * Record the fake microphone's whole WAV with the mic button and stop; returns once the button is idle again,
+ * i.e. the transcript came back (or failed).
+ */
+export async function dictateWholeWav(page: Page): Promise<void> {
+  const button = page.getByTestId('mic-button');
+  await button.click();
+  await expect(page.getByTestId('recording-indicator')).toBeVisible();
+  await expect(page.getByTestId('recording-elapsed')).toHaveText(RECORDING_DONE, { timeout: RECORDING_DEADLINE_MS });
+  // Stopping switches to transcribing at once; idle again means the transcript came back (or failed).
+  await button.click();
+  await expect(button).toHaveAttribute('data-state', 'idle', { timeout: TRANSCRIBE_DEADLINE_MS });
 }
