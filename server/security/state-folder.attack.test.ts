@@ -199,7 +199,8 @@ describe.each(LAYOUTS)('$name layout under a temporary home', (layout) => {
   it('MCP list_workspace, read_workspace_file, the workspace resource and search never show them', async () => {
     const call = async (name: string, args: Record<string, unknown>) => {
       const res = (await client.callTool({ name, arguments: { session_id: session, ...args } })) as { content: { type: string; text?: string }[]; isError?: boolean };
-      return { isError: res.isError ?? false, text: res.content.map((c) => c.text ?? '').join('\n') };
+      // The first item is the answer; a successful one ends with the user-content note (mcp/server.ts).
+      return { isError: res.isError ?? false, text: res.content[0]?.text ?? '' };
     };
     const parentListing = await call('list_workspace', { path: rel(...layout.state.slice(0, -1)) });
     expect(parentListing.isError).toBe(false);
