@@ -3,7 +3,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { HandlerInput } from '../http/app.js';
-import type { AnchoredDir } from '../store/anchored.js';
+import { AnchoredDir } from '../store/anchored.js';
+import { openInside } from '../store/anchored-walk.js';
+import { ProtectedPlaceError, type ProtectedPlaces } from '../store/protected.js';
 import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes } from '../archive/index.js';
 import { DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../errors.js';
 import { mkdirInside, placeUnique, removeCreatedDirs } from '../store/files.js';
@@ -29,6 +31,27 @@ export type { WorkspaceItem };
 
 export const CREDENTIAL_TARGET = 'Upload target is a credential folder';
 export const HIDDEN_TARGET = 'Upload target is a hidden folder (turn on hidden files to use it)';
+export const PROTECTED_TARGET = "Upload target is a protected folder (Satchel's own data or saved credentials)";
+
+/**
+ * True when `target` (below `root`) is, or lies inside, a protected place (store/protected.ts): by the name of
+ * every component, then by the identity of every existing directory on the way, walked as uploads walk. A
+ * missing component ends the walk without a verdict: what follows does not exist yet, so only its name counts.
+ */
+async function reachesProtected(root: string, target: string, guard: ProtectedPlaces): Promise<boolean> {
+  await guard.fresh();
+  const segments = path.relative(root, target).split(path.sep).filter(Boolean);
+  if (segments.some((_, i) => guard.isPlace(path.join(root, ...segments.slice(0, i + 1))))) return true;
+  const anchor = await AnchoredDir.open(root);
+  try {
+    await (await openInside(anchor, segments, { check: guard.check })).close();
+    return false;
+  } catch (err) {
+    return err instanceof ProtectedPlaceError;
+  } finally {
+    await anchor.close();
+  }
+}
 
 /** Why a target below the workspace root may not receive uploads, judged on its components; null when it may. */
 function targetProblem(root: string, target: string, allowHidden: boolean): string | null {
@@ -42,12 +65,20 @@ function targetProblem(root: string, target: string, allowHidden: boolean): stri
 /** spec-notes 4.7 step 3: the target directory, created, held open, proven inside the workspace after symlinks are
  *  resolved, and neither a credential store nor (unless asked for) hidden, by its name or by where a link on
  *  the way led. Directories it made are pushed onto `created` (parents first). The caller closes it. */
-export async function uploadTarget(workspace: string, requested: string, created?: string[], allowHidden = false): Promise<AnchoredDir> {
+export async function uploadTarget(
+  workspace: string,
+  requested: string,
+  created?: string[],
+  allowHidden = false,
+  guard?: ProtectedPlaces,
+): Promise<AnchoredDir> {
   const root = await fs.realpath(workspace);
   const target = path.resolve(root, requested);
   if (!isInside(root, target)) throw new HttpError(403, ESCAPES);
   const asNamed = targetProblem(root, target, allowHidden);
   if (asNamed) throw new HttpError(403, asNamed);
+  // Before anything is made: no directory is created inside a protected place.
+  if (guard && (await reachesProtected(root, target, guard))) throw new HttpError(403, PROTECTED_TARGET);
   const made: string[] = [];
   let dir: AnchoredDir;
   try {
@@ -57,7 +88,8 @@ export async function uploadTarget(workspace: string, requested: string, created
     await removeCreatedDirs(root, made);
     throw new HttpError(403, ESCAPES);
   }
-  const asReached = targetProblem(root, dir.path, allowHidden);
+  // And where the walk really led, now that every directory exists (a link or another spelling on the way).
+  const asReached = targetProblem(root, dir.path, allowHidden) ?? (guard && (await reachesProtected(root, dir.path, guard)) ? PROTECTED_TARGET : null);
   if (asReached) {
     await dir.close();
     await removeCreatedDirs(root, made);
@@ -162,7 +194,7 @@ export async function uploadToWorkspace(input: HandlerInput): Promise<void> {
     const workspace = await app.workspaces.validate(session.workspace);
     const requested = form.fields.get('path') ?? '';
     const created: string[] = [];
-    const target = await uploadTarget(workspace, requested, created, form.fields.get('hidden') === '1');
+    const target = await uploadTarget(workspace, requested, created, form.fields.get('hidden') === '1', app.workspaces.protectedPlaces);
     // One allowance for every Office preview this request writes, however many files it carries or unpacks.
     const budget = new SidecarBudget();
     try {

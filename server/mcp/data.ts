@@ -221,7 +221,7 @@ async function readOffice(at: WorkspacePath, base: string, format: NonNullable<R
 export async function listWorkspace(app: App, profile: string, id: unknown, requested: string): Promise<PublicWorkspaceListing> {
   const s = findSession(app, profile, id);
   const workspace = await app.workspaces.validate(s.workspace);
-  const at = await openWorkspacePath(workspace, requested, false);
+  const at = await openWorkspacePath(workspace, requested, false, app.workspaces.protectedPlaces);
   try {
     const listing = await listWorkspaceDir(at, L.MAX_WORKSPACE_ENTRIES);
     return publicWorkspaceListing(listing);
@@ -233,7 +233,7 @@ export async function listWorkspace(app: App, profile: string, id: unknown, requ
 export async function readWorkspaceFile(app: App, profile: string, id: unknown, requested: string, maxChars = L.MAX_TEXT_CHARS) {
   const s = findSession(app, profile, id);
   const workspace = await app.workspaces.validate(s.workspace);
-  const at = await openWorkspacePath(workspace, requested, false);
+  const at = await openWorkspacePath(workspace, requested, false, app.workspaces.protectedPlaces);
   try {
     const { bytes, size, path: rel } = await readWorkspaceBytes(at, L.MAX_READ_BYTES, true);
     if (!looksLikeText(bytes)) return { path: rel, size, binary: true as const };
@@ -345,7 +345,7 @@ export async function search(app: App, profile: string, id: unknown, query: stri
   }
   if (!budget.exhausted) {
     const workspace = await app.workspaces.validate(s.workspace).catch(() => undefined);
-    const at = workspace ? await openWorkspacePath(workspace, '', false).catch(() => undefined) : undefined;
+    const at = workspace ? await openWorkspacePath(workspace, '', false, app.workspaces.protectedPlaces).catch(() => undefined) : undefined;
     if (at) {
       try {
         await searchTree(at, budget, (rel, text) => {

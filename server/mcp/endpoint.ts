@@ -22,6 +22,8 @@ import { loadMcpRuntime, type McpRuntime } from './runtime.js';
 import { mcpTokenOf } from './token.js';
 
 const SESSION_HEADER = 'mcp-session-id';
+/** The answer (503, Retry-After) to a new session when every place is held by a session in use. */
+export const MCP_SESSIONS_FULL = `Too many MCP sessions are open (${L.MAX_MCP_SESSIONS}); close one with DELETE /mcp, or retry when one has been idle for ${L.MCP_EVICTABLE_IDLE_MS / 60_000} minutes`;
 const NOTIFY_EVENTS = new Set(['session_created', 'session_renamed', 'session_updated', 'attachment_added']);
 
 /** Which token opened a session: regenerating the MCP token ends the sessions it opened. */
@@ -69,9 +71,19 @@ class Registry {
     app.stopping.addEventListener('abort', () => this.closeAll(), { once: true });
   }
 
-  async create(sdk: McpRuntime, profile: string, credential: Credential): Promise<Entry> {
+  /** Sessions being initialized: counted against the bound before the SDK registers them. */
+  private pending = 0;
+
+  /**
+   * A new session, or undefined when the table is full of sessions in use. Every MCP client holds the same token
+   * and, on loopback, the same address, so nothing tells one client from another: a bound per client would be a
+   * bound per connection, which a client opens at will. So the table is first come, first served: a new session
+   * may only take the place of one that nobody has used for MCP_EVICTABLE_IDLE_MS (and that holds no stream);
+   * otherwise it is refused. A token holder who opens sessions in a loop is refused, never the client it races.
+   */
+  async create(sdk: McpRuntime, profile: string, credential: Credential): Promise<Entry | undefined> {
     this.start();
-    if (this.sessions.size >= L.MAX_MCP_SESSIONS) this.evictOldest();
+    if (this.sessions.size + this.pending >= L.MAX_MCP_SESSIONS && !this.evictIdle()) return undefined;
     const server = sdk.createMcpServer(this.app, profile, this.app.version);
     const entry: Entry = {
       server,
@@ -99,10 +111,28 @@ class Registry {
     void entry.server.close().catch((err: unknown) => log.debug('mcp: close failed', err));
   }
 
-  private evictOldest(): void {
+  /** Close the least recently used session idle past MCP_EVICTABLE_IDLE_MS; false when there is none. */
+  private evictIdle(): boolean {
+    const cutoff = Date.now() - L.MCP_EVICTABLE_IDLE_MS;
     let oldest: [string, Entry] | undefined;
-    for (const item of this.sessions) if (!oldest || item[1].lastSeen < oldest[1].lastSeen) oldest = item;
+    for (const item of this.sessions) {
+      if (item[1].streams > 0 || item[1].lastSeen >= cutoff) continue;
+      if (!oldest || item[1].lastSeen < oldest[1].lastSeen) oldest = item;
+    }
     if (oldest) this.drop(oldest[0]);
+    return oldest !== undefined;
+  }
+
+  /** Run the initialize request of a new session; a session the SDK did not register is closed after it. */
+  async initialize(entry: Entry, run: () => Promise<void>): Promise<void> {
+    this.pending++;
+    try {
+      await run();
+    } finally {
+      this.pending--;
+      const id = entry.transport.sessionId;
+      if (id === undefined || this.sessions.get(id) !== entry) void entry.server.close().catch((err: unknown) => log.debug('mcp: close failed', err));
+    }
   }
 
   /** One bus subscription and one sweeper for all MCP sessions, from the first session on. */
@@ -205,7 +235,14 @@ export async function mcpEndpoint({ ctx, app, profile }: HandlerInput): Promise<
   if (!entry) {
     const sdk = await loadMcpRuntime();
     if (req.method !== 'POST' || !sdk.isInitializeRequest(body)) return rpcError(ctx, 400, 'Bad Request: no valid session id');
-    entry = await registry.create(sdk, profile, credential);
+    const created = await registry.create(sdk, profile, credential);
+    if (!created) {
+      ctx.res.setHeader('Retry-After', String(L.MCP_FULL_RETRY_AFTER_S));
+      return rpcError(ctx, 503, MCP_SESSIONS_FULL);
+    }
+    created.lastSeen = Date.now();
+    prepareResponse(ctx);
+    return registry.initialize(created, () => created.transport.handleRequest(req, res, body));
   }
   entry.lastSeen = Date.now();
   prepareResponse(ctx);

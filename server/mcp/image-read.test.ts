@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { AGENT_IMAGE_MAX_EDGE } from '../image/downscale.js';
 import { postMultipart, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+import { USER_CONTENT_META } from './server.js';
 
 const hasFfmpeg = spawnSync('ffmpeg', ['-version']).status === 0;
 if (!hasFfmpeg) console.log('SKIP server/mcp/image-read.test.ts (photo case): ffmpeg is not installed (Debian package ffmpeg)');
@@ -51,7 +52,7 @@ describe('read_attachment on images', () => {
     writeFileSync(out, Buffer.from(image!.data!, 'base64'));
     const probed = execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', out], { encoding: 'utf8' }).trim();
     expect(probed).toBe(`${AGENT_IMAGE_MAX_EDGE},1176`);
-    expect(note).toEqual({ type: 'text', text: `harbour.jpg: 4000×3000 pixels, shown at ${AGENT_IMAGE_MAX_EDGE}×1176 (image/jpeg, at most 1048576 bytes)` });
+    expect(note).toEqual({ type: 'text', text: `harbour.jpg: 4000×3000 pixels, shown at ${AGENT_IMAGE_MAX_EDGE}×1176 (image/jpeg, at most 1048576 bytes)`, _meta: USER_CONTENT_META });
   });
 
   it('a .png that is not a PNG comes back as metadata that says why', async () => {

@@ -2,10 +2,18 @@
 
 /** A JSON-RPC request body: far below the JSON API's 20 MiB, since agents only send small requests. */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
-/** MCP sessions held at once; past it the least recently used one is closed to make room. */
+/** MCP sessions held at once. Past it a new session takes the place of one idle for MCP_EVICTABLE_IDLE_MS, or
+ *  is refused (503): a session in use is never closed to make room (issue 21 finding 9, endpoint.ts). */
 export const MAX_MCP_SESSIONS = 32;
 /** A session with no request and no open stream for this long is closed. */
 export const MCP_SESSION_IDLE_MS = 30 * 60_000;
+/** A session with no request and no open stream for this long may give its place to a new one when the table
+ *  is full: long enough that a client between two steps of a task (an agent thinking for minutes) keeps its
+ *  session, short enough that a table filled by a crashed or forgetful client frees itself within minutes. */
+export const MCP_EVICTABLE_IDLE_MS = 5 * 60_000;
+/** Retry-After (seconds) on the 503 of a full table: a place frees itself at the latest when a session passes
+ *  MCP_EVICTABLE_IDLE_MS, checked on the next attempt; a minute is a fair wait for an agent to retry. */
+export const MCP_FULL_RETRY_AFTER_S = 60;
 /** How often idle sessions are looked for. */
 export const MCP_SWEEP_INTERVAL_MS = 60_000;
 /** Changes within this window become one `notifications/resources/list_changed`. */

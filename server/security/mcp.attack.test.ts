@@ -5,11 +5,13 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { buildPng } from '../../e2e/helpers/png.js';
 import { postMultipart, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+import { MCP_SESSIONS_FULL } from '../mcp/endpoint.js';
+import { MAX_MCP_SESSIONS, MCP_EVICTABLE_IDLE_MS, MCP_FULL_RETRY_AFTER_S } from '../mcp/limits.js';
 
 const SECRET = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
 const OUTSIDE = 'outside bytes nobody may read';
@@ -151,5 +153,53 @@ describe('errors', () => {
     }
     expect(text).toMatch(/not found/i);
     expect(text).not.toContain(SECRET);
+  });
+});
+
+// Issue 21 finding 9: any holder of the MCP token closed every other client's session by opening 40 of its own
+// (the least recently used was evicted to make room). Now a full table refuses the newcomer instead, and only a
+// session idle for MCP_EVICTABLE_IDLE_MS gives its place.
+describe('a token holder opening sessions in a loop', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  async function mcpToken(): Promise<string> {
+    return ((await (await srv.api('/api/mcp')).json()) as { token: string }).token;
+  }
+
+  /** A bare initialize, as a client that never closes what it opens would send. */
+  async function initialize(token: string): Promise<Response> {
+    return fetch(srv.origin + '/mcp', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'flood', version: '1' } } }),
+    });
+  }
+
+  it("cannot evict another client's session: the newcomer past the bound gets 503 with Retry-After", async () => {
+    const token = await mcpToken();
+    const victim = new Client({ name: 'victim', version: '1.0.0' });
+    await victim.connect(new StreamableHTTPClientTransport(new URL(srv.origin + '/mcp'), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    // 40 at once, as in the finding: initializes in flight count against the bound too.
+    const flood = await Promise.all(Array.from({ length: 40 }, () => initialize(token)));
+    const statuses = flood.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200).length).toBe(MAX_MCP_SESSIONS - 2); // the beforeAll client and the victim hold two
+    const refused = flood.filter((r) => r.status === 503);
+    expect(refused.length).toBe(40 - (MAX_MCP_SESSIONS - 2));
+    expect(refused[0]!.headers.get('retry-after')).toBe(String(MCP_FULL_RETRY_AFTER_S));
+    expect(await refused[0]!.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: MCP_SESSIONS_FULL }, id: null });
+    // Both clients that were there first still work.
+    expect((await victim.listTools()).tools.length).toBeGreaterThan(0);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+
+    // Minutes later the flood's sessions are idle; the victim, still working, is not. A newcomer takes an idle
+    // place; the victim's session stays.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + MCP_EVICTABLE_IDLE_MS + 1_000 });
+    expect((await victim.listTools()).tools.length).toBeGreaterThan(0);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    expect((await initialize(token)).status).toBe(200);
+    expect((await victim.listTools()).tools.length).toBeGreaterThan(0);
+    await victim.close();
   });
 });

@@ -3,7 +3,7 @@
 // the walk starts again from the root along that real path; outside, the walk is refused.
 import type fs from 'node:fs';
 import path from 'node:path';
-import { AnchoredDir, EscapeError, MAX_SYMLINK_HOPS, errno } from './anchored.js';
+import { AnchoredDir, EscapeError, MAX_SYMLINK_HOPS, errno, type Identity } from './anchored.js';
 import { ValueError } from '../errors.js';
 import { isInside } from '../paths.js';
 
@@ -11,6 +11,9 @@ export interface WalkOptions {
   /** Make missing directories; each one made is pushed (as its real path) onto `created`, parents first. */
   create?: boolean;
   created?: string[];
+  /** Called on every directory the walk opens below the root (its reported path and identity); a throw stops
+   *  the walk with that error. Workspaces pass the protected-places check here (store/protected.ts). */
+  check?: (dirPath: string, id: Identity) => void;
 }
 
 /**
@@ -59,6 +62,7 @@ export async function openInside(root: AnchoredDir, segments: readonly string[],
       }
       await leave();
       dir = child;
+      opts.check?.(child.path, child.id);
       pending = pending.slice(1);
     }
     // The result is the caller's to close: the root itself only ever as a copy.
@@ -88,16 +92,18 @@ export interface Located {
 
 /**
  * The entry `segments` (at least one) names below `root`, with every symlink on the way and at the end
- * resolved as openInside does. ENOENT when it does not exist; EscapeError when it resolves outside the root.
+ * resolved as openInside does (with `check` on every directory, the entry too when it is one). ENOENT when it
+ * does not exist; EscapeError when it resolves outside the root.
  */
-export async function locateInside(root: AnchoredDir, segments: readonly string[]): Promise<Located> {
+export async function locateInside(root: AnchoredDir, segments: readonly string[], opts: Pick<WalkOptions, 'check'> = {}): Promise<Located> {
   let pending = [...segments];
   for (let hops = 0; hops <= MAX_SYMLINK_HOPS; hops++) {
     if (pending.length === 0) throw new ValueError('Not a file');
     const name = pending[pending.length - 1]!;
-    const parent = await openInside(root, pending.slice(0, -1));
+    const parent = await openInside(root, pending.slice(0, -1), { check: opts.check });
     try {
       const stat = await parent.lstat(name);
+      if (stat.isDirectory()) opts.check?.(parent.pathOf(name), stat);
       if (!stat.isSymbolicLink()) {
         return { parent, name, stat, segments: [...path.relative(root.path, parent.path).split(path.sep).filter(Boolean), name] };
       }

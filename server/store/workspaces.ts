@@ -9,6 +9,9 @@ import path from 'node:path';
 import { writeFileAtomic } from './atomic.js';
 import { ValueError } from '../errors.js';
 import { isCredentialPath, isInside } from '../paths.js';
+import { PROTECTED_WORKSPACE, ProtectedPlaces } from './protected.js';
+
+export { PROTECTED_WORKSPACE } from './protected.js';
 
 export const MAX_TRUSTED_ROOTS = 256;
 const STORE_FILE = 'workspaces.json';
@@ -105,12 +108,16 @@ export async function sharedWriteProblem(
 
 export class Workspaces {
   private added: string[] = [];
+  /** Satchel's own data and the credential places: refused as workspaces, hidden inside them (protected.ts). */
+  readonly protectedPlaces: ProtectedPlaces;
 
   constructor(
     private readonly stateDir: string,
     private readonly defaultWorkspace: string | undefined,
     private readonly home: string = os.homedir(),
-  ) {}
+  ) {
+    this.protectedPlaces = ProtectedPlaces.forServer(stateDir, home);
+  }
 
   /** Where sessions created without a workspace work: the configured default, else our own folder. */
   get fallbackWorkspace(): string {
@@ -123,6 +130,7 @@ export class Workspaces {
   }
 
   async load(): Promise<void> {
+    await this.protectedPlaces.resolve();
     try {
       const parsed: unknown = JSON.parse(await fs.readFile(path.join(this.stateDir, STORE_FILE), 'utf8'));
       if (Array.isArray(parsed)) this.added = parsed.filter((p): p is string => typeof p === 'string' && path.isAbsolute(p));
@@ -181,9 +189,11 @@ export class Workspaces {
     return this.roots();
   }
 
-  /** Credential stores (by the path asked for and by where it really is) and folders others can write to. */
+  /** Credential stores and protected places (by the path asked for and by where it really is) and folders
+   *  others can write to. */
   private async refuseUnsafe(requested: string, real: string): Promise<void> {
     if (isCredentialDir(requested) || isCredentialDir(real)) throw new ValueError(CREDENTIAL_WORKSPACE);
+    if ((await this.protectedPlaces.contains(requested)) || (await this.protectedPlaces.contains(real))) throw new ValueError(PROTECTED_WORKSPACE);
     const shared = await sharedWriteProblem(real);
     if (shared) throw new ValueError(shared);
   }

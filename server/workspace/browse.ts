@@ -8,6 +8,7 @@ import { AnchoredDir, EscapeError } from '../store/anchored.js';
 import { locateInside, openInside, type Located } from '../store/anchored-walk.js';
 import { HttpError } from '../errors.js';
 import { isCredentialPath, isHiddenName, isInside } from '../paths.js';
+import { ProtectedPlaceError, type ProtectedPlaces } from '../store/protected.js';
 import type { WorkspaceEntry, WorkspaceListing } from '../wire.js';
 
 export const MAX_LIST_ENTRIES = 5000;
@@ -22,6 +23,9 @@ export interface WorkspacePath {
   /** The requested path's components below the root (lexically normalized, so no `..`). */
   segments: string[];
   showHidden: boolean;
+  /** A workspace's protected places (store/protected.ts): never listed, never walked into. Attachment folders,
+   *  which lie inside the state folder by design, are opened without one. */
+  guard?: ProtectedPlaces;
 }
 
 /** Hidden components only when asked for; credential stores never. */
@@ -31,7 +35,7 @@ export function visible(segments: readonly string[], showHidden: boolean): boole
 }
 
 /** Resolve `requested` (relative to the workspace; an absolute path must lie inside it) and open the workspace. */
-export async function openWorkspacePath(workspace: string, requested: string, showHidden: boolean): Promise<WorkspacePath> {
+export async function openWorkspacePath(workspace: string, requested: string, showHidden: boolean, guard?: ProtectedPlaces): Promise<WorkspacePath> {
   // No file has a NUL in its name: missing, as it always was.
   if (requested.includes('\0')) throw new HttpError(404, NOT_FOUND);
   const target = path.resolve(workspace, requested);
@@ -39,13 +43,14 @@ export async function openWorkspacePath(workspace: string, requested: string, sh
   const segments = path.relative(workspace, target).split(path.sep).filter(Boolean);
   // Refused before the disk is touched, with the answer a missing file gets: existence is not revealed.
   if (!visible(segments, showHidden)) throw new HttpError(404, NOT_FOUND);
+  await guard?.fresh();
   const root = await AnchoredDir.open(workspace).catch(() => {
     throw new HttpError(404, NOT_FOUND);
   });
-  return { root, segments, showHidden };
+  return { root, segments, showHidden, guard };
 }
 
-/** Escapes are 403; anything else that stops a walk (missing, not a directory) is 404. */
+/** Escapes are 403; anything else that stops a walk (missing, not a directory, a protected place) is 404. */
 function walkFailure(err: unknown): HttpError {
   if (err instanceof EscapeError) return new HttpError(403, ESCAPES_WORKSPACE);
   return new HttpError(404, NOT_FOUND);
@@ -57,9 +62,9 @@ function relative(root: AnchoredDir, dir: string): string[] {
 
 /** The directory at `at`: regular files and directories only, hidden ones as asked, at most MAX_LIST_ENTRIES. */
 export async function listWorkspaceDir(at: WorkspacePath, maxEntries = MAX_LIST_ENTRIES): Promise<WorkspaceListing> {
-  const { root, segments, showHidden } = at;
-  const dir = await openInside(root, segments).catch((err: unknown) => {
-    if (err instanceof EscapeError) throw walkFailure(err);
+  const { root, segments, showHidden, guard } = at;
+  const dir = await openInside(root, segments, { check: guard?.check }).catch((err: unknown) => {
+    if (err instanceof EscapeError || err instanceof ProtectedPlaceError) throw walkFailure(err);
     // A file is not a directory (400); a missing path is 404.
     throw (err as NodeJS.ErrnoException).code === 'ENOENT' ? new HttpError(404, NOT_FOUND) : new HttpError(400, 'Not a directory');
   });
@@ -72,6 +77,8 @@ export async function listWorkspaceDir(at: WorkspacePath, maxEntries = MAX_LIST_
     for (const d of dirents.slice(0, maxEntries)) {
       const stat = await dir.lstat(d.name).catch(() => undefined);
       if (!stat) continue;
+      // A protected place (Satchel's state folder in the home folder, ~/Library/Keychains …) is not there.
+      if (d.isDirectory() && guard?.isPlace(dir.pathOf(d.name), stat)) continue;
       entries.push({ name: d.name, type: d.isDirectory() ? 'dir' : 'file', size: stat.size, mtime: stat.mtime.toISOString() });
     }
     entries.sort((a, b) => (a.type === b.type ? a.name.localeCompare(b.name) : a.type === 'dir' ? -1 : 1));
@@ -91,9 +98,9 @@ export interface FileRead {
 
 /** The entry at `at` (not the root itself), found by the anchored walk; a hidden one is not found. */
 async function locateVisible(at: WorkspacePath): Promise<Located> {
-  const { root, segments, showHidden } = at;
+  const { root, segments, showHidden, guard } = at;
   if (segments.length === 0) throw new HttpError(400, 'Not a file');
-  const found = await locateInside(root, segments).catch((err: unknown) => {
+  const found = await locateInside(root, segments, { check: guard?.check }).catch((err: unknown) => {
     if (err instanceof HttpError) throw err;
     if ((err as Error).message === 'Not a file') throw new HttpError(400, 'Not a file');
     throw walkFailure(err);
