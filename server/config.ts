@@ -34,8 +34,13 @@ export interface ServerConfig {
   headersTimeoutMs?: number;
   /** Idle deadline for a JSON request body; tests shorten it. */
   bodyIdleTimeoutMs?: number;
+  /** Total deadline for a JSON request body (http/app.ts JSON_BODY_DEADLINE_MS); tests shorten it. */
+  bodyDeadlineMs?: number;
   /** Idle deadline for an upload's body; tests shorten it. */
   uploadStallTimeoutMs?: number;
+  /** An upload's pace (http/multipart.ts UPLOAD_GRACE_MS, UPLOAD_MIN_BYTES_PER_SECOND); tests change it. */
+  uploadGraceMs?: number;
+  uploadMinBytesPerSecond?: number;
   /** Silence on a chat stream before a `: heartbeat` comment; tests shorten it. */
   chatHeartbeatMs?: number;
   /** Where the agent's API key lives; unset = agent.json's field (0600). The desktop app passes its secure store. */

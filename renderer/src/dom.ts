@@ -11,6 +11,10 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;
+    // The page's policy (index.html) blocks inline style and inline handlers: a class (or element.style) and a
+    // listener instead. Failing here names the code; the browser would only report a violation.
+    if (key === 'style') throw new Error(`<${tag} style>: inline style is blocked by the page's policy; use a class`);
+    if (key.startsWith('on') && typeof value !== 'function') throw new Error(`<${tag} ${key}>: inline handlers are blocked by the page's policy`);
     if (key.startsWith('on') && typeof value === 'function') {
       el.addEventListener(key.slice(2).toLowerCase(), value);
     } else if (key === 'class') {

@@ -12,7 +12,7 @@ import type { EventBus } from '../store/events.js';
 import { analyzeFraming, transferEncodingError } from './framing.js';
 import { log } from '../log.js';
 import { activeProfile } from './profile-cookie.js';
-import { STALL_TIMEOUT_MS } from './multipart.js';
+import { STALL_TIMEOUT_MS, UPLOAD_GRACE_MS, UPLOAD_MIN_BYTES_PER_SECOND } from './multipart.js';
 import { jsonResponse, sendError, type RequestContext } from './respond.js';
 import { securityHeaders } from './headers.js';
 import type { SessionStore } from '../store/sessions.js';
@@ -26,6 +26,13 @@ import type { Workspaces } from '../store/workspaces.js';
 export const MAX_HEADER_LINES = 1000;
 /** A JSON body that sends nothing for this long is abandoned (408). */
 export const BODY_IDLE_TIMEOUT_MS = 30_000;
+/**
+ * A JSON body not complete this long after its first read is abandoned (408) however steadily it trickles: the
+ * idle deadline alone let a byte every few seconds hold a request (and its 20 MiB allowance) for ever. The
+ * server is reached over loopback (or a LAN the operator chose), where the largest JSON body (20 MiB) takes
+ * milliseconds; the UI's and MCP's bodies are a few KiB.
+ */
+export const JSON_BODY_DEADLINE_MS = 30_000;
 const CONTINUE = '100-continue';
 
 export interface App {
@@ -140,7 +147,12 @@ function createContext(app: App, req: IncomingMessage, res: ServerResponse, targ
     },
     expectsContinue: (req.headers.expect ?? '').trim().toLowerCase() === CONTINUE,
     bodyIdleTimeoutMs: app.config.bodyIdleTimeoutMs ?? BODY_IDLE_TIMEOUT_MS,
+    bodyDeadlineMs: app.config.bodyDeadlineMs ?? JSON_BODY_DEADLINE_MS,
     uploadStallTimeoutMs: app.config.uploadStallTimeoutMs ?? STALL_TIMEOUT_MS,
+    uploadPace: {
+      graceMs: app.config.uploadGraceMs ?? UPLOAD_GRACE_MS,
+      minBytesPerSecond: app.config.uploadMinBytesPerSecond ?? UPLOAD_MIN_BYTES_PER_SECOND,
+    },
   };
 }
 

@@ -1,5 +1,6 @@
-// JSON request bodies of the non-upload POST handlers, bounded at 20 MiB (spec-notes 8) and by an idle deadline:
-// a client that declares a body and then sends nothing cannot hold the request open.
+// JSON request bodies of the non-upload POST handlers, bounded at 20 MiB (spec-notes 8), by an idle deadline (a
+// client that declares a body and then sends nothing cannot hold the request open) and by a total one (nor can a
+// client that trickles a byte now and then, each within the idle deadline).
 import { HttpError } from '../errors.js';
 import { framingRefusal } from './framing.js';
 import { openBody, type RequestContext } from './respond.js';
@@ -11,13 +12,15 @@ function tooLarge(limit: number): HttpError {
   return new HttpError(413, `Request body too large (max ${Math.floor(limit / MIB)}MB)`);
 }
 
-/** Read the whole body, at most `limit` bytes, each chunk within the context's idle deadline. */
+/** Read the whole body, at most `limit` bytes, each chunk within the context's idle deadline and all of it
+ *  within its total deadline (both answered 408 `Request timed out`, as the specification's head timeout is). */
 function readAll(ctx: RequestContext, limit: number): Promise<Buffer> {
   const req = openBody(ctx);
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const idle = setTimeout(() => done(new HttpError(408, 'Request timed out')), ctx.bodyIdleTimeoutMs);
+    const total = setTimeout(() => done(new HttpError(408, 'Request timed out')), ctx.bodyDeadlineMs);
     const onData = (chunk: Buffer): void => {
       idle.refresh();
       size += chunk.length;
@@ -30,6 +33,7 @@ function readAll(ctx: RequestContext, limit: number): Promise<Buffer> {
     };
     function done(err?: Error): void {
       clearTimeout(idle);
+      clearTimeout(total);
       req.off('data', onData).off('end', onEnd).off('error', done).off('close', onClose);
       if (err) {
         // Stop reading: the lifecycle sees the body unread and closes the connection after the answer.

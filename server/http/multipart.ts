@@ -19,6 +19,19 @@ export const MAX_PARTS = MAX_FIELDS + MAX_FILES;
 export const MAX_HEADER_PAIRS = 100;
 /** An upload that sends nothing for this long is abandoned (408) so a stalled client cannot pin a file open. */
 export const STALL_TIMEOUT_MS = 60_000;
+/**
+ * An upload's total deadline grows with what it has sent: UPLOAD_GRACE_MS, plus one second for every
+ * UPLOAD_MIN_BYTES_PER_SECOND bytes received. One fixed deadline would cut a large file on a slow link (a 4 GiB
+ * upload at 20 MB/s takes minutes) or, set long enough for that, let a trickle (a byte every few seconds, each
+ * within STALL_TIMEOUT_MS) hold a connection and a staging file for hours; one proportional to the declared
+ * size would let a client declare the cap and trickle. So the pace is measured on the bytes received: whatever
+ * its size, an upload is cut (408 `Upload timed out: too slow`) once, after the grace, it has averaged less than
+ * 64 KiB/s (0.5 Mbit/s) since its first byte was awaited. The server is reached over loopback, or a LAN the
+ * operator chose, where uploads run at tens of MB/s or more; the grace covers a slow start (a busy disk, a
+ * browser reading the file, 100-continue) and small forms whatever their pace.
+ */
+export const UPLOAD_GRACE_MS = 60_000;
+export const UPLOAD_MIN_BYTES_PER_SECOND = 64 * 1024;
 /** Buffering between parser and disk: larger than Node's 16 KiB default, so a GiB upload is fewer, bigger writes. */
 export const STREAM_BUFFER_BYTES = 256 * 1024;
 const MIB = 1024 * 1024;
@@ -130,6 +143,8 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
     let failure: Error | undefined;
     let received = 0;
     let stall: NodeJS.Timeout | undefined;
+    let pace: NodeJS.Timeout | undefined;
+    const startedAt = Date.now();
 
     let bb: busboy.Busboy;
     try {
@@ -160,6 +175,7 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
 
     const settle = async (): Promise<void> => {
       clearTimeout(stall);
+      clearTimeout(pace);
       // Wait for every file stream to close before deleting: a stream still open could keep writing.
       await Promise.allSettled(writes);
       if (failure) {
@@ -191,6 +207,17 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
       }
       stall = setTimeout(() => fail(new HttpError(408, 'Upload timed out: no data received')), ctx.uploadStallTimeoutMs);
       stall.unref();
+    };
+
+    // One timer for the pace, not one per chunk: when it fires it compares the time taken with what the bytes
+    // received so far have earned, and sleeps until then when the upload is still ahead.
+    const checkPace = (): void => {
+      const { graceMs, minBytesPerSecond } = ctx.uploadPace;
+      const earned = startedAt + graceMs + (received / minBytesPerSecond) * 1000;
+      const now = Date.now();
+      if (now >= earned) return fail(new HttpError(408, 'Upload timed out: too slow'));
+      pace = setTimeout(checkPace, earned - now);
+      pace.unref();
     };
 
     bb.on('file', (name, stream, info) => {
@@ -248,11 +275,14 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
       armStall();
       if (received > opts.capBytes) fail(new HttpError(400, `Upload too large (max ${opts.capBytes} bytes)`));
     });
+    // Every byte is in: what is left (the parser's last part, the staged files' last writes) is ours, not its pace.
+    req.on('end', () => clearTimeout(pace));
     req.on('error', () => fail(new ClientGoneError()));
     req.on('close', () => {
       if (!req.complete) fail(new ClientGoneError());
     });
     armStall();
+    checkPace();
     // The client may have left while we were awaiting anything above: its 'close' has then already fired.
     if (req.destroyed && !req.complete) return fail(new ClientGoneError());
     openBody(ctx).pipe(bb);

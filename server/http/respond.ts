@@ -28,8 +28,12 @@ export interface RequestContext {
   expectsContinue: boolean;
   /** A JSON body that sends nothing for this long is abandoned with 408. */
   bodyIdleTimeoutMs: number;
+  /** A JSON body not complete this long after its first read is abandoned with 408, however it trickles. */
+  bodyDeadlineMs: number;
   /** An upload that sends nothing for this long is abandoned with 408. */
   uploadStallTimeoutMs: number;
+  /** An upload slower on average than this, once its grace is over, is abandoned with 408 (multipart.ts). */
+  uploadPace: { graceMs: number; minBytesPerSecond: number };
   /** A handler asked for `Connection: close` (rule 1). */
   close: boolean;
   /**
