@@ -129,14 +129,14 @@ export const SETTINGS = {
     parse: text,
     default: 'none',
     perRequest: true,
-    meaning: 'extra CSP `connect-src` sources, space-separated',
+    meaning: 'extra CSP `connect-src` sources in the header, space-separated (the page’s own `<meta>` policy still allows only its origin)',
   }),
   cspFrameExtra: row({
     env: 'SATCHEL_WEBUI_CSP_FRAME_EXTRA',
     parse: text,
     default: 'none',
     perRequest: true,
-    meaning: 'extra CSP `frame-src` sources, space-separated',
+    meaning: 'extra CSP `frame-src` sources in the header, space-separated (the page’s own `<meta>` policy still allows none)',
   }),
   logLevel: row({
     env: 'SATCHEL_LOG_LEVEL',
