@@ -8,10 +8,10 @@ import type * as wire from '../wire.js';
  * Replay bytes kept per turn for the frames of the reply as it streams (`token`, `reasoning`, tool frames). A
  * reply is mostly `token` frames (80 bytes for a one-word token), so 2 MiB holds a reply of some 26,000 tokens
  * from its first frame. Past it the oldest go: a late listener asking for those gets what is left. The frames
- * of the outcome (`done`, `metering`, `title`, `apperror`, `cancel`, `stream_end`) are kept outside this bound,
- * whatever their size: `done` carries the whole stored session (the reply it shows is complete all the same),
- * and a resume must always receive it (issue 21: a `done` over 1 MiB used to be pushed out by the frames after
- * it). turns.ts bounds the memory of ended turns as a whole (ENDED_TURNS_MAX_BYTES).
+ * of the outcome (`done`, `metering`, `title`, `apperror`, `cancel`, `stream_end`, each a few hundred bytes) are
+ * never dropped: a resume must always receive them (issue 21: `done` once carried the whole session, and past
+ * 1 MiB the frames after it pushed it out). With MAX_CONCURRENT_TURNS + ENDED_TURNS_KEPT turns (turns.ts) the
+ * total stays near 48 MiB at worst.
  */
 export const REPLAY_MAX_BYTES = 2 * 1024 * 1024;
 
@@ -52,7 +52,6 @@ export class FrameLog {
   private frames: Frame[] = [];
   /** Bytes of the frames that may be dropped (the outcome frames are not counted). */
   private streamedBytes = 0;
-  private outcomeBytes = 0;
   /** The seq of the newest frame (0 before the first). */
   lastSeq = 0;
 
@@ -60,8 +59,7 @@ export class FrameLog {
 
   push(frame: Frame): void {
     this.frames.push(frame);
-    if (frame.outcome) this.outcomeBytes += frame.text.length;
-    else this.streamedBytes += frame.text.length;
+    if (!frame.outcome) this.streamedBytes += frame.text.length;
     this.lastSeq = frame.seq;
     // The newest frame always stays, so a frame bigger than the bound is replayable all the same. The outcome
     // frames come last and are never dropped, so the oldest frame is the one to go while any other may.
@@ -80,8 +78,4 @@ export class FrameLog {
     return this.frames.length;
   }
 
-  /** The text this log holds, counted as the bound counts it (characters; every frame is mostly ASCII JSON). */
-  get bytes(): number {
-    return this.streamedBytes + this.outcomeBytes;
-  }
 }

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { HttpError, ValueError } from '../errors.js';
 import { log } from '../log.js';
 import type { EventBus } from '../store/events.js';
-import { messageText, publicSession, MAX_MESSAGES_PER_SESSION, type Session, type SessionStore, type Message } from '../store/sessions.js';
+import { messageText, sessionSummary, MAX_MESSAGES_PER_SESSION, type Session, type SessionStore, type Message } from '../store/sessions.js';
 import type * as wire from '../wire.js';
 import { abortable } from './abortable.js';
 import type { RedactedText, TurnFrames } from '../projections/index.js';
@@ -34,12 +34,6 @@ export const MAX_CONCURRENT_TURNS = 8;
 export const MAX_CONCURRENT_TITLES = 2;
 /** Ended turns kept for replay (a tab that reloads right after the answer), oldest dropped first. */
 export const ENDED_TURNS_KEPT = 16;
-/**
- * The replay logs of ended turns together, at most: their `done` frames carry whole sessions and are never
- * dropped from a log (frames.ts), so 16 ended turns of large sessions could otherwise hold hundreds of MiB for
- * ENDED_TURN_TTL_MS. Past it the oldest ended turns go first (a resume of those gets 404 and reads the session).
- */
-export const ENDED_TURNS_MAX_BYTES = 64 * 1024 * 1024;
 /** An ended turn is replayable for this long. */
 export const ENDED_TURN_TTL_MS = 15 * 60_000;
 /** 16 bytes = the 32 hex characters of a stream id. */
@@ -320,14 +314,7 @@ export class TurnManager {
   private retire(turn: Turn): void {
     this.release(turn);
     this.ended.set(turn.streamId, turn);
-    let bytes = 0;
-    for (const ended of this.ended.values()) bytes += ended.log.bytes;
-    // The oldest go first; the turn that just ended always stays (its watchers still need its frames).
-    while (this.ended.size > 1 && (this.ended.size > ENDED_TURNS_KEPT || bytes > ENDED_TURNS_MAX_BYTES)) {
-      const oldest = this.ended.keys().next().value!;
-      bytes -= this.ended.get(oldest)!.log.bytes;
-      this.ended.delete(oldest);
-    }
+    while (this.ended.size > ENDED_TURNS_KEPT) this.ended.delete(this.ended.keys().next().value!);
     setTimeout(() => this.ended.delete(turn.streamId), ENDED_TURN_TTL_MS).unref();
   }
 
@@ -479,7 +466,7 @@ export class TurnManager {
       duration_seconds: Math.round(durationSeconds * 1000) / 1000,
       ttft_ms: ttftMs,
     };
-    turn.emit('done', { session: publicSession(stored), usage: chatUsage });
+    turn.emit('done', { session: sessionSummary(stored), usage: chatUsage });
     if (usage.outputTokens > 0 && durationSeconds > 0) {
       turn.emit('metering', { tps: Math.round((usage.outputTokens / durationSeconds) * 10) / 10, usage: chatUsage });
     }

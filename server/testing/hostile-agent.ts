@@ -25,6 +25,11 @@ export const FLOOD_TOOL_NAME = 'write_file';
 export const FLOOD_TOOL_CALL_ID = 'call_flood';
 
 const MIB = 1024 * 1024;
+
+/** A generated script that says how much of its text it has made so far (a flood that was stopped made less). */
+export interface Generated extends StreamScript {
+  madeBytes(): number;
+}
 const roleChunk = (): Frame => ({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
 const stopChunk = (): Frame => ({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
 
@@ -46,7 +51,7 @@ export function longLine(opts: { tokens?: number; token?: string } = {}): Stream
  * `mib` MiB of content (default 400) in FLOOD_CHUNK_CHARS pieces of readable words with newlines (a flood of
  * prose, not one line: the long line is its own case). `field: 'reasoning'` floods the reasoning instead.
  */
-export function flood(opts: { mib?: number; field?: 'content' | 'reasoning' } = {}): StreamScript {
+export function flood(opts: { mib?: number; field?: 'content' | 'reasoning' } = {}): Generated {
   const total = Math.round((opts.mib ?? 400) * MIB);
   const line = 'The quick brown fox jumps over the lazy dog again and again.\n';
   const piece = line.repeat(Math.ceil(FLOOD_CHUNK_CHARS / line.length)).slice(0, FLOOD_CHUNK_CHARS);
@@ -54,24 +59,28 @@ export function flood(opts: { mib?: number; field?: 'content' | 'reasoning' } = 
     opts.field === 'reasoning'
       ? { choices: [{ index: 0, delta: { reasoning_content: text }, finish_reason: null }] }
       : contentChunk(text);
+  let made = 0;
   return {
     frames: (function* () {
       yield roleChunk();
-      for (let sent = 0; sent < total; sent += piece.length) yield delta(total - sent >= piece.length ? piece : piece.slice(0, total - sent));
+      for (; made < total; made += piece.length) yield delta(total - made >= piece.length ? piece : piece.slice(0, total - made));
       yield stopChunk();
     })(),
+    madeBytes: () => made,
   };
 }
 
 /** One tool call (FLOOD_TOOL_NAME, FLOOD_TOOL_CALL_ID) whose arguments are `mib` MiB (default 30) of JSON text. */
-export function toolArgumentFlood(opts: { mib?: number } = {}): StreamScript {
+export function toolArgumentFlood(opts: { mib?: number } = {}): Generated {
   const total = Math.round((opts.mib ?? 30) * MIB);
   const piece = 'x'.repeat(FLOOD_CHUNK_CHARS);
+  let made = 0;
   return {
+    madeBytes: () => made,
     frames: (function* () {
       yield roleChunk();
       yield toolCallChunk(0, { id: FLOOD_TOOL_CALL_ID, name: FLOOD_TOOL_NAME, arguments: '{"content": "' });
-      for (let sent = 0; sent < total; sent += piece.length) yield toolCallChunk(0, { arguments: piece });
+      for (; made < total; made += piece.length) yield toolCallChunk(0, { arguments: piece });
       yield toolCallChunk(0, { arguments: '"}' });
       yield { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] };
     })(),
