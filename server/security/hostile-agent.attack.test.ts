@@ -72,9 +72,10 @@ describe('finding 2: a reply has a size limit', () => {
   it('a reply on one long line (200,000 "a " tokens, no newline) completes and is stored whole', async () => {
     agent.next(longLine());
     const { id, frames } = await turn('one long line, please');
-    expect(frames.map((f) => f.event).slice(-2)).toEqual(['title', 'stream_end']);
+    // A watcher that fell behind was dropped and resumed, and 200,000 token frames are more than the replay log
+    // keeps: what it saw live may have a gap, what is stored may not.
+    expect(frames.map((f) => f.event).slice(-4)).toEqual(['done', 'metering', 'title', 'stream_end']);
     const whole = LONG_LINE_TOKEN.repeat(LONG_LINE_TOKENS);
-    expect(reply(frames)).toBe(whole);
     const stored = JSON.parse(await fs.readFile(sessionFile(id), 'utf8'));
     expect(stored.messages.at(-1)).toMatchObject({ role: 'assistant', content: whole });
   }, 180_000);
@@ -85,10 +86,9 @@ describe('finding 2: a reply has a size limit', () => {
     const { id, frames } = await turn('flood me');
     const events = frames.map((f) => f.event);
     expect(events.slice(-3)).toEqual(['done', 'title', 'stream_end']);
-    const shown = reply(frames);
-    expect(shown.endsWith(REPLY_CUT_MARKER)).toBe(true);
+    // The last token frame ends with the marker (earlier ones may have left the replay log before a resume).
+    expect(reply(frames).endsWith(REPLY_CUT_MARKER)).toBe(true);
     expect(REPLY_CUT_MARKER).toBe('\n\n…[reply cut by Satchel at 4 MiB]');
-    expect(Buffer.byteLength(shown) - Buffer.byteLength(REPLY_CUT_MARKER)).toBe(MAX_REPLY_BYTES);
     // The upstream request was closed: the agent made little more than what Satchel kept (socket buffers).
     expect(script.madeBytes()).toBeLessThan(MAX_REPLY_BYTES + 32 * MIB);
 
@@ -97,6 +97,7 @@ describe('finding 2: a reply has a size limit', () => {
     const stored = JSON.parse(await fs.readFile(sessionFile(id), 'utf8'));
     expect(stored.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
     expect(stored.messages[1].content.endsWith(REPLY_CUT_MARKER)).toBe(true);
+    expect(Buffer.byteLength(stored.messages[1].content) - Buffer.byteLength(REPLY_CUT_MARKER)).toBe(MAX_REPLY_BYTES);
     expect(stored.messages[1]._error).toBeUndefined();
 
     const t0 = performance.now();
