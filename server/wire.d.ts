@@ -296,7 +296,12 @@ export interface ChatFrames {
   tool_complete: ChatToolFrame & { duration: number; is_error: boolean };
   title: { session_id: string; title: string };
   metering: { tps: number; usage: ChatUsage };
-  done: { session: Session; usage: ChatUsage };
+  /**
+   * The turn is stored. The session's summary, not the session: a reply may be megabytes, and `done` must stay
+   * small enough to reach every watcher and resume (issue 21); the client reads the stored turn with
+   * GET /api/session.
+   */
+  done: { session: SessionSummary; usage: ChatUsage };
   apperror: { message: string; type: ChatErrorType; hint?: string; session_id: string };
   cancel: { message: string; type: 'cancelled'; status: 'cancelled'; session_id: string };
   stream_end: { session_id: string };

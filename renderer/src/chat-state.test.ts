@@ -5,8 +5,8 @@ const fold = (frames: [string, unknown, number?][], start: TurnState = initialTu
   frames.reduce((st, [name, data, seq]) => reduceFrame(st, name, data, seq), start);
 
 describe('reduceFrame', () => {
-  it('appends tokens and reasoning in order and ends with the stored session and usage', () => {
-    const session = { session_id: 'sess', messages: [] };
+  it('appends tokens and reasoning in order and ends with the stored session summary and usage', () => {
+    const session = { session_id: 'sess', title: 'Untitled', workspace: '/w', profile: 'default', created_at: 'c', updated_at: 'u', message_count: 2 };
     const usage = { input_tokens: 12, output_tokens: 3, duration_seconds: 1.5, ttft_ms: 200 };
     const st = fold([
       ['reasoning', { text: 'hm' }, 1],

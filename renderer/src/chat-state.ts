@@ -1,6 +1,6 @@
 // A conversation turn as the page sees it: the frames of GET /api/chat/stream folded into one view state
 // (../shared/spec/agent.md, "Browser side"). Pure, so the folding is tested without a DOM or a server.
-import type { ChatErrorType, ChatFrameName, ChatFrames, ChatUsage, Session } from './api.js';
+import type { ChatErrorType, ChatFrameName, ChatFrames, ChatUsage, SessionSummary } from './api.js';
 
 export interface ToolCard {
   tid: string;
@@ -34,8 +34,8 @@ export interface TurnState {
   tps?: number;
   error?: TurnError;
   title?: string;
-  /** The stored session `done` carried, with the turn in its messages. */
-  session?: Session;
+  /** The stored session's summary `done` carried (the turn itself is read with GET /api/session). */
+  session?: SessionSummary;
 }
 
 export function initialTurn(streamId: string, sessionId: string): TurnState {
@@ -89,7 +89,7 @@ export function reduceFrame(state: TurnState, name: string, data: unknown, seq?:
     case 'metering':
       return { ...state, tps: typeof d.tps === 'number' ? d.tps : state.tps, usage: (d.usage as ChatUsage | undefined) ?? state.usage };
     case 'done':
-      return { ...state, status: 'done', usage: (d.usage as ChatUsage | undefined) ?? state.usage, session: d.session as Session | undefined };
+      return { ...state, status: 'done', usage: (d.usage as ChatUsage | undefined) ?? state.usage, session: d.session as SessionSummary | undefined };
     case 'apperror':
       return { ...state, status: 'error', error: { type: str(d.type) || 'upstream_error', message: str(d.message) || 'The agent failed.', hint: str(d.hint) || undefined } };
     case 'cancel':

@@ -13,7 +13,7 @@ const FRAME_NAMES = ['token', 'reasoning', 'tool', 'tool_complete', 'title', 'me
 export interface ChatDeps {
   /** The session on screen. */
   current(): Session | null;
-  /** Show this stored session (from `done`). */
+  /** Show this stored session (read once its turn has ended). */
   show(session: Session): void;
   /** Reload a session from the server and show it when it is on screen. */
   refresh(sessionId: string): void;
@@ -56,6 +56,12 @@ export class Chat {
   private watch: Watch | null = null;
   /** Streams this page saw end: a session still naming one (its answer could not be stored) is not replayed again. */
   private readonly ended = new Set<string>();
+  /**
+   * An ended turn's view, kept on screen until the stored session replaces it: `done` carries only the
+   * session's summary (a reply may be megabytes), so the session is read after it, and redrawing the thread
+   * in between from the session as it was would blink the turn away.
+   */
+  private settling: { sessionId: string; el: HTMLElement } | null = null;
   /** How the last ended turn of each session went, for the thread to explain (not stored with the rows). */
   readonly outcomes = new Map<string, { error?: { type: string; hint?: string }; usage?: string }>();
   /** The session whose last message is back in the composer (Edit): its next turn replaces that exchange. */
@@ -102,6 +108,8 @@ export class Chat {
   attach(box: HTMLElement, session: Session | null): void {
     const w = this.watch;
     if (w && w.state.sessionId !== session?.session_id) this.close();
+    if (this.settling && this.settling.sessionId !== session?.session_id) this.unsettle(this.settling.el);
+    if (this.settling && !this.watch) box.appendChild(this.settling.el);
     // An edit belongs to the session it was started in: going elsewhere abandons it.
     if (this.editing && this.editing !== session?.session_id) this.editing = null;
     if (!session) return;
@@ -165,21 +173,39 @@ export class Chat {
     if (w.state.ended) this.finish(w);
   }
 
-  /** The turn ended: the stored session replaces the live view. */
+  /** The turn ended: the stored session, read from the server, replaces the live view. */
   private finish(w: Watch): void {
     const st = w.state;
     w.view.flush();
-    this.close();
+    w.source.close();
+    this.watch = null;
     this.ended.add(st.streamId);
     remember(st.sessionId, null);
     this.outcomes.set(st.sessionId, {
       error: st.status === 'error' && st.error ? { type: st.error.type, hint: st.error.hint } : undefined,
       usage: usageLine(st.usage, st.tps) || undefined,
     });
-    const onScreen = this.deps.current()?.session_id === st.sessionId;
-    if (st.session && onScreen) this.deps.show(st.session);
-    else this.deps.refresh(st.sessionId);
+    const onScreen = () => this.deps.current()?.session_id === st.sessionId;
+    if (onScreen()) this.settling = { sessionId: st.sessionId, el: w.view.el };
+    else w.view.el.remove();
     this.deps.changed();
+    void api
+      .session(st.sessionId)
+      .then(
+        ({ session }) => {
+          this.unsettle(w.view.el);
+          if (onScreen()) this.deps.show(session);
+        },
+        () => this.deps.refresh(st.sessionId),
+      )
+      .finally(() => this.unsettle(w.view.el));
+  }
+
+  /** The settling view `el` leaves the screen (its stored session is shown, or another session is). */
+  private unsettle(el: HTMLElement): void {
+    if (this.settling?.el !== el) return;
+    this.settling = null;
+    el.remove();
   }
 
   private close(): void {

@@ -25,8 +25,14 @@ describe('agent settings', () => {
       model: 'llama3',
       kind: 'openai',
       idleTimeoutMs: 600_000,
+      turnMaxMs: 1_800_000,
       contextChars: 200_000,
     });
+  });
+
+  it('reads the turn deadline from the environment only (SATCHEL_AGENT_TURN_MAX_MS)', () => {
+    const env = { SATCHEL_AGENT_BASE_URL: 'http://127.0.0.1:11434', SATCHEL_AGENT_TURN_MAX_MS: '90000', SATCHEL_AGENT_TIMEOUT_MS: '5000' };
+    expect(loadAgentConfig(state, env)).toMatchObject({ idleTimeoutMs: 5000, turnMaxMs: 90_000 });
   });
 
   it('takes Hermes’ port as hermes when the kind is unset, with its model name', () => {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { log } from '../log.js';
 import { writeFileAtomic } from '../store/atomic.js';
-import { DEFAULT_AGENT_CONTEXT_CHARS, DEFAULT_AGENT_TIMEOUT_MS, readSetting, SETTINGS, type SettingName } from '../settings/table.js';
+import { DEFAULT_AGENT_CONTEXT_CHARS, DEFAULT_AGENT_TIMEOUT_MS, DEFAULT_AGENT_TURN_MAX_MS, readSetting, SETTINGS, type SettingName } from '../settings/table.js';
 import type { Warn } from '../settings/parsers.js';
 import type { SecretStore } from './secret-store.js';
 import type { AgentConfig, AgentKind } from './types.js';
@@ -176,6 +176,8 @@ export function loadAgentConfig(stateDir: string, env: NodeJS.ProcessEnv = proce
     model: s.model ?? (kind === 'hermes' ? HERMES_DEFAULT_MODEL : ''),
     kind,
     idleTimeoutMs: s.timeoutMs ?? DEFAULT_AGENT_TIMEOUT_MS,
+    // The environment only: a bound the person running Satchel sets, not a field of the settings dialog.
+    turnMaxMs: readSetting('agentTurnMaxMs', env, warnOnce) ?? DEFAULT_AGENT_TURN_MAX_MS,
     contextChars: Math.floor(s.contextChars ?? DEFAULT_AGENT_CONTEXT_CHARS),
   };
 }

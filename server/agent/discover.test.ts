@@ -30,6 +30,24 @@ async function freePort(): Promise<number> {
 }
 
 describe('testConnection', () => {
+  it('gives up at its deadline on a server that trickles a byte at a time (the socket never idles)', async () => {
+    const trickle = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const beat = setInterval(() => res.write(' '), 100);
+      res.on('close', () => clearInterval(beat));
+    });
+    await new Promise<void>((r) => trickle.listen(0, '127.0.0.1', r));
+    try {
+      const t0 = performance.now();
+      const result = await testConnection({ baseUrl: `http://127.0.0.1:${(trickle.address() as AddressInfo).port}` }, 500);
+      expect(result).toMatchObject({ ok: false, type: 'timeout' });
+      expect(performance.now() - t0).toBeLessThan(3_000);
+    } finally {
+      trickle.closeAllConnections();
+      await new Promise((r) => trickle.close(r));
+    }
+  });
+
   it('lists the models and detects Hermes through /v1/capabilities', async () => {
     expect(await testConnection({ baseUrl: `${hermes.baseUrl}/v1`, apiKey: KEY })).toEqual({ ok: true, models: ['hermes-agent'], kind: 'hermes' });
     expect(hermes.requests.map((r) => r.path)).toEqual(['/v1/models', '/v1/capabilities']);

@@ -62,6 +62,16 @@ describe('FrameLog', () => {
     expect(log.after(0).map((f) => f.seq)).toEqual([11]);
   });
 
+  it('never drops the frames of the outcome, whatever the reply before them', () => {
+    const log = new FrameLog(100);
+    for (let seq = 1; seq <= 5; seq++) log.push({ seq, text: 'x'.repeat(30) });
+    log.push({ seq: 6, text: 'd'.repeat(80), outcome: true });
+    log.push({ seq: 7, text: 't'.repeat(40), outcome: true });
+    log.push({ seq: 8, text: 'e'.repeat(20), outcome: true });
+    // The streamed frames still hold the bound among themselves; the outcome comes on top of it.
+    expect(log.after(0).map((f) => f.seq)).toEqual([3, 4, 5, 6, 7, 8]);
+  });
+
   it('holds a long reply whole within the default bound', () => {
     const log = new FrameLog();
     const frame = formatFrame(ID, 1, 'token', { text: streamRedacted(' word') });

@@ -5,17 +5,21 @@ import { publicFrameData, publicJsonLine, type PublicChatFrames, type TurnFrames
 import type * as wire from '../wire.js';
 
 /**
- * Replay bytes kept per turn. A reply is mostly `token` frames (80 bytes for a one-word token), so 2 MiB holds
- * a reply of some 26,000 tokens from its first frame. Past it the oldest frames go: a late listener asking for
- * those gets what is left, and the `done` frame carries the whole stored session, so the reply it shows is
- * complete all the same. With MAX_CONCURRENT_TURNS + ENDED_TURNS_KEPT turns (turns.ts) the total stays near
- * 48 MiB at worst.
+ * Replay bytes kept per turn for the frames of the reply as it streams (`token`, `reasoning`, tool frames). A
+ * reply is mostly `token` frames (80 bytes for a one-word token), so 2 MiB holds a reply of some 26,000 tokens
+ * from its first frame. Past it the oldest go: a late listener asking for those gets what is left. The frames
+ * of the outcome (`done`, `metering`, `title`, `apperror`, `cancel`, `stream_end`, each a few hundred bytes) are
+ * never dropped: a resume must always receive them (issue 21: `done` once carried the whole session, and past
+ * 1 MiB the frames after it pushed it out). With MAX_CONCURRENT_TURNS + ENDED_TURNS_KEPT turns (turns.ts) the
+ * total stays near 48 MiB at worst.
  */
 export const REPLAY_MAX_BYTES = 2 * 1024 * 1024;
 
 export interface Frame {
   seq: number;
   text: string;
+  /** A frame of the turn's outcome: never dropped for the byte bound. */
+  outcome?: boolean;
 }
 
 /**
@@ -46,7 +50,8 @@ export function resumePoint(streamId: string, values: (string | null | undefined
 
 export class FrameLog {
   private frames: Frame[] = [];
-  private bytes = 0;
+  /** Bytes of the frames that may be dropped (the outcome frames are not counted). */
+  private streamedBytes = 0;
   /** The seq of the newest frame (0 before the first). */
   lastSeq = 0;
 
@@ -54,10 +59,13 @@ export class FrameLog {
 
   push(frame: Frame): void {
     this.frames.push(frame);
-    this.bytes += frame.text.length;
+    if (!frame.outcome) this.streamedBytes += frame.text.length;
     this.lastSeq = frame.seq;
-    // The newest frame always stays, so a terminal frame is replayable whatever its size.
-    while (this.bytes > this.maxBytes && this.frames.length > 1) this.bytes -= this.frames.shift()!.text.length;
+    // The newest frame always stays, so a frame bigger than the bound is replayable all the same. The outcome
+    // frames come last and are never dropped, so the oldest frame is the one to go while any other may.
+    while (this.streamedBytes > this.maxBytes && this.frames.length > 1 && !this.frames[0]!.outcome) {
+      this.streamedBytes -= this.frames.shift()!.text.length;
+    }
   }
 
   /** Every kept frame with a seq above `seq`, oldest first. */
@@ -69,4 +77,5 @@ export class FrameLog {
   get size(): number {
     return this.frames.length;
   }
+
 }

@@ -6,12 +6,14 @@ import { randomBytes } from 'node:crypto';
 import { HttpError, ValueError } from '../errors.js';
 import { log } from '../log.js';
 import type { EventBus } from '../store/events.js';
-import { messageText, publicSession, MAX_MESSAGES_PER_SESSION, type Session, type SessionStore, type Message } from '../store/sessions.js';
+import { messageText, sessionSummary, MAX_MESSAGES_PER_SESSION, type Session, type SessionStore, type Message } from '../store/sessions.js';
 import type * as wire from '../wire.js';
 import { abortable } from './abortable.js';
 import type { RedactedText, TurnFrames } from '../projections/index.js';
 import { FrameLog, formatFrame } from './frames.js';
 import { AgentError, type AgentConfig, type StreamTurn, type ToolCall, type TurnRequest } from './types.js';
+import { prefixWithinBytes } from './upstream.js';
+import { DEFAULT_AGENT_TURN_MAX_MS, SETTINGS } from '../settings/table.js';
 import { StreamRedactor } from './stream-redact.js';
 import { askTitle, TITLE_DEADLINE_MS, titleFrom, UNTITLED } from './title.js';
 
@@ -36,6 +38,32 @@ export const ENDED_TURNS_KEPT = 16;
 export const ENDED_TURN_TTL_MS = 15 * 60_000;
 /** 16 bytes = the 32 hex characters of a stream id. */
 export const STREAM_ID_BYTES = 16;
+
+/**
+ * UTF-8 bytes of text one reply may bring, its content and reasoning together. A long answer is some tens of
+ * KiB; this leaves a hundred times that, while a reply of 400 MB (issue 21) became a 400 MB session file that
+ * took 2 GB of memory and 6.8 s to load at every start. Past it the rest is not read: the reply is cut, ends
+ * with REPLY_CUT_MARKER and is stored as an answer, and the upstream request is closed.
+ */
+export const MAX_REPLY_BYTES = 4 * 1024 * 1024;
+const MIB = 1024 * 1024;
+/** Appended (as the last `token` frame and in the stored answer) to a reply cut at MAX_REPLY_BYTES. */
+export const REPLY_CUT_MARKER = `\n\n…[reply cut by Satchel at ${MAX_REPLY_BYTES / MIB} MiB]`;
+/** Text of the marker when the tool-call arguments were cut (upstream.ts MAX_TOOL_ARGUMENT_BYTES). */
+export function toolArgumentsCutMarker(limitBytes: number): string {
+  return `\n\n…[tool-call arguments cut by Satchel at ${limitBytes / MIB} MiB]`;
+}
+
+/** "30 min", "90 s", "1.5 s": a turn deadline as the error says it. */
+export function durationText(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return `${Math.round(ms / 100) / 10} s`;
+}
+/** The error of a turn past SATCHEL_AGENT_TURN_MAX_MS (its `apperror` frame and the stored `**Error:**` row). */
+export function turnDeadlineText(ms: number): string {
+  return `The agent did not finish within ${durationText(ms)}`;
+}
+export const TURN_DEADLINE_HINT = `Ask for less in one turn, or raise ${SETTINGS.agentTurnMaxMs.env}.`;
 
 export const NO_AGENT = 'No agent is configured';
 export const NO_AGENT_HINT =
@@ -83,7 +111,10 @@ export interface FrameListener {
   end(): void;
 }
 
-type EndReason = { kind: 'user' } | { kind: 'stop' };
+/** The frames of the reply as it streams; every other frame says the turn's outcome (kept for every resume). */
+const STREAMED_FRAMES: ReadonlySet<wire.ChatFrameName> = new Set(['token', 'reasoning', 'tool', 'tool_complete']);
+
+type EndReason = { kind: 'user' } | { kind: 'stop' } | { kind: 'deadline' };
 
 function now(): number {
   return Date.now() / 1000;
@@ -124,7 +155,8 @@ export class Turn {
   ) {}
 
   emit<N extends wire.ChatFrameName>(event: N, data: TurnFrames[N]): void {
-    const frame = { seq: this.log.lastSeq + 1, text: formatFrame(this.streamId, this.log.lastSeq + 1, event, data) };
+    const seq = this.log.lastSeq + 1;
+    const frame = { seq, text: formatFrame(this.streamId, seq, event, data), outcome: !STREAMED_FRAMES.has(event) };
     this.log.push(frame);
     for (const listener of this.listeners) listener.frame(frame.text);
   }
@@ -309,20 +341,64 @@ export class TurnManager {
       content || reasoning || toolCalls.length > 0
         ? [{ role: 'assistant', content, timestamp: now(), ...(reasoning ? { reasoning } : {}), ...(toolCalls.length ? { tool_calls: toolCalls } : {}), _partial: true }]
         : [];
+    // What is left of MAX_REPLY_BYTES. A piece that does not fit is cut to what does, and the reply ends there.
+    let replyBytesLeft = MAX_REPLY_BYTES;
+    let cut = false;
+    const withinReply = (text: string): string => {
+      const bytes = Buffer.byteLength(text, 'utf8');
+      if (bytes <= replyBytesLeft) {
+        replyBytesLeft -= bytes;
+        return text;
+      }
+      cut = true;
+      const kept = prefixWithinBytes(text, replyBytesLeft);
+      replyBytesLeft = 0;
+      return kept;
+    };
+    const endWithMarker = (marker: string): void => {
+      // The reasoning's held tail goes out first, then the content's, then the marker after the content.
+      emitPiece('reasoning', shownReasoning.flush());
+      content += marker;
+      emitPiece('token', shownContent.push(marker));
+    };
+    // Keepalives and a trickle of tokens reset the idle timeout (upstream.ts); this one nothing resets.
+    const turnMaxMs = config.turnMaxMs ?? DEFAULT_AGENT_TURN_MAX_MS;
+    const deadline = setTimeout(() => {
+      if (turn.abort.signal.aborted) return;
+      turn.endReason = { kind: 'deadline' };
+      turn.abort.abort(new AgentError('timeout', turnDeadlineText(turnMaxMs), TURN_DEADLINE_HINT));
+    }, turnMaxMs);
     try {
       const request = await this.deps.buildRequest(build);
-      for await (const event of abortable(this.deps.streamTurn(config, request, turn.abort.signal), turn.abort.signal)) {
+      reading: for await (const event of abortable(this.deps.streamTurn(config, request, turn.abort.signal), turn.abort.signal)) {
         switch (event.kind) {
-          case 'token':
+          case 'token': {
             ttftMs ??= Math.round(performance.now() - t0);
-            content += event.text;
-            emitPiece('token', shownContent.push(event.text));
+            const text = withinReply(event.text);
+            content += text;
+            emitPiece('token', shownContent.push(text));
+            if (cut) {
+              endWithMarker(REPLY_CUT_MARKER);
+              // Leaving the loop returns the upstream iterator, which destroys the request (upstream.ts).
+              break reading;
+            }
             break;
-          case 'reasoning':
+          }
+          case 'reasoning': {
             ttftMs ??= Math.round(performance.now() - t0);
-            reasoning += event.text;
-            emitPiece('reasoning', shownReasoning.push(event.text));
+            const text = withinReply(event.text);
+            reasoning += text;
+            emitPiece('reasoning', shownReasoning.push(text));
+            if (cut) {
+              endWithMarker(REPLY_CUT_MARKER);
+              break reading;
+            }
             break;
+          }
+          case 'cut':
+            cut = true;
+            endWithMarker(toolArgumentsCutMarker(event.limitBytes));
+            break reading;
           case 'tool':
             turn.emit('tool', { event_type: 'tool.started', name: event.name, preview: event.preview, args: event.args, tid: event.tid });
             break;
@@ -349,10 +425,14 @@ export class TurnManager {
       flushPieces();
     } catch (err) {
       flushPieces();
-      if (turn.abort.signal.aborted) await this.finishCancelled(turn, userRow, partialRow());
-      else await this.finishFailed(turn, userRow, partialRow(), err);
+      // A deadline aborts like a cancel (the request destroyed at once) but is a failure the person should read.
+      if (turn.abort.signal.aborted && turn.endReason?.kind !== 'deadline') await this.finishCancelled(turn, userRow, partialRow());
+      else await this.finishFailed(turn, userRow, partialRow(), turn.endReason?.kind === 'deadline' ? turn.abort.signal.reason : err);
       return;
+    } finally {
+      clearTimeout(deadline);
     }
+    if (cut) log.warn(`an agent reply was cut at its bound (${MAX_REPLY_BYTES / MIB} MiB of text or tool-call arguments)`);
     const durationSeconds = (performance.now() - t0) / 1000;
     const answer: Message = {
       role: 'assistant',
@@ -386,7 +466,7 @@ export class TurnManager {
       duration_seconds: Math.round(durationSeconds * 1000) / 1000,
       ttft_ms: ttftMs,
     };
-    turn.emit('done', { session: publicSession(stored), usage: chatUsage });
+    turn.emit('done', { session: sessionSummary(stored), usage: chatUsage });
     if (usage.outputTokens > 0 && durationSeconds > 0) {
       turn.emit('metering', { tps: Math.round((usage.outputTokens / durationSeconds) * 10) / 10, usage: chatUsage });
     }

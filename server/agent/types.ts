@@ -15,6 +15,8 @@ export interface AgentConfig {
   kind: AgentKind;
   /** No byte from upstream for this long ends the turn as `timeout`. */
   idleTimeoutMs: number;
+  /** The whole turn past this ends it as `timeout`, whatever arrives meanwhile (SATCHEL_AGENT_TURN_MAX_MS). */
+  turnMaxMs?: number;
   /** Budget, in characters, for the history and the inlined text of one turn. */
   contextChars: number;
 }
@@ -48,7 +50,12 @@ export type UpstreamEvent =
   | { kind: 'tool_complete'; name: string; preview: string; args: unknown; tid: string; duration: number; isError: boolean }
   /** Streamed `delta.tool_calls`, collected: stored with the assistant message. */
   | { kind: 'tool_calls'; calls: ToolCall[] }
-  | { kind: 'usage'; inputTokens: number; outputTokens: number };
+  | { kind: 'usage'; inputTokens: number; outputTokens: number }
+  /**
+   * The agent's tool-call arguments passed MAX_TOOL_ARGUMENT_BYTES (upstream.ts): what fitted came as
+   * `tool_calls` just before, the rest was not read, and nothing follows (the request is closed).
+   */
+  | { kind: 'cut'; what: 'tool_arguments'; limitBytes: number };
 
 /** The `type` of an `apperror` frame (agent.md), declared once with the wire shapes. */
 export type AgentErrorType = ChatErrorType;

@@ -13,7 +13,7 @@ import {
   type FakeAgent,
 } from '../testing/fake-agent.js';
 import { AgentError, type AgentConfig, type UpstreamEvent } from './types.js';
-import { agentUrl, LineSplitter, MAX_ERROR_BODY_BYTES, MAX_LINE_BYTES, retryAfterSeconds, STREAM_ENDED_EARLY, streamTurn } from './upstream.js';
+import { agentUrl, LineSplitter, MAX_ERROR_BODY_BYTES, MAX_LINE_BYTES, prefixWithinBytes, retryAfterSeconds, STREAM_ENDED_EARLY, StreamParser, streamTurn } from './upstream.js';
 
 const KEY = 'sk-test-0123456789abcdefghijklmnop';
 let agent: FakeAgent;
@@ -316,6 +316,31 @@ describe('streamTurn: abort', () => {
     controller.abort(new Error('early'));
     await expect(collect({}, controller.signal)).rejects.toThrow('early');
     expect(agent.requests).toHaveLength(0);
+  });
+});
+
+describe('the bound on tool-call arguments', () => {
+  it('cuts at a byte bound without splitting a character', () => {
+    expect(prefixWithinBytes('abc', 10)).toBe('abc');
+    expect(prefixWithinBytes('aé€😀', 3)).toBe('aé');
+    expect(prefixWithinBytes('aé€😀', 6)).toBe('aé€');
+    expect(prefixWithinBytes('aé€😀', 9)).toBe('aé€');
+    expect(prefixWithinBytes('aé€😀', 10)).toBe('aé€😀');
+    expect(prefixWithinBytes('x', 0)).toBe('');
+  });
+
+  it('keeps what fits across calls, then reads nothing more and ends with `cut` instead of the usage', () => {
+    const parser = new StreamParser(undefined, () => 0, 10);
+    const line = (delta: object) => [...parser.line(`data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}`)];
+    line({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: '{"x":1}' } }] });
+    line({ tool_calls: [{ index: 1, id: 'b', function: { name: 'g', arguments: '{"é":"€€"}' } }] });
+    expect(parser.cut).toBe(true);
+    // Once cut, nothing is read: not content, not more arguments.
+    expect(line({ content: 'more' })).toEqual([]);
+    expect([...parser.finish()]).toEqual([
+      { kind: 'tool_calls', calls: [{ id: 'a', function: { name: 'f', arguments: '{"x":1}' } }, { id: 'b', function: { name: 'g', arguments: '{"' } }] },
+      { kind: 'cut', what: 'tool_arguments', limitBytes: 10 },
+    ]);
   });
 });
 

@@ -10,6 +10,13 @@ import { AgentError, type AgentConfig, type StreamTurn, type ToolCall, type Turn
 
 /** One SSE line longer than this is not a chat stream (a chunk is a few hundred bytes). */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
+/**
+ * UTF-8 bytes of tool-call arguments one turn may bring, all its calls together. They are stored with the
+ * answer and sent back to the agent with the history, so the bound is that of a reply (turns.ts
+ * MAX_REPLY_BYTES): a tool writing a large file fits, an agent sending 30 MB in 0.7 s does not. Past it the
+ * arguments are cut, the stream is no longer read, and the turn ends with what fitted (a `cut` event).
+ */
+export const MAX_TOOL_ARGUMENT_BYTES = 4 * 1024 * 1024;
 /** An error status's body is read this far for its message, no further. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** A one-shot JSON answer (a server that ignored `stream`) is read this far. */
@@ -142,6 +149,17 @@ export class LineSplitter {
   }
 }
 
+/**
+ * The longest prefix of `text` that fits in `maxBytes` of UTF-8, never splitting a character (encodeInto
+ * stops before one that does not fit, and says how much of the string it took).
+ */
+export function prefixWithinBytes(text: string, maxBytes: number): string {
+  if (maxBytes <= 0) return '';
+  if (text.length * 3 <= maxBytes) return text;
+  const { read } = new TextEncoder().encodeInto(text, new Uint8Array(maxBytes));
+  return text.slice(0, read);
+}
+
 interface RunningTool {
   name: string;
   preview: string;
@@ -164,16 +182,23 @@ export class StreamParser {
   finished = false;
   /** Content or a tool event arrived: otherwise the turn is `no_response`. */
   answered = false;
+  /** The tool-call arguments passed their bound: nothing after this is read. */
+  cut = false;
+  private argumentBytes = 0;
   private eventName = '';
   private readonly calls = new Map<number, { id: string; name: string; arguments: string }>();
   private readonly tools = new Map<string, RunningTool>();
   private usage: { inputTokens: number; outputTokens: number } | undefined;
   private toolSeq = 0;
 
-  constructor(private readonly apiKey?: string, private readonly now: () => number = () => performance.now()) {}
+  constructor(
+    private readonly apiKey?: string,
+    private readonly now: () => number = () => performance.now(),
+    private readonly maxArgumentBytes = MAX_TOOL_ARGUMENT_BYTES,
+  ) {}
 
   *line(line: string): Generator<UpstreamEvent> {
-    if (this.done) return;
+    if (this.done || this.cut) return;
     if (line === '') {
       this.eventName = '';
       return;
@@ -245,7 +270,7 @@ export class StreamParser {
     this.done = true;
   }
 
-  /** What is only known at the end: the collected tool calls, then the usage. */
+  /** What is only known at the end: the collected tool calls, then the usage (or, when cut, the `cut`). */
   *finish(): Generator<UpstreamEvent> {
     if (this.calls.size > 0) {
       const calls: ToolCall[] = [...this.calls.entries()]
@@ -253,7 +278,8 @@ export class StreamParser {
         .map(([, call]) => ({ id: call.id, function: { name: call.name, arguments: call.arguments } }));
       yield { kind: 'tool_calls', calls };
     }
-    if (this.usage) yield { kind: 'usage', ...this.usage };
+    if (this.cut) yield { kind: 'cut', what: 'tool_arguments', limitBytes: this.maxArgumentBytes };
+    else if (this.usage) yield { kind: 'usage', ...this.usage };
   }
 
   private checkError(chunk: Json): void {
@@ -272,9 +298,22 @@ export class StreamParser {
       if (str(delta.id)) call.id = delta.id as string;
       const fn = isObject(delta.function) ? delta.function : {};
       if (str(fn.name)) call.name += fn.name as string;
-      if (str(fn.arguments)) call.arguments += fn.arguments as string;
+      if (str(fn.arguments) && !this.cut) call.arguments += this.withinArgumentBudget(fn.arguments as string);
       this.calls.set(index, call);
     }
+  }
+
+  /** `piece`, or the part of it that fits the turn's argument bound (then `cut` is set). */
+  private withinArgumentBudget(piece: string): string {
+    const bytes = Buffer.byteLength(piece, 'utf8');
+    if (this.argumentBytes + bytes <= this.maxArgumentBytes) {
+      this.argumentBytes += bytes;
+      return piece;
+    }
+    this.cut = true;
+    const kept = prefixWithinBytes(piece, this.maxArgumentBytes - this.argumentBytes);
+    this.argumentBytes = this.maxArgumentBytes;
+    return kept;
   }
 
   private noteUsage(usage: unknown): void {
@@ -425,11 +464,11 @@ async function* run(config: AgentConfig, request: TurnRequest, signal: AbortSign
           armIdle();
           for (const line of lines.push(part as Buffer)) {
             yield* parser.line(line);
-            if (parser.done) break;
+            if (parser.done || parser.cut) break;
           }
-          if (parser.done) break;
+          if (parser.done || parser.cut) break;
         }
-        if (!parser.done) {
+        if (!parser.done && !parser.cut) {
           const last = lines.rest();
           if (last !== undefined) yield* parser.line(last);
         }
@@ -439,7 +478,7 @@ async function* run(config: AgentConfig, request: TurnRequest, signal: AbortSign
         throw new AgentError('upstream_error', STREAM_ENDED_EARLY);
       }
       if (failure) rethrow(failure);
-      if (!parser.done && !parser.finished && parser.answered) throw new AgentError('upstream_error', STREAM_ENDED_EARLY);
+      if (!parser.done && !parser.cut && !parser.finished && parser.answered) throw new AgentError('upstream_error', STREAM_ENDED_EARLY);
     }
     if (!parser.answered) {
       throw new AgentError('no_response', 'The agent ended its turn without saying anything', 'Try again, or check the model in Settings → Agent.');

@@ -110,14 +110,22 @@ export async function chatStream(input: HandlerInput): Promise<void> {
     if (!res.destroyed) res.write(': heartbeat\n\n');
     heartbeat.refresh();
   }, app.config.chatHeartbeatMs ?? CHAT_HEARTBEAT_MS);
+  // What the replay queued at once (up to REPLAY_MAX_BYTES, more with one large frame) is no sign of a stalled
+  // watcher: it is allowed on top of the bound until the socket has drained it. Dropping the watcher for it
+  // made a resume of a long reply fail the same way at every attempt, never reaching `done` (issue 21).
+  let replaying = false;
+  let replayBacklog = 0;
+  res.on('drain', () => (replayBacklog = 0));
   const write = (text: string): void => {
     if (res.destroyed) return;
-    res.write(text);
-    heartbeat.refresh();
-    if (res.writableLength > MAX_BUFFERED_BYTES) {
+    // Judged on what was queued before this frame, so one frame larger than the bound is no stall either.
+    if (!replaying && res.writableLength > replayBacklog + MAX_BUFFERED_BYTES) {
       log.debug('dropping a stalled chat stream');
       res.destroy();
+      return;
     }
+    res.write(text);
+    heartbeat.refresh();
   };
   let unfollow: (() => void) | undefined;
   const listener: FrameListener = {
@@ -137,7 +145,14 @@ export async function chatStream(input: HandlerInput): Promise<void> {
     listener.end();
     return;
   }
-  unfollow = turn.follow(after, listener);
+  // The replay is written synchronously inside follow(); live frames come after it returns.
+  replaying = true;
+  try {
+    unfollow = turn.follow(after, listener);
+  } finally {
+    replaying = false;
+    replayBacklog = res.writableLength;
+  }
 }
 
 export async function chatStreamStatus(input: HandlerInput): Promise<void> {

@@ -3,7 +3,7 @@
 // messages and hints) is free text; session ids, usage numbers and the stored session's ids and paths are not.
 import type * as wire from '../wire.js';
 import { redactedJson, redactText, serverValue, type RedactedJson, type RedactedText, type ServerValue } from './brand.js';
-import { publicSession, type PublicSession } from './sessions.js';
+import { publicSessionSummary, type PublicSessionSummary } from './sessions.js';
 
 export interface PublicToolFrame {
   event_type: wire.ChatToolFrame['event_type'];
@@ -23,7 +23,7 @@ export interface PublicChatFrames {
   tool_complete: PublicToolFrame & { duration: number; is_error: boolean };
   title: { session_id: ServerValue; title: RedactedText };
   metering: { tps: number; usage: wire.ChatUsage };
-  done: { session: PublicSession; usage: wire.ChatUsage };
+  done: { session: PublicSessionSummary; usage: wire.ChatUsage };
   apperror: { message: RedactedText; type: wire.ChatErrorType; hint?: RedactedText; session_id: ServerValue };
   cancel: { message: RedactedText; type: 'cancelled'; status: 'cancelled'; session_id: ServerValue };
   stream_end: { session_id: ServerValue };
@@ -61,7 +61,7 @@ export function publicFrameData(event: wire.ChatFrameName, data: TurnFrames[wire
     }
     case 'done': {
       const d = data as wire.ChatFrames['done'];
-      return { session: publicSession(d.session), usage: usage(d.usage) };
+      return { session: publicSessionSummary(d.session), usage: usage(d.usage) };
     }
     case 'apperror': {
       const d = data as wire.ChatFrames['apperror'];

@@ -75,9 +75,9 @@ describe('values the UI sends back round-trip unchanged', () => {
     upstream.push({ kind: 'token', text: 'done' });
     upstream.finish();
     const stream = await openSse(srv.port, `/api/chat/stream?stream_id=${started.stream_id}`, { Authorization: `Bearer ${TEST_TOKEN}` });
-    const done = await stream.until((f) => f.event === 'done');
+    await stream.until((f) => f.event === 'done');
     stream.close();
-    const session = JSON.parse(done.data!).session;
+    const session = await getSession(id);
     expect(session.messages[0].attachments).toEqual([up.body]);
     expect(session.attachments).toEqual([up.body]);
   });

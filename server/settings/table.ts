@@ -35,6 +35,12 @@ export const DEFAULT_GROQ_MODEL = 'whisper-large-v3-turbo';
 export const DEFAULT_TIMEOUT_MS = 120_000;
 /** Tools can be slow: an agent silent this long has stopped (agent.md). */
 export const DEFAULT_AGENT_TIMEOUT_MS = 600_000;
+/**
+ * The most one turn may take, however busy the agent keeps the connection (keepalive comments reset only the
+ * idle timeout): generous for a long tool run, but a turn that never ends would hold a conversation slot
+ * (MAX_CONCURRENT_TURNS) and its session forever.
+ */
+export const DEFAULT_AGENT_TURN_MAX_MS = 30 * 60_000;
 export const DEFAULT_AGENT_CONTEXT_CHARS = 200_000;
 
 export interface Setting<T> {
@@ -293,6 +299,13 @@ export const SETTINGS = {
     default: String(DEFAULT_AGENT_TIMEOUT_MS),
     perRequest: true,
     meaning: 'milliseconds without a byte from the agent before a turn fails as `timeout`',
+  }),
+  agentTurnMaxMs: row({
+    env: 'SATCHEL_AGENT_TURN_MAX_MS',
+    parse: timeoutMs,
+    default: String(DEFAULT_AGENT_TURN_MAX_MS),
+    perRequest: true,
+    meaning: 'milliseconds a whole turn may take, keepalives or not, before it fails as `timeout`',
   }),
   agentContextChars: row({
     env: 'SATCHEL_AGENT_CONTEXT_CHARS',

@@ -2,7 +2,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { INTERNAL_MESSAGE_FIELDS, publicSession, SessionStore } from './sessions.js';
+import { setLogSink } from '../log.js';
+import { INTERNAL_MESSAGE_FIELDS, MAX_SESSION_FILE_BYTES, oversizedSessionWarning, publicSession, SessionStore } from './sessions.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -81,5 +82,31 @@ describe('SessionStore', () => {
     });
     const [message] = publicSession(store.get(s.session_id)!).messages;
     expect(message).toEqual({ role: 'user', text: 'hi', attachments: [], created_at: 'now' });
+  });
+
+  it('does not load a session file over MAX_SESSION_FILE_BYTES (an old 400 MB reply): says so, leaves it on disk, loads the rest', async () => {
+    const store = new SessionStore(dir);
+    await store.load();
+    const kept = await store.create({ workspace: '/w', profile: 'default' });
+    // A sparse file: as large as the bloated one for stat, without writing 400 MB.
+    const bloated = path.join(dir, 'sessions', 'abcdefabcdef.json');
+    await fs.writeFile(bloated, '{"session_id": "abcdefabcdef", "messages": [');
+    await fs.truncate(bloated, 400 * 1024 * 1024);
+    const lines: string[] = [];
+    const restore = setLogSink((line) => lines.push(line));
+    const reloaded = new SessionStore(dir);
+    const t0 = performance.now();
+    try {
+      await reloaded.load();
+    } finally {
+      restore();
+    }
+    expect(performance.now() - t0).toBeLessThan(1_000);
+    expect(reloaded.list().map((s) => s.session_id)).toEqual([kept.session_id]);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(oversizedSessionWarning(bloated, 400 * 1024 * 1024));
+    expect(oversizedSessionWarning(bloated, 400 * 1024 * 1024)).toBe(`session file ${bloated} is 400 MiB, over the 64 MiB Satchel loads; not loaded, left on disk as it is`);
+    expect((await fs.stat(bloated)).size).toBe(400 * 1024 * 1024);
+    expect(MAX_SESSION_FILE_BYTES).toBe(64 * 1024 * 1024);
   });
 });

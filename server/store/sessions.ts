@@ -5,6 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from './atomic.js';
 import { HttpError, isDiskFull, ValueError } from '../errors.js';
+import { log } from '../log.js';
 import type * as wire from '../wire.js';
 
 export const MAX_TITLE_CHARS = 200;
@@ -12,6 +13,19 @@ export const MAX_MESSAGE_CHARS = 100_000;
 export const MAX_MESSAGES_PER_SESSION = 10_000;
 export const MAX_ATTACHMENTS_PER_SESSION = 10_000;
 const SESSION_ID = /^[0-9a-f]{12}$/;
+/**
+ * A session file larger than this is not loaded at start. Replies are bounded now (agent/turns.ts
+ * MAX_REPLY_BYTES), but an older Satchel stored a 400 MB reply whole: parsing it took 2 GB and 6.8 s at every
+ * start. 64 MiB is some fifteen replies cut at their bound and parses in about 0.1 s; a larger file is left on
+ * disk untouched (nothing is lost), named in a warning, and absent from the list until it is made smaller.
+ */
+export const MAX_SESSION_FILE_BYTES = 64 * 1024 * 1024;
+
+/** The warning for a session file over MAX_SESSION_FILE_BYTES. */
+export function oversizedSessionWarning(file: string, size: number): string {
+  const mib = (n: number) => `${Math.round((n / (1024 * 1024)) * 10) / 10} MiB`;
+  return `session file ${file} is ${mib(size)}, over the ${mib(MAX_SESSION_FILE_BYTES)} Satchel loads; not loaded, left on disk as it is`;
+}
 
 /** Section 2: internal message fields, never part of a public projection. */
 export const INTERNAL_MESSAGE_FIELDS = [
@@ -70,6 +84,18 @@ export function sessionSummary(s: Session): wire.SessionSummary {
     updated_at: s.updated_at,
     message_count: s.messages.length,
   };
+}
+
+/** The file's text, or its size when that is over `max` (then nothing is read). */
+async function readUnless(file: string, max: number): Promise<string | number> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size > max) return size;
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
 }
 
 /** A change waiting for the next write of its session, with the caller's promise. */
@@ -134,7 +160,14 @@ export class SessionStore {
       const id = name.replace(/\.json$/, '');
       if (!name.endsWith('.json') || !isSessionId(id)) continue;
       try {
-        const parsed = JSON.parse(await fs.readFile(path.join(this.dir, name), 'utf8')) as Session;
+        const file = path.join(this.dir, name);
+        // The size first, from the open file: a bloated file is never read into memory.
+        const text = await readUnless(file, MAX_SESSION_FILE_BYTES);
+        if (typeof text === 'number') {
+          log.warn(oversizedSessionWarning(file, text));
+          continue;
+        }
+        const parsed = JSON.parse(text) as Session;
         if (parsed && parsed.session_id === id) this.sessions.set(id, { ...parsed, messages: parsed.messages ?? [], attachments: parsed.attachments ?? [] });
       } catch {
         // A file we cannot read is skipped, not fatal: one bad session must not lock the user out of the rest.

@@ -14,7 +14,7 @@
 // A Script is one of:
 //   { frames: Frame[], end?: 'done' | 'cut' | 'stall' | 'close', tokensPerSecond?: number }
 //       an SSE stream: each frame written as it comes, `tokensPerSecond` paces the content frames (0 = no
-//       pacing); 'done' (default) ends with `data: [DONE]`, 'cut' destroys the socket mid-stream, 'stall'
+//       pacing; `frames` may be a generator, written with backpressure); 'done' (default) ends with `data: [DONE]`, 'cut' destroys the socket mid-stream, 'stall'
 //       stops writing and keeps the connection open until the client goes, 'close' ends without [DONE].
 //   { status: number, body?: unknown, headers?: Record<string, string> }   an error status (JSON body)
 //   { json: unknown }    a one-shot JSON completion answered to a streaming request
@@ -35,7 +35,8 @@ export type Frame =
   | { raw: string };
 
 export interface StreamScript {
-  frames: Frame[];
+  /** Written in order; a generator makes frames as they are written (a flood never held in memory whole). */
+  frames: Iterable<Frame> | AsyncIterable<Frame>;
   end?: 'done' | 'cut' | 'stall' | 'close';
   tokensPerSecond?: number;
 }
@@ -182,6 +183,19 @@ async function readBody(req: http.IncomingMessage): Promise<unknown> {
   }
 }
 
+/** Resolves when `res` can take more, or is gone. */
+function drained(res: http.ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 async function stream(req: http.IncomingMessage, res: http.ServerResponse, script: StreamScript): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.flushHeaders();
@@ -189,11 +203,13 @@ async function stream(req: http.IncomingMessage, res: http.ServerResponse, scrip
   let gone = false;
   res.on('close', () => (gone = true));
   const gap = script.tokensPerSecond ? 1000 / script.tokensPerSecond : 0;
-  for (const frame of script.frames) {
+  for await (const frame of script.frames) {
     if (gone) return;
     if (gap && isContentFrame(frame)) await sleep(gap);
-    res.write(frameText(frame));
+    // Backpressure: a generated flood waits for the client to read instead of piling up in this process.
+    if (!res.write(frameText(frame))) await drained(res);
   }
+  if (gone) return;
   const end = script.end ?? 'done';
   if (end === 'done') res.end('data: [DONE]\n\n');
   else if (end === 'close') res.end();
