@@ -13,7 +13,7 @@ import {
   type FakeAgent,
 } from '../testing/fake-agent.js';
 import { AgentError, type AgentConfig, type UpstreamEvent } from './types.js';
-import { agentUrl, LineSplitter, MAX_ERROR_BODY_BYTES, MAX_LINE_BYTES, prefixWithinBytes, retryAfterSeconds, STREAM_ENDED_EARLY, StreamParser, streamTurn } from './upstream.js';
+import { agentUrl, LineSplitter, MAX_ERROR_BODY_BYTES, MAX_LINE_BYTES, MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_CALLS, prefixWithinBytes, retryAfterSeconds, STREAM_ENDED_EARLY, StreamParser, streamTurn } from './upstream.js';
 
 const KEY = 'sk-test-0123456789abcdefghijklmnop';
 let agent: FakeAgent;
@@ -330,7 +330,8 @@ describe('the bound on tool-call arguments', () => {
   });
 
   it('keeps what fits across calls, then reads nothing more and ends with `cut` instead of the usage', () => {
-    const parser = new StreamParser(undefined, () => 0, 10);
+    // Ids and names count too: a (1) f (1) {"x":1} (7), b (1) g (1), then 3 bytes for the second arguments.
+    const parser = new StreamParser(undefined, () => 0, 14);
     const line = (delta: object) => [...parser.line(`data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}`)];
     line({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: '{"x":1}' } }] });
     line({ tool_calls: [{ index: 1, id: 'b', function: { name: 'g', arguments: '{"é":"€€"}' } }] });
@@ -339,8 +340,38 @@ describe('the bound on tool-call arguments', () => {
     expect(line({ content: 'more' })).toEqual([]);
     expect([...parser.finish()]).toEqual([
       { kind: 'tool_calls', calls: [{ id: 'a', function: { name: 'f', arguments: '{"x":1}' } }, { id: 'b', function: { name: 'g', arguments: '{"' } }] },
-      { kind: 'cut', what: 'tool_arguments', limitBytes: 10 },
+      { kind: 'cut', what: 'tool_arguments', limitBytes: 14 },
     ]);
+  });
+
+  it('counts a tool name sent in pieces against the same bound (a name flood is cut like an argument flood)', () => {
+    const parser = new StreamParser(undefined, () => 0, 12);
+    const line = (delta: object) => [...parser.line(`data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}`)];
+    line({ tool_calls: [{ index: 0, id: 'a', function: { name: 'read_' } }] });
+    for (let i = 0; i < 1000; i++) line({ tool_calls: [{ index: 0, function: { name: 'file' } }] });
+    expect(parser.cut).toBe(true);
+    expect([...parser.finish()]).toEqual([
+      { kind: 'tool_calls', calls: [{ id: 'a', function: { name: 'read_filefi', arguments: '' } }] },
+      { kind: 'cut', what: 'tool_arguments', limitBytes: 12 },
+    ]);
+  });
+
+  it('an id sent again replaces the one before it in the count', () => {
+    const parser = new StreamParser(undefined, () => 0, 8);
+    const line = (delta: object) => [...parser.line(`data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}`)];
+    for (let i = 0; i < 100; i++) line({ tool_calls: [{ index: 0, id: 'call_1' }] });
+    expect(parser.cut).toBe(false);
+  });
+
+  it(`keeps at most MAX_TOOL_CALLS (${MAX_TOOL_CALLS}) calls, then cuts the reply`, () => {
+    const parser = new StreamParser();
+    const line = (delta: object) => [...parser.line(`data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}`)];
+    for (let i = 0; i < MAX_TOOL_CALLS + 50; i++) line({ tool_calls: [{ index: i, id: `c${i}`, function: { name: 'f', arguments: '{}' } }] });
+    expect(parser.cut).toBe(true);
+    const [calls, cut] = [...parser.finish()];
+    expect(calls).toMatchObject({ kind: 'tool_calls' });
+    expect((calls as { calls: unknown[] }).calls).toHaveLength(MAX_TOOL_CALLS);
+    expect(cut).toEqual({ kind: 'cut', what: 'tool_arguments', limitBytes: MAX_TOOL_ARGUMENT_BYTES });
   });
 });
 

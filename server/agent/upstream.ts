@@ -17,6 +17,12 @@ export const MAX_LINE_BYTES = 4 * 1024 * 1024;
  * arguments are cut, the stream is no longer read, and the turn ends with what fitted (a `cut` event).
  */
 export const MAX_TOOL_ARGUMENT_BYTES = 4 * 1024 * 1024;
+/**
+ * Tool calls one reply may bring. A model calls a handful at once; each call is an entry kept until the reply
+ * ends, so an agent numbering a new call in every chunk would otherwise grow memory without growing the
+ * argument bytes. Past it the reply is cut like an argument flood.
+ */
+export const MAX_TOOL_CALLS = 256;
 /** An error status's body is read this far for its message, no further. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** A one-shot JSON answer (a server that ignored `stream`) is read this far. */
@@ -293,18 +299,29 @@ export class StreamParser {
     this.answered = true;
     for (const delta of deltas) {
       if (!isObject(delta)) continue;
+      if (this.cut) return;
       const index = typeof delta.index === 'number' ? delta.index : this.calls.size;
+      if (!this.calls.has(index) && this.calls.size >= MAX_TOOL_CALLS) {
+        // One more call than a reply may bring: the calls so far are kept, nothing after is read.
+        this.cut = true;
+        return;
+      }
       const call = this.calls.get(index) ?? { id: '', name: '', arguments: '' };
-      if (str(delta.id)) call.id = delta.id as string;
+      // Ids and names are stored and sent back with the history too: they share the arguments' bound.
+      if (str(delta.id)) call.id = this.withinArgumentBudget(delta.id as string, Buffer.byteLength(call.id, 'utf8'));
       const fn = isObject(delta.function) ? delta.function : {};
-      if (str(fn.name)) call.name += fn.name as string;
-      if (str(fn.arguments) && !this.cut) call.arguments += this.withinArgumentBudget(fn.arguments as string);
+      if (str(fn.name)) call.name += this.withinArgumentBudget(fn.name as string);
+      if (str(fn.arguments)) call.arguments += this.withinArgumentBudget(fn.arguments as string);
       this.calls.set(index, call);
     }
   }
 
-  /** `piece`, or the part of it that fits the turn's argument bound (then `cut` is set). */
-  private withinArgumentBudget(piece: string): string {
+  /**
+   * `piece`, or the part of it that fits the turn's argument bound (then `cut` is set). `replacing` is the length
+   * of what the piece replaces (an id is sent whole each time, not appended), given back first.
+   */
+  private withinArgumentBudget(piece: string, replacing = 0): string {
+    this.argumentBytes -= replacing;
     const bytes = Buffer.byteLength(piece, 'utf8');
     if (this.argumentBytes + bytes <= this.maxArgumentBytes) {
       this.argumentBytes += bytes;

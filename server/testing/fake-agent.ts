@@ -40,6 +40,8 @@ export interface StreamScript {
   end?: 'done' | 'cut' | 'stall' | 'close';
   tokensPerSecond?: number;
 }
+/** A stream whose frames are a plain list (what reply() builds): a test may still edit it before queueing. */
+export type ListScript = StreamScript & { frames: Frame[] };
 export interface StatusScript {
   status: number;
   body?: unknown;
@@ -120,7 +122,7 @@ export function tokens(text: string): string[] {
 export function reply(
   text: string,
   opts: { reasoning?: string; usage?: [number, number]; tokensPerSecond?: number } = {},
-): StreamScript {
+): ListScript {
   const frames: Frame[] = [chunk({ role: 'assistant', content: '' })];
   if (opts.reasoning) frames.push(...tokens(opts.reasoning).map(reasoningChunk));
   frames.push({ comment: 'keepalive' });
