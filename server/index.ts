@@ -128,6 +128,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     ...config.agent,
   };
   const turns = new TurnManager(sessions, events, agent);
+  // The agent's key becomes known to the redactor before the first request: a session stored by an older
+  // version may hold what the agent echoed of it, and GET /api/session or MCP may read it at once.
+  agent.loadConfig();
   const app: App = {
     config,
     token: config.token ?? newToken(),

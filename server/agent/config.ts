@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { log } from '../log.js';
+import { rememberSecret } from '../redact/known.js';
 import { writeFileAtomic } from '../store/atomic.js';
 import { DEFAULT_AGENT_CONTEXT_CHARS, DEFAULT_AGENT_TIMEOUT_MS, DEFAULT_AGENT_TURN_MAX_MS, readSetting, SETTINGS, type SettingName } from '../settings/table.js';
 import type { Warn } from '../settings/parsers.js';
@@ -153,7 +154,10 @@ function merged(stateDir: string, env: NodeJS.ProcessEnv, keys: SecretStore = ag
   const { apiKey: _inFile, ...file } = readStoredAgentSettings(stateDir);
   const apiKey = keys.get();
   const fromEnv = envSettings(env);
-  return { ...file, ...(apiKey ? { apiKey } : {}), ...fromEnv };
+  const settings = { ...file, ...(apiKey ? { apiKey } : {}), ...fromEnv };
+  // Every read of the key makes it known to the redactor: whatever the agent echoes of it is masked.
+  rememberSecret(settings.apiKey);
+  return settings;
 }
 
 /** Unset kind: Hermes on its default port, anything else speaks plain OpenAI (discover.ts detects for real). */
@@ -225,7 +229,10 @@ export async function saveAgentSettings(
   if (contextChars !== undefined) stored.contextChars = Math.floor(contextChars as number);
   // The key first: a store that fails leaves the old settings whole. The file keeps whatever key field it has
   // then (the default store's, or none once the desktop app has moved it out).
-  if (next.apiKey !== undefined) await keys.set(next.apiKey.trim() || undefined);
+  if (next.apiKey !== undefined) {
+    rememberSecret(next.apiKey);
+    await keys.set(next.apiKey.trim() || undefined);
+  }
   const keyInFile = readStoredAgentSettings(stateDir).apiKey;
   await writeStoredAgentSettings(stateDir, { ...stored, ...(keyInFile ? { apiKey: keyInFile } : {}) });
 }

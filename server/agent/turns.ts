@@ -14,7 +14,8 @@ import { FrameLog, formatFrame } from './frames.js';
 import { AgentError, type AgentConfig, type StreamTurn, type ToolCall, type TurnRequest } from './types.js';
 import { prefixWithinBytes } from './upstream.js';
 import { DEFAULT_AGENT_TURN_MAX_MS, SETTINGS } from '../settings/table.js';
-import { StreamRedactor } from './stream-redact.js';
+import { ReplyRedactor } from './reply-redact.js';
+import { maskKnown } from '../redact/known.js';
 import { askTitle, TITLE_DEADLINE_MS, titleFrom, UNTITLED } from './title.js';
 
 export { TITLE_MAX_CHARS, titleFrom, UNTITLED } from './title.js';
@@ -124,6 +125,23 @@ function now(): number {
 export function lastExchangeStart(messages: readonly Message[]): number {
   for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === 'user') return i;
   return -1;
+}
+
+/**
+ * The assistant row of what the agent sent, as it is stored: its own key masked in every field it wrote (a
+ * hostile or broken agent may echo it anywhere, and the session file is read back by MCP clients and
+ * exports), everything else stored whole and redacted on the way out.
+ */
+function agentRow(content: string, reasoning: string, toolCalls: readonly ToolCall[]): Message {
+  return {
+    role: 'assistant',
+    content: maskKnown(content),
+    timestamp: now(),
+    ...(reasoning ? { reasoning: maskKnown(reasoning) } : {}),
+    ...(toolCalls.length
+      ? { tool_calls: toolCalls.map((c) => ({ id: maskKnown(c.id), function: { name: maskKnown(c.function.name), arguments: maskKnown(c.function.arguments) } })) }
+      : {}),
+  };
 }
 
 function clearPending(s: Session): void {
@@ -327,9 +345,9 @@ export class TurnManager {
     let usage = { inputTokens: 0, outputTokens: 0 };
     const userRow: Message = { role: 'user', content: build.text, timestamp: startedAt, attachments: build.attachments };
     // Live pieces are redacted as a stream, so a credential split across tokens is masked too (the stored
-    // answer and the `done` frame are redacted whole on the way out).
-    const shownContent = new StreamRedactor();
-    const shownReasoning = new StreamRedactor();
+    // answer is redacted whole on the way out; the agent's own key never reaches the store: agentRow).
+    const shownContent = new ReplyRedactor();
+    const shownReasoning = new ReplyRedactor();
     const emitPiece = (event: 'token' | 'reasoning', text: RedactedText): void => {
       if (text) turn.emit(event, { text });
     };
@@ -338,9 +356,7 @@ export class TurnManager {
       emitPiece('reasoning', shownReasoning.flush());
     };
     const partialRow = (): Message[] =>
-      content || reasoning || toolCalls.length > 0
-        ? [{ role: 'assistant', content, timestamp: now(), ...(reasoning ? { reasoning } : {}), ...(toolCalls.length ? { tool_calls: toolCalls } : {}), _partial: true }]
-        : [];
+      content || reasoning || toolCalls.length > 0 ? [{ ...agentRow(content, reasoning, toolCalls), _partial: true }] : [];
     // What is left of MAX_REPLY_BYTES. A piece that does not fit is cut to what does, and the reply ends there.
     let replyBytesLeft = MAX_REPLY_BYTES;
     let cut = false;
@@ -434,13 +450,7 @@ export class TurnManager {
     }
     if (cut) log.warn(`an agent reply was cut at its bound (${MAX_REPLY_BYTES / MIB} MiB of text or tool-call arguments)`);
     const durationSeconds = (performance.now() - t0) / 1000;
-    const answer: Message = {
-      role: 'assistant',
-      content,
-      timestamp: now(),
-      ...(reasoning ? { reasoning } : {}),
-      ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
-    };
+    const answer = agentRow(content, reasoning, toolCalls);
     let titled: string | undefined;
     let firstMessage = '';
     let stored: Session;

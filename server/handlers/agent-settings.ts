@@ -1,11 +1,12 @@
 // The agent's settings for the UI (../shared/spec/agent.md, "Configuration"): read them (never the key), save
 // them. The settings themselves live in agent/config.ts.
 import { loadAgentConfig, publicAgentSettings, saveAgentSettings, isAgentKind, type SaveAgentSettings } from '../agent/config.js';
-import { discoverLocalAgents, testConnection } from '../agent/discover.js';
+import { discoverLocalAgents, testConnection, type ConnectionResult } from '../agent/discover.js';
 import { ValueError } from '../errors.js';
 import type { HandlerInput } from '../http/app.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
+import { knownSecrets, SecretMatcher } from '../redact/known.js';
 import { publicAgentSettings as project, publicAgentTest, publicDiscovered } from '../projections/index.js';
 import type * as wire from '../wire.js';
 
@@ -56,7 +57,20 @@ export async function testAgent({ ctx, app }: HandlerInput): Promise<void> {
   const apiKey = typeof body.api_key === 'string' ? body.api_key.trim() || undefined : baseUrl === saved?.baseUrl ? saved.apiKey : undefined;
   const kind = isAgentKind(body.kind) ? body.kind : undefined;
   const result = await testConnection({ baseUrl, ...(apiKey ? { apiKey } : {}), ...(kind ? { kind } : {}) });
-  await sendJson(ctx, 200, publicAgentTest(result) satisfies wire.AgentTestResponse);
+  await sendJson(ctx, 200, publicAgentTest(withoutEchoedKey(result, apiKey)) satisfies wire.AgentTestResponse);
+}
+
+/**
+ * The answer without a model whose name holds the key being tested or a known one (`model-<key>`): an agent
+ * that echoes the key there would have it shown, and offered as the model to save. Dropped, not masked: a
+ * masked name is no model the agent has.
+ */
+function withoutEchoedKey(result: ConnectionResult, apiKey: string | undefined): ConnectionResult {
+  const tested = new SecretMatcher(apiKey ? [apiKey] : []);
+  // A key typed for the test is not known to the redactor yet: its forms are masked in the server's words here.
+  if (!result.ok) return { ...result, message: tested.mask(result.message), ...(result.hint ? { hint: tested.mask(result.hint) } : {}) };
+  const known = knownSecrets();
+  return { ...result, models: result.models.filter((m) => !tested.holds(m) && !known.holds(m)) };
 }
 
 export async function discoverAgents({ ctx }: HandlerInput): Promise<void> {

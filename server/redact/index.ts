@@ -5,12 +5,14 @@
 // invisible.ts (tokens split by invisible characters), finding.ts (one mask per span), engine.ts (runs them all).
 import { deepMap } from './deep.js';
 import { findAll, redactText } from './engine.js';
+import { knownSecretsGeneration, maskKnown } from './known.js';
 
 export { maskToken, MASK_ELLIPSIS, MASK_HEAD, MASK_MIN_LENGTH, MASK_TAIL, REDACTED_PRIVATE_KEY, SHORT_MASK } from './mask.js';
 export { findPrivateKeyBegin, findPrivateKeyEnd, type Span } from './pem.js';
 export { GOOGLE_MIN_TAIL, VENDOR_MIN_TAIL, VENDOR_SHAPES, type VendorShape } from './vendors.js';
 export { AWS_KEY_TAIL } from './tokens.js';
 export { PRIVATE_KEY_RULE } from './engine.js';
+export { KNOWN_SECRET_MASK, knownSecrets, maskKnown, rememberSecret } from './known.js';
 
 /** Memoization applies to strings up to this many UTF-16 units; longer ones are always re-redacted. */
 export const MEMO_MAX_CHARS = 16384;
@@ -19,18 +21,27 @@ export const MEMO_MAX_ENTRIES = 4096;
 
 // Pure memoization: a Map keeps insertion order, so re-inserting on a hit makes the first key the least recent.
 const memo = new Map<string, string>();
+/** The known secrets the memo was filled under: when they change, what it holds may no longer be masked enough. */
+let memoGeneration = knownSecretsGeneration();
 
-/** Mask every credential in `text`. Never throws; a non-string is returned unchanged. */
+/**
+ * Mask every credential in `text`: the known secrets' values first (known.ts), then every rule on what is left.
+ * Never throws; a non-string is returned unchanged.
+ */
 export function redact(text: string): string {
   if (typeof text !== 'string' || text.length === 0) return text;
-  if (text.length > MEMO_MAX_CHARS) return redactText(text);
+  if (text.length > MEMO_MAX_CHARS) return redactText(maskKnown(text));
+  if (memoGeneration !== knownSecretsGeneration()) {
+    memo.clear();
+    memoGeneration = knownSecretsGeneration();
+  }
   const cached = memo.get(text);
   if (cached !== undefined) {
     memo.delete(text);
     memo.set(text, cached);
     return cached;
   }
-  const result = redactText(text);
+  const result = redactText(maskKnown(text));
   memo.set(text, result);
   if (memo.size > MEMO_MAX_ENTRIES) memo.delete(memo.keys().next().value as string);
   return result;

@@ -83,7 +83,7 @@ export const HERMES_CAPABILITIES = { object: 'capabilities', server: 'hermes-age
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 let chunkSeq = 0;
-function chunk(delta: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function chunk(delta: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     id: `chatcmpl-fake-${++chunkSeq}`,
     object: 'chat.completion.chunk',
