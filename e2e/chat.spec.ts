@@ -6,6 +6,7 @@ import { test as base, expect, type Page } from '@playwright/test';
 import { contentChunk, reply, startFakeAgent, tokens, toolProgress, type FakeAgent } from '../server/testing/fake-agent.js';
 import { completionRequests, configureAgent, openApp as openAt } from './helpers/chat.js';
 import { startServer, type RunningServer } from './helpers/server.js';
+import { startTcpProxy } from './helpers/tcp-proxy.js';
 
 const KEY = 'sk-test-key';
 /** Slow enough that a reply is visibly mid-way for a few seconds; fast enough to keep the spec short. */
@@ -174,4 +175,34 @@ test('Regenerate replaces the last reply with a new one', async ({ page }) => {
   await expect(page.getByTestId('assistant-text').last()).toContainText('A fresh answer');
   await expect(page.locator('[data-role="user"]').filter({ hasText: 'Another short one' })).toHaveCount(1);
   await expect(page.getByTestId('assistant-text').filter({ hasText: 'An edited answer' })).toHaveCount(0);
+});
+
+test('a dropped reply stream resumes after the last frame it received, not from the first', async ({ page }) => {
+  // Through a relay whose connections the test can cut, as a network drop would.
+  const relay = await startTcpProxy(server.base);
+  try {
+    await openAt(page, { base: relay.base, token: server.token });
+    const streams: { url: URL; lastEventId: string | undefined }[] = [];
+    page.on('request', (r) => {
+      if (!r.url().includes('/api/chat/stream?')) return;
+      void r.allHeaders().then((headers) => streams.push({ url: new URL(r.url()), lastEventId: headers['last-event-id'] }));
+    });
+    agent.next(reply(LONG_REPLY, { tokensPerSecond: SLOW_TOKENS_PER_SECOND }));
+    await send(page, 'Resume me');
+    const live = page.getByTestId('assistant-live');
+    await expect(live.getByTestId('assistant-text')).toContainText('word3');
+    relay.cut();
+    // The browser reconnects by itself, naming the last frame it received.
+    await expect.poll(() => streams.length, { timeout: 15_000 }).toBeGreaterThan(1);
+    const resumed = streams.at(-1)!;
+    // Nothing in the address pins the resume point to the start, so Last-Event-ID decides it.
+    expect(resumed.url.searchParams.has('after_seq')).toBe(false);
+    expect(Number(resumed.lastEventId?.split(':').pop())).toBeGreaterThan(3);
+    await expect(page.getByTestId('assistant-live')).toHaveCount(0, { timeout: 20_000 });
+    const stored = await page.getByTestId('assistant-text').last().textContent();
+    expect(stored).toContain('word0 word1 word2');
+    expect(stored?.match(/word59/g)).toHaveLength(1);
+  } finally {
+    await relay.close();
+  }
 });

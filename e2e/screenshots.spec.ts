@@ -32,6 +32,9 @@ for (const scheme of ['light', 'dark'] as const) {
     await expect(dialog.getByTestId('workspace-select')).toHaveValue(dir);
     await page.screenshot({ path: path.join(OUT, `new-session-${scheme}.png`) });
     await dialog.getByTestId('create-session').click();
+    // The new session is on screen once the composer has focus; renaming before that loses the rename field
+    // to that focus (a busy machine showed it: the field closed on blur before the title was typed).
+    await expect(page.getByTestId('composer-input')).toBeFocused();
     await page.getByTestId('rename-session').click();
     await page.getByTestId('rename-input').fill('Trip to Lisbon');
     await page.getByTestId('rename-input').press('Enter');

@@ -139,6 +139,10 @@ test('Extract on an archive chip unpacks it and lists the files', async ({ app: 
   await page.getByTestId('file-input').setInputFiles({ name: 'bundle.zip', mimeType: 'application/zip', buffer: zip });
   const chip = page.locator('[data-testid="attachment-chip"][data-filename="bundle.zip"]');
   await expect(chip).toHaveAttribute('data-status', 'done');
+  const posts: string[] = [];
+  page.on('request', (r) => {
+    if (r.method() === 'POST') posts.push(new URL(r.url()).pathname);
+  });
   await chip.getByTestId('attachment-extract').click();
   const list = chip.getByTestId('extract-list');
   await expect(chip.getByTestId('extract-result')).toContainText('Extracted 2 files');
@@ -147,4 +151,6 @@ test('Extract on an archive chip unpacks it and lists the files', async ({ app: 
   const base = path.join(server.stateDir, 'attachments', id);
   expect(fs.readFileSync(path.join(base, 'bundle', 'readme.txt'), 'utf8')).toBe('hello archive');
   expect(fs.readFileSync(path.join(base, 'bundle', 'src', 'main.ts'), 'utf8')).toBe('export {};\n');
+  // The archive was uploaded once: the server extracts the file it stored, the page sends no bytes again.
+  expect(posts.filter((p) => p.startsWith('/api/upload') || p.endsWith('/extract'))).toEqual(['/api/attachment/extract']);
 });

@@ -30,6 +30,9 @@ export async function configureAgent(page: Page, agent: FakeAgent, key: string):
   await dialog.getByTestId('agent-base-url').fill(agent.baseUrl);
   await dialog.getByTestId('agent-api-key').fill(key);
   await dialog.getByTestId('agent-test').click();
+  // The test fills in the model when it answers; saving before that saves no model (seen on a busy machine:
+  // every turn then failed with model_not_found).
+  await expect(dialog.getByTestId('agent-model')).not.toHaveValue('');
   await dialog.getByTestId('agent-save').click();
   await expect(dialog).toBeHidden();
 }

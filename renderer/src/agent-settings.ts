@@ -81,7 +81,7 @@ export class AgentSettingsDialog {
     });
   }
 
-  /** The server's settings, or null when it has none to give (an older server, or an error). */
+  /** The server's settings, or null when they could not be read. */
   async load(): Promise<AgentSettings | null> {
     try {
       this.settings = await api.agentSettings();
@@ -140,7 +140,7 @@ export class AgentSettingsDialog {
     try {
       found = (await api.discoverAgents()).agents;
     } catch {
-      // nothing found, or an older server: the fields still work
+      // nothing found: the fields still work
     }
     clear(this.discovered);
     wrap.hidden = found.length === 0;

@@ -10,7 +10,6 @@ import type {
   ChatAttachment,
   ChatCancelResponse,
   ChatStartResponse,
-  ChatStreamStatus,
   ConfigResponse as ServerConfig,
   McpSettings,
   Session,
@@ -122,7 +121,6 @@ export const api = {
   startChat: (id: string, message: string, attachments: ChatAttachment[], regenerate = false) =>
     request<ChatStartResponse>('POST', '/api/chat/start', { session_id: id, message, attachments, ...(regenerate ? { regenerate: true } : {}) }),
   cancelChat: (streamId: string) => request<ChatCancelResponse>('POST', '/api/chat/cancel', { stream_id: streamId }),
-  streamStatus: (streamId: string) => request<ChatStreamStatus>('GET', `/api/chat/stream/status?${q({ stream_id: streamId })}`),
   agentSettings: () => request<AgentSettings>('GET', '/api/agent/settings'),
   saveAgentSettings: (input: AgentSettingsInput) => request<AgentSettings>('POST', '/api/agent/settings', input),
   testAgent: (input: AgentSettingsInput) => request<AgentTestResponse>('POST', '/api/agent/test', input),

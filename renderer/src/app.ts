@@ -1,5 +1,6 @@
-// Entry point: checks access, loads the configuration and sessions, wires the views together and keeps
-// them current through server-sent events.
+// Entry point: checks access, loads the configuration and sessions, and owns the page's one state (store.ts):
+// the views subscribe to it, the controllers (chat.ts, the composer) change it, and server-sent events keep
+// it current.
 import { AgentSettingsDialog, holdToSend } from './agent-settings.js';
 import { api, ApiError, isAuthStatus, type AgentSettings, type ServerConfig, type Session, type SessionSummary } from './api.js';
 import { Chat } from './chat.js';
@@ -9,8 +10,10 @@ import { initDrawers } from './drawers.js';
 import { connectEvents } from './events.js';
 import { SessionHeader } from './header.js';
 import { lastUserTurn, visibleRows } from './message-rows.js';
-import { renderMessages, renderSessionAttachments } from './messages.js';
+import { SessionAttachmentsView } from './messages.js';
 import { Sidebar } from './sessions.js';
+import { initialState, Store, type AppState } from './store.js';
+import { ThreadView } from './thread-view.js';
 import { initTheme } from './theme.js';
 import { notify } from './toast.js';
 import { Voice } from './voice.js';
@@ -22,7 +25,7 @@ const EVENT_RELOAD_DEBOUNCE_MS = 100;
 
 class App {
   config: ServerConfig | null = null;
-  current: Session | null = null;
+  readonly store = new Store<AppState>(initialState());
   private sessions: SessionSummary[] = [];
   private creating: Promise<string> | null = null;
   readonly sidebar: Sidebar;
@@ -32,7 +35,6 @@ class App {
   readonly voice: Voice;
   readonly chat: Chat;
   readonly agentDialog: AgentSettingsDialog;
-  private agent: AgentSettings | null = null;
   /** Small windows: the sessions list and the workspace as drawers. */
   private readonly drawers = initDrawers();
 
@@ -46,23 +48,29 @@ class App {
       profileChanged: () => void this.reloadAll(null),
     });
     this.header = new SessionHeader({ renamed: (id, title) => this.applyTitle(id, title) });
-    this.composer = new Composer({
-      ensureSession: () => this.ensureSession(),
-      maxUploadBytes: () => this.config?.max_upload_bytes,
-      onSent: (session) => this.show(session),
-      agentReady: () => Boolean(this.agent?.base_url),
-      startTurn: (id, text, attachments) => this.chat.start(id, text, attachments),
-      stop: () => void this.chat.stop().catch((err: unknown) => notify(err instanceof Error ? err.message : String(err), 'error')),
-    });
-    this.chat = new Chat({
-      current: () => this.current,
-      show: (session) => this.show(session),
+    this.chat = new Chat(this.store, {
       refresh: (id) => {
         if (this.current?.session_id === id) void this.open(id).catch(() => undefined);
       },
       applyTitle: (id, title) => this.applyTitle(id, title),
-      changed: () => this.show(this.current),
     });
+    this.composer = new Composer(this.store, {
+      ensureSession: () => this.ensureSession(),
+      maxUploadBytes: () => this.config?.max_upload_bytes,
+      onSent: (session) => this.show(session),
+      startTurn: (id, text, attachments) => this.chat.start(id, text, attachments),
+      stop: () => void this.chat.stop().catch((err: unknown) => notify(err instanceof Error ? err.message : String(err), 'error')),
+    });
+    const thread = new ThreadView({ regenerate: () => this.redo(false), edit: () => this.redo(true) });
+    const attachments = new SessionAttachmentsView();
+    const connection = new ConnectionView();
+    this.store.subscribe((state, previous) => {
+      thread.update(state);
+      connection.update(state);
+      if (state.session !== previous.session) this.sessionShown(state.session, previous.session);
+      attachments.update(state);
+    });
+    this.header.update(null);
     this.agentDialog = new AgentSettingsDialog((settings) => this.setAgent(settings));
     this.workspace = new WorkspacePanel({ maxUploadBytes: () => this.config?.max_upload_bytes });
     this.voice = new Voice((text, held) => {
@@ -144,9 +152,13 @@ class App {
     }
   }
 
+  /** The session on screen. */
+  get current(): Session | null {
+    return this.store.state.session;
+  }
+
   private setAgent(settings: AgentSettings | null): void {
-    this.agent = settings;
-    this.composer.setAgentReady(Boolean(settings?.base_url));
+    this.store.update({ agentReady: Boolean(settings?.base_url) });
   }
 
   /** Regenerate (edit: false) asks again in place of the last exchange; Edit puts its message back in the composer, and sending it replaces that exchange. */
@@ -165,44 +177,29 @@ class App {
     });
   }
 
+  /** Put `session` on screen (or a newer copy of the one there); every view follows the store. */
   show(session: Session | null): void {
-    const switched = session?.session_id !== this.current?.session_id;
-    this.current = session;
+    this.store.update({ session });
+  }
+
+  /** What follows the session on screen outside the store's views: the header, the lists, the address. */
+  private sessionShown(session: Session | null, previous: Session | null): void {
     this.header.update(session);
-    const id = session?.session_id;
-    const busy = this.chat.running(id) || Boolean(session?.active_stream_id);
-    const outcome = id ? this.chat.outcomes.get(id) : undefined;
-    const canAsk = Boolean(this.agent?.base_url);
-    renderMessages(session, {
-      busy,
-      regenerate: canAsk ? () => this.redo(false) : undefined,
-      edit: () => this.redo(true),
-      lastError: outcome?.error,
-      lastUsage: outcome?.usage,
-    });
-    this.chat.attach(byId('messages'), session);
-    this.composer.setTurnRunning(this.chat.running(id));
-    byId('messages').scrollTop = byId('messages').scrollHeight;
-    renderSessionAttachments(session);
     this.sidebar.setActive(session?.session_id ?? null);
-    if (switched) this.workspace.setSession(session);
-    if (session) {
-      try {
-        localStorage.setItem(LAST_SESSION_KEY, session.session_id);
-      } catch {
-        // not remembered across launches; harmless
-      }
-      if (location.hash !== `#s=${session.session_id}`) history.replaceState(null, '', `#s=${session.session_id}`);
+    if (session?.session_id !== previous?.session_id) this.workspace.setSession(session);
+    if (!session) return;
+    try {
+      localStorage.setItem(LAST_SESSION_KEY, session.session_id);
+    } catch {
+      // not remembered across launches; harmless
     }
+    if (location.hash !== `#s=${session.session_id}`) history.replaceState(null, '', `#s=${session.session_id}`);
   }
 
   /** The one place a title change lands (our rename or another window's): each view updates once. */
   private applyTitle(id: string, title: string): void {
     this.sidebar.applyTitle(id, title);
-    if (this.current?.session_id === id) {
-      this.current.title = title;
-      this.header.update(this.current);
-    }
+    this.store.update((s) => (s.session?.session_id === id ? { session: { ...s.session, title } } : {}));
   }
 
   private afterCreate(pending: Promise<string>): Promise<void> {
@@ -255,8 +252,6 @@ class App {
   private refreshList = debounce(() => void this.reloadList().catch(() => undefined), EVENT_RELOAD_DEBOUNCE_MS);
 
   private listen(): void {
-    const status = byId('connection');
-    const statusText = byId('connection-text');
     const forCurrent = (data: unknown) => {
       const id = (data as { session_id?: unknown })?.session_id;
       return typeof id === 'string' && id === this.current?.session_id;
@@ -280,18 +275,27 @@ class App {
         },
       },
       {
-        onStatus: (s) => {
-          status.dataset.status = s;
-          const text = s === 'live' ? 'Live updates on' : 'Reconnecting…';
-          status.title = text;
-          statusText.textContent = text;
-        },
+        onStatus: (s) => this.store.update({ connection: s }),
         onResync: () => {
           void this.reloadAll(this.current?.session_id ?? null).catch(() => undefined);
           this.workspace.scheduleRefresh();
         },
       },
     );
+  }
+}
+
+/** The live-updates indicator in the sidebar. */
+class ConnectionView {
+  readonly el = byId('connection');
+  private readonly text = byId('connection-text');
+
+  update(state: AppState): void {
+    if (state.connection === 'connecting' || this.el.dataset.status === state.connection) return;
+    const text = state.connection === 'live' ? 'Live updates on' : 'Reconnecting…';
+    this.el.dataset.status = state.connection;
+    this.el.title = text;
+    this.text.textContent = text;
   }
 }
 

@@ -1,6 +1,6 @@
 // A conversation turn as the page sees it: the frames of GET /api/chat/stream folded into one view state
 // (../shared/spec/agent.md, "Browser side"). Pure, so the folding is tested without a DOM or a server.
-import type { ChatErrorType, ChatFrameName, ChatFrames, ChatUsage, SessionSummary } from './api.js';
+import type { ChatAttachment, ChatErrorType, ChatFrameName, ChatFrames, ChatUsage, SessionSummary } from './api.js';
 
 export interface ToolCard {
   tid: string;
@@ -22,6 +22,9 @@ export type TurnStatus = 'streaming' | 'done' | 'error' | 'cancelled';
 export interface TurnState {
   streamId: string;
   sessionId: string;
+  /** What the person sent, shown above the reply while it streams. */
+  userText: string;
+  attachments: readonly ChatAttachment[];
   /** The last frame folded in: a frame at or below it (a replay overlap) is ignored. */
   lastSeq: number;
   text: string;
@@ -38,8 +41,8 @@ export interface TurnState {
   session?: SessionSummary;
 }
 
-export function initialTurn(streamId: string, sessionId: string): TurnState {
-  return { streamId, sessionId, lastSeq: 0, text: '', reasoning: '', tools: [], status: 'streaming', ended: false };
+export function initialTurn(streamId: string, sessionId: string, userText = '', attachments: readonly ChatAttachment[] = []): TurnState {
+  return { streamId, sessionId, userText, attachments, lastSeq: 0, text: '', reasoning: '', tools: [], status: 'streaming', ended: false };
 }
 
 /** The seq of a frame id `<stream_id>:<seq>`, or null when the id belongs to another stream or is malformed. */

@@ -1,5 +1,5 @@
-// The conversation: messages with their attachments (both stored row shapes, see message-rows.ts), the
-// assistant's replies as Markdown, stopped and failed turns marked, and the session's attachment list.
+// The rows of the conversation: messages with their attachments (both stored row shapes, see message-rows.ts),
+// the assistant's replies as Markdown, stopped and failed turns marked. thread-view.ts places them.
 import type { Attachment, ChatAttachment, Session } from './api.js';
 import { fileChip } from './attachment-chip.js';
 import { errorAdvice } from './chat-state.js';
@@ -7,11 +7,11 @@ import { byId, clear, h, icon, ICONS } from './dom.js';
 import { extractedInto } from './extract-paths.js';
 import { formatTime } from './format.js';
 import { renderMarkdown } from './markdown-dom.js';
-import { lastUserTurn, visibleRows, type MessageRow } from './message-rows.js';
+import type { MessageRow } from './message-rows.js';
 import { openFolderPreview } from './preview.js';
 
 /** `sessionId`: the chip opens the attachment's preview (and an image shows itself); without it, a plain chip. */
-function attachmentChip(a: Attachment | ChatAttachment, sessionId: string | undefined): HTMLElement {
+export function attachmentChip(a: Attachment | ChatAttachment, sessionId: string | undefined): HTMLElement {
   if (!('filename' in a)) {
     // An extracted archive a conversation turn referred to: its folder, no size of its own.
     const said = extractedInto(a.name, a.files);
@@ -51,11 +51,11 @@ export interface ThreadOptions {
   lastUsage?: string;
 }
 
-function actionButton(testid: string, label: string, paths: readonly string[], onclick: () => void): HTMLButtonElement {
+export function actionButton(testid: string, label: string, paths: readonly string[], onclick: () => void): HTMLButtonElement {
   return h('button', { class: 'icon-btn msg-action', type: 'button', 'data-testid': testid, 'aria-label': label, title: label, onclick }, icon([...paths]));
 }
 
-function assistantMessage(r: MessageRow, last: boolean, opts: ThreadOptions, sessionId: string | undefined): HTMLElement {
+export function assistantMessage(r: MessageRow, last: boolean, opts: ThreadOptions, sessionId: string | undefined): HTMLElement {
   const body = r.error
     ? h('div', { class: 'msg-text md', 'data-testid': 'error-text' }, renderMarkdown(r.text))
     : r.text
@@ -86,28 +86,19 @@ function assistantMessage(r: MessageRow, last: boolean, opts: ThreadOptions, ses
   );
 }
 
-export function renderMessages(session: Session | null, opts: ThreadOptions = {}): void {
-  const box = byId('messages');
-  const empty = byId('empty-state');
-  clear(box);
-  const rows = visibleRows(session?.messages ?? []);
-  empty.hidden = rows.length > 0 || Boolean(opts.busy);
-  const lastUser = lastUserTurn(rows);
-  rows.forEach((r, i) => {
-    if (r.role === 'user') {
-      const edit = lastUser?.index === i && !opts.busy && opts.edit ? actionButton('edit-message', 'Edit and resend', ICONS.edit, opts.edit) : null;
-      box.appendChild(userMessage(r.text, r.attachments, r.time, session?.session_id, edit));
-    } else {
-      box.appendChild(assistantMessage(r, i === rows.length - 1, opts, session?.session_id));
-    }
-  });
-  box.scrollTop = box.scrollHeight;
-}
+/** "Session attachments": every file the session stored, redrawn only when that list changes. */
+export class SessionAttachmentsView {
+  readonly el = byId('session-attachments');
+  private drawn: string | null = null;
 
-export function renderSessionAttachments(session: Session | null): void {
-  const ul = byId('session-attachments');
-  clear(ul);
-  const list = session?.attachments ?? [];
-  if (list.length === 0) ul.appendChild(h('li', { class: 'muted small' }, 'None yet.'));
-  for (const a of list) ul.appendChild(attachmentChip(a, session?.session_id));
+  update(state: { session: Session | null }): void {
+    const session = state.session;
+    const list = session?.attachments ?? [];
+    const key = JSON.stringify([session?.session_id, list]);
+    if (key === this.drawn) return;
+    this.drawn = key;
+    clear(this.el);
+    if (list.length === 0) this.el.appendChild(h('li', { class: 'muted small' }, 'None yet.'));
+    for (const a of list) this.el.appendChild(attachmentChip(a, session?.session_id));
+  }
 }

@@ -29,7 +29,8 @@ export interface WorkspaceOption {
 /**
  * The New session dialog's choices: the server's default workspace first and preselected, then the other
  * trusted roots. The roots include the home folder, which only vouches for the folders under it: it is
- * offered but never preselected. An older server names no default; then "Server default" (no path) is.
+ * offered but never preselected. Before the roots are loaded (or when loading them failed) there is no default
+ * to name; then "Server default" (no path) is.
  */
 export function workspaceOptions(roots: readonly string[], defaultDir: string | undefined, selected?: string): WorkspaceOption[] {
   const first = defaultDir ? { value: defaultDir, label: `${defaultDir} (default)` } : { value: '', label: 'Server default' };

@@ -1,6 +1,5 @@
 // A running turn in the thread: what the person sent, then the reply as it streams (Markdown, re-rendered
 // at most once per animation frame), the agent's reasoning folded away, one card per tool, and how it ended.
-import type { ChatAttachment } from './api.js';
 import { errorAdvice, type ToolCard, type TurnState, usageLine } from './chat-state.js';
 import { clear, h } from './dom.js';
 import { renderMarkdown } from './markdown-dom.js';
@@ -39,8 +38,9 @@ export class TurnView {
   private frame = 0;
   private renderedText: string | null = null;
 
-  /** `sessionId`: the sent attachments' chips open their previews and show images as thumbnails. */
-  constructor(userText: string, attachments: ChatAttachment[], sessionId?: string) {
+  /** What the turn's person sent heads it; its attachments' chips open their previews in the turn's session. */
+  constructor(turn: TurnState) {
+    const { userText, attachments, sessionId } = turn;
     this.reasoning.appendChild(this.reasoningText);
     this.reply = h(
       'article',
@@ -52,6 +52,7 @@ export class TurnView {
       this.foot,
     );
     this.el = h('div', { class: 'live-turn', 'data-testid': 'live-turn' }, userMessage(userText, attachments, undefined, sessionId), this.reply);
+    this.update(turn);
   }
 
   /** Take the newest state; the DOM follows on the next animation frame, however many frames arrived. */

@@ -1,0 +1,129 @@
+// The composer's attachment chips: built from the store's draft by id, a chip's element rebuilt only when more
+// than its byte count changed (a progress tick only sets the bar's values, so focus on its Cancel survives).
+import type { ChatAttachment } from './api.js';
+import { clear, h, icon, ICONS } from './dom.js';
+import { isArchiveName } from './format.js';
+import { withSkipped } from './skipped-view.js';
+import type { Chip } from './store.js';
+import { extractedList, ProgressView } from './upload-view.js';
+
+export interface ChipActions {
+  extract(id: number): void;
+  /** Remove the chip, or cancel what it is doing (its upload or extraction). */
+  cancel(id: number): void;
+}
+
+/** What a chip sends: its upload, and for an extracted archive also the extraction with its file count. */
+export function sentAttachments(chip: Chip): ChatAttachment[] {
+  const out = chip.result ? [chip.result] : [];
+  const x = chip.extract?.status === 'done' ? chip.extract.result : undefined;
+  if (x) out.push(chip.extract?.sent ?? { name: chip.name, path: x.dest, extracted: true, files: x.extracted });
+  return out;
+}
+
+/** The chip is an upload stored in the session (not a sent message's extraction reference). */
+export function storedUpload(chip: Chip): Extract<ChatAttachment, { filename: string }> | undefined {
+  return chip.status === 'done' && chip.result && 'filename' in chip.result ? chip.result : undefined;
+}
+
+interface Drawn {
+  chip: Chip;
+  el: HTMLLIElement;
+  progress: ProgressView;
+}
+
+export class ChipsView {
+  private drawn = new Map<number, Drawn>();
+
+  constructor(
+    readonly el: HTMLUListElement,
+    private readonly actions: ChipActions,
+  ) {}
+
+  update(chips: readonly Chip[]): void {
+    const next = new Map<number, Drawn>();
+    for (const chip of chips) {
+      const known = this.drawn.get(chip.id);
+      const d = known ?? { chip, el: h('li'), progress: new ProgressView('attachment-bytes', 'chip-bytes') };
+      if (!known || known.chip !== chip) {
+        if (!known || !sameButBytes(known.chip, chip)) this.render(d, chip);
+        d.chip = chip;
+        this.progress(d);
+      }
+      next.set(chip.id, d);
+    }
+    for (const [id, d] of this.drawn) if (!next.has(id)) d.el.remove();
+    this.drawn = next;
+    let at: ChildNode | null = this.el.firstChild;
+    for (const { el } of next.values()) {
+      if (at === el) at = el.nextSibling;
+      else this.el.insertBefore(el, at);
+    }
+  }
+
+  private progress({ chip, progress }: Drawn): void {
+    progress.update(`Uploading ${chip.name}`, chip.status === 'done' ? chip.size : chip.loaded, chip.size);
+  }
+
+  /** The chip from its state; the progress bar and counter are the chip's own, reused. */
+  private render(d: Drawn, chip: Chip): void {
+    const { el, progress } = d;
+    const name = chip.name;
+    clear(el);
+    el.className = `chip chip-${chip.status}`;
+    el.dataset.testid = 'attachment-chip';
+    el.dataset.status = chip.status;
+    el.dataset.filename = name;
+    const thumb = chip.thumbUrl
+      ? h('img', { class: 'chip-thumb', src: chip.thumbUrl, alt: '', 'data-testid': 'attachment-thumb' })
+      : h('span', { class: 'chip-thumb chip-icon' }, icon([...(isArchiveName(name) ? ICONS.archive : ICONS.file)]));
+    const extracting = chip.extract?.status === 'running';
+    const main = h(
+      'div',
+      { class: 'chip-main' },
+      h('span', { class: 'chip-name', title: name }, name),
+      chip.status === 'uploading' || chip.status === 'queued' ? progress.bar : null,
+      chip.status === 'error' ? null : progress.bytes,
+      chip.status === 'queued' ? h('span', { class: 'muted small' }, 'Waiting…') : null,
+      extracting ? h('span', { class: 'muted small', role: 'status', 'data-testid': 'extract-running' }, 'Extracting…') : null,
+      chip.status === 'done' && !chip.extract ? h('span', { class: 'chip-state', 'data-testid': 'attachment-done' }, 'Attached') : null,
+      chip.error ? h('span', { class: 'error-text', 'data-testid': 'attachment-error', role: 'alert' }, chip.error) : null,
+      extraction(chip),
+    );
+    const actions = h('div', { class: 'chip-actions' });
+    // Only a stored upload extracts (a sent message's extraction reference has its archive's name but no file).
+    if (storedUpload(chip) && isArchiveName(name) && !chip.extract) {
+      actions.appendChild(h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'attachment-extract', onclick: () => this.actions.extract(chip.id) }, 'Extract'));
+    }
+    const busy = chip.status === 'uploading' || extracting;
+    actions.appendChild(
+      h(
+        'button',
+        {
+          class: 'icon-btn',
+          type: 'button',
+          'data-testid': 'attachment-cancel',
+          'aria-label': busy ? `Cancel upload of ${name}` : `Remove ${name}`,
+          title: busy ? 'Cancel upload' : 'Remove',
+          onclick: () => this.actions.cancel(chip.id),
+        },
+        icon([...ICONS.x]),
+      ),
+    );
+    el.append(thumb, main, actions);
+  }
+}
+
+/** Only the byte count moved: the element stays, its progress bar takes the new values. */
+function sameButBytes(a: Chip, b: Chip): boolean {
+  return a.status === b.status && a.extract === b.extract && a.error === b.error && a.result === b.result && a.thumbUrl === b.thumbUrl;
+}
+
+function extraction(chip: Chip): HTMLElement | null {
+  const x = chip.extract;
+  if (!x || x.status === 'running') return null;
+  if (x.status === 'error') return h('span', { class: 'error-text', 'data-testid': 'extract-error', role: 'alert' }, x.error ?? 'Extraction failed');
+  const r = x.result;
+  if (!r) return null;
+  return withSkipped(extractedList(r.extracted, r.files, '', true, r.dest), r.skipped, '');
+}

@@ -1,0 +1,118 @@
+// The thread on screen: the stored rows of the session, then the live turn. It follows the store by key: a
+// row whose key and offered actions are unchanged keeps its element, so a newer copy of the session (after a
+// turn, or another window's change) adds the new rows instead of rebuilding the conversation, and a finished
+// turn is drawn once, from the stored session that replaces its live view.
+import { lastUserTurn, visibleRows, type MessageRow } from './message-rows.js';
+import { actionButton, assistantMessage, userMessage } from './messages.js';
+import { byId } from './dom.js';
+import { ICONS } from './dom.js';
+import type { AppState } from './store.js';
+import { TurnView } from './turn-view.js';
+
+export interface ThreadActions {
+  regenerate(): void;
+  edit(): void;
+}
+
+/** A stored row's identity: rows are only ever appended, or the last exchange replaced (new times). */
+export function rowKey(sessionId: string, index: number, r: MessageRow): string {
+  return [sessionId, index, r.role, r.time ?? '', r.text.length, r.partial, r.error, r.attachments.length].join('|');
+}
+
+interface Placed {
+  /** The key and what the row offers (Edit, Regenerate, the last outcome): a change rebuilds this row only. */
+  signature: string;
+  el: HTMLElement;
+}
+
+export class ThreadView {
+  readonly el = byId('messages');
+  private readonly empty = byId('empty-state');
+  private rows = new Map<string, Placed>();
+  private live: { streamId: string; view: TurnView } | null = null;
+  /** What the stored rows were last drawn from: the same inputs draw the same rows, so a turn's frames skip them. */
+  private drawnFrom: unknown[] = [];
+
+  constructor(private readonly actions: ThreadActions) {}
+
+  update(state: AppState): void {
+    const session = state.session;
+    const id = session?.session_id;
+    const turn = state.turn && state.turn.sessionId === id ? state.turn : null;
+    const busy = turn?.status === 'streaming' || Boolean(session?.active_stream_id);
+    const outcome = state.outcome?.sessionId === id ? state.outcome : null;
+    const inputs = [session, busy, outcome, state.agentReady];
+    let moved = false;
+    if (inputs.some((v, i) => v !== this.drawnFrom[i])) {
+      this.drawnFrom = inputs;
+      moved = this.drawRows(state, busy);
+    }
+    moved = this.drawLive(turn) || moved;
+    this.empty.hidden = this.rows.size > 0 || busy || Boolean(turn);
+    if (moved) this.el.scrollTop = this.el.scrollHeight;
+  }
+
+  /** The stored rows, by key; true when any was added or removed. */
+  private drawRows(state: AppState, busy: boolean): boolean {
+    const session = state.session;
+    const id = session?.session_id ?? '';
+    const rows = visibleRows(session?.messages ?? []);
+    const lastUser = lastUserTurn(rows);
+    const outcome = state.outcome?.sessionId === id ? state.outcome : null;
+    const canAsk = state.agentReady;
+    const next = new Map<string, Placed>();
+    let changed = false;
+    rows.forEach((r, i) => {
+      const key = rowKey(id, i, r);
+      const last = i === rows.length - 1;
+      const edit = r.role === 'user' && lastUser?.index === i && !busy;
+      const regenerate = r.role !== 'user' && last && !busy && canAsk;
+      const said = r.role !== 'user' && last ? [outcome?.error?.type, outcome?.error?.hint, outcome?.usage] : [];
+      const signature = JSON.stringify([key, edit, regenerate, said]);
+      const known = this.rows.get(key);
+      if (known && known.signature === signature) {
+        next.set(key, known);
+        return;
+      }
+      const el =
+        r.role === 'user'
+          ? userMessage(r.text, r.attachments, r.time, session?.session_id, edit ? actionButton('edit-message', 'Edit and resend', ICONS.edit, () => this.actions.edit()) : null)
+          : assistantMessage(r, last, { busy, regenerate: regenerate ? () => this.actions.regenerate() : undefined, lastError: outcome?.error, lastUsage: outcome?.usage }, session?.session_id);
+      if (known) known.el.replaceWith(el);
+      else changed = true;
+      next.set(key, { signature, el });
+    });
+    for (const [key, placed] of this.rows) {
+      if (!next.has(key)) {
+        placed.el.remove();
+        changed = true;
+      }
+    }
+    this.rows = next;
+    // In order, before the live turn: only an element out of place moves.
+    let at: ChildNode | null = this.el.firstChild;
+    for (const { el } of next.values()) {
+      if (at === el) at = el.nextSibling;
+      else this.el.insertBefore(el, at);
+    }
+    return changed;
+  }
+
+  /** The live turn below the rows: kept while its stream is the store's turn; true when it came or went. */
+  private drawLive(turn: AppState['turn']): boolean {
+    if (this.live && this.live.streamId !== turn?.streamId) {
+      this.live.view.el.remove();
+      this.live = null;
+      if (!turn) return true;
+    }
+    if (!turn) return false;
+    if (this.live) {
+      this.live.view.update(turn);
+      if (turn.ended) this.live.view.flush();
+      return false;
+    }
+    this.live = { streamId: turn.streamId, view: new TurnView(turn) };
+    this.el.appendChild(this.live.view.el);
+    return true;
+  }
+}
