@@ -1,6 +1,6 @@
 // Redaction throughput, the current redactor side by side with the previous one in the same run.
 // Build first: `npm run build && node bench/redact.mjs [--runs N] [--json] [--baseline <git ref>] [--new <module>]
-// [--stream <module>]`.
+// [--stream <module>] [--skip-long]`.
 // The previous redactor is the single-file server/redact.ts of BASELINE_REF, read with `git show` and transpiled
 // with TypeScript into a temporary directory (it has no imports).
 // Corpora are generated from a fixed seed, so every run measures the same text. Long inputs (1 MiB) bypass the
@@ -211,6 +211,20 @@ const streamResults = {};
 for (const [name, text] of Object.entries(STREAM_TEXTS)) {
   for (const size of STREAM_PIECES) streamResults[`${name}, streamed in ${size}-char pieces`] = { whole: results[name]?.current ?? big(current.redact, text), streamed: streamed(text, size) };
 }
+// Long lines (issue 21): one reply without a line break, the shape that made the stream redactor quadratic (a
+// hostile agent's 200,000 `a ` tokens; a model writing one 406 KiB paragraph). `--skip-long` leaves them out
+// (a quadratic redactor takes minutes per run).
+const LONG_LINES = {
+  'one line: 200,000 "a " tokens (400 KB)': ['a '.repeat(200_000), 2],
+  'one line: prose paragraph, 406 KiB': [prose(406 * 1024).replace(/\n/g, ' '), 4],
+};
+if (!argv.includes('--skip-long')) {
+  for (const [name, [text, size]] of Object.entries(LONG_LINES)) {
+    const line = flat(text);
+    const whole = measure(Buffer.byteLength(line), () => current.redact(line));
+    streamResults[`${name}, streamed in ${size}-char pieces`] = { whole, streamed: streamed(line, size) };
+  }
+}
 
 const cpu = (name, label) => results[name][label].cpuMBps;
 const ratios = {
@@ -233,10 +247,10 @@ if (JSON_OUT) {
   }
   for (const [name, r] of Object.entries(ratios)) console.log(`${name.padEnd(56)} ${String(r).padStart(9)}x`);
   console.log(`\nstreamed = agent/stream-redact.ts StreamRedactor (push every piece, then flush), whole = redact() of the same text`);
-  const streamCols = ['whole wall', 'whole CPU', 'strm wall', 'strm CPU', 'strm/whole'];
-  console.log(`${'case'.padEnd(56)} ${streamCols.map((c) => c.padStart(10)).join(' ')}`);
+  const streamCols = ['whole wall', 'whole CPU', 'strm wall', 'strm CPU', 'strm/whole', 'strm ms'];
+  console.log(`${'case'.padEnd(70)} ${streamCols.map((c) => c.padStart(10)).join(' ')}`);
   for (const [name, r] of Object.entries(streamResults)) {
-    const row = [r.whole.wallMBps, r.whole.cpuMBps, r.streamed.wallMBps, r.streamed.cpuMBps, (r.streamed.cpuMBps / r.whole.cpuMBps).toFixed(2) + 'x'];
-    console.log(`${name.padEnd(56)} ${row.map((v) => String(v).padStart(10)).join(' ')}`);
+    const row = [r.whole.wallMBps, r.whole.cpuMBps, r.streamed.wallMBps, r.streamed.cpuMBps, (r.streamed.cpuMBps / r.whole.cpuMBps).toFixed(2) + 'x', r.streamed.cpuMs];
+    console.log(`${name.padEnd(70)} ${row.map((v) => String(v).padStart(10)).join(' ')}`);
   }
 }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { redact, SHORT_MASK } from '../redact.js';
 import { anyText, FRAGMENTS, planted, separator } from '../testing/redact-arbitraries.js';
-import { finalWord, MAX_HELD_CHARS, StreamRedactor } from './stream-redact.js';
+import { finalWord, MAX_HELD_CHARS, RESCAN_EVERY_PUSH_CHARS, StreamRedactor } from './stream-redact.js';
 
 // STREAM_REDACT_RUNS raises the number of cases for a longer hunt (the default keeps the suite fast).
 const RUNS = Number(process.env.STREAM_REDACT_RUNS) || 300;
@@ -203,4 +203,107 @@ describe('StreamRedactor: the hold cap', () => {
     sent += r.flush();
     expect(sent).toBe(`x${SHORT_MASK}[REDACTED PRIVATE KEY] after\n`);
   });
+});
+
+/**
+ * Streams `pieces` and checks the contract in linear time (each piece sent is compared with its place in
+ * redact(whole)). Returns the redactor and how much had gone out after each push.
+ */
+function streamLinear(pieces: string[]): { redactor: StreamRedactor; sentAfter: number[] } {
+  const whole = redact(pieces.join(''));
+  const redactor = new StreamRedactor();
+  let sent = 0;
+  const sentAfter: number[] = [];
+  for (const piece of pieces) {
+    const out = redactor.push(piece);
+    if (whole.slice(sent, sent + out.length) !== out) throw new Error(`sent ${JSON.stringify(out)} at ${sent}, redact(whole) has ${JSON.stringify(whole.slice(sent, sent + out.length))}`);
+    sent += out.length;
+    sentAfter.push(sent);
+  }
+  const rest = redactor.flush();
+  expect(whole.slice(sent)).toBe(rest);
+  return { redactor, sentAfter };
+}
+
+describe('StreamRedactor: long lines', () => {
+  // Words of every kind on ONE line: planted secrets, credential constructs (their line breaks made blanks),
+  // prose, CJK and accented letters, blanks of several kinds between them.
+  const LONG_WORDS = ['the', 'Lisbon,', 'été', '我们的', '“quoted”', 'a-b', 'x_y', '3.14', 'time:', '12:00:01', 'x=1', 'e', 'M', 'sk', '[link](x)', '#', '-----BEGIN', '[REDACTED'];
+  const BLANKS = [' ', ' ', ' ', '  ', '\t', '\u00a0', '\u3000', '', '\x1f'];
+  const word = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...LONG_WORDS) },
+    { weight: 1, arbitrary: planted.map((p) => p.text.replace(/\n/g, ' ')) },
+    { weight: 1, arbitrary: construct.map((c) => c.replace(/\n/g, ' ')) },
+  );
+  const longLine = fc.array(fc.tuple(word, fc.constantFrom(...BLANKS)), { minLength: 50, maxLength: 400 }).map((parts) => parts.flat().join(''));
+
+  it('streams a long line exactly as redact(whole) masks it, in any chunking (property)', () => {
+    fc.assert(
+      fc.property(longLine, sizes, (text, cuts) => {
+        streamLinear(cut(text, cuts));
+      }),
+      { numRuns: Math.max(20, RUNS / 3), endOnFailure: true },
+    );
+  });
+
+  it('masks a planted secret on a long line as redact(whole) does (property)', () => {
+    fc.assert(
+      fc.property(longLine, planted, longLine, sizes, (before, p, after, cuts) => {
+        const text = `${before} ${p.text.replace(/\n/g, ' ')} ${after}`;
+        let sent = '';
+        const r = new StreamRedactor();
+        for (const piece of cut(text, cuts)) sent += r.push(piece);
+        sent += r.flush();
+        // Equality is the stream's contract; what redact() itself lets through is redact.fuzz.test.ts's concern.
+        expect(sent).toBe(redact(text));
+      }),
+      { numRuns: Math.max(20, RUNS / 3), endOnFailure: true },
+    );
+  });
+
+  // What the issue measured: 200,000 "a " tokens on one line (30 s and a blocked server before), and a 406 KiB
+  // paragraph of prose (12.9 s). Judged characters are counted, not timed: a bound on the work itself.
+  const proseParagraph = (chars: number) => {
+    const words = ['the', 'session', 'upload', 'Lisbon', 'été', 'model', 'token', 'value', "don't", 'a', '42'];
+    const seps = [' ', ', ', '. ', '; ', ' (', ') '];
+    let s = '';
+    for (let i = 0; s.length < chars; i++) s += words[(i * 7) % words.length] + seps[(i * 5) % seps.length];
+    return s.slice(0, chars);
+  };
+  /** At most this many characters judged per character of a long line (measured: about 3 to 5). */
+  const JUDGED_PER_CHAR_MAX = 8;
+
+  it('judges each character of a 400 KB one-line reply a bounded number of times', () => {
+    const pieces = Array.from({ length: 200_000 }, () => 'a ');
+    const { redactor } = streamLinear(pieces);
+    expect(redactor.judgedChars).toBeLessThanOrEqual(JUDGED_PER_CHAR_MAX * 400_000);
+  });
+
+  it('judges each character of a 406 KiB paragraph a bounded number of times, and sends every word as it ends', () => {
+    const text = proseParagraph(406 * 1024);
+    const pieces = cut(text, [3, 5, 4, 2, 7]);
+    const { redactor, sentAfter } = streamLinear(pieces);
+    expect(redactor.judgedChars).toBeLessThanOrEqual(JUDGED_PER_CHAR_MAX * text.length);
+    // Held at most: the word still arriving, the blanks and punctuation before it, and one word a continuation
+    // could still turn into a token (`the` may become `theyJ…`).
+    let received = 0;
+    pieces.forEach((piece, i) => {
+      received += piece.length;
+      expect(received - sentAfter[i]!).toBeLessThan(RESCAN_EVERY_PUSH_CHARS / 8);
+    });
+  });
+
+  it('stays linear on long hostile lines (deadline)', () => {
+    // Generous for a shared 2-core machine: each streams in well under a second here; the quadratic redactor
+    // took 30 s (`a `) and 13 s (prose), and 60 s on the CJK line.
+    const DEADLINE_MS = 6000;
+    const K = 400_000;
+    const rep = (unit: string) => unit.repeat(Math.ceil(K / unit.length)).slice(0, K);
+    const lines = [rep('a '), proseParagraph(K), rep('我们的'), rep('word\u00a0'), rep('TOKEN=x '), rep('password: '), rep('Authorization: Bearer abc '), rep('time: 12:00:01 level: info '), rep('"a" ')];
+    for (const line of lines) {
+      const started = performance.now();
+      streamLinear(cut(line, [2]));
+      expect(performance.now() - started).toBeLessThan(DEADLINE_MS);
+    }
+  }, 120_000);
 });

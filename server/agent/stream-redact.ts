@@ -25,9 +25,25 @@
 // The hold is a superset of what the rules can still change (names are matched by keyword, values bounded by
 // the first whitespace or their closing quote), so it errs towards holding; the property test in
 // stream-redact.test.ts checks the contract for every rule family and every chunking.
+//
+// Linear cost on a long line (issue 21: 200,000 `a ` tokens took 30 s): the open piece is not judged from its
+// start each time. A *restart point* `R` is a position of the open piece such that
+//   - the output before it is final (R is at or before the stable cut) and no finding covers or starts at R;
+//   - the character before R is a blank (then the line has at least RESTART_MIN_WORDS words before R) or a
+//     character no rule's alphabet holds (a non-ASCII letter: then the line is no B9 form body);
+//   - no `=`/`:` after a credential-like name is still reading its value at R (`afterOperatorValue`).
+// Then nothing before R can change a rule at or after R: every look-back stops at the character before R (token
+// boundaries, name runs, scheme runs, escapes), or passes its blanks only to ask "does a key start its line?"
+// (indentation, a gutter and `export`: at most two words), and B9 needs a line without whitespace. So
+// redact(line) is redact(line[0, R)) followed by what the rules give for line[R, …) preceded by one word, a space
+// and the character before R: the open piece restarts as RESTART_CONTEXT + that character + line[R, …)
+// (`restart`). Each judgement costs the text since the last restart (a word or two in prose), not the line; a line
+// with no restart point (a value still open, an operator on every word) is judged at growing intervals past
+// RESCAN_EVERY_PUSH_CHARS, so every character is judged a bounded number of times whatever the line's length.
+// The property tests check the result against redact(whole) on long lines with planted secrets.
 import { isBlank, isLineBreak, isSpace } from '../redact/chars.js';
 import { findAll } from '../redact/engine.js';
-import { apply } from '../redact/finding.js';
+import { apply, type Finding } from '../redact/finding.js';
 import { findPrivateKeyBegin, findPrivateKeyEnd, PEM_LABEL_MAX } from '../redact/pem.js';
 import { REDACTED_PRIVATE_KEY, SHORT_MASK, VENDOR_SHAPES } from '../redact.js';
 import { streamRedacted, type RedactedText } from '../projections/brand.js';
@@ -41,10 +57,26 @@ import { streamRedacted, type RedactedText } from '../projections/brand.js';
  */
 export const MAX_HELD_CHARS = 8192;
 /**
- * The open piece is re-judged (a redaction of all of it) only when it has grown by 1/2^this of its length since
- * the last time: linear work on a very long line, and every word on a line shorter than 2^this words.
+ * The open piece (the text since the line's last restart point, normally a word or two) is judged at every word
+ * end while it is at most this long: word-by-word latency, at most this many characters judged per push.
  */
-export const RESCAN_SHIFT = 8;
+export const RESCAN_EVERY_PUSH_CHARS = 256;
+/**
+ * Past RESCAN_EVERY_PUSH_CHARS (no restart point: a value still open, operators on every word), it is judged again
+ * only once it has grown by 1/2^this of its excess: every character is then judged a bounded number of times
+ * (about 2^this + 1), whatever the line's length.
+ */
+export const RESCAN_SHIFT = 2;
+
+/**
+ * What the open piece starts with after a restart: one word and a space stand for the line before the restart
+ * point (not the start of a line, has whitespace, ends in a blank that no escape, name or token runs across).
+ */
+export const RESTART_CONTEXT = 'x ';
+/** Words a line must have before a restart point: a line-start look-back passes at most `export` and a gutter. */
+export const RESTART_MIN_WORDS = 3;
+/** Words between the last `=`/`:` and a restart point: an Authorization header reads a scheme and a credential. */
+export const RESTART_OPERATOR_WORDS = 2;
 
 const BEGIN_LITERAL = '-----BEGIN';
 const END_LITERAL = '-----END';
@@ -177,15 +209,16 @@ function settled(text: string, op: number, name: string): boolean {
 function pendingBoundary(text: string): number {
   const e = text.length;
   let m = e;
-  for (let k = Math.min(REDACTED_PRIVATE_KEY.length - 1, e); k > 0; k--) {
-    if (REDACTED_PRIVATE_KEY.startsWith(text.slice(e - k))) {
-      m = e - k;
+  // Only a `[` can start a placeholder and only a `-` a marker: test those places, not every suffix.
+  for (let at = Math.max(0, e - REDACTED_PRIVATE_KEY.length + 1); at < e; at++) {
+    if (text.charCodeAt(at) === 0x5b && REDACTED_PRIVATE_KEY.startsWith(text.slice(at))) {
+      m = at;
       break;
     }
   }
-  for (let k = Math.min(BEGIN_LITERAL.length - 1, e); k > 0; k--) {
-    if (BEGIN_LITERAL.startsWith(text.slice(e - k))) {
-      m = Math.min(m, e - k);
+  for (let at = Math.max(0, e - BEGIN_LITERAL.length + 1); at < m; at++) {
+    if (text.charCodeAt(at) === 0x2d && BEGIN_LITERAL.startsWith(text.slice(at))) {
+      m = at;
       break;
     }
   }
@@ -198,9 +231,23 @@ function pendingBoundary(text: string): number {
   return m;
 }
 
+/**
+ * A character some rule needs in the text it masks: a vendor separator or capital (prefixes, AKIA, eyJ, SK, M/N
+ * of Discord), an operator, `+` (phones), `&` (forms), an invisible character (B11). Text with none has no
+ * finding, so its judgement needs no findAll().
+ */
+const RULE_CHAR = /[A-Z_.=:+&-]|[\x00-\x08\x0e-\x1b\x7f\u200b-\u200f\u202a-\u202e\u2060\ufeff]/;
+
 /** A word of letters (only the first may be a capital), apostrophes inside, closing punctuation after. */
 const PLAIN_WORD = /^(\p{L}(?:\p{Ll}|\p{Lo}|['’](?=\p{L}))*)([.,;!?)\]}"'’”]*)$/u;
 const VENDOR_PREFIXES = VENDOR_SHAPES.map((shape) => shape.prefix);
+const VENDOR_PREFIX_MAX = Math.max(...VENDOR_PREFIXES.map((prefix) => prefix.length));
+/** Every prefix, every start of one (`prefix.startsWith(rest)` as a lookup), and their lengths. */
+const VENDOR_PREFIX_SET = new Set(VENDOR_PREFIXES);
+const VENDOR_PREFIX_STARTS = new Set(VENDOR_PREFIXES.flatMap((prefix) => Array.from({ length: prefix.length }, (_, n) => prefix.slice(0, n + 1))));
+const VENDOR_PREFIX_LENGTHS = [...new Set(VENDOR_PREFIXES.map((prefix) => prefix.length))];
+// finalWord looks for prefixes near a word's end only: that is sound while no prefix is itself a plain word's core.
+for (const prefix of VENDOR_PREFIXES) if (/^\p{L}(?:\p{Ll}|\p{Lo})*$/u.test(prefix)) throw new Error(`Vendor prefix is a plain word: ${prefix}`);
 /** Lower-case hex letters up to the word's end from a token boundary: the start of a Zhipu key (B2). */
 const HEX_TAIL = /(?:^|[^A-Za-z])[a-f]+$/;
 
@@ -223,10 +270,12 @@ export function finalWord(word: string): boolean {
   if ((trail === '' || trail.startsWith('.')) && (/^[MN]/.test(core) || HEX_TAIL.test(core))) return false;
   // A vendor token starts at the word's start or after a character outside [A-Za-z0-9_-] (a non-ASCII letter,
   // an apostrophe): from each such place, the rest must neither be the start of a prefix nor hold a whole one.
-  for (let p = 0; p < word.length; p++) {
+  // A plain word holds no whole prefix in its letters (checked below where VENDOR_PREFIX_MAX is made): only the
+  // places near the end of its core can start one, so a long word costs no more than a short one.
+  for (let p = Math.max(0, core.length - VENDOR_PREFIX_MAX); p < word.length; p++) {
     if (p > 0 && /[A-Za-z0-9_-]/.test(word[p - 1]!)) continue;
     const rest = word.slice(p);
-    if (VENDOR_PREFIXES.some((prefix) => prefix.startsWith(rest) || rest.startsWith(prefix))) return false;
+    if (VENDOR_PREFIX_STARTS.has(rest) || VENDOR_PREFIX_LENGTHS.some((n) => VENDOR_PREFIX_SET.has(rest.slice(0, n)))) return false;
   }
   return true;
 }
@@ -260,17 +309,109 @@ export function stableEnd(text: string): number {
 
 type Mode = 'text' | 'key' | 'suppress';
 
+/**
+ * A character a restart point may follow. A blank (not U+001F, which B9's JavaScript `\s` does not count): every
+ * look-back stops at it or passes it only to ask whether a key starts its line. Or a character outside every
+ * rule's alphabet (not ASCII, not whitespace, not invisible, not half of a surrogate pair: CJK text, accented
+ * letters, typographic quotes): every look-back stops at it.
+ */
+function restartAfter(c: number): 'blank' | 'letter' | null {
+  if (isBlank(c)) return c === 0x1f ? null : 'blank';
+  if (c < 0x80 || isSpace(c) || isLineBreak(c) || (c >= 0xd800 && c <= 0xdfff)) return null;
+  if ((c >= 0x200b && c <= 0x200f) || (c >= 0x202a && c <= 0x202e) || c === 0x2060 || c === 0xfeff) return null;
+  return 'letter';
+}
+
+/** True when `text` has at least `min` words (runs of non-blanks) before `end`. */
+function hasWords(text: string, end: number, min: number): boolean {
+  let count = 0;
+  for (let i = 0; i < end; i++) {
+    if (!isBlank(text.charCodeAt(i)) && (i === 0 || isBlank(text.charCodeAt(i - 1))) && ++count >= min) return true;
+  }
+  return false;
+}
+
+/** B9's form line starts with a name and `=` and has no JavaScript whitespace (redact/urls.ts FORM_LINE). */
+const FORM_HEAD = /^[A-Za-z0-9_.%[\]-]+=/;
+
+/**
+ * The latest restart point of the judged open piece `text` at or before `cut` (see the top), or -1. `findings`
+ * are the piece's resolved findings (text order); `restarted` says the line before `from` already passed the
+ * line-start and form-line tests (it restarted before).
+ */
+export function restartPoint(text: string, cut: number, findings: readonly { start: number; end: number }[], from: number, restarted: boolean): number {
+  let k = findings.length - 1;
+  for (let r = Math.min(cut, text.length - 1); r > from; r--) {
+    const c = text.charCodeAt(r);
+    const kind = restartAfter(text.charCodeAt(r - 1));
+    if (kind === null || isSpace(c) || c === 0x3d || c === COLON) continue;
+    // Not inside a finding, nor at the start of one: a finding starting at `r` may be the rest of one that began
+    // earlier (resolve() turns what runs past an accepted finding into SHORT_MASK from that finding's end).
+    while (k >= 0 && findings[k]!.start > r) k--;
+    if (k >= 0 && findings[k]!.end > r) {
+      r = findings[k--]!.start; // look before it
+      continue;
+    }
+    if (!afterOperatorValue(text, r)) continue;
+    if (restarted) return r;
+    // Before a blank, a key may still be at its line's start (after a gutter and `export`: two words). After a
+    // letter nothing looks back past it, but the line could be a form body if it has no whitespace.
+    if (kind === 'blank') return hasWords(text, r, RESTART_MIN_WORDS) ? r : -1;
+    const before = text.slice(0, r);
+    return JS_SPACE.test(before) || !FORM_HEAD.test(before) ? r : -1;
+  }
+  return -1;
+}
+
+/**
+ * True when no `=`/`:` before `r` can read a value at or after `r`. Only an operator after a credential-like name
+ * reads across a blank (the same test as stableEnd's), and it reads one word (the value, quoted or not) or, after
+ * an Authorization name, two (scheme and credential): such an operator needs that many whole words after it
+ * before the word `r` is in. A quoted value across `r` is a finding across it (refused), or no finding whichever
+ * side is judged.
+ */
+function afterOperatorValue(text: string, r: number): boolean {
+  let wordsAfter = 0;
+  for (let i = r - 1; i >= 0; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 0x3d || c === COLON) {
+      const name = nameBefore(text, skipBlanksBack(text, i));
+      if (CREDENTIAL_NAME.test(name) && wordsAfter < (AUTH_NAME.test(name) ? RESTART_OPERATOR_WORDS : 1)) return false;
+    }
+    if (isBlank(c)) continue;
+    // A word ends at `i` (the word holding `r` itself does not count: it is not whole before `r`).
+    if (i + 1 < r && isBlank(text.charCodeAt(i + 1))) wordsAfter++;
+    // Every character of the words before `r` up to here was checked: an operator further back has enough words.
+    if ((i === 0 || isBlank(text.charCodeAt(i - 1))) && wordsAfter >= RESTART_OPERATOR_WORDS) return true;
+  }
+  return true;
+}
+
 export class StreamRedactor {
   private mode: Mode = 'text';
-  /** text mode: the raw open piece (no line break, complete placeholder or BEGIN marker in it). */
+  /**
+   * text mode: the raw open piece after the last restart point (no line break, complete placeholder or BEGIN
+   * marker in it). What is judged is `context + piece`; the positions below are in that text.
+   */
   private piece = '';
-  /** text mode: how much of the open piece's redaction has gone out (UTF-16 units of the output). */
+  /** text mode: '' while the open piece starts at its line's start, RESTART_CONTEXT after a restart. */
+  private context = '';
+  /** text mode: the piece's last characters, where a marker split across pushes is looked for. */
+  private tail = '';
+  /** text mode: how much of the judged text's redaction has gone out (UTF-16 units of the output). */
   private sent = 0;
-  /** text mode: the raw position the last judgement found stable, and the piece's length then. */
+  /** text mode: the position the last judgement found stable, and the judged text's length then. */
   private stable = 0;
   private judgedAt = 0;
+  /** text mode: a character after which a held word may have become final arrived since the last judgement. */
+  private settling = false;
   /** key / suppress mode: the unsearched tail that may hold the start of a marker. */
   private carry = '';
+  /**
+   * Characters judged so far (the judged text's length, summed over every judgement): the cost measure the tests
+   * bound, a few times the reply's length however long its lines.
+   */
+  judgedChars = 0;
 
   /** The redacted text to send now for `piece` (possibly '' while something is held). */
   push(piece: string): RedactedText {
@@ -329,62 +470,85 @@ export class StreamRedactor {
 
   /**
    * Text mode: add `raw` to the open piece and send every piece it finishes. Returns what to send and, when a key
-   * block began, the raw text after its BEGIN marker (for key mode).
+   * block began, the raw text after its BEGIN marker (for key mode). Only `raw` and the piece's short tail are
+   * searched: the open piece itself is never rescanned here, however long its line.
    */
   private append(raw: string): { text: string; leftover: string } {
-    const searchFrom = this.piece.length;
-    this.piece += raw;
     let out = '';
-    let from = searchFrom;
+    let rest = raw;
     for (;;) {
-      const piece = this.piece;
-      let lineBreak = from;
-      while (lineBreak < piece.length && !isLineBreak(piece.charCodeAt(lineBreak))) lineBreak++;
-      const head = piece.slice(0, lineBreak);
-      const placeholderAt = head.indexOf(REDACTED_PRIVATE_KEY, Math.max(0, from - REDACTED_PRIVATE_KEY.length + 1));
-      const begin = findPrivateKeyBegin(head, Math.max(0, from - BEGIN_MARKER_MAX + 1));
+      let lineBreak = 0;
+      while (lineBreak < rest.length && !isLineBreak(rest.charCodeAt(lineBreak))) lineBreak++;
+      const line = rest.slice(0, lineBreak);
+      // The window: the piece's tail (no complete marker in it) and the new text up to the line break.
+      const tail = this.tail;
+      const window = tail + line;
+      const placeholderAt = window.indexOf(REDACTED_PRIVATE_KEY);
+      const begin = findPrivateKeyBegin(window);
+      // Where a window position falls in the open piece + `line`.
+      const base = this.piece.length - tail.length;
       if (begin !== null && (placeholderAt === -1 || begin.start < placeholderAt)) {
-        out += this.finishPiece(piece.slice(0, begin.start)) + REDACTED_PRIVATE_KEY;
+        const before = this.piece.slice(0, Math.max(0, base + begin.start)) + window.slice(tail.length, Math.max(tail.length, begin.start));
+        out += this.finishPiece(before) + REDACTED_PRIVATE_KEY;
         this.mode = 'key';
         this.piece = '';
-        return { text: out, leftover: piece.slice(begin.end) };
+        this.tail = '';
+        return { text: out, leftover: window.slice(begin.end) + rest.slice(lineBreak) };
       }
       if (placeholderAt !== -1) {
-        out += this.finishPiece(piece.slice(0, placeholderAt)) + REDACTED_PRIVATE_KEY;
-        this.piece = piece.slice(placeholderAt + REDACTED_PRIVATE_KEY.length);
-      } else if (lineBreak < piece.length) {
-        out += this.finishPiece(head) + piece[lineBreak];
-        this.piece = piece.slice(lineBreak + 1);
-      } else {
-        return { text: out, leftover: '' };
+        const before = this.piece.slice(0, Math.max(0, base + placeholderAt)) + window.slice(tail.length, Math.max(tail.length, placeholderAt));
+        out += this.finishPiece(before) + REDACTED_PRIVATE_KEY;
+        rest = window.slice(placeholderAt + REDACTED_PRIVATE_KEY.length) + rest.slice(lineBreak);
+        continue;
       }
-      from = 0;
+      if (lineBreak < rest.length) {
+        out += this.finishPiece(this.piece + line) + rest[lineBreak];
+        rest = rest.slice(lineBreak + 1);
+        continue;
+      }
+      this.piece += line;
+      this.tail = window.slice(-(BEGIN_MARKER_MAX - 1));
+      if (!this.settling && SETTLING.test(line)) this.settling = true;
+      return { text: out, leftover: '' };
     }
   }
 
   /** The rest of a finished piece's redaction, and a fresh open piece. */
   private finishPiece(raw: string): string {
-    const out = raw === '' ? '' : apply(raw, findAll(raw)).slice(this.sent);
+    const text = this.context + raw;
+    this.judgedChars += text.length;
+    const out = text === '' ? '' : apply(text, findAll(text)).slice(this.sent);
+    this.reset();
+    return out;
+  }
+
+  private reset(): void {
+    this.piece = '';
+    this.context = '';
+    this.tail = '';
     this.sent = 0;
     this.stable = 0;
     this.judgedAt = 0;
-    return out;
+    this.settling = false;
   }
 
   /** Text mode: what of the open piece has become final since the last call. */
   private release(): string {
-    const piece = this.piece;
-    const held = piece.length - this.stable;
-    const grown = piece.length - this.judgedAt;
+    const length = this.context.length + this.piece.length;
+    const held = length - this.stable;
+    const grown = length - this.judgedAt;
     if (grown === 0) return '';
-    const due = grown >= Math.max(1, piece.length >> RESCAN_SHIFT) && SETTLING.test(piece.slice(this.judgedAt));
+    const due = grown >= Math.max(1, (length - RESCAN_EVERY_PUSH_CHARS) >> RESCAN_SHIFT) && this.settling;
     if (!due && held <= MAX_HELD_CHARS) return '';
-    this.judgedAt = piece.length;
+    const piece = this.context + this.piece;
+    this.judgedAt = length;
+    this.settling = false;
     // A placeholder or BEGIN marker still arriving may end the piece: judge the text before it as a piece.
     const judged = piece.slice(0, pendingBoundary(piece));
+    this.judgedChars += judged.length;
     let cut = stableEnd(judged);
     // Findings can only move the cut back: nothing new can go out unless the cut passed the last one.
-    const findings = cut > this.stable ? findAll(judged) : [];
+    const findings = cut > this.stable && RULE_CHAR.test(judged) ? findAll(judged) : [];
     for (const f of findings) {
       if (f.start < cut && f.end > cut) {
         cut = f.start;
@@ -393,20 +557,37 @@ export class StreamRedactor {
     }
     let out = '';
     if (cut > this.stable) {
-      const prefix = apply(judged.slice(0, cut), findings.filter((f) => f.end <= cut));
+      const final = findings.filter((f) => f.end <= cut);
+      const prefix = apply(judged.slice(0, cut), final);
       out = prefix.slice(this.sent);
       this.sent = Math.max(this.sent, prefix.length);
       this.stable = cut;
+      this.restart(judged, cut, findings);
     }
-    if (piece.length - this.stable > MAX_HELD_CHARS) {
+    if (this.context.length + this.piece.length - this.stable > MAX_HELD_CHARS) {
       out += SHORT_MASK;
       this.mode = 'suppress';
-      this.carry = piece.slice(-(BEGIN_MARKER_MAX - 1));
-      this.piece = '';
-      this.sent = 0;
-      this.stable = 0;
-      this.judgedAt = 0;
+      this.carry = this.tail;
+      this.reset();
     }
     return out;
+  }
+
+  /** Drops the settled text before the latest restart point at or before `cut` (see the top). */
+  private restart(judged: string, cut: number, findings: readonly Finding[]): void {
+    const from = this.context.length;
+    const r = restartPoint(judged, cut, findings, from, this.context !== '');
+    if (r === -1) return;
+    // The character before the restart point stays: the rules at `r` see what they saw in the whole line.
+    const context = RESTART_CONTEXT + judged[r - 1]!;
+    const shift = r - context.length;
+    const before = apply(judged.slice(0, r), findings.filter((f) => f.end <= r)).length;
+    this.sent = this.sent - before + context.length;
+    this.stable -= shift;
+    this.judgedAt -= shift;
+    this.piece = this.piece.slice(r - from);
+    this.context = context;
+    // No marker starts before a restart point (pendingBoundary holds the cut before it): the tail needs no more.
+    if (this.tail.length > this.piece.length) this.tail = this.piece;
   }
 }
