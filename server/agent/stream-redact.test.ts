@@ -267,7 +267,7 @@ describe('StreamRedactor: long lines', () => {
     const words = ['the', 'session', 'upload', 'Lisbon', 'été', 'model', 'token', 'value', "don't", 'a', '42'];
     const seps = [' ', ', ', '. ', '; ', ' (', ') '];
     let s = '';
-    for (let i = 0; s.length < chars; i++) s += words[(i * 7) % words.length] + seps[(i * 5) % seps.length];
+    for (let i = 0; s.length < chars; i++) s += words[(i * 7) % words.length]! + seps[(i * 5) % seps.length]!;
     return s.slice(0, chars);
   };
   /** At most this many characters judged per character of a long line (measured: about 3 to 5). */
