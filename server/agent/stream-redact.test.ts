@@ -294,16 +294,19 @@ describe('StreamRedactor: long lines', () => {
   });
 
   it('stays linear on long hostile lines (deadline)', () => {
-    // Generous for a shared 2-core machine: each streams in well under a second here; the quadratic redactor
-    // took 30 s (`a `) and 13 s (prose), and 60 s on the CJK line.
-    const DEADLINE_MS = 6000;
+    // Generous for a shared 2-core machine under load (each line takes 0.2 to 1.6 s at load 6.6); the quadratic
+    // redactor took 30 s (`a `), 63 s (CJK), 22 s (`TOKEN=x `), 12 s (`password: `). The judged-characters
+    // tests above are the deterministic bound; this one catches a slow path they do not count.
+    const DEADLINE_MS = 10_000;
     const K = 400_000;
     const rep = (unit: string) => unit.repeat(Math.ceil(K / unit.length)).slice(0, K);
     const lines = [rep('a '), proseParagraph(K), rep('我们的'), rep('word\u00a0'), rep('TOKEN=x '), rep('password: '), rep('Authorization: Bearer abc '), rep('time: 12:00:01 level: info '), rep('"a" ')];
     for (const line of lines) {
       const started = performance.now();
       streamLinear(cut(line, [2]));
-      expect(performance.now() - started).toBeLessThan(DEADLINE_MS);
+      const ms = performance.now() - started;
+      if (process.env.STREAM_REDACT_TIMES) console.log(`${JSON.stringify(line.slice(0, 24))}: ${ms.toFixed(0)} ms`);
+      expect(ms, JSON.stringify(line.slice(0, 24))).toBeLessThan(DEADLINE_MS);
     }
   }, 120_000);
 });

@@ -268,12 +268,13 @@ export function finalWord(word: string): boolean {
   if (trail === '' && core.length === 1 && /[A-Z]/.test(core)) return false;
   // Discord tokens and Zhipu keys go on after a dot.
   if ((trail === '' || trail.startsWith('.')) && (/^[MN]/.test(core) || HEX_TAIL.test(core))) return false;
-  // A vendor token starts at the word's start or after a character outside [A-Za-z0-9_-] (a non-ASCII letter,
-  // an apostrophe): from each such place, the rest must neither be the start of a prefix nor hold a whole one.
+  // A vendor token starts at the word's start or after a character outside [A-Za-z0-9] (a non-ASCII letter, an
+  // apostrophe, and `_`/`-` since a key glued to a name is masked too: redact/vendors.ts vendorStart): from each
+  // such place, the rest must neither be the start of a prefix nor hold a whole one.
   // A plain word holds no whole prefix in its letters (checked below where VENDOR_PREFIX_MAX is made): only the
   // places near the end of its core can start one, so a long word costs no more than a short one.
   for (let p = Math.max(0, core.length - VENDOR_PREFIX_MAX); p < word.length; p++) {
-    if (p > 0 && /[A-Za-z0-9_-]/.test(word[p - 1]!)) continue;
+    if (p > 0 && /[A-Za-z0-9]/.test(word[p - 1]!)) continue;
     const rest = word.slice(p);
     if (VENDOR_PREFIX_STARTS.has(rest) || VENDOR_PREFIX_LENGTHS.some((n) => VENDOR_PREFIX_SET.has(rest.slice(0, n)))) return false;
   }

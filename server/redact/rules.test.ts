@@ -60,10 +60,25 @@ describe('A1, B1, C: vendor prefixes', () => {
 
   it('needs a token boundary on both sides', () => {
     expect(redact('xghp_aB3dE5gH7jK9')).toBe('xghp_aB3dE5gH7jK9');
-    expect(redact('_ghp_aB3dE5gH7jK9')).toBe('_ghp_aB3dE5gH7jK9');
+    expect(redact('ghp_aB3dE5gH7jK9_')).toBe('ghp_aB3dE5gH7jK9_');
     expect(redact('ghp_ABCDEFGHIJ_KLM')).toBe('ghp_ABCDEFGHIJ_KLM'); // the page's example
     expect(redact('ghp_aB3dE5gH7jK9-x')).toBe('ghp_aB3dE5gH7jK9-x');
     expect(redact('(ghp_aB3dE5gH7jK9)')).toBe('(***)');
+  });
+
+  it('masks a key glued after `_`, `-` or `.` like one after a space (issue 21)', () => {
+    const key = 'sk-proj-Ab3dE5gH7jK9mN1pQ3sT5v';
+    const gh = 'ghp_aB3dE5gH7jK9lM2nO4pQ6rS8tU0vW';
+    for (const [glued, token] of [['tool_', key], ['x-', gh], ['my_', gh], ['env.', gh], ['a-b_', 'hf_Ab3dE5gH7jK9mN1'], ['x_', 'glpat-Ab3dE5gH7jK9mN1pQ3s']] as const) {
+      expect(redact(`${glued}${token} after`)).toBe(`${glued}${mask(token)} after`);
+      expect(redact(`${glued}${token} after`)).toBe(redact(`${glued.slice(0, -1)} ${token} after`).replace(' ', glued.slice(-1)));
+    }
+    // Glued to a word, a tail needs a letter and a digit: identifiers made of words stay.
+    for (const word of ['load_hf_checkpoint', 'from_hf_pretrained', 'my-fc-configuration', 'self.param_am_config_value_x', 'task_sk_something_long']) {
+      expect(redact(word)).toBe(word);
+    }
+    // After a letter or digit there is still no token.
+    expect(redact('xghp_aB3dE5gH7jK9lM2nO4')).toBe('xghp_aB3dE5gH7jK9lM2nO4');
   });
 
   it('takes sk- through single dots, not through ..', () => {

@@ -4,6 +4,7 @@
 import {
   ALNUM,
   ALNUM_DASH,
+  asciiTable,
   ALNUM_UNDERSCORE,
   BASE64URL,
   BASE64URL_DOT,
@@ -135,18 +136,42 @@ function push(out: Finding[], text: string, start: number, end: number, shape: V
   out.push({ start, end, text: () => maskToken(text.slice(start, end)), rule: vendorRule(shape), rank: VENDOR_RANK });
 }
 
+const GLUE = asciiTable(/[-_]/);
+
+/**
+ * A vendor token's left edge (issue 21): a token boundary (chars.ts boundedLeft: `.`, a blank, punctuation…), or
+ * a `_` or `-` that glues it to a word before (`tool_sk-proj-…`, `x-ghp_…`, `my_ghp_…`): a key pasted onto a name
+ * is still the key. Glued, its tail must look random (a letter and a digit, GLUED_TAIL_NEEDS): `load_hf_checkpoint` and
+ * `from_hf_pretrained` are words of an identifier, not a key. redaction.md's token boundary refuses `_`/`-` before
+ * a token; Satchel masks more here (a key never stays because of what it was glued to).
+ */
+function vendorStart(text: string, start: number, end: number, tailStart: number): boolean {
+  if (boundedLeft(text, start)) return true;
+  if (!inTable(GLUE, text.charCodeAt(start - 1))) return false;
+  let letter = false;
+  let digit = false;
+  for (let i = tailStart; i < end && !(letter && digit); i++) {
+    const c = text.charCodeAt(i);
+    if (inTable(DIGIT, c)) digit = true;
+    else if (inTable(ALNUM, c)) letter = true;
+  }
+  return letter && digit;
+}
+/** What a glued token's tail needs (see vendorStart). */
+export const GLUED_TAIL_NEEDS = 'a letter and a digit';
+
 /** The end of a vendor token whose prefix has its first separator at `at` (pushed to `out`), or -1. */
 function separatedAt(text: string, at: number, out: Finding[]): number {
   const head = at - runStart(text, at, ALNUM, MAX_HEAD);
   for (const length of HEAD_LENGTHS) {
     if (length > head) break;
     const start = at - length;
-    if (!boundedLeft(text, start)) continue;
+    if (start > 0 && inTable(ALNUM, text.charCodeAt(start - 1)) && !boundedLeft(text, start)) continue;
     const candidates = BY_HEAD.get(text.slice(start, at));
     if (candidates === undefined) continue;
     for (const shape of candidates) {
       const end = vendorEnd(text, start, shape);
-      if (end !== -1) {
+      if (end !== -1 && vendorStart(text, start, end, start + shape.prefix.length)) {
         push(out, text, start, end, shape);
         return end;
       }
@@ -176,9 +201,8 @@ export function scanVendors(text: string, out: Finding[]): void {
   for (let m = literals.exec(text); m !== null; m = literals.exec(text)) {
     const start = m.index;
     const shape = LITERALS.get(m[0])!;
-    if (!boundedLeft(text, start)) continue;
     const end = vendorEnd(text, start, shape);
-    if (end === -1) continue;
+    if (end === -1 || !vendorStart(text, start, end, start + shape.prefix.length)) continue;
     push(out, text, start, end, shape);
     literals.lastIndex = end;
   }

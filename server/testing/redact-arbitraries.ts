@@ -22,6 +22,12 @@ const vendorSecret: fc.Arbitrary<Planted> = fc
   .tuple(fc.constantFrom('sk-', 'sk-proj-', 'ghp_', 'github_pat_', 'xoxb-', 'hf_', 'npm_', 'pypi-', 'glpat-', 'SG.', 'gsk_'), body)
   .map(([prefix, tail]) => ({ text: prefix + tail, secret: prefix + tail }));
 
+// A vendor key glued after `_` or `-` (issue 21: `tool_sk-proj-…`, `x-ghp_…`); its tail holds a letter and a digit,
+// as a glued key's must (redact/vendors.ts vendorStart).
+const gluedVendorSecret: fc.Arbitrary<Planted> = fc
+  .tuple(fc.constantFrom('tool_', 'x-', 'my_', 'env.', 'a_b-'), fc.constantFrom('sk-', 'sk-proj-', 'ghp_', 'github_pat_', 'hf_', 'glpat-', 'xoxb-'), body, fc.constantFrom('a7', 'x9', 'Q0'))
+  .map(([glue, prefix, tail, random]) => ({ text: glue + prefix + tail + random, secret: prefix + tail + random }));
+
 const googleSecret: fc.Arbitrary<Planted> = chars(LETTERS_DIGITS, 30, 40).map((tail) => ({
   text: `AIza${tail}`,
   secret: `AIza${tail}`,
@@ -104,7 +110,7 @@ const splitSecret = fc
   });
 
 export const planted = fc.oneof(
-  vendorSecret, googleSecret, awsSecret, assignmentSecret, headerSecret, pemSecret, moreVendorSecret, longVendorSecret,
+  vendorSecret, gluedVendorSecret, googleSecret, awsSecret, assignmentSecret, headerSecret, pemSecret, moreVendorSecret, longVendorSecret,
   fernetSecret, jwtSecret, telegramSecret, discordSecret, zhipuSecret, twilioSecret, urlSecret, fieldSecret, lineSecret,
   phoneSecret, slackSecret, splitSecret,
 );
