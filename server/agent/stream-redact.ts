@@ -44,6 +44,7 @@
 import { isBlank, isLineBreak, isSpace } from '../redact/chars.js';
 import { findAll } from '../redact/engine.js';
 import { apply, type Finding } from '../redact/finding.js';
+import { SCHEME_CHAR } from '../redact/headers.js';
 import { findPrivateKeyBegin, findPrivateKeyEnd, PEM_LABEL_MAX } from '../redact/pem.js';
 import { REDACTED_PRIVATE_KEY, SHORT_MASK, VENDOR_SHAPES } from '../redact.js';
 import { streamRedacted, type RedactedText } from '../projections/brand.js';
@@ -191,7 +192,7 @@ function settled(text: string, op: number, name: string): boolean {
     if (isHeaderQuote(text.charCodeAt(start))) start++;
     else if (text.charCodeAt(start) === BACKSLASH && isHeaderQuote(text.charCodeAt(start + 1))) start += 2;
     let schemeEnd = start;
-    while (schemeEnd < e && /[A-Za-z0-9-]/.test(text[schemeEnd]!)) schemeEnd++;
+    while (schemeEnd < e && SCHEME_CHAR.test(text[schemeEnd]!)) schemeEnd++;
     if (schemeEnd >= e) return false;
     if (schemeEnd > start && isBlank(text.charCodeAt(schemeEnd))) {
       const after = skipBlanks(text, schemeEnd);

@@ -8,7 +8,13 @@ import { skipBlanks, skipBlanksBack } from './values.js';
 export const HEADER_RANK = 10;
 const AUTHORIZATION = 'authorization';
 const HEADER_NAME = asciiTable(/[A-Za-z0-9-]/);
-const SCHEME = asciiTable(/[A-Za-z0-9-]/);
+/**
+ * A scheme word's characters: HTTP's token characters (RFC 9110 tchar) but quotes. So a scheme word another rule
+ * masked on the first pass (`AKIAxx...xxxx`, `***`) is still a scheme word on the second, and redacting twice
+ * changes nothing. agent/stream-redact.ts reads the scheme with the same class.
+ */
+export const SCHEME_CHAR = /[A-Za-z0-9!#$%&*+.^_`|~-]/;
+const SCHEME = asciiTable(SCHEME_CHAR);
 const API_KEY_HEADERS = new Set(['x-api-key', 'x-goog-api-key', 'api-key', 'apikey', 'x-api-token', 'x-auth-token', 'x-access-token']);
 /** Bearer and Bot tokens also end at `,` `]` `)` (A3); other schemes only at whitespace and quotes (B4). */
 const BEARER_SCHEMES = new Set(['bearer', 'bot']);
