@@ -74,6 +74,8 @@ export function authorizationAt(text: string, op: number, out: Finding[]): void 
   const wordEnd = runStartForward(text, from);
   let credentialStart = from;
   let scheme = '';
+  // A first word that is a mask is the credential, masked already (a second pass over `Authorization=***`).
+  if (wordEnd > from && isMask(text.slice(from, wordEnd))) return;
   if (wordEnd > from && isBlank(text.charCodeAt(wordEnd))) {
     const after = skipBlanks(text, wordEnd);
     const c = text.charCodeAt(after);

@@ -134,6 +134,7 @@ describe('A3, B4: Authorization', () => {
     // A scheme word another rule masks stays a scheme word on the next pass (found by redact.fuzz.test.ts).
     ['Authorization= AAKIAAAAAAAAAAAAAAAAA 00000000000000000000000000000000.AAAAAAAAAAAAAAAA', 'Authorization= AAKIAAA...AAAA 000000...AAAA'],
     [`Authorization: x_ghp_${'a1'.repeat(18)} ${token}`, `Authorization: x_ghp_a1...a1a1 ${mask(token)}`],
+    ['Authorization==Authorization\t/path/to', 'Authorization=***\t/path/to'],
   ])('%s', (input, output) => {
     expect(redact(input)).toBe(output);
     expect(redact(output)).toBe(output);
