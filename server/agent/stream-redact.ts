@@ -29,7 +29,7 @@ import { isBlank, isLineBreak, isSpace } from '../redact/chars.js';
 import { findAll } from '../redact/engine.js';
 import { apply } from '../redact/finding.js';
 import { findPrivateKeyBegin, findPrivateKeyEnd, PEM_LABEL_MAX } from '../redact/pem.js';
-import { REDACTED_PRIVATE_KEY, SHORT_MASK, VENDOR_SHAPES } from '../redact.js';
+import { REDACTED_PRIVATE_KEY, SHORT_MASK, VENDOR_SHAPES } from '../redact/index.js';
 import { streamRedacted, type RedactedText } from '../projections/brand.js';
 
 /**

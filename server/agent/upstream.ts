@@ -4,7 +4,7 @@
 // and every read bounded (a line, an error body, a one-shot answer).
 import http from 'node:http';
 import https from 'node:https';
-import { redact } from '../redact.js';
+import { redact } from '../redact/index.js';
 import { SETTINGS } from '../settings/table.js';
 import { AgentError, type AgentConfig, type StreamTurn, type ToolCall, type TurnRequest, type UpstreamEvent } from './types.js';
 

@@ -8,7 +8,7 @@
 // `PublicJson<T>` is what the JSON responder, the event streams and the MCP results accept: a value whose every
 // string is one of the two (or a string literal the code itself wrote), so a handler cannot send a store record
 // or a plain `string` without deciding, in a projection, which kind it is.
-import { redact, redactDeep } from '../redact.js';
+import { redact, redactDeep } from '../redact/index.js';
 
 declare const redactedBrand: unique symbol;
 declare const serverValueBrand: unique symbol;
