@@ -82,7 +82,7 @@ for (const scheme of ['light', 'dark'] as const) {
 }
 
 
-// Issue 16: the previews by kind, a sent image attachment with its thumbnail, an extracted archive's files.
+// The previews by kind, a sent image attachment with its thumbnail, an extracted archive's files.
 for (const scheme of ['light', 'dark'] as const) {
   test(`preview screenshots (${scheme})`, async ({ app: page, server }, info) => {
     const OUT = outDir(info);
