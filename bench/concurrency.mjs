@@ -1,4 +1,4 @@
-// Concurrency, side by side in one run (issue 15): 32 concurrent 1 MiB uploads to one session against the floor (a bare
+// Concurrency, side by side in one run: 32 concurrent 1 MiB uploads to one session against the floor (a bare
 // Node server streaming each body to a file), and GET /api/transcribe/capability with the token on 16 keep-alive
 // connections (wrk) against bare node:http answering the same bytes. Servers on core 0, the load on core 1; runs
 // alternate (which side goes first alternates too), ratios are per pair, medians over the pairs.

@@ -1,4 +1,4 @@
-// A hostile agent's flood (issue 21, finding 2): what one reply of hundreds of MB costs the server, during the
+// A hostile agent's flood: what one reply of hundreds of MB costs the server, during the
 // turn and for good. Needs `npm run build`.
 //   node bench/hostile.mjs [--runs 3] [--mib 400] [--server-dist <dir>]
 //

@@ -33,7 +33,7 @@ function loadBaseline(ref) {
   return import(pathToFileURL(file).href);
 }
 
-const current = await import(pathToFileURL(path.resolve(flag('--new') ?? path.join(ROOT, 'dist/server/redact.js'))).href);
+const current = await import(pathToFileURL(path.resolve(flag('--new') ?? path.join(ROOT, 'dist/server/redact/index.js'))).href);
 const baseline = await loadBaseline(flag('--baseline') ?? BASELINE_REF);
 const IMPLS = { previous: baseline, current };
 
@@ -238,7 +238,7 @@ if (JSON_OUT) {
   console.log(JSON.stringify({ node: process.version, runs: RUNS, baseline: flag('--baseline') ?? BASELINE_REF, results, streamResults, ratios }, null, 2));
 } else {
   console.log(`node ${process.version}, ${RUNS} runs each after ${WARMUP_RUNS} warm-up runs; MB/s = 10^6 bytes/s`);
-  console.log(`previous = ${flag('--baseline') ?? BASELINE_REF}:server/redact.ts, current = this tree's dist/server/redact.js`);
+  console.log(`previous = ${flag('--baseline') ?? BASELINE_REF}:server/redact.ts, current = this tree's dist/server/redact/index.js`);
   const cols = ['prev wall', 'prev CPU', 'cur wall', 'cur CPU', 'cur/prev'];
   console.log(`${'case'.padEnd(56)} ${cols.map((c) => c.padStart(9)).join(' ')}`);
   for (const [name, r] of Object.entries(results)) {

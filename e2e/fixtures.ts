@@ -20,11 +20,21 @@ export { expect };
 
 /** Create a session in the trusted test workspace through the New session dialog; returns its id. */
 export async function newSession(page: Page, workspace: string): Promise<string> {
-  const before = new URL(page.url()).hash;
   await page.getByTestId('new-session').click();
   const dialog = page.getByTestId('new-session-dialog');
   await expect(dialog).toBeVisible();
   await dialog.getByTestId('workspace-select').selectOption(workspace);
+  return createSession(page, workspace);
+}
+
+/**
+ * Press Create in the open New session dialog and wait until the new session is the one shown; returns its id.
+ * The page opens the newest session when it loads, so until then the header's buttons (Rename among them)
+ * act on an older session left by an earlier test.
+ */
+export async function createSession(page: Page, workspace: string): Promise<string> {
+  const before = new URL(page.url()).hash;
+  const dialog = page.getByTestId('new-session-dialog');
   await dialog.getByTestId('create-session').click();
   await expect(dialog).toBeHidden();
   await expect(page.getByTestId('session-workspace')).toHaveText(`Workspace: ${workspace}`);

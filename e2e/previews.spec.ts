@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-// Issue 16: files preview by kind. In the workspace tree a PNG shows as an image, a .docx as its Markdown, a
+// Files preview by kind. In the workspace tree a PNG shows as an image, a .docx as its Markdown, a
 // .txt as text with its encoding, an SVG as an image, a binary file as a card with Download; a sent image
 // attachment keeps its thumbnail in the message (across a reload) and its chip opens the same preview.
 import { execFileSync } from 'node:child_process';

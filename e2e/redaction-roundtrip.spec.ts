@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
-// Issue 13, part 2, in the browser: a file whose name looks like a credential (`sk-learn-…`) is dropped on the
-// composer, uploaded and sent; the server accepts the attachment object it answered (no "Unknown attachment"),
-// and the chip and the sent message show the whole name.
+// Values the server made travel back verbatim, in the browser: a file whose name looks like a credential
+// (`sk-learn-…`) is dropped on the composer, uploaded and sent; the server accepts the attachment object it
+// answered (no "Unknown attachment"), and the chip and the sent message show the whole name.
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, newSession, test } from './fixtures.js';

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestInfo } from '@playwright/test';
-import { expect, newSession, test } from './fixtures.js';
+import { createSession, expect, newSession, test } from './fixtures.js';
 import { buildDocx, buildZip } from './helpers/zip.js';
 import { SCREENSHOT_DIR_KEY } from './helpers/screenshot-dir.js';
 
@@ -31,13 +31,16 @@ for (const scheme of ['light', 'dark'] as const) {
     await page.getByTestId('prompt-ok').click();
     await expect(dialog.getByTestId('workspace-select')).toHaveValue(dir);
     await page.screenshot({ path: path.join(OUT, `new-session-${scheme}.png`) });
-    await dialog.getByTestId('create-session').click();
-    // The new session is on screen once the composer has focus; renaming before that loses the rename field
-    // to that focus (a busy machine showed it: the field closed on blur before the title was typed).
+    // Renamed only once the new session is shown: before that, Rename acts on the session the page opened with
+    // (the newest one an earlier test left), and under load the creation takes long enough for that to happen.
+    await createSession(page, dir);
+    // Then once the composer has focus: renaming before that loses the rename field to that focus (the field
+    // closed on blur before the title was typed, on a busy machine).
     await expect(page.getByTestId('composer-input')).toBeFocused();
     await page.getByTestId('rename-session').click();
     await page.getByTestId('rename-input').fill('Trip to Lisbon');
     await page.getByTestId('rename-input').press('Enter');
+    await expect(page.getByTestId('session-title')).toHaveText('Trip to Lisbon');
 
     await page.getByTestId('file-input').setInputFiles([
       { name: 'itinerary.txt', mimeType: 'text/plain', buffer: Buffer.from('Day 1: arrive') },
@@ -57,6 +60,8 @@ for (const scheme of ['light', 'dark'] as const) {
     await page.locator('[data-testid="ws-entry"][data-path="notes"] > .tree-row').click();
     await expect(page.locator('[data-testid="ws-entry"][data-path="notes/todo.md"]')).toBeVisible();
     await page.getByTestId('composer-input').fill('Can you check the budget?');
+    // The picture is of the session this test made and renamed, whatever sessions earlier tests left.
+    await expect(page.getByTestId('session-title')).toHaveText('Trip to Lisbon');
     await page.screenshot({ path: path.join(OUT, `main-${scheme}.png`) });
 
     await page.getByTestId('sidecar-open').click();
@@ -80,7 +85,7 @@ for (const scheme of ['light', 'dark'] as const) {
 }
 
 
-// Issue 16: the previews by kind, a sent image attachment with its thumbnail, an extracted archive's files.
+// The previews by kind, a sent image attachment with its thumbnail, an extracted archive's files.
 for (const scheme of ['light', 'dark'] as const) {
   test(`preview screenshots (${scheme})`, async ({ app: page, server }, info) => {
     const OUT = outDir(info);

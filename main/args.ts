@@ -4,8 +4,6 @@
 import type { CliFlags } from '../server/config.js';
 import { FLAGS_USAGE, parseServerArgs, SERVER_ONLY_FLAG } from '../server/settings/args.js';
 
-export { SERVER_ONLY_FLAG } from '../server/settings/args.js';
-
 export interface MainArgs {
   serverOnly: boolean;
   flags: CliFlags;

@@ -7,6 +7,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain .mjs script without type declarations
+import { STAMP } from '../scripts/build-if-stale.mjs';
 import { PACKAGED_MODEL_SUBDIR } from './model-dir.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -56,7 +58,15 @@ describe('what the app relies on', () => {
   it('packages the compiled app (main entry and CommonJS preload) and package.json', () => {
     const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { main: string };
     expect(pkg.main).toBe('dist/main/index.js');
-    expect(patterns(config.files)).toEqual(['dist/**/*', '!dist/**/*.map', '!dist/**/*.test.js', '!dist/**/testing/**', 'package.json']);
+    expect(patterns(config.files)).toEqual([
+      'dist/**/*',
+      '!dist/**/*.test.js',
+      '!dist/.build-stamp',
+      '!**/*.map',
+      '!**/*.{ts,mts,cts}',
+      '!**/testing{,/**}',
+      'package.json',
+    ]);
   });
   it('sets the fuses', () => {
     expect(config.electronFuses).toEqual({
@@ -184,6 +194,8 @@ const PLATFORMS = { mac: 'darwin', win: 'win32', linux: 'linux' } as const;
 const ARCHES = ['x64', 'arm64'] as const;
 /** Everything the asar may hold besides the production node_modules (added by electron-builder separately). */
 const APP_TOP_LEVEL = ['dist', 'package.json'];
+/** The build output of main/, preload/, renderer/ and server/: the only entries under dist/ that are packaged. */
+const DIST_FOLDERS = ['dist/main', 'dist/preload', 'dist/renderer', 'dist/server'];
 const ONNX_BIN = path.join(ROOT, 'node_modules', 'onnxruntime-node', 'bin');
 
 function packagerInfo() {
@@ -191,10 +203,20 @@ function packagerInfo() {
 }
 const expander = (key: string, arch: string) => (pattern: string) => pattern.replace(/\$\{arch\}/g, arch).replace(/\$\{os\}/g, key);
 
+function mainMatchers(key: keyof typeof PLATFORMS, arch: string): Matcher[] {
+  const platformOptions = structuredClone(config[key]) as Config;
+  return getMainFileMatchers(ROOT, '/out', expander(key, arch), platformOptions, { info: packagerInfo() }, path.join(ROOT, config.directories.output), false);
+}
+
+/** Whether a build of `key` would copy the file at `rel` (relative, `/`-separated), whether or not it exists. */
+function copies(key: keyof typeof PLATFORMS, rel: string): boolean {
+  const fileStat = lstatSync(path.join(ROOT, 'package.json'));
+  return mainMatchers(key, 'x64').some((matcher) => matcher.createFilter()(path.join(ROOT, ...rel.split('/')), fileStat));
+}
+
 /** Files (relative, `/`-separated) a build of `key` would copy from the app folder, node_modules aside. */
 function appFiles(key: keyof typeof PLATFORMS, arch: string): string[] {
-  const platformOptions = structuredClone(config[key]) as Config;
-  const matchers = getMainFileMatchers(ROOT, '/out', expander(key, arch), platformOptions, { info: packagerInfo() }, path.join(ROOT, config.directories.output), false);
+  const matchers = mainMatchers(key, arch);
   const files = new Set<string>();
   for (const matcher of matchers) {
     const filter = matcher.createFilter();
@@ -210,6 +232,13 @@ function appFiles(key: keyof typeof PLATFORMS, arch: string): string[] {
     walk(matcher.from);
   }
   return [...files].sort();
+}
+
+/** Whether a build of `key` would copy the production dependency file at `rel` (`node_modules/…`). */
+function nodeModuleCopies(key: keyof typeof PLATFORMS, rel: string): boolean {
+  const matcher = getNodeModuleFileMatcher(ROOT, '/out', expander(key, 'x64'), structuredClone(config[key]) as Config, packagerInfo());
+  const stat = Object.assign(lstatSync(path.join(ROOT, 'package.json')), { moduleFullFilePath: rel });
+  return matcher.createFilter()(path.join(ROOT, ...rel.split('/')), stat);
 }
 
 /** The `<os>/<arch>` onnxruntime binding folders a build of `key` for `arch` would copy. */
@@ -233,12 +262,36 @@ function bindings(key: keyof typeof PLATFORMS, arch: string): string[] {
 
 describe('what each platform’s build copies (electron-builder’s own matching on this tree)', () => {
   const built = existsSync(path.join(ROOT, 'dist', 'main', 'index.js'));
+  if (!built) console.log('builder-config.test: skipping the copied-files check of each platform: no build in dist/ (npm run build)');
   it.skipIf(!built).each(Object.keys(PLATFORMS) as (keyof typeof PLATFORMS)[])('%s: only dist/ and package.json, no maps, tests or test helpers', (key) => {
     const files = appFiles(key, 'x64');
     expect([...new Set(files.map((f) => f.split('/')[0]))].sort()).toEqual(APP_TOP_LEVEL);
+    // Nested entries too: dist/ holds only the build of the four source folders, nothing beside them.
+    expect([...new Set(files.filter((f) => f.startsWith('dist/')).map((f) => f.split('/').slice(0, 2).join('/')))].sort()).toEqual(DIST_FOLDERS);
     expect(files).toContain('dist/main/index.js');
     expect(files).toContain('dist/renderer/index.html');
-    expect(files.filter((f) => f.endsWith('.map') || f.endsWith('.test.js') || f.split('/').includes('testing'))).toEqual([]);
+    expect(files.filter((f) => f.endsWith('.map') || f.endsWith('.test.js') || /\.[cm]?ts$/.test(f) || f.split('/').includes('testing'))).toEqual([]);
+  });
+  it.each(Object.keys(PLATFORMS) as (keyof typeof PLATFORMS)[])('%s: leaves out what a start writes into dist/ and what runs only in tests', (key) => {
+    // `npm run serve` and `npm start` date their last build with this file (scripts/build-if-stale.mjs).
+    expect(STAMP).toBe('dist/.build-stamp');
+    expect(copies(key, STAMP)).toBe(false);
+    for (const rel of ['dist/server/index.js.map', 'dist/server/testing/harness.js', 'dist/server/testing', 'dist/server/cli.test.js']) expect(copies(key, rel), rel).toBe(false);
+    for (const rel of ['dist/server/index.js', 'dist/main/index.js', 'dist/preload/index.cjs', 'package.json']) expect(copies(key, rel), rel).toBe(true);
+  });
+  it.each(Object.keys(PLATFORMS) as (keyof typeof PLATFORMS)[])('%s: the dependencies go without their source maps, TypeScript and test helpers', (key) => {
+    for (const rel of [
+      'node_modules/@isaacs/fs-minipass/dist/esm/index.js.map',
+      'node_modules/zod/src/v4/core/core.ts',
+      'node_modules/zod/v4/core/core.d.cts',
+      'node_modules/@hono/node-server/dist/index.d.mts',
+      'node_modules/hono/dist/helper/testing/index.js',
+    ]) {
+      expect(nodeModuleCopies(key, rel), rel).toBe(false);
+    }
+    for (const rel of ['node_modules/zod/v4/core/core.js', 'node_modules/zod/v4/core/core.cjs', 'node_modules/hono/dist/index.js', 'node_modules/tar/package.json']) {
+      expect(nodeModuleCopies(key, rel), rel).toBe(true);
+    }
   });
   it('the check is live: a platform list of only exclusions would copy the whole repository', () => {
     const saved = config.linux.files;

@@ -1,4 +1,4 @@
-// The desktop app's secrets (../shared/spec/agent.md, "Configuration"; docs/mcp.md, "Access"): the agent's API
+// The desktop app's secrets (docs/spec-notes.md, "Chat: configuration"; docs/mcp.md, "Access"): the agent's API
 // key in <state>/agent-key.bin and the MCP token in <state>/mcp-token.bin, each encrypted with Electron's
 // safeStorage (0600, written atomically, no symlink followed). safeStorage is handed in, so this module is
 // tested with a fake and the server never sees Electron. Where the system cannot protect a secret (Linux

@@ -1,7 +1,8 @@
-// The shared headless run (both entry points); main/server-only.test.ts covers the ready line and exit codes.
+// The shared headless run of both entry points (`npm run serve` and the desktop app's --server-only): the ready
+// line, stop signals, and the exit code.
 import { EventEmitter } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readyLine, runHeadless } from './headless.js';
+import { READY_PREFIX, readyLine, runHeadless } from './headless.js';
 import { setLogSink } from './log.js';
 
 let lines: string[];
@@ -45,5 +46,78 @@ describe('runHeadless', () => {
 
   it('writes the ready line the e2e tests and scripts wait for', () => {
     expect(readyLine('http://127.0.0.1:5/?token=t')).toBe('Satchel is running at http://127.0.0.1:5/?token=t');
+  });
+});
+
+function waitFor<T>(read: () => T | undefined, timeoutMs = 2000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const poll = () => {
+      const value = read();
+      if (value !== undefined) resolve(value);
+      else if (Date.now() > deadline) reject(new Error('timed out'));
+      else setTimeout(poll, 5);
+    };
+    poll();
+  });
+}
+
+describe('runHeadless: the ready line and the exit code', () => {
+  it('prints the tokened URL once and exits 0 after closing on SIGTERM', async () => {
+    const lines: string[] = [];
+    const signals = new EventEmitter();
+    let closed = 0;
+    let exitCode: number | undefined;
+    await runHeadless({
+      start: async () => ({ tokenUrl: 'http://127.0.0.1:5/?token=abc', close: async () => void closed++ }),
+      print: (line) => lines.push(line),
+      signals,
+      exit: (code) => (exitCode = code),
+    });
+    expect(lines).toEqual([`${READY_PREFIX}http://127.0.0.1:5/?token=abc`]);
+    expect(lines[0]).toBe('Satchel is running at http://127.0.0.1:5/?token=abc');
+    expect(exitCode).toBeUndefined();
+    signals.emit('SIGTERM');
+    signals.emit('SIGINT');
+    expect(await waitFor(() => exitCode)).toBe(0);
+    expect(closed).toBe(1);
+  });
+  it('listens for stop signals before it prints the ready line', async () => {
+    const signals = new EventEmitter();
+    const listenersAtPrint: number[] = [];
+    await runHeadless({
+      start: async () => ({ tokenUrl: 'u', close: async () => {} }),
+      print: () => listenersAtPrint.push(signals.listenerCount('SIGINT') + signals.listenerCount('SIGTERM')),
+      signals,
+      exit: () => {},
+    });
+    expect(listenersAtPrint).toEqual([2]);
+  });
+  it('exits 1 when the server cannot close cleanly', async () => {
+    const signals = new EventEmitter();
+    let exitCode: number | undefined;
+    const errors: unknown[] = [];
+    await runHeadless({
+      start: async () => ({ tokenUrl: 'u', close: () => Promise.reject(new Error('stuck')) }),
+      print: () => {},
+      signals,
+      exit: (code) => (exitCode = code),
+      onError: (err) => errors.push(err),
+    });
+    signals.emit('SIGINT');
+    expect(await waitFor(() => exitCode)).toBe(1);
+    expect((errors[0] as Error).message).toBe('stuck');
+  });
+  it('prints nothing when the server does not start', async () => {
+    const lines: string[] = [];
+    await expect(
+      runHeadless({
+        start: () => Promise.reject(new Error('EADDRINUSE')),
+        print: (line) => lines.push(line),
+        signals: new EventEmitter(),
+        exit: () => {},
+      }),
+    ).rejects.toThrow('EADDRINUSE');
+    expect(lines).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, runRedactCli, USAGE } from './redact-cli.js';
-import { findPrivateKeyBegin, findPrivateKeyEnd, redact, REDACTED_PRIVATE_KEY } from './redact.js';
+import { findPrivateKeyBegin, findPrivateKeyEnd, redact, REDACTED_PRIVATE_KEY } from './redact/index.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SPAWN_DEADLINE_MS = 20_000;
@@ -292,7 +292,7 @@ describe('redact-cli as a process', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-redact-cli-'));
     fs.writeFileSync(path.join(dir, 'package.json'), '{"type": "module"}');
     fs.mkdirSync(path.join(dir, 'redact'));
-    const modules = ['redact', 'redact-cli', ...fs.readdirSync(path.join(HERE, 'redact')).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).map((f) => `redact/${f.slice(0, -3)}`)];
+    const modules = ['redact-cli', ...fs.readdirSync(path.join(HERE, 'redact')).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).map((f) => `redact/${f.slice(0, -3)}`)];
     for (const name of modules) {
       const source = fs.readFileSync(path.join(HERE, `${name}.ts`), 'utf8');
       const { outputText } = ts.transpileModule(source, {

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { pathToFileURL } from 'node:url';
-import { findPrivateKeyBegin, findPrivateKeyEnd, PRIVATE_KEY_RULE, redact, REDACTED_PRIVATE_KEY, redactionFindings } from './redact.js';
+import { findPrivateKeyBegin, findPrivateKeyEnd, PRIVATE_KEY_RULE, redact, REDACTED_PRIVATE_KEY, redactionFindings } from './redact/index.js';
 
 export const USAGE = 'Usage: redact-cli [--jsonl] [--check] [file ...]   (no file: stdin)\n';
 export const EXIT_OK = 0;

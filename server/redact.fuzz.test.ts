@@ -2,7 +2,7 @@
 // throws, and hostile inputs stay linear.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redact } from './redact.js';
+import { redact } from './redact/index.js';
 import { anyText, chars, FRAGMENTS, planted, separator } from './testing/redact-arbitraries.js';
 
 const RUNS = 400;

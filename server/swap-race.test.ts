@@ -1,4 +1,4 @@
-// Issue 8 item 3: a local process exchanges a directory the server works in with a symlink to outside, in a
+// A local attacker: a process exchanges a directory the server works in with a symlink to outside, in a
 // tight loop (renameat2 RENAME_EXCHANGE, server/testing/rename-exchange.py), while 300 uploads, 100 archive
 // extractions and 500 previews run. Nothing may be written outside, no outside byte may be returned, and the
 // uploaded archives are gone after extraction. The number of swaps is printed (and must be > 0).

@@ -298,7 +298,7 @@ export interface ChatFrames {
   metering: { tps: number; usage: ChatUsage };
   /**
    * The turn is stored. The session's summary, not the session: a reply may be megabytes, and `done` must stay
-   * small enough to reach every watcher and resume (issue 21); the client reads the stored turn with
+   * small enough to reach every watcher and resume; the client reads the stored turn with
    * GET /api/session.
    */
   done: { session: SessionSummary; usage: ChatUsage };

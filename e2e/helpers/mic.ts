@@ -1,5 +1,5 @@
-// A browser whose microphone plays a WAV file (../shared/spec/stt-notes.md): Chromium's fake capture device
-// needs a persistent context, since plain launch() refuses --user-data-dir.
+// A browser whose microphone plays a WAV file (docs/spec-notes.md, "A fake microphone in a headless browser"):
+// Chromium's fake capture device needs a persistent context, since plain launch() refuses --user-data-dir.
 import { chromium, expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

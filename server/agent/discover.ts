@@ -73,7 +73,7 @@ function get(url: URL, apiKey: string | undefined, timeoutMs: number): Promise<A
     const timedOut = () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }));
     req.on('timeout', timedOut);
     // `timeout` above is the socket's idle time: a server trickling a byte now and then would keep it from
-    // ever firing. This one bounds the whole exchange (issue 21: no agent wait without a deadline).
+    // ever firing. This one bounds the whole exchange: no wait on an agent goes without a deadline.
     const deadline = setTimeout(timedOut, timeoutMs);
     req.on('close', () => clearTimeout(deadline));
     req.on('error', reject);

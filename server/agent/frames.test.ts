@@ -1,7 +1,7 @@
 // The frame format, the resume point a client names, and the bound on what a turn keeps for replay.
 import { describe, expect, it } from 'vitest';
 import { streamRedacted } from '../projections/index.js';
-import { redact } from '../redact.js';
+import { redact } from '../redact/index.js';
 import { FrameLog, formatFrame, REPLAY_MAX_BYTES, resumePoint } from './frames.js';
 import { StreamRedactor } from './stream-redact.js';
 

@@ -1,4 +1,4 @@
-// The browser-side frames of one turn (../shared/spec/agent.md, "GET /api/chat/stream") and the log that keeps
+// The browser-side frames of one turn (docs/spec-notes.md, "Chat: `GET /api/chat/stream`") and the log that keeps
 // them for replay. A frame is written once, as text, and the same text goes to every listener and into the
 // log, so a replayed frame is byte for byte the frame that went out live.
 import { publicFrameData, publicJsonLine, type PublicChatFrames, type TurnFrames } from '../projections/index.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redact, SHORT_MASK } from '../redact.js';
+import { redact, SHORT_MASK } from '../redact/index.js';
 import { anyText, FRAGMENTS, planted, separator } from '../testing/redact-arbitraries.js';
 import { finalWord, MAX_HELD_CHARS, RESCAN_EVERY_PUSH_CHARS, StreamRedactor } from './stream-redact.js';
 

@@ -46,7 +46,7 @@ import { findAll } from '../redact/engine.js';
 import { apply, type Finding } from '../redact/finding.js';
 import { SCHEME_CHAR } from '../redact/headers.js';
 import { findPrivateKeyBegin, findPrivateKeyEnd, PEM_LABEL_MAX } from '../redact/pem.js';
-import { REDACTED_PRIVATE_KEY, SHORT_MASK, VENDOR_SHAPES } from '../redact.js';
+import { REDACTED_PRIVATE_KEY, SHORT_MASK, VENDOR_SHAPES } from '../redact/index.js';
 import { streamRedacted, type RedactedText } from '../projections/brand.js';
 
 /**

@@ -1,7 +1,7 @@
-// A session's title (../shared/spec/agent.md: "The first exchange gives the session a title, asked of the agent in
-// the background, or derived from the first message when the agent cannot"). The derived title is given at once;
+// A session's title (docs/spec-notes.md, "Chat: the session's title"): derived from the first message, then
+// asked of the agent in the background. The derived title is given at once;
 // the agent is then asked, through the same upstream code as a turn, with a small prompt and a short deadline.
-import { redact } from '../redact.js';
+import { redact } from '../redact/index.js';
 import { abortable } from './abortable.js';
 import type { AgentConfig, StreamTurn, TurnRequest } from './types.js';
 

@@ -1,4 +1,4 @@
-// The turn manager (../shared/spec/agent.md, "Browser side"): one turn at a time per session, a bound on turns
+// The turn manager (docs/spec-notes.md, "Chat: browser side"): one turn at a time per session, a bound on turns
 // across the server, the pending turn recorded before the agent is asked, upstream events numbered as frames
 // for every listener and kept for replay, and the outcome (answer, failure, cancel) stored in the session.
 // It knows nothing of HTTP: handlers/chat.ts serves its frames.

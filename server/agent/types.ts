@@ -1,7 +1,7 @@
-// The seam between the two wires of a conversation (../shared/spec/agent.md): the upstream side turns one turn
-// into a stream of `UpstreamEvent`s from an OpenAI-compatible server; the turn side (turns.ts) numbers them as
-// browser frames, keeps them for replay and stores the result in the session. Neither side knows the other's
-// wire.
+// The seam between the two wires of a conversation (docs/spec-notes.md, "Chat: agent side" and "Chat: browser
+// side"): the upstream side turns one turn into a stream of `UpstreamEvent`s from an OpenAI-compatible server; the
+// turn side (turns.ts) numbers them as browser frames, keeps them for replay and stores the result in the session.
+// Neither side knows the other's wire.
 
 /** Which dialect the agent speaks: Hermes Agent's gateway keeps the history itself; others get it each turn. */
 export type AgentKind = 'hermes' | 'openai';

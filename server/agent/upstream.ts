@@ -1,10 +1,10 @@
-// The agent side of a turn (../shared/spec/agent.md, "Agent side"): one POST to an OpenAI-compatible
+// The agent side of a turn (docs/spec-notes.md, "Chat: agent side"): one POST to an OpenAI-compatible
 // `/v1/chat/completions`, its server-sent events turned into UpstreamEvents as each line arrives. Plain node
 // http(s) rather than fetch: Nagle off on the socket, the request destroyed the moment the turn is cancelled,
 // and every read bounded (a line, an error body, a one-shot answer).
 import http from 'node:http';
 import https from 'node:https';
-import { redact } from '../redact.js';
+import { redact } from '../redact/index.js';
 import { SETTINGS } from '../settings/table.js';
 import { AgentError, type AgentConfig, type StreamTurn, type ToolCall, type TurnRequest, type UpstreamEvent } from './types.js';
 

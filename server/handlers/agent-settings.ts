@@ -1,4 +1,4 @@
-// The agent's settings for the UI (../shared/spec/agent.md, "Configuration"): read them (never the key), save
+// The agent's settings for the UI (docs/spec-notes.md, "Chat: configuration"): read them (never the key), save
 // them. The settings themselves live in agent/config.ts.
 import { loadAgentConfig, publicAgentSettings, saveAgentSettings, isAgentKind, type SaveAgentSettings } from '../agent/config.js';
 import { discoverLocalAgents, testConnection, type ConnectionResult } from '../agent/discover.js';

@@ -1,4 +1,4 @@
-// The chat contract (../shared/spec/agent.md, "Browser side") over real sockets, against a scripted upstream:
+// The chat contract (docs/spec-notes.md, "Chat: browser side") over real sockets, against a scripted upstream:
 // frames and their order, ids, resume, several watchers, cancel, refusals, heartbeat, crash recovery.
 import fs from 'node:fs/promises';
 import path from 'node:path';

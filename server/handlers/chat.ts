@@ -1,4 +1,4 @@
-// The chat routes (../shared/spec/agent.md, "Browser side"): start a turn, watch its frames (with resume), ask
+// The chat routes (docs/spec-notes.md, "Chat: browser side"): start a turn, watch its frames (with resume), ask
 // about a stream, cancel it. The turn itself lives in agent/turns.ts; this file is the HTTP around it.
 import type { IncomingMessage } from 'node:http';
 import { ChatRefusal, MESSAGE_REQUIRED, type FrameListener } from '../agent/turns.js';

@@ -1,4 +1,4 @@
-// Issue 16: workspace files and stored attachments preview by kind. GET /api/workspace/preview and
+// Workspace files and stored attachments preview by kind. GET /api/workspace/preview and
 // /api/attachment/preview describe a file (kind from its bytes, text decoded and redacted, Office Markdown, PDF
 // text); GET /api/workspace/raw and /api/attachment/raw serve image and binary bytes with an honest type that
 // cannot run as a page; GET /api/workspace/file answers text only. The walking rules stay: no escape, no

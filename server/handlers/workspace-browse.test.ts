@@ -1,4 +1,4 @@
-// GET /api/workspace/list and /api/workspace/file (issue 8 item 7, server side): hidden entries only with
+// GET /api/workspace/list and /api/workspace/file, server side: hidden entries only with
 // `hidden=1`, credential stores never, and a refused path answers exactly like a missing one.
 import fs from 'node:fs/promises';
 import path from 'node:path';

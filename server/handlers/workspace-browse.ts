@@ -3,7 +3,7 @@
 // reading rules live in workspace/browse.ts, shared with the MCP tools and the attachment routes.
 import type { HandlerInput } from '../http/app.js';
 import { HttpError } from '../errors.js';
-import { redact } from '../redact.js';
+import { redact } from '../redact/index.js';
 import { sendJson, sendText } from '../http/respond.js';
 import { publicWorkspaceListing } from '../projections/index.js';
 import { visibleSession } from '../store/profiles.js';

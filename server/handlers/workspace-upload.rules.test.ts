@@ -81,7 +81,7 @@ describe('4.7 workspace upload', () => {
       extracted: true,
       extracted_files: ['pack/nested/two.txt', 'pack/one.txt'],
       extracted_count: 2,
-      // Additive (issue 14): what was left out, always present on an extracted item.
+      // Beyond the specification's fields: what was left out, always present on an extracted item.
       skipped: [],
     });
     expect(await fs.readFile(path.join(ws, 'arch/pack/nested/two.txt'), 'utf8')).toBe('2');

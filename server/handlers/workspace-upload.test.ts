@@ -1,4 +1,4 @@
-// POST /api/workspace/upload as one transaction (issue 8 item 5): a refused part, a full disk or a departed
+// POST /api/workspace/upload as one transaction: a refused part, a full disk or a departed
 // client takes back every earlier part (files, extraction directories, Office sidecars, directories made for
 // the target); and a cancelled extraction is an ordinary disconnect, not a WARN or ERROR in the log.
 import { execFileSync } from 'node:child_process';

@@ -109,8 +109,7 @@ describe('imageForAgent refuses what it should not decode', () => {
     expect((err as Error).message).toMatch(/^not a readable image/);
   });
 
-  it('a truncated JPEG is an error, not a half-grey picture', async () => {
-    if (!hasFfmpeg) return;
+  it.skipIf(!hasFfmpeg)('a truncated JPEG is an error, not a half-grey picture', async () => {
     const whole = ffmpegImage('cut.jpg', '2000x1500');
     const err = await imageForAgent(whole.subarray(0, Math.floor(whole.length / 2))).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ImageError);

@@ -8,7 +8,7 @@ import type { App } from '../http/app.js';
 import { HttpError } from '../errors.js';
 import { guessMime } from '../mime.js';
 import { officeFormat, officeToMarkdown, SIDECAR_SUFFIX } from '../office/index.js';
-import { redact } from '../redact.js';
+import { redact } from '../redact/index.js';
 import {
   cutRedacted,
   publicMcpAttachmentRow,

@@ -3,7 +3,7 @@
 /** A JSON-RPC request body: far below the JSON API's 20 MiB, since agents only send small requests. */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
 /** MCP sessions held at once. Past it a new session takes the place of one idle for MCP_EVICTABLE_IDLE_MS, or
- *  is refused (503): a session in use is never closed to make room (issue 21 finding 9, endpoint.ts). */
+ *  is refused (503): a session in use is never closed to make room (endpoint.ts). */
 export const MAX_MCP_SESSIONS = 32;
 /** A session with no request and no open stream for this long is closed. */
 export const MCP_SESSION_IDLE_MS = 30 * 60_000;

@@ -25,7 +25,7 @@ const INTERNAL = 'Internal error while reading';
 
 // What a tool returns is what people dropped, dictated or keep in a workspace: text anyone may have written,
 // a web page saved as a file, a mail pasted into a message. An agent must read it as data, never as orders
-// (issue 21 finding 9). So every successful tool result says so three ways: the `_meta` of the result and of each
+// (prompt injection). So every successful tool result says so three ways: the `_meta` of the result and of each
 // content item carries USER_CONTENT_META (MCP's `_meta` naming: a prefix, a slash, a name), and a last text
 // item, annotated for the model (`audience: ["assistant"]`), says it in words. The note comes last so the first
 // item stays what it was (JSON an agent parses, or the file's text) for every client already reading it.

@@ -1,14 +1,14 @@
-// The two kinds of string a response may carry, told apart by type (issue 13, part 2). Free text that people and
+// The two kinds of string a response may carry, told apart by type. Free text that people and
 // agents wrote (titles, messages, transcripts, previews, tool output, error texts that quote input) is a
 // `RedactedText`, and the only way to get one is to pass the text through the redactor. Values the server
 // generated and must be able to read back (session ids, stored paths and file names, workspace roots, mime
 // types, timestamps) are a `ServerValue`, sent exactly as they are: masking one breaks the app (an attachment
-// `sk-learn-cheatsheet.pdf` came back as `sk-lea...heet.pdf` and was then refused as unknown).
+// `sk-learn-cheatsheet.pdf` sent back as `sk-lea...heet.pdf` would be refused as unknown).
 //
 // `PublicJson<T>` is what the JSON responder, the event streams and the MCP results accept: a value whose every
 // string is one of the two (or a string literal the code itself wrote), so a handler cannot send a store record
 // or a plain `string` without deciding, in a projection, which kind it is.
-import { redact, redactDeep } from '../redact.js';
+import { redact, redactDeep } from '../redact/index.js';
 
 declare const redactedBrand: unique symbol;
 declare const serverValueBrand: unique symbol;

@@ -1,7 +1,7 @@
-// Issue 13, part 2, against a live server: every value the UI sends back (an attachment object, a session id,
-// a workspace root, a workspace path, an extraction folder, a profile name) comes back exactly as it is on disk
-// even when it looks like a credential, and sending it back works; free text (titles, messages, agent replies)
-// is still masked, in the JSON answers, in both event streams and in the MCP results.
+// The two kinds of string (projections/brand.ts) against a live server: every value the UI sends back (an
+// attachment object, a session id, a workspace root, a workspace path, an extraction folder, a profile name) comes
+// back exactly as it is on disk even when it looks like a credential, and sending it back works; free text (titles,
+// messages, agent replies) is still masked, in the JSON answers, in both event streams and in the MCP results.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';

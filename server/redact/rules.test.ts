@@ -2,7 +2,7 @@
 // the token in prose, JSON, a URL query and quotes; the page's own examples verbatim; the must-stay-untouched
 // list; and redacting twice changes nothing. Expected masks come from a naive reimplementation of the rule.
 import { describe, expect, it } from 'vitest';
-import { redact, redactionFindings } from '../redact.js';
+import { redact, redactionFindings } from './index.js';
 
 const mask = (token: string) => {
   const p = [...token];

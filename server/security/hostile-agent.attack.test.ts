@@ -1,6 +1,7 @@
-// A hostile agent over real sockets (issue 21, findings 2 and 3): a real Satchel server talks to the hostile
-// agent (server/testing/hostile-agent.ts) through its real upstream code, and the test watches what a person
-// would: the frames of the turn, the session file on disk, GET /api/session, a ninth conversation starting.
+// A hostile agent over real sockets (a flood of output, an agent that only keeps the line alive): a real Satchel
+// server talks to the hostile agent (server/testing/hostile-agent.ts) through its real upstream code, and the test
+// watches what a person would: the frames of the turn, the session file on disk, GET /api/session, a ninth
+// conversation starting.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

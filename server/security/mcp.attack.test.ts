@@ -156,9 +156,9 @@ describe('errors', () => {
   });
 });
 
-// Issue 21 finding 9: any holder of the MCP token closed every other client's session by opening 40 of its own
-// (the least recently used was evicted to make room). Now a full table refuses the newcomer instead, and only a
-// session idle for MCP_EVICTABLE_IDLE_MS gives its place.
+// Any holder of the MCP token could close every other client's session by opening 40 of its own, if the least
+// recently used were evicted to make room. A full table refuses the newcomer instead, and only a session idle
+// for MCP_EVICTABLE_IDLE_MS gives its place.
 describe('a token holder opening sessions in a loop', () => {
   afterEach(() => {
     vi.useRealTimers();

@@ -1,7 +1,7 @@
-// Attacks on the redaction projections (issue 13): a value sent verbatim must be one the server made. A message
-// may carry an extracted archive as {name, path: its folder, extracted: true}; `name` is the client's, so a
-// token put there came back unmasked in GET /api/session and the event streams. The name is kept only when it
-// is the archive that folder was extracted from; otherwise the folder's own name is shown.
+// Attacks on the redaction projections: a value sent verbatim must be one the server made. A message may carry
+// an extracted archive as {name, path: its folder, extracted: true}; `name` is the client's, so a token put there
+// would come back unmasked in GET /api/session and the event streams if it were sent as it came. The name is kept
+// only when it is the archive that folder was extracted from; otherwise the folder's own name is shown.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { yazlZip } from '../archive/testing/fixtures.js';
 import { postMultipart, startTestServer, type TestServer } from '../testing/harness.js';

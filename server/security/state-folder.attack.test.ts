@@ -1,7 +1,7 @@
-// Issue 21 finding 6: Satchel's own state folder read through a workspace. On macOS the state folder is
+// Satchel's own state folder read through a workspace. On macOS the state folder is
 // `~/Library/Application Support/Satchel` and on Windows `%APPDATA%\Satchel` (no leading dot), so a workspace at
-// the home folder listed and read agent.json, mcp-token and other profiles' session files, through the UI and
-// MCP, and MCP search found another profile's messages. Both layouts are made under a temporary home (HOME,
+// the home folder would list and read agent.json, mcp-token and other profiles' session files, through the UI and
+// MCP, and MCP search would find another profile's messages. Both layouts are made under a temporary home (HOME,
 // APPDATA, LOCALAPPDATA set for the server), with a keychain and a browser profile beside them.
 import fs from 'node:fs/promises';
 import os from 'node:os';

@@ -1,5 +1,5 @@
 // Moonshine tiny (encoder + merged decoder, quantized ONNX) on onnxruntime-node, greedy decoding. The
-// recipe, and each of its pitfalls, is recorded in shared/spec/stt-notes.md.
+// recipe, and each of its pitfalls, is in docs/spec-notes.md ("On-device speech (Moonshine tiny)").
 import path from 'node:path';
 import type * as Ort from 'onnxruntime-node';
 import { loadRuntime, type OrtModule } from './runtime.js';

@@ -1,4 +1,4 @@
-// Issue 16, "files written with mixed permissions": an upload hard-linked from staging (0600) and one copied
+// Files are not written with mixed permissions: an upload hard-linked from staging (0600) and one copied
 // across devices, its Office sidecar and a workspace upload all end with one mode: 0644 with the umask applied.
 import fs from 'node:fs/promises';
 import os from 'node:os';

@@ -86,7 +86,7 @@ function othersCanWrite(st: Awaited<ReturnType<StatFn>>, own: OwnIds): boolean {
 /**
  * Why other users could put files into `real` (a real path, no symlinks), or null when they cannot.
  * The folder itself must have no group or other write bit: in `/tmp`, `/var/tmp`, `/dev/shm` or any shared
- * folder another user can create names before us (the race of issue 8 item 3), sticky bit or not. Each
+ * folder another user can create names before us (and swap them for symlinks), sticky bit or not. Each
  * ancestor may be shared only with the sticky bit (as `/tmp` is): without it another user can rename our
  * folder away and put their own in its place. So a private folder made inside `/tmp` qualifies. Windows
  * has no such mode bits (ACLs decide), so nothing is checked there.

@@ -1,5 +1,5 @@
 // A hostile (or merely broken) agent for tests and benchmarks: script builders for the fake agent
-// (fake-agent.ts), each one a behaviour an agent can show Satchel over a real socket (issue 21):
+// (fake-agent.ts), each one a behaviour an agent can show Satchel over a real socket:
 //
 //   const agent = await startFakeAgent();
 //   agent.next(longLine());                 // 200,000 "a " tokens, no newline anywhere in the reply
@@ -13,12 +13,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { contentChunk, toolCallChunk, usageChunk, type Frame, type StreamScript } from './fake-agent.js';
 
-/** The long-line case of issue 21, finding 1: 200,000 tokens of "a " (400 KB on one line). */
+/** The long-line case: 200,000 tokens of "a " (400 KB on one line). */
 export const LONG_LINE_TOKENS = 200_000;
 export const LONG_LINE_TOKEN = 'a ';
 /** One flood chunk's text: 64 KiB, so a 400 MiB flood is 6,400 writes rather than millions. */
 export const FLOOD_CHUNK_CHARS = 64 * 1024;
-/** The comment a keepalive-only agent sends, and how often (issue 21, finding 3). */
+/** The comment a keepalive-only agent sends, and how often. */
 export const KEEPALIVE_COMMENT = 'keepalive';
 export const KEEPALIVE_EVERY_MS = 1_000;
 export const FLOOD_TOOL_NAME = 'write_file';

@@ -1,6 +1,7 @@
 // fast-check arbitraries for the redactor's property tests: one planted secret per rule family of
-// ../shared/spec/redaction.md, and filler text that exercises the rules' edges. Shared by redact.fuzz.test.ts
-// and agent/stream-redact.test.ts (the streamed redactor must give what the whole-text one gives).
+// docs/spec-notes.md ("Redaction rule set"), and filler text that exercises the rules' edges. Shared by
+// redact.fuzz.test.ts and agent/stream-redact.test.ts (the streamed redactor must give what the whole-text one
+// gives).
 import fc from 'fast-check';
 
 export const LETTERS_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Swap pairs of paths atomically, over and over, until SIGTERM or SIGINT: the local process of issue 8 that
+"""Swap pairs of paths atomically, over and over, until SIGTERM or SIGINT: a local process that
 exchanges a directory inside a workspace with a symlink to outside while the server works in it.
 
     rename-exchange.py A1 B1 [A2 B2 ...]

@@ -1,4 +1,4 @@
-// The local attacker of issue 8 for tests: server/testing/rename-exchange.py exchanging directories with
+// The local attacker for tests: server/testing/rename-exchange.py exchanging directories with
 // symlinks in a tight loop while the server works in them. Shared by the swap-race and attack tests so they
 // wait for, stop and clean up after the swapper the same way.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';

@@ -109,9 +109,17 @@ function inWorker(bytes: Buffer): Promise<PdfSummary> {
       clearTimeout(timer);
       unwatch();
       worker.off('message', onMessage).off('error', onFailure).off('exit', onFailure);
-      if (reuse) putBack(worker);
-      else void worker.terminate().catch(() => {});
-      resolve(summary);
+      if (reuse) {
+        putBack(worker);
+        resolve(summary);
+        return;
+      }
+      // An ended worker's answer waits for its thread to be gone, and with it the memory it allocated: the
+      // limiter's slot stays taken until then, so the next document's budget (counted from the resident set at
+      // its start) never starts on top of the last one's 512 MiB. Tearing a thread down takes a few ms, longer
+      // on a busy machine.
+      const answer = () => resolve(summary);
+      worker.terminate().then(answer, answer);
     };
     const onMessage = (reply: PdfReply) => finish(reply.summary, true);
     const onFailure = () => finish({ note: PDF_UNREADABLE }, false);

@@ -67,7 +67,7 @@ async function officeText(file: OpenedFile): Promise<Partial<FilePreview>> {
   }
 }
 
-/** The preview as it leaves the server (issue 13's projections): free text redacted, the server's own values verbatim. */
+/** The preview as it leaves the server (projections/brand.ts): free text redacted, the server's own values verbatim. */
 export interface PublicFilePreview {
   kind: PreviewKind;
   name: ServerValue;

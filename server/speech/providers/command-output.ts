@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { sanitizeErrorText } from '../../errors.js';
 import { log } from '../../log.js';
-import { redact } from '../../redact.js';
+import { redact } from '../../redact/index.js';
 import { CommandExitError, type CommandResult } from '../run-command.js';
 import type { TranscribeResult } from './types.js';
 

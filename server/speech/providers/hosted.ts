@@ -7,7 +7,7 @@ import path from 'node:path';
 import mime from 'mime-types';
 import { sanitizeErrorText } from '../../errors.js';
 import { log } from '../../log.js';
-import { redact } from '../../redact.js';
+import { redact } from '../../redact/index.js';
 import { decodeToPcm16k, writeWav16k } from '../audio.js';
 import type { HostedConfig } from '../config.js';
 import type { ProviderRunOptions, TranscribeResult } from './types.js';
