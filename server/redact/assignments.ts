@@ -2,7 +2,7 @@
 // Azure connection strings (C). Each is found at its operator (`=` or `:`) by looking back at the name.
 import { ALNUM_UNDERSCORE, asciiTable, BACKSLASH, DIGIT, RunCache, hasAlphanumeric, inTable, isBlank, isLineBreak, isLineStartAt, runStart } from './chars.js';
 import type { Finding } from './finding.js';
-import { isMask, maskToken } from './mask.js';
+import { cutsIntoMask, isMask, maskToken } from './mask.js';
 import { isEnvLookup, nameCounts, shouldMask, words } from './names.js';
 import { readValue, skipBlanks, skipBlanksBack, type Value } from './values.js';
 
@@ -21,7 +21,9 @@ const AZURE_NAMES = new Set(['accountkey', 'sharedaccesskey', 'sharedaccesssigna
 const EQUALS = 0x3d;
 const NOT_ASSIGNMENT_BEFORE = new Set([0x3d, 0x21, 0x3c, 0x3e]); // == != <= >=
 
-function push(out: Finding[], start: number, end: number, text: string | (() => string), rule: string): void {
+function push(out: Finding[], source: string, start: number, end: number, text: string | (() => string), rule: string): void {
+  // The rest of a mask an earlier pass made is no value: redacting twice changes nothing.
+  if (cutsIntoMask(source, start, end)) return;
   out.push({ start, end, text, rule, rank: ASSIGNMENT_RANK });
 }
 
@@ -73,7 +75,7 @@ export function assignmentAt(text: string, eq: number, out: Finding[]): void {
       const value = readValue(text, valueFrom);
       const v = valueText(text, value);
       if (hasAlphanumeric(v) && !isMask(v) && !isEnvLookup(v)) {
-        push(out, nameEnd, value.end, () => '=' + text.slice(value.open, value.start) + maskToken(v), 'assignment');
+        push(out, text, nameEnd, value.end, () => '=' + text.slice(value.open, value.start) + maskToken(v), 'assignment');
         return;
       }
     }
@@ -86,7 +88,7 @@ export function assignmentAt(text: string, eq: number, out: Finding[]): void {
     if (letters === 0 || before === 0x3b || isBlank(before) || isLineBreak(before) || before === 0x22 || before === 0x27) {
       const end = azureRuns.run(text, eq + 1, azureStop);
       const v = text.slice(eq + 1, end);
-      if (hasAlphanumeric(v) && !isMask(v)) push(out, eq + 1, end, () => maskToken(v), 'azure connection string');
+      if (hasAlphanumeric(v) && !isMask(v)) push(out, text, eq + 1, end, () => maskToken(v), 'azure connection string');
       return;
     }
   }
@@ -98,7 +100,7 @@ export function assignmentAt(text: string, eq: number, out: Finding[]): void {
     if (IDENTIFIER_SUFFIX.test(ident) && !AUTHORIZATION_SUFFIX.test(ident)) {
       const value = readValue(text, valueFrom, true); // `?api_key=…&page=2`: the value stops at `&`
       const v = valueText(text, value);
-      if (shouldMask(words(ident), v, ident)) push(out, value.start, value.end, () => maskToken(v), 'credential assignment');
+      if (shouldMask(words(ident), v, ident)) push(out, text, value.start, value.end, () => maskToken(v), 'credential assignment');
       return;
     }
   }
@@ -110,12 +112,13 @@ export function assignmentAt(text: string, eq: number, out: Finding[]): void {
     const key = text.slice(keyStart, nameEnd);
     // Elsewhere in a line, only `key=value` without blanks: `the secret = 42` is prose.
     const placed = key.includes('.') || atLineStart(text, keyStart) || (nameEnd === eq && valueFrom === eq + 1);
-    if (placed && !AUTHORIZATION_SUFFIX.test(key)) {
+    // A key that is a mask (a vendor token masked on an earlier pass, dotted by its ellipsis) names nothing.
+    if (placed && !AUTHORIZATION_SUFFIX.test(key) && !isMask(key)) {
       const ws = words(key);
       if (nameCounts(ws, true)) {
         const value = readValue(text, valueFrom, true);
         const v = valueText(text, value);
-        if (shouldMask(ws, v, key)) push(out, value.start, value.end, () => maskToken(v), 'config line');
+        if (shouldMask(ws, v, key)) push(out, text, value.start, value.end, () => maskToken(v), 'config line');
       }
     }
   }
@@ -163,7 +166,7 @@ export function fieldAt(text: string, colon: number, out: Finding[]): void {
   if (!quoted) return;
   const value = readValue(text, from);
   const v = valueText(text, value);
-  if (shouldMask(ws, v, name)) push(out, value.start, value.end, () => maskToken(v), key.quote === 0x22 ? 'json field' : 'python repr');
+  if (shouldMask(ws, v, name)) push(out, text, value.start, value.end, () => maskToken(v), key.quote === 0x22 ? 'json field' : 'python repr');
 }
 
 /** B3 YAML lines: `key: value` at the start of a line, one unquoted word, then the end of the line or a comment. */
@@ -186,5 +189,5 @@ export function yamlAt(text: string, colon: number, out: Finding[]): void {
   const after = skipBlanks(text, end);
   if (after < text.length && !isLineBreak(text.charCodeAt(after)) && !(after > end && text.charCodeAt(after) === 0x23)) return;
   const v = valueText(text, value);
-  if (shouldMask(ws, v)) push(out, value.start, value.end, () => maskToken(v), 'yaml line');
+  if (shouldMask(ws, v)) push(out, text, value.start, value.end, () => maskToken(v), 'yaml line');
 }

@@ -119,7 +119,12 @@ export class RunCache {
   }
 
   static resetAll(): void {
-    for (const cache of RunCache.all) cache.from = cache.end = -1;
+    for (const cache of RunCache.all) cache.reset();
+  }
+
+  /** Forget the run: the next text is another one. */
+  reset(): void {
+    this.from = this.end = -1;
   }
 
   run(text: string, from: number, stop: (text: string, i: number) => boolean): number {

@@ -41,3 +41,19 @@ export function maskPhone(phone: string): string {
   const keep = phone.length <= PHONE_SHORT_LENGTH ? PHONE_KEEP_SHORT : PHONE_KEEP_LONG;
   return phone.slice(0, keep) + PHONE_MASK + phone.slice(-keep);
 }
+
+/**
+ * True when `[start, end)` cuts into a mask that begins before `start`: a second pass over `TOKEN=...-END` (the
+ * mask of `TOKEN=abcdefghij-----END`, whose kept head holds a `=`) must not read `...-END` as a new value. The
+ * mask is found by its ellipsis inside the span, with a mask's shape around it.
+ */
+export function cutsIntoMask(text: string, start: number, end: number): boolean {
+  for (let dots = text.indexOf(MASK_ELLIPSIS, start); dots !== -1 && dots < end; dots = text.indexOf(MASK_ELLIPSIS, dots + 1)) {
+    // The whole mask within reach of the span: the decision never waits on text after it (a stream judges the
+    // span once it ends).
+    const maskStart = dots - MASK_HEAD;
+    const maskEnd = dots + MASK_ELLIPSIS.length + MASK_TAIL;
+    if (maskStart >= 0 && maskStart < start && maskEnd <= end && isMask(text.slice(maskStart, maskEnd))) return true;
+  }
+  return false;
+}

@@ -135,6 +135,9 @@ describe('A3, B4: Authorization', () => {
     ['Authorization= AAKIAAAAAAAAAAAAAAAAA 00000000000000000000000000000000.AAAAAAAAAAAAAAAA', 'Authorization= AAKIAAA...AAAA 000000...AAAA'],
     [`Authorization: x_ghp_${'a1'.repeat(18)} ${token}`, `Authorization: x_ghp_a1...a1a1 ${mask(token)}`],
     ['Authorization==Authorization\t/path/to', 'Authorization=***\t/path/to'],
+    // A mask whose kept head holds an operator is not read as a new value on the next pass (fuzz counterexamples).
+    ['Authorization: Bearer TOKEN=abcdefghij-----END RSA PRIVATE KEY-----', 'Authorization: Bearer TOKEN=...-END RSA PRIVATE KEY-----'],
+    ['PASSWORD=TOKEN=Authorization: Bearer ', 'PASSWORD=TOKEN=...ion: Bearer '],
   ])('%s', (input, output) => {
     expect(redact(input)).toBe(output);
     expect(redact(output)).toBe(output);
@@ -243,6 +246,8 @@ describe('B3: more assignment shapes', () => {
     ['password: hunter2', 'password: ***'],
     ['  api_key: AbCdEf123456  # prod', '  api_key: ***  # prod'],
     ['token: aB3dE5gH7jK9mN1pQ3sT5', `token: ${mask('aB3dE5gH7jK9mN1pQ3sT5')}`],
+    // A masked vendor token before `=` is no dotted config key on the next pass (fuzz counterexample).
+    ['sk-Authorizationauth= ghp_AAAAAAAAAA\u200bAAAA', 'sk-Aut...auth= ***\u200bAAAA'],
   ])('%s', (input, output) => {
     expect(redact(input)).toBe(output);
     expect(redact(output)).toBe(output);

@@ -14,6 +14,7 @@ import {
   DIGIT,
   inTable,
   runEnd,
+  RunCache,
   runStart,
 } from './chars.js';
 import type { Finding } from './finding.js';
@@ -95,15 +96,29 @@ export function vendorEnd(text: string, at: number, shape: VendorShape): number 
     i = digits + 1;
   }
   const tailStart = i;
-  const { tail } = shape;
-  for (;;) {
-    const c = text.charCodeAt(i);
-    if (inTable(tail, c)) i++;
-    else if (c === 0x2e && shape.dotted && i > tailStart && inTable(tail, text.charCodeAt(i + 1))) i++;
-    else break;
-  }
+  i = tailEnd(text, tailStart, shape);
   if (i - tailStart < shape.minTail || !boundedRight(text, i)) return -1;
   return i;
+}
+
+/**
+ * One run cache per tail alphabet and dot rule. A prefix glued after `_` or `-` may start anywhere inside a long
+ * run of its own alphabet (`sk-sk-sk-…`, `ghp_ghp_…`), and every one of them ends where that run ends: the run is
+ * walked once, not once per prefix in it (which was quadratic in the run's length).
+ */
+const tailRuns = new Map<Uint8Array, [RunCache, RunCache]>();
+
+function tailEnd(text: string, tailStart: number, shape: VendorShape): number {
+  const { tail } = shape;
+  let caches = tailRuns.get(tail);
+  if (caches === undefined) tailRuns.set(tail, (caches = [new RunCache(), new RunCache()]));
+  if (!shape.dotted) return caches[0].run(text, tailStart, (t, i) => !inTable(tail, t.charCodeAt(i)));
+  // A dotted tail goes on through a single dot between two tail characters, never through a leading one.
+  if (text.charCodeAt(tailStart) === DOT) return tailStart;
+  return caches[1].run(text, tailStart, (t, i) => {
+    const c = t.charCodeAt(i);
+    return !inTable(tail, c) && !(c === DOT && inTable(tail, t.charCodeAt(i + 1)));
+  });
 }
 
 // Most prefixes have a separator (`-`, `_`, `.`) after a short alphanumeric head; the scan stops at separators
@@ -148,14 +163,29 @@ const GLUE = asciiTable(/[-_]/);
 function vendorStart(text: string, start: number, end: number, tailStart: number): boolean {
   if (boundedLeft(text, start)) return true;
   if (!inTable(GLUE, text.charCodeAt(start - 1))) return false;
-  let letter = false;
-  let digit = false;
-  for (let i = tailStart; i < end && !(letter && digit); i++) {
+  const seen = lastLetterAndDigit(text, tailStart, end);
+  return seen.letter >= tailStart && seen.digit >= tailStart;
+}
+
+/**
+ * The last letter and the last digit before `end`, looked for from `from` on. Tokens glued inside one long run
+ * share its end and come left to right, so the run is read once: a later question about the same end, from further
+ * on, is answered from what the first one read (the last of each is in the range exactly when it is at or after
+ * `from`).
+ */
+const lastSeen = { from: -1, end: -1, letter: -1, digit: -1 };
+function lastLetterAndDigit(text: string, from: number, end: number): { letter: number; digit: number } {
+  if (lastSeen.end === end && from >= lastSeen.from) return lastSeen;
+  let letter = -1;
+  let digit = -1;
+  for (let i = end - 1; i >= from && (letter === -1 || digit === -1); i--) {
     const c = text.charCodeAt(i);
-    if (inTable(DIGIT, c)) digit = true;
-    else if (inTable(ALNUM, c)) letter = true;
+    if (digit === -1 && inTable(DIGIT, c)) digit = i;
+    else if (letter === -1 && inTable(ALNUM, c) && !inTable(DIGIT, c)) letter = i;
   }
-  return letter && digit;
+  // Not found means none in [from, end): record that as "before from".
+  Object.assign(lastSeen, { from, end, letter, digit });
+  return lastSeen;
 }
 /** What a glued token's tail needs (see vendorStart). */
 export const GLUED_TAIL_NEEDS = 'a letter and a digit';
@@ -182,6 +212,12 @@ function separatedAt(text: string, at: number, out: Finding[]): number {
 
 /** Every vendor token of A1/B1, plus the dotted Discord and Zhipu shapes (found at their dots). */
 export function scanVendors(text: string, out: Finding[]): void {
+  // The caches hold runs of one text: this scan may be of another (B11 scans a joined copy between two scans).
+  for (const [plain, dotted] of tailRuns.values()) {
+    plain.reset();
+    dotted.reset();
+  }
+  lastSeen.end = -1;
   const separators = SEPARATOR_TRIGGER;
   separators.lastIndex = 0;
   while (separators.test(text)) {
@@ -201,6 +237,8 @@ export function scanVendors(text: string, out: Finding[]): void {
   for (let m = literals.exec(text); m !== null; m = literals.exec(text)) {
     const start = m.index;
     const shape = LITERALS.get(m[0])!;
+    // Neither bounded nor glued: no token, and no need to read its tail.
+    if (!boundedLeft(text, start) && !inTable(GLUE, text.charCodeAt(start - 1))) continue;
     const end = vendorEnd(text, start, shape);
     if (end === -1 || !vendorStart(text, start, end, start + shape.prefix.length)) continue;
     push(out, text, start, end, shape);
