@@ -3,6 +3,7 @@
 // for every listener and kept for replay, and the outcome (answer, failure, cancel) stored in the session.
 // It knows nothing of HTTP: handlers/chat.ts serves its frames.
 import { randomBytes } from 'node:crypto';
+import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { HttpError, ValueError } from '../errors.js';
 import { log } from '../log.js';
 import type { EventBus } from '../store/events.js';
@@ -37,6 +38,12 @@ export const MAX_CONCURRENT_TITLES = 2;
 export const ENDED_TURNS_KEPT = 16;
 /** An ended turn is replayable for this long. */
 export const ENDED_TURN_TTL_MS = 15 * 60_000;
+/**
+ * Milliseconds a turn may work through events the agent's socket has already buffered before it lets the event
+ * loop serve other requests (one setImmediate). Small against the 50 ms a person notices, large against the
+ * microseconds an event takes, so a model writing at its own pace never waits for it.
+ */
+export const TURN_SLICE_MS = 5;
 /** 16 bytes = the 32 hex characters of a stream id. */
 export const STREAM_ID_BYTES = 16;
 
@@ -386,7 +393,15 @@ export class TurnManager {
     }, turnMaxMs);
     try {
       const request = await this.deps.buildRequest(build);
+      // While the agent's socket has data buffered, each event resolves at once (microtasks), so a flooding agent
+      // would keep the event loop from every other request. After TURN_SLICE_MS of work the turn steps aside for
+      // one turn of the loop: another request waits at most that long.
+      let sliceStart = performance.now();
       reading: for await (const event of abortable(this.deps.streamTurn(config, request, turn.abort.signal), turn.abort.signal)) {
+        if (performance.now() - sliceStart >= TURN_SLICE_MS) {
+          await nextMacrotask();
+          sliceStart = performance.now();
+        }
         switch (event.kind) {
           case 'token': {
             ttftMs ??= Math.round(performance.now() - t0);
