@@ -93,42 +93,36 @@ const fragment = fc.oneof(
   fc.string({ maxLength: 8 }),
 );
 
+/**
+ * For random texts cut at random places: every prefix `stream` sends is a prefix of `whole(text)`, and all of it
+ * after flush.
+ */
+function sendsPrefixes(makeStream: () => { push(piece: string): string; flush(): string }, whole: (text: string) => string, numRuns: number): void {
+  fc.assert(
+    fc.property(fc.array(fragment, { maxLength: 20 }), fc.array(fc.nat(), { maxLength: 30 }), (parts, cuts) => {
+      const text = parts.join('');
+      const expected = whole(text);
+      const stream = makeStream();
+      let out = '';
+      for (const piece of cutAt(text, cuts)) {
+        out += stream.push(piece);
+        expect(expected.startsWith(out)).toBe(true);
+      }
+      out += stream.flush();
+      expect(out).toBe(expected);
+    }),
+    { numRuns },
+  );
+}
+
 describe('KnownSecretStream and ReplyRedactor: the same as the whole text, however it is cut', () => {
   it('what goes out is always a prefix of maskKnown(whole), all of it after flush', () => {
-    fc.assert(
-      fc.property(fc.array(fragment, { maxLength: 20 }), fc.array(fc.nat(), { maxLength: 30 }), (parts, cuts) => {
-        const whole = parts.join('');
-        const expected = new SecretMatcher([KEY]).mask(whole);
-        const stream = new KnownSecretStream(new SecretMatcher([KEY]));
-        let out = '';
-        for (const piece of cutAt(whole, cuts)) {
-          out += stream.push(piece);
-          expect(expected.startsWith(out)).toBe(true);
-        }
-        out += stream.flush();
-        expect(out).toBe(expected);
-      }),
-      { numRuns: 500 },
-    );
+    sendsPrefixes(() => new KnownSecretStream(new SecretMatcher([KEY])), (text) => new SecretMatcher([KEY]).mask(text), 500);
   });
 
   it('the two stages together give redact(whole) with the key remembered', () => {
     rememberSecret(KEY);
-    fc.assert(
-      fc.property(fc.array(fragment, { maxLength: 20 }), fc.array(fc.nat(), { maxLength: 30 }), (parts, cuts) => {
-        const whole = parts.join('');
-        const expected = redact(whole);
-        const stream = new ReplyRedactor();
-        let out = '';
-        for (const piece of cutAt(whole, cuts)) {
-          out += stream.push(piece);
-          expect(expected.startsWith(out)).toBe(true);
-        }
-        out += stream.flush();
-        expect(out).toBe(expected);
-      }),
-      { numRuns: 300 },
-    );
+    sendsPrefixes(() => new ReplyRedactor(), redact, 300);
   });
 
   it('holds at most what may still become the key: prose goes out at once', () => {
