@@ -13,11 +13,10 @@
 // its own write with Nagle off, carrying its sequence number as its text. It paces against the clock rather than
 // with the fake agent's `tokensPerSecond` (a setTimeout per token, which Node clamps to ≥ 1 ms, so it cannot
 // reach 2,000 tokens/s): under 2 ms to the next token it yields with setImmediate, so every token leaves on time.
-import { fork } from 'node:child_process';
 import http from 'node:http';
 import { setImmediate as immediate, setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { hasCommand, machine, median, tempDir } from './lib.mjs';
+import { forkServer, machine, median, tempDir } from './lib.mjs';
 import fs from 'node:fs/promises';
 
 const { values } = parseArgs({
@@ -247,38 +246,18 @@ const SERVER_CHILD = `
 
 async function startSatchel() {
   const stateDir = await tempDir('satchel-bench-chat-');
-  const file = `${stateDir}.server.mjs`;
-  await fs.writeFile(file, SERVER_CHILD);
-  const wrap = hasCommand('taskset') ? ['taskset', '-c', '0', process.execPath] : [process.execPath];
-  const child = fork(file, [], {
-    execPath: wrap[0],
-    execArgv: [...wrap.slice(1), '--expose-gc', ...(process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [])],
-    env: {
-      ...process.env,
-      SATCHEL_LOG_LEVEL: 'error',
-      SATCHEL_AGENT_BASE_URL: agentUrl,
-      SATCHEL_AGENT_MODEL: MODEL,
-      SATCHEL_AGENT_KIND: 'openai',
-      BENCH_STATE_DIR: stateDir,
-      BENCH_SERVER_MODULE: new URL('../dist/server/index.js', import.meta.url).href,
-    },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const waiting = [];
-  child.on('message', (msg) => waiting.shift()?.(msg));
-  const ask = (m) => new Promise((r) => (waiting.push(r), child.send(m)));
-  const ready = await new Promise((r, j) => {
-    waiting.push(r);
-    child.once('exit', (code) => j(new Error(`server exited ${code}`)));
+  const { ready, ask, stop: stopChild } = await forkServer(SERVER_CHILD, {
+    stateDir,
+    serverModule: new URL('../dist/server/index.js', import.meta.url).href,
+    agentUrl,
+    model: MODEL,
+    // BENCH_SERVER_FLAGS='--cpu-prof --cpu-prof-dir=<dir>' profiles the server, for finding where time goes.
+    execArgv: ['--expose-gc', ...(process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [])],
   });
   const newSession = async () => (await request(ready.port, 'POST', '/api/session/new', {})).body.session.session_id;
   const stop = async () => {
-    // A clean exit lets a --cpu-prof child write its profile (BENCH_SERVER_FLAGS='--cpu-prof --cpu-prof-dir=<dir>', for finding where time goes).
-    const exited = new Promise((r) => child.once('exit', r));
-    child.send('exit');
-    await Promise.race([exited, sleep(5000).then(() => child.kill())]);
+    await stopChild();
     await fs.rm(stateDir, { recursive: true, force: true });
-    await fs.rm(file, { force: true });
   };
   return { port: ready.port, ask, newSession, stop };
 }

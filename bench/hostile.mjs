@@ -16,14 +16,13 @@
 //   session ms    GET /api/session of that session on the fresh server
 // `--server-dist` names another build to measure (a checkout of main built with `npm run build`): the agent
 // side stays this checkout's.
-import { fork } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { hasCommand, machine, median, tempDir } from './lib.mjs';
+import { forkServer, machine, median, tempDir } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -87,30 +86,12 @@ const SERVER_CHILD = `
 `;
 
 async function startSatchel(stateDir, agentUrl) {
-  const file = `${stateDir}.server.mjs`;
-  await fs.writeFile(file, SERVER_CHILD);
-  const wrap = hasCommand('taskset') ? ['taskset', '-c', '0', process.execPath] : [process.execPath];
   const t0 = performance.now();
-  const child = fork(file, [], {
-    execPath: wrap[0],
-    execArgv: [...wrap.slice(1), '--expose-gc'],
-    env: {
-      ...process.env,
-      SATCHEL_LOG_LEVEL: 'error',
-      SATCHEL_AGENT_BASE_URL: agentUrl,
-      SATCHEL_AGENT_MODEL: 'fake-model',
-      SATCHEL_AGENT_KIND: 'openai',
-      BENCH_STATE_DIR: stateDir,
-      BENCH_SERVER_MODULE: pathToFileURL(path.join(SERVER_DIST, 'server/index.js')).href,
-    },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const waiting = [];
-  child.on('message', (msg) => waiting.shift()?.(msg));
-  const ask = (m) => new Promise((r) => (waiting.push(r), child.send(m)));
-  const ready = await new Promise((r, j) => {
-    waiting.push(r);
-    child.once('exit', (code) => j(new Error(`server exited ${code}`)));
+  const { child, ready, ask, stop } = await forkServer(SERVER_CHILD, {
+    stateDir,
+    serverModule: pathToFileURL(path.join(SERVER_DIST, 'server/index.js')).href,
+    agentUrl,
+    execArgv: ['--expose-gc'],
   });
   // Ready is sent once start-up (every session loaded) is done; the first /health answer follows.
   for (;;) {
@@ -119,12 +100,6 @@ async function startSatchel(stateDir, agentUrl) {
     await sleep(10);
   }
   const startMs = performance.now() - t0;
-  const stop = async () => {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.send('exit');
-    await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))]);
-    await fs.rm(file, { force: true });
-  };
   return { port: ready.port, pid: child.pid, ask, stop, startMs };
 }
 

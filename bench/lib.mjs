@@ -1,5 +1,5 @@
 // Shared helpers for the benchmarks: child servers pinned to a core, wrk runs, medians.
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync, fork, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,6 +39,47 @@ export function startChild(script, { core = 0, env = {} } = {}) {
     });
     child.on('exit', (code) => reject(new Error(`child exited ${code}`)));
   });
+}
+
+/**
+ * The built Satchel server in a child pinned to core 0, talking to an agent at `agentUrl`: `script` (an ES
+ * module's text, written beside `stateDir`) imports `process.env.BENCH_SERVER_MODULE`, starts it on
+ * `BENCH_STATE_DIR` and sends its first IPC message once ready. Returns the child, that first message, `ask(m)`
+ * (send a message, resolve with the next answer) and `stop()` (a clean exit, then the script file removed).
+ */
+export async function forkServer(script, { stateDir, serverModule, agentUrl, model = 'fake-model', execArgv = [] }) {
+  const file = `${stateDir}.server.mjs`;
+  await fs.writeFile(file, script);
+  const wrap = hasCommand('taskset') ? ['taskset', '-c', '0', process.execPath] : [process.execPath];
+  const child = fork(file, [], {
+    execPath: wrap[0],
+    execArgv: [...wrap.slice(1), ...execArgv],
+    env: {
+      ...process.env,
+      SATCHEL_LOG_LEVEL: 'error',
+      SATCHEL_AGENT_BASE_URL: agentUrl,
+      SATCHEL_AGENT_MODEL: model,
+      SATCHEL_AGENT_KIND: 'openai',
+      BENCH_STATE_DIR: stateDir,
+      BENCH_SERVER_MODULE: serverModule,
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const waiting = [];
+  child.on('message', (msg) => waiting.shift()?.(msg));
+  const ask = (m) => new Promise((r) => (waiting.push(r), child.send(m)));
+  const ready = await new Promise((r, j) => {
+    waiting.push(r);
+    child.once('exit', (code) => j(new Error(`server exited ${code}`)));
+  });
+  const stop = async () => {
+    // A clean exit lets a --cpu-prof child write its profile.
+    const exited = new Promise((r) => child.once('exit', r));
+    child.send('exit');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000)).then(() => child.kill('SIGKILL'))]);
+    await fs.rm(file, { force: true });
+  };
+  return { child, ready, ask, stop };
 }
 
 /** Peak resident set (VmHWM) of a process, in MiB, from /proc. */

@@ -5,14 +5,13 @@
 // `--server` measures another build (for example main's, for the before/after rows in docs/benchmarks.md).
 //
 // Layout as in bench/chat.mjs: the server in a child pinned to core 0; the agent and both clients here on core 1.
-import { fork } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { hasCommand, machine, median, tempDir } from './lib.mjs';
+import { forkServer, machine, median, tempDir } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -122,39 +121,23 @@ async function watch(port, streamId) {
 
 async function startSatchel() {
   const stateDir = await tempDir('satchel-bench-long-line-');
-  const file = `${stateDir}.server.mjs`;
-  await fs.writeFile(file, `
+  const script = `
     const { startServer } = await import(process.env.BENCH_SERVER_MODULE);
     const s = await startServer({ host: '127.0.0.1', port: 0, stateDir: process.env.BENCH_STATE_DIR, token: '${TOKEN}' });
     process.on('message', (m) => { if (m === 'exit') process.exit(0); });
     process.send({ port: s.port });
-  `);
-  const wrap = hasCommand('taskset') ? ['taskset', '-c', '0', process.execPath] : [process.execPath];
-  const child = fork(file, [], {
-    execPath: wrap[0],
-    execArgv: wrap.slice(1),
-    env: {
-      ...process.env,
-      SATCHEL_LOG_LEVEL: 'error',
-      SATCHEL_AGENT_BASE_URL: `http://127.0.0.1:${agent.address().port}`,
-      SATCHEL_AGENT_MODEL: MODEL,
-      SATCHEL_AGENT_KIND: 'openai',
-      BENCH_STATE_DIR: stateDir,
-      BENCH_SERVER_MODULE: SERVER_MODULE,
-    },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const { port } = await new Promise((r, j) => {
-    child.once('message', r);
-    child.once('exit', (code) => j(new Error(`server exited ${code}`)));
+  `;
+  const { ready, stop: stopChild } = await forkServer(script, {
+    stateDir,
+    serverModule: SERVER_MODULE,
+    agentUrl: `http://127.0.0.1:${agent.address().port}`,
+    model: MODEL,
   });
   const stop = async () => {
-    child.send('exit');
-    await Promise.race([new Promise((r) => child.once('exit', r)), sleep(5000).then(() => child.kill())]);
+    await stopChild();
     await fs.rm(stateDir, { recursive: true, force: true });
-    await fs.rm(file, { force: true });
   };
-  return { port, stop };
+  return { port: ready.port, stop };
 }
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((sorted.length * p) / 100) - 1)];
