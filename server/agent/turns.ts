@@ -403,25 +403,20 @@ export class TurnManager {
           sliceStart = performance.now();
         }
         switch (event.kind) {
-          case 'token': {
-            ttftMs ??= Math.round(performance.now() - t0);
-            const text = withinReply(event.text);
-            content += text;
-            emitPiece('token', shownContent.push(text));
-            if (cut) {
-              endWithMarker(REPLY_CUT_MARKER);
-              // Leaving the loop returns the upstream iterator, which destroys the request (upstream.ts).
-              break reading;
-            }
-            break;
-          }
+          case 'token':
           case 'reasoning': {
             ttftMs ??= Math.round(performance.now() - t0);
             const text = withinReply(event.text);
-            reasoning += text;
-            emitPiece('reasoning', shownReasoning.push(text));
+            if (event.kind === 'token') {
+              content += text;
+              emitPiece('token', shownContent.push(text));
+            } else {
+              reasoning += text;
+              emitPiece('reasoning', shownReasoning.push(text));
+            }
             if (cut) {
               endWithMarker(REPLY_CUT_MARKER);
+              // Leaving the loop returns the upstream iterator, which destroys the request (upstream.ts).
               break reading;
             }
             break;
