@@ -52,12 +52,35 @@ describe('agent settings', () => {
     });
   });
 
-  it('an omitted key keeps the stored one; an empty key removes it', async () => {
+  it('an omitted key keeps the stored one at the same address; an empty key removes it', async () => {
     await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1234', apiKey: KEY, model: 'a' });
-    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1235', model: 'b' });
-    expect(loadAgentConfig(state, {})).toMatchObject({ baseUrl: 'http://127.0.0.1:1235', apiKey: KEY, model: 'b' });
-    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1235', apiKey: '', model: 'b' });
+    // The same agent, spelled with /v1 and a slash: still the address the key was saved with.
+    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1234/v1/', model: 'b' });
+    expect(loadAgentConfig(state, {})).toMatchObject({ baseUrl: 'http://127.0.0.1:1234/v1', apiKey: KEY, model: 'b' });
+    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1234', apiKey: '', model: 'b' });
     expect(loadAgentConfig(state, {})?.apiKey).toBeUndefined();
+  });
+
+  it('a new address never gets the previous key: omitted, it is removed, unless keeping it is asked for', async () => {
+    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1234', apiKey: KEY, model: 'a' });
+    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1235', model: 'a', keepApiKey: true });
+    expect(loadAgentConfig(state, {})).toMatchObject({ baseUrl: 'http://127.0.0.1:1235', apiKey: KEY });
+    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1236', model: 'a' });
+    expect(loadAgentConfig(state, {})).not.toHaveProperty('apiKey');
+    expect(fs.readFileSync(path.join(state, AGENT_SETTINGS_FILE), 'utf8')).not.toContain(KEY);
+    expect(publicAgentSettings(state, {}).has_api_key).toBe(false);
+  });
+
+  it('the stored key stays with its address when the base URL changes elsewhere (environment, file by hand)', async () => {
+    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1234', apiKey: KEY, model: 'a' });
+    expect(loadAgentConfig(state, { SATCHEL_AGENT_BASE_URL: 'http://127.0.0.1:9999' })).not.toHaveProperty('apiKey');
+    const file = path.join(state, AGENT_SETTINGS_FILE);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"baseUrl": "http://127.0.0.1:1234"', '"baseUrl": "http://127.0.0.1:9999"'));
+    expect(loadAgentConfig(state, {})).toMatchObject({ baseUrl: 'http://127.0.0.1:9999' });
+    expect(loadAgentConfig(state, {})).not.toHaveProperty('apiKey');
+    // A file written before the key's address was recorded: the key belongs to its own baseUrl.
+    fs.writeFileSync(file, JSON.stringify({ baseUrl: 'http://127.0.0.1:1234', apiKey: KEY }));
+    expect(loadAgentConfig(state, {})?.apiKey).toBe(KEY);
   });
 
   it('refuses a base URL that is not http(s), naming the field only', async () => {
@@ -131,9 +154,14 @@ describe('where the key lives', () => {
     expect(loadAgentConfig(state, {}, keys)).toMatchObject({ baseUrl: 'http://127.0.0.1:1234', apiKey: KEY });
     expect(loadAgentConfig(state, {}), 'the default store has no key').not.toHaveProperty('apiKey');
     expect(publicAgentSettings(state, {}, keys).has_api_key).toBe(true);
-    // Omitted keeps it, empty removes it, as with agent.json.
-    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1235', model: 'b' }, keys);
+    // Omitted keeps it (same address, or a new one when asked), empty removes it, as with agent.json.
+    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1234', model: 'b' }, keys);
     expect(keys.value).toBe(KEY);
+    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1235', model: 'b', keepApiKey: true }, keys);
+    expect(loadAgentConfig(state, {}, keys)?.apiKey).toBe(KEY);
+    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1236', model: 'b' }, keys);
+    expect(keys.value, 'a new address without keepApiKey').toBeUndefined();
+    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1235', apiKey: KEY, model: 'b' }, keys);
     await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1235', apiKey: '', model: 'b' }, keys);
     expect(keys.value).toBeUndefined();
     expect(publicAgentSettings(state, {}, keys).has_api_key).toBe(false);
@@ -152,7 +180,7 @@ describe('where the key lives', () => {
     await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1234', apiKey: KEY, model: 'qwen' }, keys);
     expect(loadAgentConfig(state, env, keys)?.apiKey).toBe(envKey);
     expect(publicAgentSettings(state, env, keys).from_env).toEqual(['apiKey']);
-    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1235', model: 'qwen' }, keys);
+    await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1234', model: 'qwen' }, keys);
     expect(keys.value).toBe(KEY);
     expect(fs.readFileSync(path.join(state, AGENT_SETTINGS_FILE), 'utf8')).not.toContain(envKey);
   });

@@ -12,6 +12,7 @@ import { DEFAULT_AGENT_CONTEXT_CHARS, DEFAULT_AGENT_TIMEOUT_MS, DEFAULT_AGENT_TU
 import type { Warn } from '../settings/parsers.js';
 import type { SecretStore } from './secret-store.js';
 import type { AgentConfig, AgentKind } from './types.js';
+import { agentUrl } from './upstream.js';
 
 export const AGENT_SETTINGS_FILE = 'agent.json';
 /** agent.json holds a handful of short strings: anything bigger is not ours. */
@@ -30,6 +31,11 @@ export interface StoredAgentSettings {
   kind?: AgentKind;
   timeoutMs?: number;
   contextChars?: number;
+  /**
+   * The address the stored key was saved with (agent.json only, never from the environment). The key is sent
+   * to that address and no other; a file written before this field existed means its own baseUrl.
+   */
+  apiKeyBaseUrl?: string;
 }
 
 /** What the UI may see: everything but the key. */
@@ -44,7 +50,7 @@ export interface PublicAgentSettings {
   from_env: string[];
 }
 
-const FILE_FIELDS: Record<keyof StoredAgentSettings, SettingName> = {
+const FILE_FIELDS: Record<Exclude<keyof StoredAgentSettings, 'apiKeyBaseUrl'>, SettingName> = {
   baseUrl: 'agentBaseUrl',
   apiKey: 'agentApiKey',
   model: 'agentModel',
@@ -110,7 +116,26 @@ export function readStoredAgentSettings(stateDir: string): StoredAgentSettings {
     if (parsed !== undefined) out[field] = parsed;
   }
   if (out.kind !== undefined && !isAgentKind(out.kind)) delete out.kind;
+  // The key's address is read as a base URL is, but it is no setting: the environment never sets it.
+  const keyAddress = (raw as Record<string, unknown>).apiKeyBaseUrl;
+  if (keyAddress !== undefined && keyAddress !== null) {
+    const parsed = SETTINGS.agentBaseUrl.parse(keyAddress, { key: `${AGENT_SETTINGS_FILE}: apiKeyBaseUrl`, source: 'file', warn: warnOnce });
+    if (typeof parsed === 'string') out.apiKeyBaseUrl = parsed;
+  }
   return out as StoredAgentSettings;
+}
+
+/**
+ * Whether two base URLs are the same agent: what requests would be sent to (`/v1` or not, a trailing slash, a
+ * query or fragment make no difference; scheme, host, port and path do). An unusable one equals only itself.
+ */
+export function sameAgentAddress(a: string | undefined, b: string | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  try {
+    return agentUrl(a, '').href === agentUrl(b, '').href;
+  } catch {
+    return a.trim() === b.trim();
+  }
 }
 
 /** The environment's fields (blank or unusable ones are absent). */
@@ -138,7 +163,10 @@ export function agentJsonKeyStore(stateDir: string): SecretStore {
       const stored = readStoredAgentSettings(stateDir);
       if (value) stored.apiKey = value;
       else if (stored.apiKey === undefined) return;
-      else delete stored.apiKey;
+      else {
+        delete stored.apiKey;
+        delete stored.apiKeyBaseUrl;
+      }
       await writeStoredAgentSettings(stateDir, stored);
     },
   };
@@ -151,10 +179,16 @@ async function writeStoredAgentSettings(stateDir: string, stored: StoredAgentSet
 
 /** The file's fields with the store's key, under the environment's (SATCHEL_AGENT_API_KEY wins, and is never stored). */
 function merged(stateDir: string, env: NodeJS.ProcessEnv, keys: SecretStore = agentJsonKeyStore(stateDir)): StoredAgentSettings {
-  const { apiKey: _inFile, ...file } = readStoredAgentSettings(stateDir);
-  const apiKey = keys.get();
+  const { apiKey: _inFile, apiKeyBaseUrl, ...file } = readStoredAgentSettings(stateDir);
   const fromEnv = envSettings(env);
-  const settings = { ...file, ...(apiKey ? { apiKey } : {}), ...fromEnv };
+  // The stored key goes only to the address it was saved with: a base URL changed in the environment, or in
+  // the file by hand, does not take it along (README, "the key is sent only to the address it was saved with").
+  const baseUrl = fromEnv.baseUrl ?? file.baseUrl;
+  const key = keys.get();
+  // Known to the redactor even where it is not sent: an agent elsewhere may still echo what it saw before.
+  rememberSecret(key);
+  const stored = sameAgentAddress(baseUrl, apiKeyBaseUrl ?? file.baseUrl) ? key : undefined;
+  const settings = { ...file, ...(stored ? { apiKey: stored } : {}), ...fromEnv };
   // Every read of the key makes it known to the redactor: whatever the agent echoes of it is masked.
   rememberSecret(settings.apiKey);
   return settings;
@@ -188,8 +222,13 @@ export function loadAgentConfig(stateDir: string, env: NodeJS.ProcessEnv = proce
 
 export interface SaveAgentSettings {
   baseUrl: string;
-  /** Omitted: the stored key is kept. An empty string removes it. */
+  /**
+   * Omitted: the stored key is kept while the address stays the same, and removed when it changes unless
+   * `keepApiKey` says to send it to the new address. An empty string removes it.
+   */
   apiKey?: string;
+  /** With `apiKey` omitted and a new address: the person confirmed that the saved key goes there too. */
+  keepApiKey?: boolean;
   model: string;
   kind?: AgentKind;
   timeoutMs?: number;
@@ -205,7 +244,7 @@ export async function saveAgentSettings(
   next: SaveAgentSettings,
   keys: SecretStore = agentJsonKeyStore(stateDir),
 ): Promise<void> {
-  const check = (field: keyof StoredAgentSettings, value: unknown) => {
+  const check = (field: keyof typeof FILE_FIELDS, value: unknown) => {
     if (value === undefined) return undefined;
     let why: string | undefined;
     const parsed = SETTINGS[FILE_FIELDS[field]].parse(typeof value === 'number' ? String(value) : value, {
@@ -217,7 +256,8 @@ export async function saveAgentSettings(
     return parsed;
   };
   const current = readStoredAgentSettings(stateDir);
-  const stored: StoredAgentSettings = { baseUrl: check('baseUrl', next.baseUrl) as string, model: next.model.trim() };
+  const baseUrl = check('baseUrl', next.baseUrl) as string;
+  const stored: StoredAgentSettings = { baseUrl, model: next.model.trim() };
   if (!stored.model) delete stored.model;
   if (next.kind !== undefined) {
     if (!isAgentKind(next.kind)) throw new Error('Invalid agent setting kind: expected hermes or openai');
@@ -229,12 +269,17 @@ export async function saveAgentSettings(
   if (contextChars !== undefined) stored.contextChars = Math.floor(contextChars as number);
   // The key first: a store that fails leaves the old settings whole. The file keeps whatever key field it has
   // then (the default store's, or none once the desktop app has moved it out).
+  const keyAddress = current.apiKeyBaseUrl ?? current.baseUrl;
   if (next.apiKey !== undefined) {
     rememberSecret(next.apiKey);
     await keys.set(next.apiKey.trim() || undefined);
+  } else if (!sameAgentAddress(keyAddress, baseUrl) && !next.keepApiKey) {
+    // A new address never receives the previous key unless the person said so.
+    await keys.set(undefined);
   }
   const keyInFile = readStoredAgentSettings(stateDir).apiKey;
-  await writeStoredAgentSettings(stateDir, { ...stored, ...(keyInFile ? { apiKey: keyInFile } : {}) });
+  const keyKept = keys.get() !== undefined;
+  await writeStoredAgentSettings(stateDir, { ...stored, ...(keyInFile ? { apiKey: keyInFile } : {}), ...(keyKept ? { apiKeyBaseUrl: baseUrl } : {}) });
 }
 
 /** The settings as the UI shows them: never the key. */
