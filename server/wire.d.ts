@@ -321,10 +321,10 @@ export interface AgentSettings {
   from_env: string[];
 }
 
-/** POST /api/agent/test */
+/** POST /api/agent/test: `message` is the result in one sentence; `key_checked` false: the key could not be checked. */
 export type AgentTestResponse =
-  | { ok: true; models: string[]; kind: 'hermes' | 'openai' }
-  | { ok: false; type: ChatErrorType; message: string; hint?: string };
+  | { ok: true; models: string[]; kind: 'hermes' | 'openai'; key_checked: boolean; message: string }
+  | { ok: false; type: ChatErrorType; message: string; hint?: string; models?: string[] };
 
 /** GET /api/agent/discover: agents answering on loopback's usual ports. */
 export interface AgentDiscoverResponse {

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAgent, type FakeAgent } from '../testing/fake-agent.js';
-import { discoverLocalAgents, LOCAL_AGENT_CANDIDATES, LOCAL_PROBE_TIMEOUT_MS, testConnection } from './discover.js';
+import { connectedSentence, detectKind, discoverLocalAgents, LOCAL_AGENT_CANDIDATES, LOCAL_PROBE_TIMEOUT_MS, testConnection } from './discover.js';
 
 const KEY = 'sk-discover-0123456789abcdefghijkl';
 let hermes: FakeAgent;
@@ -48,24 +48,87 @@ describe('testConnection', () => {
     }
   });
 
-  it('lists the models and detects Hermes through /v1/capabilities', async () => {
-    expect(await testConnection({ baseUrl: `${hermes.baseUrl}/v1`, apiKey: KEY })).toEqual({ ok: true, models: ['hermes-agent'], kind: 'hermes' });
-    expect(hermes.requests.map((r) => r.path)).toEqual(['/v1/models', '/v1/capabilities']);
-    expect(hermes.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
+  it('lists the models and detects Hermes (its keyless /v1/health); a list that needs the key proves it', async () => {
+    hermes.requests.length = 0;
+    const result = await testConnection({ baseUrl: `${hermes.baseUrl}/v1`, apiKey: KEY });
+    expect(result).toEqual({ ok: true, models: ['hermes-agent'], kind: 'hermes', keyChecked: true, host: `127.0.0.1:${hermes.port}` });
+    expect(connectedSentence(result as Extract<typeof result, { ok: true }>, true)).toBe(`Connected to Hermes Agent’s gateway at 127.0.0.1:${hermes.port}: 1 model, key accepted.`);
+    // Without a key, then with it; the kind from /v1/health: no completion runs the agent.
+    expect(hermes.requests.map((r) => [r.path, r.headers.authorization ?? null])).toEqual([
+      ['/v1/models', null],
+      ['/v1/models', `Bearer ${KEY}`],
+      ['/v1/health', null],
+    ]);
   });
-  it('a server without capabilities is openai; a set kind is kept without asking', async () => {
-    expect(await testConnection({ baseUrl: ollama.baseUrl })).toEqual({ ok: true, models: ['llama3', 'qwen2'], kind: 'openai' });
+  it('a server without capabilities is openai; the kind is detected again, whatever it was', async () => {
     ollama.requests.length = 0;
-    expect(await testConnection({ baseUrl: ollama.baseUrl, kind: 'hermes' })).toMatchObject({ ok: true, kind: 'hermes' });
-    expect(ollama.requests.map((r) => r.path)).toEqual(['/v1/models']);
+    expect(await testConnection({ baseUrl: ollama.baseUrl })).toMatchObject({ ok: true, models: ['llama3', 'qwen2'], kind: 'openai', keyChecked: true });
+    expect(ollama.requests.map((r) => r.path)).toEqual(['/v1/models', '/v1/health', '/v1/capabilities', '/v1/chat/completions']);
+  });
+  it('an open model list: a one-token completion to the chosen model checks the key, and a wrong one is reported', async () => {
+    const open = await startFakeAgent({ apiKey: KEY, openModels: true, models: ['m1', 'm2'] });
+    try {
+      const wrong = await testConnection({ baseUrl: open.baseUrl, apiKey: 'wrong-key-0123456789abcdefgh', model: 'm2' });
+      expect(wrong).toEqual({ ok: false, type: 'auth_error', message: `The agent at 127.0.0.1:${open.port} refused the API key (401).`, hint: 'Check the key, or paste it again.' });
+      const completion = open.requests.find((r) => r.path === '/v1/chat/completions')!;
+      expect(completion.body).toMatchObject({ model: 'm2', max_tokens: 1, stream: false });
+      expect(completion.body).not.toHaveProperty('tools');
+      const none = await testConnection({ baseUrl: open.baseUrl });
+      expect(none).toMatchObject({ ok: false, type: 'auth_error', message: `The agent at 127.0.0.1:${open.port} needs an API key (401).` });
+      const right = await testConnection({ baseUrl: open.baseUrl, apiKey: KEY, model: 'm2' });
+      expect(right).toMatchObject({ ok: true, kind: 'openai', keyChecked: true });
+      expect(connectedSentence(right as Extract<typeof right, { ok: true }>, true)).toBe(`Connected to an OpenAI-compatible server at 127.0.0.1:${open.port}: 2 models, key accepted.`);
+    } finally {
+      await open.close();
+    }
+  });
+  it('a model the server does not list is reported with the ones it has', async () => {
+    expect(await testConnection({ baseUrl: ollama.baseUrl, model: 'gpt-5' })).toEqual({
+      ok: false,
+      type: 'model_not_found',
+      message: `The agent at 127.0.0.1:${ollama.port} has no model “gpt-5”.`,
+      hint: 'Pick one of its 2 models: llama3, qwen2.',
+      models: ['llama3', 'qwen2'],
+    });
+  });
+  it('says plainly when the key could not be checked (the completion is refused for another reason)', async () => {
+    const odd = await startFakeAgent({ models: ['m1'] });
+    odd.fallback = { status: 400, body: { error: { message: 'max_tokens is not supported' } } };
+    try {
+      const result = await testConnection({ baseUrl: odd.baseUrl, apiKey: 'sk-some-key-0123456789abcdef' });
+      expect(result).toMatchObject({ ok: true, keyChecked: false });
+      expect(connectedSentence(result as Extract<typeof result, { ok: true }>, true)).toBe(`Connected to an OpenAI-compatible server at 127.0.0.1:${odd.port}: 1 model, the key could not be checked.`);
+    } finally {
+      await odd.close();
+    }
+  });
+  it('a Hermes gateway with an open list needs no key, and gets no completion (it would run the agent)', async () => {
+    const open = await startFakeAgent({ hermes: true, models: ['hermes-agent'] });
+    try {
+      expect(await testConnection({ baseUrl: open.baseUrl })).toMatchObject({ ok: true, kind: 'hermes', keyChecked: true, keyless: true });
+      expect(open.requests.some((r) => r.path === '/v1/chat/completions')).toBe(false);
+    } finally {
+      await open.close();
+    }
+  });
+  it('detectKind: hermes, openai, or undefined when nothing answers', async () => {
+    expect(await detectKind(hermes.baseUrl, undefined)).toBe('hermes');
+    expect(await detectKind(ollama.baseUrl, undefined)).toBe('openai');
+    expect(await detectKind(`http://127.0.0.1:${await freePort()}`, undefined)).toBeUndefined();
   });
   it('a wrong key is auth_error, and the key is not in the answer', async () => {
     const result = await testConnection({ baseUrl: hermes.baseUrl, apiKey: 'wrong-key-0123456789abcdefgh' });
     expect(result).toMatchObject({ ok: false, type: 'auth_error' });
     expect(JSON.stringify(result)).not.toContain('wrong-key');
   });
-  it('refused is unreachable', async () => {
-    expect(await testConnection({ baseUrl: `http://127.0.0.1:${await freePort()}` })).toMatchObject({ ok: false, type: 'unreachable' });
+  it('refused is unreachable: nothing listens', async () => {
+    const port = await freePort();
+    expect(await testConnection({ baseUrl: `http://127.0.0.1:${port}` })).toEqual({
+      ok: false,
+      type: 'unreachable',
+      message: `Nothing is listening at 127.0.0.1:${port}.`,
+      hint: 'Start the agent, or check the address and port.',
+    });
   });
   it('a web page is not an OpenAI-compatible server', async () => {
     const result = await testConnection({ baseUrl: htmlUrl });

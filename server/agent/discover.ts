@@ -1,7 +1,8 @@
-// Finding and checking an agent for the settings page. testConnection asks the configured server for its
-// models (and, when the kind is not set, whether it is Hermes' gateway); discoverLocalAgents knocks on the
-// usual local ports. Only loopback is ever probed: a non-loopback address is contacted only when it is the
-// base URL the person typed.
+// Finding and checking an agent for the settings page. testConnection proves what it reports: it asks the
+// server something the server authenticates (its models when that list needs the key, else a one-token
+// completion) and detects the kind; detectKind is the same probe, used again whenever the base URL changes;
+// discoverLocalAgents knocks on the usual local ports. Only loopback is ever probed: a non-loopback address is
+// contacted only when it is the base URL the person typed.
 import http from 'node:http';
 import https from 'node:https';
 import { AgentError, type AgentErrorType, type AgentKind } from './types.js';
@@ -9,10 +10,19 @@ import { agentUrl, cleanMessage, errorBodyMessage } from './upstream.js';
 
 /** A local port that does not answer this fast has nothing listening worth offering. */
 export const LOCAL_PROBE_TIMEOUT_MS = 300;
-/** The connection test waits longer: a remote server, a cold start. */
+/** The connection test waits longer, all its requests together: a remote server, a cold start. */
 export const TEST_CONNECTION_TIMEOUT_MS = 10_000;
-/** A models list (or a capabilities object) is read this far. */
+/**
+ * Saving a new base URL detects its kind within this: long enough for a remote server, short enough that Save
+ * does not hang on one that is down (the kind is then guessed from the port until the next save or Test).
+ */
+export const DETECT_KIND_TIMEOUT_MS = 5_000;
+/** A models list (or a capabilities object, or an error body) is read this far. */
 export const MAX_DISCOVERY_BODY_BYTES = 1024 * 1024;
+/** The key check's completion asks for one token: it costs next to nothing and proves the key. */
+export const KEY_CHECK_MAX_TOKENS = 1;
+/** At most this many model names go into a sentence; the rest are in the model list. */
+const MODELS_NAMED = 3;
 export const LOOPBACK = '127.0.0.1';
 
 export interface LocalCandidate {
@@ -31,11 +41,21 @@ export const LOCAL_AGENT_CANDIDATES: readonly LocalCandidate[] = [
 export interface ConnectionTarget {
   baseUrl: string;
   apiKey?: string;
-  kind?: AgentKind;
+  /** The model the person chose; the key check's completion goes to it (else to the first listed). */
+  model?: string;
 }
 export type ConnectionResult =
-  | { ok: true; models: string[]; kind: AgentKind }
-  | { ok: false; type: AgentErrorType; message: string; hint?: string };
+  | {
+      ok: true;
+      models: string[];
+      kind: AgentKind;
+      /** Whether an authenticated request succeeded (false: "the key could not be checked"). */
+      keyChecked: boolean;
+      /** The server needs no key at all (every request answered without one). */
+      keyless?: boolean;
+      host: string;
+    }
+  | { ok: false; type: AgentErrorType; message: string; hint?: string; models?: string[] };
 
 export interface LocalAgent {
   kind: AgentKind;
@@ -50,33 +70,51 @@ interface Answer {
   body: string;
 }
 
-function get(url: URL, apiKey: string | undefined, timeoutMs: number): Promise<Answer> {
+interface Ask {
+  apiKey?: string;
+  /** A JSON body: the request is a POST. */
+  json?: unknown;
+  /** A 2xx answer is taken from its status alone (a completion may stream: it is not waited for). */
+  statusOnlyOnSuccess?: boolean;
+}
+
+/** One request, whole within `timeoutMs` (idle or not); the body read up to MAX_DISCOVERY_BODY_BYTES. */
+function ask(url: URL, opts: Ask, timeoutMs: number): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const transport = url.protocol === 'https:' ? https : http;
+    const body = opts.json === undefined ? undefined : JSON.stringify(opts.json);
     const headers: http.OutgoingHttpHeaders = { accept: 'application/json' };
-    if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-    const req = transport.get(url, { headers, timeout: timeoutMs }, (res) => {
+    if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
+    if (body !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    const req = transport.request(url, { method: body === undefined ? 'GET' : 'POST', headers, timeout: Math.max(1, timeoutMs) }, (res) => {
+      const status = res.statusCode ?? 0;
+      if (opts.statusOnlyOnSuccess && status >= 200 && status < 300) {
+        resolve({ status, body: '' });
+        req.destroy();
+        return;
+      }
       const parts: Buffer[] = [];
       let size = 0;
       res.on('data', (part: Buffer) => {
         size += part.length;
         if (size > MAX_DISCOVERY_BODY_BYTES) {
           req.destroy();
-          resolve({ status: res.statusCode ?? 0, body: '' });
+          resolve({ status, body: '' });
           return;
         }
         parts.push(part);
       });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString('utf8') }));
+      res.on('end', () => resolve({ status, body: Buffer.concat(parts).toString('utf8') }));
       res.on('error', reject);
     });
     const timedOut = () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }));
     req.on('timeout', timedOut);
     // `timeout` above is the socket's idle time: a server trickling a byte now and then would keep it from
     // ever firing. This one bounds the whole exchange: no wait on an agent goes without a deadline.
-    const deadline = setTimeout(timedOut, timeoutMs);
+    const deadline = setTimeout(timedOut, Math.max(1, timeoutMs));
     req.on('close', () => clearTimeout(deadline));
     req.on('error', reject);
+    req.end(body);
   });
 }
 
@@ -95,51 +133,143 @@ export function modelIds(body: unknown): string[] | undefined {
   return data.map((m) => (typeof m === 'string' ? m : (m as { id?: unknown; name?: unknown })?.id ?? (m as { name?: unknown })?.name)).filter((id): id is string => typeof id === 'string');
 }
 
-const failure = (err: AgentError): ConnectionResult => ({ ok: false, type: err.type, message: err.message, ...(err.hint ? { hint: err.hint } : {}) });
+const failure = (err: AgentError, models?: string[]): ConnectionResult => ({
+  ok: false,
+  type: err.type,
+  message: err.message,
+  ...(err.hint ? { hint: err.hint } : {}),
+  ...(models ? { models } : {}),
+});
 
-/** Hermes' gateway answers GET /v1/capabilities with a JSON object; other servers 404 it. */
-async function isHermes(target: ConnectionTarget, timeoutMs: number): Promise<boolean> {
-  try {
-    const answer = await get(agentUrl(target.baseUrl, 'capabilities'), target.apiKey, timeoutMs);
-    const body = parseJson(answer.body);
-    return answer.status === 200 && typeof body === 'object' && body !== null && !Array.isArray(body);
-  } catch {
-    return false;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const refusedKey = (status: number) => status === 401 || status === 403;
+
+/** The time left of a deadline, for the next request of several. */
+const remaining = (deadline: number) => Math.max(1, deadline - Date.now());
+
+/**
+ * Hermes' gateway answers GET /v1/health without a key (`"platform": "hermes-agent"`) and GET /v1/capabilities
+ * with one; other servers 404 both. 'hermes' or 'openai' once the server has answered anything, undefined when
+ * it could not be reached (nothing to detect). The key goes along only to the address it is meant for: the
+ * caller passes the key it will use there, or none.
+ */
+export async function detectKind(baseUrl: string, apiKey: string | undefined, timeoutMs = DETECT_KIND_TIMEOUT_MS): Promise<AgentKind | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  let answered = false;
+  for (const [rest, key] of [['health', undefined], ['capabilities', apiKey]] as const) {
+    try {
+      const answer = await ask(agentUrl(baseUrl, rest), { apiKey: key }, remaining(deadline));
+      answered = true;
+      const body = parseJson(answer.body);
+      if (answer.status !== 200 || !isObject(body)) continue;
+      if (rest === 'health' ? body.platform === 'hermes-agent' : true) return 'hermes';
+    } catch {
+      if (Date.now() >= deadline) break;
+    }
   }
+  return answered ? 'openai' : undefined;
 }
 
-/** Whether the configured server answers like an OpenAI-compatible one, its models, and its kind. */
+function reachFailure(err: unknown, url: URL, timeoutMs: number): ConnectionResult {
+  const code = (err as NodeJS.ErrnoException).code ?? '';
+  if (code === 'ETIMEDOUT') return failure(new AgentError('timeout', `The agent at ${url.host} did not answer within ${Math.round(timeoutMs / 1000)} s.`, 'Check that it is running and not overloaded.'));
+  if (code === 'ECONNREFUSED') return failure(new AgentError('unreachable', `Nothing is listening at ${url.host}.`, 'Start the agent, or check the address and port.'));
+  return failure(new AgentError('unreachable', `Cannot reach ${url.host}${code ? ` (${code})` : ''}.`, 'Check the address.'));
+}
+
+const wrongKey = (host: string, apiKey: string | undefined, status: number) =>
+  failure(
+    apiKey
+      ? new AgentError('auth_error', `The agent at ${host} refused the API key (${status}).`, 'Check the key, or paste it again.')
+      : new AgentError('auth_error', `The agent at ${host} needs an API key (${status}).`, 'Enter its key in the API key field.'),
+  );
+
+const modelMissing = (host: string, model: string, models: string[]) =>
+  failure(
+    new AgentError(
+      'model_not_found',
+      `The agent at ${host} has no model “${model}”.`,
+      models.length ? `Pick one of its ${models.length} model${models.length === 1 ? '' : 's'}: ${models.slice(0, MODELS_NAMED).join(', ')}${models.length > MODELS_NAMED ? ', …' : ''}.` : 'Check the model name.',
+    ),
+    models,
+  );
+
+/**
+ * Whether the server answers like an OpenAI-compatible one, proves the key (or says it could not), has the
+ * chosen model, and which kind it is. Every request shares one deadline, `timeoutMs`.
+ */
 export async function testConnection(target: ConnectionTarget, timeoutMs = TEST_CONNECTION_TIMEOUT_MS): Promise<ConnectionResult> {
+  const deadline = Date.now() + timeoutMs;
   let url: URL;
   try {
     url = agentUrl(target.baseUrl, 'models');
   } catch (err) {
     return failure(err as AgentError);
   }
-  let answer: Answer;
+  const host = url.host;
+  // First without a key: whether the model list is open to anyone decides what proves the key.
+  let open: Answer;
   try {
-    answer = await get(url, target.apiKey, timeoutMs);
+    open = await ask(url, {}, remaining(deadline));
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? '';
-    if (code === 'ETIMEDOUT') return failure(new AgentError('timeout', `The agent at ${url.host} did not answer within ${Math.round(timeoutMs / 1000)} s`));
-    return failure(new AgentError('unreachable', `Cannot reach the agent at ${url.host}${code ? ` (${code})` : ''}`, 'Is it running, and is the address right?'));
+    return reachFailure(err, url, timeoutMs);
   }
-  if (answer.status === 401 || answer.status === 403) {
-    return failure(new AgentError('auth_error', `The agent refused the API key (${answer.status})`, 'Check the API key.'));
+  let listed: Answer = open;
+  const listNeedsKey = refusedKey(open.status);
+  if (listNeedsKey) {
+    if (!target.apiKey) return wrongKey(host, undefined, open.status);
+    try {
+      listed = await ask(url, { apiKey: target.apiKey }, remaining(deadline));
+    } catch (err) {
+      return reachFailure(err, url, timeoutMs);
+    }
+    if (refusedKey(listed.status)) return wrongKey(host, target.apiKey, listed.status);
   }
-  const models = answer.status === 200 ? modelIds(parseJson(answer.body)) : undefined;
+  const models = listed.status === 200 ? modelIds(parseJson(listed.body)) : undefined;
   if (!models) {
-    const said = answer.status === 200 ? '' : cleanMessage(errorBodyMessage(answer.body), target.apiKey);
+    const said = listed.status === 200 ? '' : cleanMessage(errorBodyMessage(listed.body), target.apiKey);
     return failure(
       new AgentError(
         'upstream_error',
-        `${url.host} does not answer like an OpenAI-compatible server (GET /v1/models: ${answer.status}${said ? `, ${said}` : ''})`,
+        `${host} does not answer like an OpenAI-compatible server (GET /v1/models: ${listed.status}${said ? `, ${said}` : ''}).`,
         'Check the address: it is the server’s base URL, with or without /v1.',
       ),
     );
   }
-  const kind = target.kind ?? ((await isHermes(target, timeoutMs)) ? 'hermes' : 'openai');
-  return { ok: true, models, kind };
+  const model = target.model?.trim();
+  if (model && !models.includes(model)) return modelMissing(host, model, models);
+  const kind = (await detectKind(target.baseUrl, target.apiKey, remaining(deadline))) ?? 'openai';
+  if (listNeedsKey) return { ok: true, models, kind, keyChecked: true, host };
+  // Hermes' gateway checks one key on every route: an open list means it needs none. A completion there would
+  // run the whole agent (its tools included), so none is sent.
+  if (kind === 'hermes') return { ok: true, models, kind, keyChecked: true, keyless: true, host };
+  const checkModel = model || models[0];
+  if (!checkModel) return { ok: true, models, kind, keyChecked: false, host };
+  // The list is open to anyone: a one-token completion is what the key is checked by.
+  let checked: Answer;
+  try {
+    checked = await ask(
+      agentUrl(target.baseUrl, 'chat/completions'),
+      { apiKey: target.apiKey, json: { model: checkModel, messages: [{ role: 'user', content: 'Hi' }], max_tokens: KEY_CHECK_MAX_TOKENS, stream: false }, statusOnlyOnSuccess: true },
+      remaining(deadline),
+    );
+  } catch {
+    return { ok: true, models, kind, keyChecked: false, host };
+  }
+  if (refusedKey(checked.status)) return wrongKey(host, target.apiKey, checked.status);
+  if (checked.status === 404 && model && /model/i.test(errorBodyMessage(checked.body))) return modelMissing(host, model, models);
+  const ok = checked.status >= 200 && checked.status < 300;
+  return { ok: true, models, kind, keyChecked: ok, ...(ok && !target.apiKey ? { keyless: true } : {}), host };
+}
+
+const KIND_NAMES: Record<AgentKind, string> = { hermes: 'Hermes Agent’s gateway', openai: 'an OpenAI-compatible server' };
+
+/** A successful test in one sentence: the kind, how many models, what became of the key. */
+export function connectedSentence(result: Extract<ConnectionResult, { ok: true }>, hadKey: boolean): string {
+  const n = result.models.length;
+  const count = n ? `${n} model${n === 1 ? '' : 's'}` : 'no models listed';
+  const key = !result.keyChecked ? 'the key could not be checked' : result.keyless ? 'no key needed' : hadKey ? 'key accepted' : 'no key needed';
+  return `Connected to ${KIND_NAMES[result.kind]} at ${result.host}: ${count}, ${key}.`;
 }
 
 /** The local servers that answer on their usual ports (loopback only, a short wait each, all at once). */
@@ -148,7 +278,7 @@ export async function discoverLocalAgents(candidates: readonly LocalCandidate[] 
     candidates.map(async (candidate): Promise<LocalAgent | undefined> => {
       const baseUrl = `http://${LOOPBACK}:${candidate.port}`;
       try {
-        const answer = await get(agentUrl(baseUrl, 'models'), undefined, timeoutMs);
+        const answer = await ask(agentUrl(baseUrl, 'models'), {}, timeoutMs);
         const base = { kind: candidate.kind, baseUrl, label: candidate.label };
         if (answer.status === 401 || answer.status === 403) return { ...base, needsKey: true };
         return answer.status === 200 && modelIds(parseJson(answer.body)) ? base : undefined;

@@ -49,7 +49,7 @@ describe('agent settings and the key', () => {
       expect(JSON.parse(await text(await srv.api('/api/agent/settings')))).toMatchObject({ has_api_key: true });
       expect((await fs.stat(path.join(srv.stateDir, 'agent.json'))).mode & 0o777).toBe(0o600);
       const tested = JSON.parse(await text(await srv.json('/api/agent/test', {})));
-      expect(tested).toEqual({ ok: true, models: ['fake-model'], kind: 'openai' });
+      expect(tested).toEqual({ ok: true, models: ['fake-model'], kind: 'openai', key_checked: true, message: `Connected to an OpenAI-compatible server at 127.0.0.1:${agent.port}: 1 model, key accepted.` });
       expect(agent.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
       const wrongKey = JSON.parse(await text(await srv.json('/api/agent/test', { base_url: agent.baseUrl, api_key: 'sk-wrong-key-0123456789abcdef' })));
       expect(wrongKey).toMatchObject({ ok: false, type: 'auth_error' });
@@ -99,6 +99,65 @@ describe('agent settings and the key', () => {
       }
     } finally {
       restore();
+    }
+  });
+});
+
+describe('the kind and the key belong to the connection', () => {
+  /** Starts one chat turn on `id` and waits for its end; the frames' names. */
+  async function turn(server: TestServer, id: string, message: string): Promise<string[]> {
+    const started = (await (await server.json('/api/chat/start', { session_id: id, message })).json()) as { stream_id: string };
+    const stream = await openSse(server.port, `/api/chat/stream?stream_id=${started.stream_id}`);
+    await stream.ended();
+    return stream.frames().map((f) => f.event!);
+  }
+
+  it('a new base URL is probed for its kind and never receives the previous key unless the person keeps it', async () => {
+    const own = await startTestServer();
+    const hermes = await startFakeAgent({ apiKey: KEY, hermes: true, models: ['hermes-agent'] });
+    const plain = await startFakeAgent({ models: ['fake-model'] });
+    const third = await startFakeAgent({ models: ['fake-model'] });
+    try {
+      const first = await (await own.json('/api/agent/settings', { base_url: hermes.baseUrl, api_key: KEY, model: 'hermes-agent' })).json();
+      expect(first).toMatchObject({ base_url: hermes.baseUrl, kind: 'hermes', has_api_key: true });
+      const id = await own.newSession();
+      hermes.next(reply('One.'));
+      expect(await turn(own, id, 'First question')).toContain('done');
+      expect(hermes.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
+
+      // What the dialog sent before this issue: the new address, the key field empty, the old kind.
+      const moved = await (await own.json('/api/agent/settings', { base_url: plain.baseUrl, model: 'fake-model', kind: 'hermes' })).json();
+      expect(moved).toMatchObject({ base_url: plain.baseUrl, kind: 'openai', has_api_key: false });
+      const stored = await fs.readFile(path.join(own.stateDir, 'agent.json'), 'utf8');
+      expect(stored).not.toContain(KEY);
+      expect(JSON.parse(stored).kind).toBe('openai');
+      expect(await (await own.json('/api/agent/test', {})).json()).toMatchObject({ ok: true, kind: 'openai', key_checked: true });
+      plain.next(reply('Two.'));
+      expect(await turn(own, id, 'Second question')).toContain('done');
+      // Read off the second agent's sockets: not one request carried a key or Hermes' session header.
+      expect(plain.requests.length).toBeGreaterThan(0);
+      for (const r of plain.requests) {
+        expect(r.headers.authorization, `${r.method} ${r.path}`).toBeUndefined();
+        expect(r.headers['x-hermes-session-id'], `${r.method} ${r.path}`).toBeUndefined();
+      }
+      // An openai-kind agent gets the whole conversation, the turns the other agent answered included.
+      const sent = plain.requests.filter((r) => r.path === '/v1/chat/completions').at(-1)!.body as { messages: { role: string; content: unknown }[] };
+      expect(sent.messages.map((m) => [m.role, m.content])).toEqual([
+        ['user', 'First question'],
+        ['assistant', 'One.'],
+        ['user', 'Second question'],
+      ]);
+
+      // Kept on purpose: the person confirmed sending the saved key to the new address.
+      await own.json('/api/agent/settings', { base_url: plain.baseUrl, api_key: KEY, model: 'fake-model' }).then((r) => r.text());
+      const kept = await (await own.json('/api/agent/settings', { base_url: third.baseUrl, model: 'fake-model', keep_api_key: true })).json();
+      expect(kept).toMatchObject({ base_url: third.baseUrl, has_api_key: true });
+      await own.json('/api/agent/test', {}).then((r) => r.text());
+      expect(third.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
+      expect((await own.json('/api/agent/settings', { base_url: third.baseUrl, model: 'm', keep_api_key: 'yes' })).status).toBe(400);
+    } finally {
+      await own.stop();
+      await Promise.all([hermes.close(), plain.close(), third.close()]);
     }
   });
 });

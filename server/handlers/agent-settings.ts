@@ -1,7 +1,7 @@
 // The agent's settings for the UI (docs/spec-notes.md, "Chat: configuration"): read them (never the key), save
 // them. The settings themselves live in agent/config.ts.
-import { loadAgentConfig, publicAgentSettings, saveAgentSettings, isAgentKind, type SaveAgentSettings } from '../agent/config.js';
-import { discoverLocalAgents, testConnection, type ConnectionResult } from '../agent/discover.js';
+import { loadAgentConfig, publicAgentSettings, readStoredAgentSettings, sameAgentAddress, saveAgentSettings, isAgentKind, type SaveAgentSettings } from '../agent/config.js';
+import { connectedSentence, detectKind, discoverLocalAgents, testConnection, type ConnectionResult } from '../agent/discover.js';
 import { ValueError } from '../errors.js';
 import type { HandlerInput } from '../http/app.js';
 import { readJsonBody } from '../http/body.js';
@@ -20,18 +20,36 @@ const optionalNumber = (value: unknown, field: string): number | undefined => {
   return value;
 };
 
-/** Body `{base_url, model, api_key?, kind?, timeout_ms?, context_chars?}`; api_key omitted keeps the stored key, '' removes it. */
+/**
+ * Body `{base_url, model, api_key?, keep_api_key?, kind?, timeout_ms?, context_chars?}`. api_key omitted keeps
+ * the stored key at the same address; a new address gets it only with `keep_api_key: true` (else it is
+ * removed); '' removes it. A new address has its kind detected (discover.ts, detectKind): `kind` is taken as
+ * given only while the address stays the same.
+ */
 export async function saveAgentSettingsRoute({ ctx, app }: HandlerInput): Promise<void> {
   const body = await readJsonBody(ctx);
   if (typeof body.base_url !== 'string' || !body.base_url.trim()) throw new ValueError('base_url is required');
   if (body.model !== undefined && body.model !== null && typeof body.model !== 'string') throw new ValueError('Invalid agent setting model');
   if (body.api_key !== undefined && body.api_key !== null && typeof body.api_key !== 'string') throw new ValueError('Invalid agent setting api_key');
+  if (body.keep_api_key !== undefined && body.keep_api_key !== null && typeof body.keep_api_key !== 'boolean') throw new ValueError('Invalid agent setting keep_api_key: expected true or false');
   if (body.kind !== undefined && body.kind !== null && body.kind !== '' && !isAgentKind(body.kind)) throw new ValueError('Invalid agent setting kind: expected hermes or openai');
+  const baseUrl = body.base_url.trim();
+  const stored = readStoredAgentSettings(app.config.stateDir);
+  const moved = !sameAgentAddress(stored.baseUrl, baseUrl);
+  const typedKey = typeof body.api_key === 'string' ? body.api_key.trim() : undefined;
+  // The kind belongs to the address: a new one is probed as a fresh state folder's Test probes it, with the key
+  // that will be sent there (the one typed, or the saved one the person chose to keep), never another.
+  let kind = isAgentKind(body.kind) ? body.kind : undefined;
+  if (moved) {
+    const savedKey = body.keep_api_key === true ? loadAgentConfig(app.config.stateDir, process.env, app.config.agentKeyStore)?.apiKey : undefined;
+    kind = await detectKind(baseUrl, typedKey || savedKey);
+  }
   const next: SaveAgentSettings = {
-    baseUrl: body.base_url.trim(),
+    baseUrl,
     model: typeof body.model === 'string' ? body.model : '',
     ...(typeof body.api_key === 'string' ? { apiKey: body.api_key } : {}),
-    ...(isAgentKind(body.kind) ? { kind: body.kind } : {}),
+    ...(body.keep_api_key === true ? { keepApiKey: true } : {}),
+    ...(kind ? { kind } : {}),
     timeoutMs: optionalNumber(body.timeout_ms, 'timeout_ms'),
     contextChars: optionalNumber(body.context_chars, 'context_chars'),
   };
@@ -46,18 +64,22 @@ export async function saveAgentSettingsRoute({ ctx, app }: HandlerInput): Promis
 }
 
 /**
- * Body `{base_url?, api_key?, kind?}`; without base_url the saved agent is tested. The saved key is used only
- * for the saved address: typing another address never sends the stored key to it.
+ * Body `{base_url?, api_key?, model?}`; without base_url the saved agent is tested. The saved key is used only
+ * for the saved address: typing another address never sends the stored key to it. The kind is always
+ * detected again (a `kind` in the body is ignored); the answer says in one sentence what was proved.
  */
 export async function testAgent({ ctx, app }: HandlerInput): Promise<void> {
   const body = await readJsonBody(ctx);
   const saved = loadAgentConfig(app.config.stateDir, process.env, app.config.agentKeyStore);
   const baseUrl = typeof body.base_url === 'string' && body.base_url.trim() ? body.base_url.trim() : saved?.baseUrl;
   if (!baseUrl) throw new ValueError('base_url is required');
-  const apiKey = typeof body.api_key === 'string' ? body.api_key.trim() || undefined : baseUrl === saved?.baseUrl ? saved.apiKey : undefined;
-  const kind = isAgentKind(body.kind) ? body.kind : undefined;
-  const result = await testConnection({ baseUrl, ...(apiKey ? { apiKey } : {}), ...(kind ? { kind } : {}) });
-  await sendJson(ctx, 200, publicAgentTest(withoutEchoedKey(result, apiKey)) satisfies wire.AgentTestResponse);
+  const apiKey = typeof body.api_key === 'string' ? body.api_key.trim() || undefined : saved && sameAgentAddress(baseUrl, saved.baseUrl) ? saved.apiKey : undefined;
+  const model = typeof body.model === 'string' && body.model.trim() ? body.model.trim() : body.base_url === undefined ? saved?.model || undefined : undefined;
+  const result = withoutEchoedKey(await testConnection({ baseUrl, ...(apiKey ? { apiKey } : {}), ...(model ? { model } : {}) }), apiKey);
+  const answer: wire.AgentTestResponse = result.ok
+    ? { ok: true, models: result.models, kind: result.kind, key_checked: result.keyChecked, message: connectedSentence(result, apiKey !== undefined) }
+    : { ok: false, type: result.type, message: result.message, ...(result.hint ? { hint: result.hint } : {}), ...(result.models ? { models: result.models } : {}) };
+  await sendJson(ctx, 200, publicAgentTest(answer) satisfies wire.AgentTestResponse);
 }
 
 /**
@@ -68,9 +90,17 @@ export async function testAgent({ ctx, app }: HandlerInput): Promise<void> {
 function withoutEchoedKey(result: ConnectionResult, apiKey: string | undefined): ConnectionResult {
   const tested = new SecretMatcher(apiKey ? [apiKey] : []);
   // A key typed for the test is not known to the redactor yet: its forms are masked in the server's words here.
-  if (!result.ok) return { ...result, message: tested.mask(result.message), ...(result.hint ? { hint: tested.mask(result.hint) } : {}) };
   const known = knownSecrets();
-  return { ...result, models: result.models.filter((m) => !tested.holds(m) && !known.holds(m)) };
+  const keep = (models: string[]) => models.filter((m) => !tested.holds(m) && !known.holds(m));
+  if (!result.ok) {
+    return {
+      ...result,
+      message: tested.mask(result.message),
+      ...(result.hint ? { hint: tested.mask(result.hint) } : {}),
+      ...(result.models ? { models: keep(result.models) } : {}),
+    };
+  }
+  return { ...result, models: keep(result.models) };
 }
 
 export async function discoverAgents({ ctx }: HandlerInput): Promise<void> {

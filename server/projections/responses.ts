@@ -74,8 +74,14 @@ export function publicAgentSettings(s: wire.AgentSettings): PublicAgentSettings 
 
 export function publicAgentTest(r: wire.AgentTestResponse) {
   return r.ok
-    ? { ok: true as const, models: r.models.map(redactText), kind: r.kind }
-    : { ok: false as const, type: r.type, message: redactText(r.message), hint: r.hint === undefined ? undefined : redactText(r.hint) };
+    ? { ok: true as const, models: r.models.map(redactText), kind: r.kind, key_checked: r.key_checked, message: redactText(r.message) }
+    : {
+        ok: false as const,
+        type: r.type,
+        message: redactText(r.message),
+        hint: r.hint === undefined ? undefined : redactText(r.hint),
+        models: r.models === undefined ? undefined : r.models.map(redactText),
+      };
 }
 
 /** Addresses the server built itself from the loopback ports it probed, with its own labels. */

@@ -21,9 +21,11 @@
 // A Frame is a chunk object (written as `data: <json>`), or { event, data } (named event), or { comment },
 // or { raw } (written as is). Helpers below build the realistic ones: reply(), contentChunk(), toolProgress().
 //
-// With `apiKey`, a request without `Authorization: Bearer <apiKey>` gets 401. `models` (default ['fake-model'])
+// With `apiKey`, a request without `Authorization: Bearer <apiKey>` gets 401 (with `openModels`, GET /v1/models
+// excepted: the list is open to anyone, as on many servers). `models` (default ['fake-model'])
 // are listed by GET /v1/models; a completion naming another model gets 404 "model … not found". With
-// `hermes: true`, GET /v1/capabilities answers like Hermes Agent's gateway (404 otherwise).
+// `hermes: true`, GET /v1/capabilities answers like Hermes Agent's gateway, and GET /v1/health (without a key)
+// with its `"platform": "hermes-agent"` (404 otherwise).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isTitleRequest } from '../agent/title.js';
@@ -63,6 +65,8 @@ export interface FakeAgentOptions {
   apiKey?: string;
   hermes?: boolean;
   models?: string[];
+  /** GET /v1/models answers without the key. */
+  openModels?: boolean;
 }
 
 export interface FakeAgent {
@@ -80,6 +84,8 @@ export interface FakeAgent {
 const DEFAULT_MODEL = 'fake-model';
 /** What the fake's GET /v1/capabilities answers in hermes mode. */
 export const HERMES_CAPABILITIES = { object: 'capabilities', server: 'hermes-agent', features: { session_header: 'X-Hermes-Session-Id', tool_progress: true } };
+/** What the fake's GET /v1/health answers in hermes mode, as the real gateway does: without a key. */
+export const HERMES_HEALTH = { status: 'ok', platform: 'hermes-agent', version: 'fake' };
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 let chunkSeq = 0;
@@ -250,7 +256,11 @@ export async function startFakeAgent(options: FakeAgentOptions = {}): Promise<Fa
     const recorded = { method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body };
     const title = isTitleRequest((body as { messages?: { content?: unknown }[] } | undefined)?.messages);
     (title ? agent.titleRequests : requests).push(recorded);
-    if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+    if (req.method === 'GET' && url.pathname === '/v1/health' && options.hermes) {
+      return sendJson(res, 200, HERMES_HEALTH);
+    }
+    const open = options.openModels && req.method === 'GET' && url.pathname === '/v1/models';
+    if (!open && options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
       return sendJson(res, 401, { error: { message: 'Invalid API key', type: 'invalid_request_error', code: 'invalid_api_key' } });
     }
     if (req.method === 'GET' && url.pathname === '/v1/models') {
