@@ -6,9 +6,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventBus, type ServerEvent } from '../store/events.js';
 import { SessionStore } from '../store/sessions.js';
-import { reply, startFakeAgent } from '../testing/fake-agent.js';
+import { reply, startFakeAgent, type FakeAgent } from '../testing/fake-agent.js';
 import { scriptedAgent, TEST_AGENT_CONFIG, type ScriptedAgent } from '../testing/scripted-agent.js';
-import { cleanTitle, askTitle, TITLE_PROMPT, titleRequest } from './title.js';
+import { asksAgentForTitle, cleanTitle, askTitle, TITLE_PROMPT, titleFrom, titleRequest } from './title.js';
 import { MAX_CONCURRENT_TITLES, TurnManager } from './turns.js';
 import { AgentError } from './types.js';
 import { HERMES_SESSION_HEADER, streamTurn } from './upstream.js';
@@ -20,6 +20,14 @@ describe('cleanTitle', () => {
     expect(cleanTitle('<think>They want a title.</think>\n\n# Lisbon in Spring\n')).toBe('Lisbon in Spring');
     expect(cleanTitle('  \n  ')).toBeUndefined();
     expect(cleanTitle('""')).toBeUndefined();
+  });
+
+  it('makes titles plain text: emphasis, code, heading, quote and link marks out, snake_case kept', () => {
+    expect(cleanTitle('**Plan**')).toBe('Plan');
+    expect(cleanTitle('Title: The __big__ `npm` ~~plan~~ *now*')).toBe('The big npm plan now');
+    expect(titleFrom('# **Plan** the [trip](https://example.com)\n> read my_file_name.txt')).toBe('Plan the trip read my_file_name.txt');
+    expect(titleFrom('- buy **milk')).toBe('buy milk');
+    expect(titleFrom('2 * 3 = 6, a_b_c')).toBe('2 * 3 = 6, a_b_c');
   });
 
   it('cuts a long answer at 60 characters and redacts a credential', () => {
@@ -44,19 +52,82 @@ describe('the title request', () => {
     expect(content.length).toBeLessThan(2_500);
   });
 
-  it('does not carry the session header to a hermes agent', async () => {
-    const fake = await startFakeAgent({ hermes: true });
+  it('asks a plain OpenAI-compatible server once: no tools, no session header; the answer made plain text', async () => {
+    const fake = await startFakeAgent();
     try {
-      fake.titleScript = reply('Trip to Lisbon');
-      const config = { ...TEST_AGENT_CONFIG, baseUrl: fake.baseUrl, model: 'fake-model', kind: 'hermes' as const };
+      fake.titleScript = reply('**Trip** to `Lisbon`');
+      const config = { ...TEST_AGENT_CONFIG, baseUrl: fake.baseUrl, model: 'fake-model', kind: 'openai' as const };
       const title = await askTitle(streamTurn, config, { firstMessage: 'Plan a trip to Lisbon', reply: 'Day 1' }, AbortSignal.timeout(5_000));
       expect(title).toBe('Trip to Lisbon');
       expect(fake.titleRequests).toHaveLength(1);
       expect(fake.titleRequests[0]!.headers[HERMES_SESSION_HEADER.toLowerCase()]).toBeUndefined();
+      expect(fake.titleRequests[0]!.body).not.toHaveProperty('tools');
       expect(fake.requests.filter((r) => r.path.endsWith('/chat/completions'))).toHaveLength(0);
     } finally {
       await fake.close();
     }
+  });
+
+  it('never asks Hermes’ gateway (any request there runs the agent with its tools): no request at all', async () => {
+    const fake = await startFakeAgent({ hermes: true });
+    try {
+      fake.titleScript = reply('Trip to Lisbon');
+      const config = { ...TEST_AGENT_CONFIG, baseUrl: fake.baseUrl, model: 'fake-model', kind: 'hermes' as const };
+      expect(asksAgentForTitle(config)).toBe(false);
+      expect(asksAgentForTitle({ kind: 'openai' })).toBe(true);
+      expect(await askTitle(streamTurn, config, { firstMessage: 'Plan a trip to Lisbon', reply: 'Day 1' }, AbortSignal.timeout(5_000))).toBeUndefined();
+      expect(fake.titleRequests).toHaveLength(0);
+      expect(fake.requests).toHaveLength(0);
+    } finally {
+      await fake.close();
+    }
+  });
+});
+
+describe('a whole turn, over sockets to the fake agent', () => {
+  let dir: string;
+  let fake: FakeAgent;
+  beforeEach(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-title-'));
+  });
+  afterEach(async () => {
+    await fake?.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  async function oneTurn(kind: 'hermes' | 'openai', message: string, answer: string): Promise<string> {
+    fake = await startFakeAgent({ hermes: kind === 'hermes' });
+    fake.next(reply(answer));
+    fake.titleScript = reply('## **Lisbon** in _Spring_');
+    const sessions = new SessionStore(dir);
+    await sessions.load();
+    const turns = new TurnManager(sessions, new EventBus(), {
+      streamTurn,
+      loadConfig: () => ({ ...TEST_AGENT_CONFIG, baseUrl: fake.baseUrl, model: 'fake-model', kind }),
+      buildRequest: ({ session, text }) => ({ sessionId: session.session_id, messages: [{ role: 'user', content: text }] }),
+    });
+    try {
+      const session = await sessions.create({ workspace: dir, profile: 'default' });
+      const started = await turns.start({ session, profile: 'default', text: message, attachments: [] });
+      await turns.find(started.stream_id)!.finished;
+      await turns.titlesSettled();
+      return sessions.get(session.session_id)!.title;
+    } finally {
+      await turns.stop();
+    }
+  }
+
+  it('a Hermes-kind turn makes exactly one upstream request, and its title is derived (plain text)', async () => {
+    expect(await oneTurn('hermes', '**Plan** a `trip` to _Lisbon_', 'Day 1: Alfama.')).toBe('Plan a trip to Lisbon');
+    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/chat/completions']);
+    expect(fake.titleRequests).toHaveLength(0);
+  });
+
+  it('an openai-kind turn: the turn, then one title request without tools, its answer plain', async () => {
+    expect(await oneTurn('openai', 'plan a trip to lisbon', 'Day 1: Alfama.')).toBe('Lisbon in Spring');
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.titleRequests).toHaveLength(1);
+    expect(fake.titleRequests[0]!.body).not.toHaveProperty('tools');
   });
 });
 
@@ -78,7 +149,7 @@ describe('a title asked of the agent after the first exchange', () => {
     agent = scriptedAgent();
     turns = new TurnManager(sessions, bus, {
       streamTurn: agent.streamTurn,
-      loadConfig: () => ({ ...TEST_AGENT_CONFIG, kind: 'hermes' }),
+      loadConfig: () => ({ ...TEST_AGENT_CONFIG, kind: 'openai' }),
       buildRequest: ({ session, text }) => ({ sessionId: session.session_id, messages: [{ role: 'user', content: text }] }),
     });
   });
