@@ -57,7 +57,7 @@ test('a wrong key: the test says what failed, and a turn explains the auth failu
   await dialog.getByTestId('agent-api-key').fill('wrong');
   await dialog.getByTestId('agent-test').click();
   await expect(dialog.getByTestId('agent-test-result')).toHaveAttribute('data-state', 'error');
-  await expect(dialog.getByTestId('agent-test-result')).toContainText('auth_error');
+  await expect(dialog.getByTestId('agent-test-result')).toHaveAttribute('data-type', 'auth_error');
   await dialog.getByTestId('agent-model').fill('fake-model');
   await dialog.getByTestId('agent-save').click();
   await expect(page.getByTestId('agent-notice')).toBeHidden();
@@ -75,7 +75,7 @@ test('configured: the key is saved (never shown), the test lists the models', as
   await dialog.getByTestId('agent-api-key').fill(KEY);
   await dialog.getByTestId('agent-test').click();
   await expect(dialog.getByTestId('agent-test-result')).toHaveAttribute('data-state', 'ok');
-  await expect(dialog.getByTestId('agent-test-result')).toContainText('fake-model');
+  await expect(dialog.getByTestId('agent-test-result')).toContainText('1 model, key accepted');
   await expect(dialog.getByTestId('agent-model')).toHaveValue('fake-model');
   await dialog.getByTestId('agent-save').click();
   await expect(dialog).toBeHidden();

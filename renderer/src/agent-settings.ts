@@ -1,6 +1,9 @@
 // "Connect an agent": the agent's base URL, API key (write-only: the page only learns whether one is saved),
 // model (picked from what Test connection lists, or typed), and the agents found running on this computer.
-import { api, ApiError, type AgentSettings, type AgentSettingsInput, type AgentTestResponse, type DiscoveredAgent } from './api.js';
+// The kind and the key belong to the address: the detected kind is shown, and saving a new address with the
+// key field empty first asks whether the saved key may go there (agent-connection.ts has the words).
+import { keepKeyQuestion, kindText, testResultText } from './agent-connection.js';
+import { api, ApiError, type AgentSettings, type AgentSettingsInput, type DiscoveredAgent } from './api.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
 import { McpPanel } from './mcp-panel.js';
 import { notify } from './toast.js';
@@ -32,13 +35,6 @@ export function failureText(err: unknown): string {
   return [err.message, typeof type === 'string' ? `(${type})` : '', typeof hint === 'string' ? `— ${hint}` : ''].filter(Boolean).join(' ');
 }
 
-/** The test route's answer in words: the models it found, or what failed and what to do about it. */
-export function testResultText(res: AgentTestResponse): string {
-  if (!res.ok) return [res.message, `(${res.type})`, res.hint ? `— ${res.hint}` : ''].filter(Boolean).join(' ');
-  const n = res.models.length;
-  return n ? `Connected. ${n} model${n === 1 ? '' : 's'}: ${res.models.join(', ')}` : 'Connected. The agent lists no models.';
-}
-
 export class AgentSettingsDialog {
   private readonly dialog = byId<HTMLDialogElement>('agent-dialog');
   private readonly form = byId<HTMLFormElement>('agent-form');
@@ -49,6 +45,9 @@ export class AgentSettingsDialog {
   private readonly model = byId<HTMLInputElement>('agent-model');
   private readonly testButton = byId<HTMLButtonElement>('agent-test');
   private readonly testResult = byId('agent-test-result');
+  private readonly kindLine = byId('agent-kind');
+  private readonly keyConfirm = byId('agent-key-confirm');
+  private readonly keyConfirmText = byId('agent-key-confirm-text');
   private readonly error = byId('agent-settings-error');
   private readonly discovered = byId<HTMLUListElement>('agent-discovered');
   private readonly chatTab = byId<HTMLButtonElement>('agent-tab-chat');
@@ -70,6 +69,15 @@ export class AgentSettingsDialog {
     const hold = byId<HTMLInputElement>('hold-to-send');
     hold.checked = holdToSend();
     hold.addEventListener('change', () => setHoldToSend(hold.checked));
+    // Another address: its kind is detected again (on Test or Save), and the saved key's question may change.
+    this.baseUrl.addEventListener('input', () => {
+      this.kind = undefined;
+      this.showKind();
+      this.showKeyState();
+    });
+    this.apiKey.addEventListener('input', () => this.showKeyState());
+    byId('agent-key-keep').addEventListener('click', () => void this.save(true));
+    byId('agent-key-drop').addEventListener('click', () => void this.save(false));
     this.modelSelect.addEventListener('change', () => {
       if (this.modelSelect.value) this.model.value = this.modelSelect.value;
     });
@@ -98,6 +106,7 @@ export class AgentSettingsDialog {
     this.model.value = s?.model ?? '';
     this.kind = s?.kind ?? undefined;
     this.apiKey.value = '';
+    this.showKind();
     this.showKeyState();
     this.modelSelect.hidden = true;
     clear(this.modelSelect);
@@ -123,15 +132,33 @@ export class AgentSettingsDialog {
     if (mcp) void this.mcp.show();
   }
 
-  private showKeyState(): void {
-    const has = Boolean(this.settings?.has_api_key);
-    this.keySaved.hidden = !has;
-    this.apiKey.placeholder = has ? 'Saved — leave empty to keep it' : 'None (leave empty if the agent needs no key)';
+  private showKind(): void {
+    this.kindLine.textContent = kindText(this.kind);
   }
 
-  private input(): AgentSettingsInput {
+  /** The saved key's badge and placeholder for the address typed now; a pending question goes when it changes. */
+  private showKeyState(): void {
+    const has = Boolean(this.settings?.has_api_key);
+    const elsewhere = keepKeyQuestion(this.settings, this.baseUrl.value, '') !== undefined;
+    this.keySaved.hidden = !has;
+    this.keySaved.textContent = elsewhere ? 'saved for another address' : 'saved';
+    this.apiKey.placeholder = !has
+      ? 'None (leave empty if the agent needs no key)'
+      : elsewhere
+        ? 'Saved for the previous address — Save asks before sending it here'
+        : 'Saved — leave empty to keep it';
+    this.keyConfirm.hidden = true;
+  }
+
+  private input(keepKey = false): AgentSettingsInput {
     const key = this.apiKey.value.trim();
-    return { base_url: this.baseUrl.value.trim(), model: this.model.value.trim(), ...(key ? { api_key: key } : {}), ...(this.kind ? { kind: this.kind } : {}) };
+    return {
+      base_url: this.baseUrl.value.trim(),
+      model: this.model.value.trim(),
+      ...(key ? { api_key: key } : {}),
+      ...(keepKey ? { keep_api_key: true } : {}),
+      ...(this.kind ? { kind: this.kind } : {}),
+    };
   }
 
   private async discover(): Promise<void> {
@@ -181,7 +208,10 @@ export class AgentSettingsDialog {
       this.testResult.textContent = testResultText(res);
       if (res.ok) {
         this.kind = res.kind;
+        this.showKind();
         this.fillModels(res.models);
+      } else if (res.models) {
+        this.fillModels(res.models, false);
       }
     } catch (err) {
       this.testResult.dataset.state = 'error';
@@ -191,22 +221,35 @@ export class AgentSettingsDialog {
     }
   }
 
-  private fillModels(models: string[]): void {
+  /** The select of the models the agent lists; `pick`: the typed model becomes the first when it is not one. */
+  private fillModels(models: string[], pick = true): void {
     clear(this.modelSelect);
     this.modelSelect.hidden = models.length === 0;
     if (models.length === 0) return;
     const current = this.model.value.trim();
-    if (!current || !models.includes(current)) this.model.value = models[0] ?? '';
+    if (pick && (!current || !models.includes(current))) this.model.value = models[0] ?? '';
     for (const m of models) this.modelSelect.appendChild(h('option', { value: m, selected: m === this.model.value }, m));
   }
 
-  private async save(): Promise<void> {
-    const input = this.input();
+  /**
+   * Saves. A new address with the key field empty and a key saved asks first (`keepKey` undefined): the answer
+   * comes back here as true (send the saved key there) or false (the server removes it).
+   */
+  private async save(keepKey?: boolean): Promise<void> {
+    const input = this.input(keepKey === true);
     if (!input.base_url) {
       this.error.textContent = 'Enter the agent’s base URL.';
       this.error.hidden = false;
       return;
     }
+    const question = keepKeyQuestion(this.settings, input.base_url, this.apiKey.value);
+    if (question && keepKey === undefined) {
+      this.keyConfirmText.textContent = question;
+      this.keyConfirm.hidden = false;
+      byId<HTMLButtonElement>('agent-key-drop').focus();
+      return;
+    }
+    this.keyConfirm.hidden = true;
     try {
       const answer = await api.saveAgentSettings(input);
       this.settings = answer;

@@ -66,10 +66,14 @@ export function errorDetails(body: string): Record<string, unknown> {
   }
 }
 
-/** POST /api/agent/settings and /api/agent/test. An absent `api_key` keeps (or tests with) the saved one. */
+/**
+ * POST /api/agent/settings and /api/agent/test. An absent `api_key` keeps (or tests with) the saved one at the
+ * saved address; a new address gets it only with `keep_api_key` (the person confirmed).
+ */
 export interface AgentSettingsInput {
   base_url: string;
   api_key?: string;
+  keep_api_key?: boolean;
   model: string;
   kind?: 'hermes' | 'openai';
 }

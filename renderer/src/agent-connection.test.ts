@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { keepKeyQuestion, kindText, testResultText } from './agent-connection.js';
+
+describe('the agent connection in words', () => {
+  it('shows the test in its one sentence, and a failure with what to do', () => {
+    expect(testResultText({ ok: true, models: ['m'], kind: 'openai', key_checked: false, message: 'Connected to an OpenAI-compatible server at 127.0.0.1:1234: 1 model, the key could not be checked.' })).toBe(
+      'Connected to an OpenAI-compatible server at 127.0.0.1:1234: 1 model, the key could not be checked.',
+    );
+    expect(testResultText({ ok: false, type: 'auth_error', message: 'The agent at 127.0.0.1:8642 refused the API key (401).', hint: 'Check the key, or paste it again.' })).toBe(
+      'The agent at 127.0.0.1:8642 refused the API key (401). Check the key, or paste it again.',
+    );
+    expect(testResultText({ ok: false, type: 'unreachable', message: 'Nothing is listening at 127.0.0.1:9.' })).toBe('Nothing is listening at 127.0.0.1:9.');
+  });
+
+  it('names the detected kind', () => {
+    expect(kindText('hermes')).toBe('Detected: Hermes Agent’s gateway');
+    expect(kindText('openai')).toBe('Detected: OpenAI-compatible server');
+    expect(kindText(null)).toBe('Kind: detected on Test or Save');
+  });
+
+  it('asks about the saved key only when a new address would otherwise lose it, naming the address', () => {
+    const saved = { base_url: 'http://127.0.0.1:8642', has_api_key: true };
+    expect(keepKeyQuestion(saved, 'http://127.0.0.1:11434', '')).toBe('Keep the saved key and send it to http://127.0.0.1:11434?');
+    expect(keepKeyQuestion(saved, 'http://127.0.0.1:8642/v1/', ''), 'the same agent').toBeUndefined();
+    expect(keepKeyQuestion(saved, 'http://127.0.0.1:11434', 'sk-new'), 'a key typed for it').toBeUndefined();
+    expect(keepKeyQuestion({ ...saved, has_api_key: false }, 'http://127.0.0.1:11434', ''), 'no key saved').toBeUndefined();
+    expect(keepKeyQuestion(null, 'http://127.0.0.1:11434', '')).toBeUndefined();
+  });
+});

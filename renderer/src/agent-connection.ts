@@ -1,0 +1,44 @@
+// The words of the agent dialog's connection (agent-settings.ts): Test's one sentence, the detected kind, and
+// whether saving a new address must first ask about the saved key. Pure: tested beside, no DOM.
+import type { AgentSettings, AgentTestResponse } from './api.js';
+
+export type AgentKind = 'hermes' | 'openai';
+
+/** How the dialog names each kind (the server's sentences use the same names). */
+export const KIND_LABELS: Record<AgentKind, string> = { hermes: 'Hermes Agent’s gateway', openai: 'OpenAI-compatible server' };
+
+/** The test route's answer as shown: its one sentence, then (on failure) the one of what to do. */
+export function testResultText(res: AgentTestResponse): string {
+  if (res.ok) return res.message;
+  return res.hint ? `${res.message} ${res.hint}` : res.message;
+}
+
+/** The kind line under the address: what was detected, or that it will be on Test or Save. */
+export function kindText(kind: AgentKind | null | undefined): string {
+  return kind ? `Detected: ${KIND_LABELS[kind]}` : 'Kind: detected on Test or Save';
+}
+
+/**
+ * The address requests go to, for comparing two base URLs as the server does (config.ts, sameAgentAddress):
+ * `/v1`, trailing slashes, query and fragment make no difference. Undefined when it is no http(s) URL.
+ */
+function agentAddress(baseUrl: string): string | undefined {
+  try {
+    const url = new URL(baseUrl.trim());
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+    return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '')}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The question to ask before saving, when the saved key would otherwise be dropped: a key is saved, the key
+ * field is empty, and the address is not the one the key was saved with. Undefined: nothing to ask.
+ */
+export function keepKeyQuestion(saved: Pick<AgentSettings, 'base_url' | 'has_api_key'> | null, baseUrl: string, typedKey: string): string | undefined {
+  if (!saved?.has_api_key || typedKey.trim() || !saved.base_url) return undefined;
+  const before = agentAddress(saved.base_url) ?? saved.base_url.trim();
+  const after = agentAddress(baseUrl) ?? baseUrl.trim();
+  return before === after ? undefined : `Keep the saved key and send it to ${baseUrl.trim()}?`;
+}
