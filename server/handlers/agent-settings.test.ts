@@ -125,6 +125,20 @@ describe('the kind and the key belong to the connection', () => {
       expect(await turn(own, id, 'First question')).toContain('done');
       expect(hermes.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
 
+      // Testing another address that wants a key: the saved one is not sent, and the answer says why.
+      const locked = await startFakeAgent({ apiKey: 'sk-another-agents-key-0123456789' });
+      try {
+        expect(await (await own.json('/api/agent/test', { base_url: locked.baseUrl })).json()).toEqual({
+          ok: false,
+          type: 'auth_error',
+          message: `The agent at 127.0.0.1:${locked.port} needs an API key (401).`,
+          hint: `The saved key goes only to 127.0.0.1:${hermes.port}: type the key here, or Save and keep it for this address.`,
+        });
+        for (const r of locked.requests) expect(r.headers.authorization).toBeUndefined();
+      } finally {
+        await locked.close();
+      }
+
       // What the dialog sent before this issue: the new address, the key field empty, the old kind.
       const moved = await (await own.json('/api/agent/settings', { base_url: plain.baseUrl, model: 'fake-model', kind: 'hermes' })).json();
       expect(moved).toMatchObject({ base_url: plain.baseUrl, kind: 'openai', has_api_key: false });

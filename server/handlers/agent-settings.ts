@@ -75,11 +75,23 @@ export async function testAgent({ ctx, app }: HandlerInput): Promise<void> {
   if (!baseUrl) throw new ValueError('base_url is required');
   const apiKey = typeof body.api_key === 'string' ? body.api_key.trim() || undefined : saved && sameAgentAddress(baseUrl, saved.baseUrl) ? saved.apiKey : undefined;
   const model = typeof body.model === 'string' && body.model.trim() ? body.model.trim() : body.base_url === undefined ? saved?.model || undefined : undefined;
-  const result = withoutEchoedKey(await testConnection({ baseUrl, ...(apiKey ? { apiKey } : {}), ...(model ? { model } : {}) }), apiKey);
+  let result = withoutEchoedKey(await testConnection({ baseUrl, ...(apiKey ? { apiKey } : {}), ...(model ? { model } : {}) }), apiKey);
+  // A key is saved but belongs to another address: say why none was sent, rather than only that one is needed.
+  if (!result.ok && result.type === 'auth_error' && !apiKey && saved?.apiKey) {
+    result = { ...result, hint: `The saved key goes only to ${hostOf(saved.baseUrl)}: type the key here, or Save and keep it for this address.` };
+  }
   const answer: wire.AgentTestResponse = result.ok
     ? { ok: true, models: result.models, kind: result.kind, key_checked: result.keyChecked, message: connectedSentence(result, apiKey !== undefined) }
     : { ok: false, type: result.type, message: result.message, ...(result.hint ? { hint: result.hint } : {}), ...(result.models ? { models: result.models } : {}) };
   await sendJson(ctx, 200, publicAgentTest(answer) satisfies wire.AgentTestResponse);
+}
+
+function hostOf(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).host;
+  } catch {
+    return 'the saved address';
+  }
 }
 
 /**
