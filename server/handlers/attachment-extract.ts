@@ -17,7 +17,8 @@ import { visibleSession } from '../store/profiles.js';
 import { log } from '../log.js';
 import type * as wire from '../wire.js';
 import { ATTACHMENT_NOT_FOUND } from './attachment-files.js';
-import { extractIntoSession, sessionAttachmentDir, type ExtractBody } from './attachments.js';
+import { extractIntoSession, type ExtractBody } from './attachments.js';
+import { openSessionFolder } from '../attachments/layout.js';
 
 export const UNKNOWN_ATTACHMENT = 'Unknown attachment';
 const NONBLOCK = fsConstants.O_NONBLOCK ?? 0;
@@ -48,7 +49,7 @@ export async function extractStoredAttachment(input: HandlerInput): Promise<void
   const stored = session.attachments.find((a) => a.path === body.path);
   if (!stored) throw new ValueError(UNKNOWN_ATTACHMENT);
   let result: ExtractBody;
-  const base = await sessionAttachmentDir(app.config.stateDir, session.session_id);
+  const base = await openSessionFolder(app.config.stateDir, session.session_id);
   try {
     const name = path.basename(stored.path);
     if (path.dirname(stored.path) !== base.path) throw new HttpError(404, ATTACHMENT_NOT_FOUND);

@@ -4,14 +4,13 @@
 // with the workspace rules: no escape, no symlink out, no special file, hidden names and credential stores never.
 import path from 'node:path';
 import type { HandlerInput } from '../http/app.js';
+import { sessionFolder } from '../attachments/layout.js';
 import { HttpError } from '../errors.js';
 import { sendJson } from '../http/respond.js';
-import { sanitizeName } from '../names.js';
 import { visibleSession } from '../store/profiles.js';
 import { openWorkspaceFile, openWorkspacePath, type OpenedFile, type WorkspacePath } from '../workspace/browse.js';
 import { describeFile, previewJson } from '../workspace/preview.js';
 import { DOWNLOAD_PARAM, sendRawFile } from '../workspace/raw.js';
-import { attachmentRoot, MAX_SESSION_DIR_CHARS } from './attachments.js';
 
 export const ATTACHMENT_NOT_FOUND = 'Attachment not found';
 export const NAME_PARAM = 'name';
@@ -22,9 +21,8 @@ export async function requestedAttachmentPath(input: HandlerInput): Promise<Work
   const session = visibleSession(app.sessions, ctx.url.searchParams.get('session_id'), input.profile);
   const name = ctx.url.searchParams.get(NAME_PARAM) ?? '';
   if (name === '' || path.isAbsolute(name)) throw new HttpError(404, ATTACHMENT_NOT_FOUND);
-  // The folder uploads go to (attachments.ts sessionAttachmentDir), never created here.
-  const dir = path.join(attachmentRoot(app.config.stateDir), sanitizeName(session.session_id, MAX_SESSION_DIR_CHARS) ?? 'session');
-  return openWorkspacePath(dir, name, false).catch((err: unknown) => {
+  // The folder uploads go to (attachments/layout.ts), never created here.
+  return openWorkspacePath(sessionFolder(app.config.stateDir, session.session_id), name, false).catch((err: unknown) => {
     throw err instanceof HttpError && err.status === 404 ? new HttpError(404, ATTACHMENT_NOT_FOUND) : err;
   });
 }

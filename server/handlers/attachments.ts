@@ -6,12 +6,10 @@ import type { AnchoredDir } from '../store/anchored.js';
 import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes } from '../archive/index.js';
 import { writeExtractedSidecars } from '../office/batch.js';
 import { SidecarBudget } from '../office/budget.js';
-import { readSetting, SETTINGS } from '../settings/table.js';
 import { DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../errors.js';
-import { ensureDir, mkdirInside, placeUnique } from '../store/files.js';
+import { placeUnique } from '../store/files.js';
 import { guessMime } from '../mime.js';
-import { sanitizeFilename, sanitizeName } from '../names.js';
-import { isInside } from '../paths.js';
+import { openSessionFolder, storedName } from '../attachments/layout.js';
 import { parseMultipart, type Multipart, type StagedFile } from '../http/multipart.js';
 import { sendJson } from '../http/respond.js';
 import { publicAttachment, publicExtractResult } from '../projections/index.js';
@@ -19,29 +17,6 @@ import type { Attachment } from '../store/sessions.js';
 import { log } from '../log.js';
 import { visibleSession } from '../store/profiles.js';
 import type * as wire from '../wire.js';
-
-export const MAX_SESSION_DIR_CHARS = 120;
-export const ATTACHMENT_DIR_ENV = SETTINGS.attachmentDir.env;
-
-/** SATCHEL_WEBUI_ATTACHMENT_DIR when set and not blank (with `~` expanded), else `<state>/attachments`. */
-export function attachmentRoot(stateDir: string, env: NodeJS.ProcessEnv = process.env): string {
-  return readSetting('attachmentDir', env) ?? path.join(stateDir, 'attachments');
-}
-
-/** spec-notes 4.3 step 5: `<root>/<session dir>`, created, held open and proven to stay inside the root after symlinks
- *  (files.ts mkdirInside). The caller closes it. */
-export async function sessionAttachmentDir(stateDir: string, sessionId: string): Promise<AnchoredDir> {
-  const root = attachmentRoot(stateDir);
-  const name = sanitizeName(sessionId, MAX_SESSION_DIR_CHARS) ?? 'session';
-  const dir = path.join(root, name);
-  if (!isInside(root, dir) || dir === root) throw new ValueError('Invalid attachment directory');
-  try {
-    await ensureDir(root);
-    return await mkdirInside(root, dir);
-  } catch {
-    throw new ValueError('Invalid upload destination');
-  }
-}
 
 /** spec-notes 4.3 steps 2 and 3 (shared with 4.4): the file part, its name, and a session the caller may see. */
 function fileAndSession(input: HandlerInput, form: Multipart): { file: StagedFile; sessionId: string } {
@@ -56,8 +31,8 @@ export async function uploadAttachment(input: HandlerInput): Promise<void> {
   let attachment: Attachment;
   try {
     const { file, sessionId } = fileAndSession(input, form);
-    const safeName = sanitizeFilename(file.filename);
-    const dir = await sessionAttachmentDir(app.config.stateDir, sessionId);
+    const safeName = storedName(file.filename);
+    const dir = await openSessionFolder(app.config.stateDir, sessionId);
     try {
       const placed = await placeUnique(file.stagedPath, dir, safeName, {
         exists: () => `Upload destination already exists: ${safeName}`,
@@ -119,8 +94,8 @@ export async function uploadAndExtract(input: HandlerInput): Promise<void> {
   let body: ExtractBody;
   try {
     const { file, sessionId } = fileAndSession(input, form);
-    const safeName = sanitizeFilename(file.filename);
-    const base = await sessionAttachmentDir(app.config.stateDir, sessionId);
+    const safeName = storedName(file.filename);
+    const base = await openSessionFolder(app.config.stateDir, sessionId);
     try {
       body = await extractIntoSession(input, base, file.stagedPath, safeName, sessionId);
     } finally {

@@ -3,7 +3,7 @@
 // its root through descriptors (workspace/browse.ts), so traversal, absolute paths and symlinks out are
 // refused; every failure is an HttpError or McpDataError with a text safe to show. Texts are redacted here.
 import path from 'node:path';
-import { attachmentRoot } from '../handlers/attachments.js';
+import { sessionFolder } from '../attachments/layout.js';
 import type { App } from '../http/app.js';
 import { HttpError } from '../errors.js';
 import { guessMime } from '../mime.js';
@@ -92,10 +92,8 @@ export function readSession(app: App, profile: string, id: unknown, offset = 0, 
 
 /** The session's attachment folder, held open; undefined when nothing was ever uploaded to it. */
 async function openAttachmentPath(app: App, sessionId: string, name: string): Promise<WorkspacePath | undefined> {
-  // Session ids are 12 hex characters, so the folder name is the id as it is (handlers/attachments.ts).
-  const dir = path.join(attachmentRoot(app.config.stateDir), sessionId);
   try {
-    return await openWorkspacePath(dir, name, false);
+    return await openWorkspacePath(sessionFolder(app.config.stateDir, sessionId), name, false);
   } catch (err) {
     if (err instanceof HttpError && err.status === 404 && name !== '' && !name.includes('\0')) {
       // The folder itself may be missing: that is "no such attachment", like any other missing name.

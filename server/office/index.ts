@@ -25,7 +25,8 @@ export {
 } from './convert.js';
 export { SIDECAR_BUDGET_BYTES, SIDECAR_BUDGET_MS, SidecarBudget } from './budget.js';
 export { SIDECAR_REASONS, sidecarReason } from './office-error.js';
-export const SIDECAR_SUFFIX = '.md';
+export { SIDECAR_SUFFIX } from './sidecar.js';
+import { SIDECAR_SUFFIX } from './sidecar.js';
 const SIDECAR_MODE = 0o644;
 // O_NOFOLLOW does not exist on Windows, where O_EXCL alone already refuses an existing link.
 const SIDECAR_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
