@@ -15,14 +15,13 @@ import { isInside } from '../paths.js';
 import { loadSttConfig, transcribeFile } from '../speech/index.js';
 import { AnchoredDir } from '../store/anchored.js';
 import { locateInside } from '../store/anchored-walk.js';
+import { imageMime, looksLikeText, SNIFF_BYTES, textOf } from '../workspace/file-kind.js';
 import type { ChatAttachment } from '../wire.js';
 import { officeMarkdownIn } from './office-markdown.js';
 import type { AgentConfig, ChatMessage, ContentPart } from './types.js';
 
 /** The largest image sent inline (agent.md). */
 export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
-/** Bytes judged to tell text from binary: valid UTF-8 and no NUL in these. */
-export const TEXT_SNIFF_BYTES = 8 * 1024;
 /** Archive members listed per archive (the rest are counted). */
 export const MAX_ARCHIVE_LISTED = 200;
 /** An archive member is inlined only up to this size: the list matters more than one big member. */
@@ -67,28 +66,6 @@ export class Budget {
 
 export function truncationMarker(more: number, name: string): string {
   return `[… truncated: ${more} more characters of ${name}]`;
-}
-
-/** The image type its first bytes prove, or undefined. */
-export function imageMime(head: Buffer): string | undefined {
-  if (head.length >= 8 && head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
-  if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg';
-  const ascii = head.subarray(0, 12).toString('latin1');
-  if (ascii.startsWith('GIF87a') || ascii.startsWith('GIF89a')) return 'image/gif';
-  if (ascii.startsWith('RIFF') && ascii.slice(8, 12) === 'WEBP') return 'image/webp';
-  if (ascii.startsWith('BM') && head.length >= 14) return 'image/bmp';
-  return undefined;
-}
-
-/** Text by content: valid UTF-8 (a character cut at the end of the sample is fine) and no NUL. */
-export function looksLikeText(head: Buffer): boolean {
-  if (head.includes(0)) return false;
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 interface Opened {
@@ -157,9 +134,10 @@ async function readAt(handle: FileHandle, bytes: number): Promise<Buffer> {
 
 /** Reads enough of a text file to fill `budget` characters; the rest is counted, never held. */
 async function readTextFor(opened: Opened, budget: Budget, name: string): Promise<string> {
-  // UTF-8 needs at most 4 bytes a character: this many bytes hold more than `left` characters, or the file.
+  // UTF-8 and UTF-16 need at most 4 bytes a character: this many bytes hold more than `left` characters, or
+  // the file (and a byte order mark).
   const want = Math.min(opened.size, budget.left * 4 + 4);
-  const text = (await readAt(opened.handle, want)).toString('utf8');
+  const text = textOf(await readAt(opened.handle, want));
   const unread = opened.size - want;
   if (unread <= 0) return budget.take(text, name);
   const kept = text.slice(0, budget.left);
@@ -200,7 +178,7 @@ async function fileParts(a: ChatAttachment & { filename?: string; mime?: string;
   const opened = await openUnder(opts.roots, a.path, office);
   if (!opened) return text(describe(name, mime, a.size, a.path, 'not readable from the attachment folder'));
   try {
-    const head = await readAt(opened.handle, Math.min(opened.size, TEXT_SNIFF_BYTES));
+    const head = await readAt(opened.handle, Math.min(opened.size, SNIFF_BYTES));
     const image = imageMime(head);
     if (image && (mime.startsWith('image/') || (a as { is_image?: boolean }).is_image)) {
       if (opened.size > MAX_IMAGE_BYTES) return text(describe(name, mime, opened.size, a.path, `over the ${MAX_IMAGE_BYTES / (1024 * 1024)} MiB image limit`));
@@ -273,7 +251,7 @@ async function archiveParts(a: { name?: string; path: string }, budget: Budget, 
     const opened = await openUnder(opts.roots, path.join(root, f.rel));
     if (!opened) continue;
     try {
-      const head = await readAt(opened.handle, Math.min(opened.size, TEXT_SNIFF_BYTES));
+      const head = await readAt(opened.handle, Math.min(opened.size, SNIFF_BYTES));
       if (!looksLikeText(head)) continue;
       const memberName = `${name}/${f.rel}`;
       parts.push({ type: 'text', text: header(memberName) + (await readTextFor(opened, budget, memberName)) });

@@ -25,6 +25,7 @@ import {
 import { sessionVisible, visibleSession } from '../store/profiles.js';
 import { messageText, type Session } from '../store/sessions.js';
 import { isHiddenName } from '../paths.js';
+import { looksLikeText, textOf } from '../workspace/file-kind.js';
 import { listWorkspaceDir, openWorkspaceFile, openWorkspacePath, readWorkspaceBytes, type WorkspacePath } from '../workspace/browse.js';
 import type { WorkspaceListing } from '../wire.js';
 import { IMAGE_TYPES, readImage } from './image-read.js';
@@ -120,19 +121,6 @@ export async function listAttachments(app: App, profile: string, id: unknown): P
 /** Leaves through projections/mcp.ts; its text is redacted here, where it is read. */
 export type AttachmentContent = McpAttachmentContent;
 
-/** True when `bytes` look like text: no NUL and valid UTF-8 in the first TEXT_SNIFF_BYTES. */
-export function looksLikeText(bytes: Buffer): boolean {
-  const head = bytes.subarray(0, L.TEXT_SNIFF_BYTES);
-  if (head.includes(0)) return false;
-  try {
-    // A multi-byte character cut at the sniff boundary is not a reason to call the file binary.
-    new TextDecoder('utf-8', { fatal: true }).decode(head.subarray(0, Math.max(0, head.length - 3)));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Every file of an extracted archive, breadth first, at most MAX_ARCHIVE_ENTRIES. */
 async function archiveFiles(at: WorkspacePath): Promise<{ files: string[]; truncated: boolean }> {
   const files: string[] = [];
@@ -184,15 +172,15 @@ async function readAttachmentOf(app: App, s: Session, name: string, maxChars: nu
     if (IMAGE_TYPES.has(mime)) return await readImage(at, base, mime);
     const { bytes, size } = await readWorkspaceBytes(at, L.MAX_READ_BYTES, true);
     if (!looksLikeText(bytes)) return { kind: 'binary', name: base, mime, size, note: 'binary file: content not returned' };
-    return { kind: 'text', name: base, mime, size, text: textOf(bytes, size, maxChars), source: 'file' };
+    return { kind: 'text', name: base, mime, size, text: readText(bytes, size, maxChars), source: 'file' };
   } finally {
     await at.root.close();
   }
 }
 
 /** Decoded, redacted, cut at `maxChars`; a file read only in part says how many bytes were left. */
-function textOf(bytes: Buffer, size: number, maxChars: number): RedactedText {
-  const text = cutRedacted(redactText(bytes.toString('utf8')), (t) => L.truncated(t, maxChars));
+function readText(bytes: Buffer, size: number, maxChars: number): RedactedText {
+  const text = cutRedacted(redactText(textOf(bytes)), (t) => L.truncated(t, maxChars));
   if (size > bytes.length && text.length <= maxChars) return cutRedacted(text, (t) => `${t}\n[… truncated: ${size - bytes.length} more bytes]`);
   return text;
 }
@@ -202,7 +190,7 @@ async function readOffice(at: WorkspacePath, base: string, format: NonNullable<R
   // A sidecar written beside the file (workspace uploads write one) is the conversion already done.
   const sidecar = [...at.segments.slice(0, -1), at.segments.at(-1)! + SIDECAR_SUFFIX];
   const stored = await readWorkspaceBytes({ ...at, segments: sidecar }, L.MAX_READ_BYTES, true).catch(() => undefined);
-  if (stored) return { kind: 'text', name: base, mime, size: stored.size, text: textOf(stored.bytes, stored.size, maxChars), source: 'office-sidecar' };
+  if (stored) return { kind: 'text', name: base, mime, size: stored.size, text: readText(stored.bytes, stored.size, maxChars), source: 'office-sidecar' };
   // Opened through the anchored walk and converted from that descriptor: a path handed to the converter could be
   // sent outside by a folder swapped for a symlink in between.
   const file = await openWorkspaceFile(at);
@@ -235,7 +223,7 @@ export async function readWorkspaceFile(app: App, profile: string, id: unknown, 
   try {
     const { bytes, size, path: rel } = await readWorkspaceBytes(at, L.MAX_READ_BYTES, true);
     if (!looksLikeText(bytes)) return { path: rel, size, binary: true as const };
-    return { path: rel, size, binary: false as const, text: textOf(bytes, size, maxChars) };
+    return { path: rel, size, binary: false as const, text: readText(bytes, size, maxChars) };
   } finally {
     await at.root.close();
   }
@@ -303,7 +291,7 @@ async function searchTree(at: WorkspacePath, budget: Budget, onText: (rel: strin
       if (!read) continue;
       budget.bytes += read.bytes.length;
       if (!looksLikeText(read.bytes)) continue;
-      if (!onText(child.join('/'), redact(read.bytes.toString('utf8')))) {
+      if (!onText(child.join('/'), redact(textOf(read.bytes)))) {
         budget.exhausted = true;
         return;
       }

@@ -137,6 +137,16 @@ describe('MCP endpoint', () => {
     await client.close();
   });
 
+  it('reads and searches a UTF-16 text attachment as text, as the preview and the agent do (one sniffer)', async () => {
+    const session = await server.newSession();
+    await upload('wide.txt', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a wide heron ✓', 'utf16le')]), session);
+    const client = await connect();
+    expect(text(await client.callTool({ name: 'read_attachment', arguments: { session_id: session, name: 'wide.txt' } }))).toBe('a wide heron ✓');
+    const found = JSON.parse(text(await client.callTool({ name: 'search', arguments: { session_id: session, query: 'WIDE HERON' } })));
+    expect(found.results.map((r: { where: string; ref: string; snippet: string }) => `${r.where}:${r.ref}:${r.snippet}`)).toEqual(['attachment:wide.txt:a wide heron ✓']);
+    await client.close();
+  });
+
   it('refuses hostile inputs with clear errors', async () => {
     const client = await connect();
     const call = async (name: string, args: Record<string, unknown>) => {
