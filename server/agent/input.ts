@@ -14,7 +14,7 @@ import { officeFormat } from '../office/index.js';
 import { isInside } from '../paths.js';
 import { loadSttConfig, transcribeFile } from '../speech/index.js';
 import { AnchoredDir } from '../store/anchored.js';
-import { locateInside } from '../store/anchored-walk.js';
+import { locateInside, MAX_ENTRIES_WALKED, MAX_WALK_DEPTH, openInside, walkFiles, type FilesBelow } from '../store/anchored-walk.js';
 import { imageMime, looksLikeText, SNIFF_BYTES, textOf } from '../workspace/file-kind.js';
 import type { ChatAttachment } from '../wire.js';
 import { officeMarkdownIn } from './office-markdown.js';
@@ -26,8 +26,6 @@ export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 export const MAX_ARCHIVE_LISTED = 200;
 /** An archive member is inlined only up to this size: the list matters more than one big member. */
 export const MAX_ARCHIVE_MEMBER_BYTES = 64 * 1024;
-/** Folder depth walked inside an extracted archive. */
-export const MAX_ARCHIVE_DEPTH = 8;
 const AUDIO_EXTENSIONS = new Set(['.webm', '.ogg', '.wav', '.mp3', '.m4a']);
 const O_RDONLY = fs.constants.O_RDONLY;
 
@@ -215,45 +213,51 @@ async function fileParts(a: ChatAttachment & { filename?: string; mime?: string;
   }
 }
 
+/** The files below the extraction folder `folder`, listed by the one anchored walker (as the chip and MCP list
+ *  them) from the root it lies under; undefined when it lies under none or cannot be opened. */
+async function filesUnder(roots: readonly string[], folder: string): Promise<FilesBelow | undefined> {
+  const target = path.resolve(folder);
+  for (const root of roots) {
+    const resolvedRoot = path.resolve(root);
+    if (!isInside(resolvedRoot, target) || target === resolvedRoot) continue;
+    let anchor: AnchoredDir | undefined;
+    try {
+      anchor = await AnchoredDir.open(resolvedRoot);
+      const dir = await openInside(anchor, path.relative(resolvedRoot, target).split(path.sep).filter(Boolean));
+      try {
+        return await walkFiles(dir, MAX_ARCHIVE_LISTED, path.relative(resolvedRoot, dir.path).split(path.sep).filter(Boolean));
+      } finally {
+        await dir.close();
+      }
+    } catch {
+      return undefined;
+    } finally {
+      await anchor?.close();
+    }
+  }
+  return undefined;
+}
+
 /** The members of an extracted archive, listed, with small text members inlined (budget permitting). */
 async function archiveParts(a: { name?: string; path: string }, budget: Budget, opts: InputOptions): Promise<ContentPart[]> {
   const name = a.name || path.basename(a.path);
   const root = path.resolve(a.path);
-  if (!opts.roots.some((r) => isInside(path.resolve(r), root))) {
-    return [{ type: 'text', text: `[Extracted archive "${name}" at ${a.path}; not readable from the attachment folder]` }];
-  }
-  const files: { rel: string; size: number }[] = [];
-  let more = 0;
-  const walk = async (dir: string, depth: number): Promise<void> => {
-    let entries: fs.Dirent[];
-    try {
-      entries = await fs.promises.readdir(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    entries.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
-    for (const entry of entries) {
-      const full = path.join(dir, entry.name);
-      // Symlinks are never followed (openUnder refuses one leading out anyway); they are not members.
-      if (entry.isDirectory() && depth < MAX_ARCHIVE_DEPTH) await walk(full, depth + 1);
-      else if (entry.isFile()) {
-        if (files.length >= MAX_ARCHIVE_LISTED) more++;
-        else files.push({ rel: path.relative(root, full), size: (await fs.promises.lstat(full).catch(() => undefined))?.size ?? 0 });
-      }
-    }
-  };
-  await walk(root, 0);
-  const lines = [`Extracted archive "${name}" (${files.length + more} files, at ${a.path}):`, ...files.map((f) => `- ${f.rel} (${f.size} bytes)`)];
+  const listing = await filesUnder(opts.roots, root);
+  if (!listing) return [{ type: 'text', text: `[Extracted archive "${name}" at ${a.path}; not readable from the attachment folder]` }];
+  const { files, total, complete } = listing;
+  const more = total - files.length;
+  const lines = [`Extracted archive "${name}" (${total} files, at ${a.path}):`, ...files.map((f) => `- ${f.path} (${f.size} bytes)`)];
   if (more) lines.push(`- … and ${more} more files`);
+  if (!complete) lines.push(`- … and more not counted (the list stops after ${MAX_ENTRIES_WALKED} entries or ${MAX_WALK_DEPTH} folders deep)`);
   const parts: ContentPart[] = [{ type: 'text', text: budget.take(lines.join('\n'), `the list of ${name}`) }];
   for (const f of files) {
     if (budget.left <= 0 || f.size > MAX_ARCHIVE_MEMBER_BYTES) continue;
-    const opened = await openUnder(opts.roots, path.join(root, f.rel));
+    const opened = await openUnder(opts.roots, path.join(root, ...f.path.split('/')));
     if (!opened) continue;
     try {
       const head = await readAt(opened.handle, Math.min(opened.size, SNIFF_BYTES));
       if (!looksLikeText(head)) continue;
-      const memberName = `${name}/${f.rel}`;
+      const memberName = `${name}/${f.path}`;
       parts.push({ type: 'text', text: header(memberName) + (await readTextFor(opened, budget, memberName)) });
     } finally {
       await opened.handle.close();

@@ -25,6 +25,7 @@ import {
 import { sessionVisible, visibleSession } from '../store/profiles.js';
 import { messageText, type Session } from '../store/sessions.js';
 import { isHiddenName } from '../paths.js';
+import { openInside, walkFiles } from '../store/anchored-walk.js';
 import { looksLikeText, textOf } from '../workspace/file-kind.js';
 import { listWorkspaceDir, openWorkspaceFile, openWorkspacePath, readWorkspaceBytes, type WorkspacePath } from '../workspace/browse.js';
 import type { WorkspaceListing } from '../wire.js';
@@ -121,23 +122,17 @@ export async function listAttachments(app: App, profile: string, id: unknown): P
 /** Leaves through projections/mcp.ts; its text is redacted here, where it is read. */
 export type AttachmentContent = McpAttachmentContent;
 
-/** Every file of an extracted archive, breadth first, at most MAX_ARCHIVE_ENTRIES. */
+/** Every file of an extracted archive, at most MAX_ARCHIVE_ENTRIES, listed by the one anchored walker (as the
+ *  agent and the chip list it). */
 async function archiveFiles(at: WorkspacePath): Promise<{ files: string[]; truncated: boolean }> {
-  const files: string[] = [];
-  const queue: string[][] = [at.segments];
-  while (queue.length > 0) {
-    const segments = queue.shift()!;
-    const listing = await listWorkspaceDir({ ...at, segments }, L.MAX_ARCHIVE_ENTRIES).catch(() => undefined);
-    if (!listing) continue;
-    for (const e of listing.entries) {
-      const rel = [...segments.slice(at.segments.length), e.name];
-      if (e.type === 'dir') queue.push([...segments, e.name]);
-      else files.push(rel.join('/'));
-      if (files.length >= L.MAX_ARCHIVE_ENTRIES) return { files, truncated: true };
-    }
-    if (listing.truncated) return { files, truncated: true };
+  const dir = await openInside(at.root, at.segments);
+  try {
+    const real = path.relative(at.root.path, dir.path).split(path.sep).filter(Boolean);
+    const { files, total, complete } = await walkFiles(dir, L.MAX_ARCHIVE_ENTRIES, real);
+    return { files: files.map((f) => f.path), truncated: !complete || total > files.length };
+  } finally {
+    await dir.close();
   }
-  return { files, truncated: false };
 }
 
 /**
