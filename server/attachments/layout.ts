@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { ValueError } from '../errors.js';
 import { sanitizeFilename } from '../names.js';
-import { SIDECAR_SUFFIX } from '../office/sidecar.js';
+import { sidecarName } from '../office/sidecar.js';
 import { isInside } from '../paths.js';
 import { readSetting, SETTINGS } from '../settings/table.js';
 import type { AnchoredDir } from '../store/anchored.js';
@@ -61,5 +61,5 @@ export function isExtractionFolder(stateDir: string, sessionId: string, dest: st
 
 /** The Office sidecar of the file named (or at) `file`: `<file>.md` beside it. */
 export function sidecarOf(file: string): string {
-  return file + SIDECAR_SUFFIX;
+  return sidecarName(file);
 }

@@ -7,7 +7,8 @@ import { sessionFolder } from '../attachments/layout.js';
 import type { App } from '../http/app.js';
 import { HttpError } from '../errors.js';
 import { guessMime } from '../mime.js';
-import { officeFormat, officeToMarkdown, SIDECAR_SUFFIX } from '../office/index.js';
+import { officeFormat, officeToMarkdown } from '../office/index.js';
+import { readSidecar, sidecarName } from '../office/sidecar.js';
 import { redact } from '../redact/index.js';
 import {
   cutRedacted,
@@ -180,11 +181,21 @@ function readText(bytes: Buffer, size: number, maxChars: number): RedactedText {
   return text;
 }
 
+/** The sidecar beside the Office file `at` names, read in the folder holding it (office/sidecar.ts). */
+async function storedSidecar(at: WorkspacePath, maxBytes: number): Promise<{ bytes: Buffer; size: number } | undefined> {
+  const dir = await openInside(at.root, at.segments.slice(0, -1)).catch(() => undefined);
+  if (!dir) return undefined;
+  try {
+    return await readSidecar(dir, at.segments.at(-1)!, maxBytes);
+  } finally {
+    await dir.close();
+  }
+}
+
 async function readOffice(at: WorkspacePath, base: string, format: NonNullable<ReturnType<typeof officeFormat>>, maxChars: number): Promise<AttachmentContent> {
   const mime = guessMime(base);
-  // A sidecar written beside the file (workspace uploads write one) is the conversion already done.
-  const sidecar = [...at.segments.slice(0, -1), at.segments.at(-1)! + SIDECAR_SUFFIX];
-  const stored = await readWorkspaceBytes({ ...at, segments: sidecar }, L.MAX_READ_BYTES, true).catch(() => undefined);
+  // A sidecar written beside the file (uploads write one) is the conversion already done.
+  const stored = await storedSidecar(at, L.MAX_READ_BYTES);
   if (stored) return { kind: 'text', name: base, mime, size: stored.size, text: readText(stored.bytes, stored.size, maxChars), source: 'office-sidecar' };
   // Opened through the anchored walk and converted from that descriptor: a path handed to the converter could be
   // sent outside by a folder swapped for a symlink in between.
@@ -269,7 +280,7 @@ async function searchTree(at: WorkspacePath, budget: Budget, onText: (rel: strin
       }
       budget.files++;
       const format = officeFormat(e.name);
-      if (format && !listing.entries.some((x) => x.name === e.name + SIDECAR_SUFFIX)) {
+      if (format && !listing.entries.some((x) => x.name === sidecarName(e.name))) {
         // A file dropped in the composer has no sidecar until a chat turn writes one: search its Markdown
         // (readOffice converts within the Office module's own bounds), not its zip bytes.
         const office = await readOffice({ ...at, segments: child }, e.name, format, L.MAX_SEARCH_FILE_BYTES).catch(() => undefined);
