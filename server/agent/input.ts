@@ -81,35 +81,19 @@ async function closeOpened(opened: Opened): Promise<void> {
 }
 
 /**
- * The regular file at `file`, opened read-only through its root without following a symlink out of it. With
- * `holdDir`, the folder it was opened in stays open too, for work beside the file (an Office sidecar) that must
- * happen in that very folder rather than wherever its path leads by then.
+ * `use` on the first of `roots` that `target` lies strictly below: that root held open as an anchor, and the
+ * path's segments below it (lexical; the anchored walk resolves any symlink on the way, refusing one that
+ * leaves). Undefined when `target` lies under no root, or `use` fails: an attachment is then only named.
  */
-async function openUnder(roots: readonly string[], file: string, holdDir = false): Promise<Opened | undefined> {
-  const target = path.resolve(file);
+async function underRoot<T>(roots: readonly string[], target: string, use: (anchor: AnchoredDir, segments: string[]) => Promise<T | undefined>): Promise<T | undefined> {
+  const resolved = path.resolve(target);
   for (const root of roots) {
     const resolvedRoot = path.resolve(root);
-    if (!isInside(resolvedRoot, target) || target === resolvedRoot) continue;
+    if (!isInside(resolvedRoot, resolved) || resolved === resolvedRoot) continue;
     let anchor: AnchoredDir | undefined;
     try {
       anchor = await AnchoredDir.open(resolvedRoot);
-      // Lexically below the root as given; locateInside resolves any symlink on the way, refusing one that leaves.
-      const segments = path.relative(resolvedRoot, target).split(path.sep).filter(Boolean);
-      const found = await locateInside(anchor, segments);
-      let held = false;
-      try {
-        if (!found.stat.isFile()) return undefined;
-        const handle = await found.parent.openFile(found.name, O_RDONLY);
-        const stat = await handle.stat();
-        if (!stat.isFile()) {
-          await handle.close();
-          return undefined;
-        }
-        held = holdDir;
-        return { handle, size: stat.size, name: found.name, ...(holdDir ? { dir: found.parent } : {}) };
-      } finally {
-        if (!held) await found.parent.close();
-      }
+      return await use(anchor, path.relative(resolvedRoot, resolved).split(path.sep).filter(Boolean));
     } catch {
       return undefined;
     } finally {
@@ -117,6 +101,31 @@ async function openUnder(roots: readonly string[], file: string, holdDir = false
     }
   }
   return undefined;
+}
+
+/**
+ * The regular file at `file`, opened read-only through its root without following a symlink out of it. With
+ * `holdDir`, the folder it was opened in stays open too, for work beside the file (an Office sidecar) that must
+ * happen in that very folder rather than wherever its path leads by then.
+ */
+function openUnder(roots: readonly string[], file: string, holdDir = false): Promise<Opened | undefined> {
+  return underRoot(roots, file, async (anchor, segments) => {
+    const found = await locateInside(anchor, segments);
+    let held = false;
+    try {
+      if (!found.stat.isFile()) return undefined;
+      const handle = await found.parent.openFile(found.name, O_RDONLY);
+      const stat = await handle.stat();
+      if (!stat.isFile()) {
+        await handle.close();
+        return undefined;
+      }
+      held = holdDir;
+      return { handle, size: stat.size, name: found.name, ...(holdDir ? { dir: found.parent } : {}) };
+    } finally {
+      if (!held) await found.parent.close();
+    }
+  });
 }
 
 async function readAt(handle: FileHandle, bytes: number): Promise<Buffer> {
@@ -215,27 +224,15 @@ async function fileParts(a: ChatAttachment & { filename?: string; mime?: string;
 
 /** The files below the extraction folder `folder`, listed by the one anchored walker (as the chip and MCP list
  *  them) from the root it lies under; undefined when it lies under none or cannot be opened. */
-async function filesUnder(roots: readonly string[], folder: string): Promise<FilesBelow | undefined> {
-  const target = path.resolve(folder);
-  for (const root of roots) {
-    const resolvedRoot = path.resolve(root);
-    if (!isInside(resolvedRoot, target) || target === resolvedRoot) continue;
-    let anchor: AnchoredDir | undefined;
+function filesUnder(roots: readonly string[], folder: string): Promise<FilesBelow | undefined> {
+  return underRoot(roots, folder, async (anchor, segments) => {
+    const dir = await openInside(anchor, segments);
     try {
-      anchor = await AnchoredDir.open(resolvedRoot);
-      const dir = await openInside(anchor, path.relative(resolvedRoot, target).split(path.sep).filter(Boolean));
-      try {
-        return await walkFiles(dir, MAX_ARCHIVE_LISTED, path.relative(resolvedRoot, dir.path).split(path.sep).filter(Boolean));
-      } finally {
-        await dir.close();
-      }
-    } catch {
-      return undefined;
+      return await walkFiles(dir, MAX_ARCHIVE_LISTED, path.relative(anchor.path, dir.path).split(path.sep).filter(Boolean));
     } finally {
-      await anchor?.close();
+      await dir.close();
     }
-  }
-  return undefined;
+  });
 }
 
 /** The members of an extracted archive, listed, with small text members inlined (budget permitting). */

@@ -3,6 +3,7 @@
 // A file a sent message refers to is never removed: the conversation would point at nothing.
 import path from 'node:path';
 import { openSessionFolder, sidecarOf } from '../attachments/layout.js';
+import { ATTACHMENT_NOT_FOUND } from '../attachments/open.js';
 import { HttpError } from '../errors.js';
 import { log } from '../log.js';
 import { officeFormat } from '../office/index.js';
@@ -10,7 +11,6 @@ import type { Session, SessionStore } from '../store/sessions.js';
 import { updateDraft } from './store.js';
 
 export const ATTACHMENT_SENT = 'This attachment belongs to a sent message and cannot be deleted';
-export const ATTACHMENT_NOT_FOUND = 'Attachment not found';
 
 /** Every path the session's messages (and a turn still running) refer to: uploads and extraction folders. */
 export function sentPaths(session: Session): Set<string> {

@@ -11,8 +11,8 @@ import { publicAttachmentFolder } from '../projections/attachment-folder.js';
 import { EscapeError } from '../store/anchored.js';
 import { MAX_ENTRIES_WALKED, openInside, walkFiles } from '../store/anchored-walk.js';
 import { ESCAPES_WORKSPACE, visible } from '../workspace/browse.js';
-import type { AttachmentFolder } from './attachment-folder-wire.js';
-import { ATTACHMENT_NOT_FOUND, requestedAttachmentPath } from './attachment-files.js';
+import type { AttachmentFolder } from '../wire.js';
+import { ATTACHMENT_NOT_FOUND, requestedAttachmentPath } from '../attachments/open.js';
 
 /** Files named in one answer: a preview lists them, "and N more" says the rest. */
 export const MAX_FOLDER_FILES_LISTED = 200;

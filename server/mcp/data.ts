@@ -3,7 +3,7 @@
 // its root through descriptors (workspace/browse.ts), so traversal, absolute paths and symlinks out are
 // refused; every failure is an HttpError or McpDataError with a text safe to show. Texts are redacted here.
 import path from 'node:path';
-import { sessionFolder } from '../attachments/layout.js';
+import { ATTACHMENT_NOT_FOUND, openAttachmentPath } from '../attachments/open.js';
 import type { App } from '../http/app.js';
 import { HttpError } from '../errors.js';
 import { guessMime } from '../mime.js';
@@ -93,14 +93,14 @@ export function readSession(app: App, profile: string, id: unknown, offset = 0, 
   };
 }
 
-/** The session's attachment folder, held open; undefined when nothing was ever uploaded to it. */
-async function openAttachmentPath(app: App, sessionId: string, name: string): Promise<WorkspacePath | undefined> {
+/** `name` in the session's attachment folder, held open. */
+async function attachmentPath(app: App, sessionId: string, name: string): Promise<WorkspacePath> {
   try {
-    return await openWorkspacePath(sessionFolder(app.config.stateDir, sessionId), name, false);
+    return await openAttachmentPath(app.config.stateDir, sessionId, name);
   } catch (err) {
     if (err instanceof HttpError && err.status === 404 && name !== '' && !name.includes('\0')) {
       // The folder itself may be missing: that is "no such attachment", like any other missing name.
-      throw new HttpError(404, 'Attachment not found');
+      throw new HttpError(404, ATTACHMENT_NOT_FOUND);
     }
     throw err;
   }
@@ -109,7 +109,7 @@ async function openAttachmentPath(app: App, sessionId: string, name: string): Pr
 /** The attachment folder's top level: uploaded files and extracted archives (folders). */
 export async function listAttachments(app: App, profile: string, id: unknown): Promise<WorkspaceListing['entries']> {
   const s = findSession(app, profile, id);
-  const at = await openAttachmentPath(app, s.session_id, '').catch(() => undefined);
+  const at = await attachmentPath(app, s.session_id, '').catch(() => undefined);
   if (!at) return [];
   try {
     return (await listWorkspaceDir(at, L.MAX_WORKSPACE_ENTRIES)).entries;
@@ -143,14 +143,13 @@ async function archiveFiles(at: WorkspacePath): Promise<{ files: string[]; trunc
 export async function readAttachment(app: App, profile: string, id: unknown, name: string, maxChars = L.MAX_TEXT_CHARS): Promise<AttachmentContent> {
   const s = findSession(app, profile, id);
   return readAttachmentOf(app, s, name, maxChars).catch((err: unknown) => {
-    throw err instanceof HttpError && err.status === 404 ? new HttpError(404, 'Attachment not found') : err;
+    throw err instanceof HttpError && err.status === 404 ? new HttpError(404, ATTACHMENT_NOT_FOUND) : err;
   });
 }
 
 async function readAttachmentOf(app: App, s: Session, name: string, maxChars: number): Promise<AttachmentContent> {
   if (name === '' || path.isAbsolute(name)) throw new McpDataError('An attachment is named relative to the session, e.g. "notes.txt"');
-  const at = await openAttachmentPath(app, s.session_id, name);
-  if (!at) throw new HttpError(404, 'Attachment not found');
+  const at = await attachmentPath(app, s.session_id, name);
   try {
     const base = path.posix.basename(at.segments.join('/'));
     const listing = await listWorkspaceDir(at, 1).catch((err: unknown) => {
@@ -324,7 +323,7 @@ export async function search(app: App, profile: string, id: unknown, query: stri
     if (hits.length < maxResults) findIn(redact(messageText(m)), needle, push({ where: 'message', ref: String(i), uri: sessionUri(s.session_id) }));
   });
   const budget: Budget = { files: 0, bytes: 0, exhausted: hits.length >= maxResults };
-  const attachments = await openAttachmentPath(app, s.session_id, '').catch(() => undefined);
+  const attachments = await attachmentPath(app, s.session_id, '').catch(() => undefined);
   if (attachments) {
     try {
       await searchTree(attachments, budget, (rel, text) => {

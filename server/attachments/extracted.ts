@@ -6,7 +6,7 @@ import { archiveStem } from '../archive/index.js';
 import { sanitizeName } from '../names.js';
 import type { Session } from '../store/sessions.js';
 import type * as wire from '../wire.js';
-import { isExtractionFolder } from '../attachments/layout.js';
+import { isExtractionFolder } from './layout.js';
 
 /** Longer than any name an upload keeps: not worth sanitizing to compare. */
 const MAX_ARCHIVE_NAME_CHARS = 1024;
