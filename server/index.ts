@@ -12,7 +12,7 @@ import { loadAgentConfig } from './agent/config.js';
 import { requestBuilder } from './agent/request.js';
 import { recoverInterruptedTurns, TurnManager, type TurnDependencies } from './agent/turns.js';
 import { streamTurn } from './agent/upstream.js';
-import { attachmentRoot } from './handlers/attachments.js';
+import { sessionFolder } from './attachments/layout.js';
 import { newToken } from './http/access.js';
 import { createRequestListener, type App } from './http/app.js';
 import { CLOSE_DEADLINE_MS, handleClientError, writeRefusal } from './http/clienterror.js';
@@ -123,8 +123,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const agent: TurnDependencies = {
     streamTurn,
     loadConfig: () => loadAgentConfig(config.stateDir, process.env, config.agentKeyStore),
-    // Session ids are 12 hex characters, so the folder name is the id as it is (handlers/attachments.ts).
-    buildRequest: requestBuilder(config.stateDir, (id) => path.join(attachmentRoot(config.stateDir), id)),
+    buildRequest: requestBuilder(config.stateDir, (id) => sessionFolder(config.stateDir, id)),
     ...config.agent,
   };
   const turns = new TurnManager(sessions, events, agent);

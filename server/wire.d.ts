@@ -365,3 +365,21 @@ export interface SessionDraft {
   /** ISO 8601; absent for an empty draft. */
   updated_at?: string;
 }
+
+/** GET /api/attachment/folder: the files below a folder of the session's attachment folder (an extracted archive). */
+export interface FolderFile {
+  /** Relative to the folder listed, `/`-separated. */
+  path: string;
+  size: number;
+}
+
+export interface AttachmentFolder {
+  /** The folder, relative to the session's attachment folder (as `name` of /api/attachment/preview takes it). */
+  name: string;
+  /** The first files in path order (depth first, names sorted), at most MAX_FOLDER_FILES_LISTED (handlers/attachment-folder.ts). */
+  files: FolderFile[];
+  /** How many files the folder holds (a lower bound when `complete` is false). */
+  total: number;
+  /** False when the walk stopped at MAX_FOLDER_ENTRIES_WALKED before seeing every entry. */
+  complete: boolean;
+}

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildDocx, wHeading, wPara } from '../office/testing/fixtures.js';
 import type { ChatAttachment } from '../wire.js';
-import { buildTurnMessages, imageMime, looksLikeText, MAX_IMAGE_BYTES, truncationMarker, type StoredMessage } from './input.js';
+import { buildTurnMessages, MAX_IMAGE_BYTES, truncationMarker, type StoredMessage } from './input.js';
 import type { AgentConfig, ChatMessage, ContentPart } from './types.js';
 
 let tmp: string;
@@ -48,6 +48,20 @@ describe('the new user turn', () => {
     const [prefix, b64] = image.image_url.url.split(',');
     expect(prefix).toBe('data:image/png;base64');
     expect(Buffer.from(b64!, 'base64').equals(PNG)).toBe(true);
+  });
+
+  it('sends a BMP and an AVIF as images, as the preview shows them (one sniffer)', async () => {
+    const bmp = Buffer.concat([Buffer.from('BM'), Buffer.alloc(30, 1)]);
+    const avif = Buffer.concat([Buffer.from([0, 0, 0, 0x1c]), Buffer.from('ftypavif'), Buffer.alloc(20, 0)]);
+    const parts = await userParts([upload('a.bmp', bmp, 'image/bmp'), upload('b.avif', avif, 'image/avif')]);
+    const urls = parts.filter((p) => p.type === 'image_url').map((p) => (p as { image_url: { url: string } }).image_url.url);
+    expect(urls).toEqual([`data:image/bmp;base64,${bmp.toString('base64')}`, `data:image/avif;base64,${avif.toString('base64')}`]);
+  });
+
+  it('sends a UTF-16 text file as its text, not as a binary file', async () => {
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('wide notes ✓', 'utf16le')]);
+    const parts = await userParts([upload('wide.txt', bytes, 'text/plain')]);
+    expect(allText(parts)).toContain('Attached file "wide.txt":\nwide notes ✓');
   });
 
   it('does not believe an image type the bytes deny', async () => {
@@ -164,22 +178,5 @@ describe('history', () => {
     expect(messages).toHaveLength(1);
     expect(messages[0]!.role).toBe('user');
     expect(allText(messages[0]!.content as ContentPart[])).toContain('note');
-  });
-});
-
-describe('sniffing', () => {
-  it('knows the five image formats by their bytes', () => {
-    expect(imageMime(PNG)).toBe('image/png');
-    expect(imageMime(Buffer.from([0xff, 0xd8, 0xff, 0xe0]))).toBe('image/jpeg');
-    expect(imageMime(Buffer.from('GIF89a......'))).toBe('image/gif');
-    expect(imageMime(Buffer.from('RIFF\0\0\0\0WEBPVP8 '))).toBe('image/webp');
-    expect(imageMime(Buffer.from('BM' + '\0'.repeat(20)))).toBe('image/bmp');
-    expect(imageMime(Buffer.from('<svg/>'))).toBeUndefined();
-  });
-  it('tells text from binary by content', () => {
-    expect(looksLikeText(Buffer.from('héllo ☃'))).toBe(true);
-    expect(looksLikeText(Buffer.from('héllo ☃').subarray(0, 9))).toBe(true); // a character cut at the end
-    expect(looksLikeText(Buffer.from([0x68, 0x00, 0x69]))).toBe(false);
-    expect(looksLikeText(Buffer.from([0xc3, 0x28]))).toBe(false);
   });
 });

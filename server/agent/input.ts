@@ -14,21 +14,18 @@ import { officeFormat } from '../office/index.js';
 import { isInside } from '../paths.js';
 import { loadSttConfig, transcribeFile } from '../speech/index.js';
 import { AnchoredDir } from '../store/anchored.js';
-import { locateInside } from '../store/anchored-walk.js';
+import { locateInside, MAX_ENTRIES_WALKED, MAX_WALK_DEPTH, openInside, walkFiles, type FilesBelow } from '../store/anchored-walk.js';
+import { imageMime, looksLikeText, SNIFF_BYTES, textOf } from '../workspace/file-kind.js';
 import type { ChatAttachment } from '../wire.js';
 import { officeMarkdownIn } from './office-markdown.js';
 import type { AgentConfig, ChatMessage, ContentPart } from './types.js';
 
 /** The largest image sent inline (agent.md). */
 export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
-/** Bytes judged to tell text from binary: valid UTF-8 and no NUL in these. */
-export const TEXT_SNIFF_BYTES = 8 * 1024;
 /** Archive members listed per archive (the rest are counted). */
 export const MAX_ARCHIVE_LISTED = 200;
 /** An archive member is inlined only up to this size: the list matters more than one big member. */
 export const MAX_ARCHIVE_MEMBER_BYTES = 64 * 1024;
-/** Folder depth walked inside an extracted archive. */
-export const MAX_ARCHIVE_DEPTH = 8;
 const AUDIO_EXTENSIONS = new Set(['.webm', '.ogg', '.wav', '.mp3', '.m4a']);
 const O_RDONLY = fs.constants.O_RDONLY;
 
@@ -69,28 +66,6 @@ export function truncationMarker(more: number, name: string): string {
   return `[… truncated: ${more} more characters of ${name}]`;
 }
 
-/** The image type its first bytes prove, or undefined. */
-export function imageMime(head: Buffer): string | undefined {
-  if (head.length >= 8 && head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
-  if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg';
-  const ascii = head.subarray(0, 12).toString('latin1');
-  if (ascii.startsWith('GIF87a') || ascii.startsWith('GIF89a')) return 'image/gif';
-  if (ascii.startsWith('RIFF') && ascii.slice(8, 12) === 'WEBP') return 'image/webp';
-  if (ascii.startsWith('BM') && head.length >= 14) return 'image/bmp';
-  return undefined;
-}
-
-/** Text by content: valid UTF-8 (a character cut at the end of the sample is fine) and no NUL. */
-export function looksLikeText(head: Buffer): boolean {
-  if (head.includes(0)) return false;
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 interface Opened {
   handle: FileHandle;
   size: number;
@@ -106,35 +81,19 @@ async function closeOpened(opened: Opened): Promise<void> {
 }
 
 /**
- * The regular file at `file`, opened read-only through its root without following a symlink out of it. With
- * `holdDir`, the folder it was opened in stays open too, for work beside the file (an Office sidecar) that must
- * happen in that very folder rather than wherever its path leads by then.
+ * `use` on the first of `roots` that `target` lies strictly below: that root held open as an anchor, and the
+ * path's segments below it (lexical; the anchored walk resolves any symlink on the way, refusing one that
+ * leaves). Undefined when `target` lies under no root, or `use` fails: an attachment is then only named.
  */
-async function openUnder(roots: readonly string[], file: string, holdDir = false): Promise<Opened | undefined> {
-  const target = path.resolve(file);
+async function underRoot<T>(roots: readonly string[], target: string, use: (anchor: AnchoredDir, segments: string[]) => Promise<T | undefined>): Promise<T | undefined> {
+  const resolved = path.resolve(target);
   for (const root of roots) {
     const resolvedRoot = path.resolve(root);
-    if (!isInside(resolvedRoot, target) || target === resolvedRoot) continue;
+    if (!isInside(resolvedRoot, resolved) || resolved === resolvedRoot) continue;
     let anchor: AnchoredDir | undefined;
     try {
       anchor = await AnchoredDir.open(resolvedRoot);
-      // Lexically below the root as given; locateInside resolves any symlink on the way, refusing one that leaves.
-      const segments = path.relative(resolvedRoot, target).split(path.sep).filter(Boolean);
-      const found = await locateInside(anchor, segments);
-      let held = false;
-      try {
-        if (!found.stat.isFile()) return undefined;
-        const handle = await found.parent.openFile(found.name, O_RDONLY);
-        const stat = await handle.stat();
-        if (!stat.isFile()) {
-          await handle.close();
-          return undefined;
-        }
-        held = holdDir;
-        return { handle, size: stat.size, name: found.name, ...(holdDir ? { dir: found.parent } : {}) };
-      } finally {
-        if (!held) await found.parent.close();
-      }
+      return await use(anchor, path.relative(resolvedRoot, resolved).split(path.sep).filter(Boolean));
     } catch {
       return undefined;
     } finally {
@@ -142,6 +101,31 @@ async function openUnder(roots: readonly string[], file: string, holdDir = false
     }
   }
   return undefined;
+}
+
+/**
+ * The regular file at `file`, opened read-only through its root without following a symlink out of it. With
+ * `holdDir`, the folder it was opened in stays open too, for work beside the file (an Office sidecar) that must
+ * happen in that very folder rather than wherever its path leads by then.
+ */
+function openUnder(roots: readonly string[], file: string, holdDir = false): Promise<Opened | undefined> {
+  return underRoot(roots, file, async (anchor, segments) => {
+    const found = await locateInside(anchor, segments);
+    let held = false;
+    try {
+      if (!found.stat.isFile()) return undefined;
+      const handle = await found.parent.openFile(found.name, O_RDONLY);
+      const stat = await handle.stat();
+      if (!stat.isFile()) {
+        await handle.close();
+        return undefined;
+      }
+      held = holdDir;
+      return { handle, size: stat.size, name: found.name, ...(holdDir ? { dir: found.parent } : {}) };
+    } finally {
+      if (!held) await found.parent.close();
+    }
+  });
 }
 
 async function readAt(handle: FileHandle, bytes: number): Promise<Buffer> {
@@ -157,9 +141,10 @@ async function readAt(handle: FileHandle, bytes: number): Promise<Buffer> {
 
 /** Reads enough of a text file to fill `budget` characters; the rest is counted, never held. */
 async function readTextFor(opened: Opened, budget: Budget, name: string): Promise<string> {
-  // UTF-8 needs at most 4 bytes a character: this many bytes hold more than `left` characters, or the file.
+  // UTF-8 and UTF-16 need at most 4 bytes a character: this many bytes hold more than `left` characters, or
+  // the file (and a byte order mark).
   const want = Math.min(opened.size, budget.left * 4 + 4);
-  const text = (await readAt(opened.handle, want)).toString('utf8');
+  const text = textOf(await readAt(opened.handle, want));
   const unread = opened.size - want;
   if (unread <= 0) return budget.take(text, name);
   const kept = text.slice(0, budget.left);
@@ -200,7 +185,7 @@ async function fileParts(a: ChatAttachment & { filename?: string; mime?: string;
   const opened = await openUnder(opts.roots, a.path, office);
   if (!opened) return text(describe(name, mime, a.size, a.path, 'not readable from the attachment folder'));
   try {
-    const head = await readAt(opened.handle, Math.min(opened.size, TEXT_SNIFF_BYTES));
+    const head = await readAt(opened.handle, Math.min(opened.size, SNIFF_BYTES));
     const image = imageMime(head);
     if (image && (mime.startsWith('image/') || (a as { is_image?: boolean }).is_image)) {
       if (opened.size > MAX_IMAGE_BYTES) return text(describe(name, mime, opened.size, a.path, `over the ${MAX_IMAGE_BYTES / (1024 * 1024)} MiB image limit`));
@@ -237,45 +222,39 @@ async function fileParts(a: ChatAttachment & { filename?: string; mime?: string;
   }
 }
 
+/** The files below the extraction folder `folder`, listed by the one anchored walker (as the chip and MCP list
+ *  them) from the root it lies under; undefined when it lies under none or cannot be opened. */
+function filesUnder(roots: readonly string[], folder: string): Promise<FilesBelow | undefined> {
+  return underRoot(roots, folder, async (anchor, segments) => {
+    const dir = await openInside(anchor, segments);
+    try {
+      return await walkFiles(dir, MAX_ARCHIVE_LISTED, path.relative(anchor.path, dir.path).split(path.sep).filter(Boolean));
+    } finally {
+      await dir.close();
+    }
+  });
+}
+
 /** The members of an extracted archive, listed, with small text members inlined (budget permitting). */
 async function archiveParts(a: { name?: string; path: string }, budget: Budget, opts: InputOptions): Promise<ContentPart[]> {
   const name = a.name || path.basename(a.path);
   const root = path.resolve(a.path);
-  if (!opts.roots.some((r) => isInside(path.resolve(r), root))) {
-    return [{ type: 'text', text: `[Extracted archive "${name}" at ${a.path}; not readable from the attachment folder]` }];
-  }
-  const files: { rel: string; size: number }[] = [];
-  let more = 0;
-  const walk = async (dir: string, depth: number): Promise<void> => {
-    let entries: fs.Dirent[];
-    try {
-      entries = await fs.promises.readdir(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    entries.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
-    for (const entry of entries) {
-      const full = path.join(dir, entry.name);
-      // Symlinks are never followed (openUnder refuses one leading out anyway); they are not members.
-      if (entry.isDirectory() && depth < MAX_ARCHIVE_DEPTH) await walk(full, depth + 1);
-      else if (entry.isFile()) {
-        if (files.length >= MAX_ARCHIVE_LISTED) more++;
-        else files.push({ rel: path.relative(root, full), size: (await fs.promises.lstat(full).catch(() => undefined))?.size ?? 0 });
-      }
-    }
-  };
-  await walk(root, 0);
-  const lines = [`Extracted archive "${name}" (${files.length + more} files, at ${a.path}):`, ...files.map((f) => `- ${f.rel} (${f.size} bytes)`)];
+  const listing = await filesUnder(opts.roots, root);
+  if (!listing) return [{ type: 'text', text: `[Extracted archive "${name}" at ${a.path}; not readable from the attachment folder]` }];
+  const { files, total, complete } = listing;
+  const more = total - files.length;
+  const lines = [`Extracted archive "${name}" (${total} files, at ${a.path}):`, ...files.map((f) => `- ${f.path} (${f.size} bytes)`)];
   if (more) lines.push(`- … and ${more} more files`);
+  if (!complete) lines.push(`- … and more not counted (the list stops after ${MAX_ENTRIES_WALKED} entries or ${MAX_WALK_DEPTH} folders deep)`);
   const parts: ContentPart[] = [{ type: 'text', text: budget.take(lines.join('\n'), `the list of ${name}`) }];
   for (const f of files) {
     if (budget.left <= 0 || f.size > MAX_ARCHIVE_MEMBER_BYTES) continue;
-    const opened = await openUnder(opts.roots, path.join(root, f.rel));
+    const opened = await openUnder(opts.roots, path.join(root, ...f.path.split('/')));
     if (!opened) continue;
     try {
-      const head = await readAt(opened.handle, Math.min(opened.size, TEXT_SNIFF_BYTES));
+      const head = await readAt(opened.handle, Math.min(opened.size, SNIFF_BYTES));
       if (!looksLikeText(head)) continue;
-      const memberName = `${name}/${f.rel}`;
+      const memberName = `${name}/${f.path}`;
       parts.push({ type: 'text', text: header(memberName) + (await readTextFor(opened, budget, memberName)) });
     } finally {
       await opened.handle.close();

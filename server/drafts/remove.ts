@@ -2,15 +2,15 @@
 // Office sidecar written beside it, the extraction folder its draft chip made, and its record in the session.
 // A file a sent message refers to is never removed: the conversation would point at nothing.
 import path from 'node:path';
-import { sessionAttachmentDir } from '../handlers/attachments.js';
+import { openSessionFolder, sidecarOf } from '../attachments/layout.js';
+import { ATTACHMENT_NOT_FOUND } from '../attachments/open.js';
 import { HttpError } from '../errors.js';
 import { log } from '../log.js';
-import { SIDECAR_SUFFIX, officeFormat } from '../office/index.js';
+import { officeFormat } from '../office/index.js';
 import type { Session, SessionStore } from '../store/sessions.js';
 import { updateDraft } from './store.js';
 
 export const ATTACHMENT_SENT = 'This attachment belongs to a sent message and cannot be deleted';
-export const ATTACHMENT_NOT_FOUND = 'Attachment not found';
 
 /** Every path the session's messages (and a turn still running) refer to: uploads and extraction folders. */
 export function sentPaths(session: Session): Set<string> {
@@ -45,7 +45,7 @@ export async function removeUnsentAttachment(
   if (!record) throw new HttpError(404, ATTACHMENT_NOT_FOUND);
   const sent = sentPaths(session);
   if (sent.has(record.path)) throw new HttpError(409, ATTACHMENT_SENT);
-  const dir = await sessionAttachmentDir(stateDir, session.session_id);
+  const dir = await openSessionFolder(stateDir, session.session_id);
   try {
     const gone = async (full: string, tree: boolean): Promise<void> => {
       if (path.dirname(full) !== dir.path) return;
@@ -58,7 +58,7 @@ export async function removeUnsentAttachment(
       }
     };
     await gone(record.path, false);
-    if (officeFormat(record.path)) await gone(record.path + SIDECAR_SUFFIX, false);
+    if (officeFormat(record.path)) await gone(sidecarOf(record.path), false);
     // A chip's extraction folder is checked as a string when the draft is stored, so it may name any entry of
     // the folder: only a real directory that no record or message owns is removed (never another upload or a sidecar).
     if (extractDest && !sent.has(extractDest) && !session.attachments.some((a) => a.path === extractDest) && path.dirname(extractDest) === dir.path) {

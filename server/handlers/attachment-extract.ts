@@ -1,7 +1,7 @@
 // POST /api/attachment/extract: extract an archive this session already stored (a chip restored from a draft
 // after a reload: its bytes are no longer in the page to send again). The archive is named by its stored path,
 // as the session records it, and opened without following a symlink; the extraction then is that of
-// POST /api/upload/extract (attachments.ts extractIntoSession).
+// POST /api/upload/extract (attachments/extract.ts extractIntoSession).
 import { constants as fsConstants, createWriteStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
@@ -16,8 +16,9 @@ import { anchorMode, PROC_FD_DIR } from '../store/anchored.js';
 import { visibleSession } from '../store/profiles.js';
 import { log } from '../log.js';
 import type * as wire from '../wire.js';
-import { ATTACHMENT_NOT_FOUND } from './attachment-files.js';
-import { extractIntoSession, sessionAttachmentDir, type ExtractBody } from './attachments.js';
+import { extractIntoSession, type ExtractBody } from '../attachments/extract.js';
+import { ATTACHMENT_NOT_FOUND } from '../attachments/open.js';
+import { openSessionFolder } from '../attachments/layout.js';
 
 export const UNKNOWN_ATTACHMENT = 'Unknown attachment';
 const NONBLOCK = fsConstants.O_NONBLOCK ?? 0;
@@ -48,7 +49,7 @@ export async function extractStoredAttachment(input: HandlerInput): Promise<void
   const stored = session.attachments.find((a) => a.path === body.path);
   if (!stored) throw new ValueError(UNKNOWN_ATTACHMENT);
   let result: ExtractBody;
-  const base = await sessionAttachmentDir(app.config.stateDir, session.session_id);
+  const base = await openSessionFolder(app.config.stateDir, session.session_id);
   try {
     const name = path.basename(stored.path);
     if (path.dirname(stored.path) !== base.path) throw new HttpError(404, ATTACHMENT_NOT_FOUND);

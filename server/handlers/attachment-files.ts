@@ -2,32 +2,13 @@
 // and GET /api/attachment/raw (an image's or binary file's bytes: thumbnails, downloads). `name` is relative to
 // the session's attachment folder (an uploaded file, or a file inside an extracted archive's folder), walked
 // with the workspace rules: no escape, no symlink out, no special file, hidden names and credential stores never.
-import path from 'node:path';
 import type { HandlerInput } from '../http/app.js';
+import { ATTACHMENT_NOT_FOUND, requestedAttachmentPath } from '../attachments/open.js';
 import { HttpError } from '../errors.js';
 import { sendJson } from '../http/respond.js';
-import { sanitizeName } from '../names.js';
-import { visibleSession } from '../store/profiles.js';
-import { openWorkspaceFile, openWorkspacePath, type OpenedFile, type WorkspacePath } from '../workspace/browse.js';
+import { openWorkspaceFile, type OpenedFile } from '../workspace/browse.js';
 import { describeFile, previewJson } from '../workspace/preview.js';
 import { DOWNLOAD_PARAM, sendRawFile } from '../workspace/raw.js';
-import { attachmentRoot, MAX_SESSION_DIR_CHARS } from './attachments.js';
-
-export const ATTACHMENT_NOT_FOUND = 'Attachment not found';
-export const NAME_PARAM = 'name';
-
-/** `name` of a request below its session's attachment folder, resolved and held open by the workspace rules. */
-export async function requestedAttachmentPath(input: HandlerInput): Promise<WorkspacePath> {
-  const { ctx, app } = input;
-  const session = visibleSession(app.sessions, ctx.url.searchParams.get('session_id'), input.profile);
-  const name = ctx.url.searchParams.get(NAME_PARAM) ?? '';
-  if (name === '' || path.isAbsolute(name)) throw new HttpError(404, ATTACHMENT_NOT_FOUND);
-  // The folder uploads go to (attachments.ts sessionAttachmentDir), never created here.
-  const dir = path.join(attachmentRoot(app.config.stateDir), sanitizeName(session.session_id, MAX_SESSION_DIR_CHARS) ?? 'session');
-  return openWorkspacePath(dir, name, false).catch((err: unknown) => {
-    throw err instanceof HttpError && err.status === 404 ? new HttpError(404, ATTACHMENT_NOT_FOUND) : err;
-  });
-}
 
 async function withAttachment(input: HandlerInput, use: (file: OpenedFile, root: string) => Promise<void>): Promise<void> {
   const at = await requestedAttachmentPath(input);

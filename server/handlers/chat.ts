@@ -13,7 +13,7 @@ import { log } from '../log.js';
 import { visibleSession } from '../store/profiles.js';
 import { MAX_MESSAGE_CHARS, type Session } from '../store/sessions.js';
 import type * as wire from '../wire.js';
-import { extractedAttachment } from './extracted-attachment.js';
+import { extractedAttachment } from '../attachments/extracted.js';
 
 export const MAX_TURN_ATTACHMENTS = 20;
 export const MAX_MODEL_CHARS = 200;

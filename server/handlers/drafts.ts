@@ -19,9 +19,9 @@ import {
   type StoredDraftItem,
 } from '../drafts/store.js';
 import type * as wire from '../wire.js';
-import { isExtractionFolder } from './extracted-attachment.js';
+import { isExtractionFolder } from '../attachments/layout.js';
 
-const isSessionFolder = (stateDir: string, session: Session, dest: string): boolean => isExtractionFolder(stateDir, session, dest);
+const isSessionFolder = (stateDir: string, session: Session, dest: string): boolean => isExtractionFolder(stateDir, session.session_id, dest);
 
 /** The stored chips the session still has, as the composer shows them. */
 function publicDraft(stored: StoredDraft, session: Session, stateDir: string): wire.SessionDraft {

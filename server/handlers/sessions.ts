@@ -8,7 +8,7 @@ import { sendJson } from '../http/respond.js';
 import { sessionSummary, type Session } from '../store/sessions.js';
 import { publicSession, publicSessionSummary } from '../projections/index.js';
 import type { ChatAttachment, SessionSummary } from '../wire.js';
-import { extractedAttachment } from './extracted-attachment.js';
+import { extractedAttachment } from '../attachments/extracted.js';
 
 export const MAX_MESSAGE_ATTACHMENTS = 100;
 

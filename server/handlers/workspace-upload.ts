@@ -16,12 +16,12 @@ import { log } from '../log.js';
 import { parseMultipart, type StagedFile } from '../http/multipart.js';
 import { officeFormat, SidecarBudget, sidecarReason, writeOfficeSidecar, type Sidecar } from '../office/index.js';
 import { writeExtractedSidecars } from '../office/batch.js';
+import { SIDECAR_FAILED } from '../office/sidecar.js';
 import { sendJson } from '../http/respond.js';
 import { publicWorkspaceUpload } from '../projections/index.js';
 import { visibleSession } from '../store/profiles.js';
 
 const EXTRACTION_FAILED = 'Archive extraction failed';
-const SIDECAR_FAILED = 'Office sidecar extraction failed';
 const ESCAPES = 'Upload target escapes workspace';
 
 import type { WorkspaceItem } from '../wire.js';
@@ -159,9 +159,9 @@ async function storeOne(file: StagedFile, target: AnchoredDir, maxUploadBytes: n
   if (format) {
     try {
       // Read and written through the directory's descriptor, so the sidecar lands beside the document.
-      const sidecar = await writeOfficeSidecar(target.entry(placed.name), format, budget);
+      const sidecar = await writeOfficeSidecar(target, placed.name, format, budget);
       names.push(sidecar.filename);
-      item.sidecar = { ...sidecar, path: target.pathOf(sidecar.filename) };
+      item.sidecar = sidecar;
     } catch (err) {
       if (signal.aborted) throw signal.reason;
       log.info(`no preview for ${placed.name}:`, err);

@@ -3,11 +3,12 @@
 // its root through descriptors (workspace/browse.ts), so traversal, absolute paths and symlinks out are
 // refused; every failure is an HttpError or McpDataError with a text safe to show. Texts are redacted here.
 import path from 'node:path';
-import { attachmentRoot } from '../handlers/attachments.js';
+import { ATTACHMENT_NOT_FOUND, openAttachmentPath } from '../attachments/open.js';
 import type { App } from '../http/app.js';
 import { HttpError } from '../errors.js';
 import { guessMime } from '../mime.js';
-import { officeFormat, officeToMarkdown, SIDECAR_SUFFIX } from '../office/index.js';
+import { officeFormat, officeToMarkdown } from '../office/index.js';
+import { readSidecar, sidecarName } from '../office/sidecar.js';
 import { redact } from '../redact/index.js';
 import {
   cutRedacted,
@@ -25,6 +26,8 @@ import {
 import { sessionVisible, visibleSession } from '../store/profiles.js';
 import { messageText, type Session } from '../store/sessions.js';
 import { isHiddenName } from '../paths.js';
+import { openInside, walkFiles } from '../store/anchored-walk.js';
+import { looksLikeText, textOf } from '../workspace/file-kind.js';
 import { listWorkspaceDir, openWorkspaceFile, openWorkspacePath, readWorkspaceBytes, type WorkspacePath } from '../workspace/browse.js';
 import type { WorkspaceListing } from '../wire.js';
 import { IMAGE_TYPES, readImage } from './image-read.js';
@@ -90,16 +93,14 @@ export function readSession(app: App, profile: string, id: unknown, offset = 0, 
   };
 }
 
-/** The session's attachment folder, held open; undefined when nothing was ever uploaded to it. */
-async function openAttachmentPath(app: App, sessionId: string, name: string): Promise<WorkspacePath | undefined> {
-  // Session ids are 12 hex characters, so the folder name is the id as it is (handlers/attachments.ts).
-  const dir = path.join(attachmentRoot(app.config.stateDir), sessionId);
+/** `name` in the session's attachment folder, held open. */
+async function attachmentPath(app: App, sessionId: string, name: string): Promise<WorkspacePath> {
   try {
-    return await openWorkspacePath(dir, name, false);
+    return await openAttachmentPath(app.config.stateDir, sessionId, name);
   } catch (err) {
     if (err instanceof HttpError && err.status === 404 && name !== '' && !name.includes('\0')) {
       // The folder itself may be missing: that is "no such attachment", like any other missing name.
-      throw new HttpError(404, 'Attachment not found');
+      throw new HttpError(404, ATTACHMENT_NOT_FOUND);
     }
     throw err;
   }
@@ -108,7 +109,7 @@ async function openAttachmentPath(app: App, sessionId: string, name: string): Pr
 /** The attachment folder's top level: uploaded files and extracted archives (folders). */
 export async function listAttachments(app: App, profile: string, id: unknown): Promise<WorkspaceListing['entries']> {
   const s = findSession(app, profile, id);
-  const at = await openAttachmentPath(app, s.session_id, '').catch(() => undefined);
+  const at = await attachmentPath(app, s.session_id, '').catch(() => undefined);
   if (!at) return [];
   try {
     return (await listWorkspaceDir(at, L.MAX_WORKSPACE_ENTRIES)).entries;
@@ -122,36 +123,17 @@ export async function listAttachments(app: App, profile: string, id: unknown): P
 /** Leaves through projections/mcp.ts; its text is redacted here, where it is read. */
 export type AttachmentContent = McpAttachmentContent;
 
-/** True when `bytes` look like text: no NUL and valid UTF-8 in the first TEXT_SNIFF_BYTES. */
-export function looksLikeText(bytes: Buffer): boolean {
-  const head = bytes.subarray(0, L.TEXT_SNIFF_BYTES);
-  if (head.includes(0)) return false;
-  try {
-    // A multi-byte character cut at the sniff boundary is not a reason to call the file binary.
-    new TextDecoder('utf-8', { fatal: true }).decode(head.subarray(0, Math.max(0, head.length - 3)));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Every file of an extracted archive, breadth first, at most MAX_ARCHIVE_ENTRIES. */
+/** Every file of an extracted archive, at most MAX_ARCHIVE_ENTRIES, listed by the one anchored walker (as the
+ *  agent and the chip list it). */
 async function archiveFiles(at: WorkspacePath): Promise<{ files: string[]; truncated: boolean }> {
-  const files: string[] = [];
-  const queue: string[][] = [at.segments];
-  while (queue.length > 0) {
-    const segments = queue.shift()!;
-    const listing = await listWorkspaceDir({ ...at, segments }, L.MAX_ARCHIVE_ENTRIES).catch(() => undefined);
-    if (!listing) continue;
-    for (const e of listing.entries) {
-      const rel = [...segments.slice(at.segments.length), e.name];
-      if (e.type === 'dir') queue.push([...segments, e.name]);
-      else files.push(rel.join('/'));
-      if (files.length >= L.MAX_ARCHIVE_ENTRIES) return { files, truncated: true };
-    }
-    if (listing.truncated) return { files, truncated: true };
+  const dir = await openInside(at.root, at.segments);
+  try {
+    const real = path.relative(at.root.path, dir.path).split(path.sep).filter(Boolean);
+    const { files, total, complete } = await walkFiles(dir, L.MAX_ARCHIVE_ENTRIES, real);
+    return { files: files.map((f) => f.path), truncated: !complete || total > files.length };
+  } finally {
+    await dir.close();
   }
-  return { files, truncated: false };
 }
 
 /**
@@ -161,14 +143,13 @@ async function archiveFiles(at: WorkspacePath): Promise<{ files: string[]; trunc
 export async function readAttachment(app: App, profile: string, id: unknown, name: string, maxChars = L.MAX_TEXT_CHARS): Promise<AttachmentContent> {
   const s = findSession(app, profile, id);
   return readAttachmentOf(app, s, name, maxChars).catch((err: unknown) => {
-    throw err instanceof HttpError && err.status === 404 ? new HttpError(404, 'Attachment not found') : err;
+    throw err instanceof HttpError && err.status === 404 ? new HttpError(404, ATTACHMENT_NOT_FOUND) : err;
   });
 }
 
 async function readAttachmentOf(app: App, s: Session, name: string, maxChars: number): Promise<AttachmentContent> {
   if (name === '' || path.isAbsolute(name)) throw new McpDataError('An attachment is named relative to the session, e.g. "notes.txt"');
-  const at = await openAttachmentPath(app, s.session_id, name);
-  if (!at) throw new HttpError(404, 'Attachment not found');
+  const at = await attachmentPath(app, s.session_id, name);
   try {
     const base = path.posix.basename(at.segments.join('/'));
     const listing = await listWorkspaceDir(at, 1).catch((err: unknown) => {
@@ -186,25 +167,35 @@ async function readAttachmentOf(app: App, s: Session, name: string, maxChars: nu
     if (IMAGE_TYPES.has(mime)) return await readImage(at, base, mime);
     const { bytes, size } = await readWorkspaceBytes(at, L.MAX_READ_BYTES, true);
     if (!looksLikeText(bytes)) return { kind: 'binary', name: base, mime, size, note: 'binary file: content not returned' };
-    return { kind: 'text', name: base, mime, size, text: textOf(bytes, size, maxChars), source: 'file' };
+    return { kind: 'text', name: base, mime, size, text: readText(bytes, size, maxChars), source: 'file' };
   } finally {
     await at.root.close();
   }
 }
 
 /** Decoded, redacted, cut at `maxChars`; a file read only in part says how many bytes were left. */
-function textOf(bytes: Buffer, size: number, maxChars: number): RedactedText {
-  const text = cutRedacted(redactText(bytes.toString('utf8')), (t) => L.truncated(t, maxChars));
+function readText(bytes: Buffer, size: number, maxChars: number): RedactedText {
+  const text = cutRedacted(redactText(textOf(bytes)), (t) => L.truncated(t, maxChars));
   if (size > bytes.length && text.length <= maxChars) return cutRedacted(text, (t) => `${t}\n[… truncated: ${size - bytes.length} more bytes]`);
   return text;
 }
 
+/** The sidecar beside the Office file `at` names, read in the folder holding it (office/sidecar.ts). */
+async function storedSidecar(at: WorkspacePath, maxBytes: number): Promise<{ bytes: Buffer; size: number } | undefined> {
+  const dir = await openInside(at.root, at.segments.slice(0, -1)).catch(() => undefined);
+  if (!dir) return undefined;
+  try {
+    return await readSidecar(dir, at.segments.at(-1)!, maxBytes);
+  } finally {
+    await dir.close();
+  }
+}
+
 async function readOffice(at: WorkspacePath, base: string, format: NonNullable<ReturnType<typeof officeFormat>>, maxChars: number): Promise<AttachmentContent> {
   const mime = guessMime(base);
-  // A sidecar written beside the file (workspace uploads write one) is the conversion already done.
-  const sidecar = [...at.segments.slice(0, -1), at.segments.at(-1)! + SIDECAR_SUFFIX];
-  const stored = await readWorkspaceBytes({ ...at, segments: sidecar }, L.MAX_READ_BYTES, true).catch(() => undefined);
-  if (stored) return { kind: 'text', name: base, mime, size: stored.size, text: textOf(stored.bytes, stored.size, maxChars), source: 'office-sidecar' };
+  // A sidecar written beside the file (uploads write one) is the conversion already done.
+  const stored = await storedSidecar(at, L.MAX_READ_BYTES);
+  if (stored) return { kind: 'text', name: base, mime, size: stored.size, text: readText(stored.bytes, stored.size, maxChars), source: 'office-sidecar' };
   // Opened through the anchored walk and converted from that descriptor: a path handed to the converter could be
   // sent outside by a folder swapped for a symlink in between.
   const file = await openWorkspaceFile(at);
@@ -237,7 +228,7 @@ export async function readWorkspaceFile(app: App, profile: string, id: unknown, 
   try {
     const { bytes, size, path: rel } = await readWorkspaceBytes(at, L.MAX_READ_BYTES, true);
     if (!looksLikeText(bytes)) return { path: rel, size, binary: true as const };
-    return { path: rel, size, binary: false as const, text: textOf(bytes, size, maxChars) };
+    return { path: rel, size, binary: false as const, text: readText(bytes, size, maxChars) };
   } finally {
     await at.root.close();
   }
@@ -288,7 +279,7 @@ async function searchTree(at: WorkspacePath, budget: Budget, onText: (rel: strin
       }
       budget.files++;
       const format = officeFormat(e.name);
-      if (format && !listing.entries.some((x) => x.name === e.name + SIDECAR_SUFFIX)) {
+      if (format && !listing.entries.some((x) => x.name === sidecarName(e.name))) {
         // A file dropped in the composer has no sidecar until a chat turn writes one: search its Markdown
         // (readOffice converts within the Office module's own bounds), not its zip bytes.
         const office = await readOffice({ ...at, segments: child }, e.name, format, L.MAX_SEARCH_FILE_BYTES).catch(() => undefined);
@@ -305,7 +296,7 @@ async function searchTree(at: WorkspacePath, budget: Budget, onText: (rel: strin
       if (!read) continue;
       budget.bytes += read.bytes.length;
       if (!looksLikeText(read.bytes)) continue;
-      if (!onText(child.join('/'), redact(read.bytes.toString('utf8')))) {
+      if (!onText(child.join('/'), redact(textOf(read.bytes)))) {
         budget.exhausted = true;
         return;
       }
@@ -332,7 +323,7 @@ export async function search(app: App, profile: string, id: unknown, query: stri
     if (hits.length < maxResults) findIn(redact(messageText(m)), needle, push({ where: 'message', ref: String(i), uri: sessionUri(s.session_id) }));
   });
   const budget: Budget = { files: 0, bytes: 0, exhausted: hits.length >= maxResults };
-  const attachments = await openAttachmentPath(app, s.session_id, '').catch(() => undefined);
+  const attachments = await attachmentPath(app, s.session_id, '').catch(() => undefined);
   if (attachments) {
     try {
       await searchTree(attachments, budget, (rel, text) => {

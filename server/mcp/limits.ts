@@ -45,8 +45,6 @@ export const MAX_SEARCH_RESULTS = 100;
 export const SNIPPET_CONTEXT_CHARS = 80;
 /** Longest search query. */
 export const MAX_QUERY_CHARS = 200;
-/** Bytes looked at to decide whether a file is text (no NUL, valid UTF-8). */
-export const TEXT_SNIFF_BYTES = 8192;
 
 /** The marker that ends every cut text. */
 export function truncated(text: string, max: number): string {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { buildTurnMessages } from '../agent/input.js';
 import { buildDocx, wHeading, wPara } from '../office/testing/fixtures.js';
 import { multipartBody, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
 import { USER_CONTENT_META, USER_CONTENT_META_KEY, USER_CONTENT_NOTE } from './server.js';
@@ -117,6 +118,34 @@ describe('MCP endpoint', () => {
     await client.close();
   });
 
+  it('lists an extracted archive as the chip and the agent list it: same files, same order, hidden and symlinked never', async () => {
+    const folder = path.join(server.stateDir, 'attachments', sessionId, 'same-list');
+    await fs.mkdir(path.join(folder, 'b', 'deep'), { recursive: true });
+    await fs.mkdir(path.join(folder, '.git'));
+    await fs.writeFile(path.join(folder, 'z.txt'), 'z');
+    await fs.writeFile(path.join(folder, 'a.txt'), 'a');
+    await fs.writeFile(path.join(folder, 'b', 'deep', 'c.txt'), 'c');
+    await fs.writeFile(path.join(folder, 'b', '.env'), 'KEY=1');
+    await fs.writeFile(path.join(folder, '.git', 'config'), '[core]');
+    await fs.symlink('/etc/passwd', path.join(folder, 'b', 'link'));
+    await fs.symlink(path.join(folder, 'b'), path.join(folder, 'loop'));
+    const expected = ['a.txt', 'b/deep/c.txt', 'z.txt'];
+
+    const client = await connect();
+    const mcp = JSON.parse(text(await client.callTool({ name: 'read_attachment', arguments: { session_id: sessionId, name: 'same-list' } })));
+    await client.close();
+    expect(mcp.files).toEqual(expected);
+
+    const chip = await server.api(`/api/attachment/folder?session_id=${sessionId}&name=same-list`);
+    expect(((await chip.json()) as { files: { path: string }[] }).files.map((f) => f.path)).toEqual(expected);
+
+    const config = { baseUrl: 'http://127.0.0.1:1', model: 'm', kind: 'openai' as const, idleTimeoutMs: 1000, contextChars: 200_000 };
+    const [turn] = await buildTurnMessages([], '', [{ name: 'same-list', path: folder, extracted: true }], config, { roots: [path.dirname(folder)] });
+    const listing = ((turn!.content as { type: string; text?: string }[])[0]!.text ?? '').split('\n');
+    expect(listing[0]).toBe(`Extracted archive "same-list" (3 files, at ${folder}):`);
+    expect(listing.slice(1).map((line) => line.replace(/^- (.*) \(\d+ bytes\)$/, '$1'))).toEqual(expected);
+  });
+
   it('sends list_changed after an upload', async () => {
     const client = await connect();
     const changed = new Promise<void>((resolve) => client.setNotificationHandler(ResourceListChangedNotificationSchema, () => resolve()));
@@ -134,6 +163,16 @@ describe('MCP endpoint', () => {
     const found = JSON.parse(text(await client.callTool({ name: 'search', arguments: { session_id: session, query: 'LANTERNS' } })));
     expect(found.results.map((r: { where: string; ref: string }) => `${r.where}:${r.ref}`)).toEqual(['attachment:harbour.docx']);
     expect(found.results[0].snippet).toContain('seventeen lanterns on the pier');
+    await client.close();
+  });
+
+  it('reads and searches a UTF-16 text attachment as text, as the preview and the agent do (one sniffer)', async () => {
+    const session = await server.newSession();
+    await upload('wide.txt', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a wide heron ✓', 'utf16le')]), session);
+    const client = await connect();
+    expect(text(await client.callTool({ name: 'read_attachment', arguments: { session_id: session, name: 'wide.txt' } }))).toBe('a wide heron ✓');
+    const found = JSON.parse(text(await client.callTool({ name: 'search', arguments: { session_id: session, query: 'WIDE HERON' } })));
+    expect(found.results.map((r: { where: string; ref: string; snippet: string }) => `${r.where}:${r.ref}:${r.snippet}`)).toEqual(['attachment:wide.txt:a wide heron ✓']);
     await client.close();
   });
 

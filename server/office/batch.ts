@@ -6,10 +6,9 @@ import type { ExtractedSidecar } from '../wire.js';
 import type { SidecarBudget } from './budget.js';
 import { officeFormat, writeOfficeSidecar } from './index.js';
 import { sidecarReason } from './office-error.js';
+import { SIDECAR_FAILED } from './sidecar.js';
 import { log } from '../log.js';
 
-/** The spec's fixed text for any sidecar failure; `sidecar_reason` says which. */
-export const SIDECAR_FAILED = 'Office sidecar extraction failed';
 
 /**
  * Write the sidecar of each Office file among `files` (relative to `base`, '/'-separated, as an extraction
@@ -28,8 +27,7 @@ export async function writeExtractedSidecars(base: AnchoredDir, files: readonly 
     try {
       let dir = base;
       for (const segment of segments) dirs.push((dir = await dir.openDir(segment)));
-      const sidecar = await writeOfficeSidecar(dir.entry(name), format, budget);
-      out.push({ file, sidecar: { ...sidecar, path: dir.pathOf(sidecar.filename) } });
+      out.push({ file, sidecar: await writeOfficeSidecar(dir, name, format, budget) });
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       log.info(`no preview for ${path.posix.basename(file)}:`, err);

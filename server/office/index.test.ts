@@ -8,10 +8,10 @@ import {
   officeToMarkdown,
   PREVIEW_MAX_CHARS,
   sidecarReason,
-  writeOfficeSidecar,
   type OfficeFormat,
 } from './index.js';
 import { buildDocx, buildPptx, buildXlsx, buildZip, pShape, wHeading, wordDocumentXml, wPara } from './testing/fixtures.js';
+import { sidecarFor } from './testing/sidecar.js';
 import { useTmpDir } from './testing/tmpdir.js';
 
 const tmp = useTmpDir();
@@ -42,7 +42,7 @@ describe('officeFormat', () => {
 describe('writeOfficeSidecar', () => {
   it('writes <name>.md beside the file and describes it', async () => {
     const file = await tmp.write('Résumé.docx', await buildDocx(wHeading(1, 'Café') + wPara('naïve')));
-    const sidecar = await writeOfficeSidecar(file, 'docx');
+    const sidecar = await sidecarFor(file, 'docx');
     const expected = '# Café\n\nnaïve\n';
     expect(sidecar).toEqual({
       filename: 'Résumé.docx.md',
@@ -60,7 +60,7 @@ describe('writeOfficeSidecar', () => {
     ['pptx', () => buildPptx([{ file: 'slide1.xml', shapes: pShape(['Hi'], 'title') }]), '## Slide 1: Hi\n'],
   ])('writes the %s sidecar', async (format, build, expected) => {
     const file = await tmp.write(`f.${format}`, await build());
-    const sidecar = await writeOfficeSidecar(file, format);
+    const sidecar = await sidecarFor(file, format);
     expect(sidecar.office_format).toBe(format);
     expect(await fs.readFile(sidecar.path, 'utf8')).toBe(expected);
   });
@@ -68,7 +68,7 @@ describe('writeOfficeSidecar', () => {
   it('never overwrites an existing <name>.md', async () => {
     const file = await tmp.write('a.docx', await buildDocx(wPara('new')));
     await tmp.write('a.docx.md', 'mine');
-    await expect(writeOfficeSidecar(file, 'docx')).rejects.toMatchObject({ code: 'EEXIST' });
+    await expect(sidecarFor(file, 'docx')).rejects.toMatchObject({ code: 'EEXIST' });
     expect(await fs.readFile(path.join(tmp.path, 'a.docx.md'), 'utf8')).toBe('mine');
   });
 
@@ -76,13 +76,13 @@ describe('writeOfficeSidecar', () => {
     const file = await tmp.write('a.docx', await buildDocx(wPara('new')));
     const victim = await tmp.write('victim.txt', 'untouched');
     await fs.symlink(victim, `${file}.md`);
-    await expect(writeOfficeSidecar(file, 'docx')).rejects.toMatchObject({ code: 'EEXIST' });
+    await expect(sidecarFor(file, 'docx')).rejects.toMatchObject({ code: 'EEXIST' });
     expect(await fs.readFile(victim, 'utf8')).toBe('untouched');
     expect((await fs.lstat(`${file}.md`)).isSymbolicLink()).toBe(true);
 
     await fs.rm(`${file}.md`);
     await fs.symlink(path.join(tmp.path, 'created-through-link.txt'), `${file}.md`);
-    await expect(writeOfficeSidecar(file, 'docx')).rejects.toMatchObject({ code: 'EEXIST' });
+    await expect(sidecarFor(file, 'docx')).rejects.toMatchObject({ code: 'EEXIST' });
     expect(await listing()).toEqual(['a.docx', 'a.docx.md', 'victim.txt']);
   });
 
@@ -95,7 +95,7 @@ describe('writeOfficeSidecar', () => {
       await this.write(Buffer.from('half'));
       throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
     });
-    await expect(writeOfficeSidecar(file, 'docx')).rejects.toThrow('no space left on device');
+    await expect(sidecarFor(file, 'docx')).rejects.toThrow('no space left on device');
     expect(await listing()).toEqual(['a.docx']);
   });
 
@@ -123,7 +123,7 @@ describe('writeOfficeSidecar', () => {
   ];
   it.each(bombs)('refuses %s and leaves no sidecar', async (_label, build, message) => {
     const file = await tmp.write('bomb.docx', await build());
-    await expect(writeOfficeSidecar(file, 'docx')).rejects.toThrow(message);
+    await expect(sidecarFor(file, 'docx')).rejects.toThrow(message);
     expect(await listing()).toEqual(['bomb.docx']);
   });
 
@@ -131,7 +131,7 @@ describe('writeOfficeSidecar', () => {
     const reasons: string[] = [];
     for (const [, build] of bombs) {
       const file = await tmp.write('bomb.docx', await build());
-      reasons.push(await writeOfficeSidecar(file, 'docx').then(() => 'written', sidecarReason));
+      reasons.push(await sidecarFor(file, 'docx').then(() => 'written', sidecarReason));
     }
     expect(reasons).toEqual([
       'too many parts in the file',
@@ -145,7 +145,7 @@ describe('writeOfficeSidecar', () => {
     // Media of any size or ratio is neither inflated nor counted: only the XML parts are.
     const media = Array.from({ length: 600 }, (_, i) => ({ name: `word/media/image${i}.png`, data: Buffer.alloc(i < 4 ? 3_000_000 : 10) }));
     const file = await tmp.write('big.docx', await buildDocx(wPara('still here'), media));
-    expect(await writeOfficeSidecar(file, 'docx').then((s) => s.filename)).toBe('big.docx.md');
+    expect(await sidecarFor(file, 'docx').then((s) => s.filename)).toBe('big.docx.md');
     expect(await fs.readFile(`${file}.md`, 'utf8')).toBe('still here\n');
   });
 
@@ -191,7 +191,7 @@ describe('writeOfficeSidecar', () => {
   ];
   it.each(broken)('throws a clear error for %s and leaves no sidecar', async (_label, format, build, message) => {
     const file = await tmp.write(`broken.${format}`, await build());
-    const err = await writeOfficeSidecar(file, format).catch((e: unknown) => e);
+    const err = await sidecarFor(file, format).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).name).toBe('OfficeError');
     expect((err as Error).message).toMatch(message);
@@ -202,7 +202,7 @@ describe('writeOfficeSidecar', () => {
     const file = path.join(tmp.path, 'huge.docx');
     await fs.writeFile(file, '');
     await fs.truncate(file, OFFICE_MAX_FILE_BYTES + 1);
-    await expect(writeOfficeSidecar(file, 'docx')).rejects.toThrow('Office file too large to preview (> 16000000 bytes)');
+    await expect(sidecarFor(file, 'docx')).rejects.toThrow('Office file too large to preview (> 16000000 bytes)');
     expect(await listing()).toEqual(['huge.docx']);
   });
 
@@ -220,7 +220,7 @@ describe('preview cap', () => {
     const full = `${paragraphs.join('\n\n')}\n`;
     expect(full.length).toBeGreaterThan(PREVIEW_MAX_CHARS);
     const file = await tmp.write('long.docx', await buildDocx(paragraphs.map((p) => wPara(p)).join('')));
-    const sidecar = await writeOfficeSidecar(file, 'docx');
+    const sidecar = await sidecarFor(file, 'docx');
     const written = await fs.readFile(sidecar.path, 'utf8');
     const kept = full.slice(0, PREVIEW_MAX_CHARS);
     expect(written).toBe(`${kept}${kept.endsWith('\n') ? '' : '\n'}\n*[Preview truncated at 120,000 characters]*\n`);

@@ -1,6 +1,6 @@
-// Office sidecars (spec-notes 4.7 step 7): a Markdown preview `<name>.md` written beside an uploaded .docx,
-// .xlsx or .pptx. The zip is guarded before any parser sees it, the preview is capped, and the sidecar is
-// either written completely or not at all.
+// Office documents as Markdown (spec-notes 4.7 step 7): the conversion, and the sidecar `<name>.md` an upload
+// writes beside its .docx, .xlsx or .pptx (sidecar.ts reads and writes it). The zip is guarded before any
+// parser sees it, the preview is capped, and the sidecar is either written completely or not at all.
 import fs, { type FileHandle } from 'node:fs/promises';
 import { constants, existsSync } from 'node:fs';
 import path from 'node:path';
@@ -12,6 +12,8 @@ import { createLimiter } from './limiter.js';
 import { SidecarBudget } from './budget.js';
 import { OfficeError } from './office-error.js';
 import { unpackedPath } from '../unpacked-path.js';
+import type { AnchoredDir } from '../store/anchored.js';
+import { sidecarName, writeSidecar } from './sidecar.js';
 
 export {
   OFFICE_LIMITS,
@@ -25,10 +27,8 @@ export {
 } from './convert.js';
 export { SIDECAR_BUDGET_BYTES, SIDECAR_BUDGET_MS, SidecarBudget } from './budget.js';
 export { SIDECAR_REASONS, sidecarReason } from './office-error.js';
-export const SIDECAR_SUFFIX = '.md';
-const SIDECAR_MODE = 0o644;
-// O_NOFOLLOW does not exist on Windows, where O_EXCL alone already refuses an existing link.
-const SIDECAR_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+// A FIFO put in a document's place would hold the open until a writer came.
+const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
 // Conversions are CPU-bound and hold the whole package in memory: one at a time bounds both, whatever the
 // number of simultaneous uploads (the others wait; an upload itself never fails for it).
 export const OFFICE_MAX_CONCURRENT = 1;
@@ -58,30 +58,25 @@ import type { Sidecar } from '../wire.js';
 
 export type { Sidecar };
 
-/** Convert the Office file at `filePath` to Markdown and write `<filePath>.md` beside it: created exclusively
- *  without following symlinks (O_CREAT|O_EXCL|O_NOFOLLOW), written fully, and on ANY failure the partial sidecar
- *  is removed and the error rethrown (the handler turns it into `sidecar_error: "Office sidecar extraction failed"`). */
-export async function writeOfficeSidecar(filePath: string, format: OfficeFormat, budget = new SidecarBudget()): Promise<Sidecar> {
-  const sidecarPath = path.resolve(filePath + SIDECAR_SUFFIX);
-  // Converted first, so a document that fails to convert never leaves a file behind.
-  const data = Buffer.from(await officeToMarkdown(filePath, format, budget), 'utf8');
-  // A failed open created nothing, and whatever already sits at that path is not ours to remove.
-  const handle = await fs.open(sidecarPath, SIDECAR_FLAGS, SIDECAR_MODE);
+/**
+ * Convert the Office file `name` of the held folder `dir` (opened there, never through a symlink) and write its
+ * sidecar beside it (sidecar.ts writeSidecar: whole or not at all, never over anything already at that name).
+ * Any failure is thrown (the handler turns it into `sidecar_error: SIDECAR_FAILED` with its reason).
+ */
+export async function writeOfficeSidecar(dir: AnchoredDir, name: string, format: OfficeFormat, budget = new SidecarBudget()): Promise<Sidecar> {
+  const file = await dir.openFile(name, constants.O_RDONLY | O_NONBLOCK).catch((err: unknown) => {
+    throw new OfficeError(`Office conversion failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err, reason: 'failed' });
+  });
+  let data: Buffer;
   try {
-    await handle.writeFile(data);
-    await handle.close();
-  } catch (err) {
-    await handle.close().catch(() => {});
-    await fs.rm(sidecarPath, { force: true }).catch(() => {});
-    throw err;
+    // Converted first, so a document that fails to convert never leaves a file behind.
+    data = Buffer.from(await officeToMarkdown(file, format, budget), 'utf8');
+  } finally {
+    await file.close();
   }
-  return {
-    filename: path.basename(sidecarPath),
-    path: sidecarPath,
-    size: data.length,
-    preview_kind: 'office',
-    office_format: format,
-  };
+  await writeSidecar(dir, name, data, { replace: false });
+  const filename = sidecarName(name);
+  return { filename, path: dir.pathOf(filename), size: data.length, preview_kind: 'office', office_format: format };
 }
 
 /**

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as inThread from './index.js';
 import { OFFICE_MAX_MEMBER_BYTES } from './index.js';
 import { buildDocx, buildPptx, buildXlsx, buildZip, pShape, wHeading, wPara, wTable } from './testing/fixtures.js';
+import { sidecarFor } from './testing/sidecar.js';
 import { useTmpDir } from './testing/tmpdir.js';
 import { BUILD_TIMEOUT_MS, compileProject } from '../testing/compile.js';
 
@@ -91,7 +92,7 @@ describe('Office conversion in a worker (compiled build)', () => {
     const expected = await inThread.officeToMarkdown(file, format);
     expect(expected.length).toBeGreaterThan(0);
     expect(await compiled.officeToMarkdown(file, format)).toBe(expected);
-    const sidecar = await compiled.writeOfficeSidecar(file, format);
+    const sidecar = await sidecarFor(file, format, compiled);
     expect(sidecar).toEqual({
       filename: `doc.${format}.md`,
       path: path.join(tmp.path, `doc.${format}.md`),
@@ -106,7 +107,7 @@ describe('Office conversion in a worker (compiled build)', () => {
     'keeps the event loop turning while a sheet near the member limit converts',
     async () => {
       const file = await tmp.write('big.xlsx', await buildXlsx([{ name: 'Big', sheetData: largeSheetData() }]));
-      const { gap, result } = await loopGapDuring(() => compiled.writeOfficeSidecar(file, 'xlsx'));
+      const { gap, result } = await loopGapDuring(() => sidecarFor(file, 'xlsx', compiled));
       const inThreadRun = await loopGapDuring(() => inThread.officeToMarkdown(file, 'xlsx'));
       console.log(`largest event-loop gap: worker ${gap.toFixed(0)} ms, in-thread ${inThreadRun.gap.toFixed(0)} ms`);
       expect(gap).toBeLessThan(MAX_LOOP_GAP_MS);
@@ -118,18 +119,18 @@ describe('Office conversion in a worker (compiled build)', () => {
 
   it('refuses a guard violation with the same OfficeError and leaves no sidecar', async () => {
     const file = await tmp.write('bomb.docx', await buildZip([{ name: 'word/document.xml', data: Buffer.alloc(3_000_000) }]));
-    const err = await compiled.writeOfficeSidecar(file, 'docx').catch((e: unknown) => e);
+    const err = await sidecarFor(file, 'docx', compiled).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).name).toBe('OfficeError');
     expect((err as Error).message).toBe('Zip member compression ratio above 200: word/document.xml');
-    await expect(inThread.writeOfficeSidecar(file, 'docx')).rejects.toThrow((err as Error).message);
+    await expect(sidecarFor(file, 'docx', inThread)).rejects.toThrow((err as Error).message);
     expect((await fs.readdir(tmp.path)).sort()).toEqual(['bomb.docx']);
   });
 
   it('wraps a parser failure in the worker exactly as in-thread', async () => {
     const file = await tmp.write('broken.xlsx', await buildXlsx([{ name: 'S', sheetData: '<row r="1"><c r="A1"><v>1</v></c>' }]));
     const inThreadErr = (await inThread.officeToMarkdown(file, 'xlsx').catch((e: unknown) => e)) as Error;
-    const workerErr = (await compiled.writeOfficeSidecar(file, 'xlsx').catch((e: unknown) => e)) as Error;
+    const workerErr = (await sidecarFor(file, 'xlsx', compiled).catch((e: unknown) => e)) as Error;
     expect(inThreadErr.name).toBe('OfficeError');
     expect(workerErr.name).toBe('OfficeError');
     expect(workerErr.message).toBe(inThreadErr.message);
@@ -142,7 +143,7 @@ describe('Office conversion in a worker (compiled build)', () => {
     ['runs out of time', () => slow, 'Office conversion timed out (> 1 ms)'],
   ])('turns a worker that %s into an OfficeError and leaves no sidecar', async (_label, office, message) => {
     const file = await tmp.write('doc.xlsx', await buildXlsx([{ name: 'S', sheetData: largeSheetData() }]));
-    const err = (await office().writeOfficeSidecar(file, 'xlsx').catch((e: unknown) => e)) as Error;
+    const err = (await sidecarFor(file, 'xlsx', office()).catch((e: unknown) => e)) as Error;
     expect(err.name).toBe('OfficeError');
     expect(err.message).toBe(message);
     expect((await fs.readdir(tmp.path)).sort()).toEqual(['doc.xlsx']);

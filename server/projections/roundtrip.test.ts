@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { attachmentRoot } from '../handlers/attachments.js';
+import { attachmentRoot } from '../attachments/layout.js';
 import { postMultipart, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
 import { scriptedAgent, TEST_AGENT_CONFIG, type ScriptedAgent } from '../testing/scripted-agent.js';
 import { openSse } from '../testing/sse.js';

@@ -1,11 +1,12 @@
 // Walks below an anchored root (anchored.ts): one component at a time, each opened through its parent's
 // descriptor and never through a symlink. A symlink on the way is judged by where it leads: inside the root,
-// the walk starts again from the root along that real path; outside, the walk is refused.
+// the walk starts again from the root along that real path; outside, the walk is refused. walkFiles lists the
+// files below a folder the same way, for everything that lists an extracted archive.
 import type fs from 'node:fs';
 import path from 'node:path';
 import { AnchoredDir, EscapeError, MAX_SYMLINK_HOPS, errno, type Identity } from './anchored.js';
 import { ValueError } from '../errors.js';
-import { isInside } from '../paths.js';
+import { isCredentialPath, isHiddenName, isInside } from '../paths.js';
 
 export interface WalkOptions {
   /** Make missing directories; each one made is pushed (as its real path) onto `created`, parents first. */
@@ -115,4 +116,72 @@ export async function locateInside(root: AnchoredDir, segments: readonly string[
     await parent.close();
   }
   throw new EscapeError();
+}
+
+/** Entries (files and folders) one walk looks at: an extracted archive may hold tens of thousands; beyond
+ *  this the count is "at least" and the walk stops, so no listing costs more than this many stats. */
+export const MAX_ENTRIES_WALKED = 20_000;
+/** Folders deep the walk goes: each level holds one descriptor open, and no archive a person sends nests
+ *  its files deeper; what lies below is left out and the walk reported incomplete. */
+export const MAX_WALK_DEPTH = 32;
+
+export interface FileBelow {
+  /** Relative to the folder walked, `/`-separated. */
+  path: string;
+  size: number;
+}
+
+export interface FilesBelow {
+  /** The first `listed` files, depth first, names in code point order at every level. */
+  files: FileBelow[];
+  /** How many files the walk saw (a lower bound when `complete` is false). */
+  total: number;
+  /** False when the walk stopped at MAX_ENTRIES_WALKED or MAX_WALK_DEPTH before seeing every entry. */
+  complete: boolean;
+}
+
+const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * The regular files below `dir`, as the agent, an attachment chip and MCP all list an extracted archive: every
+ * folder opened through its parent's descriptor (a symlink is neither listed nor followed), hidden names and
+ * credential stores never (`above`: the real segments of `dir` below its root, so that `.config/gh` is known
+ * across the boundary), depth first in code point order so every answer lists the same files in the same order.
+ */
+export async function walkFiles(dir: AnchoredDir, listed: number, above: readonly string[] = []): Promise<FilesBelow> {
+  const out: FilesBelow = { files: [], total: 0, complete: true };
+  let walked = 0;
+  const shown = (segments: readonly string[]) => !isHiddenName(segments.at(-1)!) && !isCredentialPath([...above, ...segments]);
+  const walk = async (at: AnchoredDir, prefix: readonly string[]): Promise<void> => {
+    const entries = (await at.readdir()).filter((d) => (d.isFile() || d.isDirectory()) && shown([...prefix, d.name])).sort(byName);
+    for (const d of entries) {
+      if (++walked > MAX_ENTRIES_WALKED) {
+        out.complete = false;
+        return;
+      }
+      if (d.isFile()) {
+        out.total++;
+        if (out.files.length < listed) {
+          const stat = await at.lstat(d.name).catch(() => undefined);
+          if (stat?.isFile()) out.files.push({ path: [...prefix, d.name].join('/'), size: stat.size });
+        }
+        continue;
+      }
+      if (prefix.length + 1 > MAX_WALK_DEPTH) {
+        out.complete = false;
+        continue;
+      }
+      // openDir never follows a symlink: one swapped in since the readdir fails, and is passed over.
+      const child = await at.openDir(d.name).catch(() => undefined);
+      if (!child) continue;
+      try {
+        await walk(child, [...prefix, d.name]);
+      } finally {
+        await child.close();
+      }
+      if (walked > MAX_ENTRIES_WALKED) return;
+    }
+  };
+  await walk(dir, []);
+  return out;
 }

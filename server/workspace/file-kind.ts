@@ -1,26 +1,31 @@
-// What a file is, from its first bytes: the raster image formats browsers show (by their signatures), PDF,
-// text (UTF-8, or UTF-8/UTF-16 with a byte order mark) and everything else binary. A name alone never makes a
-// file an image: `photo.png` holding text is text, and the raw route then never calls it image/png.
+// What a file is, from its first bytes: the one sniffer of the server (previews, the raw route, what a turn
+// sends the agent, what MCP returns). The raster image formats browsers show (by their signatures), PDF, text
+// (UTF-8, or UTF-8/UTF-16 with a byte order mark) and everything else binary. A name alone never makes a file
+// an image: `photo.png` holding text is text, and the raw route then never calls it image/png.
 import path from 'node:path';
 import type { TextEncodingName } from './preview-wire.js';
 
-/** Enough for every signature below and for the text check of a file's start. */
-export const SNIFF_BYTES = 4096;
+/** Bytes read from a file's start to tell its kind: every signature below, and enough text to judge it
+ *  (a binary format shows a NUL or invalid UTF-8 well within this). */
+export const SNIFF_BYTES = 8 * 1024;
 /** A multi-byte UTF-8 character cut at the end of a read is at most this many bytes. */
 const MAX_UTF8_TAIL = 3;
+/** BMP's header is 14 bytes: a shorter file starting `BM` is text, not an image. */
+const BMP_HEADER_BYTES = 14;
 
 const startsWith = (b: Buffer, sig: number[], at = 0) => sig.every((byte, i) => b[at + i] === byte);
 const ascii = (b: Buffer, at: number, text: string) => b.subarray(at, at + text.length).toString('latin1') === text;
 
-/** The raster image type of `head`, by signature, or null. */
-export function imageMime(head: Buffer): string | null {
+/** The raster image type of `head`, by signature, or undefined. */
+export function imageMime(head: Buffer): string | undefined {
   if (startsWith(head, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
   if (startsWith(head, [0xff, 0xd8, 0xff])) return 'image/jpeg';
   if (ascii(head, 0, 'GIF87a') || ascii(head, 0, 'GIF89a')) return 'image/gif';
   if (ascii(head, 0, 'RIFF') && ascii(head, 8, 'WEBP')) return 'image/webp';
   // ISO BMFF: a box size, then `ftyp` and the major brand.
   if (ascii(head, 4, 'ftyp') && (ascii(head, 8, 'avif') || ascii(head, 8, 'avis'))) return 'image/avif';
-  return null;
+  if (ascii(head, 0, 'BM') && head.length >= BMP_HEADER_BYTES) return 'image/bmp';
+  return undefined;
 }
 
 export function isPdf(head: Buffer): boolean {
@@ -45,6 +50,23 @@ export function decodeText(bytes: Buffer, cut = false): DecodedText | null {
   if (body.includes(0)) return null;
   const text = decodeUtf8(body, cut);
   return text === null ? null : { encoding: bom ? 'utf-8-bom' : 'utf-8', text };
+}
+
+/** Text by content: `head`, the start of a file, decodes as text (decodeText, a character cut at the end
+ *  allowed). */
+export function looksLikeText(head: Buffer): boolean {
+  return decodeText(head.subarray(0, SNIFF_BYTES), true) !== null;
+}
+
+/**
+ * `bytes`, the start of a file (or all of it) that looksLikeText judged text, decoded by the encoding its
+ * start shows (its byte order mark dropped); what does not decode further on becomes U+FFFD rather than
+ * failing the whole read.
+ */
+export function textOf(bytes: Buffer): string {
+  const encoding = decodeText(bytes.subarray(0, SNIFF_BYTES), true)?.encoding ?? 'utf-8';
+  if (encoding === 'utf-16le' || encoding === 'utf-16be') return new TextDecoder(encoding, { ignoreBOM: true }).decode(bytes.subarray(2));
+  return new TextDecoder('utf-8', { ignoreBOM: true }).decode(encoding === 'utf-8-bom' ? bytes.subarray(3) : bytes);
 }
 
 function decodeUtf8(bytes: Buffer, cut: boolean): string | null {

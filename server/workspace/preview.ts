@@ -5,7 +5,8 @@
 import path from 'node:path';
 import { guessMime } from '../mime.js';
 import { redactText, serverValue, type RedactedText, type ServerValue } from '../projections/brand.js';
-import { officeFormat, officeToMarkdown, SIDECAR_SUFFIX } from '../office/index.js';
+import { officeFormat, officeToMarkdown } from '../office/index.js';
+import { SIDECAR_SUFFIX } from '../office/sidecar.js';
 import { readBounded, readStart, type OpenedFile } from './browse.js';
 import { decodeText, imageMime, isPdf, isSvg, SNIFF_BYTES } from './file-kind.js';
 import { pdfSummary } from './pdf.js';

@@ -6,20 +6,15 @@ import { archiveStem } from '../archive/index.js';
 import { sanitizeName } from '../names.js';
 import type { Session } from '../store/sessions.js';
 import type * as wire from '../wire.js';
-import { attachmentRoot } from './attachments.js';
+import { isExtractionFolder } from './layout.js';
 
 /** Longer than any name an upload keeps: not worth sanitizing to compare. */
 const MAX_ARCHIVE_NAME_CHARS = 1024;
 
-/** An extraction folder of this session: an absolute, normalized path directly inside its attachment folder. */
-export function isExtractionFolder(stateDir: string, session: Pick<Session, 'session_id'>, dest: string): boolean {
-  return path.resolve(dest) === dest && path.dirname(dest) === path.join(attachmentRoot(stateDir), session.session_id);
-}
-
 /** `given` as an extracted attachment of `session`, or undefined when it is not one. */
 export function extractedAttachment(given: unknown, session: Pick<Session, 'session_id'>, stateDir: string): wire.ExtractedAttachment | undefined {
   const g = given as { path?: unknown; name?: unknown; extracted?: unknown; files?: unknown } | null;
-  if (!g || !g.extracted || typeof g.path !== 'string' || !isExtractionFolder(stateDir, session, g.path)) return undefined;
+  if (!g || !g.extracted || typeof g.path !== 'string' || !isExtractionFolder(stateDir, session.session_id, g.path)) return undefined;
   const folder = path.basename(g.path);
   const name = typeof g.name === 'string' && namesFolder(g.name, folder) ? g.name : folder;
   const files = Number.isInteger(g.files) && (g.files as number) >= 0 ? (g.files as number) : undefined;
