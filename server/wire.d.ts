@@ -30,20 +30,15 @@ export interface ToolCall {
 }
 
 /**
- * One row of a session's `messages`. Two shapes are stored: POST /api/session/message writes
- * `{role, text, attachments, created_at}`; a conversation turn (POST /api/chat/start) writes
- * `{role, content, timestamp, …}` (../shared/spec/agent.md, "What is stored"). Readers take `content ?? text`
- * and `timestamp` (epoch seconds) or `created_at` (ISO 8601).
+ * One row of a session's `messages`: the shape ../shared/spec/agent.md ("What is stored") gives a conversation's
+ * rows. Older stores also hold `{role, text, created_at (ISO 8601)}` rows (POST /api/session/message wrote those
+ * before); the store rewrites them into this shape as it loads them (store/messages.ts), so no reader past the
+ * store sees two shapes.
  */
 export interface Message {
   role: string;
-  /** Rows stored without asking the agent. */
-  text?: string;
-  /** ISO 8601. */
-  created_at?: string;
-  /** Rows of a conversation turn. */
-  content?: string;
-  /** Epoch seconds. */
+  content: string;
+  /** Epoch seconds, float. Absent only on a row stored without any time. */
   timestamp?: number;
   attachments?: ChatAttachment[];
   reasoning?: string;

@@ -1,12 +1,12 @@
-// A stored message row in one shape for the view. Two shapes are stored (server/wire.d.ts `Message`):
-// `{role, text, created_at}` from POST /api/session/message and `{role, content, timestamp, …}` from a turn.
+// A stored message row as the view draws it (server/wire.d.ts `Message`, one shape: the server normalizes
+// older rows as it loads them), with every field a row may lack given its empty value.
 import type { ChatAttachment, Message, Session } from './api.js';
 
 export interface MessageRow {
   role: string;
   text: string;
-  /** Epoch seconds or ISO 8601: formatTime takes both. */
-  time: number | string | undefined;
+  /** Epoch seconds. */
+  time: number | undefined;
   attachments: ChatAttachment[];
   reasoning: string;
   tools: string[];
@@ -19,8 +19,8 @@ export interface MessageRow {
 export function normalizeMessage(m: Message): MessageRow {
   return {
     role: typeof m.role === 'string' ? m.role : 'assistant',
-    text: typeof m.content === 'string' ? m.content : typeof m.text === 'string' ? m.text : '',
-    time: typeof m.timestamp === 'number' ? m.timestamp : m.created_at,
+    text: typeof m.content === 'string' ? m.content : '',
+    time: typeof m.timestamp === 'number' ? m.timestamp : undefined,
     attachments: Array.isArray(m.attachments) ? m.attachments : [],
     reasoning: typeof m.reasoning === 'string' ? m.reasoning : '',
     tools: Array.isArray(m.tool_calls) ? m.tool_calls.map((c) => c?.function?.name).filter((n): n is string => typeof n === 'string') : [],

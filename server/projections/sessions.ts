@@ -31,9 +31,7 @@ export interface PublicToolCall {
 
 export interface PublicMessage {
   role: ServerValue;
-  text?: RedactedText;
-  created_at?: ServerValue;
-  content?: RedactedText;
+  content: RedactedText;
   timestamp?: number;
   attachments?: PublicChatAttachment[];
   reasoning?: RedactedText;
@@ -101,9 +99,7 @@ function publicToolCall(call: wire.ToolCall): PublicToolCall {
 export function publicMessage(m: wire.Message): PublicMessage {
   const out: PublicMessage = {
     role: serverValue(m.role),
-    text: optional(m.text, redactText),
-    created_at: optional(m.created_at, serverValue),
-    content: optional(m.content, redactText),
+    content: redactText(m.content),
     timestamp: m.timestamp,
     attachments: optional(m.attachments, (list) => list.map(publicChatAttachment)),
     reasoning: optional(m.reasoning, redactText),

@@ -78,10 +78,47 @@ describe('SessionStore', () => {
     await store.load();
     const s = await store.create({ workspace: '/w', profile: 'default' });
     await store.update(s.session_id, (d) => {
-      d.messages.push({ role: 'user', text: 'hi', attachments: [], created_at: 'now', ...Object.fromEntries(INTERNAL_MESSAGE_FIELDS.map((f) => [f, 'secret'])) });
+      d.messages.push({ role: 'user', content: 'hi', attachments: [], timestamp: 1, ...Object.fromEntries(INTERNAL_MESSAGE_FIELDS.map((f) => [f, 'secret'])) });
     });
     const [message] = publicSession(store.get(s.session_id)!).messages;
-    expect(message).toEqual({ role: 'user', text: 'hi', attachments: [], created_at: 'now' });
+    expect(message).toEqual({ role: 'user', content: 'hi', attachments: [], timestamp: 1 });
+  });
+
+  it('loads a file of an older version in the one stored shape: `text`/`created_at` rows become `content`/`timestamp`', async () => {
+    const id = 'abcdef012345';
+    await fs.mkdir(path.join(dir, 'sessions'), { recursive: true });
+    const old = {
+      session_id: id,
+      title: 'Old',
+      workspace: '/w',
+      profile: 'default',
+      created_at: '2024-01-01T00:00:00.000Z',
+      updated_at: '2024-01-01T00:00:00.000Z',
+      messages: [
+        { role: 'user', text: 'a note', attachments: [], created_at: '2024-01-01T00:00:00.500Z', _row_id: 7 },
+        { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'data:,' } }, { type: 'text', text: 'here' }], timestamp: 1704067201 },
+        { role: 'assistant', content: 'yes', timestamp: 1704067202.25, _partial: true },
+        { role: 'assistant' },
+      ],
+      attachments: [],
+    };
+    await fs.writeFile(path.join(dir, 'sessions', `${id}.json`), JSON.stringify(old));
+    const store = new SessionStore(dir);
+    await store.load();
+    const expected = [
+      { role: 'user', content: 'a note', attachments: [], timestamp: 1704067200.5, _row_id: 7 },
+      { role: 'user', content: 'look\n\nhere', timestamp: 1704067201 },
+      { role: 'assistant', content: 'yes', timestamp: 1704067202.25, _partial: true },
+      { role: 'assistant', content: '' },
+    ];
+    expect(store.get(id)!.messages).toEqual(expected);
+    // A message stored now has the same shape, and the next write puts the whole file in it.
+    await store.addMessage(id, 'new', []);
+    const [, , , , added] = (await onDisk(id)).messages;
+    expect((await onDisk(id)).messages.slice(0, 4)).toEqual(expected);
+    expect(Object.keys(added).sort()).toEqual(['attachments', 'content', 'role', 'timestamp']);
+    expect(added.content).toBe('new');
+    expect(Math.abs(added.timestamp - Date.now() / 1000)).toBeLessThan(60);
   });
 
   it('does not load a session file over MAX_SESSION_FILE_BYTES (an old 400 MB reply): says so, leaves it on disk, loads the rest', async () => {
