@@ -11,18 +11,36 @@ export interface Attachment {
   is_image: boolean;
 }
 
-/** An archive extracted into the session's attachment folder, as a chat turn refers to it. */
+/** A stored upload as a message carries it. */
+export interface FileAttachment extends Attachment {
+  kind: 'file';
+}
+
+/** An archive extracted into the session's attachment folder, as a message refers to it. */
 export interface ExtractedAttachment {
+  kind: 'extraction';
   name: string;
   /** The extraction folder (`dest` of POST /api/upload/extract). */
   path: string;
+  /**
+   * Always `true`: the name ../shared/spec/agent.md gives an extracted archive in POST /api/chat/start
+   * (`{name, path: <dest>, extracted}`), kept for clients of that contract. Satchel reads `kind`.
+   */
   extracted: true;
   /** How many files the extraction wrote, for the message to say "extracted into N files". */
-  files?: number;
+  file_count?: number;
+  /** The stored archive (its `path` among the session's uploads) this was extracted from, when the message carries both. */
+  archive_path?: string;
 }
 
-/** What a chat turn carries: a stored upload, or an extracted archive. */
-export type ChatAttachment = Attachment | ExtractedAttachment;
+/** What a message carries, by `kind`: a stored upload, or an extracted archive. */
+export type ChatAttachment = FileAttachment | ExtractedAttachment;
+
+/**
+ * What a client may name in POST /api/chat/start and /api/session/message: an upload as POST /api/upload
+ * answered it (no `kind`; the server adds it) or a message's attachment as the server sent it.
+ */
+export type SentAttachment = Attachment | ChatAttachment;
 
 export interface ToolCall {
   id: string;
@@ -139,6 +157,7 @@ export interface SkippedMember {
 /** POST /api/upload/extract */
 export interface ExtractResult {
   ok: true;
+  /** How many files were written: a count under this name, as ../shared/spec/http-and-uploads.md fixes it. */
   extracted: number;
   /** Relative to the session's attachment folder, `/`-separated. */
   files: string[];
@@ -168,6 +187,7 @@ export interface WorkspaceItem {
   size: number;
   mime?: string;
   is_image: boolean;
+  /** Whether the archive was extracted: a boolean under this name, as ../shared/spec/http-and-uploads.md fixes it. */
   extracted: boolean;
   extracted_files?: string[];
   extracted_count?: number;
@@ -217,8 +237,8 @@ export interface ServerEvents {
   session_created: { session: SessionSummary };
   session_renamed: { session_id: string; title: string };
   session_updated: { session_id: string };
-  /** One stored attachment, or an archive extracted into the attachment folder. */
-  attachment_added: { session_id: string; attachment: Attachment } | { session_id: string; extracted: number; dest: string };
+  /** One stored attachment, or an archive extracted into the attachment folder (`file_count` files written). */
+  attachment_added: { session_id: string; attachment: Attachment } | { session_id: string; file_count: number; dest: string };
   /** Something was stored under `path` (relative to the workspace root). */
   workspace_changed: { session_id: string; path: string };
 }
@@ -340,7 +360,10 @@ export interface McpSettings {
   clients: McpClientSnippets;
 }
 
-/** An extraction kept with a draft's archive chip, as POST /api/upload/extract answered it. */
+/**
+ * An extraction kept with a draft's archive chip, as POST /api/upload/extract answered it: its names mean what
+ * they mean there (`extracted` the count written, `files` their list), so the answer is kept as it came.
+ */
 export interface DraftExtraction {
   dest: string;
   extracted: number;

@@ -1,6 +1,6 @@
 // A conversation turn as the page sees it: the frames of GET /api/chat/stream folded into one view state
 // (../shared/spec/agent.md, "Browser side"). Pure, so the folding is tested without a DOM or a server.
-import type { ChatAttachment, ChatErrorType, ChatFrameName, ChatFrames, ChatUsage, SessionSummary } from './api.js';
+import type { SentAttachment, ChatErrorType, ChatFrameName, ChatFrames, ChatUsage, SessionSummary } from './api.js';
 
 export interface ToolCard {
   tid: string;
@@ -24,7 +24,7 @@ export interface TurnState {
   sessionId: string;
   /** What the person sent, shown above the reply while it streams. */
   userText: string;
-  attachments: readonly ChatAttachment[];
+  attachments: readonly SentAttachment[];
   /** The last frame folded in: a frame at or below it (a replay overlap) is ignored. */
   lastSeq: number;
   text: string;
@@ -41,7 +41,7 @@ export interface TurnState {
   session?: SessionSummary;
 }
 
-export function initialTurn(streamId: string, sessionId: string, userText = '', attachments: readonly ChatAttachment[] = []): TurnState {
+export function initialTurn(streamId: string, sessionId: string, userText = '', attachments: readonly SentAttachment[] = []): TurnState {
   return { streamId, sessionId, userText, attachments, lastSeq: 0, text: '', reasoning: '', tools: [], status: 'streaming', ended: false };
 }
 

@@ -1,7 +1,7 @@
 // Conversation turns: start one (POST /api/chat/start), watch its frames over an EventSource, stop it, and
 // pick a running turn up again after a reload (the session names its active stream). The frames fold into
 // the store's `turn` (chat-state.ts); the thread view draws it. This module writes the store, never the DOM.
-import { api, type ChatAttachment, type Message, type Session } from './api.js';
+import { api, type SentAttachment, type Message, type Session } from './api.js';
 import { frameSeq, initialTurn, reduceFrame, type TurnState, usageLine } from './chat-state.js';
 import { activeStream } from './message-rows.js';
 import type { AppState, Store, TurnOutcome } from './store.js';
@@ -61,7 +61,7 @@ export class Chat {
   }
 
   /** `replaceLast` (Regenerate): the turn replaces the last exchange; so does the first turn after Edit. */
-  async start(sessionId: string, text: string, attachments: ChatAttachment[], opts: { replaceLast?: boolean } = {}): Promise<void> {
+  async start(sessionId: string, text: string, attachments: SentAttachment[], opts: { replaceLast?: boolean } = {}): Promise<void> {
     const replaceLast = opts.replaceLast === true || this.store.state.editing === sessionId;
     const started = await api.startChat(sessionId, text, attachments, replaceLast);
     if (!('stream_id' in started)) return; // a silent control message: nothing runs
@@ -96,7 +96,7 @@ export class Chat {
     if (id && !this.ended.has(id)) this.follow(id, session.session_id, session.pending_user_message ?? '', session.pending_attachments ?? []);
   }
 
-  private follow(streamId: string, sessionId: string, userText: string, attachments: readonly ChatAttachment[], also: (s: AppState) => Partial<AppState> = () => ({})): void {
+  private follow(streamId: string, sessionId: string, userText: string, attachments: readonly SentAttachment[], also: (s: AppState) => Partial<AppState> = () => ({})): void {
     this.source?.close();
     const source = new EventSource(streamUrl(streamId));
     this.source = source;

@@ -1,13 +1,13 @@
 // A stored message row as the view draws it (server/wire.d.ts `Message`, one shape: the server normalizes
 // older rows as it loads them), with every field a row may lack given its empty value.
-import type { ChatAttachment, Message, Session } from './api.js';
+import type { ExtractedAttachment, Message, SentAttachment, Session } from './api.js';
 
 export interface MessageRow {
   role: string;
   text: string;
   /** Epoch seconds. */
   time: number | undefined;
-  attachments: ChatAttachment[];
+  attachments: SentAttachment[];
   reasoning: string;
   tools: string[];
   /** What arrived before the turn was stopped. */
@@ -35,7 +35,7 @@ export function visibleRows(messages: readonly Message[]): MessageRow[] {
 }
 
 /** The last user turn, for Regenerate and Edit: its index among the visible rows, text and attachments. */
-export function lastUserTurn(rows: readonly MessageRow[]): { index: number; text: string; attachments: ChatAttachment[] } | null {
+export function lastUserTurn(rows: readonly MessageRow[]): { index: number; text: string; attachments: SentAttachment[] } | null {
   for (let i = rows.length - 1; i >= 0; i--) {
     const r = rows[i];
     if (r && r.role === 'user') return { index: i, text: r.text, attachments: r.attachments };
@@ -47,4 +47,9 @@ export function lastUserTurn(rows: readonly MessageRow[]): { index: number; text
 export function activeStream(session: Session | null | undefined): string | null {
   const id = session?.active_stream_id;
   return typeof id === 'string' && id ? id : null;
+}
+
+/** An extracted archive's reference (its `kind`), as opposed to a stored upload. */
+export function isExtraction(a: SentAttachment): a is ExtractedAttachment {
+  return 'kind' in a && a.kind === 'extraction';
 }

@@ -61,7 +61,7 @@ describe('values the UI sends back round-trip unchanged', () => {
     expect(sent.status, await sent.clone().text()).toBe(200);
     const session = await getSession(id);
     expect(session.attachments).toEqual([up.body]);
-    expect(session.messages[0].attachments).toEqual([up.body]);
+    expect(session.messages[0].attachments).toEqual([{ ...up.body, kind: 'file' }]);
   });
 
   it('a chat turn accepts the attachment object as the upload answered it', async () => {
@@ -78,7 +78,7 @@ describe('values the UI sends back round-trip unchanged', () => {
     await stream.until((f) => f.event === 'done');
     stream.close();
     const session = await getSession(id);
-    expect(session.messages[0].attachments).toEqual([up.body]);
+    expect(session.messages[0].attachments).toEqual([{ ...up.body, kind: 'file' }]);
     expect(session.attachments).toEqual([up.body]);
   });
 

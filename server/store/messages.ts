@@ -1,6 +1,7 @@
 // A stored message in one shape. Session files written by older versions hold rows of another shape
-// (`{role, text, created_at}`, from POST /api/session/message); they are rewritten here, once, as the store loads
-// them, into the shape of a conversation's rows (wire.d.ts `Message`), so no reader past the store handles two.
+// (`{role, text, created_at}`, from POST /api/session/message) and attachments without a `kind`; they are
+// rewritten here, once, as the store loads them, into the shape of a conversation's rows (wire.d.ts `Message`),
+// so no reader past the store handles two.
 import type * as wire from '../wire.js';
 
 /** A stored message: the wire's row, plus internal fields a stored session may carry (never sent). */
@@ -35,5 +36,31 @@ export function normalizeMessage(raw: unknown): Message {
   const out: Message = { ...rest, role: typeof row.role === 'string' ? row.role : 'assistant', content: contentOf(row) };
   const timestamp = timestampOf(row);
   if (timestamp !== undefined) out.timestamp = timestamp;
+  if (row.attachments !== undefined) out.attachments = normalizeAttachments(row.attachments);
+  return out;
+}
+
+/**
+ * A message's attachments, each with its `kind`. An extraction stored before kinds counted its files in `files`
+ * (now `file_count`), and was paired with its archive by position alone (right after it, under its name): that
+ * pairing is read once here and kept as `archive_path`.
+ */
+export function normalizeAttachments(raw: unknown): wire.ChatAttachment[] {
+  if (!Array.isArray(raw)) return [];
+  const out: wire.ChatAttachment[] = [];
+  for (const item of raw as unknown[]) {
+    if (!item || typeof item !== 'object' || Array.isArray(item)) continue;
+    const a = item as Record<string, unknown>;
+    if (a.kind !== 'extraction' && a.extracted !== true) {
+      out.push({ ...(a as unknown as wire.Attachment), kind: 'file' });
+      continue;
+    }
+    const { files, ...rest } = a;
+    const x = { ...rest, kind: 'extraction', extracted: true } as wire.ExtractedAttachment;
+    if (x.file_count === undefined && typeof files === 'number') x.file_count = files;
+    const before = out[out.length - 1];
+    if (x.archive_path === undefined && a.kind === undefined && before?.kind === 'file' && before.filename === x.name) x.archive_path = before.path;
+    out.push(x);
+  }
   return out;
 }

@@ -121,6 +121,38 @@ describe('SessionStore', () => {
     expect(Math.abs(added.timestamp - Date.now() / 1000)).toBeLessThan(60);
   });
 
+  it('gives attachments stored without a kind one: an old extraction keeps its count and the archive it followed', async () => {
+    const id = 'abcdef543210';
+    await fs.mkdir(path.join(dir, 'sessions'), { recursive: true });
+    const zip = { filename: 'report.zip', path: '/a/report.zip', size: 9, mime: 'application/zip', is_image: false };
+    const note = { filename: 'note.txt', path: '/a/note.txt', size: 1, mime: 'text/plain', is_image: false };
+    const old = {
+      session_id: id,
+      title: 'Old',
+      workspace: '/w',
+      profile: 'default',
+      created_at: '2024-01-01T00:00:00.000Z',
+      updated_at: '2024-01-01T00:00:00.000Z',
+      // Then an archive and its extraction were paired by position and name alone.
+      messages: [{ role: 'user', content: '', timestamp: 1, attachments: [zip, { name: 'report.zip', path: '/a/report', extracted: true, files: 2 }, note, { name: 'other.zip', path: '/a/other', extracted: true }] }],
+      pending_attachments: [note],
+      attachments: [zip, note],
+    };
+    await fs.writeFile(path.join(dir, 'sessions', `${id}.json`), JSON.stringify(old));
+    const store = new SessionStore(dir);
+    await store.load();
+    const loaded = store.get(id)!;
+    expect(loaded.messages[0]!.attachments).toEqual([
+      { ...zip, kind: 'file' },
+      { kind: 'extraction', name: 'report.zip', path: '/a/report', extracted: true, file_count: 2, archive_path: '/a/report.zip' },
+      { ...note, kind: 'file' },
+      { kind: 'extraction', name: 'other.zip', path: '/a/other', extracted: true },
+    ]);
+    expect(loaded.pending_attachments).toEqual([{ ...note, kind: 'file' }]);
+    // The session's own list of uploads is what POST /api/upload answered: no kind there.
+    expect(loaded.attachments).toEqual([zip, note]);
+  });
+
   it('does not load a session file over MAX_SESSION_FILE_BYTES (an old 400 MB reply): says so, leaves it on disk, loads the rest', async () => {
     const store = new SessionStore(dir);
     await store.load();

@@ -7,7 +7,7 @@ import { writeFileAtomic } from './atomic.js';
 import { HttpError, isDiskFull, ValueError } from '../errors.js';
 import { log } from '../log.js';
 import type * as wire from '../wire.js';
-import { normalizeMessage, type Message } from './messages.js';
+import { normalizeAttachments, normalizeMessage, type Message } from './messages.js';
 
 export type { Message } from './messages.js';
 
@@ -87,7 +87,9 @@ export function sessionSummary(s: Session): wire.SessionSummary {
 /** A session as its file holds it, in the one shape every reader expects (messages.ts). */
 function loadedSession(parsed: Session): Session {
   const messages: unknown[] = Array.isArray(parsed.messages) ? parsed.messages : [];
-  return { ...parsed, messages: messages.map(normalizeMessage), attachments: parsed.attachments ?? [] };
+  const session: Session = { ...parsed, messages: messages.map(normalizeMessage), attachments: parsed.attachments ?? [] };
+  if (parsed.pending_attachments !== undefined) session.pending_attachments = normalizeAttachments(parsed.pending_attachments);
+  return session;
 }
 
 /** The file's text, or its size when that is over `max` (then nothing is read). */
