@@ -53,3 +53,18 @@ export function activeStream(session: Session | null | undefined): string | null
 export function isExtraction(a: SentAttachment): a is ExtractedAttachment {
   return 'kind' in a && a.kind === 'extraction';
 }
+
+/**
+ * Where a session's last exchange begins: its last user row (tool rows after it included); -1 when it has none.
+ * The server's function of the same name (server/store/messages.ts), which this page cannot import; a test holds
+ * the two equal.
+ */
+export function lastExchangeStart(messages: readonly Message[]): number {
+  return messages.findLastIndex((m) => m.role === 'user');
+}
+
+/** The rows a regenerated turn keeps: all of them when there is no exchange to drop. */
+export function withoutLastExchange(messages: readonly Message[]): Message[] {
+  const at = lastExchangeStart(messages);
+  return at < 0 ? [...messages] : messages.slice(0, at);
+}

@@ -64,3 +64,12 @@ export function normalizeAttachments(raw: unknown): wire.ChatAttachment[] {
   }
   return out;
 }
+
+/**
+ * Where a session's last exchange begins: its last user row (the rows after it, tool rows included, are its
+ * answer); -1 when it has none. Regenerate drops the rows from here on. The renderer cannot import server code
+ * and keeps the same function under the same name (renderer/src/message-rows.ts); a test holds them equal.
+ */
+export function lastExchangeStart(messages: readonly wire.Message[]): number {
+  return messages.findLastIndex((m) => m.role === 'user');
+}

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setLogSink } from '../log.js';
-import { INTERNAL_MESSAGE_FIELDS, MAX_SESSION_FILE_BYTES, oversizedSessionWarning, publicSession, SessionStore } from './sessions.js';
+import { MAX_SESSION_FILE_BYTES, oversizedSessionWarning, SessionStore } from './sessions.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -71,17 +71,6 @@ describe('SessionStore', () => {
       expect(session.title).toBe('Untitled');
       expect(session.attachments.map((a: { filename: string }) => a.filename)).toEqual(['a', 'b', 'c']);
     }
-  });
-
-  it('drops internal message fields from the public projection', async () => {
-    const store = new SessionStore(dir);
-    await store.load();
-    const s = await store.create({ workspace: '/w', profile: 'default' });
-    await store.update(s.session_id, (d) => {
-      d.messages.push({ role: 'user', content: 'hi', attachments: [], timestamp: 1, ...Object.fromEntries(INTERNAL_MESSAGE_FIELDS.map((f) => [f, 'secret'])) });
-    });
-    const [message] = publicSession(store.get(s.session_id)!).messages;
-    expect(message).toEqual({ role: 'user', content: 'hi', attachments: [], timestamp: 1 });
   });
 
   it('loads a file of an older version in the one stored shape: `text`/`created_at` rows become `content`/`timestamp`', async () => {

@@ -30,7 +30,7 @@ export function oversizedSessionWarning(file: string, size: number): string {
   return `session file ${file} is ${mib(size)}, over the ${mib(MAX_SESSION_FILE_BYTES)} Satchel loads; not loaded, left on disk as it is`;
 }
 
-/** Section 2: internal message fields, never part of a public projection. */
+/** Section 2: internal message fields, never part of a public projection (projections/sessions.ts `publicMessage`). */
 export const INTERNAL_MESSAGE_FIELDS = [
   'api_content',
   '_row_id',
@@ -53,18 +53,6 @@ export interface Session extends Omit<wire.Session, 'messages'> {
 
 export function isSessionId(id: unknown): id is string {
   return typeof id === 'string' && SESSION_ID.test(id);
-}
-
-/** The public projection: internal fields dropped from every message (redaction happens on the way out). */
-export function publicSession(session: Session): wire.Session {
-  return {
-    ...session,
-    messages: session.messages.map((message) => {
-      const copy: Message = { ...message };
-      for (const field of INTERNAL_MESSAGE_FIELDS) delete copy[field];
-      return copy;
-    }),
-  };
 }
 
 /** A row's text: every row has one shape once loaded (messages.ts), so this is its `content`. */
