@@ -53,8 +53,11 @@ export interface ToolCall {
  * before); the store rewrites them into this shape as it loads them (store/messages.ts), so no reader past the
  * store sees two shapes.
  */
+/** Who wrote a row: the person, the agent, a tool the agent ran (its result), or a system note. */
+export type MessageRole = 'user' | 'assistant' | 'tool' | 'system';
+
 export interface Message {
-  role: string;
+  role: MessageRole;
   content: string;
   /** Epoch seconds, float. Absent only on a row stored without any time. */
   timestamp?: number;
@@ -324,11 +327,14 @@ export interface ChatFrames {
 
 export type ChatFrameName = keyof ChatFrames;
 
+/** Which dialect the agent speaks: Hermes Agent's gateway keeps the history itself; others get it each turn. */
+export type AgentKind = 'hermes' | 'openai';
+
 /** GET and POST /api/agent/settings: the agent's settings as the UI may see them, never the key. */
 export interface AgentSettings {
   base_url: string | null;
   model: string | null;
-  kind: 'hermes' | 'openai' | null;
+  kind: AgentKind | null;
   timeout_ms: number;
   context_chars: number;
   has_api_key: boolean;
@@ -338,12 +344,12 @@ export interface AgentSettings {
 
 /** POST /api/agent/test */
 export type AgentTestResponse =
-  | { ok: true; models: string[]; kind: 'hermes' | 'openai' }
+  | { ok: true; models: string[]; kind: AgentKind }
   | { ok: false; type: ChatErrorType; message: string; hint?: string };
 
 /** GET /api/agent/discover: agents answering on loopback's usual ports. */
 export interface AgentDiscoverResponse {
-  agents: { kind: 'hermes' | 'openai'; base_url: string; label: string; needs_key?: boolean }[];
+  agents: { kind: AgentKind; base_url: string; label: string; needs_key?: boolean }[];
 }
 
 /** GET /api/mcp and POST /api/mcp/regenerate: the MCP panel's endpoint, token and client snippets (docs/mcp.md). */

@@ -1,6 +1,6 @@
 // "Connect an agent": the agent's base URL, API key (write-only: the page only learns whether one is saved),
 // model (picked from what Test connection lists, or typed), and the agents found running on this computer.
-import { api, ApiError, type AgentSettings, type AgentSettingsInput, type AgentTestResponse, type DiscoveredAgent } from './api.js';
+import { api, ApiError, type AgentKind, type AgentSettings, type AgentSettingsInput, type AgentTestResponse, type DiscoveredAgent } from './api.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
 import { McpPanel } from './mcp-panel.js';
 import { notify } from './toast.js';
@@ -56,7 +56,7 @@ export class AgentSettingsDialog {
   private readonly mcpWrap = byId('mcp-panel-wrap');
   private readonly mcp = new McpPanel(byId('mcp-panel'));
   private settings: AgentSettings | null = null;
-  private kind: 'hermes' | 'openai' | undefined;
+  private kind: AgentKind | undefined;
 
   /** `saved`: the settings the server now holds (the page's notice and Send follow them). */
   constructor(private readonly saved: (settings: AgentSettings | null) => void) {

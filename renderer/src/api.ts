@@ -3,6 +3,7 @@
 // The wire shapes are declared once, for the server that sends them and this UI (server/wire.d.ts).
 import type {
   AgentDiscoverResponse,
+  AgentKind,
   AgentSettings,
   AgentTestResponse,
   Attachment,
@@ -71,7 +72,7 @@ export interface AgentSettingsInput {
   base_url: string;
   api_key?: string;
   model: string;
-  kind?: 'hermes' | 'openai';
+  kind?: AgentKind;
 }
 
 export type DiscoveredAgent = AgentDiscoverResponse['agents'][number];

@@ -12,7 +12,7 @@ export interface ToolCard {
 }
 
 export interface TurnError {
-  type: ChatErrorType | string;
+  type: ChatErrorType;
   message: string;
   hint?: string;
 }
@@ -55,6 +55,27 @@ export function frameSeq(id: string, streamId: string): number | null {
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
+/** Every `type` an `apperror` frame may carry (wire.d.ts `ChatErrorType`), to read one by. */
+const ERROR_TYPES = {
+  auth_error: true,
+  rate_limit: true,
+  model_not_found: true,
+  no_response: true,
+  unreachable: true,
+  timeout: true,
+  upstream_error: true,
+  interrupted: true,
+} satisfies Record<ChatErrorType, true>;
+
+/** A frame's error type; one this page does not know (a newer server's) reads as the generic `upstream_error`. */
+function errorType(value: unknown): ChatErrorType {
+  return isErrorType(value) ? value : 'upstream_error';
+}
+
+function isErrorType(value: unknown): value is ChatErrorType {
+  return typeof value === 'string' && Object.hasOwn(ERROR_TYPES, value);
+}
+
 function toolUpdate(tools: ToolCard[], data: Partial<ChatFrames['tool_complete']>, finished: boolean): ToolCard[] {
   const tid = str(data.tid) || `${str(data.name)}#${tools.length}`;
   const known = tools.find((t) => t.tid === tid);
@@ -94,7 +115,7 @@ export function reduceFrame(state: TurnState, name: string, data: unknown, seq?:
     case 'done':
       return { ...state, status: 'done', usage: (d.usage as ChatUsage | undefined) ?? state.usage, session: d.session as SessionSummary | undefined };
     case 'apperror':
-      return { ...state, status: 'error', error: { type: str(d.type) || 'upstream_error', message: str(d.message) || 'The agent failed.', hint: str(d.hint) || undefined } };
+      return { ...state, status: 'error', error: { type: errorType(d.type), message: str(d.message) || 'The agent failed.', hint: str(d.hint) || undefined } };
     case 'cancel':
       return { ...state, status: 'cancelled' };
     case 'stream_end':

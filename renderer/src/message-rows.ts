@@ -1,9 +1,9 @@
 // A stored message row as the view draws it (server/wire.d.ts `Message`, one shape: the server normalizes
 // older rows as it loads them), with every field a row may lack given its empty value.
-import type { ExtractedAttachment, Message, SentAttachment, Session } from './api.js';
+import type { ExtractedAttachment, Message, MessageRole, SentAttachment, Session } from './api.js';
 
 export interface MessageRow {
-  role: string;
+  role: MessageRole;
   text: string;
   /** Epoch seconds. */
   time: number | undefined;

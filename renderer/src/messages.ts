@@ -1,6 +1,6 @@
 // The rows of the conversation: messages with their attachments (both stored row shapes, see message-rows.ts),
 // the assistant's replies as Markdown, stopped and failed turns marked. thread-view.ts places them.
-import type { SentAttachment, Session } from './api.js';
+import type { ChatErrorType, SentAttachment, Session } from './api.js';
 import { fileChip } from './attachment-chip.js';
 import { errorAdvice } from './chat-state.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
@@ -46,7 +46,7 @@ export interface ThreadOptions {
   regenerate?(): void;
   edit?(): void;
   /** The last failed turn's type and hint (not stored with the row), shown under the last error row. */
-  lastError?: { type: string; hint?: string };
+  lastError?: { type: ChatErrorType; hint?: string };
   /** The last turn's usage line, shown under the last reply. */
   lastUsage?: string;
 }

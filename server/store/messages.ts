@@ -9,6 +9,21 @@ export interface Message extends wire.Message {
   [internal: string]: unknown;
 }
 
+/** Every role a row may have (wire.d.ts `MessageRole`), to read a stored one by. */
+const ROLES = { user: true, assistant: true, tool: true, system: true } satisfies Record<wire.MessageRole, true>;
+
+/**
+ * A stored row's role. No version of Satchel wrote any other; a row of a foreign store with none, or with one
+ * of its own, is shown as the agent's (as the page always showed a row without a role).
+ */
+function roleOf(role: unknown): wire.MessageRole {
+  return isRole(role) ? role : 'assistant';
+}
+
+function isRole(role: unknown): role is wire.MessageRole {
+  return typeof role === 'string' && Object.hasOwn(ROLES, role);
+}
+
 /** The text of a row of any shape an older store wrote; '' when it has none. */
 function contentOf(row: Record<string, unknown>): string {
   const { content, text } = row;
@@ -33,7 +48,7 @@ function timestampOf(row: Record<string, unknown>): number | undefined {
 export function normalizeMessage(raw: unknown): Message {
   const row = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
   const { text: _text, created_at: _createdAt, content: _content, timestamp: _timestamp, ...rest } = row;
-  const out: Message = { ...rest, role: typeof row.role === 'string' ? row.role : 'assistant', content: contentOf(row) };
+  const out: Message = { ...rest, role: roleOf(row.role), content: contentOf(row) };
   const timestamp = timestampOf(row);
   if (timestamp !== undefined) out.timestamp = timestamp;
   if (row.attachments !== undefined) out.attachments = normalizeAttachments(row.attachments);
