@@ -15,6 +15,17 @@ afterEach(async () => {
 
 const onDisk = async (id: string) => JSON.parse(await fs.readFile(path.join(dir, 'sessions', `${id}.json`), 'utf8'));
 
+/** A store loaded from a session file as an older version wrote it: `fields` over a session's header. */
+async function loadedWith(id: string, fields: Record<string, unknown>): Promise<SessionStore> {
+  await fs.mkdir(path.join(dir, 'sessions'), { recursive: true });
+  const at = '2024-01-01T00:00:00.000Z';
+  const old = { session_id: id, title: 'Old', workspace: '/w', profile: 'default', created_at: at, updated_at: at, ...fields };
+  await fs.writeFile(path.join(dir, 'sessions', `${id}.json`), JSON.stringify(old));
+  const store = new SessionStore(dir);
+  await store.load();
+  return store;
+}
+
 describe('SessionStore', () => {
   it('keeps every one of many concurrent changes, on disk and after a reload', async () => {
     const store = new SessionStore(dir);
@@ -75,14 +86,7 @@ describe('SessionStore', () => {
 
   it('loads a file of an older version in the one stored shape: `text`/`created_at` rows become `content`/`timestamp`', async () => {
     const id = 'abcdef012345';
-    await fs.mkdir(path.join(dir, 'sessions'), { recursive: true });
-    const old = {
-      session_id: id,
-      title: 'Old',
-      workspace: '/w',
-      profile: 'default',
-      created_at: '2024-01-01T00:00:00.000Z',
-      updated_at: '2024-01-01T00:00:00.000Z',
+    const store = await loadedWith(id, {
       messages: [
         { role: 'user', text: 'a note', attachments: [], created_at: '2024-01-01T00:00:00.500Z', _row_id: 7 },
         { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'data:,' } }, { type: 'text', text: 'here' }], timestamp: 1704067201 },
@@ -91,10 +95,7 @@ describe('SessionStore', () => {
         { role: 'narrator', content: 'once' },
       ],
       attachments: [],
-    };
-    await fs.writeFile(path.join(dir, 'sessions', `${id}.json`), JSON.stringify(old));
-    const store = new SessionStore(dir);
-    await store.load();
+    });
     const expected = [
       { role: 'user', content: 'a note', attachments: [], timestamp: 1704067200.5, _row_id: 7 },
       { role: 'user', content: 'look\n\nhere', timestamp: 1704067201 },
@@ -115,24 +116,14 @@ describe('SessionStore', () => {
 
   it('gives attachments stored without a kind one: an old extraction keeps its count and the archive it followed', async () => {
     const id = 'abcdef543210';
-    await fs.mkdir(path.join(dir, 'sessions'), { recursive: true });
     const zip = { filename: 'report.zip', path: '/a/report.zip', size: 9, mime: 'application/zip', is_image: false };
     const note = { filename: 'note.txt', path: '/a/note.txt', size: 1, mime: 'text/plain', is_image: false };
-    const old = {
-      session_id: id,
-      title: 'Old',
-      workspace: '/w',
-      profile: 'default',
-      created_at: '2024-01-01T00:00:00.000Z',
-      updated_at: '2024-01-01T00:00:00.000Z',
+    const store = await loadedWith(id, {
       // Then an archive and its extraction were paired by position and name alone.
       messages: [{ role: 'user', content: '', timestamp: 1, attachments: [zip, { name: 'report.zip', path: '/a/report', extracted: true, files: 2 }, note, { name: 'other.zip', path: '/a/other', extracted: true }] }],
       pending_attachments: [note],
       attachments: [zip, note],
-    };
-    await fs.writeFile(path.join(dir, 'sessions', `${id}.json`), JSON.stringify(old));
-    const store = new SessionStore(dir);
-    await store.load();
+    });
     const loaded = store.get(id)!;
     expect(loaded.messages[0]!.attachments).toEqual([
       { ...zip, kind: 'file' },
