@@ -11,18 +11,36 @@ export interface Attachment {
   is_image: boolean;
 }
 
-/** An archive extracted into the session's attachment folder, as a chat turn refers to it. */
+/** A stored upload as a message carries it. */
+export interface FileAttachment extends Attachment {
+  kind: 'file';
+}
+
+/** An archive extracted into the session's attachment folder, as a message refers to it. */
 export interface ExtractedAttachment {
+  kind: 'extraction';
   name: string;
   /** The extraction folder (`dest` of POST /api/upload/extract). */
   path: string;
+  /**
+   * Always `true`: the name ../shared/spec/agent.md gives an extracted archive in POST /api/chat/start
+   * (`{name, path: <dest>, extracted}`), kept for clients of that contract. Satchel reads `kind`.
+   */
   extracted: true;
   /** How many files the extraction wrote, for the message to say "extracted into N files". */
-  files?: number;
+  file_count?: number;
+  /** The stored archive (its `path` among the session's uploads) this was extracted from, when the message carries both. */
+  archive_path?: string;
 }
 
-/** What a chat turn carries: a stored upload, or an extracted archive. */
-export type ChatAttachment = Attachment | ExtractedAttachment;
+/** What a message carries, by `kind`: a stored upload, or an extracted archive. */
+export type ChatAttachment = FileAttachment | ExtractedAttachment;
+
+/**
+ * What a client may name in POST /api/chat/start and /api/session/message: an upload as POST /api/upload
+ * answered it (no `kind`; the server adds it) or a message's attachment as the server sent it.
+ */
+export type SentAttachment = Attachment | ChatAttachment;
 
 export interface ToolCall {
   id: string;
@@ -30,20 +48,18 @@ export interface ToolCall {
 }
 
 /**
- * One row of a session's `messages`. Two shapes are stored: POST /api/session/message writes
- * `{role, text, attachments, created_at}`; a conversation turn (POST /api/chat/start) writes
- * `{role, content, timestamp, …}` (../shared/spec/agent.md, "What is stored"). Readers take `content ?? text`
- * and `timestamp` (epoch seconds) or `created_at` (ISO 8601).
+ * One row of a session's `messages`: the shape ../shared/spec/agent.md ("What is stored") gives a conversation's
+ * rows. Older stores also hold `{role, text, created_at (ISO 8601)}` rows (POST /api/session/message wrote those
+ * before); the store rewrites them into this shape as it loads them (store/messages.ts), so no reader past the
+ * store sees two shapes.
  */
+/** Who wrote a row: the person, the agent, a tool the agent ran (its result), or a system note. */
+export type MessageRole = 'user' | 'assistant' | 'tool' | 'system';
+
 export interface Message {
-  role: string;
-  /** Rows stored without asking the agent. */
-  text?: string;
-  /** ISO 8601. */
-  created_at?: string;
-  /** Rows of a conversation turn. */
-  content?: string;
-  /** Epoch seconds. */
+  role: MessageRole;
+  content: string;
+  /** Epoch seconds, float. Absent only on a row stored without any time. */
   timestamp?: number;
   attachments?: ChatAttachment[];
   reasoning?: string;
@@ -144,6 +160,7 @@ export interface SkippedMember {
 /** POST /api/upload/extract */
 export interface ExtractResult {
   ok: true;
+  /** How many files were written: a count under this name, as ../shared/spec/http-and-uploads.md fixes it. */
   extracted: number;
   /** Relative to the session's attachment folder, `/`-separated. */
   files: string[];
@@ -173,6 +190,7 @@ export interface WorkspaceItem {
   size: number;
   mime?: string;
   is_image: boolean;
+  /** Whether the archive was extracted: a boolean under this name, as ../shared/spec/http-and-uploads.md fixes it. */
   extracted: boolean;
   extracted_files?: string[];
   extracted_count?: number;
@@ -222,8 +240,8 @@ export interface ServerEvents {
   session_created: { session: SessionSummary };
   session_renamed: { session_id: string; title: string };
   session_updated: { session_id: string };
-  /** One stored attachment, or an archive extracted into the attachment folder. */
-  attachment_added: { session_id: string; attachment: Attachment } | { session_id: string; extracted: number; dest: string };
+  /** One stored attachment, or an archive extracted into the attachment folder (`file_count` files written). */
+  attachment_added: { session_id: string; attachment: Attachment } | { session_id: string; file_count: number; dest: string };
   /** Something was stored under `path` (relative to the workspace root). */
   workspace_changed: { session_id: string; path: string };
 }
@@ -309,11 +327,14 @@ export interface ChatFrames {
 
 export type ChatFrameName = keyof ChatFrames;
 
+/** Which dialect the agent speaks: Hermes Agent's gateway keeps the history itself; others get it each turn. */
+export type AgentKind = 'hermes' | 'openai';
+
 /** GET and POST /api/agent/settings: the agent's settings as the UI may see them, never the key. */
 export interface AgentSettings {
   base_url: string | null;
   model: string | null;
-  kind: 'hermes' | 'openai' | null;
+  kind: AgentKind | null;
   timeout_ms: number;
   context_chars: number;
   has_api_key: boolean;
@@ -323,12 +344,12 @@ export interface AgentSettings {
 
 /** POST /api/agent/test: `message` is the result in one sentence; `key_checked` false: the key could not be checked. */
 export type AgentTestResponse =
-  | { ok: true; models: string[]; kind: 'hermes' | 'openai'; key_checked: boolean; message: string }
+  | { ok: true; models: string[]; kind: AgentKind; key_checked: boolean; message: string }
   | { ok: false; type: ChatErrorType; message: string; hint?: string; models?: string[] };
 
 /** GET /api/agent/discover: agents answering on loopback's usual ports. */
 export interface AgentDiscoverResponse {
-  agents: { kind: 'hermes' | 'openai'; base_url: string; label: string; needs_key?: boolean }[];
+  agents: { kind: AgentKind; base_url: string; label: string; needs_key?: boolean }[];
 }
 
 /** GET /api/mcp and POST /api/mcp/regenerate: the MCP panel's endpoint, token and client snippets (docs/mcp.md). */
@@ -345,7 +366,10 @@ export interface McpSettings {
   clients: McpClientSnippets;
 }
 
-/** An extraction kept with a draft's archive chip, as POST /api/upload/extract answered it. */
+/**
+ * An extraction kept with a draft's archive chip, as POST /api/upload/extract answered it: its names mean what
+ * they mean there (`extracted` the count written, `files` their list), so the answer is kept as it came.
+ */
 export interface DraftExtraction {
   dest: string;
   extracted: number;

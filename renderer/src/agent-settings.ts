@@ -3,7 +3,7 @@
 // The kind and the key belong to the address: the detected kind is shown, and saving a new address with the
 // key field empty first asks whether the saved key may go there (agent-connection.ts has the words).
 import { keepKeyQuestion, kindText, testResultText } from './agent-connection.js';
-import { api, ApiError, type AgentSettings, type AgentSettingsInput, type DiscoveredAgent } from './api.js';
+import { api, ApiError, type AgentKind, type AgentSettings, type AgentSettingsInput, type DiscoveredAgent } from './api.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
 import { McpPanel } from './mcp-panel.js';
 import { notify } from './toast.js';
@@ -55,7 +55,7 @@ export class AgentSettingsDialog {
   private readonly mcpWrap = byId('mcp-panel-wrap');
   private readonly mcp = new McpPanel(byId('mcp-panel'));
   private settings: AgentSettings | null = null;
-  private kind: 'hermes' | 'openai' | undefined;
+  private kind: AgentKind | undefined;
 
   /** `saved`: the settings the server now holds (the page's notice and Send follow them). */
   constructor(private readonly saved: (settings: AgentSettings | null) => void) {

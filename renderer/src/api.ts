@@ -3,11 +3,12 @@
 // The wire shapes are declared once, for the server that sends them and this UI (server/wire.d.ts).
 import type {
   AgentDiscoverResponse,
+  AgentKind,
   AgentSettings,
   AgentTestResponse,
   Attachment,
   CapabilityResponse as Capability,
-  ChatAttachment,
+  SentAttachment,
   ChatCancelResponse,
   ChatStartResponse,
   ConfigResponse as ServerConfig,
@@ -75,7 +76,7 @@ export interface AgentSettingsInput {
   api_key?: string;
   keep_api_key?: boolean;
   model: string;
-  kind?: 'hermes' | 'openai';
+  kind?: AgentKind;
 }
 
 export type DiscoveredAgent = AgentDiscoverResponse['agents'][number];
@@ -119,10 +120,10 @@ export const api = {
     request<{ session: Session }>('POST', '/api/session/new', workspace ? { workspace } : {}),
   rename: (id: string, title: string) =>
     request<{ session: Session }>('POST', '/api/session/rename', { session_id: id, title }),
-  sendMessage: (id: string, text: string, attachments: ChatAttachment[]) =>
+  sendMessage: (id: string, text: string, attachments: SentAttachment[]) =>
     request<{ session: Session }>('POST', '/api/session/message', { session_id: id, text, attachments }),
   /** `regenerate`: the turn replaces the session's last exchange (Satchel's extension, docs/API.md). */
-  startChat: (id: string, message: string, attachments: ChatAttachment[], regenerate = false) =>
+  startChat: (id: string, message: string, attachments: SentAttachment[], regenerate = false) =>
     request<ChatStartResponse>('POST', '/api/chat/start', { session_id: id, message, attachments, ...(regenerate ? { regenerate: true } : {}) }),
   cancelChat: (streamId: string) => request<ChatCancelResponse>('POST', '/api/chat/cancel', { stream_id: streamId }),
   agentSettings: () => request<AgentSettings>('GET', '/api/agent/settings'),

@@ -61,7 +61,7 @@ class App {
       startTurn: (id, text, attachments) => this.chat.start(id, text, attachments),
       stop: () => void this.chat.stop().catch((err: unknown) => notify(err instanceof Error ? err.message : String(err), 'error')),
     });
-    const thread = new ThreadView({ regenerate: () => this.redo(false), edit: () => this.redo(true) });
+    const thread = new ThreadView({ regenerate: () => this.regenerate(false), edit: () => this.regenerate(true) });
     const attachments = new SessionAttachmentsView();
     const connection = new ConnectionView();
     this.store.subscribe((state, previous) => {
@@ -162,7 +162,7 @@ class App {
   }
 
   /** Regenerate (edit: false) asks again in place of the last exchange; Edit puts its message back in the composer, and sending it replaces that exchange. */
-  private redo(edit: boolean): void {
+  private regenerate(edit: boolean): void {
     const session = this.current;
     const last = lastUserTurn(visibleRows(session?.messages ?? []));
     if (!session || !last) return;
@@ -171,7 +171,7 @@ class App {
       this.chat.editLast(session.session_id);
       return;
     }
-    this.chat.start(session.session_id, last.text, last.attachments, { replaceLast: true }).catch((err: unknown) => {
+    this.chat.start(session.session_id, last.text, last.attachments, { regenerate: true }).catch((err: unknown) => {
       const hint = err instanceof ApiError && typeof err.details.hint === 'string' ? ` ${err.details.hint}` : '';
       notify(`${err instanceof Error ? err.message : String(err)}${hint}`, 'error');
     });

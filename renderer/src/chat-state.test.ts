@@ -47,6 +47,12 @@ describe('reduceFrame', () => {
     expect(failed).toMatchObject({ text: 'x', status: 'error', error: { type: 'auth_error', message: 'HTTP 401', hint: 'Set a key' } });
   });
 
+  it('reads an error type it does not know (a newer server, a broken one) as upstream_error', () => {
+    expect(fold([['apperror', { message: 'odd', type: 'quota_exceeded' }]]).error).toEqual({ type: 'upstream_error', message: 'odd', hint: undefined });
+    expect(fold([['apperror', { message: 'odd', type: 'toString' }]]).error?.type).toBe('upstream_error');
+    expect(fold([['apperror', { message: 'late', type: 'timeout' }]]).error?.type).toBe('timeout');
+  });
+
   it('ignores unknown events and malformed data', () => {
     const st = fold([['token', null], ['future_event', { text: 'x' }], ['token', { text: 5 }]]);
     expect(st.text).toBe('');

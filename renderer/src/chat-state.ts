@@ -1,6 +1,6 @@
 // A conversation turn as the page sees it: the frames of GET /api/chat/stream folded into one view state
 // (../shared/spec/agent.md, "Browser side"). Pure, so the folding is tested without a DOM or a server.
-import type { ChatAttachment, ChatErrorType, ChatFrameName, ChatFrames, ChatUsage, SessionSummary } from './api.js';
+import type { SentAttachment, ChatErrorType, ChatFrameName, ChatFrames, ChatUsage, SessionSummary } from './api.js';
 
 export interface ToolCard {
   tid: string;
@@ -12,7 +12,7 @@ export interface ToolCard {
 }
 
 export interface TurnError {
-  type: ChatErrorType | string;
+  type: ChatErrorType;
   message: string;
   hint?: string;
 }
@@ -24,7 +24,7 @@ export interface TurnState {
   sessionId: string;
   /** What the person sent, shown above the reply while it streams. */
   userText: string;
-  attachments: readonly ChatAttachment[];
+  attachments: readonly SentAttachment[];
   /** The last frame folded in: a frame at or below it (a replay overlap) is ignored. */
   lastSeq: number;
   text: string;
@@ -41,7 +41,7 @@ export interface TurnState {
   session?: SessionSummary;
 }
 
-export function initialTurn(streamId: string, sessionId: string, userText = '', attachments: readonly ChatAttachment[] = []): TurnState {
+export function initialTurn(streamId: string, sessionId: string, userText = '', attachments: readonly SentAttachment[] = []): TurnState {
   return { streamId, sessionId, userText, attachments, lastSeq: 0, text: '', reasoning: '', tools: [], status: 'streaming', ended: false };
 }
 
@@ -54,6 +54,27 @@ export function frameSeq(id: string, streamId: string): number | null {
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** Every `type` an `apperror` frame may carry (wire.d.ts `ChatErrorType`), to read one by. */
+const ERROR_TYPES = {
+  auth_error: true,
+  rate_limit: true,
+  model_not_found: true,
+  no_response: true,
+  unreachable: true,
+  timeout: true,
+  upstream_error: true,
+  interrupted: true,
+} satisfies Record<ChatErrorType, true>;
+
+/** A frame's error type; one this page does not know (a newer server's) reads as the generic `upstream_error`. */
+function errorType(value: unknown): ChatErrorType {
+  return isErrorType(value) ? value : 'upstream_error';
+}
+
+function isErrorType(value: unknown): value is ChatErrorType {
+  return typeof value === 'string' && Object.hasOwn(ERROR_TYPES, value);
+}
 
 function toolUpdate(tools: ToolCard[], data: Partial<ChatFrames['tool_complete']>, finished: boolean): ToolCard[] {
   const tid = str(data.tid) || `${str(data.name)}#${tools.length}`;
@@ -94,7 +115,7 @@ export function reduceFrame(state: TurnState, name: string, data: unknown, seq?:
     case 'done':
       return { ...state, status: 'done', usage: (d.usage as ChatUsage | undefined) ?? state.usage, session: d.session as SessionSummary | undefined };
     case 'apperror':
-      return { ...state, status: 'error', error: { type: str(d.type) || 'upstream_error', message: str(d.message) || 'The agent failed.', hint: str(d.hint) || undefined } };
+      return { ...state, status: 'error', error: { type: errorType(d.type), message: str(d.message) || 'The agent failed.', hint: str(d.hint) || undefined } };
     case 'cancel':
       return { ...state, status: 'cancelled' };
     case 'stream_end':

@@ -1,9 +1,9 @@
 // Conversation turns: start one (POST /api/chat/start), watch its frames over an EventSource, stop it, and
 // pick a running turn up again after a reload (the session names its active stream). The frames fold into
 // the store's `turn` (chat-state.ts); the thread view draws it. This module writes the store, never the DOM.
-import { api, type ChatAttachment, type Message, type Session } from './api.js';
+import { api, type SentAttachment, type Session } from './api.js';
 import { frameSeq, initialTurn, reduceFrame, type TurnState, usageLine } from './chat-state.js';
-import { activeStream } from './message-rows.js';
+import { activeStream, withoutLastExchange } from './message-rows.js';
 import type { AppState, Store, TurnOutcome } from './store.js';
 
 /** Every event the stream sends (docs/API.md, chat frames): EventSource only delivers named events it listens to. */
@@ -13,12 +13,6 @@ export interface ChatDeps {
   /** The stored session could not be read after its turn ended: read it again when it is on screen. */
   refresh(sessionId: string): void;
   applyTitle(sessionId: string, title: string): void;
-}
-
-/** Where the last exchange begins, as the server counts it: the last user row (tool rows included). */
-function lastExchangeStart(messages: readonly Message[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === 'user') return i;
-  return messages.length;
 }
 
 function outcomeOf(turn: TurnState): TurnOutcome {
@@ -60,18 +54,18 @@ export class Chat {
     this.store.update({ editing: sessionId });
   }
 
-  /** `replaceLast` (Regenerate): the turn replaces the last exchange; so does the first turn after Edit. */
-  async start(sessionId: string, text: string, attachments: ChatAttachment[], opts: { replaceLast?: boolean } = {}): Promise<void> {
-    const replaceLast = opts.replaceLast === true || this.store.state.editing === sessionId;
-    const started = await api.startChat(sessionId, text, attachments, replaceLast);
+  /** `regenerate` (as docs/API.md names it): the turn replaces the last exchange; so does the first turn after Edit. */
+  async start(sessionId: string, text: string, attachments: SentAttachment[], opts: { regenerate?: boolean } = {}): Promise<void> {
+    const regenerate = opts.regenerate === true || this.store.state.editing === sessionId;
+    const started = await api.startChat(sessionId, text, attachments, regenerate);
     if (!('stream_id' in started)) return; // a silent control message: nothing runs
     this.follow(started.stream_id, sessionId, text, attachments, (s) => {
-      if (!replaceLast) return {};
+      if (!regenerate) return {};
       // The server dropped the exchange; the thread drops it too, so only the new one shows while it streams.
       const shown = s.session?.session_id === sessionId ? s.session : null;
       return {
         editing: s.editing === sessionId ? null : s.editing,
-        session: shown ? { ...shown, messages: shown.messages.slice(0, lastExchangeStart(shown.messages)) } : s.session,
+        session: shown ? { ...shown, messages: withoutLastExchange(shown.messages) } : s.session,
       };
     });
   }
@@ -96,7 +90,7 @@ export class Chat {
     if (id && !this.ended.has(id)) this.follow(id, session.session_id, session.pending_user_message ?? '', session.pending_attachments ?? []);
   }
 
-  private follow(streamId: string, sessionId: string, userText: string, attachments: readonly ChatAttachment[], also: (s: AppState) => Partial<AppState> = () => ({})): void {
+  private follow(streamId: string, sessionId: string, userText: string, attachments: readonly SentAttachment[], also: (s: AppState) => Partial<AppState> = () => ({})): void {
     this.source?.close();
     const source = new EventSource(streamUrl(streamId));
     this.source = source;

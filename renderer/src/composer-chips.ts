@@ -1,6 +1,6 @@
 // The composer's attachment chips: built from the store's draft by id, a chip's element rebuilt only when more
 // than its byte count changed (a progress tick only sets the bar's values, so focus on its Cancel survives).
-import type { ChatAttachment } from './api.js';
+import type { SentAttachment } from './api.js';
 import { clear, h, icon, ICONS } from './dom.js';
 import { isArchiveName } from './format.js';
 import { withSkipped } from './skipped-view.js';
@@ -13,16 +13,22 @@ export interface ChipActions {
   cancel(id: number): void;
 }
 
-/** What a chip sends: its upload, and for an extracted archive also the extraction with its file count. */
-export function sentAttachments(chip: Chip): ChatAttachment[] {
+/**
+ * What a chip sends: its upload, and for an extracted archive also the extraction, with its file count and the
+ * upload it came from (`archive_path`: Edit puts the two back on one chip by it).
+ */
+export function sentAttachments(chip: Chip): SentAttachment[] {
   const out = chip.result ? [chip.result] : [];
   const x = chip.extract?.status === 'done' ? chip.extract.result : undefined;
-  if (x) out.push(chip.extract?.sent ?? { name: chip.name, path: x.dest, extracted: true, files: x.extracted });
+  if (x) {
+    const archive = chip.result && 'filename' in chip.result ? { archive_path: chip.result.path } : {};
+    out.push(chip.extract?.sent ?? { kind: 'extraction', name: chip.name, path: x.dest, extracted: true, file_count: x.extracted, ...archive });
+  }
   return out;
 }
 
 /** The chip is an upload stored in the session (not a sent message's extraction reference). */
-export function storedUpload(chip: Chip): Extract<ChatAttachment, { filename: string }> | undefined {
+export function storedUpload(chip: Chip): Extract<SentAttachment, { filename: string }> | undefined {
   return chip.status === 'done' && chip.result && 'filename' in chip.result ? chip.result : undefined;
 }
 

@@ -1,8 +1,9 @@
 // The composer's draft as data: what the server keeps of it (draft-sync.ts saves it), and the chips that a
 // stored draft or a sent message (Edit) brings back.
-import type { ChatAttachment, ExtractResult, SessionDraft } from './api.js';
+import type { ExtractedAttachment, ExtractResult, SentAttachment, SessionDraft } from './api.js';
 import type { DraftContent, DraftItem } from './draft-sync.js';
 import { attachmentSource } from './file-preview.js';
+import { isExtraction } from './message-rows.js';
 import type { Chip, ChipOrigin, Draft } from './store.js';
 
 /** The draft as the server keeps it: the text and the uploaded chips of this session, with their extraction. */
@@ -17,7 +18,7 @@ export function draftContent(draft: Draft): DraftContent {
 }
 
 /** A chip for an attachment stored already (a sent message's, or the draft's). */
-export function storedChip(id: number, a: ChatAttachment, origin: ChipOrigin, sessionId: string | null): Chip {
+export function storedChip(id: number, a: SentAttachment, origin: ChipOrigin, sessionId: string | null): Chip {
   const name = 'filename' in a ? a.filename : a.name;
   const size = 'filename' in a ? a.size : 0;
   // Its bytes are not in the page: the stored file is its thumbnail.
@@ -34,21 +35,23 @@ export function restoredChips(nextId: () => number, draft: SessionDraft, session
 }
 
 /**
- * The chips of a sent message put back for editing. An archive sent with its extraction (the extraction right
- * after it, under its name) is one chip showing that extraction.
+ * The chips of a sent message put back for editing. An archive sent with its extraction (the extraction names
+ * it by `archive_path`) is one chip showing that extraction.
  */
-export function carriedChips(nextId: () => number, attachments: readonly ChatAttachment[], sessionId: string | null): Chip[] {
+export function carriedChips(nextId: () => number, attachments: readonly SentAttachment[], sessionId: string | null): Chip[] {
+  const paired = new Map<string, ExtractedAttachment>();
+  for (const a of attachments) if (isExtraction(a) && a.archive_path && attachments.some((f) => !isExtraction(f) && f.path === a.archive_path)) paired.set(a.archive_path, a);
   const chips: Chip[] = [];
-  for (let i = 0; i < attachments.length; i++) {
-    const a = attachments[i]!;
-    let chip = storedChip(nextId(), a, { kind: 'carried' }, sessionId);
-    const next = attachments[i + 1];
-    if ('filename' in a && next && !('filename' in next) && next.name === a.filename) {
-      i++;
-      const result: ExtractResult = { ok: true, extracted: next.files ?? 0, files: [], dest: next.path, skipped: [] };
-      chip = { ...chip, extract: { status: 'done', result, sent: next } };
+  for (const a of attachments) {
+    if (isExtraction(a) && a.archive_path && paired.get(a.archive_path) === a) continue; // shown on its archive's chip
+    const chip = storedChip(nextId(), a, { kind: 'carried' }, sessionId);
+    const x = isExtraction(a) ? undefined : paired.get(a.path);
+    if (!x) {
+      chips.push(chip);
+      continue;
     }
-    chips.push(chip);
+    const result: ExtractResult = { ok: true, extracted: x.file_count ?? 0, files: [], dest: x.path, skipped: [] };
+    chips.push({ ...chip, extract: { status: 'done', result, sent: x } });
   }
   return chips;
 }

@@ -70,6 +70,6 @@ export class ChipExtractions {
     const now = this.chip(id)?.extract;
     if (!now || now !== before || !now.result) return;
     // Relative to the session's attachment folder, as an extraction's own result names them.
-    this.set(id, { ...now, result: { ...now.result, extracted: x.files ?? listed.total, files: listed.files.map((f) => `${folder}/${f.path}`) } });
+    this.set(id, { ...now, result: { ...now.result, extracted: x.file_count ?? listed.total, files: listed.files.map((f) => `${folder}/${f.path}`) } });
   }
 }

@@ -2,7 +2,7 @@
 // paste and drag-and-drop of files and folders, and Send. What it holds is the store's draft: the draft of one
 // session, kept on the server (draft-sync.ts) so a reload or a restart brings it back. The textarea is written
 // from the draft when the draft changes elsewhere (loaded, Edit, sent), never read back as the state.
-import { api, ApiError, type Attachment, type ChatAttachment, type Session } from './api.js';
+import { api, ApiError, type Attachment, type SentAttachment, type Session } from './api.js';
 import { carriedChips, draftContent, restoredChips } from './composer-draft.js';
 import { ChipsView, sentAttachments, storedUpload } from './composer-chips.js';
 import { ChipExtractions } from './composer-extract.js';
@@ -28,7 +28,7 @@ export interface ComposerDeps {
   maxUploadBytes(): number | undefined;
   onSent(session: Session): void;
   /** Start a turn; rejects with the server's error. */
-  startTurn(sessionId: string, text: string, attachments: ChatAttachment[]): Promise<void>;
+  startTurn(sessionId: string, text: string, attachments: SentAttachment[]): Promise<void>;
   /** Stop the running turn. */
   stop(): void;
 }
@@ -191,7 +191,7 @@ export class Composer {
   }
 
   /** Put a sent message back for editing: its text, and its attachments as already-stored chips. */
-  setDraft(text: string, attachments: readonly ChatAttachment[]): void {
+  setDraft(text: string, attachments: readonly SentAttachment[]): void {
     const owner = this.draft.owner;
     this.forget();
     const chips = carriedChips(this.newId, attachments, owner);

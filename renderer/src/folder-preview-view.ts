@@ -1,7 +1,7 @@
 // The preview of a folder of stored attachments (an extracted archive): its files relative to the folder, each
 // with its full name (wrapped, never cut) and size, each a button that opens that file's own preview; past the
 // server's bound, "and N more". One `update(state)` redraws it from its state.
-import type { AttachmentFolder } from '../../server/handlers/attachment-folder-wire.js';
+import type { AttachmentFolder } from './api.js';
 import { clear, h, icon, ICONS } from './dom.js';
 import { renderPending, type Pending } from './pending-view.js';
 import { formatBytes } from './format.js';

@@ -57,6 +57,21 @@ interface Delimiter {
   next: Delimiter | null;
 }
 
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+const DIGIT = /\p{N}/u;
+
+/**
+ * A run of stars the redactor wrote (server/redact/mask.ts): `***` for a short secret, which stands where a whole
+ * token stood, so nothing beside it is a letter or digit (`"password": "***"`, `Bearer ***`); `****` inside a
+ * phone number's digits. Read as emphasis delimiters, two masks on a line turned the text between them italic
+ * and hid the stars, so a mask shows as it is. Three stars next to a word (`***bold***`) are still emphasis.
+ */
+export function isMaskRun(length: number, before: string, after: string): boolean {
+  if (length === 3) return !LETTER_OR_DIGIT.test(before) && !LETTER_OR_DIGIT.test(after);
+  if (length === 4) return DIGIT.test(before) && DIGIT.test(after);
+  return false;
+}
+
 function cell(kind: Cell['kind'], init: Partial<Cell> = {}): Cell {
   return { kind, text: '', char: '', count: 0, nodes: [], first: null, last: null, prev: null, next: null, ...init };
 }
@@ -65,7 +80,17 @@ function isSpecial(c: string): boolean {
   return c === '\\' || c === '`' || c === '*' || c === '_' || c === '[';
 }
 
+/** A line as the page shows it: CommonMark, except that the redactor's masks show as they are (isMaskRun). */
 export function parseInline(src: string, depth = 0, meter: WorkMeter = { steps: 0 }): Inline[] {
+  return parse(src, depth, meter, true);
+}
+
+/** A line read exactly as CommonMark (and markdown-it) reads it, masks included: what the tests compare. */
+export function parseCommonMark(src: string, depth = 0, meter: WorkMeter = { steps: 0 }): Inline[] {
+  return parse(src, depth, meter, false);
+}
+
+function parse(src: string, depth: number, meter: WorkMeter, literalMasks: boolean): Inline[] {
   const n = src.length;
   // An empty first cell, so unlinking a used-up delimiter run never has to move the list's head.
   const head = cell('text');
@@ -123,6 +148,11 @@ export function parseInline(src: string, depth = 0, meter: WorkMeter = { steps: 
       meter.steps += j - i;
       const before = i > 0 ? src[i - 1] ?? ' ' : ' ';
       const after = j < n ? src[j] ?? ' ' : ' ';
+      if (literalMasks && c === '*' && isMaskRun(j - i, before, after)) {
+        text += src.slice(i, j);
+        i = j;
+        continue;
+      }
       const wsBefore = WHITESPACE.test(before);
       const wsAfter = WHITESPACE.test(after);
       const punctBefore = PUNCTUATION.test(before);
@@ -147,7 +177,7 @@ export function parseInline(src: string, depth = 0, meter: WorkMeter = { steps: 
       const link = links(i);
       if (link) {
         flush();
-        const children = parseInline(link.label, depth + 1, meter);
+        const children = parse(link.label, depth + 1, meter, literalMasks);
         const href = safeHref(link.href);
         append(cell(href ? 'atom' : 'inlines', { nodes: href ? [{ type: 'link', href, children }] : children }));
         i = link.end;

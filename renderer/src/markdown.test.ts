@@ -16,6 +16,18 @@ describe('parseMarkdown', () => {
     ]);
   });
 
+  it('shows the redactor\'s masks literally in a reply: in a paragraph, a list item and a table cell', () => {
+    const reply = 'Your config: `token` is "***" and the password is "***".\n\n- user: "***", pass: "***"\n\n| key | value |\n| --- | --- |\n| "***" | "***" |';
+    const blocks = parseMarkdown(reply);
+    expect(blocks[0]).toEqual({
+      type: 'paragraph',
+      children: [{ type: 'text', text: 'Your config: ' }, { type: 'code', text: 'token' }, { type: 'text', text: ' is "***" and the password is "***".' }],
+    });
+    if (blocks[1]?.type !== 'list' || blocks[2]?.type !== 'table') throw new Error(`not a list and a table: ${JSON.stringify(blocks)}`);
+    expect(blocks[1].items[0]?.children).toEqual([{ type: 'text', text: 'user: "***", pass: "***"' }]);
+    expect(blocks[2].rows[0]).toEqual([[{ type: 'text', text: '"***"' }], [{ type: 'text', text: '"***"' }]]);
+  });
+
   it('reads bullet and numbered lists, nested by indentation', () => {
     const [list] = parseMarkdown('- one\n- two\n  - two.a\n- three\n');
     expect(list).toMatchObject({ type: 'list', ordered: false });

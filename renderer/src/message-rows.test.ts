@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from './api.js';
-import { activeStream, lastUserTurn, normalizeMessage, visibleRows } from './message-rows.js';
+import { lastExchangeStart as serverLastExchangeStart } from '../../server/store/messages.js';
+import { activeStream, lastExchangeStart, lastUserTurn, normalizeMessage, visibleRows, withoutLastExchange } from './message-rows.js';
 
 describe('normalizeMessage', () => {
-  it('reads both stored shapes', () => {
-    expect(normalizeMessage({ role: 'user', text: 'hi', created_at: '2024-01-01T00:00:00Z', attachments: [] })).toMatchObject({
+  it('reads a stored row, the one shape the server sends (it normalizes older rows as it loads them)', () => {
+    expect(normalizeMessage({ role: 'user', content: 'hi', timestamp: 1704067200, attachments: [] })).toMatchObject({
       role: 'user',
       text: 'hi',
-      time: '2024-01-01T00:00:00Z',
+      time: 1704067200,
       partial: false,
       error: false,
     });
@@ -46,5 +47,15 @@ describe('visibleRows and lastUserTurn', () => {
     expect(activeStream({ active_stream_id: 'abc' } as never)).toBe('abc');
     expect(activeStream({} as never)).toBeNull();
     expect(activeStream(null)).toBeNull();
+  });
+  it('drops the last exchange as the server does (its last user row and every row after it), and nothing when there is none', () => {
+    const none: Message[] = [{ role: 'assistant', content: 'hello', timestamp: 1 }];
+    for (const rows of [messages, none, [], [...messages, { role: 'user', content: 'third', timestamp: 5 }]] as Message[][]) {
+      expect(lastExchangeStart(rows)).toBe(serverLastExchangeStart(rows));
+    }
+    expect(lastExchangeStart(messages)).toBe(2);
+    expect(lastExchangeStart(none)).toBe(-1);
+    expect(withoutLastExchange(messages).map((m) => m.content)).toEqual(['first', 'a']);
+    expect(withoutLastExchange(none)).toEqual(none);
   });
 });

@@ -1,13 +1,13 @@
-// A stored message row in one shape for the view. Two shapes are stored (server/wire.d.ts `Message`):
-// `{role, text, created_at}` from POST /api/session/message and `{role, content, timestamp, …}` from a turn.
-import type { ChatAttachment, Message, Session } from './api.js';
+// A stored message row as the view draws it (server/wire.d.ts `Message`, one shape: the server normalizes
+// older rows as it loads them), with every field a row may lack given its empty value.
+import type { ExtractedAttachment, Message, MessageRole, SentAttachment, Session } from './api.js';
 
 export interface MessageRow {
-  role: string;
+  role: MessageRole;
   text: string;
-  /** Epoch seconds or ISO 8601: formatTime takes both. */
-  time: number | string | undefined;
-  attachments: ChatAttachment[];
+  /** Epoch seconds. */
+  time: number | undefined;
+  attachments: SentAttachment[];
   reasoning: string;
   tools: string[];
   /** What arrived before the turn was stopped. */
@@ -19,8 +19,8 @@ export interface MessageRow {
 export function normalizeMessage(m: Message): MessageRow {
   return {
     role: typeof m.role === 'string' ? m.role : 'assistant',
-    text: typeof m.content === 'string' ? m.content : typeof m.text === 'string' ? m.text : '',
-    time: typeof m.timestamp === 'number' ? m.timestamp : m.created_at,
+    text: typeof m.content === 'string' ? m.content : '',
+    time: typeof m.timestamp === 'number' ? m.timestamp : undefined,
     attachments: Array.isArray(m.attachments) ? m.attachments : [],
     reasoning: typeof m.reasoning === 'string' ? m.reasoning : '',
     tools: Array.isArray(m.tool_calls) ? m.tool_calls.map((c) => c?.function?.name).filter((n): n is string => typeof n === 'string') : [],
@@ -35,7 +35,7 @@ export function visibleRows(messages: readonly Message[]): MessageRow[] {
 }
 
 /** The last user turn, for Regenerate and Edit: its index among the visible rows, text and attachments. */
-export function lastUserTurn(rows: readonly MessageRow[]): { index: number; text: string; attachments: ChatAttachment[] } | null {
+export function lastUserTurn(rows: readonly MessageRow[]): { index: number; text: string; attachments: SentAttachment[] } | null {
   for (let i = rows.length - 1; i >= 0; i--) {
     const r = rows[i];
     if (r && r.role === 'user') return { index: i, text: r.text, attachments: r.attachments };
@@ -47,4 +47,24 @@ export function lastUserTurn(rows: readonly MessageRow[]): { index: number; text
 export function activeStream(session: Session | null | undefined): string | null {
   const id = session?.active_stream_id;
   return typeof id === 'string' && id ? id : null;
+}
+
+/** An extracted archive's reference (its `kind`), as opposed to a stored upload. */
+export function isExtraction(a: SentAttachment): a is ExtractedAttachment {
+  return 'kind' in a && a.kind === 'extraction';
+}
+
+/**
+ * Where a session's last exchange begins: its last user row (tool rows after it included); -1 when it has none.
+ * The server's function of the same name (server/store/messages.ts), which this page cannot import; a test holds
+ * the two equal.
+ */
+export function lastExchangeStart(messages: readonly Message[]): number {
+  return messages.findLastIndex((m) => m.role === 'user');
+}
+
+/** The rows a regenerated turn keeps: all of them when there is no exchange to drop. */
+export function withoutLastExchange(messages: readonly Message[]): Message[] {
+  const at = lastExchangeStart(messages);
+  return at < 0 ? [...messages] : messages.slice(0, at);
 }

@@ -1,20 +1,20 @@
 // The rows of the conversation: messages with their attachments (both stored row shapes, see message-rows.ts),
 // the assistant's replies as Markdown, stopped and failed turns marked. thread-view.ts places them.
-import type { Attachment, ChatAttachment, Session } from './api.js';
+import type { ChatErrorType, SentAttachment, Session } from './api.js';
 import { fileChip } from './attachment-chip.js';
 import { errorAdvice } from './chat-state.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
 import { extractedInto } from './extract-paths.js';
 import { formatTime } from './format.js';
 import { renderMarkdown } from './markdown-dom.js';
-import type { MessageRow } from './message-rows.js';
+import { isExtraction, type MessageRow } from './message-rows.js';
 import { openFolderPreview } from './preview.js';
 
 /** `sessionId`: the chip opens the attachment's preview (and an image shows itself); without it, a plain chip. */
-export function attachmentChip(a: Attachment | ChatAttachment, sessionId: string | undefined): HTMLElement {
-  if (!('filename' in a)) {
+export function attachmentChip(a: SentAttachment, sessionId: string | undefined): HTMLElement {
+  if (isExtraction(a)) {
     // An extracted archive a conversation turn referred to: its folder, no size of its own.
-    const said = extractedInto(a.name, a.files);
+    const said = extractedInto(a.name, a.file_count);
     const content = [icon([...ICONS.archive]), h('span', { class: 'chip-name' }, said)];
     if (!sessionId) return h('li', { class: 'msg-attachment', 'data-testid': 'message-attachment', title: said }, ...content);
     // The folder it was extracted into sits directly in the session's attachment folder: its name there.
@@ -29,7 +29,7 @@ export function attachmentChip(a: Attachment | ChatAttachment, sessionId: string
 }
 
 /** A message the person sent: plain text (never Markdown: it is shown as typed). */
-export function userMessage(text: string, attachments: readonly ChatAttachment[], time: string | number | undefined, sessionId: string | undefined, ...extra: (HTMLElement | null)[]): HTMLElement {
+export function userMessage(text: string, attachments: readonly SentAttachment[], time: string | number | undefined, sessionId: string | undefined, ...extra: (HTMLElement | null)[]): HTMLElement {
   return h(
     'article',
     { class: 'msg msg-user', 'data-testid': 'message', 'data-role': 'user' },
@@ -46,7 +46,7 @@ export interface ThreadOptions {
   regenerate?(): void;
   edit?(): void;
   /** The last failed turn's type and hint (not stored with the row), shown under the last error row. */
-  lastError?: { type: string; hint?: string };
+  lastError?: { type: ChatErrorType; hint?: string };
   /** The last turn's usage line, shown under the last reply. */
   lastUsage?: string;
 }

@@ -2,7 +2,7 @@
 // of stored attachments (an extracted archive) listing its files (folder-preview-view.ts), each of which opens
 // in the same dialog with a way back to the list. The native <dialog> closes on Escape and gives focus back to
 // what opened it (the chip).
-import type { AttachmentFolder } from '../../server/handlers/attachment-folder-wire.js';
+import type { AttachmentFolder } from './api.js';
 import { ApiError, errorText } from './api.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
 import { attachmentSource, fetchPreview, workspaceSource, type PreviewSource } from './file-preview.js';

@@ -1,5 +1,6 @@
 // A running turn in the thread: what the person sent, then the reply as it streams (Markdown, re-rendered
 // at most once per animation frame), the agent's reasoning folded away, one card per tool, and how it ended.
+import type { ChatErrorType } from './api.js';
 import { errorAdvice, type ToolCard, type TurnState, usageLine } from './chat-state.js';
 import { clear, h } from './dom.js';
 import { renderMarkdown } from './markdown-dom.js';
@@ -16,7 +17,7 @@ export function toolCard(t: ToolCard): HTMLElement {
   );
 }
 
-export function errorBox(type: string, message: string, hint: string | undefined): HTMLElement {
+export function errorBox(type: ChatErrorType, message: string, hint: string | undefined): HTMLElement {
   return h(
     'div',
     { class: 'turn-error', role: 'alert', 'data-testid': 'turn-error', 'data-type': type },

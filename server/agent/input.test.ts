@@ -24,7 +24,7 @@ function config(over: Partial<AgentConfig> = {}): AgentConfig {
 function upload(name: string, data: string | Buffer, mime = 'application/octet-stream', dir = root): ChatAttachment {
   const file = path.join(dir, name);
   fs.writeFileSync(file, data);
-  return { filename: name, path: file, mime, size: fs.statSync(file).size, is_image: mime.startsWith('image/') };
+  return { kind: 'file', filename: name, path: file, mime, size: fs.statSync(file).size, is_image: mime.startsWith('image/') };
 }
 async function userParts(attachments: ChatAttachment[], over: Partial<AgentConfig> = {}, text = 'look'): Promise<ContentPart[]> {
   const messages = await buildTurnMessages([], text, attachments, config(over), { roots: [root] });
@@ -109,7 +109,7 @@ describe('the new user turn', () => {
     fs.mkdirSync(path.join(dest, 'lib'), { recursive: true });
     fs.writeFileSync(path.join(dest, 'README.md'), '# Read me');
     fs.writeFileSync(path.join(dest, 'lib', 'a.bin'), Buffer.from([0, 0, 0]));
-    const text = allText(await userParts([{ name: 'src.zip', path: dest, extracted: true }]));
+    const text = allText(await userParts([{ kind: 'extraction', name: 'src.zip', path: dest, extracted: true }]));
     expect(text).toContain('Extracted archive "src.zip" (2 files');
     expect(text).toContain(`- ${path.join('lib', 'a.bin')} (3 bytes)`);
     expect(text).toContain('Attached file "src.zip/README.md":\n# Read me');
@@ -134,10 +134,10 @@ describe('the new user turn', () => {
   it('never reads a file outside the attachment folder, nor through a symlink leaving it', async () => {
     const outside = path.join(tmp, 'secret.txt');
     fs.writeFileSync(outside, 'TOP SECRET');
-    const direct: ChatAttachment = { filename: 'secret.txt', path: outside, mime: 'text/plain', size: 10, is_image: false };
+    const direct: ChatAttachment = { kind: 'file', filename: 'secret.txt', path: outside, mime: 'text/plain', size: 10, is_image: false };
     const link = path.join(root, 'innocent.txt');
     fs.symlinkSync(outside, link);
-    const viaLink: ChatAttachment = { filename: 'innocent.txt', path: link, mime: 'text/plain', size: 10, is_image: false };
+    const viaLink: ChatAttachment = { kind: 'file', filename: 'innocent.txt', path: link, mime: 'text/plain', size: 10, is_image: false };
     const dotted: ChatAttachment = { ...direct, path: path.join(root, '..', 'secret.txt') };
     const text = allText(await userParts([direct, viaLink, dotted]));
     expect(text).not.toContain('TOP SECRET');

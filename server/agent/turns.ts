@@ -8,6 +8,7 @@ import { HttpError, ValueError } from '../errors.js';
 import { log } from '../log.js';
 import type { EventBus } from '../store/events.js';
 import { messageText, sessionSummary, MAX_MESSAGES_PER_SESSION, type Session, type SessionStore, type Message } from '../store/sessions.js';
+import { lastExchangeStart } from '../store/messages.js';
 import type * as wire from '../wire.js';
 import { abortable } from './abortable.js';
 import type { RedactedText, TurnFrames } from '../projections/index.js';
@@ -126,12 +127,6 @@ type EndReason = { kind: 'user' } | { kind: 'stop' } | { kind: 'deadline' };
 
 function now(): number {
   return Date.now() / 1000;
-}
-
-/** Where the session's last exchange begins: its last user row; -1 when it has none. */
-export function lastExchangeStart(messages: readonly Message[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === 'user') return i;
-  return -1;
 }
 
 /**

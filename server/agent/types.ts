@@ -3,8 +3,9 @@
 // turn side (turns.ts) numbers them as browser frames, keeps them for replay and stores the result in the session.
 // Neither side knows the other's wire.
 
-/** Which dialect the agent speaks: Hermes Agent's gateway keeps the history itself; others get it each turn. */
-export type AgentKind = 'hermes' | 'openai';
+/** Which dialect the agent speaks (declared with the wire shapes, which carry it). */
+export type { AgentKind } from '../wire.js';
+import type { AgentKind, ChatErrorType, ToolCall } from '../wire.js';
 
 /** Where the agent is and how to talk to it. `apiKey` never leaves the server (no response, no log line). */
 export interface AgentConfig {
@@ -40,7 +41,6 @@ export interface TurnRequest {
 
 /** A tool call the agent streamed, as stored with its message (the wire's shape). */
 export type { ToolCall } from '../wire.js';
-import type { ChatErrorType, ToolCall } from '../wire.js';
 
 /** What the upstream stream says, in arrival order. */
 export type UpstreamEvent =

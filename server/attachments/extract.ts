@@ -37,6 +37,6 @@ export async function extractIntoSession(input: HandlerInput, base: AnchoredDir,
     await base.removeTree(path.basename(dest)).catch((rmErr: unknown) => log.warn('could not remove an abandoned extraction', rmErr));
     throw err;
   });
-  app.events.publish({ name: 'attachment_added', profile, data: { session_id: sessionId, extracted: result.files.length, dest } });
+  app.events.publish({ name: 'attachment_added', profile, data: { session_id: sessionId, file_count: result.files.length, dest } });
   return { ok: true, extracted: result.extracted, files: result.files, dest, sidecars, skipped: result.skipped };
 }

@@ -13,12 +13,34 @@ const MAX_ARCHIVE_NAME_CHARS = 1024;
 
 /** `given` as an extracted attachment of `session`, or undefined when it is not one. */
 export function extractedAttachment(given: unknown, session: Pick<Session, 'session_id'>, stateDir: string): wire.ExtractedAttachment | undefined {
-  const g = given as { path?: unknown; name?: unknown; extracted?: unknown; files?: unknown } | null;
-  if (!g || !g.extracted || typeof g.path !== 'string' || !isExtractionFolder(stateDir, session.session_id, g.path)) return undefined;
+  const g = given as { path?: unknown; name?: unknown; kind?: unknown; extracted?: unknown; file_count?: unknown } | null;
+  // `extracted` is how ../shared/spec/agent.md names one; `kind` how Satchel's own messages do.
+  if (!g || !(g.extracted || g.kind === 'extraction') || typeof g.path !== 'string' || !isExtractionFolder(stateDir, session.session_id, g.path)) return undefined;
   const folder = path.basename(g.path);
   const name = typeof g.name === 'string' && namesFolder(g.name, folder) ? g.name : folder;
-  const files = Number.isInteger(g.files) && (g.files as number) >= 0 ? (g.files as number) : undefined;
-  return files === undefined ? { name, path: g.path, extracted: true } : { name, path: g.path, extracted: true, files };
+  const out: wire.ExtractedAttachment = { kind: 'extraction', name, path: g.path, extracted: true };
+  if (Number.isInteger(g.file_count) && (g.file_count as number) >= 0) out.file_count = g.file_count as number;
+  return out;
+}
+
+/**
+ * One attachment a message or a turn names, as it is stored: an upload this session recorded (by its path), or
+ * one of its extraction folders with the upload it was extracted from when that is one of the session's too.
+ * Undefined when it names neither: a client cannot point a message at any other file.
+ */
+export function namedAttachment(given: unknown, session: Pick<Session, 'session_id'>, uploads: ReadonlyMap<string, wire.Attachment>, stateDir: string): wire.ChatAttachment | undefined {
+  const where = typeof given === 'string' ? given : (given as { path?: unknown } | null)?.path;
+  const upload = typeof where === 'string' ? uploads.get(where) : undefined;
+  if (upload) return { ...upload, kind: 'file' };
+  const extraction = extractedAttachment(given, session, stateDir);
+  const archive = (given as { archive_path?: unknown } | null)?.archive_path;
+  if (extraction && typeof archive === 'string' && uploads.has(archive)) extraction.archive_path = archive;
+  return extraction;
+}
+
+/** A session's uploads by path, for namedAttachment. */
+export function uploadsByPath(session: Pick<Session, 'attachments'>): ReadonlyMap<string, wire.Attachment> {
+  return new Map(session.attachments.map((a) => [a.path, a]));
 }
 
 // allocateExtractionDir's second and later choices: the stem, `_`, three digits.

@@ -43,7 +43,7 @@ describe('sweepUnsentAttachments', () => {
     const recent = await stored(s.session_id, 'recent.txt', 6 * DAY, now);
     const sent = await stored(s.session_id, 'sent.txt', 30 * DAY, now);
     const drafted = await stored(s.session_id, 'drafted.txt', 30 * DAY, now);
-    await store.addMessage(s.session_id, 'with a file', [sent]);
+    await store.addMessage(s.session_id, 'with a file', [{ ...sent, kind: 'file' }]);
     await writeDraft(tmp, s.session_id, { text: '', attachments: [{ path: drafted.path }] });
 
     expect(await sweepUnsentAttachments(tmp, store, { now: () => now })).toBe(1);

@@ -13,7 +13,7 @@ import { log } from '../log.js';
 import { visibleSession } from '../store/profiles.js';
 import { MAX_MESSAGE_CHARS, type Session } from '../store/sessions.js';
 import type * as wire from '../wire.js';
-import { extractedAttachment } from '../attachments/extracted.js';
+import { namedAttachment, uploadsByPath } from '../attachments/extracted.js';
 
 export const MAX_TURN_ATTACHMENTS = 20;
 export const MAX_MODEL_CHARS = 200;
@@ -33,16 +33,13 @@ function turnAttachments(value: unknown, session: Session, stateDir: string): wi
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw new ValueError('Invalid attachments');
   if (value.length > MAX_TURN_ATTACHMENTS) throw new ValueError(`Too many attachments (max ${MAX_TURN_ATTACHMENTS})`);
-  const known = new Map(session.attachments.map((a) => [a.path, a]));
+  const uploads = uploadsByPath(session);
   return value.map((item: unknown): wire.ChatAttachment => {
-    const given = (typeof item === 'string' ? { path: item } : item) as { path?: unknown; name?: unknown; extracted?: unknown } | null;
-    const where = given?.path;
+    const where = typeof item === 'string' ? item : (item as { path?: unknown } | null)?.path;
     if (typeof where !== 'string') throw new ValueError('Invalid attachments');
-    const upload = known.get(where);
-    if (upload) return upload;
-    const extracted = extractedAttachment(given, session, stateDir);
-    if (extracted) return extracted;
-    throw new ValueError('Unknown attachment');
+    const found = namedAttachment(item, session, uploads, stateDir);
+    if (!found) throw new ValueError('Unknown attachment');
+    return found;
   });
 }
 

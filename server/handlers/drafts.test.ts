@@ -113,11 +113,16 @@ describe('drafts', () => {
     const zip = await yazlZip({ 'report/a.txt': Buffer.from('a'), 'report/b.txt': Buffer.from('b') });
     const a = await upload(srv, id, 'report.zip', zip);
     const x = await postMultipart(srv, '/api/upload/extract', [{ name: 'session_id', content: id }, { name: 'file', filename: 'report.zip', content: zip }]);
-    const extracted = { name: 'report.zip', path: x.body.dest, extracted: true, files: 2 };
+    // The extraction names the upload it came from: Edit puts the two back on one chip by that, not by position.
+    const extracted = { kind: 'extraction', name: 'report.zip', path: x.body.dest, extracted: true, file_count: 2, archive_path: a.path };
     const res = await srv.json('/api/session/message', { session_id: id, text: '', attachments: [a, extracted] });
     expect(res.status).toBe(200);
     const { session } = (await res.json()) as Json;
+    expect(session.messages[0].attachments[0]).toEqual({ ...a, kind: 'file' });
     expect(session.messages[0].attachments[1]).toEqual(extracted);
+    // An archive_path that is not one of this session's uploads is not kept; the spec's form (no kind) is an extraction too.
+    const loose = await srv.json('/api/session/message', { session_id: id, text: '', attachments: [{ name: 'report.zip', path: x.body.dest, extracted: true, archive_path: '/etc/passwd' }] });
+    expect(((await loose.json()) as Json).session.messages[1].attachments).toEqual([{ kind: 'extraction', name: 'report.zip', path: x.body.dest, extracted: true }]);
     const foreign = await srv.json('/api/session/message', { session_id: id, text: 'x', attachments: [{ ...extracted, path: path.dirname(x.body.dest) }] });
     expect(await foreign.json()).toEqual({ error: 'Unknown attachment' });
     // Sent, the extraction folder is no draft's to take along.

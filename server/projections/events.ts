@@ -9,7 +9,7 @@ export interface PublicServerEvents {
   session_created: { session: PublicSessionSummary };
   session_renamed: { session_id: ServerValue; title: RedactedText };
   session_updated: { session_id: ServerValue };
-  attachment_added: { session_id: ServerValue; attachment: PublicAttachment } | { session_id: ServerValue; extracted: number; dest: ServerValue };
+  attachment_added: { session_id: ServerValue; attachment: PublicAttachment } | { session_id: ServerValue; file_count: number; dest: ServerValue };
   workspace_changed: { session_id: ServerValue; path: ServerValue };
 }
 
@@ -26,7 +26,7 @@ export function publicEventData(event: ServerEvent): PublicServerEvents[wire.Ser
       const d = event.data;
       return 'attachment' in d
         ? { session_id: serverValue(d.session_id), attachment: publicAttachment(d.attachment) }
-        : { session_id: serverValue(d.session_id), extracted: d.extracted, dest: serverValue(d.dest) };
+        : { session_id: serverValue(d.session_id), file_count: d.file_count, dest: serverValue(d.dest) };
     }
     case 'workspace_changed':
       return { session_id: serverValue(event.data.session_id), path: serverValue(event.data.path) };

@@ -37,41 +37,22 @@ function usage(u: wire.ChatUsage): wire.ChatUsage {
   return { input_tokens: u.input_tokens, output_tokens: u.output_tokens, duration_seconds: u.duration_seconds, ttft_ms: u.ttft_ms };
 }
 
+/** Each frame's projection, by name: a table checked against both maps, so no case needs a cast. */
+const FRAME_PROJECTIONS: { [N in wire.ChatFrameName]: (data: TurnFrames[N]) => PublicChatFrames[N] } = {
+  // Redacted as a stream where the turn made them (stream-redact.ts), by type: not again piece by piece.
+  token: (d) => ({ text: d.text }),
+  reasoning: (d) => ({ text: d.text }),
+  tool: toolFrame,
+  tool_complete: (d) => ({ ...toolFrame(d), duration: d.duration, is_error: d.is_error }),
+  title: (d) => ({ session_id: serverValue(d.session_id), title: redactText(d.title) }),
+  metering: (d) => ({ tps: d.tps, usage: usage(d.usage) }),
+  done: (d) => ({ session: publicSessionSummary(d.session), usage: usage(d.usage) }),
+  apperror: (d) => ({ message: redactText(d.message), type: d.type, hint: d.hint === undefined ? undefined : redactText(d.hint), session_id: serverValue(d.session_id) }),
+  cancel: (d) => ({ message: redactText(d.message), type: 'cancelled', status: 'cancelled', session_id: serverValue(d.session_id) }),
+  stream_end: (d) => ({ session_id: serverValue(d.session_id) }),
+};
+
 /** `data` of the frame `event` as it goes out (and into the replay log). */
-export function publicFrameData<N extends wire.ChatFrameName>(event: N, data: TurnFrames[N]): PublicChatFrames[N];
-export function publicFrameData(event: wire.ChatFrameName, data: TurnFrames[wire.ChatFrameName]): PublicChatFrames[wire.ChatFrameName] {
-  switch (event) {
-    case 'token':
-    case 'reasoning':
-      // Redacted as a stream where the turn made them (stream-redact.ts), by type: not again piece by piece.
-      return { text: (data as TurnFrames['token']).text };
-    case 'tool':
-      return toolFrame(data as wire.ChatFrames['tool']);
-    case 'tool_complete': {
-      const d = data as wire.ChatFrames['tool_complete'];
-      return { ...toolFrame(d), duration: d.duration, is_error: d.is_error };
-    }
-    case 'title': {
-      const d = data as wire.ChatFrames['title'];
-      return { session_id: serverValue(d.session_id), title: redactText(d.title) };
-    }
-    case 'metering': {
-      const d = data as wire.ChatFrames['metering'];
-      return { tps: d.tps, usage: usage(d.usage) };
-    }
-    case 'done': {
-      const d = data as wire.ChatFrames['done'];
-      return { session: publicSessionSummary(d.session), usage: usage(d.usage) };
-    }
-    case 'apperror': {
-      const d = data as wire.ChatFrames['apperror'];
-      return { message: redactText(d.message), type: d.type, hint: d.hint === undefined ? undefined : redactText(d.hint), session_id: serverValue(d.session_id) };
-    }
-    case 'cancel': {
-      const d = data as wire.ChatFrames['cancel'];
-      return { message: redactText(d.message), type: 'cancelled', status: 'cancelled', session_id: serverValue(d.session_id) };
-    }
-    case 'stream_end':
-      return { session_id: serverValue((data as wire.ChatFrames['stream_end']).session_id) };
-  }
+export function publicFrameData<N extends wire.ChatFrameName>(event: N, data: TurnFrames[N]): PublicChatFrames[N] {
+  return FRAME_PROJECTIONS[event](data);
 }

@@ -44,8 +44,8 @@ export interface PublicMcpMessage {
 
 /** One message of read_session: its text redacted (and then bounded: cutRedacted) by the caller. */
 export function publicMcpMessage(m: wire.Message, index: number, text: RedactedText, attachments: PublicMcpNamed[]): PublicMcpMessage {
-  const time = m.created_at ?? (typeof m.timestamp === 'number' ? new Date(m.timestamp * 1000).toISOString() : undefined);
-  return { index, role: serverValue(m.role), text, time: time === undefined ? undefined : serverValue(time), attachments };
+  const time = m.timestamp === undefined ? undefined : serverValue(new Date(m.timestamp * 1000).toISOString());
+  return { index, role: serverValue(m.role), text, time, attachments };
 }
 
 export function publicMcpNamed(name: string, uri: string): PublicMcpNamed {

@@ -61,7 +61,7 @@ describe('values the UI sends back round-trip unchanged', () => {
     expect(sent.status, await sent.clone().text()).toBe(200);
     const session = await getSession(id);
     expect(session.attachments).toEqual([up.body]);
-    expect(session.messages[0].attachments).toEqual([up.body]);
+    expect(session.messages[0].attachments).toEqual([{ ...up.body, kind: 'file' }]);
   });
 
   it('a chat turn accepts the attachment object as the upload answered it', async () => {
@@ -78,7 +78,7 @@ describe('values the UI sends back round-trip unchanged', () => {
     await stream.until((f) => f.event === 'done');
     stream.close();
     const session = await getSession(id);
-    expect(session.messages[0].attachments).toEqual([up.body]);
+    expect(session.messages[0].attachments).toEqual([{ ...up.body, kind: 'file' }]);
     expect(session.attachments).toEqual([up.body]);
   });
 
@@ -176,7 +176,7 @@ describe('free text is still masked', () => {
       expect((await srv.json('/api/session/message', { session_id: id, text: `the key is ${SECRET}` })).status).toBe(200);
       const session = await getSession(id);
       expect(session.title).toBe(`deploy with ${SECRET.slice(0, 6)}...${SECRET.slice(-4)}`);
-      expect(session.messages[0].text).toBe(`the key is ${SECRET.slice(0, 6)}...${SECRET.slice(-4)}`);
+      expect(session.messages[0].content).toBe(`the key is ${SECRET.slice(0, 6)}...${SECRET.slice(-4)}`);
       expect(await (await srv.api('/api/sessions')).text()).not.toContain(SECRET);
       const event = await events.until((f) => f.event === 'session_renamed' && f.data!.includes(id));
       expect(JSON.parse(event.data!).title).toBe(session.title);

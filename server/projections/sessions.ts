@@ -14,15 +14,22 @@ export interface PublicAttachment {
   is_image: boolean;
 }
 
-export interface PublicExtractedAttachment {
-  name: ServerValue;
-  path: ServerValue;
-  extracted: true;
-  /** How many files the extraction wrote. */
-  files?: number;
+export interface PublicFileAttachment extends PublicAttachment {
+  kind: 'file';
 }
 
-export type PublicChatAttachment = PublicAttachment | PublicExtractedAttachment;
+export interface PublicExtractedAttachment {
+  kind: 'extraction';
+  name: ServerValue;
+  path: ServerValue;
+  /** The spec's name for an extracted archive (wire.d.ts `ExtractedAttachment`). */
+  extracted: true;
+  /** How many files the extraction wrote. */
+  file_count?: number;
+  archive_path?: ServerValue;
+}
+
+export type PublicChatAttachment = PublicFileAttachment | PublicExtractedAttachment;
 
 export interface PublicToolCall {
   id: RedactedText;
@@ -31,9 +38,7 @@ export interface PublicToolCall {
 
 export interface PublicMessage {
   role: ServerValue;
-  text?: RedactedText;
-  created_at?: ServerValue;
-  content?: RedactedText;
+  content: RedactedText;
   timestamp?: number;
   attachments?: PublicChatAttachment[];
   reasoning?: RedactedText;
@@ -83,11 +88,13 @@ export function publicAttachment(a: wire.Attachment): PublicAttachment {
 }
 
 export function publicChatAttachment(a: wire.ChatAttachment): PublicChatAttachment {
-  if ('extracted' in a && a.extracted === true) {
-    const { files } = a as { files?: unknown };
-    return carryUnknown({ name: serverValue(a.name), path: serverValue(a.path), extracted: true, files: typeof files === 'number' ? files : undefined }, a);
+  if (a.kind === 'extraction') {
+    return carryUnknown(
+      { kind: 'extraction', name: serverValue(a.name), path: serverValue(a.path), extracted: true, file_count: a.file_count, archive_path: optional(a.archive_path, serverValue) },
+      a,
+    );
   }
-  return carryUnknown(publicAttachment(a as wire.Attachment), a);
+  return { ...publicAttachment(a), kind: 'file' };
 }
 
 function publicToolCall(call: wire.ToolCall): PublicToolCall {
@@ -101,9 +108,7 @@ function publicToolCall(call: wire.ToolCall): PublicToolCall {
 export function publicMessage(m: wire.Message): PublicMessage {
   const out: PublicMessage = {
     role: serverValue(m.role),
-    text: optional(m.text, redactText),
-    created_at: optional(m.created_at, serverValue),
-    content: optional(m.content, redactText),
+    content: redactText(m.content),
     timestamp: m.timestamp,
     attachments: optional(m.attachments, (list) => list.map(publicChatAttachment)),
     reasoning: optional(m.reasoning, redactText),

@@ -77,6 +77,10 @@ export function findAll(text: string): Finding[] {
   return all;
 }
 
-export function redactText(text: string): string {
+/**
+ * Every rule applied to `text` as it is: no known secrets, no memo (index.ts `redact` adds both). Named apart from
+ * projections/brand.ts `redactText`, the one way a response gets free text.
+ */
+export function applyRules(text: string): string {
   return apply(text, findAll(text));
 }

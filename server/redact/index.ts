@@ -4,7 +4,7 @@
 // headers.ts (Authorization, API-key headers), urls.ts (URLs, form bodies), pem.ts (private-key blocks),
 // invisible.ts (tokens split by invisible characters), finding.ts (one mask per span), engine.ts (runs them all).
 import { deepMap } from './deep.js';
-import { findAll, redactText } from './engine.js';
+import { applyRules, findAll } from './engine.js';
 import { knownSecretsGeneration, maskKnown } from './known.js';
 
 export { maskToken, MASK_ELLIPSIS, MASK_HEAD, MASK_MIN_LENGTH, MASK_TAIL, REDACTED_PRIVATE_KEY, SHORT_MASK } from './mask.js';
@@ -30,7 +30,7 @@ let memoGeneration = knownSecretsGeneration();
  */
 export function redact(text: string): string {
   if (typeof text !== 'string' || text.length === 0) return text;
-  if (text.length > MEMO_MAX_CHARS) return redactText(maskKnown(text));
+  if (text.length > MEMO_MAX_CHARS) return applyRules(maskKnown(text));
   if (memoGeneration !== knownSecretsGeneration()) {
     memo.clear();
     memoGeneration = knownSecretsGeneration();
@@ -41,7 +41,7 @@ export function redact(text: string): string {
     memo.set(text, cached);
     return cached;
   }
-  const result = redactText(maskKnown(text));
+  const result = applyRules(maskKnown(text));
   memo.set(text, result);
   if (memo.size > MEMO_MAX_ENTRIES) memo.delete(memo.keys().next().value as string);
   return result;

@@ -67,7 +67,7 @@ it.skipIf(skip)(
     try {
       await pool(TURNS, CONCURRENCY, async (i) => {
         const file = path.join(bundle, docName(i));
-        const content = await buildUserContent('', [{ filename: docName(i), path: file, mime: DOCX_MIME, size: 0, is_image: false }], new Budget(TURN_CHARS), { roots: [root] });
+        const content = await buildUserContent('', [{ kind: 'file', filename: docName(i), path: file, mime: DOCX_MIME, size: 0, is_image: false }], new Budget(TURN_CHARS), { roots: [root] });
         texts.push(textOf(content));
       });
     } finally {

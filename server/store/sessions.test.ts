@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setLogSink } from '../log.js';
-import { INTERNAL_MESSAGE_FIELDS, MAX_SESSION_FILE_BYTES, oversizedSessionWarning, publicSession, SessionStore } from './sessions.js';
+import { MAX_SESSION_FILE_BYTES, oversizedSessionWarning, SessionStore } from './sessions.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -14,6 +14,17 @@ afterEach(async () => {
 });
 
 const onDisk = async (id: string) => JSON.parse(await fs.readFile(path.join(dir, 'sessions', `${id}.json`), 'utf8'));
+
+/** A store loaded from a session file as an older version wrote it: `fields` over a session's header. */
+async function loadedWith(id: string, fields: Record<string, unknown>): Promise<SessionStore> {
+  await fs.mkdir(path.join(dir, 'sessions'), { recursive: true });
+  const at = '2024-01-01T00:00:00.000Z';
+  const old = { session_id: id, title: 'Old', workspace: '/w', profile: 'default', created_at: at, updated_at: at, ...fields };
+  await fs.writeFile(path.join(dir, 'sessions', `${id}.json`), JSON.stringify(old));
+  const store = new SessionStore(dir);
+  await store.load();
+  return store;
+}
 
 describe('SessionStore', () => {
   it('keeps every one of many concurrent changes, on disk and after a reload', async () => {
@@ -73,15 +84,56 @@ describe('SessionStore', () => {
     }
   });
 
-  it('drops internal message fields from the public projection', async () => {
-    const store = new SessionStore(dir);
-    await store.load();
-    const s = await store.create({ workspace: '/w', profile: 'default' });
-    await store.update(s.session_id, (d) => {
-      d.messages.push({ role: 'user', text: 'hi', attachments: [], created_at: 'now', ...Object.fromEntries(INTERNAL_MESSAGE_FIELDS.map((f) => [f, 'secret'])) });
+  it('loads a file of an older version in the one stored shape: `text`/`created_at` rows become `content`/`timestamp`', async () => {
+    const id = 'abcdef012345';
+    const store = await loadedWith(id, {
+      messages: [
+        { role: 'user', text: 'a note', attachments: [], created_at: '2024-01-01T00:00:00.500Z', _row_id: 7 },
+        { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'data:,' } }, { type: 'text', text: 'here' }], timestamp: 1704067201 },
+        { role: 'assistant', content: 'yes', timestamp: 1704067202.25, _partial: true },
+        { role: 'assistant' },
+        { role: 'narrator', content: 'once' },
+      ],
+      attachments: [],
     });
-    const [message] = publicSession(store.get(s.session_id)!).messages;
-    expect(message).toEqual({ role: 'user', text: 'hi', attachments: [], created_at: 'now' });
+    const expected = [
+      { role: 'user', content: 'a note', attachments: [], timestamp: 1704067200.5, _row_id: 7 },
+      { role: 'user', content: 'look\n\nhere', timestamp: 1704067201 },
+      { role: 'assistant', content: 'yes', timestamp: 1704067202.25, _partial: true },
+      { role: 'assistant', content: '' },
+      // A role no version of Satchel wrote: shown as the agent's, as a row without one always was.
+      { role: 'assistant', content: 'once' },
+    ];
+    expect(store.get(id)!.messages).toEqual(expected);
+    // A message stored now has the same shape, and the next write puts the whole file in it.
+    await store.addMessage(id, 'new', []);
+    const added = (await onDisk(id)).messages[expected.length];
+    expect((await onDisk(id)).messages.slice(0, expected.length)).toEqual(expected);
+    expect(Object.keys(added).sort()).toEqual(['attachments', 'content', 'role', 'timestamp']);
+    expect(added.content).toBe('new');
+    expect(Math.abs(added.timestamp - Date.now() / 1000)).toBeLessThan(60);
+  });
+
+  it('gives attachments stored without a kind one: an old extraction keeps its count and the archive it followed', async () => {
+    const id = 'abcdef543210';
+    const zip = { filename: 'report.zip', path: '/a/report.zip', size: 9, mime: 'application/zip', is_image: false };
+    const note = { filename: 'note.txt', path: '/a/note.txt', size: 1, mime: 'text/plain', is_image: false };
+    const store = await loadedWith(id, {
+      // Then an archive and its extraction were paired by position and name alone.
+      messages: [{ role: 'user', content: '', timestamp: 1, attachments: [zip, { name: 'report.zip', path: '/a/report', extracted: true, files: 2 }, note, { name: 'other.zip', path: '/a/other', extracted: true }] }],
+      pending_attachments: [note],
+      attachments: [zip, note],
+    });
+    const loaded = store.get(id)!;
+    expect(loaded.messages[0]!.attachments).toEqual([
+      { ...zip, kind: 'file' },
+      { kind: 'extraction', name: 'report.zip', path: '/a/report', extracted: true, file_count: 2, archive_path: '/a/report.zip' },
+      { ...note, kind: 'file' },
+      { kind: 'extraction', name: 'other.zip', path: '/a/other', extracted: true },
+    ]);
+    expect(loaded.pending_attachments).toEqual([{ ...note, kind: 'file' }]);
+    // The session's own list of uploads is what POST /api/upload answered: no kind there.
+    expect(loaded.attachments).toEqual([zip, note]);
   });
 
   it('does not load a session file over MAX_SESSION_FILE_BYTES (an old 400 MB reply): says so, leaves it on disk, loads the rest', async () => {

@@ -7,6 +7,9 @@ import { writeFileAtomic } from './atomic.js';
 import { HttpError, isDiskFull, ValueError } from '../errors.js';
 import { log } from '../log.js';
 import type * as wire from '../wire.js';
+import { normalizeAttachments, normalizeMessage, type Message } from './messages.js';
+
+export type { Message } from './messages.js';
 
 export const MAX_TITLE_CHARS = 200;
 export const MAX_MESSAGE_CHARS = 100_000;
@@ -27,7 +30,7 @@ export function oversizedSessionWarning(file: string, size: number): string {
   return `session file ${file} is ${mib(size)}, over the ${mib(MAX_SESSION_FILE_BYTES)} Satchel loads; not loaded, left on disk as it is`;
 }
 
-/** Section 2: internal message fields, never part of a public projection. */
+/** Section 2: internal message fields, never part of a public projection (projections/sessions.ts `publicMessage`). */
 export const INTERNAL_MESSAGE_FIELDS = [
   'api_content',
   '_row_id',
@@ -43,11 +46,6 @@ export const INTERNAL_MESSAGE_FIELDS = [
 
 export type Attachment = wire.Attachment;
 
-/** A stored message: what the wire shows, plus internal fields a stored session may carry (never sent). */
-export interface Message extends wire.Message {
-  [internal: string]: unknown;
-}
-
 /** A stored session: the wire shape, with stored messages. */
 export interface Session extends Omit<wire.Session, 'messages'> {
   messages: Message[];
@@ -57,21 +55,9 @@ export function isSessionId(id: unknown): id is string {
   return typeof id === 'string' && SESSION_ID.test(id);
 }
 
-/** The public projection: internal fields dropped from every message (redaction happens on the way out). */
-export function publicSession(session: Session): wire.Session {
-  return {
-    ...session,
-    messages: session.messages.map((message) => {
-      const copy: Message = { ...message };
-      for (const field of INTERNAL_MESSAGE_FIELDS) delete copy[field];
-      return copy;
-    }),
-  };
-}
-
-/** A row's text, whichever shape it was stored in (wire.ts `Message`). */
+/** A row's text: every row has one shape once loaded (messages.ts), so this is its `content`. */
 export function messageText(message: wire.Message): string {
-  return typeof message.content === 'string' ? message.content : typeof message.text === 'string' ? message.text : '';
+  return message.content;
 }
 
 export function sessionSummary(s: Session): wire.SessionSummary {
@@ -84,6 +70,14 @@ export function sessionSummary(s: Session): wire.SessionSummary {
     updated_at: s.updated_at,
     message_count: s.messages.length,
   };
+}
+
+/** A session as its file holds it, in the one shape every reader expects (messages.ts). */
+function loadedSession(parsed: Session): Session {
+  const messages: unknown[] = Array.isArray(parsed.messages) ? parsed.messages : [];
+  const session: Session = { ...parsed, messages: messages.map(normalizeMessage), attachments: parsed.attachments ?? [] };
+  if (parsed.pending_attachments !== undefined) session.pending_attachments = normalizeAttachments(parsed.pending_attachments);
+  return session;
 }
 
 /** The file's text, or its size when that is over `max` (then nothing is read). */
@@ -168,7 +162,7 @@ export class SessionStore {
           continue;
         }
         const parsed = JSON.parse(text) as Session;
-        if (parsed && parsed.session_id === id) this.sessions.set(id, { ...parsed, messages: parsed.messages ?? [], attachments: parsed.attachments ?? [] });
+        if (parsed && parsed.session_id === id) this.sessions.set(id, loadedSession(parsed));
       } catch {
         // A file we cannot read is skipped, not fatal: one bad session must not lock the user out of the rest.
       }
@@ -267,14 +261,14 @@ export class SessionStore {
   }
 
   /**
-   * Store a message without asking the agent (POST /api/session/message): the `{role, text, attachments,
-   * created_at}` row. A conversation turn stores its rows through turns.ts instead.
+   * Store a message without asking the agent (POST /api/session/message), as a user row of the one stored
+   * shape (`{role, content, timestamp, attachments}`). A conversation turn stores its rows through turns.ts.
    */
   async addMessage(id: string, text: string, attachments: wire.ChatAttachment[]): Promise<Session> {
     if (text.length > MAX_MESSAGE_CHARS) throw new ValueError(`Message too long (max ${MAX_MESSAGE_CHARS} characters)`);
     return this.update(id, (s) => {
       if (s.messages.length >= MAX_MESSAGES_PER_SESSION) throw new ValueError('Session has too many messages');
-      s.messages.push({ role: 'user', text, attachments, created_at: new Date().toISOString() });
+      s.messages.push({ role: 'user', content: text, timestamp: Date.now() / 1000, attachments });
     });
   }
 

@@ -1,0 +1,30 @@
+// The session projection against a real store: what GET /api/session sends of a stored session.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { INTERNAL_MESSAGE_FIELDS, SessionStore } from '../store/sessions.js';
+import { publicSession } from './sessions.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-projection-'));
+});
+afterEach(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+describe('publicSession', () => {
+  it('drops internal message fields from the public projection', async () => {
+    const store = new SessionStore(dir);
+    await store.load();
+    const s = await store.create({ workspace: '/w', profile: 'default' });
+    await store.update(s.session_id, (d) => {
+      d.messages.push({ role: 'user', content: 'hi', attachments: [], timestamp: 1, ...Object.fromEntries(INTERNAL_MESSAGE_FIELDS.map((f) => [f, 'secret'])) });
+    });
+    const [message] = publicSession(store.get(s.session_id)!).messages;
+    expect(message).toEqual({ role: 'user', content: 'hi', attachments: [], timestamp: 1 });
+    // Not even as a key with nothing in it.
+    expect(Object.keys(message!).filter((k) => (INTERNAL_MESSAGE_FIELDS as readonly string[]).includes(k))).toEqual([]);
+  });
+});
