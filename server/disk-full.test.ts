@@ -115,15 +115,15 @@ describe.skipIf(stateSkip !== undefined)('a full state disk', () => {
 
     const shown = async () => {
       const res = await fetch(`${srv.origin}/api/session?session_id=${id}`, { headers: auth });
-      return ((await res.json()) as { session: { title: string; messages: { text: string }[] } }).session;
+      return ((await res.json()) as { session: { title: string; messages: { content: string }[] } }).session;
     };
-    expect((await shown()).messages.map((m) => m.text)).toEqual(['kept']);
+    expect((await shown()).messages.map((m) => m.content)).toEqual(['kept']);
     expect((await shown()).title).toBe('Untitled');
 
     await fs.rm(path.join(stateRoot, 'filler'));
     await srv.close();
     srv = await start();
-    expect((await shown()).messages.map((m) => m.text)).toEqual(['kept']);
+    expect((await shown()).messages.map((m) => m.content)).toEqual(['kept']);
     expect((await shown()).title).toBe('Untitled');
     await srv.close();
   });
