@@ -7,18 +7,17 @@ import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { HttpError, ValueError } from '../errors.js';
 import { log } from '../log.js';
 import type { EventBus } from '../store/events.js';
-import { messageText, sessionSummary, MAX_MESSAGES_PER_SESSION, type Session, type SessionStore, type Message } from '../store/sessions.js';
+import { messageText, sessionSummary, type Session, type SessionStore, type Message } from '../store/sessions.js';
 import type * as wire from '../wire.js';
 import { abortable, untilAborted } from './abortable.js';
-import type { TurnFrames } from '../projections/index.js';
-import { FrameLog, formatFrame } from './frames.js';
+import { Turn } from './turn.js';
+import { clearPending, now, pushRows } from './turn-rows.js';
+import { CANCELLED_BY_STOP, CANCELLED_BY_USER, NO_AGENT, NO_AGENT_HINT, ACTIVE_STREAM, NOTHING_TO_REGENERATE, turnDeadlineText, TURN_DEADLINE_HINT } from './turn-texts.js';
 import { MAX_REPLY_BYTES, Reply } from './stream/reply.js';
 import { AgentError, type AgentConfig, type StreamTurn, type TurnRequest } from './types.js';
-import { DEFAULT_AGENT_TURN_MAX_MS, SETTINGS } from '../settings/table.js';
+import { DEFAULT_AGENT_TURN_MAX_MS } from '../settings/table.js';
 import { BackgroundTitles } from './turn-title.js';
 import { titleFrom, UNTITLED } from './title.js';
-
-export { TITLE_MAX_CHARS, titleFrom, UNTITLED } from './title.js';
 
 /**
  * Turns running at once across the server. Each holds an upstream socket, its replay log (up to
@@ -40,25 +39,7 @@ export const TURN_SLICE_MS = 5;
 /** 16 bytes = the 32 hex characters of a stream id. */
 export const STREAM_ID_BYTES = 16;
 
-/** "30 min", "90 s", "1.5 s": a turn deadline as the error says it. */
-export function durationText(ms: number): string {
-  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
-  return `${Math.round(ms / 100) / 10} s`;
-}
-/** The error of a turn past SATCHEL_AGENT_TURN_MAX_MS (its `apperror` frame and the stored `**Error:**` row). */
-export function turnDeadlineText(ms: number): string {
-  return `The agent did not finish within ${durationText(ms)}`;
-}
-export const TURN_DEADLINE_HINT = `Ask for less in one turn, or raise ${SETTINGS.agentTurnMaxMs.env}.`;
-
-export const NO_AGENT = 'No agent is configured';
-export const NO_AGENT_HINT =
-  'Set one in Settings → Agent, or start Satchel with SATCHEL_AGENT_BASE_URL (and SATCHEL_AGENT_API_KEY, SATCHEL_AGENT_MODEL).';
-export const ACTIVE_STREAM = 'session already has an active stream';
 export const TOO_MANY_TURNS = `Too many conversations are running (at most ${MAX_CONCURRENT_TURNS}); try again when one has finished`;
-export const CANCELLED_BY_USER = 'Cancelled by user';
-export const CANCELLED_BY_STOP = 'Satchel stopped while the agent was answering';
-export const NOTHING_TO_REGENERATE = 'Nothing to regenerate: the session has no message';
 export const MESSAGE_REQUIRED = 'message is required';
 export const INTERRUPTED_TEXT = '**Interrupted:** Satchel stopped before the agent finished answering. Send the message again to try once more.';
 
@@ -97,87 +78,15 @@ export interface FrameListener {
   end(): void;
 }
 
-/** The frames of the reply as it streams; every other frame says the turn's outcome (kept for every resume). */
-const STREAMED_FRAMES: ReadonlySet<wire.ChatFrameName> = new Set(['token', 'reasoning', 'tool', 'tool_complete']);
-
-type EndReason = { kind: 'user' } | { kind: 'stop' } | { kind: 'deadline' };
 
 /** How a turn's conversation with the agent ended: the one value run() turns into frames and stored rows. */
-interface Answered {
-  kind: 'answered';
-  reply: Reply;
-  durationSeconds: number;
-}
+type Answered = { kind: 'answered'; reply: Reply; durationSeconds: number };
 type TurnOutcome = Answered | { kind: 'failed'; reply: Reply; error: unknown } | { kind: 'cancelled'; reply: Reply; by: 'user' | 'stop' };
-
-function now(): number {
-  return Date.now() / 1000;
-}
 
 /** Where the session's last exchange begins: its last user row; -1 when it has none. */
 export function lastExchangeStart(messages: readonly Message[]): number {
   for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === 'user') return i;
   return -1;
-}
-
-function clearPending(s: Session): void {
-  delete s.active_stream_id;
-  delete s.pending_user_message;
-  delete s.pending_attachments;
-  delete s.pending_started_at;
-}
-
-function pushRows(s: Session, rows: Message[]): void {
-  // The cap counts rows already there: a turn's own rows always fit, so a full session still records why.
-  if (s.messages.length >= MAX_MESSAGES_PER_SESSION) log.warn('session over its message cap; storing the turn anyway');
-  s.messages.push(...rows);
-}
-
-export class Turn {
-  readonly log = new FrameLog();
-  private readonly listeners = new Set<FrameListener>();
-  ended = false;
-  readonly abort = new AbortController();
-  endReason: EndReason | undefined;
-  /** Settles when the turn's outcome is stored and its frames are out. */
-  finished: Promise<void> = Promise.resolve();
-
-  constructor(
-    readonly streamId: string,
-    readonly sessionId: string,
-    readonly profile: string,
-  ) {}
-
-  emit<N extends wire.ChatFrameName>(event: N, data: TurnFrames[N]): void {
-    const seq = this.log.lastSeq + 1;
-    const frame = { seq, text: formatFrame(this.streamId, seq, event, data), outcome: !STREAMED_FRAMES.has(event) };
-    this.log.push(frame);
-    for (const listener of this.listeners) listener.frame(frame.text);
-  }
-
-  end(): void {
-    this.ended = true;
-    for (const listener of this.listeners) listener.end();
-    this.listeners.clear();
-  }
-
-  /**
-   * Replay every kept frame after `afterSeq`, then follow live. Synchronous from replay to registration, so no
-   * frame can fall between the two (no gap) or reach the listener twice (no duplicate). Returns the unsubscribe.
-   */
-  follow(afterSeq: number, listener: FrameListener): () => void {
-    for (const frame of this.log.after(afterSeq)) listener.frame(frame.text);
-    if (this.ended) {
-      listener.end();
-      return () => {};
-    }
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  get listenerCount(): number {
-    return this.listeners.size;
-  }
 }
 
 export interface StartInput {
