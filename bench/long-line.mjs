@@ -81,7 +81,7 @@ function request(port, method, pathname, body) {
 
 /**
  * Reads the turn's SSE stream to its end, resuming after the last frame seen when the server drops this watcher
- * as stalled (server/handlers/chat.ts MAX_BUFFERED_BYTES: the agent here floods faster than one client reads).
+ * as stalled (server/http/event-stream.ts MAX_BUFFERED_BYTES: the agent here floods faster than one client reads).
  * Resolves with the bytes of frames read, whether `done` came, and how often it resumed.
  */
 async function watch(port, streamId) {

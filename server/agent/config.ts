@@ -12,7 +12,7 @@ import { DEFAULT_AGENT_CONTEXT_CHARS, DEFAULT_AGENT_TIMEOUT_MS, DEFAULT_AGENT_TU
 import type { Warn } from '../settings/parsers.js';
 import type { SecretStore } from './secret-store.js';
 import type { AgentConfig, AgentKind } from './types.js';
-import { agentUrl } from './upstream.js';
+import { agentUrl } from './upstream-errors.js';
 
 export const AGENT_SETTINGS_FILE = 'agent.json';
 /** agent.json holds a handful of short strings: anything bigger is not ours. */

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { AgentError, type AgentErrorType, type AgentKind } from './types.js';
-import { agentUrl, cleanMessage, errorBodyMessage } from './upstream.js';
+import { agentUrl, cleanMessage, errorBodyMessage } from './upstream-errors.js';
 
 /** A local port that does not answer this fast has nothing listening worth offering. */
 export const LOCAL_PROBE_TIMEOUT_MS = 300;

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { redact, SHORT_MASK } from '../redact/index.js';
 import { anyText, FRAGMENTS, planted, separator } from '../testing/redact-arbitraries.js';
-import { finalWord, MAX_HELD_CHARS, RESCAN_EVERY_PUSH_CHARS, StreamRedactor } from './stream-redact.js';
+import { finalWord } from './stream-judge.js';
+import { MAX_HELD_CHARS, RESCAN_EVERY_PUSH_CHARS, StreamRedactor } from './stream-redact.js';
 
 // STREAM_REDACT_RUNS raises the number of cases for a longer hunt (the default keeps the suite fast).
 const RUNS = Number(process.env.STREAM_REDACT_RUNS) || 300;

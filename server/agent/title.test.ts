@@ -9,7 +9,8 @@ import { SessionStore } from '../store/sessions.js';
 import { reply, startFakeAgent, type FakeAgent } from '../testing/fake-agent.js';
 import { scriptedAgent, TEST_AGENT_CONFIG, type ScriptedAgent } from '../testing/scripted-agent.js';
 import { asksAgentForTitle, cleanTitle, askTitle, TITLE_PROMPT, titleFrom, titleRequest } from './title.js';
-import { MAX_CONCURRENT_TITLES, TurnManager } from './turns.js';
+import { MAX_CONCURRENT_TITLES } from './turn-title.js';
+import { TurnManager } from './turns.js';
 import { AgentError } from './types.js';
 import { HERMES_SESSION_HEADER, streamTurn } from './upstream.js';
 

@@ -7,20 +7,18 @@ import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { HttpError, ValueError } from '../errors.js';
 import { log } from '../log.js';
 import type { EventBus } from '../store/events.js';
-import { messageText, sessionSummary, MAX_MESSAGES_PER_SESSION, type Session, type SessionStore, type Message } from '../store/sessions.js';
+import { messageText, sessionSummary, type Session, type SessionStore, type Message } from '../store/sessions.js';
 import { lastExchangeStart } from '../store/messages.js';
 import type * as wire from '../wire.js';
-import { abortable } from './abortable.js';
-import type { RedactedText, TurnFrames } from '../projections/index.js';
-import { FrameLog, formatFrame } from './frames.js';
-import { AgentError, type AgentConfig, type StreamTurn, type ToolCall, type TurnRequest } from './types.js';
-import { prefixWithinBytes } from './upstream.js';
-import { DEFAULT_AGENT_TURN_MAX_MS, SETTINGS } from '../settings/table.js';
-import { ReplyRedactor } from './reply-redact.js';
-import { maskKnown } from '../redact/known.js';
-import { askTitle, TITLE_DEADLINE_MS, titleFrom, UNTITLED } from './title.js';
-
-export { TITLE_MAX_CHARS, titleFrom, UNTITLED } from './title.js';
+import { abortable, untilAborted } from './abortable.js';
+import { Turn } from './turn.js';
+import { clearPending, now, pushRows } from './turn-rows.js';
+import { CANCELLED_BY_STOP, CANCELLED_BY_USER, NO_AGENT, NO_AGENT_HINT, ACTIVE_STREAM, NOTHING_TO_REGENERATE, turnDeadlineText, TURN_DEADLINE_HINT } from './turn-texts.js';
+import { MAX_REPLY_BYTES, Reply } from './stream/reply.js';
+import { AgentError, type AgentConfig, type StreamTurn, type TurnRequest } from './types.js';
+import { DEFAULT_AGENT_TURN_MAX_MS } from '../settings/table.js';
+import { BackgroundTitles } from './turn-title.js';
+import { titleFrom, UNTITLED } from './title.js';
 
 /**
  * Turns running at once across the server. Each holds an upstream socket, its replay log (up to
@@ -29,12 +27,6 @@ export { TITLE_MAX_CHARS, titleFrom, UNTITLED } from './title.js';
  * in parallel anyway, queueing the rest while the person waits with no sign of why.
  */
 export const MAX_CONCURRENT_TURNS = 8;
-/**
- * Title requests in the background at once. Each holds an upstream socket outside MAX_CONCURRENT_TURNS, and a
- * burst of new conversations must not double the load on a local model server; past this, the derived title
- * simply stays.
- */
-export const MAX_CONCURRENT_TITLES = 2;
 /** Ended turns kept for replay (a tab that reloads right after the answer), oldest dropped first. */
 export const ENDED_TURNS_KEPT = 16;
 /** An ended turn is replayable for this long. */
@@ -48,40 +40,7 @@ export const TURN_SLICE_MS = 5;
 /** 16 bytes = the 32 hex characters of a stream id. */
 export const STREAM_ID_BYTES = 16;
 
-/**
- * UTF-8 bytes of text one reply may bring, its content and reasoning together. A long answer is some tens of
- * KiB; this leaves a hundred times that, while a reply of 400 MB (issue 21) became a 400 MB session file that
- * took 2 GB of memory and 6.8 s to load at every start. Past it the rest is not read: the reply is cut, ends
- * with REPLY_CUT_MARKER and is stored as an answer, and the upstream request is closed.
- */
-export const MAX_REPLY_BYTES = 4 * 1024 * 1024;
-const MIB = 1024 * 1024;
-/** Appended (as the last `token` frame and in the stored answer) to a reply cut at MAX_REPLY_BYTES. */
-export const REPLY_CUT_MARKER = `\n\n…[reply cut by Satchel at ${MAX_REPLY_BYTES / MIB} MiB]`;
-/** Text of the marker when the tool-call arguments were cut (upstream.ts MAX_TOOL_ARGUMENT_BYTES). */
-export function toolArgumentsCutMarker(limitBytes: number): string {
-  return `\n\n…[tool-call arguments cut by Satchel at ${limitBytes / MIB} MiB]`;
-}
-
-/** "30 min", "90 s", "1.5 s": a turn deadline as the error says it. */
-export function durationText(ms: number): string {
-  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
-  return `${Math.round(ms / 100) / 10} s`;
-}
-/** The error of a turn past SATCHEL_AGENT_TURN_MAX_MS (its `apperror` frame and the stored `**Error:**` row). */
-export function turnDeadlineText(ms: number): string {
-  return `The agent did not finish within ${durationText(ms)}`;
-}
-export const TURN_DEADLINE_HINT = `Ask for less in one turn, or raise ${SETTINGS.agentTurnMaxMs.env}.`;
-
-export const NO_AGENT = 'No agent is configured';
-export const NO_AGENT_HINT =
-  'Set one in Settings → Agent, or start Satchel with SATCHEL_AGENT_BASE_URL (and SATCHEL_AGENT_API_KEY, SATCHEL_AGENT_MODEL).';
-export const ACTIVE_STREAM = 'session already has an active stream';
 export const TOO_MANY_TURNS = `Too many conversations are running (at most ${MAX_CONCURRENT_TURNS}); try again when one has finished`;
-export const CANCELLED_BY_USER = 'Cancelled by user';
-export const CANCELLED_BY_STOP = 'Satchel stopped while the agent was answering';
-export const NOTHING_TO_REGENERATE = 'Nothing to regenerate: the session has no message';
 export const MESSAGE_REQUIRED = 'message is required';
 export const INTERRUPTED_TEXT = '**Interrupted:** Satchel stopped before the agent finished answering. Send the message again to try once more.';
 
@@ -120,91 +79,11 @@ export interface FrameListener {
   end(): void;
 }
 
-/** The frames of the reply as it streams; every other frame says the turn's outcome (kept for every resume). */
-const STREAMED_FRAMES: ReadonlySet<wire.ChatFrameName> = new Set(['token', 'reasoning', 'tool', 'tool_complete']);
 
-type EndReason = { kind: 'user' } | { kind: 'stop' } | { kind: 'deadline' };
+/** How a turn's conversation with the agent ended: the one value run() turns into frames and stored rows. */
+type Answered = { kind: 'answered'; reply: Reply; durationSeconds: number };
+type TurnOutcome = Answered | { kind: 'failed'; reply: Reply; error: unknown } | { kind: 'cancelled'; reply: Reply; by: 'user' | 'stop' };
 
-function now(): number {
-  return Date.now() / 1000;
-}
-
-/**
- * The assistant row of what the agent sent, as it is stored: its own key masked in every field it wrote (a
- * hostile or broken agent may echo it anywhere, and the session file is read back by MCP clients and
- * exports), everything else stored whole and redacted on the way out.
- */
-function agentRow(content: string, reasoning: string, toolCalls: readonly ToolCall[]): Message {
-  return {
-    role: 'assistant',
-    content: maskKnown(content),
-    timestamp: now(),
-    ...(reasoning ? { reasoning: maskKnown(reasoning) } : {}),
-    ...(toolCalls.length
-      ? { tool_calls: toolCalls.map((c) => ({ id: maskKnown(c.id), function: { name: maskKnown(c.function.name), arguments: maskKnown(c.function.arguments) } })) }
-      : {}),
-  };
-}
-
-function clearPending(s: Session): void {
-  delete s.active_stream_id;
-  delete s.pending_user_message;
-  delete s.pending_attachments;
-  delete s.pending_started_at;
-}
-
-function pushRows(s: Session, rows: Message[]): void {
-  // The cap counts rows already there: a turn's own rows always fit, so a full session still records why.
-  if (s.messages.length >= MAX_MESSAGES_PER_SESSION) log.warn('session over its message cap; storing the turn anyway');
-  s.messages.push(...rows);
-}
-
-export class Turn {
-  readonly log = new FrameLog();
-  private readonly listeners = new Set<FrameListener>();
-  ended = false;
-  readonly abort = new AbortController();
-  endReason: EndReason | undefined;
-  /** Settles when the turn's outcome is stored and its frames are out. */
-  finished: Promise<void> = Promise.resolve();
-
-  constructor(
-    readonly streamId: string,
-    readonly sessionId: string,
-    readonly profile: string,
-  ) {}
-
-  emit<N extends wire.ChatFrameName>(event: N, data: TurnFrames[N]): void {
-    const seq = this.log.lastSeq + 1;
-    const frame = { seq, text: formatFrame(this.streamId, seq, event, data), outcome: !STREAMED_FRAMES.has(event) };
-    this.log.push(frame);
-    for (const listener of this.listeners) listener.frame(frame.text);
-  }
-
-  end(): void {
-    this.ended = true;
-    for (const listener of this.listeners) listener.end();
-    this.listeners.clear();
-  }
-
-  /**
-   * Replay every kept frame after `afterSeq`, then follow live. Synchronous from replay to registration, so no
-   * frame can fall between the two (no gap) or reach the listener twice (no duplicate). Returns the unsubscribe.
-   */
-  follow(afterSeq: number, listener: FrameListener): () => void {
-    for (const frame of this.log.after(afterSeq)) listener.frame(frame.text);
-    if (this.ended) {
-      listener.end();
-      return () => {};
-    }
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  get listenerCount(): number {
-    return this.listeners.size;
-  }
-}
 
 export interface StartInput {
   session: Session;
@@ -231,14 +110,15 @@ export class TurnManager {
   /** Ended turns in the order they ended (a Map keeps insertion order): the first is the oldest. */
   private readonly ended = new Map<string, Turn>();
   private stopped = false;
-  /** Title requests in the background: aborted and waited for at stop, so none writes after it. */
-  private readonly titling = new Map<AbortController, Promise<void>>();
+  private readonly titles: BackgroundTitles;
 
   constructor(
     private readonly sessions: SessionStore,
     private readonly events: EventBus,
     private readonly deps: TurnDependencies,
-  ) {}
+  ) {
+    this.titles = new BackgroundTitles(sessions, events, deps.streamTurn);
+  }
 
   get activeCount(): number {
     return this.active.size;
@@ -316,14 +196,14 @@ export class TurnManager {
   /** Server stop: every running turn is cancelled and stored; resolves once all are. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const controller of this.titling.keys()) controller.abort(new Error(CANCELLED_BY_STOP));
+    const titles = this.titles.stop(new Error(CANCELLED_BY_STOP));
     const running = [...this.active.values()];
     for (const turn of running) {
       turn.endReason ??= { kind: 'stop' };
       turn.abort.abort(new Error(CANCELLED_BY_STOP));
     }
     await Promise.all(running.map((t) => t.finished));
-    await Promise.all(this.titling.values());
+    await titles;
   }
 
   private release(turn: Turn): void {
@@ -339,123 +219,64 @@ export class TurnManager {
   }
 
   private async run(turn: Turn, config: AgentConfig, build: BuildRequestInput, startedAt: number): Promise<void> {
-    const t0 = performance.now();
-    let ttftMs: number | null = null;
-    let content = '';
-    let reasoning = '';
-    let toolCalls: ToolCall[] = [];
-    let usage = { inputTokens: 0, outputTokens: 0 };
     const userRow: Message = { role: 'user', content: build.text, timestamp: startedAt, attachments: build.attachments };
-    // Live pieces are redacted as a stream, so a credential split across tokens is masked too (the stored
-    // answer is redacted whole on the way out; the agent's own key never reaches the store: agentRow).
-    const shownContent = new ReplyRedactor();
-    const shownReasoning = new ReplyRedactor();
-    const emitPiece = (event: 'token' | 'reasoning', text: RedactedText): void => {
-      if (text) turn.emit(event, { text });
-    };
-    const flushPieces = (): void => {
-      emitPiece('token', shownContent.flush());
-      emitPiece('reasoning', shownReasoning.flush());
-    };
-    const partialRow = (): Message[] =>
-      content || reasoning || toolCalls.length > 0 ? [{ ...agentRow(content, reasoning, toolCalls), _partial: true }] : [];
-    // What is left of MAX_REPLY_BYTES. A piece that does not fit is cut to what does, and the reply ends there.
-    let replyBytesLeft = MAX_REPLY_BYTES;
-    let cut = false;
-    const withinReply = (text: string): string => {
-      const bytes = Buffer.byteLength(text, 'utf8');
-      if (bytes <= replyBytesLeft) {
-        replyBytesLeft -= bytes;
-        return text;
-      }
-      cut = true;
-      const kept = prefixWithinBytes(text, replyBytesLeft);
-      replyBytesLeft = 0;
-      return kept;
-    };
-    const endWithMarker = (marker: string): void => {
-      // The reasoning's held tail goes out first, then the content's, then the marker after the content.
-      emitPiece('reasoning', shownReasoning.flush());
-      content += marker;
-      emitPiece('token', shownContent.push(marker));
-    };
+    const outcome = await this.converse(turn, config, build);
+    switch (outcome.kind) {
+      case 'answered':
+        return this.answered(turn, config, build, userRow, outcome);
+      case 'failed':
+        return this.failed(turn, userRow, outcome.reply.partialRows(), outcome.error);
+      case 'cancelled':
+        return this.cancelled(turn, userRow, outcome.reply.partialRows(), outcome.by);
+    }
+  }
+
+  /**
+   * Asks the agent and reads its stream into a Reply until it ends, is cut, fails or is aborted (a cancel, the
+   * stop, the turn deadline: one signal). Sends the live frames; stores nothing.
+   */
+  private async converse(turn: Turn, config: AgentConfig, build: BuildRequestInput): Promise<TurnOutcome> {
+    const t0 = performance.now();
+    const reply = new Reply((event, data) => turn.emit(event, data), t0);
+    const { signal } = turn.abort;
     // Keepalives and a trickle of tokens reset the idle timeout (upstream.ts); this one nothing resets.
     const turnMaxMs = config.turnMaxMs ?? DEFAULT_AGENT_TURN_MAX_MS;
     const deadline = setTimeout(() => {
-      if (turn.abort.signal.aborted) return;
+      if (signal.aborted) return;
       turn.endReason = { kind: 'deadline' };
       turn.abort.abort(new AgentError('timeout', turnDeadlineText(turnMaxMs), TURN_DEADLINE_HINT));
     }, turnMaxMs);
     try {
-      const request = await this.deps.buildRequest(build);
+      const request = await untilAborted(Promise.resolve(this.deps.buildRequest(build)), signal);
       // While the agent's socket has data buffered, each event resolves at once (microtasks), so a flooding agent
       // would keep the event loop from every other request. After TURN_SLICE_MS of work the turn steps aside for
       // one turn of the loop: another request waits at most that long.
       let sliceStart = performance.now();
-      reading: for await (const event of abortable(this.deps.streamTurn(config, request, turn.abort.signal), turn.abort.signal)) {
+      for await (const event of abortable(this.deps.streamTurn(config, request, signal), signal)) {
         if (performance.now() - sliceStart >= TURN_SLICE_MS) {
           await nextMacrotask();
           sliceStart = performance.now();
         }
-        switch (event.kind) {
-          case 'token':
-          case 'reasoning': {
-            ttftMs ??= Math.round(performance.now() - t0);
-            const text = withinReply(event.text);
-            if (event.kind === 'token') {
-              content += text;
-              emitPiece('token', shownContent.push(text));
-            } else {
-              reasoning += text;
-              emitPiece('reasoning', shownReasoning.push(text));
-            }
-            if (cut) {
-              endWithMarker(REPLY_CUT_MARKER);
-              // Leaving the loop returns the upstream iterator, which destroys the request (upstream.ts).
-              break reading;
-            }
-            break;
-          }
-          case 'cut':
-            cut = true;
-            endWithMarker(toolArgumentsCutMarker(event.limitBytes));
-            break reading;
-          case 'tool':
-            turn.emit('tool', { event_type: 'tool.started', name: event.name, preview: event.preview, args: event.args, tid: event.tid });
-            break;
-          case 'tool_complete':
-            turn.emit('tool_complete', {
-              event_type: 'tool.completed',
-              name: event.name,
-              preview: event.preview,
-              args: event.args,
-              tid: event.tid,
-              duration: event.duration,
-              is_error: event.isError,
-            });
-            break;
-          case 'tool_calls':
-            toolCalls = event.calls;
-            break;
-          case 'usage':
-            usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens };
-            break;
-        }
+        // A cut reply is read no further: leaving the loop returns the upstream iterator, which destroys the request.
+        if (!reply.add(event)) break;
       }
-      if (turn.abort.signal.aborted) throw turn.abort.signal.reason;
-      flushPieces();
+      signal.throwIfAborted();
+      return { kind: 'answered', reply, durationSeconds: (performance.now() - t0) / 1000 };
     } catch (err) {
-      flushPieces();
       // A deadline aborts like a cancel (the request destroyed at once) but is a failure the person should read.
-      if (turn.abort.signal.aborted && turn.endReason?.kind !== 'deadline') await this.finishCancelled(turn, userRow, partialRow());
-      else await this.finishFailed(turn, userRow, partialRow(), turn.endReason?.kind === 'deadline' ? turn.abort.signal.reason : err);
-      return;
+      const reason = turn.endReason?.kind;
+      if (signal.aborted && reason !== 'deadline') return { kind: 'cancelled', reply, by: reason === 'stop' ? 'stop' : 'user' };
+      return { kind: 'failed', reply, error: reason === 'deadline' ? signal.reason : err };
     } finally {
       clearTimeout(deadline);
+      reply.flush();
     }
-    if (cut) log.warn(`an agent reply was cut at its bound (${MAX_REPLY_BYTES / MIB} MiB of text or tool-call arguments)`);
-    const durationSeconds = (performance.now() - t0) / 1000;
-    const answer = agentRow(content, reasoning, toolCalls);
+  }
+
+  /** The answer stored with the user row, the session titled if it had none; then done, metering, title. */
+  private async answered(turn: Turn, config: AgentConfig, build: BuildRequestInput, userRow: Message, { reply, durationSeconds }: Answered): Promise<void> {
+    if (reply.cut) log.warn(`an agent reply was cut at its bound (${MAX_REPLY_BYTES / (1024 * 1024)} MiB of text or tool-call arguments)`);
+    const answer = reply.row();
     let titled: string | undefined;
     let firstMessage = '';
     let stored: Session;
@@ -471,15 +292,20 @@ export class TurnManager {
         }
       });
     } catch (err) {
-      this.endWithError(turn, err);
+      // The answer was complete but could not be stored (a full disk): said as an error, the pending turn kept.
+      const message = err instanceof HttpError ? err.message : 'The answer could not be saved';
+      if (!(err instanceof HttpError)) log.error('could not store a turn:', err);
+      turn.emit('apperror', { message, type: 'upstream_error', session_id: turn.sessionId });
+      this.close(turn);
       return;
     }
     this.publish(turn, titled);
+    const { usage } = reply;
     const chatUsage: wire.ChatUsage = {
       input_tokens: usage.inputTokens,
       output_tokens: usage.outputTokens,
       duration_seconds: Math.round(durationSeconds * 1000) / 1000,
-      ttft_ms: ttftMs,
+      ttft_ms: reply.ttftMs,
     };
     turn.emit('done', { session: sessionSummary(stored), usage: chatUsage });
     if (usage.outputTokens > 0 && durationSeconds > 0) {
@@ -487,63 +313,28 @@ export class TurnManager {
     }
     if (titled !== undefined) turn.emit('title', { session_id: turn.sessionId, title: titled });
     this.close(turn);
-    if (titled !== undefined && !this.stopped && this.titling.size < MAX_CONCURRENT_TITLES) this.titleInBackground(turn, config, titled, { firstMessage, reply: content, model: build.model });
-  }
-
-  /**
-   * Ask the agent for a better title than the derived one. Never waited for by the turn (its `title` frame
-   * carried the derived title already); the answer lands only while the session still has the derived title,
-   * so a rename by the person in the meantime wins. Any failure keeps the derived title.
-   */
-  private titleInBackground(turn: Turn, config: AgentConfig, derived: string, input: { firstMessage: string; reply: string; model?: string }): void {
-    const controller = new AbortController();
-    const deadline = setTimeout(() => controller.abort(new AgentError('timeout', `No title within ${TITLE_DEADLINE_MS / 1000} s`)), TITLE_DEADLINE_MS);
-    deadline.unref();
-    const task = (async () => {
-      const title = await askTitle(this.deps.streamTurn, config, input, controller.signal);
-      if (!title || title === derived) return;
-      let renamed = false;
-      await this.sessions.update(turn.sessionId, (s) => {
-        if (s.title !== derived) return;
-        s.title = title;
-        renamed = true;
-      });
-      if (renamed) this.events.publish({ name: 'session_renamed', profile: turn.profile, data: { session_id: turn.sessionId, title } });
-    })()
-      .catch((err: unknown) => log.debug('the agent gave no title; the one from the first message stays:', err instanceof Error ? err.message : err))
-      .finally(() => {
-        clearTimeout(deadline);
-        this.titling.delete(controller);
-      });
-    this.titling.set(controller, task);
+    if (titled !== undefined) {
+      const { sessionId, profile } = turn;
+      this.titles.ask(config, { sessionId, profile, derived: titled, firstMessage, reply: reply.content, model: build.model });
+    }
   }
 
   /** Settles once every title request running now has ended (tests wait on it). */
   async titlesSettled(): Promise<void> {
-    await Promise.all(this.titling.values());
+    await this.titles.settled();
   }
 
-  private async finishCancelled(turn: Turn, userRow: Message, partial: Message[]): Promise<void> {
-    const message = turn.endReason?.kind === 'stop' ? CANCELLED_BY_STOP : CANCELLED_BY_USER;
-    const note: Message = { role: 'assistant', content: `**Task cancelled:** ${message}`, timestamp: now(), _error: true };
-    try {
-      await this.store(turn, [userRow, ...partial, note]);
-    } catch (err) {
-      log.warn('could not store a cancelled turn:', err);
-    }
+  private async cancelled(turn: Turn, userRow: Message, partial: Message[], by: 'user' | 'stop'): Promise<void> {
+    const message = by === 'stop' ? CANCELLED_BY_STOP : CANCELLED_BY_USER;
+    await this.store(turn, [userRow, ...partial, { role: 'assistant', content: `**Task cancelled:** ${message}`, timestamp: now(), _error: true }]);
     turn.emit('cancel', { message, type: 'cancelled', status: 'cancelled', session_id: turn.sessionId });
     this.close(turn);
   }
 
-  private async finishFailed(turn: Turn, userRow: Message, partial: Message[], err: unknown): Promise<void> {
+  private async failed(turn: Turn, userRow: Message, partial: Message[], err: unknown): Promise<void> {
     const failure =
       err instanceof AgentError ? err : (log.error('the agent turn failed:', err), new AgentError('upstream_error', 'The agent request failed unexpectedly'));
-    const note: Message = { role: 'assistant', content: `**Error:** ${failure.message}`, timestamp: now(), _error: true };
-    try {
-      await this.store(turn, [userRow, ...partial, note]);
-    } catch (storeErr) {
-      log.warn('could not store a failed turn:', storeErr);
-    }
+    await this.store(turn, [userRow, ...partial, { role: 'assistant', content: `**Error:** ${failure.message}`, timestamp: now(), _error: true }]);
     turn.emit('apperror', {
       message: failure.message,
       type: failure.type,
@@ -553,20 +344,17 @@ export class TurnManager {
     this.close(turn);
   }
 
-  /** The answer was complete but could not be stored (a full disk): said as an error, the pending turn kept. */
-  private endWithError(turn: Turn, err: unknown): void {
-    const message = err instanceof HttpError ? err.message : 'The answer could not be saved';
-    if (!(err instanceof HttpError)) log.error('could not store a turn:', err);
-    turn.emit('apperror', { message, type: 'upstream_error', session_id: turn.sessionId });
-    this.close(turn);
-  }
-
+  /** Stores the rows of a turn that failed or was cancelled; a failure to store is logged, the frames still go. */
   private async store(turn: Turn, rows: Message[]): Promise<void> {
-    await this.sessions.update(turn.sessionId, (s) => {
-      pushRows(s, rows);
-      clearPending(s);
-    });
-    this.publish(turn, undefined);
+    try {
+      await this.sessions.update(turn.sessionId, (s) => {
+        pushRows(s, rows);
+        clearPending(s);
+      });
+      this.publish(turn, undefined);
+    } catch (err) {
+      log.warn('could not store a turn that did not finish:', err);
+    }
   }
 
   private publish(turn: Turn, title: string | undefined): void {

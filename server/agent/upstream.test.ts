@@ -13,7 +13,9 @@ import {
   type FakeAgent,
 } from '../testing/fake-agent.js';
 import { AgentError, type AgentConfig, type UpstreamEvent } from './types.js';
-import { agentUrl, LineSplitter, MAX_ERROR_BODY_BYTES, MAX_LINE_BYTES, MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_CALLS, prefixWithinBytes, retryAfterSeconds, STREAM_ENDED_EARLY, StreamParser, streamTurn } from './upstream.js';
+import { MAX_LINE_BYTES } from './stream/lines.js';
+import { MAX_ERROR_BODY_BYTES, STREAM_ENDED_EARLY, streamTurn } from './upstream.js';
+import { agentUrl, retryAfterSeconds } from './upstream-errors.js';
 
 const KEY = 'sk-test-0123456789abcdefghijklmnop';
 let agent: FakeAgent;
@@ -272,23 +274,11 @@ describe('streamTurn: failures', () => {
     expect(err.type).toBe('timeout');
     expect(Date.now() - started).toBeLessThan(3_000);
   });
-  it('a line over the cap is an error, not an unbounded buffer', () => {
-    const splitter = new LineSplitter(16);
-    expect([...splitter.push(Buffer.from('short\n'))]).toEqual(['short']);
-    expect(() => [...splitter.push(Buffer.from('x'.repeat(17)))]).toThrow(AgentError);
-    expect(MAX_LINE_BYTES).toBe(4 * 1024 * 1024);
-  });
   it('a line over 4 MiB from the server fails the turn', async () => {
     agent.next({ frames: [{ raw: `data: ${'y'.repeat(MAX_LINE_BYTES + 10)}` }] });
     const err = await failure();
     expect(err.type).toBe('upstream_error');
     expect(err.message).toMatch(/longer than 4 MiB/);
-  });
-  it('splits lines across chunks and multibyte characters', () => {
-    const splitter = new LineSplitter();
-    const bytes = Buffer.from('data: é☃\r\nnext\n');
-    const lines = [...splitter.push(bytes.subarray(0, 8)), ...splitter.push(bytes.subarray(8))];
-    expect(lines).toEqual(['data: é☃', 'next']);
   });
 });
 
@@ -316,62 +306,6 @@ describe('streamTurn: abort', () => {
     controller.abort(new Error('early'));
     await expect(collect({}, controller.signal)).rejects.toThrow('early');
     expect(agent.requests).toHaveLength(0);
-  });
-});
-
-describe('the bound on tool-call arguments', () => {
-  it('cuts at a byte bound without splitting a character', () => {
-    expect(prefixWithinBytes('abc', 10)).toBe('abc');
-    expect(prefixWithinBytes('aé€😀', 3)).toBe('aé');
-    expect(prefixWithinBytes('aé€😀', 6)).toBe('aé€');
-    expect(prefixWithinBytes('aé€😀', 9)).toBe('aé€');
-    expect(prefixWithinBytes('aé€😀', 10)).toBe('aé€😀');
-    expect(prefixWithinBytes('x', 0)).toBe('');
-  });
-
-  it('keeps what fits across calls, then reads nothing more and ends with `cut` instead of the usage', () => {
-    // Ids and names count too: a (1) f (1) {"x":1} (7), b (1) g (1), then 3 bytes for the second arguments.
-    const parser = new StreamParser(undefined, () => 0, 14);
-    const line = (delta: object) => [...parser.line(`data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}`)];
-    line({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: '{"x":1}' } }] });
-    line({ tool_calls: [{ index: 1, id: 'b', function: { name: 'g', arguments: '{"é":"€€"}' } }] });
-    expect(parser.cut).toBe(true);
-    // Once cut, nothing is read: not content, not more arguments.
-    expect(line({ content: 'more' })).toEqual([]);
-    expect([...parser.finish()]).toEqual([
-      { kind: 'tool_calls', calls: [{ id: 'a', function: { name: 'f', arguments: '{"x":1}' } }, { id: 'b', function: { name: 'g', arguments: '{"' } }] },
-      { kind: 'cut', what: 'tool_arguments', limitBytes: 14 },
-    ]);
-  });
-
-  it('counts a tool name sent in pieces against the same bound (a name flood is cut like an argument flood)', () => {
-    const parser = new StreamParser(undefined, () => 0, 12);
-    const line = (delta: object) => [...parser.line(`data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}`)];
-    line({ tool_calls: [{ index: 0, id: 'a', function: { name: 'read_' } }] });
-    for (let i = 0; i < 1000; i++) line({ tool_calls: [{ index: 0, function: { name: 'file' } }] });
-    expect(parser.cut).toBe(true);
-    expect([...parser.finish()]).toEqual([
-      { kind: 'tool_calls', calls: [{ id: 'a', function: { name: 'read_filefi', arguments: '' } }] },
-      { kind: 'cut', what: 'tool_arguments', limitBytes: 12 },
-    ]);
-  });
-
-  it('an id sent again replaces the one before it in the count', () => {
-    const parser = new StreamParser(undefined, () => 0, 8);
-    const line = (delta: object) => [...parser.line(`data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}`)];
-    for (let i = 0; i < 100; i++) line({ tool_calls: [{ index: 0, id: 'call_1' }] });
-    expect(parser.cut).toBe(false);
-  });
-
-  it(`keeps at most MAX_TOOL_CALLS (${MAX_TOOL_CALLS}) calls, then cuts the reply`, () => {
-    const parser = new StreamParser();
-    const line = (delta: object) => [...parser.line(`data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}`)];
-    for (let i = 0; i < MAX_TOOL_CALLS + 50; i++) line({ tool_calls: [{ index: i, id: `c${i}`, function: { name: 'f', arguments: '{}' } }] });
-    expect(parser.cut).toBe(true);
-    const [calls, cut] = [...parser.finish()];
-    expect(calls).toMatchObject({ kind: 'tool_calls' });
-    expect((calls as { calls: unknown[] }).calls).toHaveLength(MAX_TOOL_CALLS);
-    expect(cut).toEqual({ kind: 'cut', what: 'tool_arguments', limitBytes: MAX_TOOL_ARGUMENT_BYTES });
   });
 });
 

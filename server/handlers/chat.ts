@@ -7,9 +7,9 @@ import { HttpError, requireFields, ValueError } from '../errors.js';
 import { isSameOriginWrite } from '../http/access.js';
 import type { HandlerInput } from '../http/app.js';
 import { readJsonBody } from '../http/body.js';
-import { sendJson, startStream } from '../http/respond.js';
+import { openEventStream } from '../http/event-stream.js';
+import { sendJson } from '../http/respond.js';
 import { publicCancel, publicChatRefusal, publicChatStarted, publicStreamStatus } from '../projections/index.js';
-import { log } from '../log.js';
 import { visibleSession } from '../store/profiles.js';
 import { MAX_MESSAGE_CHARS, type Session } from '../store/sessions.js';
 import type * as wire from '../wire.js';
@@ -17,10 +17,6 @@ import { namedAttachment, uploadsByPath } from '../attachments/extracted.js';
 
 export const MAX_TURN_ATTACHMENTS = 20;
 export const MAX_MODEL_CHARS = 200;
-/** A comment line after this much silence keeps proxies and the browser from calling the stream dead. */
-export const CHAT_HEARTBEAT_MS = 5_000;
-/** A watcher whose unsent frames exceed this is stalled and gets disconnected (it can resume). */
-export const MAX_BUFFERED_BYTES = 1024 * 1024;
 export const SILENT = '[SILENT]';
 export const STREAM_NOT_FOUND = 'stream not found';
 
@@ -92,64 +88,15 @@ export async function chatStream(input: HandlerInput): Promise<void> {
   }
   const q = ctx.url.searchParams;
   const after = resumePoint(id, [q.get('after_seq'), q.get('after_event_id'), ctx.req.headers['last-event-id'] as string | undefined]);
-  const { res } = ctx;
-  startStream(ctx, 200, {
-    'Content-Type': 'text/event-stream; charset=utf-8',
-    'Cache-Control': 'no-cache',
-    'X-Accel-Buffering': 'no',
-  });
-  // The head goes now, not with the first frame: the watcher knows at once that the stream is open.
-  res.flushHeaders();
-  // A frame is one small write: sent now, not held back for Nagle's algorithm to batch it.
-  ctx.req.socket.setNoDelay(true);
-  res.on('error', (err) => log.debug('chat stream closed by the client', err));
-  const heartbeat = setTimeout(function beat() {
-    if (!res.destroyed) res.write(': heartbeat\n\n');
-    heartbeat.refresh();
-  }, app.config.chatHeartbeatMs ?? CHAT_HEARTBEAT_MS);
-  // What the replay queued at once (up to REPLAY_MAX_BYTES, more with one large frame) is no sign of a stalled
-  // watcher: it is allowed on top of the bound until the socket has drained it. Dropping the watcher for it
-  // made a resume of a long reply fail the same way at every attempt, never reaching `done` (issue 21).
-  let replaying = false;
-  let replayBacklog = 0;
-  res.on('drain', () => (replayBacklog = 0));
-  const write = (text: string): void => {
-    if (res.destroyed) return;
-    // Judged on what was queued before this frame, so one frame larger than the bound is no stall either.
-    if (!replaying && res.writableLength > replayBacklog + MAX_BUFFERED_BYTES) {
-      log.debug('dropping a stalled chat stream');
-      res.destroy();
-      return;
-    }
-    res.write(text);
-    heartbeat.refresh();
-  };
-  let unfollow: (() => void) | undefined;
-  const listener: FrameListener = {
-    frame: write,
-    end: () => {
-      clearTimeout(heartbeat);
-      // A server that is stopping closes the connection behind the last frame instead of keeping it idle.
-      if (app.stopping.aborted) res.once('finish', () => ctx.req.socket.end());
-      res.end();
-    },
-  };
-  res.once('close', () => {
-    clearTimeout(heartbeat);
-    unfollow?.();
-  });
+  const stream = openEventStream(ctx, { stopping: app.stopping, name: 'chat stream', heartbeatMs: app.config.chatHeartbeatMs });
+  const listener: FrameListener = { frame: (text) => stream.write(text), end: () => stream.end() };
   if (ctx.req.method === 'HEAD') {
     listener.end();
     return;
   }
-  // The replay is written synchronously inside follow(); live frames come after it returns.
-  replaying = true;
-  try {
-    unfollow = turn.follow(after, listener);
-  } finally {
-    replaying = false;
-    replayBacklog = res.writableLength;
-  }
+  // The replay is written synchronously inside follow(), as one burst; live frames come after it returns.
+  const unfollow = stream.burst(() => turn.follow(after, listener));
+  stream.onClose(unfollow);
 }
 
 export async function chatStreamStatus(input: HandlerInput): Promise<void> {

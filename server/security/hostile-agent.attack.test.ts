@@ -5,9 +5,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_CONCURRENT_TURNS, MAX_REPLY_BYTES, REPLY_CUT_MARKER, toolArgumentsCutMarker, turnDeadlineText } from '../agent/turns.js';
+import { MAX_REPLY_BYTES, REPLY_CUT_MARKER, toolArgumentsCutMarker } from '../agent/stream/reply.js';
+import { turnDeadlineText } from '../agent/turn-texts.js';
+import { MAX_CONCURRENT_TURNS } from '../agent/turns.js';
 import type { AgentConfig } from '../agent/types.js';
-import { MAX_TOOL_ARGUMENT_BYTES } from '../agent/upstream.js';
+import { MAX_TOOL_ARGUMENT_BYTES } from '../agent/stream/tool-calls.js';
 import { DEFAULT_AGENT_TURN_MAX_MS } from '../settings/table.js';
 import { startFakeAgent, type FakeAgent } from '../testing/fake-agent.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
