@@ -53,7 +53,8 @@ describe('the desktop key store (safeStorage)', () => {
     const bytes = fs.readFileSync(keyFile());
     expect(bytes.includes(Buffer.from(KEY)), 'the bytes on disk are not the key').toBe(false);
     if (POSIX) expect(mode(keyFile())).toBe(0o600);
-    expect(readSettings()).toEqual({ baseUrl: 'http://127.0.0.1:1234', model: 'qwen' });
+    // agent.json names the address the key belongs to, never the key.
+    expect(readSettings()).toEqual({ baseUrl: 'http://127.0.0.1:1234', apiKeyBaseUrl: 'http://127.0.0.1:1234', model: 'qwen' });
     expect(loadAgentConfig(state, {}, keys)).toMatchObject({ baseUrl: 'http://127.0.0.1:1234', apiKey: KEY });
 
     await saveAgentSettings(state, { baseUrl: 'http://127.0.0.1:1234', apiKey: '', model: 'qwen' }, keys);
