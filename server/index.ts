@@ -1,31 +1,14 @@
-// Starting and stopping the loopback server. Used by the headless CLI, by Electron's main process and by the
-// tests alike; nothing here knows about Electron.
-import { setMaxListeners } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
-import fs from 'node:fs/promises';
+// Starting and stopping the loopback server: the HTTP server around the application that server/app.ts builds.
+// It only listens (with the transport's timeouts and its answers to CONNECT and Upgrade) and closes. Used by
+// the headless CLI, by Electron's main process and by the tests alike; nothing here knows about Electron.
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadAgentConfig } from './agent/config.js';
-import { requestBuilder } from './agent/request.js';
-import { recoverInterruptedTurns, TurnManager, type TurnDependencies } from './agent/turns.js';
-import { streamTurn } from './agent/upstream.js';
-import { sessionFolder } from './attachments/layout.js';
-import { newToken } from './http/access.js';
-import { createRequestListener, type App } from './http/app.js';
+import { createApp } from './app.js';
 import { CLOSE_DEADLINE_MS, handleClientError, writeRefusal } from './http/clienterror.js';
 import type { ServerConfig } from './config.js';
-import { EventBus } from './store/events.js';
 import { log } from './log.js';
-import { attachMcpToken, McpToken, mcpTokenFileStore } from './mcp/token.js';
-import { routes } from './http/routes.js';
-import { SessionStore } from './store/sessions.js';
-import { startAttachmentSweep } from './drafts/sweep.js';
 import { loadSttConfig, preloadSpeech } from './speech/index.js';
-import { serveStatic } from './http/static.js';
-import { Workspaces } from './store/workspaces.js';
 
 export { ACCESS_COOKIE } from './http/access.js';
 
@@ -46,31 +29,6 @@ export interface RunningServer {
   tokenUrl: string;
   stateDir: string;
   close(): Promise<void>;
-}
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-
-function findUp(candidates: string[], probe: (dir: string) => boolean): string {
-  return candidates.find(probe) ?? candidates[0]!;
-}
-
-function appVersion(): string {
-  const file = findUp([path.join(here, '..', 'package.json'), path.join(here, '..', '..', 'package.json')], (f) => {
-    try {
-      return JSON.parse(readFileSync(f, 'utf8')).name === 'satchel';
-    } catch {
-      return false;
-    }
-  });
-  try {
-    return String(JSON.parse(readFileSync(file, 'utf8')).version ?? '0.0.0');
-  } catch {
-    return '0.0.0';
-  }
-}
-
-export function defaultStaticDir(): string {
-  return findUp([path.join(here, '..', 'renderer'), path.join(here, '..', 'dist', 'renderer')], (d) => existsSync(path.join(d, 'index.html')));
 }
 
 function listen(server: http.Server, port: number, host: string): Promise<void> {
@@ -104,49 +62,7 @@ function answerAndClose(req: http.IncomingMessage, socket: Duplex, listener: htt
 }
 
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
-  await fs.mkdir(config.stateDir, { recursive: true, mode: 0o700 });
-  const stagingDir = path.join(config.stateDir, 'staging');
-  // Staged files from a crash are garbage: nothing can refer to them any more.
-  await fs.rm(stagingDir, { recursive: true, force: true });
-  await fs.mkdir(stagingDir, { recursive: true, mode: 0o700 });
-
-  const sessions = new SessionStore(config.stateDir);
-  const workspaces = new Workspaces(config.stateDir, config.defaultWorkspace);
-  await Promise.all([sessions.load(), workspaces.load()]);
-  const interrupted = await recoverInterruptedTurns(sessions);
-  if (interrupted > 0) log.warn(`${interrupted} conversation turn(s) were interrupted when Satchel last stopped`);
-
-  const stopping = new AbortController();
-  // Every request in flight listens for the stop: as many listeners as requests, which is no leak.
-  setMaxListeners(0, stopping.signal);
-  const events = new EventBus();
-  const agent: TurnDependencies = {
-    streamTurn,
-    loadConfig: () => loadAgentConfig(config.stateDir, process.env, config.agentKeyStore),
-    buildRequest: requestBuilder(config.stateDir, (id) => sessionFolder(config.stateDir, id)),
-    ...config.agent,
-  };
-  const turns = new TurnManager(sessions, events, agent);
-  // The agent's key becomes known to the redactor before the first request: a session stored by an older
-  // version may hold what the agent echoed of it, and GET /api/session or MCP may read it at once.
-  agent.loadConfig();
-  const app: App = {
-    config,
-    token: config.token ?? newToken(),
-    version: appVersion(),
-    sessions,
-    workspaces,
-    events,
-    turns,
-    stagingDir,
-    staticDir: config.staticDir ?? defaultStaticDir(),
-    stopping: stopping.signal,
-  };
-  attachMcpToken(app, await McpToken.open(config.mcpTokenStore ?? mcpTokenFileStore(config.stateDir)));
-  // Uploads never sent and in no draft for a week go (drafts/sweep.ts): now, in the background, then periodically.
-  const sweep = startAttachmentSweep(config.stateDir, sessions);
-
-  const listener = createRequestListener(app, routes, serveStatic);
+  const { app, listener, stop } = await createApp(config);
   const headersTimeout = config.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const server = http.createServer(
     {
@@ -187,9 +103,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= new Promise<void>((resolve) => {
-      stopping.abort();
       // Running turns are cancelled and what they streamed is stored before close resolves.
-      const stored = Promise.all([turns.stop(), sweep.stop()]);
+      const stored = stop();
       server.close(() => void stored.then(() => resolve()));
       server.closeIdleConnections();
       setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs ?? SHUTDOWN_GRACE_MS).unref();

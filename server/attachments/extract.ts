@@ -1,7 +1,7 @@
 // Extracting an archive into a session's attachment folder, with its Office files' sidecars, for both routes
 // that do it (POST /api/upload/extract and POST /api/attachment/extract).
 import path from 'node:path';
-import type { HandlerInput } from '../http/app.js';
+import type { HandlerInput } from '../app.js';
 import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes } from '../archive/index.js';
 import { DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../errors.js';
 import { log } from '../log.js';

@@ -3,7 +3,7 @@
 // For the chip's routes (preview, raw, folder) and for MCP.
 import path from 'node:path';
 import { HttpError } from '../errors.js';
-import type { HandlerInput } from '../http/app.js';
+import type { HandlerInput } from '../app.js';
 import { visibleSession } from '../store/profiles.js';
 import { openWorkspacePath, type WorkspacePath } from '../workspace/browse.js';
 import { sessionFolder } from './layout.js';

@@ -3,7 +3,7 @@
 import { loadAgentConfig, publicAgentSettings, readStoredAgentSettings, sameAgentAddress, saveAgentSettings, isAgentKind, type SaveAgentSettings } from '../agent/config.js';
 import { connectedSentence, detectKind, discoverLocalAgents, testConnection, type ConnectionResult } from '../agent/discover.js';
 import { ValueError } from '../errors.js';
-import type { HandlerInput } from '../http/app.js';
+import type { HandlerInput } from '../app.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 import { knownSecrets, SecretMatcher } from '../redact/known.js';

@@ -7,7 +7,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { HandlerInput } from '../http/app.js';
+import type { HandlerInput } from '../app.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 import { HttpError, requireFields, ValueError } from '../errors.js';

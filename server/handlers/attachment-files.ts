@@ -2,7 +2,7 @@
 // and GET /api/attachment/raw (an image's or binary file's bytes: thumbnails, downloads). `name` is relative to
 // the session's attachment folder (an uploaded file, or a file inside an extracted archive's folder), walked
 // with the workspace rules: no escape, no symlink out, no special file, hidden names and credential stores never.
-import type { HandlerInput } from '../http/app.js';
+import type { HandlerInput } from '../app.js';
 import { ATTACHMENT_NOT_FOUND, requestedAttachmentPath } from '../attachments/open.js';
 import { HttpError } from '../errors.js';
 import { sendJson } from '../http/respond.js';

@@ -4,7 +4,7 @@
 // never); below it the files are listed by store/anchored-walk.ts walkFiles, as the agent and MCP list them: no
 // symlink listed or followed, bounded twice (the files listed, and the entries walked to count them).
 import path from 'node:path';
-import type { HandlerInput } from '../http/app.js';
+import type { HandlerInput } from '../app.js';
 import { HttpError } from '../errors.js';
 import { sendJson } from '../http/respond.js';
 import { publicAttachmentFolder } from '../projections/attachment-folder.js';

@@ -1,6 +1,6 @@
 // POST /api/upload (spec-notes 4.3) and POST /api/upload/extract (spec-notes 4.4): a file or an archive into a session's
 // attachment directory.
-import type { HandlerInput } from '../http/app.js';
+import type { HandlerInput } from '../app.js';
 import { placeUnique } from '../store/files.js';
 import { guessMime } from '../mime.js';
 import { openSessionFolder, storedName } from '../attachments/layout.js';

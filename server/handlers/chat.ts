@@ -5,7 +5,7 @@ import { ChatRefusal, MESSAGE_REQUIRED, type FrameListener } from '../agent/turn
 import { resumePoint } from '../agent/frames.js';
 import { HttpError, requireFields, ValueError } from '../errors.js';
 import { isSameOriginWrite } from '../http/access.js';
-import type { HandlerInput } from '../http/app.js';
+import type { HandlerInput } from '../app.js';
 import { readJsonBody } from '../http/body.js';
 import { openEventStream } from '../http/event-stream.js';
 import { sendJson } from '../http/respond.js';

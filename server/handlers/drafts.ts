@@ -3,7 +3,7 @@
 // DELETE /api/session/attachment: a chip taken off a draft takes its stored file with it.
 import { readJsonBody } from '../http/body.js';
 import { requireFields, ValueError } from '../errors.js';
-import type { HandlerInput } from '../http/app.js';
+import type { HandlerInput } from '../app.js';
 import { sendJson } from '../http/respond.js';
 import { visibleSession } from '../store/profiles.js';
 import { type Session } from '../store/sessions.js';

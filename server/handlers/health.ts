@@ -1,5 +1,5 @@
 // GET /health and /api/health/agent (answered without the access check, see routes.ts) and GET /api/config.
-import type { HandlerInput } from '../http/app.js';
+import type { HandlerInput } from '../app.js';
 import { sendJson } from '../http/respond.js';
 import { publicConfig } from '../projections/index.js';
 import type { ConfigResponse } from '../wire.js';

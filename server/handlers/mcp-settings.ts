@@ -2,7 +2,7 @@
 // snippets built from them. The token is sent on purpose: this route is the person's own UI behind the launch
 // token, which already opens everything the MCP token opens (docs/mcp.md, "Access").
 import { HttpError } from '../errors.js';
-import type { HandlerInput } from '../http/app.js';
+import type { HandlerInput } from '../app.js';
 import { jsonBody, sendText } from '../http/respond.js';
 import { clientSnippets } from '../mcp/clients.js';
 import { closeMcpTokenSessions } from '../mcp/endpoint.js';

@@ -1,6 +1,6 @@
 // GET /api/profiles and POST /api/profile/switch. The active profile is a cookie, so switching only sets it.
 import { requireFields, ValueError } from '../errors.js';
-import type { HandlerInput } from '../http/app.js';
+import type { HandlerInput } from '../app.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 import { publicProfiles, publicProfileSwitched } from '../projections/index.js';

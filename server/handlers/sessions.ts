@@ -2,7 +2,7 @@
 // visibleSession, so a session of another profile is answered as missing.
 import { readJsonBody } from '../http/body.js';
 import { requireFields, ValueError } from '../errors.js';
-import type { HandlerInput } from '../http/app.js';
+import type { HandlerInput } from '../app.js';
 import { isValidProfileName, sessionVisible, visibleSession } from '../store/profiles.js';
 import { sendJson } from '../http/respond.js';
 import { sessionSummary, type Session } from '../store/sessions.js';

@@ -2,7 +2,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { HandlerInput } from '../http/app.js';
+import type { HandlerInput } from '../app.js';
 import { HttpError } from '../errors.js';
 import { sanitizeFilename, splitSuffix } from '../names.js';
 import { log } from '../log.js';

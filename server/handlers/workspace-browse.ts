@@ -1,7 +1,7 @@
 // Read-only views of a session's workspace for the UI: a directory listing, a text preview, a preview by kind
 // (workspace/preview.ts) and a file's raw bytes for images and downloads (workspace/raw.ts). The walking and
 // reading rules live in workspace/browse.ts, shared with the MCP tools and the attachment routes.
-import type { HandlerInput } from '../http/app.js';
+import type { HandlerInput } from '../app.js';
 import { HttpError } from '../errors.js';
 import { redact } from '../redact/index.js';
 import { sendJson, sendText } from '../http/respond.js';

@@ -2,7 +2,7 @@
 // documents given a Markdown preview beside them.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { HandlerInput } from '../http/app.js';
+import type { HandlerInput } from '../app.js';
 import { AnchoredDir } from '../store/anchored.js';
 import { openInside } from '../store/anchored-walk.js';
 import { ProtectedPlaceError, type ProtectedPlaces } from '../store/protected.js';

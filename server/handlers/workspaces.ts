@@ -1,6 +1,6 @@
 // GET /api/workspaces and POST /api/workspaces/add: the trusted workspace roots (store/workspaces.ts).
 import { requireFields } from '../errors.js';
-import type { HandlerInput } from '../http/app.js';
+import type { HandlerInput } from '../app.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 import { publicWorkspaceRoots } from '../projections/index.js';

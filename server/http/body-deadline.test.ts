@@ -6,7 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multipartBody, parseResponses, startTestServer, TEST_TOKEN, type RawResponse, type TestServer } from '../testing/harness.js';
-import { BODY_IDLE_TIMEOUT_MS, JSON_BODY_DEADLINE_MS } from './app.js';
+import { BODY_IDLE_TIMEOUT_MS, JSON_BODY_DEADLINE_MS } from './lifecycle.js';
 import { STALL_TIMEOUT_MS, UPLOAD_GRACE_MS, UPLOAD_MIN_BYTES_PER_SECOND } from './multipart.js';
 
 // Shortened for the test, in the same proportions as the real values: every trickled byte comes well within

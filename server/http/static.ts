@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import mime from 'mime-types';
 import { accessCookie, tokensEqual } from './access.js';
-import type { HandlerInput } from './app.js';
+import type { HandlerInput, Host } from './lifecycle.js';
 import { HttpError } from '../errors.js';
 import { isInside } from '../paths.js';
 import { sendText } from './respond.js';
@@ -12,7 +12,12 @@ import { sendText } from './respond.js';
 export const MAX_STATIC_BYTES = 16 * 1024 * 1024;
 const SAFE_PATH = /^(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*\/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
 
-export async function serveStatic({ ctx, app }: HandlerInput): Promise<void> {
+/** The web UI's folder, besides what every handler's application has. */
+export interface StaticHost extends Host {
+  staticDir: string;
+}
+
+export async function serveStatic({ ctx, app }: HandlerInput<StaticHost>): Promise<void> {
   const method = ctx.req.method ?? 'GET';
   if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, 'Method not allowed');
   const { pathname, searchParams } = ctx.url;

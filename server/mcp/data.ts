@@ -4,7 +4,7 @@
 // refused; every failure is an HttpError or McpDataError with a text safe to show. Texts are redacted here.
 import path from 'node:path';
 import { ATTACHMENT_NOT_FOUND, openAttachmentPath } from '../attachments/open.js';
-import type { App } from '../http/app.js';
+import type { App } from '../app.js';
 import { HttpError } from '../errors.js';
 import { guessMime } from '../mime.js';
 import { officeFormat, officeToMarkdown } from '../office/index.js';

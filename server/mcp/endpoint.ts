@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { App, HandlerInput } from '../http/app.js';
+import type { App, HandlerInput } from '../app.js';
 import { requestToken, tokensEqual } from '../http/access.js';
 import { readJsonBody } from '../http/body.js';
 import { markClosing } from '../http/connection.js';

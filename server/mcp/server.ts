@@ -3,7 +3,7 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpError, ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { App } from '../http/app.js';
+import type { App } from '../app.js';
 import { HttpError, ValueError } from '../errors.js';
 import { log } from '../log.js';
 import {

@@ -1,29 +1,30 @@
 // The route table: every path the server answers, who may call it, and its generic 500 text.
-import type { Route, RouteTable } from './app.js';
-import { uploadAndExtract, uploadAttachment } from '../handlers/attachments.js';
-import { discoverAgents, getAgentSettings, saveAgentSettingsRoute, testAgent } from '../handlers/agent-settings.js';
-import { cancelChat, chatStream, chatStreamStatus, startChat } from '../handlers/chat.js';
-import { deleteAttachment, getDraft, putDraft } from '../handlers/drafts.js';
-import { events } from '../handlers/events.js';
-import { config, health } from '../handlers/health.js';
-import { listProfiles, switchProfile } from '../handlers/profiles.js';
-import { getMcpSettings, regenerateMcpToken } from '../handlers/mcp-settings.js';
+import type { App, Route } from '../app.js';
+import type { RouteTable } from '../http/lifecycle.js';
+import { uploadAndExtract, uploadAttachment } from './attachments.js';
+import { discoverAgents, getAgentSettings, saveAgentSettingsRoute, testAgent } from './agent-settings.js';
+import { cancelChat, chatStream, chatStreamStatus, startChat } from './chat.js';
+import { deleteAttachment, getDraft, putDraft } from './drafts.js';
+import { events } from './events.js';
+import { config, health } from './health.js';
+import { listProfiles, switchProfile } from './profiles.js';
+import { getMcpSettings, regenerateMcpToken } from './mcp-settings.js';
 import { mcpEndpoint } from '../mcp/endpoint.js';
-import * as s from '../handlers/sessions.js';
-import { capability, transcribe } from '../handlers/transcribe.js';
-import { listWorkspace, previewWorkspaceFile, rawWorkspaceFile, readWorkspaceFile } from '../handlers/workspace-browse.js';
-import { previewAttachment, rawAttachment } from '../handlers/attachment-files.js';
-import { listAttachmentFolder } from '../handlers/attachment-folder.js';
-import { extractStoredAttachment } from '../handlers/attachment-extract.js';
-import { uploadToWorkspace } from '../handlers/workspace-upload.js';
-import { addWorkspace, listWorkspaces } from '../handlers/workspaces.js';
+import * as s from './sessions.js';
+import { capability, transcribe } from './transcribe.js';
+import { listWorkspace, previewWorkspaceFile, rawWorkspaceFile, readWorkspaceFile } from './workspace-browse.js';
+import { previewAttachment, rawAttachment } from './attachment-files.js';
+import { listAttachmentFolder } from './attachment-folder.js';
+import { extractStoredAttachment } from './attachment-extract.js';
+import { uploadToWorkspace } from './workspace-upload.js';
+import { addWorkspace, listWorkspaces } from './workspaces.js';
 
 const api = (handler: Route['handler'], failure?: string): Route => ({ handler, auth: true, failure });
 const open = (handler: Route['handler']): Route => ({ handler, auth: false });
 /** The endpoint checks the token itself: it takes the MCP token as well as the launch token (mcp/endpoint.ts). */
 const mcp = (handler: Route['handler']): Route => ({ handler, auth: false });
 
-export const routes: RouteTable = {
+export const routes: RouteTable<App> = {
   '/health': { GET: open(health) },
   '/api/health/agent': { GET: open(health) },
   '/api/config': { GET: api(config) },

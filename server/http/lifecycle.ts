@@ -3,21 +3,17 @@
 // turns every throw into the specification's `{ "error": … }` answer. Nothing thrown or rejected in here can
 // reach the process: a last-resort guard answers 500 for that request alone and the server keeps serving.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TurnManager } from '../agent/turns.js';
 import { hasValidToken, isAllowedHost, isSameOriginWrite } from './access.js';
 import type { ServerConfig } from '../config.js';
 import { owe } from './connection.js';
 import { ClientGoneError, HttpError, isClientDisconnect, sanitizeErrorText, ValueError } from '../errors.js';
-import type { EventBus } from '../store/events.js';
 import { analyzeFraming, transferEncodingError } from './framing.js';
 import { log } from '../log.js';
 import { activeProfile } from './profile-cookie.js';
 import { STALL_TIMEOUT_MS, UPLOAD_GRACE_MS, UPLOAD_MIN_BYTES_PER_SECOND } from './multipart.js';
 import { jsonResponse, sendError, type RequestContext } from './respond.js';
 import { securityHeaders } from './headers.js';
-import type { SessionStore } from '../store/sessions.js';
 import { parseTarget, type RequestTarget } from './target.js';
-import type { Workspaces } from '../store/workspaces.js';
 
 /**
  * Header lines one request may carry. Node drops lines past its own count from `rawHeaders` but still frames
@@ -35,38 +31,35 @@ export const BODY_IDLE_TIMEOUT_MS = 30_000;
 export const JSON_BODY_DEADLINE_MS = 30_000;
 const CONTINUE = '100-continue';
 
-export interface App {
+/**
+ * What the lifecycle needs of the application it serves: its settings (allowed host, body deadlines), the access
+ * token and the signal that says the server is stopping. The application (server/app.ts) is more than this;
+ * the lifecycle hands it on to the handlers as it is, so it stays generic over it.
+ */
+export interface Host {
   config: ServerConfig;
   token: string;
-  version: string;
-  sessions: SessionStore;
-  workspaces: Workspaces;
-  events: EventBus;
-  /** Conversations with the agent: running turns and the frames of recent ones. */
-  turns: TurnManager;
-  stagingDir: string;
-  staticDir: string;
   /** Aborted when the server shuts down: streams end, long work stops. */
   stopping: AbortSignal;
 }
 
-export interface HandlerInput {
+export interface HandlerInput<A extends Host = Host> {
   ctx: RequestContext;
-  app: App;
+  app: A;
   profile: string;
 }
 
-export type Handler = (input: HandlerInput) => Promise<void> | void;
+export type Handler<A extends Host = Host> = (input: HandlerInput<A>) => Promise<void> | void;
 
-export interface Route {
-  handler: Handler;
+export interface Route<A extends Host = Host> {
+  handler: Handler<A>;
   /** Needs the access token (every /api route but the health ones). */
   auth: boolean;
   /** The 500 text for unexpected failures of this route. */
   failure?: string;
 }
 
-export type RouteTable = Record<string, Partial<Record<string, Route>>>;
+export type RouteTable<A extends Host = Host> = Record<string, Partial<Record<string, Route<A>>>>;
 
 /** How many raw lines carry `name` (rawHeaders is `[name, value, name, value, …]`). */
 function countLines(rawHeaders: readonly string[], name: string): number {
@@ -80,7 +73,7 @@ function clientGone(ctx: RequestContext, err: unknown): boolean {
   return err instanceof ClientGoneError || isClientDisconnect(err) || ctx.signal.aborted;
 }
 
-export function createRequestListener(app: App, routes: RouteTable, fallback: Handler) {
+export function createRequestListener<A extends Host>(app: A, routes: RouteTable<A>, fallback: Handler<A>) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     try {
       owe(req.socket, res);
@@ -112,7 +105,7 @@ function onStop(stopping: AbortSignal): Set<(reason: unknown) => void> {
   return requests;
 }
 
-function createContext(app: App, req: IncomingMessage, res: ServerResponse, target: RequestTarget): RequestContext {
+function createContext(app: Host, req: IncomingMessage, res: ServerResponse, target: RequestTarget): RequestContext {
   // The signal is made when a handler first asks for it (most requests never do); a request that ended early or
   // a server that stopped before then hands out a signal already aborted, with the same reason.
   let controller: AbortController | undefined;
@@ -157,7 +150,7 @@ function createContext(app: App, req: IncomingMessage, res: ServerResponse, targ
 }
 
 /** The head checks every request passes before routing; each failure closes the connection. */
-function checkHead(app: App, ctx: RequestContext, target: RequestTarget): void {
+function checkHead(app: Host, ctx: RequestContext, target: RequestTarget): void {
   const { req } = ctx;
   const fail = (status: number, message: string): never => {
     ctx.close = true;
@@ -178,9 +171,9 @@ function checkHead(app: App, ctx: RequestContext, target: RequestTarget): void {
   if (expect !== undefined && expect.trim().toLowerCase() !== CONTINUE) fail(417, 'Unsupported Expect header');
 }
 
-async function handle(app: App, routes: RouteTable, fallback: Handler, ctx: RequestContext, target: RequestTarget): Promise<void> {
+async function handle<A extends Host>(app: A, routes: RouteTable<A>, fallback: Handler<A>, ctx: RequestContext, target: RequestTarget): Promise<void> {
   const { req } = ctx;
-  let route: Route | undefined;
+  let route: Route<A> | undefined;
   try {
     checkHead(app, ctx, target);
     const methods = routes[ctx.url.pathname];
@@ -200,7 +193,7 @@ async function handle(app: App, routes: RouteTable, fallback: Handler, ctx: Requ
   }
 }
 
-async function respondToError(ctx: RequestContext, route: Route | undefined, err: unknown): Promise<void> {
+async function respondToError(ctx: RequestContext, route: Pick<Route, 'failure'> | undefined, err: unknown): Promise<void> {
   if (clientGone(ctx, err)) {
     log.debug('client went away', ctx.url.pathname);
     ctx.req.socket.destroy();

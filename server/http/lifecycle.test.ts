@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRequestListener, type App, type RouteTable } from './app.js';
+import { createRequestListener, type Host, type RouteTable } from './lifecycle.js';
 import { HttpError } from '../errors.js';
 import { setLogSink } from '../log.js';
 import { sendJson } from './respond.js';
@@ -38,7 +38,7 @@ const app = {
   config: { host: '127.0.0.1', port: 0, stateDir: '/nonexistent', maxUploadBytes: 1024 },
   token: 't',
   stopping: new AbortController().signal,
-} as unknown as App;
+} as unknown as Host;
 
 let server: http.Server;
 let base: string;
