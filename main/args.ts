@@ -1,7 +1,7 @@
 // Command-line handling of the desktop entry. The parsing is server/settings/args.ts, shared with
 // `npm run serve`; here Electron's argv (Chromium switches, the app path, Playwright's additions) makes
 // unknown arguments something to ignore, not an error.
-import type { CliFlags } from '../server/config.js';
+import type { CliFlags } from '../server/core/config.js';
 import { FLAGS_USAGE, parseServerArgs, SERVER_ONLY_FLAG } from '../server/settings/args.js';
 
 export interface MainArgs {

@@ -14,10 +14,10 @@ import {
   type OpenDialogOptions,
   type WebContents,
 } from 'electron';
-import { loadConfig, type ServerConfig } from '../server/config.js';
-import { sanitizeErrorText } from '../server/errors.js';
+import { loadConfig, type ServerConfig } from '../server/core/config.js';
+import { sanitizeErrorText } from '../server/core/errors.js';
 import { startServer, type RunningServer } from '../server/index.js';
-import { log } from '../server/log.js';
+import { log } from '../server/core/log.js';
 import { accessCookieDetails, appRootUrl } from './access-cookie.js';
 import { parseMainArgs, type MainArgs } from './args.js';
 import { attachGuards } from './guards.js';
@@ -27,7 +27,7 @@ import { applyPackagedModelDir } from './model-dir.js';
 import { installPermissionHandlers } from './permissions.js';
 import { createPickFolderHandler, PICK_FOLDER_CHANNEL } from './pick-folder.js';
 import { createShowInFolderHandler, SHOW_IN_FOLDER_CHANNEL } from './show-in-folder.js';
-import { startOnRememberedPort } from '../server/port-store.js';
+import { startOnRememberedPort } from '../server/process/port-store.js';
 import { openAgentKeyStore, openMcpTokenStore } from './secret-file-store.js';
 import { remembersPort, startHeadless } from '../server/cli.js';
 import { runHeadless } from '../server/headless.js';

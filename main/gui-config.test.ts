@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../server/config.js';
+import { loadConfig } from '../server/core/config.js';
 import { guiServerPlan } from './gui-config.js';
 
 const USER_DATA = '/home/u/.config/Satchel';

@@ -1,6 +1,6 @@
 // The window's server settings. The desktop window always talks to 127.0.0.1; its state lives in Electron's
 // user-data folder unless the user chose another; and its port is remembered unless the user fixed one.
-import type { CliFlags, ServerConfig } from '../server/config.js';
+import type { CliFlags, ServerConfig } from '../server/core/config.js';
 import { isSettingSet } from '../server/settings/table.js';
 import { LOOPBACK_HOST } from './access-cookie.js';
 

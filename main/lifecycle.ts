@@ -1,4 +1,4 @@
-// Shutdown helpers of the desktop window. They live in server/stop.ts, which the headless server (both entry
+// Shutdown helpers of the desktop window. They live in server/process/stop.ts, which the headless server (both entry
 // points) uses too, so quitting the window and stopping `--server-only` close the server the same way.
 export {
   closeWithDeadline,
@@ -7,4 +7,4 @@ export {
   SERVER_CLOSE_TIMEOUT_MS,
   STOP_SIGNALS,
   type SignalSource,
-} from '../server/stop.js';
+} from '../server/process/stop.js';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AGENT_SETTINGS_FILE, agentJsonKeyStore } from '../server/agent/config.js';
 import type { SecretStore } from '../server/agent/secret-store.js';
-import { log } from '../server/log.js';
+import { log } from '../server/core/log.js';
 import { MCP_TOKEN_FILE, mcpTokenFileStore } from '../server/mcp/token.js';
 import { fileSecretStore } from '../server/store/secret-file.js';
 

@@ -6,10 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { remembersPort, startHeadless } from './cli.js';
-import { loadConfig, type CliFlags } from './config.js';
+import { loadConfig, type CliFlags } from './core/config.js';
 import type { RunningServer } from './index.js';
-import { setLogSink } from './log.js';
-import { PORT_FILE_NAME } from './port-store.js';
+import { setLogSink } from './core/log.js';
+import { PORT_FILE_NAME } from './process/port-store.js';
 
 // No speech model loading at start: these tests only listen.
 const ENV = { SATCHEL_STT_PRELOAD: '0' };

@@ -3,11 +3,11 @@
 // runs, prints its URL and stops exactly as there (headless.ts). Like the desktop window, it tries the port
 // it last listened on first (remembered in its state folder), so a tab left open finds it again after a restart.
 import { pathToFileURL } from 'node:url';
-import { loadConfig, type CliFlags, type ServerConfig } from './config.js';
+import { loadConfig, type CliFlags, type ServerConfig } from './core/config.js';
 import { runHeadless } from './headless.js';
 import { startServer, type RunningServer } from './index.js';
-import { log } from './log.js';
-import { startOnRememberedPort } from './port-store.js';
+import { log } from './core/log.js';
+import { startOnRememberedPort } from './process/port-store.js';
 import { parseServerArgs, USAGE } from './settings/args.js';
 import { isSettingSet } from './settings/table.js';
 

@@ -3,7 +3,7 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { READY_PREFIX, readyLine, runHeadless } from './headless.js';
-import { setLogSink } from './log.js';
+import { setLogSink } from './core/log.js';
 
 let lines: string[];
 let restoreLog: () => void;

@@ -1,8 +1,8 @@
 // The headless server, as both entry points run it (`npm run serve` through cli.ts, the desktop app's
 // `--server-only` through main/electron-main.ts): start, print the tokened URL once, and on the first
 // SIGINT/SIGTERM close (in-flight uploads finish or are cleaned up, within a deadline) and exit.
-import { log } from './log.js';
-import { closeWithDeadline, onStopSignal, type SignalSource } from './stop.js';
+import { log } from './core/log.js';
+import { closeWithDeadline, onStopSignal, type SignalSource } from './process/stop.js';
 
 export const READY_PREFIX = 'Satchel is running at ';
 export const EXIT_OK = 0;

@@ -6,20 +6,14 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createApp } from './app.js';
 import { CLOSE_DEADLINE_MS, handleClientError, writeRefusal } from './http/clienterror.js';
-import type { ServerConfig } from './config.js';
-import { log } from './log.js';
+import { CONNECTIONS_CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, SHUTDOWN_GRACE_MS } from './http/timeouts.js';
+import type { ServerConfig } from './core/config.js';
+import { log } from './core/log.js';
 import { loadSttConfig, preloadSpeech } from './speech/index.js';
 
 export { ACCESS_COOKIE } from './http/access.js';
 
-/** Slowloris guard: the request head must arrive within this time. */
-export const HEADERS_TIMEOUT_MS = 30_000;
-/** How often Node looks for request heads past their deadline (its default, 30 s, would double the wait). */
-export const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
-/** Idle keep-alive connections close after this. */
-export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
-/** On shutdown, in-flight requests (uploads) get this long to finish before connections are cut. */
-export const SHUTDOWN_GRACE_MS = 10_000;
+export { CONNECTIONS_CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, SHUTDOWN_GRACE_MS } from './http/timeouts.js';
 
 export interface RunningServer {
   host: string;

@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { yazlZip } from './archive/testing/fixtures.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { isInside } from './paths.js';
+import { isInside } from './core/paths.js';
 import { multipartBody, startTestServer, type TestServer } from './testing/harness.js';
 import { pool, startSwapper, swapSkipReason, type Swapper } from './testing/swapper.js';
 

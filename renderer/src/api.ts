@@ -1,6 +1,6 @@
 // Typed access to the server's JSON API (docs/API.md). Every failure becomes an ApiError carrying the
 // server's own `error` text, so the UI can show exactly what the server said.
-// The wire shapes are declared once, for the server that sends them and this UI (server/wire.d.ts).
+// The wire shapes are declared once, for the server that sends them and this UI (server/core/wire.d.ts).
 import type {
   AgentDiscoverResponse,
   AgentKind,
@@ -17,12 +17,12 @@ import type {
   SessionSummary,
   WorkspaceEntry,
   WorkspaceRoots,
-} from '../../server/wire.js';
+} from '../../server/core/wire.js';
 import { noteStatus } from './access-lost.js';
 
 // Every wire shape, under its own name; three under the names this UI has always used.
-export type * from '../../server/wire.js';
-export type { CapabilityResponse as Capability, ConfigResponse as ServerConfig, WorkspaceItem as WorkspaceUploadItem } from '../../server/wire.js';
+export type * from '../../server/core/wire.js';
+export type { CapabilityResponse as Capability, ConfigResponse as ServerConfig, WorkspaceItem as WorkspaceUploadItem } from '../../server/core/wire.js';
 
 export class ApiError extends Error {
   constructor(

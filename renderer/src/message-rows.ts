@@ -1,4 +1,4 @@
-// A stored message row as the view draws it (server/wire.d.ts `Message`, one shape: the server normalizes
+// A stored message row as the view draws it (server/core/wire.d.ts `Message`, one shape: the server normalizes
 // older rows as it loads them), with every field a row may lack given its empty value.
 import type { ExtractedAttachment, Message, MessageRole, SentAttachment, Session } from './api.js';
 

@@ -5,7 +5,7 @@
 // never leaves this module except inside an AgentConfig (publicAgentSettings reports only whether there is one).
 import fs from 'node:fs';
 import path from 'node:path';
-import { log } from '../log.js';
+import { log } from '../core/log.js';
 import { rememberSecret } from '../redact/known.js';
 import { writeFileAtomic } from '../store/atomic.js';
 import { DEFAULT_AGENT_CONTEXT_CHARS, DEFAULT_AGENT_TIMEOUT_MS, DEFAULT_AGENT_TURN_MAX_MS, readSetting, SETTINGS, type SettingName } from '../settings/table.js';

@@ -2,7 +2,7 @@
 // them for replay. A frame is written once, as text, and the same text goes to every listener and into the
 // log, so a replayed frame is byte for byte the frame that went out live.
 import { publicFrameData, publicJsonLine, type PublicChatFrames, type TurnFrames } from '../projections/index.js';
-import type * as wire from '../wire.js';
+import type * as wire from '../core/wire.js';
 
 /**
  * Replay bytes kept per turn for the frames of the reply as it streams (`token`, `reasoning`, tool frames). A

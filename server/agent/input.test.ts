@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildDocx, wHeading, wPara } from '../office/testing/fixtures.js';
-import type { ChatAttachment } from '../wire.js';
+import type { ChatAttachment } from '../core/wire.js';
 import { buildTurnMessages, MAX_IMAGE_BYTES, truncationMarker, type StoredMessage } from './input.js';
 import type { AgentConfig, ChatMessage, ContentPart } from './types.js';
 

@@ -11,12 +11,12 @@ import fs from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { officeFormat } from '../office/index.js';
-import { isInside } from '../paths.js';
+import { isInside } from '../core/paths.js';
 import { loadSttConfig, transcribeFile } from '../speech/index.js';
 import { AnchoredDir } from '../store/anchored.js';
 import { locateInside, MAX_ENTRIES_WALKED, MAX_WALK_DEPTH, openInside, walkFiles, type FilesBelow } from '../store/anchored-walk.js';
 import { imageMime, looksLikeText, SNIFF_BYTES, textOf } from '../workspace/file-kind.js';
-import type { ChatAttachment } from '../wire.js';
+import type { ChatAttachment } from '../core/wire.js';
 import { officeMarkdownIn } from './office-markdown.js';
 import type { AgentConfig, ChatMessage, ContentPart } from './types.js';
 

@@ -1,5 +1,5 @@
 // What a turn writes into its session: rows appended, the pending turn cleared.
-import { log } from '../log.js';
+import { log } from '../core/log.js';
 import { MAX_MESSAGES_PER_SESSION, type Message, type Session } from '../store/sessions.js';
 
 /** Seconds since the epoch, as rows store their time. */

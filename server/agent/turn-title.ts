@@ -1,7 +1,7 @@
 // A better title than the one derived from the first message, asked of the agent after a turn (title.ts), in
 // the background: at most MAX_CONCURRENT_TITLES at once, each with TITLE_DEADLINE_MS, all aborted and waited for
 // at server stop so none writes after it.
-import { log } from '../log.js';
+import { log } from '../core/log.js';
 import type { EventBus } from '../store/events.js';
 import type { SessionStore } from '../store/sessions.js';
 import { askTitle, TITLE_DEADLINE_MS } from './title.js';

@@ -2,7 +2,7 @@
 // gets the kept frames first, then the live ones, with no gap and no duplicate. The turn's one AbortController
 // ends it (a cancel, the stop, its deadline: `endReason` says which).
 import type { TurnFrames } from '../projections/index.js';
-import type * as wire from '../wire.js';
+import type * as wire from '../core/wire.js';
 import { FrameLog, formatFrame } from './frames.js';
 import type { FrameListener } from './turns.js';
 

@@ -4,12 +4,12 @@
 // It knows nothing of HTTP: handlers/chat.ts serves its frames.
 import { randomBytes } from 'node:crypto';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
-import { HttpError, ValueError } from '../errors.js';
-import { log } from '../log.js';
+import { HttpError, ValueError } from '../core/errors.js';
+import { log } from '../core/log.js';
 import type { EventBus } from '../store/events.js';
 import { messageText, sessionSummary, type Session, type SessionStore, type Message } from '../store/sessions.js';
 import { lastExchangeStart } from '../store/messages.js';
-import type * as wire from '../wire.js';
+import type * as wire from '../core/wire.js';
 import { abortable, untilAborted } from './abortable.js';
 import { Turn } from './turn.js';
 import { clearPending, now, pushRows } from './turn-rows.js';

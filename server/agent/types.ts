@@ -4,8 +4,8 @@
 // Neither side knows the other's wire.
 
 /** Which dialect the agent speaks (declared with the wire shapes, which carry it). */
-export type { AgentKind } from '../wire.js';
-import type { AgentKind, ChatErrorType, ToolCall } from '../wire.js';
+export type { AgentKind } from '../core/wire.js';
+import type { AgentKind, ChatErrorType, ToolCall } from '../core/wire.js';
 
 /** Where the agent is and how to talk to it. `apiKey` never leaves the server (no response, no log line). */
 export interface AgentConfig {
@@ -40,7 +40,7 @@ export interface TurnRequest {
 }
 
 /** A tool call the agent streamed, as stored with its message (the wire's shape). */
-export type { ToolCall } from '../wire.js';
+export type { ToolCall } from '../core/wire.js';
 
 /** What the upstream stream says, in arrival order. */
 export type UpstreamEvent =

@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable, pipeline } from 'node:stream';
 import { Worker } from 'node:worker_threads';
-import { unpackedPath } from '../unpacked-path.js';
+import { unpackedPath } from '../core/unpacked-path.js';
 import { Bunzip2 } from './bunzip2.js';
 import { StreamStarts } from './bzip2-starts.js';
 import {

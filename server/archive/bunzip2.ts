@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Duplex } from 'node:stream';
 import { Worker } from 'node:worker_threads';
-import { unpackedPath } from '../unpacked-path.js';
+import { unpackedPath } from '../core/unpacked-path.js';
 
 /** Output chunk size and how many chunks the worker may have in flight before it waits for the reader. */
 const OUT_CHUNK_BYTES = 65536;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Minipass } from 'minipass';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AnchoredDir } from '../store/anchored.js';
-import { ValueError } from '../errors.js';
+import { ValueError } from '../core/errors.js';
 import {
   EXTRACT_CHUNK_BYTES,
   MAX_ARCHIVE_MEMBERS,

@@ -2,9 +2,9 @@
 // an archive goes; this module decides what of it reaches the disk.
 import { randomInt } from 'node:crypto';
 import path from 'node:path';
-import { ValueError } from '../errors.js';
+import { ValueError } from '../core/errors.js';
 import { AnchoredDir } from '../store/anchored.js';
-import { log } from '../log.js';
+import { log } from '../core/log.js';
 import { readSetting, SETTINGS } from '../settings/table.js';
 import { MemberWriter, type SkippedMember } from './safe-write.js';
 

@@ -1,6 +1,6 @@
 // The extraction limits of spec-notes 8 and the client-facing texts of spec-notes 4.4, in one place so the zip and
 // tar engines cannot drift apart on wording.
-import { ValueError } from '../errors.js';
+import { ValueError } from '../core/errors.js';
 
 /** More members than this is treated as an archive bomb (spec-notes 8). */
 export const MAX_ARCHIVE_MEMBERS = 10000;

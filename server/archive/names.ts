@@ -2,7 +2,7 @@
 // inside the destination. Both `/` and `\` count as separators on every OS, so an archive is judged the
 // same way on the Linux box that tests it and on the Windows desktop that extracts it.
 import path from 'node:path';
-import { portableName } from '../names.js';
+import { portableName } from '../core/names.js';
 import { slipBlocked, type ArchiveFamily } from './limits.js';
 
 // Member segments are not shortened: the file system's own name limit applies, as for any file.

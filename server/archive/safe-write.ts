@@ -7,8 +7,8 @@
 import { constants as fsc } from 'node:fs';
 import type fsp from 'node:fs/promises';
 import { sameFile, type AnchoredDir, type Identity } from '../store/anchored.js';
-import { log } from '../log.js';
-import type { SkipReason, SkippedMember } from '../wire.js';
+import { log } from '../core/log.js';
+import type { SkipReason, SkippedMember } from '../core/wire.js';
 import { EXTRACT_CHUNK_BYTES, tooLarge } from './limits.js';
 import { fileChunks } from './file-chunks.js';
 
@@ -33,7 +33,7 @@ export function fileModeFor(archiveMode: number | undefined): number {
 }
 
 // Why a member was not written, as the upload responses carry it (only regular files are, spec-notes 4.4).
-export type { SkipReason, SkippedMember } from '../wire.js';
+export type { SkipReason, SkippedMember } from '../core/wire.js';
 
 export interface WriterOptions {
   maxBytes: number;

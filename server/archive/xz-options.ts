@@ -6,7 +6,7 @@
 // binaries, which this app does not ship), so such an archive is refused with a 400 that says which option
 // it used, and the user can recompress it with the defaults.
 import fsp from 'node:fs/promises';
-import { ValueError } from '../errors.js';
+import { ValueError } from '../core/errors.js';
 
 const STREAM_HEADER_BYTES = 12;
 const MAGIC = Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]);

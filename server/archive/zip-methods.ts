@@ -1,7 +1,7 @@
 // What a zip member needs that this engine cannot give: encryption (ZipCrypto or WinZip AES) and compression
 // methods other than stored and deflate. Both are a client's archive, not a server fault: a 400 that names
 // the member and the cause.
-import { ValueError } from '../errors.js';
+import { ValueError } from '../core/errors.js';
 import { quotedName } from './limits.js';
 
 const STORED = 0;

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { setLogSink } from '../log.js';
+import { setLogSink } from '../core/log.js';
 import { multipartBody, startTestServer } from '../testing/harness.js';
 import { listTree, makeSandbox, noise, type Sandbox } from './testing/fixtures.js';
 import { extractFails, extractOk, MIB } from './testing/harness.js';

@@ -3,12 +3,12 @@
 import path from 'node:path';
 import type { HandlerInput } from '../app.js';
 import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes } from '../archive/index.js';
-import { DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../errors.js';
-import { log } from '../log.js';
+import { DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../core/errors.js';
+import { log } from '../core/log.js';
 import { writeExtractedSidecars } from '../office/batch.js';
 import { SidecarBudget } from '../office/budget.js';
 import type { AnchoredDir } from '../store/anchored.js';
-import type * as wire from '../wire.js';
+import type * as wire from '../core/wire.js';
 
 export type ExtractBody = { ok: true; extracted: number; files: string[]; dest: string; sidecars: wire.ExtractedSidecar[]; skipped: wire.SkippedMember[] };
 

@@ -3,9 +3,9 @@
 // archive's name and how many files it holds.
 import path from 'node:path';
 import { archiveStem } from '../archive/index.js';
-import { sanitizeName } from '../names.js';
+import { sanitizeName } from '../core/names.js';
 import type { Session } from '../store/sessions.js';
-import type * as wire from '../wire.js';
+import type * as wire from '../core/wire.js';
 import { isExtractionFolder } from './layout.js';
 
 /** Longer than any name an upload keeps: not worth sanitizing to compare. */

@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sanitizeName } from '../names.js';
+import { sanitizeName } from '../core/names.js';
 import {
   ATTACHMENT_DIR_ENV,
   attachmentRoot,

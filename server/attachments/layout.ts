@@ -7,10 +7,10 @@
 // such an id (the upload handlers did) returns it unchanged, so the folders already on disk are exactly these.
 // Any other string is refused rather than mapped onto some folder.
 import path from 'node:path';
-import { ValueError } from '../errors.js';
-import { sanitizeFilename } from '../names.js';
+import { ValueError } from '../core/errors.js';
+import { sanitizeFilename } from '../core/names.js';
 import { sidecarName } from '../office/sidecar.js';
-import { isInside } from '../paths.js';
+import { isInside } from '../core/paths.js';
 import { readSetting, SETTINGS } from '../settings/table.js';
 import type { AnchoredDir } from '../store/anchored.js';
 import { ensureDir, mkdirInside } from '../store/files.js';

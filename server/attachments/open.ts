@@ -2,7 +2,7 @@
 // the workspace rules: no escape, no symlink out, no special file, hidden names and credential stores never.
 // For the chip's routes (preview, raw, folder) and for MCP.
 import path from 'node:path';
-import { HttpError } from '../errors.js';
+import { HttpError } from '../core/errors.js';
 import type { HandlerInput } from '../app.js';
 import { visibleSession } from '../store/profiles.js';
 import { openWorkspacePath, type WorkspacePath } from '../workspace/browse.js';

@@ -4,8 +4,8 @@
 import path from 'node:path';
 import { openSessionFolder, sidecarOf } from '../attachments/layout.js';
 import { ATTACHMENT_NOT_FOUND } from '../attachments/open.js';
-import { HttpError } from '../errors.js';
-import { log } from '../log.js';
+import { HttpError } from '../core/errors.js';
+import { log } from '../core/log.js';
 import { officeFormat } from '../office/index.js';
 import type { Session, SessionStore } from '../store/sessions.js';
 import { updateDraft } from './store.js';

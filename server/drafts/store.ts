@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../store/atomic.js';
 import { isSessionId } from '../store/sessions.js';
-import type { DraftExtraction } from '../wire.js';
+import type { DraftExtraction } from '../core/wire.js';
 
 export const DRAFTS_DIR = 'drafts';
 /** A draft's text: as long as a message may be. */

@@ -2,7 +2,7 @@
 // session's draft, is removed once it is a week old (at start-up, then periodically). Without it every reload
 // before drafts existed, and every chip forgotten in a closed window, would keep its bytes forever.
 import fs from 'node:fs/promises';
-import { log } from '../log.js';
+import { log } from '../core/log.js';
 import type { SessionStore } from '../store/sessions.js';
 import { removeUnsentAttachment, sentPaths } from './remove.js';
 import { readDraft } from './store.js';

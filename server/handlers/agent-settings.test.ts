@@ -3,7 +3,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setLogSink } from '../log.js';
+import { setLogSink } from '../core/log.js';
 import { startFakeAgent, reply, type FakeAgent } from '../testing/fake-agent.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { openSse } from '../testing/sse.js';

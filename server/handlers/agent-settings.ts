@@ -2,13 +2,13 @@
 // them. The settings themselves live in agent/config.ts.
 import { loadAgentConfig, publicAgentSettings, readStoredAgentSettings, sameAgentAddress, saveAgentSettings, isAgentKind, type SaveAgentSettings } from '../agent/config.js';
 import { connectedSentence, detectKind, discoverLocalAgents, testConnection, type ConnectionResult } from '../agent/discover.js';
-import { ValueError } from '../errors.js';
+import { ValueError } from '../core/errors.js';
 import type { HandlerInput } from '../app.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 import { knownSecrets, SecretMatcher } from '../redact/known.js';
 import { publicAgentSettings as project, publicAgentTest, publicDiscovered } from '../projections/index.js';
-import type * as wire from '../wire.js';
+import type * as wire from '../core/wire.js';
 
 export async function getAgentSettings({ ctx, app }: HandlerInput): Promise<void> {
   await sendJson(ctx, 200, project(publicAgentSettings(app.config.stateDir, process.env, app.config.agentKeyStore)) satisfies wire.AgentSettings);

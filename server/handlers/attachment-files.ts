@@ -4,7 +4,7 @@
 // with the workspace rules: no escape, no symlink out, no special file, hidden names and credential stores never.
 import type { HandlerInput } from '../app.js';
 import { ATTACHMENT_NOT_FOUND, requestedAttachmentPath } from '../attachments/open.js';
-import { HttpError } from '../errors.js';
+import { HttpError } from '../core/errors.js';
 import { sendJson } from '../http/respond.js';
 import { openWorkspaceFile, type OpenedFile } from '../workspace/browse.js';
 import { describeFile, previewJson } from '../workspace/preview.js';

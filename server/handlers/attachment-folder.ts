@@ -5,13 +5,13 @@
 // symlink listed or followed, bounded twice (the files listed, and the entries walked to count them).
 import path from 'node:path';
 import type { HandlerInput } from '../app.js';
-import { HttpError } from '../errors.js';
+import { HttpError } from '../core/errors.js';
 import { sendJson } from '../http/respond.js';
 import { publicAttachmentFolder } from '../projections/attachment-folder.js';
 import { EscapeError } from '../store/anchored.js';
 import { MAX_ENTRIES_WALKED, openInside, walkFiles } from '../store/anchored-walk.js';
 import { ESCAPES_WORKSPACE, visible } from '../workspace/browse.js';
-import type { AttachmentFolder } from '../wire.js';
+import type { AttachmentFolder } from '../core/wire.js';
 import { ATTACHMENT_NOT_FOUND, requestedAttachmentPath } from '../attachments/open.js';
 
 /** Files named in one answer: a preview lists them, "and N more" says the rest. */

@@ -2,16 +2,16 @@
 // attachment directory.
 import type { HandlerInput } from '../app.js';
 import { placeUnique } from '../store/files.js';
-import { guessMime } from '../mime.js';
+import { guessMime } from '../core/mime.js';
 import { openSessionFolder, storedName } from '../attachments/layout.js';
 import { parseMultipart, type Multipart, type StagedFile } from '../http/multipart.js';
 import { sendJson } from '../http/respond.js';
 import { publicAttachment, publicExtractResult } from '../projections/index.js';
 import type { Attachment } from '../store/sessions.js';
-import { log } from '../log.js';
+import { log } from '../core/log.js';
 import { extractIntoSession, type ExtractBody } from '../attachments/extract.js';
 import { visibleSession } from '../store/profiles.js';
-import type * as wire from '../wire.js';
+import type * as wire from '../core/wire.js';
 
 /** spec-notes 4.3 steps 2 and 3 (shared with 4.4): the file part, its name, and a session the caller may see. */
 function fileAndSession(input: HandlerInput, form: Multipart): { file: StagedFile; sessionId: string } {

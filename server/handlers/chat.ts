@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ChatRefusal, MESSAGE_REQUIRED, type FrameListener } from '../agent/turns.js';
 import { resumePoint } from '../agent/frames.js';
-import { HttpError, requireFields, ValueError } from '../errors.js';
+import { HttpError, requireFields, ValueError } from '../core/errors.js';
 import { isSameOriginWrite } from '../http/access.js';
 import type { HandlerInput } from '../app.js';
 import { readJsonBody } from '../http/body.js';
@@ -12,7 +12,7 @@ import { sendJson } from '../http/respond.js';
 import { publicCancel, publicChatRefusal, publicChatStarted, publicStreamStatus } from '../projections/index.js';
 import { visibleSession } from '../store/profiles.js';
 import { MAX_MESSAGE_CHARS, type Session } from '../store/sessions.js';
-import type * as wire from '../wire.js';
+import type * as wire from '../core/wire.js';
 import { namedAttachment, uploadsByPath } from '../attachments/extracted.js';
 
 export const MAX_TURN_ATTACHMENTS = 20;

@@ -2,7 +2,7 @@
 // reload or a restart (a new token each launch, so nothing in the page survives it) finds them again.
 // DELETE /api/session/attachment: a chip taken off a draft takes its stored file with it.
 import { readJsonBody } from '../http/body.js';
-import { requireFields, ValueError } from '../errors.js';
+import { requireFields, ValueError } from '../core/errors.js';
 import type { HandlerInput } from '../app.js';
 import { sendJson } from '../http/respond.js';
 import { visibleSession } from '../store/profiles.js';
@@ -18,7 +18,7 @@ import {
   type StoredDraft,
   type StoredDraftItem,
 } from '../drafts/store.js';
-import type * as wire from '../wire.js';
+import type * as wire from '../core/wire.js';
 import { isExtractionFolder } from '../attachments/layout.js';
 
 const isSessionFolder = (stateDir: string, session: Session, dest: string): boolean => isExtractionFolder(stateDir, session.session_id, dest);

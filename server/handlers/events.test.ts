@@ -1,6 +1,6 @@
 // The event stream of events.ts over a real socket: redacted, per profile, and indifferent to a vanished client.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setLogSink } from '../log.js';
+import { setLogSink } from '../core/log.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { expectSecurityHeaders } from '../testing/security-headers.js';
 

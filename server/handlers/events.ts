@@ -1,6 +1,6 @@
 // GET /api/events: the server-sent event stream of the caller's profile, ended when the server stops. The
 // transport (head, heartbeat, stalled readers, stop) is http/event-stream.ts's, the same as the chat stream's.
-import { HttpError } from '../errors.js';
+import { HttpError } from '../core/errors.js';
 import type { HandlerInput } from '../app.js';
 import { openEventStream } from '../http/event-stream.js';
 import { publicEventData, publicJsonLine } from '../projections/index.js';

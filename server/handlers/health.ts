@@ -2,7 +2,7 @@
 import type { HandlerInput } from '../app.js';
 import { sendJson } from '../http/respond.js';
 import { publicConfig } from '../projections/index.js';
-import type { ConfigResponse } from '../wire.js';
+import type { ConfigResponse } from '../core/wire.js';
 
 export async function health(input: HandlerInput): Promise<void> {
   await sendJson(input.ctx, 200, { ok: true }, { compact: true });

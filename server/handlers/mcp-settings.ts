@@ -1,13 +1,13 @@
 // The "Let other agents read Satchel (MCP)" panel's data: the endpoint's URL, the MCP token and the client
 // snippets built from them. The token is sent on purpose: this route is the person's own UI behind the launch
 // token, which already opens everything the MCP token opens (docs/mcp.md, "Access").
-import { HttpError } from '../errors.js';
+import { HttpError } from '../core/errors.js';
 import type { HandlerInput } from '../app.js';
 import { jsonBody, sendText } from '../http/respond.js';
 import { clientSnippets } from '../mcp/clients.js';
 import { closeMcpTokenSessions } from '../mcp/endpoint.js';
 import { mcpTokenOf } from '../mcp/token.js';
-import type * as wire from '../wire.js';
+import type * as wire from '../core/wire.js';
 
 export const MCP_PATH = '/mcp';
 

@@ -1,12 +1,12 @@
 // GET /api/profiles and POST /api/profile/switch. The active profile is a cookie, so switching only sets it.
-import { requireFields, ValueError } from '../errors.js';
+import { requireFields, ValueError } from '../core/errors.js';
 import type { HandlerInput } from '../app.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 import { publicProfiles, publicProfileSwitched } from '../projections/index.js';
 import { profileCookie } from '../http/profile-cookie.js';
 import { DEFAULT_PROFILE, isValidProfileName } from '../store/profiles.js';
-import type { ProfilesResponse } from '../wire.js';
+import type { ProfilesResponse } from '../core/wire.js';
 
 export async function listProfiles({ ctx, app, profile }: HandlerInput): Promise<void> {
   const names = new Set<string>([DEFAULT_PROFILE, profile]);

@@ -1,13 +1,13 @@
 // Session routes: list, read, create, rename and add a message. Every read or change goes through
 // visibleSession, so a session of another profile is answered as missing.
 import { readJsonBody } from '../http/body.js';
-import { requireFields, ValueError } from '../errors.js';
+import { requireFields, ValueError } from '../core/errors.js';
 import type { HandlerInput } from '../app.js';
 import { isValidProfileName, sessionVisible, visibleSession } from '../store/profiles.js';
 import { sendJson } from '../http/respond.js';
 import { sessionSummary, type Session } from '../store/sessions.js';
 import { publicSession, publicSessionSummary } from '../projections/index.js';
-import type { ChatAttachment, SessionSummary } from '../wire.js';
+import type { ChatAttachment, SessionSummary } from '../core/wire.js';
 import { namedAttachment, uploadsByPath } from '../attachments/extracted.js';
 
 export const MAX_MESSAGE_ATTACHMENTS = 100;

@@ -2,7 +2,7 @@
 // (workspace/preview.ts) and a file's raw bytes for images and downloads (workspace/raw.ts). The walking and
 // reading rules live in workspace/browse.ts, shared with the MCP tools and the attachment routes.
 import type { HandlerInput } from '../app.js';
-import { HttpError } from '../errors.js';
+import { HttpError } from '../core/errors.js';
 import { redact } from '../redact/index.js';
 import { sendJson, sendText } from '../http/respond.js';
 import { publicWorkspaceListing } from '../projections/index.js';
@@ -11,7 +11,7 @@ import { listWorkspaceDir, openWorkspaceFile, openWorkspacePath, readWorkspaceBy
 import { decodeText } from '../workspace/file-kind.js';
 import { describeFile, previewJson } from '../workspace/preview.js';
 import { DOWNLOAD_PARAM, sendRawFile } from '../workspace/raw.js';
-import type { WorkspaceListing } from '../wire.js';
+import type { WorkspaceListing } from '../core/wire.js';
 
 export { MAX_LIST_ENTRIES, MAX_PREVIEW_BYTES } from '../workspace/browse.js';
 import { MAX_PREVIEW_BYTES } from '../workspace/browse.js';

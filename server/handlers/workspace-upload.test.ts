@@ -9,7 +9,7 @@ import { yazlZip } from '../archive/testing/fixtures.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compress, noise } from '../archive/testing/fixtures.js';
 import { buildTar } from '../archive/testing/tar-builder.js';
-import { setLogSink } from '../log.js';
+import { setLogSink } from '../core/log.js';
 import { buildDocx, wPara } from '../office/testing/fixtures.js';
 import { multipartBody, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
 

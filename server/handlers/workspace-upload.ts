@@ -7,12 +7,12 @@ import { AnchoredDir } from '../store/anchored.js';
 import { openInside } from '../store/anchored-walk.js';
 import { ProtectedPlaceError, type ProtectedPlaces } from '../store/protected.js';
 import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes } from '../archive/index.js';
-import { DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../errors.js';
+import { DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../core/errors.js';
 import { mkdirInside, placeUnique, removeCreatedDirs } from '../store/files.js';
-import { guessMime } from '../mime.js';
-import { sanitizeFilename } from '../names.js';
-import { isCredentialPath, isHiddenName, isInside } from '../paths.js';
-import { log } from '../log.js';
+import { guessMime } from '../core/mime.js';
+import { sanitizeFilename } from '../core/names.js';
+import { isCredentialPath, isHiddenName, isInside } from '../core/paths.js';
+import { log } from '../core/log.js';
 import { parseMultipart, type StagedFile } from '../http/multipart.js';
 import { officeFormat, SidecarBudget, sidecarReason, writeOfficeSidecar, type Sidecar } from '../office/index.js';
 import { writeExtractedSidecars } from '../office/batch.js';
@@ -24,8 +24,8 @@ import { visibleSession } from '../store/profiles.js';
 const EXTRACTION_FAILED = 'Archive extraction failed';
 const ESCAPES = 'Upload target escapes workspace';
 
-import type { WorkspaceItem } from '../wire.js';
-import type { WorkspaceUploadResponse } from '../wire.js';
+import type { WorkspaceItem } from '../core/wire.js';
+import type { WorkspaceUploadResponse } from '../core/wire.js';
 
 export type { WorkspaceItem };
 

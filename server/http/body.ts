@@ -1,7 +1,7 @@
 // JSON request bodies of the non-upload POST handlers, bounded at 20 MiB (spec-notes 8), by an idle deadline (a
 // client that declares a body and then sends nothing cannot hold the request open) and by a total one (nor can a
 // client that trickles a byte now and then, each within the idle deadline).
-import { HttpError } from '../errors.js';
+import { HttpError } from '../core/errors.js';
 import { framingRefusal } from './framing.js';
 import { openBody, type RequestContext } from './respond.js';
 

@@ -6,10 +6,10 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { isClientDisconnect } from '../errors.js';
+import { isClientDisconnect } from '../core/errors.js';
 import { analyzeFraming, framingRefusal, parseRawHead } from './framing.js';
 import { securityHeaders } from './headers.js';
-import { log } from '../log.js';
+import { log } from '../core/log.js';
 import { isClosing, markClosing, owedOn, whenIdle } from './connection.js';
 import { errorResponse } from './respond.js';
 

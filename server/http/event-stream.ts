@@ -2,7 +2,7 @@
 // leave queued, and the end at server stop. Both streams (a turn's frames, handlers/chat.ts; the profile's
 // events, handlers/events.ts) go through it, so they cannot differ in any of these. A reader that stalls or goes
 // away is a normal disconnect (docs/spec-notes.md, section 1): dropped quietly, never a warning.
-import { log } from '../log.js';
+import { log } from '../core/log.js';
 import type { RequestContext } from './respond.js';
 import { startStream } from './respond.js';
 
@@ -17,7 +17,7 @@ export const MAX_BUFFERED_BYTES = 1024 * 1024;
 /**
  * After the server starts stopping, a stream's owner has this long to send its last frames (a running turn is
  * cancelled, stored, then says `cancel` and `stream_end`) before the stream is ended for it. Half of
- * SHUTDOWN_GRACE_MS (index.ts, 10 s), so a stream ends with its own last byte before connections are cut.
+ * SHUTDOWN_GRACE_MS (http/timeouts.ts, 10 s), so a stream ends with its own last byte before connections are cut.
  */
 export const STOP_DEADLINE_MS = 5_000;
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { contentSecurityPolicy, securityHeaders } from './headers.js';
-import { setLogSink } from '../log.js';
+import { setLogSink } from '../core/log.js';
 
 const EXACT =
   "default-src 'self' https://*.cloudflareaccess.com; object-src 'none'; frame-ancestors 'none'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://static.cloudflareinsights.com blob:; worker-src blob: 'self' https://cdn.jsdelivr.net; style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; img-src 'self' data: https: blob:; font-src 'self' data: https://fonts.gstatic.com; media-src 'self' data: blob:; connect-src 'self' http://127.0.0.1:* http://localhost:* http://ipc.localhost https://127.0.0.1:* https://localhost:* ws://127.0.0.1:* ws://localhost:* https://cdn.jsdelivr.net; frame-src 'self'; manifest-src 'self' https://*.cloudflareaccess.com; base-uri 'self'; form-action 'self'";

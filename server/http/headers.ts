@@ -1,7 +1,7 @@
 // Security headers and the Content-Security-Policy of spec-notes 4.0; the operator extras are README.md "Configuration".
 // The operator extras are read from the environment on every response, as the specification requires, so a
 // changed variable takes effect without a restart.
-import { log } from '../log.js';
+import { log } from '../core/log.js';
 import { rawSetting, SETTINGS } from '../settings/table.js';
 
 export const CONNECT_EXTRA_ENV = SETTINGS.cspConnectExtra.env;

@@ -1,4 +1,4 @@
-// Expect: 100-continue (app.ts): told only to a request whose body a handler will actually read.
+// Expect: 100-continue (http/lifecycle.ts): told only to a request whose body a handler will actually read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multipartBody, converse, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
 

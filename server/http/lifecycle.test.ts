@@ -4,8 +4,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRequestListener, type Host, type RouteTable } from './lifecycle.js';
-import { HttpError } from '../errors.js';
-import { setLogSink } from '../log.js';
+import { HttpError } from '../core/errors.js';
+import { setLogSink } from '../core/log.js';
 import { sendJson } from './respond.js';
 
 const SECRET = 'sk-proj-abcdefghijklmnopqrstuvwxyz0123456789';

@@ -4,11 +4,11 @@
 // reach the process: a last-resort guard answers 500 for that request alone and the server keeps serving.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hasValidToken, isAllowedHost, isSameOriginWrite } from './access.js';
-import type { ServerConfig } from '../config.js';
+import type { ServerConfig } from '../core/config.js';
 import { owe } from './connection.js';
-import { ClientGoneError, HttpError, isClientDisconnect, sanitizeErrorText, ValueError } from '../errors.js';
+import { ClientGoneError, HttpError, isClientDisconnect, sanitizeErrorText, ValueError } from '../core/errors.js';
 import { analyzeFraming, transferEncodingError } from './framing.js';
-import { log } from '../log.js';
+import { log } from '../core/log.js';
 import { activeProfile } from './profile-cookie.js';
 import { STALL_TIMEOUT_MS, UPLOAD_GRACE_MS, UPLOAD_MIN_BYTES_PER_SECOND } from './multipart.js';
 import { jsonResponse, sendError, type RequestContext } from './respond.js';

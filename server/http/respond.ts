@@ -5,10 +5,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { markClosing } from './connection.js';
-import { isClientDisconnect } from '../errors.js';
+import { isClientDisconnect } from '../core/errors.js';
 import type { Framing } from './framing.js';
 import { securityHeaders } from './headers.js';
-import { log } from '../log.js';
+import { log } from '../core/log.js';
 import { publicError, type PublicJson } from '../projections/index.js';
 
 export const GZIP_THRESHOLD_BYTES = 1024;

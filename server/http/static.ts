@@ -5,8 +5,8 @@ import path from 'node:path';
 import mime from 'mime-types';
 import { accessCookie, tokensEqual } from './access.js';
 import type { HandlerInput, Host } from './lifecycle.js';
-import { HttpError } from '../errors.js';
-import { isInside } from '../paths.js';
+import { HttpError } from '../core/errors.js';
+import { isInside } from '../core/paths.js';
 import { sendText } from './respond.js';
 
 export const MAX_STATIC_BYTES = 16 * 1024 * 1024;

@@ -1,6 +1,6 @@
 // Ready-to-paste configurations for the MCP clients docs/mcp.md names, built from the endpoint's URL and the
 // MCP token. One place for them: the settings route sends them and the UI shows them as they are.
-import type * as wire from '../wire.js';
+import type * as wire from '../core/wire.js';
 
 /** The name every snippet registers the server under. */
 export const MCP_SERVER_NAME = 'satchel';

@@ -5,8 +5,8 @@
 import path from 'node:path';
 import { ATTACHMENT_NOT_FOUND, openAttachmentPath } from '../attachments/open.js';
 import type { App } from '../app.js';
-import { HttpError } from '../errors.js';
-import { guessMime } from '../mime.js';
+import { HttpError } from '../core/errors.js';
+import { guessMime } from '../core/mime.js';
 import { officeFormat, officeToMarkdown } from '../office/index.js';
 import { readSidecar, sidecarName } from '../office/sidecar.js';
 import { redact } from '../redact/index.js';
@@ -25,11 +25,11 @@ import {
 } from '../projections/index.js';
 import { sessionVisible, visibleSession } from '../store/profiles.js';
 import { messageText, type Session } from '../store/sessions.js';
-import { isHiddenName } from '../paths.js';
+import { isHiddenName } from '../core/paths.js';
 import { openInside, walkFiles } from '../store/anchored-walk.js';
 import { looksLikeText, textOf } from '../workspace/file-kind.js';
 import { listWorkspaceDir, openWorkspaceFile, openWorkspacePath, readWorkspaceBytes, type WorkspacePath } from '../workspace/browse.js';
-import type { WorkspaceListing } from '../wire.js';
+import type { WorkspaceListing } from '../core/wire.js';
 import { IMAGE_TYPES, readImage } from './image-read.js';
 import * as L from './limits.js';
 

@@ -4,8 +4,8 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { McpError, ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { App } from '../app.js';
-import { HttpError, ValueError } from '../errors.js';
-import { log } from '../log.js';
+import { HttpError, ValueError } from '../core/errors.js';
+import { log } from '../core/log.js';
 import {
   mcpJson,
   publicMcpAttachmentResource,

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
-import type { McpSettings } from '../wire.js';
+import type { McpSettings } from '../core/wire.js';
 import { MCP_TOKEN_FILE, McpToken, mcpTokenFileStore } from './token.js';
 
 const POSIX = process.platform !== 'win32';

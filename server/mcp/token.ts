@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { SecretStore } from '../agent/secret-store.js';
 import { newToken, tokensEqual } from '../http/access.js';
 import type { App } from '../app.js';
-import { log } from '../log.js';
+import { log } from '../core/log.js';
 import { fileSecretStore } from '../store/secret-file.js';
 
 export const MCP_TOKEN_FILE = 'mcp-token';

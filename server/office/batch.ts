@@ -2,12 +2,12 @@
 // uploaded archive gets its preview, like a file uploaded on its own, within the request's shared budget.
 import path from 'node:path';
 import type { AnchoredDir } from '../store/anchored.js';
-import type { ExtractedSidecar } from '../wire.js';
+import type { ExtractedSidecar } from '../core/wire.js';
 import type { SidecarBudget } from './budget.js';
 import { officeFormat, writeOfficeSidecar } from './index.js';
 import { sidecarReason } from './office-error.js';
 import { SIDECAR_FAILED } from './sidecar.js';
-import { log } from '../log.js';
+import { log } from '../core/log.js';
 
 
 /**

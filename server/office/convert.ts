@@ -10,7 +10,7 @@ import { pptxToMarkdown } from './pptx.js';
 import { parseXmlPart } from './xml.js';
 import { xlsxToMarkdown } from './xlsx.js';
 
-import type { OfficeFormat } from '../wire.js';
+import type { OfficeFormat } from '../core/wire.js';
 
 export type { OfficeFormat };
 // Real decks carry hundreds of members (slides, layouts, notes, media: 288 and 321 in two real ones); members

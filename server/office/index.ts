@@ -11,7 +11,7 @@ import { convertOfficeBuffer, OFFICE_MAX_FILE_BYTES, type OfficeFormat } from '.
 import { createLimiter } from './limiter.js';
 import { SidecarBudget } from './budget.js';
 import { OfficeError } from './office-error.js';
-import { unpackedPath } from '../unpacked-path.js';
+import { unpackedPath } from '../core/unpacked-path.js';
 import type { AnchoredDir } from '../store/anchored.js';
 import { sidecarName, writeSidecar } from './sidecar.js';
 
@@ -41,7 +41,7 @@ export const OFFICE_WORKER_TIMEOUT_MS = 60_000;
 export const OFFICE_WORKER_MAX_HEAP_MB = 256;
 // The worker exists only in the compiled build (dist/server/office/); from the TypeScript sources, as under
 // the test runner, the conversion runs in-thread, through the same function. In the installed app it starts
-// from app.asar.unpacked (see server/unpacked-path.ts).
+// from app.asar.unpacked (see server/core/unpacked-path.ts).
 const WORKER_NEXT_TO_US = new URL('./convert-worker.js', import.meta.url);
 const WORKER_PATH = WORKER_NEXT_TO_US.protocol === 'file:' ? unpackedPath(fileURLToPath(WORKER_NEXT_TO_US)) : null;
 const USE_WORKER = WORKER_PATH !== null && existsSync(WORKER_PATH);
@@ -54,7 +54,7 @@ export function officeFormat(filename: string): OfficeFormat | null {
   return FORMATS[path.extname(filename).toLowerCase()] ?? null;
 }
 
-import type { Sidecar } from '../wire.js';
+import type { Sidecar } from '../core/wire.js';
 
 export type { Sidecar };
 

@@ -1,6 +1,6 @@
 // GET /api/attachment/folder as it leaves the server: every name is one an extraction wrote to the server's disk
 // and the UI sends back (to preview a file inside), so it goes out exactly as it is (brand.ts).
-import type { AttachmentFolder } from '../wire.js';
+import type { AttachmentFolder } from '../core/wire.js';
 import { serverValue, type ServerValue } from './brand.js';
 
 export interface PublicAttachmentFolder {

@@ -1,6 +1,6 @@
 // GET and PUT /api/session/draft as they leave the server: the unsent text is free text; each chip is a stored
 // upload (with the extraction folder and file names the server wrote), which the composer sends back as it is.
-import type * as wire from '../wire.js';
+import type * as wire from '../core/wire.js';
 import { optional, redactText, serverValue, type RedactedText, type ServerValue } from './brand.js';
 import { publicAttachment, type PublicAttachment } from './sessions.js';
 

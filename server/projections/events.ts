@@ -1,7 +1,7 @@
 // The data of GET /api/events, one projection per event name: a renamed title is free text, everything else in
 // these events is an id, a stored path or a count the UI acts on.
 import type { ServerEvent } from '../store/events.js';
-import type * as wire from '../wire.js';
+import type * as wire from '../core/wire.js';
 import { redactText, serverValue, type RedactedText, type ServerValue } from './brand.js';
 import { publicAttachment, publicSessionSummary, type PublicAttachment, type PublicSessionSummary } from './sessions.js';
 

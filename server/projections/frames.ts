@@ -1,7 +1,7 @@
 // The data of the chat stream's frames (docs/spec-notes.md, "Chat: `GET /api/chat/stream`"), one projection per
 // frame name. What the agent wrote (tokens, reasoning, tool names, previews and arguments, titles, error
 // messages and hints) is free text; session ids, usage numbers and the stored session's ids and paths are not.
-import type * as wire from '../wire.js';
+import type * as wire from '../core/wire.js';
 import { redactedJson, redactText, serverValue, type RedactedJson, type RedactedText, type ServerValue } from './brand.js';
 import { publicSessionSummary, type PublicSessionSummary } from './sessions.js';
 

@@ -1,7 +1,7 @@
 // What the MCP tools and resources return (docs/mcp.md), built from the store: titles, message texts, search
 // snippets and the query quoted back are free text; session ids, workspace roots, attachment and file names,
 // URIs made of them and timestamps are the server's own, and an agent sends them back to read further.
-import type * as wire from '../wire.js';
+import type * as wire from '../core/wire.js';
 import { cutRedacted, redactText, serverValue, type PublicJson, type RedactedText, type ServerValue } from './brand.js';
 import type { SessionRecord } from './sessions.js';
 

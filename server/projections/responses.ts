@@ -2,7 +2,7 @@
 // the agent settings, speech. Names the server validated or generated (profiles, stream ids, the version) go
 // out as they are; what people, agents or the network wrote (titles, transcripts, messages, hints, the agent's
 // address and model names as the person typed them) is free text.
-import type * as wire from '../wire.js';
+import type * as wire from '../core/wire.js';
 import { redactText, serverValue, type RedactedText, type ServerValue } from './brand.js';
 
 export interface PublicError {

@@ -3,7 +3,7 @@
 // ids, stored paths and names, mime types and timestamps are the server's own and go out as stored, because
 // the UI sends them back (an attachment in a message, a session id in every request).
 import { INTERNAL_MESSAGE_FIELDS } from '../store/sessions.js';
-import type * as wire from '../wire.js';
+import type * as wire from '../core/wire.js';
 import { carryUnknown, optional, redactedJson, redactText, serverValue, type RedactedJson, type RedactedText, type ServerValue } from './brand.js';
 
 export interface PublicAttachment {

@@ -1,7 +1,7 @@
 // Workspace roots, listings and uploads as they leave the server. Every name and path here is one the server
 // read from its own disk or wrote there, and the UI sends it back (a root to create a session in, a path to
 // browse or preview), so they go out exactly as they are; only error texts are free text.
-import type * as wire from '../wire.js';
+import type * as wire from '../core/wire.js';
 import { carryUnknown, optional, redactText, serverValue, type RedactedText, type ServerValue } from './brand.js';
 
 export interface PublicWorkspaceRoots {

@@ -3,7 +3,7 @@
 // Electron's argv also holds Chromium switches and the app path (and Playwright adds its own), so the
 // Electron entry ignores what it does not know; the plain-Node entry refuses it, since there a stray word
 // is the user's typo.
-import type { CliFlags } from '../config.js';
+import type { CliFlags } from '../core/config.js';
 import { FLAG_SETTING_NAMES, SETTINGS, type FlagSettingName } from './table.js';
 
 export const SERVER_ONLY_FLAG = '--server-only';

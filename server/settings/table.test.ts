@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isSettingSet, rawSetting, readSetting, SETTING_NAMES, SETTINGS } from './table.js';
-import { PORT_FILE_NAME } from '../port-store.js';
+import { PORT_FILE_NAME } from '../process/port-store.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

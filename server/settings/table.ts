@@ -70,7 +70,7 @@ export const SETTINGS = {
     flag: '--port',
     flagArg: 'N',
     parse: port,
-    // Both entry points start on the port they last listened on (server/port-store.ts) unless this is set.
+    // Both entry points start on the port they last listened on (server/process/port-store.ts) unless this is set.
     default: 'the last port used (`<state>/last-port.json`), else any free port',
     perRequest: false,
     meaning: 'the port to listen on, over the remembered one (`0` = any free port)',

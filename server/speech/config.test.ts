@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { setLogSink } from '../log.js';
+import { setLogSink } from '../core/log.js';
 import {
   DEFAULT_GROQ_BASE_URL,
   DEFAULT_GROQ_MODEL,

@@ -6,7 +6,7 @@
 // strings.
 import fs from 'node:fs';
 import path from 'node:path';
-import { log } from '../log.js';
+import { log } from '../core/log.js';
 import type { ProviderChoice, ProviderName, Warn } from '../settings/parsers.js';
 import {
   DEFAULT_GROQ_BASE_URL,

@@ -1,7 +1,7 @@
 // Optional fallback decoder for formats we do not parse ourselves (mp3, m4a, flac, ADPCM WAV…): the system's
 // ffmpeg, run with an argument array (no shell), a time limit and a cap on what it may print.
 import { spawn } from 'node:child_process';
-import { sanitizeErrorText } from '../errors.js';
+import { sanitizeErrorText } from '../core/errors.js';
 import { AudioFormatError, AudioTooLongError } from './audio-error.js';
 
 const FFMPEG_TIMEOUT_MS = 120_000;

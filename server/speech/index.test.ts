@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { setLogSink } from '../log.js';
+import { setLogSink } from '../core/log.js';
 import { defaultModelDir, isLocalModelPresent, MODEL_FILE_BYTES, MODEL_FILES, unloadLocalModels } from './local.js';
 import { CommandExitError } from './run-command.js';
 import { startFakeOpenAi, type FakeOpenAi } from './testing/fake-openai.js';

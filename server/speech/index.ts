@@ -1,6 +1,6 @@
 // Speech-to-text as the HTTP handlers see it: load the settings, probe the capability, transcribe a file.
 // Provider resolution is shared with the probe (capability.ts); each provider lives in providers/.
-import { log } from '../log.js';
+import { log } from '../core/log.js';
 import { AudioFormatError } from './audio.js';
 import { resolveProvider } from './capability.js';
 import type { ProviderName, SttConfig } from './config.js';

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { log } from '../log.js';
+import { log } from '../core/log.js';
 import { SETTINGS } from '../settings/table.js';
 import { decodeToPcm16k, SAMPLE_RATE } from './audio.js';
 import { isSilence, splitAtSilences } from './chunk.js';

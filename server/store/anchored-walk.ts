@@ -5,8 +5,8 @@
 import type fs from 'node:fs';
 import path from 'node:path';
 import { AnchoredDir, EscapeError, MAX_SYMLINK_HOPS, errno, type Identity } from './anchored.js';
-import { ValueError } from '../errors.js';
-import { isCredentialPath, isHiddenName, isInside } from '../paths.js';
+import { ValueError } from '../core/errors.js';
+import { isCredentialPath, isHiddenName, isInside } from '../core/paths.js';
 
 export interface WalkOptions {
   /** Make missing directories; each one made is pushed (as its real path) onto `created`, parents first. */

@@ -8,8 +8,8 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { ValueError } from '../errors.js';
-import { isInside } from '../paths.js';
+import { ValueError } from '../core/errors.js';
+import { isInside } from '../core/paths.js';
 
 const { O_RDONLY, O_CREAT, O_EXCL } = fs.constants;
 // Both exist on Linux and macOS; Windows has neither (and cannot open a directory at all).

@@ -2,7 +2,7 @@
 // added, a workspace changed), published once and delivered to every subscriber. It knows nothing of HTTP:
 // handlers/events.ts turns a subscription into a server-sent event stream.
 import { EventEmitter } from 'node:events';
-import type { ServerEventName, ServerEvents } from '../wire.js';
+import type { ServerEventName, ServerEvents } from '../core/wire.js';
 
 /** At most this many subscribers (event streams) at once. */
 export const MAX_SUBSCRIBERS = 256;

@@ -4,7 +4,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HttpError, ValueError } from '../errors.js';
+import { HttpError, ValueError } from '../core/errors.js';
 import { ensureDir, mkdirInside, placeUnique, removeCreatedDirs } from './files.js';
 
 let tmp: string;

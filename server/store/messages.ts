@@ -2,7 +2,7 @@
 // (`{role, text, created_at}`, from POST /api/session/message) and attachments without a `kind`; they are
 // rewritten here, once, as the store loads them, into the shape of a conversation's rows (wire.d.ts `Message`),
 // so no reader past the store handles two.
-import type * as wire from '../wire.js';
+import type * as wire from '../core/wire.js';
 
 /** A stored message: the wire's row, plus internal fields a stored session may carry (never sent). */
 export interface Message extends wire.Message {

@@ -1,6 +1,6 @@
 // Profiles partition sessions: a session belongs to one profile and only that profile sees it. Which profile a
 // request speaks for is an HTTP matter (http/profile-cookie.ts).
-import { HttpError } from '../errors.js';
+import { HttpError } from '../core/errors.js';
 import type { Session, SessionStore } from './sessions.js';
 
 export const DEFAULT_PROFILE = 'default';

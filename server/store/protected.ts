@@ -12,7 +12,7 @@ import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { APP_DIR_NAME } from '../config.js';
+import { APP_DIR_NAME } from '../core/config.js';
 import { readSetting } from '../settings/table.js';
 
 /** The text of a refused workspace root (400). */

@@ -4,9 +4,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from './atomic.js';
-import { HttpError, isDiskFull, ValueError } from '../errors.js';
-import { log } from '../log.js';
-import type * as wire from '../wire.js';
+import { HttpError, isDiskFull, ValueError } from '../core/errors.js';
+import { log } from '../core/log.js';
+import type * as wire from '../core/wire.js';
 import { normalizeAttachments, normalizeMessage, type Message } from './messages.js';
 
 export type { Message } from './messages.js';

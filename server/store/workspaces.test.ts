@@ -3,7 +3,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ValueError } from '../errors.js';
+import { ValueError } from '../core/errors.js';
 import { startTestServer } from '../testing/harness.js';
 import {
   CREDENTIAL_WORKSPACE,

@@ -7,8 +7,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic } from './atomic.js';
-import { ValueError } from '../errors.js';
-import { isCredentialPath, isInside } from '../paths.js';
+import { ValueError } from '../core/errors.js';
+import { isCredentialPath, isInside } from '../core/paths.js';
 import { PROTECTED_WORKSPACE, ProtectedPlaces } from './protected.js';
 
 export { PROTECTED_WORKSPACE } from './protected.js';

@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { ServerConfig } from '../config.js';
+import type { ServerConfig } from '../core/config.js';
 import { startServer, type RunningServer } from '../index.js';
 
 process.env.SATCHEL_LOG_LEVEL ??= 'warn';

@@ -6,10 +6,10 @@ import { constants as fsConstants } from 'node:fs';
 import path from 'node:path';
 import { AnchoredDir, EscapeError } from '../store/anchored.js';
 import { locateInside, openInside, type Located } from '../store/anchored-walk.js';
-import { HttpError } from '../errors.js';
-import { isCredentialPath, isHiddenName, isInside } from '../paths.js';
+import { HttpError } from '../core/errors.js';
+import { isCredentialPath, isHiddenName, isInside } from '../core/paths.js';
 import { ProtectedPlaceError, type ProtectedPlaces } from '../store/protected.js';
-import type { WorkspaceEntry, WorkspaceListing } from '../wire.js';
+import type { WorkspaceEntry, WorkspaceListing } from '../core/wire.js';
 
 export const MAX_LIST_ENTRIES = 5000;
 export const MAX_PREVIEW_BYTES = 1024 * 1024;

@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { createLimiter } from '../office/limiter.js';
 import { createRssWatchdog } from './rss-watchdog.js';
-import { unpackedPath } from '../unpacked-path.js';
+import { unpackedPath } from '../core/unpacked-path.js';
 import { readStart, type OpenedFile } from './browse.js';
 import { extractPdfText, PDF_UNREADABLE, type PdfSummary } from './pdf-text.js';
 import type { PdfReply, PdfRequest } from './pdf-worker.js';
@@ -44,7 +44,7 @@ export const PDF_TOO_MUCH_MEMORY = `This PDF is too large to read (it needed ove
 
 // The worker exists only in the compiled build (dist/server/workspace/); from the TypeScript sources, as under
 // the test runner, the text is read in-thread, through the same function. In the installed app it starts from
-// app.asar.unpacked (see server/unpacked-path.ts).
+// app.asar.unpacked (see server/core/unpacked-path.ts).
 const WORKER_NEXT_TO_US = new URL('./pdf-worker.js', import.meta.url);
 const WORKER_PATH = WORKER_NEXT_TO_US.protocol === 'file:' ? unpackedPath(fileURLToPath(WORKER_NEXT_TO_US)) : null;
 const USE_WORKER = WORKER_PATH !== null && existsSync(WORKER_PATH);

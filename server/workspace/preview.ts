@@ -3,7 +3,7 @@
 // files bring their Markdown (the sidecar beside them, else converted now), images only their type: their
 // bytes come from the raw route. Its free text is redacted on the way out (previewJson).
 import path from 'node:path';
-import { guessMime } from '../mime.js';
+import { guessMime } from '../core/mime.js';
 import { redactText, serverValue, type RedactedText, type ServerValue } from '../projections/brand.js';
 import { officeFormat, officeToMarkdown } from '../office/index.js';
 import { SIDECAR_SUFFIX } from '../office/sidecar.js';

@@ -3,11 +3,11 @@
 // served cannot act as a page: its own policy (`sandbox; default-src 'none'`) is added to the global one, so
 // an SVG opened directly runs no script, and only images are ever `inline`; everything else is an attachment.
 import { pipeline } from 'node:stream/promises';
-import { HttpError, isClientDisconnect } from '../errors.js';
+import { HttpError, isClientDisconnect } from '../core/errors.js';
 import { markClosing } from '../http/connection.js';
 import { securityHeaders } from '../http/headers.js';
 import { bodyUnread, type RequestContext } from '../http/respond.js';
-import { log } from '../log.js';
+import { log } from '../core/log.js';
 import { readStart, type OpenedFile } from './browse.js';
 import { SNIFF_BYTES } from './file-kind.js';
 import { classify } from './preview.js';

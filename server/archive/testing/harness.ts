@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { expect } from 'vitest';
-import { ValueError } from '../../errors.js';
+import { ValueError } from '../../core/errors.js';
 import { allocateExtractionDir, extractArchive, type ExtractResult } from '../index.js';
 import { listTree, writeArchive, type Sandbox } from './fixtures.js';
 

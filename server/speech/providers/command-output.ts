@@ -1,8 +1,8 @@
 // Turning a finished speech command into a TranscribeResult: a non-zero exit is a crash (the handler's
 // 500), and whatever the command says about the audio is reduced to short, path-free, redacted text.
 import path from 'node:path';
-import { sanitizeErrorText } from '../../errors.js';
-import { log } from '../../log.js';
+import { sanitizeErrorText } from '../../core/errors.js';
+import { log } from '../../core/log.js';
 import { redact } from '../../redact/index.js';
 import { CommandExitError, type CommandResult } from '../run-command.js';
 import type { TranscribeResult } from './types.js';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { setLogSink } from '../../log.js';
+import { setLogSink } from '../../core/log.js';
 import { AudioFormatError } from '../audio.js';
 import { CommandExitError, CommandOutputLimitError, CommandTimeoutError, KILL_GRACE_MS } from '../run-command.js';
 import { MAX_COMMAND_ERROR_LENGTH, parseCommandOutput } from './command-output.js';

@@ -3,9 +3,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTar } from './archive/testing/tar-builder.js';
+import { buildTar } from '../archive/testing/tar-builder.js';
 import { escapeControls, log, setLogSink } from './log.js';
-import { multipartBody, startTestServer } from './testing/harness.js';
+import { multipartBody, startTestServer } from '../testing/harness.js';
 
 const LINE_HEAD = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (DEBUG|INFO|WARN|ERROR) /;
 const FORGED = '2026-01-01T00:00:00.000Z ERROR forged';

@@ -8,7 +8,7 @@ import {
   redactCacheSize,
   redactDeep,
   VENDOR_MIN_TAIL,
-} from './redact/index.js';
+} from './index.js';
 
 const RSA_BLOCK = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\n/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB\n-----END RSA PRIVATE KEY-----';
 const CERT_BLOCK = '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----';

@@ -4,13 +4,13 @@
 // at the moment they need them.
 import os from 'node:os';
 import path from 'node:path';
-import type { SecretStore } from './agent/secret-store.js';
-import type { TurnDependencies } from './agent/turns.js';
-import { expandUser } from './settings/parsers.js';
-import { DEFAULT_HOST, DEFAULT_MAX_UPLOAD_MB, readSetting, SETTINGS, type FlagSettingName } from './settings/table.js';
+import type { SecretStore } from '../agent/secret-store.js';
+import type { TurnDependencies } from '../agent/turns.js';
+import { expandUser } from '../settings/parsers.js';
+import { DEFAULT_HOST, DEFAULT_MAX_UPLOAD_MB, readSetting, SETTINGS, type FlagSettingName } from '../settings/table.js';
 
-export { expandUser } from './settings/parsers.js';
-export { DEFAULT_HOST, DEFAULT_MAX_UPLOAD_MB } from './settings/table.js';
+export { expandUser } from '../settings/parsers.js';
+export { DEFAULT_HOST, DEFAULT_MAX_UPLOAD_MB } from '../settings/table.js';
 export const APP_DIR_NAME = 'Satchel';
 const BYTES_PER_MIB = 1024 * 1024;
 
@@ -34,7 +34,7 @@ export interface ServerConfig {
   headersTimeoutMs?: number;
   /** Idle deadline for a JSON request body; tests shorten it. */
   bodyIdleTimeoutMs?: number;
-  /** Total deadline for a JSON request body (http/app.ts JSON_BODY_DEADLINE_MS); tests shorten it. */
+  /** Total deadline for a JSON request body (http/lifecycle.ts JSON_BODY_DEADLINE_MS); tests shorten it. */
   bodyDeadlineMs?: number;
   /** Idle deadline for an upload's body; tests shorten it. */
   uploadStallTimeoutMs?: number;

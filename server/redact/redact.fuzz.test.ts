@@ -2,8 +2,8 @@
 // throws, and hostile inputs stay linear.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redact } from './redact/index.js';
-import { anyText, chars, FRAGMENTS, planted, separator } from './testing/redact-arbitraries.js';
+import { redact } from './index.js';
+import { anyText, chars, FRAGMENTS, planted, separator } from '../testing/redact-arbitraries.js';
 
 const RUNS = 400;
 // Deliberately generous: the shared 2-core machine can be slow; linear code finishes 1 MiB in milliseconds.

@@ -1,7 +1,7 @@
 // Stopping a running server: it gets a bounded time to finish (open event streams would otherwise hold the
 // quit forever), and SIGINT/SIGTERM are turned into one orderly stop. Shared by the headless server (both
 // entry points, headless.ts) and the desktop window (main/electron-main.ts, through main/lifecycle.ts).
-import { SHUTDOWN_GRACE_MS } from './index.js';
+import { SHUTDOWN_GRACE_MS } from '../http/timeouts.js';
 
 /** What quitting waits beyond the server's own grace: time for the connections it then cuts to close. */
 export const SERVER_CLOSE_MARGIN_MS = 2_000;
