@@ -10,6 +10,7 @@ import { rememberSecret } from '../redact/known.js';
 import { writeFileAtomic } from '../store/atomic.js';
 import { DEFAULT_AGENT_CONTEXT_CHARS, DEFAULT_AGENT_TIMEOUT_MS, DEFAULT_AGENT_TURN_MAX_MS, readSetting, SETTINGS, type SettingName } from '../settings/table.js';
 import type { Warn } from '../settings/parsers.js';
+import type { AgentSettings } from '../core/wire.js';
 import type { SecretStore } from './secret-store.js';
 import type { AgentConfig, AgentKind } from './types.js';
 import { agentUrl } from './upstream-errors.js';
@@ -38,17 +39,8 @@ export interface StoredAgentSettings {
   apiKeyBaseUrl?: string;
 }
 
-/** What the UI may see: everything but the key. */
-export interface PublicAgentSettings {
-  base_url: string | null;
-  model: string | null;
-  kind: AgentKind | null;
-  timeout_ms: number;
-  context_chars: number;
-  has_api_key: boolean;
-  /** Fields the environment sets: the UI shows them read-only (a saved value would not take effect). */
-  from_env: string[];
-}
+/** What the UI may see: everything but the key (GET and POST /api/agent/settings). */
+export type PublicAgentSettings = AgentSettings;
 
 const FILE_FIELDS: Record<Exclude<keyof StoredAgentSettings, 'apiKeyBaseUrl'>, SettingName> = {
   baseUrl: 'agentBaseUrl',

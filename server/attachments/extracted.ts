@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { archiveStem } from '../archive/index.js';
 import { sanitizeName } from '../core/names.js';
+import { ValueError } from '../core/errors.js';
 import type { Session } from '../store/sessions.js';
 import type * as wire from '../core/wire.js';
 import { isExtractionFolder } from './layout.js';
@@ -36,6 +37,22 @@ export function namedAttachment(given: unknown, session: Pick<Session, 'session_
   const archive = (given as { archive_path?: unknown } | null)?.archive_path;
   if (extraction && typeof archive === 'string' && uploads.has(archive)) extraction.archive_path = archive;
   return extraction;
+}
+
+/**
+ * Each item of a request's attachment list as one of the session's attachments (namedAttachment), in order.
+ * An item that names none of them is `Unknown attachment`: a client cannot point a message or a turn at any
+ * other file. `unnamed`, when given, is the error for an item without any path at all.
+ */
+export function namedAttachments(items: readonly unknown[], session: Pick<Session, 'session_id' | 'attachments'>, stateDir: string, unnamed?: string): wire.ChatAttachment[] {
+  const uploads = uploadsByPath(session);
+  return items.map((item) => {
+    const where = typeof item === 'string' ? item : (item as { path?: unknown } | null)?.path;
+    if (unnamed !== undefined && typeof where !== 'string') throw new ValueError(unnamed);
+    const found = namedAttachment(item, session, uploads, stateDir);
+    if (!found) throw new ValueError('Unknown attachment');
+    return found;
+  });
 }
 
 /** A session's uploads by path, for namedAttachment. */

@@ -13,7 +13,7 @@ import { publicCancel, publicChatRefusal, publicChatStarted, publicStreamStatus 
 import { visibleSession } from '../store/profiles.js';
 import { MAX_MESSAGE_CHARS, type Session } from '../store/sessions.js';
 import type * as wire from '../core/wire.js';
-import { namedAttachment, uploadsByPath } from '../attachments/extracted.js';
+import { namedAttachments } from '../attachments/extracted.js';
 
 export const MAX_TURN_ATTACHMENTS = 20;
 export const MAX_MODEL_CHARS = 200;
@@ -29,14 +29,7 @@ function turnAttachments(value: unknown, session: Session, stateDir: string): wi
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw new ValueError('Invalid attachments');
   if (value.length > MAX_TURN_ATTACHMENTS) throw new ValueError(`Too many attachments (max ${MAX_TURN_ATTACHMENTS})`);
-  const uploads = uploadsByPath(session);
-  return value.map((item: unknown): wire.ChatAttachment => {
-    const where = typeof item === 'string' ? item : (item as { path?: unknown } | null)?.path;
-    if (typeof where !== 'string') throw new ValueError('Invalid attachments');
-    const found = namedAttachment(item, session, uploads, stateDir);
-    if (!found) throw new ValueError('Unknown attachment');
-    return found;
-  });
+  return namedAttachments(value, session, stateDir, 'Invalid attachments');
 }
 
 export async function startChat(input: HandlerInput): Promise<void> {

@@ -8,7 +8,7 @@ import { sendJson } from '../http/respond.js';
 import { sessionSummary, type Session } from '../store/sessions.js';
 import { publicSession, publicSessionSummary } from '../projections/index.js';
 import type { ChatAttachment, SessionSummary } from '../core/wire.js';
-import { namedAttachment, uploadsByPath } from '../attachments/extracted.js';
+import { namedAttachments } from '../attachments/extracted.js';
 
 export const MAX_MESSAGE_ATTACHMENTS = 100;
 
@@ -52,12 +52,7 @@ function asAttachments(value: unknown, session: Session, stateDir: string): Chat
   if (!Array.isArray(value) || value.length > MAX_MESSAGE_ATTACHMENTS) throw new ValueError('Invalid attachments');
   // Only attachments this session actually stored can be referenced (its uploads and its extraction folders):
   // a message cannot point at arbitrary paths.
-  const uploads = uploadsByPath(session);
-  return value.map((item) => {
-    const found = namedAttachment(item, session, uploads, stateDir);
-    if (!found) throw new ValueError('Unknown attachment');
-    return found;
-  });
+  return namedAttachments(value, session, stateDir);
 }
 
 export async function addMessage(input: HandlerInput): Promise<void> {
