@@ -1,7 +1,8 @@
 // The composition root: the one place that builds the application from its configuration. It prepares the
 // state folder, loads the stores, recovers turns a stop interrupted, wires the agent's turn manager, the MCP
 // token and the attachment sweep, and joins the route table to the request lifecycle. The HTTP server around
-// it (server/index.ts) only listens and closes; the layers below never build each other.
+// it (server/index.ts) only listens and closes; the layers below never build each other, and no handler
+// imports another: the route table that names them all is here.
 import { setMaxListeners } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -15,15 +16,32 @@ import { streamTurn } from './agent/upstream.js';
 import { sessionFolder } from './attachments/layout.js';
 import type { ServerConfig } from './core/config.js';
 import { startAttachmentSweep } from './drafts/sweep.js';
-import { routes } from './handlers/routes.js';
 import { newToken } from './http/access.js';
-import { createRequestListener, type Handler as HandlerOf, type HandlerInput as HandlerInputOf, type Host, type Route as RouteOf } from './http/lifecycle.js';
+import { createRequestListener, type Handler as HandlerOf, type HandlerInput as HandlerInputOf, type Host, type Route as RouteOf, type RouteTable } from './http/lifecycle.js';
 import { serveStatic } from './http/static.js';
 import { log } from './core/log.js';
 import { attachMcpToken, McpToken, mcpTokenFileStore } from './mcp/token.js';
 import { EventBus } from './store/events.js';
 import { SessionStore } from './store/sessions.js';
 import { Workspaces } from './store/workspaces.js';
+// The handlers, for the route table below.
+import { uploadAndExtract, uploadAttachment } from './handlers/attachments.js';
+import { discoverAgents, getAgentSettings, saveAgentSettingsRoute, testAgent } from './handlers/agent-settings.js';
+import { cancelChat, chatStream, chatStreamStatus, startChat } from './handlers/chat.js';
+import { deleteAttachment, getDraft, putDraft } from './handlers/drafts.js';
+import { events } from './handlers/events.js';
+import { config, health } from './handlers/health.js';
+import { listProfiles, switchProfile } from './handlers/profiles.js';
+import { getMcpSettings, regenerateMcpToken } from './handlers/mcp-settings.js';
+import { mcpEndpoint } from './mcp/endpoint.js';
+import * as s from './handlers/sessions.js';
+import { capability, transcribe } from './handlers/transcribe.js';
+import { listWorkspace, previewWorkspaceFile, rawWorkspaceFile, readWorkspaceFile } from './handlers/workspace-browse.js';
+import { previewAttachment, rawAttachment } from './handlers/attachment-files.js';
+import { listAttachmentFolder } from './handlers/attachment-folder.js';
+import { extractStoredAttachment } from './handlers/attachment-extract.js';
+import { uploadToWorkspace } from './handlers/workspace-upload.js';
+import { addWorkspace, listWorkspaces } from './handlers/workspaces.js';
 
 /** What every handler, the MCP tools and the attachment services are handed: the application's parts. */
 export interface App extends Host {
@@ -48,6 +66,58 @@ export interface BuiltApp {
   /** Stops the background work: running turns are cancelled and stored, the sweep ends. Idempotent. */
   stop(): Promise<void>;
 }
+
+const api = (handler: Route['handler'], failure?: string): Route => ({ handler, auth: true, failure });
+const open = (handler: Route['handler']): Route => ({ handler, auth: false });
+/** The endpoint checks the token itself: it takes the MCP token as well as the launch token (mcp/endpoint.ts). */
+const mcp = (handler: Route['handler']): Route => ({ handler, auth: false });
+
+/** The route table: every path the server answers, who may call it, and its generic 500 text. */
+export const routes: RouteTable<App> = {
+  '/health': { GET: open(health) },
+  '/api/health/agent': { GET: open(health) },
+  '/api/config': { GET: api(config) },
+  '/api/profiles': { GET: api(listProfiles) },
+  '/api/profile/switch': { POST: api(switchProfile) },
+  '/api/sessions': { GET: api(s.listSessions) },
+  '/api/session': { GET: api(s.getSession) },
+  '/api/session/new': { POST: api(s.newSession) },
+  '/api/session/rename': { POST: api(s.renameSession) },
+  '/api/session/message': { POST: api(s.addMessage) },
+  // The composer's unsent text and chips, kept across reloads and restarts; a removed chip takes its file along.
+  '/api/session/draft': { GET: api(getDraft), PUT: api(putDraft, 'Could not save the draft') },
+  '/api/session/attachment': { DELETE: api(deleteAttachment, 'Could not delete the attachment') },
+  '/api/workspaces': { GET: api(listWorkspaces) },
+  '/api/workspaces/add': { POST: api(addWorkspace) },
+  '/api/workspace/list': { GET: api(listWorkspace) },
+  '/api/workspace/file': { GET: api(readWorkspaceFile) },
+  // Previews by kind and raw bytes (images, downloads): docs/API.md "File previews".
+  '/api/workspace/preview': { GET: api(previewWorkspaceFile, 'Could not preview the file') },
+  '/api/workspace/raw': { GET: api(rawWorkspaceFile) },
+  '/api/attachment/preview': { GET: api(previewAttachment, 'Could not preview the attachment') },
+  '/api/attachment/raw': { GET: api(rawAttachment) },
+  // An extracted archive's files (its chip opens them); a stored archive extracted after a reload.
+  '/api/attachment/folder': { GET: api(listAttachmentFolder, 'Could not list the folder') },
+  '/api/attachment/extract': { POST: api(extractStoredAttachment, 'Archive extraction failed') },
+  '/api/events': { GET: api(events) },
+  '/api/chat/start': { POST: api(startChat, 'Could not start the conversation') },
+  '/api/chat/stream': { GET: api(chatStream) },
+  '/api/chat/stream/status': { GET: api(chatStreamStatus) },
+  '/api/chat/cancel': { GET: api(cancelChat), POST: api(cancelChat) },
+  '/api/agent/settings': { GET: api(getAgentSettings), POST: api(saveAgentSettingsRoute, 'Could not save the agent settings') },
+  '/api/agent/test': { POST: api(testAgent, 'The connection test failed') },
+  '/api/agent/discover': { GET: api(discoverAgents) },
+  '/api/upload': { POST: api(uploadAttachment, 'Upload failed') },
+  '/api/upload/extract': { POST: api(uploadAndExtract, 'Archive extraction failed') },
+  '/api/workspace/upload': { POST: api(uploadToWorkspace, 'Upload failed') },
+  '/api/transcribe': { POST: api(transcribe, 'Transcription failed') },
+  '/api/transcribe/capability': { GET: api(capability) },
+  // The MCP panel: the endpoint, the MCP token and client snippets; regenerate revokes the old token.
+  '/api/mcp': { GET: api(getMcpSettings) },
+  '/api/mcp/regenerate': { POST: api(regenerateMcpToken, 'Could not make a new MCP token') },
+  // The MCP endpoint (docs/mcp.md): POST requests, GET the notification stream, DELETE ends a session.
+  '/mcp': { GET: mcp(mcpEndpoint), POST: mcp(mcpEndpoint), DELETE: mcp(mcpEndpoint) },
+};
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { guessMime } from '../core/mime.js';
 import { redactText, serverValue, type RedactedText, type ServerValue } from '../projections/brand.js';
 import { officeFormat, officeToMarkdown } from '../office/index.js';
-import { SIDECAR_SUFFIX } from '../office/sidecar.js';
+import { readSidecar } from '../office/sidecar.js';
 import { readBounded, readStart, type OpenedFile } from './browse.js';
 import { decodeText, imageMime, isPdf, isSvg, SNIFF_BYTES } from './file-kind.js';
 import { pdfSummary } from './pdf.js';
@@ -51,14 +51,11 @@ async function textOf(file: OpenedFile): Promise<Partial<FilePreview>> {
 }
 
 async function officeText(file: OpenedFile): Promise<Partial<FilePreview>> {
-  // A sidecar written beside the file (workspace uploads write one) is the conversion already done.
-  const sidecarName = file.name + SIDECAR_SUFFIX;
-  const stat = await file.parent.lstat(sidecarName).catch(() => undefined);
-  if (stat?.isFile()) {
-    const read = await readBounded(file.parent, sidecarName, stat, MAX_PREVIEW_TEXT_BYTES, true).catch(() => undefined);
-    const decoded = read && decodeText(read.bytes, read.size > read.bytes.length);
-    if (read && decoded) return { text: decoded.text, truncated: read.size > read.bytes.length, source: 'sidecar' };
-  }
+  // A sidecar written beside the file (workspace uploads write one) is the conversion already done; read by
+  // the one reader of sidecars (no symlink followed, at most what a preview shows).
+  const read = await readSidecar(file.parent, file.name, MAX_PREVIEW_TEXT_BYTES).catch(() => undefined);
+  const decoded = read && decodeText(read.bytes, read.size > read.bytes.length);
+  if (read && decoded) return { text: decoded.text, truncated: read.size > read.bytes.length, source: 'sidecar' };
   try {
     // The descriptor the walk opened, not a path: a folder swapped for a symlink meanwhile cannot redirect the read.
     const markdown = await officeToMarkdown(file.handle, officeFormat(file.name)!);
