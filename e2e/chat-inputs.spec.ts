@@ -8,12 +8,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildDocx, wBullet, wHeading, wPara, wRun, wTable } from '../server/office/testing/fixtures.js';
-import { reply, startFakeAgent, type FakeAgent } from '../server/testing/fake-agent.js';
+import { reply, type FakeAgent } from '../server/testing/fake-agent.js';
 import { newSession } from './fixtures.js';
 import { completionRequests, configureAgent, lastUserMessage, openApp, partsOf, type SentMessage } from './helpers/chat.js';
 import { dictateWholeWav, KNOWN_SENTENCE, KNOWN_SENTENCE_WORDS, micBrowser, skipWithoutSpeechTools, skipWithoutTranscription } from './helpers/mic.js';
 import { buildPng } from './helpers/png.js';
-import { startServer, type RunningServer } from './helpers/server.js';
+import { ownServerAndAgent } from './helpers/own-agent.js';
+import type { RunningServer } from './helpers/server.js';
 import { speechWav, words } from './helpers/speech.js';
 
 const KEY = 'sk-inputs-key';
@@ -23,17 +24,9 @@ const NO_AUTO_SEND_GRACE_MS = 1_000;
 
 let server: RunningServer;
 let agent: FakeAgent;
-
-test.describe.configure({ mode: 'serial' });
-
-test.beforeAll(async () => {
-  agent = await startFakeAgent({ apiKey: KEY });
-  server = await startServer();
-});
-
-test.afterAll(async () => {
-  await server?.stop();
-  await agent?.close();
+ownServerAndAgent(KEY, (s, a) => {
+  server = s;
+  agent = a;
 });
 
 /** Every part of every message sent, to prove no part type other than text and image_url is ever used. */

@@ -3,9 +3,10 @@
 // in the settings dialog, see a reply arrive in pieces with a tool card, stop a reply, reload mid-reply, and
 // a wrong key explained. Its own server, so the agent it configures never reaches the other specs.
 import { test as base, expect, type Page } from '@playwright/test';
-import { contentChunk, reply, startFakeAgent, tokens, toolProgress, type FakeAgent } from '../server/testing/fake-agent.js';
+import { contentChunk, reply, tokens, toolProgress, type FakeAgent } from '../server/testing/fake-agent.js';
 import { completionRequests, configureAgent, openApp as openAt } from './helpers/chat.js';
-import { startServer, type RunningServer } from './helpers/server.js';
+import { ownServerAndAgent } from './helpers/own-agent.js';
+import type { RunningServer } from './helpers/server.js';
 import { startTcpProxy } from './helpers/tcp-proxy.js';
 
 const KEY = 'sk-test-key';
@@ -16,17 +17,9 @@ const LONG_REPLY = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
 const test = base.extend<{ app: Page }>({});
 let server: RunningServer;
 let agent: FakeAgent;
-
-test.describe.configure({ mode: 'serial' });
-
-test.beforeAll(async () => {
-  agent = await startFakeAgent({ apiKey: KEY });
-  server = await startServer();
-});
-
-test.afterAll(async () => {
-  await server?.stop();
-  await agent?.close();
+ownServerAndAgent(KEY, (s, a) => {
+  server = s;
+  agent = a;
 });
 
 function openApp(page: Page): Promise<void> {

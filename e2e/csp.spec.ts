@@ -10,10 +10,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { test as base, expect, type Page } from '@playwright/test';
-import { contentChunk, reply, startFakeAgent, toolProgress, type FakeAgent } from '../server/testing/fake-agent.js';
+import { contentChunk, reply, toolProgress, type FakeAgent } from '../server/testing/fake-agent.js';
 import { configureAgent, openApp } from './helpers/chat.js';
 import { buildPng } from './helpers/png.js';
-import { startServer, type RunningServer } from './helpers/server.js';
+import { ownServerAndAgent } from './helpers/own-agent.js';
+import type { RunningServer } from './helpers/server.js';
 import { buildDocx } from './helpers/zip.js';
 import { newSession } from './fixtures.js';
 
@@ -37,17 +38,9 @@ const MARKDOWN_REPLY = [
 const test = base.extend<{ app: Page }>({});
 let server: RunningServer;
 let agent: FakeAgent;
-
-test.describe.configure({ mode: 'serial' });
-
-test.beforeAll(async () => {
-  agent = await startFakeAgent({ apiKey: KEY });
-  server = await startServer();
-});
-
-test.afterAll(async () => {
-  await server?.stop();
-  await agent?.close();
+ownServerAndAgent(KEY, (s, a) => {
+  server = s;
+  agent = a;
 });
 
 interface Violation {

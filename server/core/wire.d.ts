@@ -72,7 +72,8 @@ export interface Message {
   _error?: boolean;
 }
 
-export interface SessionSummary {
+/** What a session and its summary both say of it. */
+export interface SessionHeader {
   session_id: string;
   title: string;
   workspace: string;
@@ -80,16 +81,13 @@ export interface SessionSummary {
   profile: unknown;
   created_at: string;
   updated_at: string;
+}
+
+export interface SessionSummary extends SessionHeader {
   message_count: number;
 }
 
-export interface Session {
-  session_id: string;
-  title: string;
-  workspace: string;
-  profile: unknown;
-  created_at: string;
-  updated_at: string;
+export interface Session extends SessionHeader {
   messages: Message[];
   attachments: Attachment[];
   /** A turn is running (or Satchel stopped during one): what the person sent is kept here until it is stored. */
