@@ -58,6 +58,9 @@ function dialogShowing(title: string, state: string): { body: HTMLElement } {
     close.appendChild(icon([...ICONS.x]));
     closeIconAdded = true;
     dialog.addEventListener('close', () => {
+      // The close event is queued as a task: when the dialog was opened again before it ran (Escape, then Enter
+      // on the chip at once), this closing is over and the new opening's state and opener are not its to clear.
+      if (dialog.open) return;
       folder = undefined;
       generation++;
       giveFocusBack();
