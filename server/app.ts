@@ -32,6 +32,7 @@ import { deleteAttachment, getDraft, putDraft } from './handlers/drafts.js';
 import { events } from './handlers/events.js';
 import { config, health } from './handlers/health.js';
 import { listProfiles, switchProfile } from './handlers/profiles.js';
+import { showSessionVersion } from './handlers/session-version.js';
 import { getMcpSettings, regenerateMcpToken } from './handlers/mcp-settings.js';
 import { mcpEndpoint } from './mcp/endpoint.js';
 import * as s from './handlers/sessions.js';
@@ -84,6 +85,7 @@ export const routes: RouteTable<App> = {
   '/api/session/new': { POST: api(s.newSession) },
   '/api/session/rename': { POST: api(s.renameSession) },
   '/api/session/message': { POST: api(s.addMessage) },
+  '/api/session/version': { POST: api(showSessionVersion) },
   // The composer's unsent text and chips, kept across reloads and restarts; a removed chip takes its file along.
   '/api/session/draft': { GET: api(getDraft), PUT: api(putDraft, 'Could not save the draft') },
   '/api/session/attachment': { DELETE: api(deleteAttachment, 'Could not delete the attachment') },

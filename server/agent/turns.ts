@@ -9,6 +9,7 @@ import { log } from '../core/log.js';
 import type { EventBus } from '../store/events.js';
 import { messageText, sessionSummary, type Session, type SessionStore, type Message } from '../store/sessions.js';
 import { lastExchangeStart } from '../store/messages.js';
+import { branch } from '../store/versions.js';
 import type * as wire from '../core/wire.js';
 import { abortable, untilAborted } from './abortable.js';
 import { Turn } from './turn.js';
@@ -93,8 +94,14 @@ export interface StartInput {
   /** Undefined with `regenerate`: the dropped user row's attachments; otherwise none. */
   attachments?: wire.ChatAttachment[];
   model?: string;
-  /** Replace the last exchange (its user row and every row after it) instead of adding one. */
+  /**
+   * A new version of the conversation from a message of the person's on (store/versions.ts): that row and every
+   * row after it are kept as an earlier version, and the turn's rows become the one shown. Regenerate without
+   * text; Edit with it.
+   */
   regenerate?: boolean;
+  /** With `regenerate`: the user row the new version starts at (an index into `messages`); the last one by default. */
+  messageIndex?: number;
 }
 
 export interface StartResult {
@@ -154,10 +161,13 @@ export class TurnManager {
       await this.sessions.update(sessionId, (s) => {
         let replaced: Message | undefined;
         if (input.regenerate) {
-          const at = lastExchangeStart(s.messages);
+          const at = input.messageIndex ?? lastExchangeStart(s.messages);
           if (at < 0) throw new ValueError(NOTHING_TO_REGENERATE);
+          const { kept, fork } = branch(s.messages, at);
           replaced = s.messages[at];
-          s.messages.splice(at);
+          s.messages = kept;
+          // Carried by the turn's first stored row, whatever the outcome (turn-rows.ts pushRows).
+          s._pending_versions = fork;
         }
         text = input.text ?? (replaced ? messageText(replaced) : '');
         attachments = input.attachments ?? (Array.isArray(replaced?.attachments) ? replaced.attachments : []);

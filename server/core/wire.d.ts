@@ -70,6 +70,20 @@ export interface Message {
   _partial?: boolean;
   /** A row saying why a turn ended without an answer (cancelled, failed, interrupted). */
   _error?: boolean;
+  /**
+   * On a message of the person's where the conversation has more than one version (Regenerate, Edit): which
+   * one `messages` shows from here on, of how many. Only in what the server sends; never stored in this form.
+   */
+  versions?: MessageVersions;
+}
+
+/** A message's versions (docs/API.md, "Versions"). */
+export interface MessageVersions {
+  /** The version shown, 0-based, in the order they were made. */
+  index: number;
+  count: number;
+  /** Some version's message differs from the shown one (an edit); false when only the replies differ (Regenerate). */
+  edited: boolean;
 }
 
 /** What a session and its summary both say of it. */

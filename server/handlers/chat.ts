@@ -14,6 +14,7 @@ import { visibleSession } from '../store/profiles.js';
 import { MAX_MESSAGE_CHARS, type Session } from '../store/sessions.js';
 import type * as wire from '../core/wire.js';
 import { namedAttachments } from '../attachments/extracted.js';
+import { NO_SUCH_MESSAGE } from '../store/versions.js';
 
 export const MAX_TURN_ATTACHMENTS = 20;
 export const MAX_MODEL_CHARS = 200;
@@ -30,6 +31,13 @@ function turnAttachments(value: unknown, session: Session, stateDir: string): wi
   if (!Array.isArray(value)) throw new ValueError('Invalid attachments');
   if (value.length > MAX_TURN_ATTACHMENTS) throw new ValueError(`Too many attachments (max ${MAX_TURN_ATTACHMENTS})`);
   return namedAttachments(value, session, stateDir, 'Invalid attachments');
+}
+
+/** `message_index` as given: absent, or a whole number (which row it names is checked as the turn starts). */
+function messageIndexOf(value: unknown): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new ValueError(NO_SUCH_MESSAGE);
+  return value;
 }
 
 export async function startChat(input: HandlerInput): Promise<void> {
@@ -49,8 +57,10 @@ export async function startChat(input: HandlerInput): Promise<void> {
   if (!regenerate && !text?.trim() && attachments?.length === 0) throw new ValueError(MESSAGE_REQUIRED);
   if (text && text.length > MAX_MESSAGE_CHARS) throw new ValueError(`Message too long (max ${MAX_MESSAGE_CHARS} characters)`);
   const model = typeof body.model === 'string' && body.model.trim() ? body.model.trim().slice(0, MAX_MODEL_CHARS) : undefined;
+  // With `regenerate`, which of the person's messages the new version starts at (the last by default).
+  const messageIndex = regenerate ? messageIndexOf(body.message_index) : undefined;
   try {
-    const started = await app.turns.start({ session, profile, text, attachments, model, regenerate });
+    const started = await app.turns.start({ session, profile, text, attachments, model, regenerate, messageIndex });
     await sendJson(ctx, 200, publicChatStarted(started) satisfies wire.ChatStartResponse);
   } catch (err) {
     if (!(err instanceof ChatRefusal)) throw err;

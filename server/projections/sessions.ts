@@ -2,7 +2,8 @@
 // session events). Titles, message texts, reasoning and tool calls are free text and go through the redactor;
 // ids, stored paths and names, mime types and timestamps are the server's own and go out as stored, because
 // the UI sends them back (an attachment in a message, a session id in every request).
-import { INTERNAL_MESSAGE_FIELDS } from '../store/sessions.js';
+import { INTERNAL_MESSAGE_FIELDS, INTERNAL_SESSION_FIELDS } from '../store/sessions.js';
+import { versionSummary } from '../store/versions.js';
 import type * as wire from '../core/wire.js';
 import { carryUnknown, optional, redactedJson, redactText, serverValue, type RedactedJson, type RedactedText, type ServerValue } from './brand.js';
 
@@ -46,6 +47,7 @@ export interface PublicMessage {
   tool_call_id?: RedactedText;
   _partial?: boolean;
   _error?: boolean;
+  versions?: wire.MessageVersions;
 }
 
 /** A profile name is validated before it is stored; a stored session may carry none, or (older stores) anything. */
@@ -78,6 +80,7 @@ export interface PublicSession extends PublicSessionHeader {
 export type SessionRecord = Omit<wire.Session, 'messages'> & { messages: readonly wire.Message[] };
 
 const INTERNAL = new Set<string>(INTERNAL_MESSAGE_FIELDS);
+const INTERNAL_SESSION = new Set<string>(INTERNAL_SESSION_FIELDS);
 
 export function publicProfile(profile: unknown): PublicProfile {
   return typeof profile === 'string' ? serverValue(profile) : redactedJson(profile);
@@ -116,6 +119,7 @@ export function publicMessage(m: wire.Message): PublicMessage {
     tool_call_id: optional(m.tool_call_id, redactText),
     _partial: m._partial,
     _error: m._error,
+    versions: versionSummary(m),
   };
   return carryUnknown(out, m, INTERNAL);
 }
@@ -148,5 +152,5 @@ export function publicSession(s: SessionRecord): PublicSession {
     pending_user_message: optional(s.pending_user_message, redactText),
     pending_attachments: optional(s.pending_attachments, (list) => list.map(publicChatAttachment)),
     pending_started_at: s.pending_started_at,
-  }, s);
+  }, s, INTERNAL_SESSION);
 }

@@ -8,6 +8,7 @@ import { HttpError, isDiskFull, ValueError } from '../core/errors.js';
 import { log } from '../core/log.js';
 import type * as wire from '../core/wire.js';
 import { normalizeAttachments, normalizeMessage, type Message } from './messages.js';
+import type { Fork } from './versions.js';
 
 export type { Message } from './messages.js';
 
@@ -42,13 +43,20 @@ export const INTERNAL_MESSAGE_FIELDS = [
   '_fork_child_turn',
   '_webui_trusted_agent_input_text',
   '_webui_unmatched_native_image_mirror',
+  // Satchel's: the other versions of the conversation from this row on (versions.ts); the wire has `versions`.
+  '_versions',
 ] as const;
+
+/** Internal session fields, never part of a public projection: a turn's fork until its rows are stored. */
+export const INTERNAL_SESSION_FIELDS = ['_pending_versions'] as const;
 
 export type Attachment = wire.Attachment;
 
 /** A stored session: the wire shape, with stored messages. */
 export interface Session extends Omit<wire.Session, 'messages'> {
   messages: Message[];
+  /** While a turn that makes a new version runs: the versions its first stored row will carry (versions.ts). */
+  _pending_versions?: Fork;
 }
 
 export function isSessionId(id: unknown): id is string {

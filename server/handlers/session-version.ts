@@ -1,0 +1,32 @@
+// POST /api/session/version: show another version of a conversation from one of the person's messages on
+// (store/versions.ts). The version shown is what the next turn sends the agent, so a switch while a turn runs
+// is refused: that turn's rows belong to the version it was started on.
+import { requireFields } from '../core/errors.js';
+import type { HandlerInput } from '../app.js';
+import { readJsonBody } from '../http/body.js';
+import { sendJson } from '../http/respond.js';
+import { ChatRefusal } from '../agent/turns.js';
+import { ACTIVE_STREAM } from '../agent/turn-texts.js';
+import { publicChatRefusal, publicSession } from '../projections/index.js';
+import { visibleSession } from '../store/profiles.js';
+import { showVersion } from '../store/versions.js';
+
+export async function showSessionVersion(input: HandlerInput): Promise<void> {
+  const { ctx, app, profile } = input;
+  const body = await readJsonBody(ctx);
+  requireFields(body, ['session_id', 'message_index', 'version']);
+  const current = visibleSession(app.sessions, body.session_id, profile);
+  let session;
+  try {
+    session = await app.sessions.update(current.session_id, (s) => {
+      if (typeof s.active_stream_id === 'string') throw new ChatRefusal(409, ACTIVE_STREAM, { active_stream_id: s.active_stream_id });
+      s.messages = showVersion(s.messages, body.message_index as number, body.version);
+    });
+  } catch (err) {
+    if (!(err instanceof ChatRefusal)) throw err;
+    await sendJson(ctx, err.status, publicChatRefusal(err.message, err.extra));
+    return;
+  }
+  app.events.publish({ name: 'session_updated', profile, data: { session_id: session.session_id } });
+  await sendJson(ctx, 200, { session: publicSession(session) });
+}
