@@ -133,7 +133,7 @@ test('a reload mid-reply picks the turn up again and finishes it', async ({ page
 
 test('Edit puts the last message back in the composer, and sending it replaces that exchange', async ({ page }) => {
   await openApp(page);
-  await page.getByTestId('edit-message').click();
+  await page.getByTestId('edit-message').last().click();
   await expect(page.getByTestId('composer-input')).toHaveValue('Another long one');
   // The thread's earlier turns (Find cats) had a whole long reply too; the edited exchange's is one more.
   const longReplies = page.getByTestId('assistant-text').filter({ hasText: 'word59' });

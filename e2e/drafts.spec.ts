@@ -167,7 +167,7 @@ test('Edit brings back a sent image with its thumbnail, an archive that can stil
   const dir = path.join(server.stateDir, 'attachments', id);
   expect(fs.readdirSync(dir).sort()).toEqual(['minutes.tar.gz', 'report', 'report.zip', 'whiteboard.png']);
 
-  await page.getByTestId('edit-message').click();
+  await page.getByTestId('edit-message').last().click();
   await expect(page.getByTestId('composer-input')).toHaveValue('the meeting');
   // One chip per file sent: the extraction shows on its archive's chip, not as a chip of its own.
   await expect(page.getByTestId('attachment-chip')).toHaveCount(3);
@@ -193,8 +193,12 @@ test('Edit brings back a sent image with its thumbnail, an archive that can stil
   await page.getByTestId('send').click();
   await expect(page.getByTestId('message-text').last()).toHaveText('the meeting, extracted');
   expect(fs.readdirSync(dir).sort()).toEqual(['minutes.tar', 'minutes.tar.gz', 'report', 'report.zip', 'whiteboard.png']);
-  // The first message's images still show from the stored bytes.
+  // The edit is a new version (2/2); the first one's images still show from the stored bytes.
+  await expect(page.getByTestId('version-text')).toHaveText('2/2');
+  await page.getByTestId('version-previous').click();
+  await expect(page.getByTestId('message-text')).toHaveText(['the meeting']);
   const firstThumb = page.getByTestId('message').first().getByTestId('attachment-thumb');
   await expect.poll(() => firstThumb.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0)).toBe(true);
+  await page.getByTestId('version-next').click();
   await expect(page.getByTestId('message').last().getByTestId('folder-open')).toHaveText('minutes.tar.gz was extracted into 2 files');
 });

@@ -71,6 +71,13 @@ export function errorDetails(body: string): Record<string, unknown> {
  * POST /api/agent/settings and /api/agent/test. An absent `api_key` keeps (or tests with) the saved one at the
  * saved address; a new address gets it only with `keep_api_key` (the person confirmed).
  */
+/** A turn that makes a new version of the conversation (Regenerate, Edit) instead of adding to it. */
+export interface NewVersion {
+  regenerate?: boolean;
+  /** The message of the person's the new version starts at (an index into `messages`); the last one by default. */
+  messageIndex?: number;
+}
+
 export interface AgentSettingsInput {
   base_url: string;
   api_key?: string;
@@ -120,11 +127,23 @@ export const api = {
     request<{ session: Session }>('POST', '/api/session/new', workspace ? { workspace } : {}),
   rename: (id: string, title: string) =>
     request<{ session: Session }>('POST', '/api/session/rename', { session_id: id, title }),
-  sendMessage: (id: string, text: string, attachments: SentAttachment[]) =>
-    request<{ session: Session }>('POST', '/api/session/message', { session_id: id, text, attachments }),
-  /** `regenerate`: the turn replaces the session's last exchange (Satchel's extension, docs/API.md). */
-  startChat: (id: string, message: string, attachments: SentAttachment[], regenerate = false) =>
-    request<ChatStartResponse>('POST', '/api/chat/start', { session_id: id, message, attachments, ...(regenerate ? { regenerate: true } : {}) }),
+  /** A message kept without asking an agent; `messageIndex`: as a new version from that message on (Edit). */
+  sendMessage: (id: string, text: string, attachments: SentAttachment[], messageIndex?: number) =>
+    request<{ session: Session }>('POST', '/api/session/message', { session_id: id, text, attachments, ...(messageIndex !== undefined ? { message_index: messageIndex } : {}) }),
+  /**
+   * `regenerate`: the turn makes a new version from the session's last message of the person's on, or from the
+   * one at `messageIndex` (Edit); the replaced version is kept (Satchel's extension, docs/API.md "Versions").
+   */
+  startChat: (id: string, message: string, attachments: SentAttachment[], opts: NewVersion = {}) =>
+    request<ChatStartResponse>('POST', '/api/chat/start', {
+      session_id: id,
+      message,
+      attachments,
+      ...(opts.regenerate ? { regenerate: true, ...(opts.messageIndex !== undefined ? { message_index: opts.messageIndex } : {}) } : {}),
+    }),
+  /** Show version `version` of the conversation from the message at `messageIndex` on. */
+  showVersion: (id: string, messageIndex: number, version: number) =>
+    request<{ session: Session }>('POST', '/api/session/version', { session_id: id, message_index: messageIndex, version }),
   cancelChat: (streamId: string) => request<ChatCancelResponse>('POST', '/api/chat/cancel', { stream_id: streamId }),
   agentSettings: () => request<AgentSettings>('GET', '/api/agent/settings'),
   saveAgentSettings: (input: AgentSettingsInput) => request<AgentSettings>('POST', '/api/agent/settings', input),

@@ -9,7 +9,7 @@ import { byId } from './dom.js';
 import { initDrawers } from './drawers.js';
 import { connectEvents } from './events.js';
 import { SessionHeader } from './header.js';
-import { lastUserTurn, visibleRows } from './message-rows.js';
+import { lastUserTurn, visibleRows, type MessageRow } from './message-rows.js';
 import { SessionAttachmentsView } from './messages.js';
 import { Sidebar } from './sessions.js';
 import { initialState, Store, type AppState } from './store.js';
@@ -58,10 +58,14 @@ class App {
       ensureSession: () => this.ensureSession(),
       maxUploadBytes: () => this.config?.max_upload_bytes,
       onSent: (session) => this.show(session),
-      startTurn: (id, text, attachments) => this.chat.start(id, text, attachments),
+      startTurn: (id, text, attachments, opts) => this.chat.start(id, text, attachments, opts),
       stop: () => void this.chat.stop().catch((err: unknown) => notify(err instanceof Error ? err.message : String(err), 'error')),
     });
-    const thread = new ThreadView({ regenerate: () => this.regenerate(false), edit: () => this.regenerate(true) });
+    const thread = new ThreadView({
+      regenerate: () => this.regenerate(),
+      edit: (row) => this.edit(row),
+      showVersion: (index, version) => this.showVersion(index, version),
+    });
     const attachments = new SessionAttachmentsView();
     const connection = new ConnectionView();
     this.store.subscribe((state, previous) => {
@@ -161,20 +165,23 @@ class App {
     this.store.update({ agentReady: Boolean(settings?.base_url) });
   }
 
-  /** Regenerate (edit: false) asks again in place of the last exchange; Edit puts its message back in the composer, and sending it replaces that exchange. */
-  private regenerate(edit: boolean): void {
+  /** Regenerate asks again with the last message of the person's, as a new version of the reply. */
+  private regenerate(): void {
     const session = this.current;
     const last = lastUserTurn(visibleRows(session?.messages ?? []));
     if (!session || !last) return;
-    if (edit) {
-      this.composer.setDraft(last.text, last.attachments);
-      this.chat.editLast(session.session_id);
-      return;
-    }
-    this.chat.start(session.session_id, last.text, last.attachments, { regenerate: true }).catch((err: unknown) => {
-      const hint = err instanceof ApiError && typeof err.details.hint === 'string' ? ` ${err.details.hint}` : '';
-      notify(`${err instanceof Error ? err.message : String(err)}${hint}`, 'error');
-    });
+    this.chat.start(session.session_id, last.text, last.attachments, { regenerate: true }).catch(notifyFailure);
+  }
+
+  /** Edit puts a message of the person's back in the composer; sending it makes a new version from there. */
+  private edit(row: MessageRow): void {
+    const session = this.current;
+    if (session) this.composer.beginEdit(session.session_id, row.index, row.text, row.attachments);
+  }
+
+  private showVersion(index: number, version: number): void {
+    const session = this.current;
+    if (session) this.chat.showVersion(session.session_id, index, version).catch(notifyFailure);
   }
 
   /** Put `session` on screen (or a newer copy of the one there); every view follows the store. */
@@ -326,3 +333,9 @@ app.start().catch((err: unknown) => {
   byId('app').hidden = false;
   notify(err instanceof Error ? err.message : String(err), 'error');
 });
+
+/** A request the person started from the thread failed: its text, and the server's hint when it gave one. */
+function notifyFailure(err: unknown): void {
+  const hint = err instanceof ApiError && typeof err.details.hint === 'string' ? ` ${err.details.hint}` : '';
+  notify(`${err instanceof Error ? err.message : String(err)}${hint}`, 'error');
+}

@@ -1,9 +1,9 @@
 // Conversation turns: start one (POST /api/chat/start), watch its frames over an EventSource, stop it, and
 // pick a running turn up again after a reload (the session names its active stream). The frames fold into
 // the store's `turn` (chat-state.ts); the thread view draws it. This module writes the store, never the DOM.
-import { api, type SentAttachment, type Session } from './api.js';
+import { api, type NewVersion, type SentAttachment, type Session } from './api.js';
 import { frameSeq, initialTurn, reduceFrame, type TurnState, usageLine } from './chat-state.js';
-import { activeStream, withoutLastExchange } from './message-rows.js';
+import { activeStream, versionBase } from './message-rows.js';
 import type { AppState, Store, TurnOutcome } from './store.js';
 
 /** Every event the stream sends (docs/API.md, chat frames): EventSource only delivers named events it listens to. */
@@ -49,25 +49,25 @@ export class Chat {
     });
   }
 
-  /** Edit and resend: the next turn of `sessionId` replaces its last exchange instead of adding one. */
-  editLast(sessionId: string): void {
-    this.store.update({ editing: sessionId });
-  }
-
-  /** `regenerate` (as docs/API.md names it): the turn replaces the last exchange; so does the first turn after Edit. */
-  async start(sessionId: string, text: string, attachments: SentAttachment[], opts: { regenerate?: boolean } = {}): Promise<void> {
-    const regenerate = opts.regenerate === true || this.store.state.editing === sessionId;
-    const started = await api.startChat(sessionId, text, attachments, regenerate);
+  /**
+   * Start a turn. `regenerate` (as docs/API.md names it): the turn makes a new version of the conversation from
+   * the last message of the person's on, or from the one at `messageIndex` (Edit); the server keeps the old one.
+   */
+  async start(sessionId: string, text: string, attachments: SentAttachment[], opts: NewVersion = {}): Promise<void> {
+    const started = await api.startChat(sessionId, text, attachments, opts);
     if (!('stream_id' in started)) return; // a silent control message: nothing runs
     this.follow(started.stream_id, sessionId, text, attachments, (s) => {
-      if (!regenerate) return {};
-      // The server dropped the exchange; the thread drops it too, so only the new one shows while it streams.
+      if (!opts.regenerate) return {};
+      // The server set the replaced version aside; the thread does too, so only the new one shows while it streams.
       const shown = s.session?.session_id === sessionId ? s.session : null;
-      return {
-        editing: s.editing === sessionId ? null : s.editing,
-        session: shown ? { ...shown, messages: withoutLastExchange(shown.messages) } : s.session,
-      };
+      return { session: shown ? { ...shown, messages: versionBase(shown.messages, opts.messageIndex) } : s.session };
     });
+  }
+
+  /** Show another version of the conversation from the message at `index` on (‹ › on a message). */
+  async showVersion(sessionId: string, index: number, version: number): Promise<void> {
+    const { session } = await api.showVersion(sessionId, index, version);
+    this.store.update((s) => (s.session?.session_id === sessionId ? { session } : {}));
   }
 
   async stop(): Promise<void> {
@@ -83,8 +83,6 @@ export class Chat {
   private attach(session: Session | null): void {
     const state = this.store.state;
     if (state.turn && state.turn.sessionId !== session?.session_id) this.close();
-    // An edit belongs to the session it was started in: going elsewhere abandons it.
-    if (state.editing && state.editing !== session?.session_id) this.store.update({ editing: null });
     if (!session || this.store.state.turn) return;
     const id = activeStream(session);
     if (id && !this.ended.has(id)) this.follow(id, session.session_id, session.pending_user_message ?? '', session.pending_attachments ?? []);

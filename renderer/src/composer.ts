@@ -2,7 +2,7 @@
 // paste and drag-and-drop of files and folders, and Send. What it holds is the store's draft: the draft of one
 // session, kept on the server (draft-sync.ts) so a reload or a restart brings it back. The textarea is written
 // from the draft when the draft changes elsewhere (loaded, Edit, sent), never read back as the state.
-import { api, ApiError, type Attachment, type SentAttachment, type Session } from './api.js';
+import { api, ApiError, type NewVersion, type Attachment, type SentAttachment, type Session } from './api.js';
 import { carriedChips, draftContent, restoredChips } from './composer-draft.js';
 import { ChipsView, sentAttachments, storedUpload } from './composer-chips.js';
 import { ChipExtractions } from './composer-extract.js';
@@ -28,7 +28,7 @@ export interface ComposerDeps {
   maxUploadBytes(): number | undefined;
   onSent(session: Session): void;
   /** Start a turn; rejects with the server's error. */
-  startTurn(sessionId: string, text: string, attachments: SentAttachment[]): Promise<void>;
+  startTurn(sessionId: string, text: string, attachments: SentAttachment[], opts?: NewVersion): Promise<void>;
   /** Stop the running turn. */
   stop(): void;
 }
@@ -56,9 +56,12 @@ export class Composer {
   /** Only the latest draft load may fill the composer. */
   private loadSeq = 0;
   private readonly drafts = new DraftSaver(() => {
-    const draft = this.draft;
+    // While a sent message is being edited, the session's draft is what the composer held before (kept aside).
+    const editing = this.store.state.editing;
+    const draft = editing ? { ...this.draft, ...editing.saved } : this.draft;
     return draft.owner ? { sessionId: draft.owner, content: draftContent(draft) } : null;
   });
+  private readonly editBanner = byId('edit-banner');
 
   constructor(
     private readonly store: Store<AppState>,
@@ -86,8 +89,12 @@ export class Composer {
       if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
         e.preventDefault();
         void this.submit();
+      } else if (e.key === 'Escape' && this.store.state.editing) {
+        e.preventDefault();
+        this.cancelEdit();
       }
     });
+    byId('edit-cancel').addEventListener('click', () => this.cancelEdit());
     this.input.addEventListener('input', () => {
       this.setDraftFields({ text: this.input.value });
       this.drafts.schedule();
@@ -118,6 +125,9 @@ export class Composer {
       this.autosize();
     }
     if (draft.chips !== previous?.draft.chips) this.chips.update(draft.chips);
+    const editing = state.editing !== null;
+    this.editBanner.hidden = !editing;
+    this.send.textContent = editing ? 'Send as new version' : 'Send';
     const running = turnRunning(state);
     this.stopButton.hidden = !running;
     this.send.hidden = running;
@@ -159,6 +169,8 @@ export class Composer {
    */
   bindSession(id: string | null, keep = false): void {
     if (id === this.draft.owner) return;
+    // An edit belongs to its session: leaving it gives the composer back as it was before, and that is saved.
+    this.cancelEdit();
     if (keep) {
       this.setDraftFields({ owner: id });
       this.drafts.schedule();
@@ -171,6 +183,7 @@ export class Composer {
 
   /** Leave the current session's draft (saved first) with an empty composer that belongs to no session yet. */
   leave(): void {
+    this.cancelEdit();
     void this.drafts.flush();
     this.empty(null);
   }
@@ -190,18 +203,39 @@ export class Composer {
     this.drafts.known(id, draftContent(this.draft));
   }
 
-  /** Put a sent message back for editing: its text, and its attachments as already-stored chips. */
-  setDraft(text: string, attachments: readonly SentAttachment[]): void {
-    const owner = this.draft.owner;
-    this.forget();
-    const chips = carriedChips(this.newId, attachments, owner);
-    this.setDraftFields({ text, chips });
+  /**
+   * Edit: put the message at `index` of session `sessionId` back in the composer (its text, and its attachments
+   * as already-stored chips), keeping what the composer held aside; Esc, Cancel or Send gives that back. Not
+   * while the composer's own files are still uploading (they would have nowhere to land).
+   */
+  beginEdit(sessionId: string, index: number, text: string, attachments: readonly SentAttachment[]): void {
+    const state = this.store.state;
+    if (state.draft.owner !== sessionId) return;
+    if (!state.editing && state.draft.chips.some((c) => c.status === 'uploading' || c.status === 'queued' || c.extract?.status === 'running')) {
+      notify('Wait for the files in the message box to finish uploading, then edit.', 'error');
+      return;
+    }
+    // Editing another message: the composer as it was before the first Edit is what comes back.
+    const saved = state.editing?.saved ?? { text: state.draft.text, chips: state.draft.chips };
+    if (state.editing) for (const chip of state.draft.chips) this.discard(chip);
+    void this.drafts.flush();
+    const chips = carriedChips(this.newId, attachments, sessionId);
+    this.store.update((s) => ({ editing: { sessionId, index, saved }, draft: { ...s.draft, text, chips } }));
     for (const chip of chips) {
       const sent = chip.extract?.sent;
-      if (sent && owner) void this.extractions.listCarried(chip.id, owner, sent);
+      if (sent) void this.extractions.listCarried(chip.id, sessionId, sent);
     }
     this.input.focus();
     this.input.setSelectionRange(text.length, text.length);
+  }
+
+  /** Leave the edit: the composer holds again what it held before it (nothing typed there is lost). */
+  cancelEdit(): void {
+    const editing = this.store.state.editing;
+    if (!editing) return;
+    for (const chip of this.draft.chips) this.discard(chip);
+    this.store.update((s) => ({ editing: null, draft: { ...s.draft, text: editing.saved.text, chips: editing.saved.chips } }));
+    this.input.focus();
   }
 
   /** An empty composer for `owner` (the draft it held was saved before). */
@@ -310,7 +344,14 @@ export class Composer {
     this.refreshSend();
     try {
       const sessionId = await this.deps.ensureSession();
-      if (this.store.state.agentReady) {
+      const editing = this.store.state.editing;
+      if (editing && editing.sessionId === sessionId) {
+        // A new version from the edited message on: answered by the agent, or kept as it is when there is none.
+        if (this.store.state.agentReady) await this.deps.startTurn(sessionId, text, attachments, { regenerate: true, messageIndex: editing.index });
+        else this.deps.onSent((await api.sendMessage(sessionId, text, attachments, editing.index)).session);
+        // Sent: the composer (and the stored draft, never changed by the edit) is as it was before Edit.
+        this.cancelEdit();
+      } else if (this.store.state.agentReady) {
         await this.deps.startTurn(sessionId, text, attachments);
         this.sent(sessionId);
       } else {

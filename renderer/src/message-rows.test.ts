@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from './api.js';
 import { lastExchangeStart as serverLastExchangeStart } from '../../server/store/messages.js';
-import { activeStream, lastExchangeStart, lastUserTurn, normalizeMessage, visibleRows, withoutLastExchange } from './message-rows.js';
+import { activeStream, lastExchangeStart, lastUserTurn, normalizeMessage, versionBase, visibleRows } from './message-rows.js';
 
 describe('normalizeMessage', () => {
   it('reads a stored row, the one shape the server sends (it normalizes older rows as it loads them)', () => {
@@ -55,7 +55,20 @@ describe('visibleRows and lastUserTurn', () => {
     }
     expect(lastExchangeStart(messages)).toBe(2);
     expect(lastExchangeStart(none)).toBe(-1);
-    expect(withoutLastExchange(messages).map((m) => m.content)).toEqual(['first', 'a']);
-    expect(withoutLastExchange(none)).toEqual(none);
+    expect(versionBase(messages).map((m) => m.content)).toEqual(['first', 'a']);
+    expect(versionBase(none)).toEqual(none);
+    // An Edit of an earlier message: the rows before it.
+    expect(versionBase(messages, 0)).toEqual([]);
+  });
+  it('keeps each row’s place in messages (tool rows skipped) and its versions, when they make sense', () => {
+    const rows = visibleRows([
+      { role: 'user', content: 'q', timestamp: 1, versions: { index: 1, count: 2, edited: false } },
+      { role: 'tool', content: 'result', timestamp: 2 },
+      { role: 'assistant', content: 'a', timestamp: 3 },
+      { role: 'user', content: 'q2', timestamp: 4, versions: { index: 2, count: 2, edited: true } },
+    ]);
+    expect(rows.map((r) => r.index)).toEqual([0, 2, 3]);
+    expect(rows[0]!.versions).toEqual({ index: 1, count: 2, edited: false });
+    expect(rows[2]!.versions).toBeUndefined();
   });
 });

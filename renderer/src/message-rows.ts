@@ -1,8 +1,10 @@
 // A stored message row as the view draws it (server/core/wire.d.ts `Message`, one shape: the server normalizes
 // older rows as it loads them), with every field a row may lack given its empty value.
-import type { ExtractedAttachment, Message, MessageRole, SentAttachment, Session } from './api.js';
+import type { ExtractedAttachment, Message, MessageRole, MessageVersions, SentAttachment, Session } from './api.js';
 
 export interface MessageRow {
+  /** Where the row is in the session's `messages` (what Edit and the versions switcher name). */
+  index: number;
   role: MessageRole;
   text: string;
   /** Epoch seconds. */
@@ -14,10 +16,13 @@ export interface MessageRow {
   partial: boolean;
   /** Why a turn ended without an answer. */
   error: boolean;
+  /** On a message of the person's with more than one version: which is shown, of how many. */
+  versions?: MessageVersions;
 }
 
-export function normalizeMessage(m: Message): MessageRow {
+export function normalizeMessage(m: Message, index = 0): MessageRow {
   return {
+    index,
     role: typeof m.role === 'string' ? m.role : 'assistant',
     text: typeof m.content === 'string' ? m.content : '',
     time: typeof m.timestamp === 'number' ? m.timestamp : undefined,
@@ -26,12 +31,17 @@ export function normalizeMessage(m: Message): MessageRow {
     tools: Array.isArray(m.tool_calls) ? m.tool_calls.map((c) => c?.function?.name).filter((n): n is string => typeof n === 'string') : [],
     partial: m._partial === true,
     error: m._error === true,
+    versions: validVersions(m.versions),
   };
+}
+
+function validVersions(v: MessageVersions | undefined): MessageVersions | undefined {
+  return v && Number.isInteger(v.index) && Number.isInteger(v.count) && v.count > 1 && v.index >= 0 && v.index < v.count ? v : undefined;
 }
 
 /** The rows a conversation shows: tool results are the agent's working notes, not part of the thread. */
 export function visibleRows(messages: readonly Message[]): MessageRow[] {
-  return messages.filter((m) => m.role !== 'tool').map(normalizeMessage);
+  return messages.flatMap((m, i) => (m.role === 'tool' ? [] : [normalizeMessage(m, i)]));
 }
 
 /** The last user turn, for Regenerate and Edit: its index among the visible rows, text and attachments. */
@@ -63,8 +73,11 @@ export function lastExchangeStart(messages: readonly Message[]): number {
   return messages.findLastIndex((m) => m.role === 'user');
 }
 
-/** The rows a regenerated turn keeps: all of them when there is no exchange to drop. */
-export function withoutLastExchange(messages: readonly Message[]): Message[] {
-  const at = lastExchangeStart(messages);
+/**
+ * The rows a new version keeps while its turn runs: those before the message at `index` (the last of the
+ * person's by default); all of them when there is none.
+ */
+export function versionBase(messages: readonly Message[], index?: number): Message[] {
+  const at = index ?? lastExchangeStart(messages);
   return at < 0 ? [...messages] : messages.slice(0, at);
 }

@@ -49,6 +49,8 @@ export interface ThreadOptions {
   lastError?: { type: ChatErrorType; hint?: string };
   /** The last turn's usage line, shown under the last reply. */
   lastUsage?: string;
+  /** ‹ 1/2 › of a Regenerate: the versions of the reply (version-switcher.ts). */
+  switcher?: HTMLElement | null;
 }
 
 export function actionButton(testid: string, label: string, paths: readonly string[], onclick: () => void): HTMLButtonElement {
@@ -75,6 +77,7 @@ export function assistantMessage(r: MessageRow, last: boolean, opts: ThreadOptio
       h('span', { class: 'msg-role' }, r.role),
       h('time', { class: 'muted small' }, formatTime(r.time)),
       r.partial ? h('span', { class: 'badge', 'data-testid': 'stopped-badge' }, 'stopped') : null,
+      opts.switcher ?? null,
       regenerate,
     ),
     r.reasoning ? h('details', { class: 'reasoning', 'data-testid': 'reasoning' }, h('summary', {}, 'Reasoning'), h('pre', { class: 'reasoning-text' }, r.reasoning)) : null,

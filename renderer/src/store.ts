@@ -52,14 +52,22 @@ export interface TurnOutcome {
   usage?: string;
 }
 
+/** An Edit under way: whose message, where, and the composer as it was before (Esc or Send gives it back). */
+export interface Editing {
+  sessionId: string;
+  /** The message's index in the session's `messages`. */
+  index: number;
+  saved: { text: string; chips: readonly Chip[] };
+}
+
 export interface AppState {
   /** The session on screen. */
   session: Session | null;
   /** The live turn of the session on screen: streaming, or ended and kept until its stored rows arrive. */
   turn: TurnState | null;
   outcome: TurnOutcome | null;
-  /** The session whose last message is back in the composer (Edit): its next turn replaces that exchange. */
-  editing: string | null;
+  /** A sent message back in the composer (Edit): sending it makes a new version from there on. */
+  editing: Editing | null;
   draft: Draft;
   /** The live-updates stream (GET /api/events). */
   connection: 'connecting' | 'live' | 'reconnecting';

@@ -2,7 +2,8 @@
 // row whose key and offered actions are unchanged keeps its element, so a newer copy of the session (after a
 // turn, or another window's change) adds the new rows instead of rebuilding the conversation, and a finished
 // turn is drawn once, from the stored session that replaces its live view.
-import { lastUserTurn, visibleRows, type MessageRow } from './message-rows.js';
+import { visibleRows, type MessageRow } from './message-rows.js';
+import { switcherPlaces, versionSwitcher, versionText } from './version-switcher.js';
 import { actionButton, assistantMessage, userMessage } from './messages.js';
 import { byId } from './dom.js';
 import { ICONS } from './dom.js';
@@ -11,12 +12,15 @@ import { TurnView } from './turn-view.js';
 
 export interface ThreadActions {
   regenerate(): void;
-  edit(): void;
+  /** Put a message of the person's back in the composer: sending it makes a new version from there. */
+  edit(row: MessageRow): void;
+  /** Show version `version` of the conversation from the message at `index` on. */
+  showVersion(index: number, version: number): void;
 }
 
-/** A stored row's identity: rows are only ever appended, or the last exchange replaced (new times). */
+/** A stored row's identity: rows are appended, or a version replaced from some row on (new times, new versions). */
 export function rowKey(sessionId: string, index: number, r: MessageRow): string {
-  return [sessionId, index, r.role, r.time ?? '', r.text.length, r.partial, r.error, r.attachments.length].join('|');
+  return [sessionId, index, r.role, r.time ?? '', r.text.length, r.partial, r.error, r.attachments.length, r.versions ? versionText(r.versions) : ''].join('|');
 }
 
 interface Placed {
@@ -41,7 +45,7 @@ export class ThreadView {
     const turn = state.turn && state.turn.sessionId === id ? state.turn : null;
     const busy = turn?.status === 'streaming' || Boolean(session?.active_stream_id);
     const outcome = state.outcome?.sessionId === id ? state.outcome : null;
-    const inputs = [session, busy, outcome, state.agentReady];
+    const inputs = [session, busy, outcome, state.agentReady, state.editing];
     let moved = false;
     if (inputs.some((v, i) => v !== this.drawnFrom[i])) {
       this.drawnFrom = inputs;
@@ -57,7 +61,8 @@ export class ThreadView {
     const session = state.session;
     const id = session?.session_id ?? '';
     const rows = visibleRows(session?.messages ?? []);
-    const lastUser = lastUserTurn(rows);
+    const switchers = switcherPlaces(rows);
+    const editing = state.editing?.sessionId === id ? state.editing.index : null;
     const outcome = state.outcome?.sessionId === id ? state.outcome : null;
     const canAsk = state.agentReady;
     const next = new Map<string, Placed>();
@@ -65,19 +70,23 @@ export class ThreadView {
     rows.forEach((r, i) => {
       const key = rowKey(id, i, r);
       const last = i === rows.length - 1;
-      const edit = r.role === 'user' && lastUser?.index === i && !busy;
+      const edit = r.role === 'user' && !busy;
       const regenerate = r.role !== 'user' && last && !busy && canAsk;
       const said = r.role !== 'user' && last ? [outcome?.error?.type, outcome?.error?.hint, outcome?.usage] : [];
-      const signature = JSON.stringify([key, edit, regenerate, said]);
+      const fork = switchers.get(i);
+      const signature = JSON.stringify([key, edit, regenerate, said, fork && [fork.index, versionText(fork.versions!)], busy, editing === r.index]);
       const known = this.rows.get(key);
       if (known && known.signature === signature) {
         next.set(key, known);
         return;
       }
+      const switcher = fork ? versionSwitcher(fork.versions!, (v) => this.actions.showVersion(fork.index, v), busy) : null;
       const el =
         r.role === 'user'
-          ? userMessage(r.text, r.attachments, r.time, session?.session_id, edit ? actionButton('edit-message', 'Edit and resend', ICONS.edit, () => this.actions.edit()) : null)
-          : assistantMessage(r, last, { busy, regenerate: regenerate ? () => this.actions.regenerate() : undefined, lastError: outcome?.error, lastUsage: outcome?.usage }, session?.session_id);
+          ? userMessage(r.text, r.attachments, r.time, session?.session_id, switcher, edit ? actionButton('edit-message', 'Edit: send it again changed, as a new version', ICONS.edit, () => this.actions.edit(r)) : null)
+          : assistantMessage(r, last, { busy, regenerate: regenerate ? () => this.actions.regenerate() : undefined, lastError: outcome?.error, lastUsage: outcome?.usage, switcher }, session?.session_id);
+      // The message being edited is marked, so the person sees which one Send will replace.
+      if (editing === r.index && r.role === 'user') el.classList.add('msg-editing');
       if (known) known.el.replaceWith(el);
       else changed = true;
       next.set(key, { signature, el });

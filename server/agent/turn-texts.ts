@@ -16,7 +16,7 @@ export const TURN_DEADLINE_HINT = `Ask for less in one turn, or raise ${SETTINGS
 export const NO_AGENT = 'No agent is configured';
 export const NO_AGENT_HINT =
   'Set one in Settings → Agent, or start Satchel with SATCHEL_AGENT_BASE_URL (and SATCHEL_AGENT_API_KEY, SATCHEL_AGENT_MODEL).';
-export const ACTIVE_STREAM = 'session already has an active stream';
+export { SESSION_BUSY as ACTIVE_STREAM } from '../store/versions.js';
 export const CANCELLED_BY_USER = 'Cancelled by user';
 export const CANCELLED_BY_STOP = 'Satchel stopped while the agent was answering';
 export const NOTHING_TO_REGENERATE = 'Nothing to regenerate: the session has no message';

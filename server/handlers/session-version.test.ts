@@ -138,6 +138,21 @@ describe('versions', () => {
   });
 });
 
+describe('versions without an agent', () => {
+  it('POST /api/session/message with message_index stores the edited message as a new version, the old one kept', async () => {
+    const id = await srv.newSession();
+    await post('/api/session/message', { session_id: id, text: 'first note' });
+    await post('/api/session/message', { session_id: id, text: 'second note' });
+    const edited = await post('/api/session/message', { session_id: id, text: 'first note, better', message_index: 0 });
+    expect(edited.status).toBe(200);
+    expect(said(edited.json.session.messages)).toEqual(['first note, better']);
+    expect(edited.json.session.messages[0].versions).toEqual({ index: 1, count: 2, edited: true });
+    await post('/api/session/version', { session_id: id, message_index: 0, version: 0 });
+    expect(said(await shown(id))).toEqual(['first note', 'second note']);
+    expect(await post('/api/session/message', { session_id: id, text: 'x', message_index: 5 })).toEqual({ status: 400, json: { error: NO_SUCH_MESSAGE } });
+  });
+});
+
 describe('versions across a restart', () => {
   it('a turn that made a new version and was cut by a restart keeps the version it replaced', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-versions-'));

@@ -5,11 +5,9 @@ import { requireFields } from '../core/errors.js';
 import type { HandlerInput } from '../app.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
-import { ChatRefusal } from '../agent/turns.js';
-import { ACTIVE_STREAM } from '../agent/turn-texts.js';
 import { publicChatRefusal, publicSession } from '../projections/index.js';
 import { visibleSession } from '../store/profiles.js';
-import { showVersion } from '../store/versions.js';
+import { refuseWhileTurnRuns, SessionBusy, showVersion } from '../store/versions.js';
 
 export async function showSessionVersion(input: HandlerInput): Promise<void> {
   const { ctx, app, profile } = input;
@@ -19,12 +17,12 @@ export async function showSessionVersion(input: HandlerInput): Promise<void> {
   let session;
   try {
     session = await app.sessions.update(current.session_id, (s) => {
-      if (typeof s.active_stream_id === 'string') throw new ChatRefusal(409, ACTIVE_STREAM, { active_stream_id: s.active_stream_id });
+      refuseWhileTurnRuns(s);
       s.messages = showVersion(s.messages, body.message_index as number, body.version);
     });
   } catch (err) {
-    if (!(err instanceof ChatRefusal)) throw err;
-    await sendJson(ctx, err.status, publicChatRefusal(err.message, err.extra));
+    if (!(err instanceof SessionBusy)) throw err;
+    await sendJson(ctx, err.status, publicChatRefusal(err.message, { active_stream_id: err.activeStreamId }));
     return;
   }
   app.events.publish({ name: 'session_updated', profile, data: { session_id: session.session_id } });

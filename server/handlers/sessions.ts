@@ -6,7 +6,8 @@ import type { HandlerInput } from '../app.js';
 import { isValidProfileName, sessionVisible, visibleSession } from '../store/profiles.js';
 import { sendJson } from '../http/respond.js';
 import { sessionSummary, type Session } from '../store/sessions.js';
-import { publicSession, publicSessionSummary } from '../projections/index.js';
+import { publicChatRefusal, publicSession, publicSessionSummary } from '../projections/index.js';
+import { SessionBusy } from '../store/versions.js';
 import type { ChatAttachment, SessionSummary } from '../core/wire.js';
 import { namedAttachments } from '../attachments/extracted.js';
 
@@ -63,7 +64,17 @@ export async function addMessage(input: HandlerInput): Promise<void> {
   const text = typeof body.text === 'string' ? body.text : '';
   const attachments = asAttachments(body.attachments, current, app.config.stateDir);
   if (!text.trim() && attachments.length === 0) throw new ValueError('Message is empty');
-  const session = await app.sessions.addMessage(current.session_id, text, attachments);
+  // Satchel's extension: `message_index` makes the message a new version from that message of the person's on
+  // (Edit without an agent), keeping the one it replaces (docs/API.md, "Versions").
+  const at = body.message_index;
+  let session;
+  try {
+    session = at === undefined || at === null ? await app.sessions.addMessage(current.session_id, text, attachments) : await app.sessions.addVersion(current.session_id, at, text, attachments);
+  } catch (err) {
+    if (!(err instanceof SessionBusy)) throw err;
+    await sendJson(ctx, err.status, publicChatRefusal(err.message, { active_stream_id: err.activeStreamId }));
+    return;
+  }
   app.events.publish({ name: 'session_updated', profile, data: { session_id: session.session_id } });
   await sendJson(ctx, 200, { session: publicSession(session) });
 }

@@ -8,7 +8,7 @@ import { HttpError, isDiskFull, ValueError } from '../core/errors.js';
 import { log } from '../core/log.js';
 import type * as wire from '../core/wire.js';
 import { normalizeAttachments, normalizeMessage, type Message } from './messages.js';
-import type { Fork } from './versions.js';
+import { isUserRowAt, NO_SUCH_MESSAGE, refuseWhileTurnRuns, withNewVersion, type Fork } from './versions.js';
 
 export type { Message } from './messages.js';
 
@@ -277,6 +277,19 @@ export class SessionStore {
     return this.update(id, (s) => {
       if (s.messages.length >= MAX_MESSAGES_PER_SESSION) throw new ValueError('Session has too many messages');
       s.messages.push({ role: 'user', content: text, timestamp: Date.now() / 1000, attachments });
+    });
+  }
+
+  /**
+   * Store a message without asking the agent as a new version of the conversation from the user row at `at`
+   * on (Edit with no agent connected): the version it replaces is kept (versions.ts). Refused while a turn runs.
+   */
+  async addVersion(id: string, at: unknown, text: string, attachments: wire.ChatAttachment[]): Promise<Session> {
+    if (text.length > MAX_MESSAGE_CHARS) throw new ValueError(`Message too long (max ${MAX_MESSAGE_CHARS} characters)`);
+    return this.update(id, (s) => {
+      refuseWhileTurnRuns(s);
+      if (!isUserRowAt(s.messages, at)) throw new ValueError(NO_SUCH_MESSAGE);
+      s.messages = withNewVersion(s.messages, at, [{ role: 'user', content: text, timestamp: Date.now() / 1000, attachments }]);
     });
   }
 

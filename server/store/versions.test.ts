@@ -1,17 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from './messages.js';
-import { branch, forkOf, MAX_VERSIONS_PER_MESSAGE, NO_SUCH_MESSAGE, NO_SUCH_VERSION, NO_VERSIONS, showVersion, TOO_MANY_VERSIONS, VERSIONS_FIELD, versionSummary } from './versions.js';
+import { branch, forkOf, MAX_VERSIONS_PER_MESSAGE, NO_SUCH_MESSAGE, NO_SUCH_VERSION, NO_VERSIONS, showVersion, TOO_MANY_VERSIONS, VERSIONS_FIELD, versionSummary, withNewVersion } from './versions.js';
 
 const user = (content: string): Message => ({ role: 'user', content, timestamp: 1 });
 const reply = (content: string): Message => ({ role: 'assistant', content, timestamp: 2 });
 const texts = (rows: readonly Message[]) => rows.map((r) => r.content);
 
-/** The conversation after a turn that made a new version at `at` with `rows` (what turns.ts and turn-rows.ts do). */
-function newVersion(messages: Message[], at: number, rows: Message[]): Message[] {
-  const { kept, fork } = branch(messages, at);
-  const [first, ...rest] = rows;
-  return [...kept, { ...first!, [VERSIONS_FIELD]: fork }, ...rest];
-}
+const newVersion = withNewVersion;
 
 describe('versions of a conversation', () => {
   it('Regenerate keeps the replaced reply as version 1 of 2, and switching back shows it again', () => {
@@ -81,8 +76,8 @@ describe('versions of a conversation', () => {
   });
 
   it('reads a hand-edited fork defensively: malformed versions are not versions', () => {
-    expect(forkOf({ role: 'user', content: 'Q', [VERSIONS_FIELD]: 'nonsense' })).toBeUndefined();
-    expect(forkOf({ role: 'user', content: 'Q', [VERSIONS_FIELD]: { before: [[], 'x', [null]] } })).toBeUndefined();
-    expect(forkOf({ role: 'user', content: 'Q', [VERSIONS_FIELD]: { before: [[reply('A')]], after: 3 } })?.before).toHaveLength(1);
+    expect(forkOf({ role: 'user', content: 'Q', [VERSIONS_FIELD]: 'nonsense' } as Message)).toBeUndefined();
+    expect(forkOf({ role: 'user', content: 'Q', [VERSIONS_FIELD]: { before: [[], 'x', [null]] } } as Message)).toBeUndefined();
+    expect(forkOf({ role: 'user', content: 'Q', [VERSIONS_FIELD]: { before: [[reply('A')]], after: 3 } } as Message)?.before).toHaveLength(1);
   });
 });

@@ -9,7 +9,7 @@
 // list of rows as `messages` holds them, so a version may hold versions of its own further down (a branch of a
 // branch), and switching is a swap of lists. The field is internal (never in a projection): the wire has the
 // small `versions` summary instead (versionSummary).
-import { ValueError } from '../core/errors.js';
+import { HttpError, ValueError } from '../core/errors.js';
 import type * as wire from '../core/wire.js';
 import type { Message } from './messages.js';
 
@@ -24,6 +24,25 @@ export const TOO_MANY_VERSIONS = `This message already has ${MAX_VERSIONS_PER_ME
 export const NO_SUCH_MESSAGE = 'message_index must be the index of one of your messages in the conversation';
 export const NO_VERSIONS = 'That message has no other versions';
 export const NO_SUCH_VERSION = 'version must be the index of one of the message’s versions';
+
+/** The chat contract's text for a session whose turn is running (agent.md; agent/turn-texts.ts names it too). */
+export const SESSION_BUSY = 'session already has an active stream';
+
+/**
+ * A change of the version shown while a turn runs: refused, because that turn's rows belong to the version it
+ * was started on. 409 with the running stream's id, as POST /api/chat/start refuses a second turn.
+ */
+export class SessionBusy extends HttpError {
+  constructor(readonly activeStreamId: string) {
+    super(409, SESSION_BUSY);
+    this.name = 'SessionBusy';
+  }
+}
+
+/** Throws SessionBusy when a turn of `s` is running (inside a store update: no turn can start meanwhile). */
+export function refuseWhileTurnRuns(s: { active_stream_id?: string }): void {
+  if (typeof s.active_stream_id === 'string') throw new SessionBusy(s.active_stream_id);
+}
 
 /** The field a fork's first shown row carries. */
 export const VERSIONS_FIELD = '_versions';
@@ -79,6 +98,13 @@ export function branch(messages: readonly Message[], at: number): { kept: Messag
   const old = forkOf(tail[0]) ?? { before: [], after: [] };
   if (old.before.length + old.after.length + 2 > MAX_VERSIONS_PER_MESSAGE) throw new ValueError(TOO_MANY_VERSIONS);
   return { kept: messages.slice(0, at), fork: { before: [...old.before, detached(tail), ...old.after], after: [] } };
+}
+
+/** `messages` with `rows` as a new version from the user row at `at` on (the one replaced kept). */
+export function withNewVersion(messages: readonly Message[], at: number, rows: readonly Message[]): Message[] {
+  const { kept, fork } = branch(messages, at);
+  const [first, ...rest] = rows;
+  return first ? [...kept, { ...first, [VERSIONS_FIELD]: fork }, ...rest] : kept;
 }
 
 /** The conversation with version `version` (0-based, in the order made) shown at `at`, whose row carries a fork. */

@@ -1,0 +1,107 @@
+/// <reference lib="dom" />
+// Versions in the browser (issue 23, "nothing is removed without a trace"): Regenerate keeps the earlier reply
+// behind ‹ 1/2 ›, Edit of any earlier message is a visible state that Esc leaves with the composer as it was,
+// and what the agent is sent next is the version on screen.
+import { test, expect, type Page } from '@playwright/test';
+import { reply, type FakeAgent } from '../server/testing/fake-agent.js';
+import { completionRequests, configureAgent, openApp, type SentMessage } from './helpers/chat.js';
+import { ownServerAndAgent } from './helpers/own-agent.js';
+import type { RunningServer } from './helpers/server.js';
+
+const KEY = 'sk-versions-key';
+let server: RunningServer;
+let agent: FakeAgent;
+ownServerAndAgent(KEY, (s, a) => {
+  server = s;
+  agent = a;
+});
+
+async function send(page: Page, text: string, answer: string): Promise<void> {
+  agent.next(reply(answer));
+  await page.getByTestId('composer-input').fill(text);
+  await page.getByTestId('send').click();
+  await expect(page.getByTestId('assistant-live')).toHaveCount(0, { timeout: 15_000 });
+  await expect(page.getByTestId('assistant-text').last()).toHaveText(answer);
+}
+
+/** The conversation the agent was sent last, as [role, text] pairs. */
+function lastSent(): [string, string][] {
+  const body = completionRequests(agent).at(-1)?.body as { messages: SentMessage[] };
+  return body.messages.map((m) => [m.role, typeof m.content === 'string' ? m.content : m.content.map((p) => p.text ?? '').join('')]);
+}
+
+const shownTexts = (page: Page) => page.locator('[data-testid="message-text"], [data-testid="assistant-text"]').allTextContents();
+
+test('Regenerate keeps the earlier reply behind ‹ 1/2 ›; the version on screen is the one sent next, also after a reload', async ({ page }) => {
+  await openApp(page, server);
+  await configureAgent(page, agent, KEY);
+  await send(page, 'Name a colour', 'Teal.');
+  agent.next(reply('Amber.'));
+  await page.getByTestId('regenerate').click();
+  await expect(page.getByTestId('assistant-live')).toHaveCount(0, { timeout: 15_000 });
+  // The switcher is on the reply (only the replies differ).
+  const reply2 = page.getByTestId('message').filter({ hasText: 'Amber.' });
+  await expect(reply2.getByTestId('version-text')).toHaveText('2/2');
+  await expect(reply2.getByTestId('version-next')).toBeDisabled();
+  await reply2.getByTestId('version-previous').click();
+  await expect(page.getByTestId('version-text')).toHaveText('1/2');
+  expect(await shownTexts(page)).toEqual(['Name a colour', 'Teal.']);
+  await page.reload();
+  await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
+  await expect(page.getByTestId('version-text')).toHaveText('1/2');
+  expect(await shownTexts(page)).toEqual(['Name a colour', 'Teal.']);
+  await send(page, 'And another?', 'Coral.');
+  expect(lastSent()).toEqual([
+    ['user', 'Name a colour'],
+    ['assistant', 'Teal.'],
+    ['user', 'And another?'],
+  ]);
+});
+
+test('Edit of an earlier message: a visible state, Esc gives the composer back, Send makes a new version from there', async ({ page }) => {
+  await openApp(page, server);
+  // The conversation of the test before: Name a colour / Teal. / And another? / Coral.
+  await expect(page.getByTestId('assistant-text').last()).toHaveText('Coral.');
+  await page.getByTestId('composer-input').fill('a note I have not sent');
+  const first = page.locator('[data-role="user"]').first();
+  await first.getByTestId('edit-message').click();
+  const banner = page.getByTestId('edit-banner');
+  await expect(banner).toBeVisible();
+  await expect(banner).toContainText('Editing your message · Esc to cancel');
+  await expect(first).toHaveClass(/msg-editing/);
+  await expect(page.getByTestId('composer-input')).toHaveValue('Name a colour');
+  await expect(page.getByTestId('send')).toHaveText('Send as new version');
+  // Esc: nothing happened, and what was typed before is back.
+  await page.getByTestId('composer-input').press('Escape');
+  await expect(banner).toBeHidden();
+  await expect(page.getByTestId('composer-input')).toHaveValue('a note I have not sent');
+  await expect(page.getByTestId('send')).toHaveText('Send');
+  await expect(first).not.toHaveClass(/msg-editing/);
+
+  await first.getByTestId('edit-message').click();
+  await page.getByTestId('composer-input').fill('Name a flower');
+  agent.next(reply('Iris.'));
+  await page.getByTestId('send').click();
+  await expect(page.getByTestId('assistant-live')).toHaveCount(0, { timeout: 15_000 });
+  expect(await shownTexts(page)).toEqual(['Name a flower', 'Iris.']);
+  // The agent got the edited message alone: nothing of the version it replaced.
+  expect(lastSent()).toEqual([['user', 'Name a flower']]);
+  // A third version of the first message (Teal., Amber., and this one); its switcher is on the message now
+  // (the messages differ), and the unsent note is back in the composer.
+  const versions = page.locator('[data-role="user"]').first().getByTestId('version-text');
+  await expect(versions).toHaveText('3/3');
+  await expect(page.getByTestId('composer-input')).toHaveValue('a note I have not sent');
+  await expect(banner).toBeHidden();
+
+  // Back through the versions: the regenerated reply, then the whole first conversation with what followed it.
+  await page.getByTestId('version-previous').first().click();
+  await expect(versions).toHaveText('2/3');
+  expect(await shownTexts(page)).toEqual(['Name a colour', 'Amber.']);
+  await page.getByTestId('version-previous').first().click();
+  await expect(versions).toHaveText('1/3');
+  expect(await shownTexts(page)).toEqual(['Name a colour', 'Teal.', 'And another?', 'Coral.']);
+  // The note typed before the edit survived a reload too: the stored draft was never the edited text.
+  await page.reload();
+  await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
+  await expect(page.getByTestId('composer-input')).toHaveValue('a note I have not sent');
+});
