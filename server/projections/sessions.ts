@@ -2,7 +2,7 @@
 // session events). Titles, message texts, reasoning and tool calls are free text and go through the redactor;
 // ids, stored paths and names, mime types and timestamps are the server's own and go out as stored, because
 // the UI sends them back (an attachment in a message, a session id in every request).
-import { INTERNAL_MESSAGE_FIELDS } from '../store/sessions.js';
+import { INTERNAL_MESSAGE_FIELDS, INTERNAL_SESSION_FIELDS } from '../store/sessions.js';
 import type * as wire from '../core/wire.js';
 import { carryUnknown, optional, redactedJson, redactText, serverValue, type RedactedJson, type RedactedText, type ServerValue } from './brand.js';
 
@@ -78,6 +78,7 @@ export interface PublicSession extends PublicSessionHeader {
 export type SessionRecord = Omit<wire.Session, 'messages'> & { messages: readonly wire.Message[] };
 
 const INTERNAL = new Set<string>(INTERNAL_MESSAGE_FIELDS);
+const INTERNAL_SESSION = new Set<string>(INTERNAL_SESSION_FIELDS);
 
 export function publicProfile(profile: unknown): PublicProfile {
   return typeof profile === 'string' ? serverValue(profile) : redactedJson(profile);
@@ -148,5 +149,5 @@ export function publicSession(s: SessionRecord): PublicSession {
     pending_user_message: optional(s.pending_user_message, redactText),
     pending_attachments: optional(s.pending_attachments, (list) => list.map(publicChatAttachment)),
     pending_started_at: s.pending_started_at,
-  }, s);
+  }, s, INTERNAL_SESSION);
 }

@@ -42,7 +42,12 @@ export const INTERNAL_MESSAGE_FIELDS = [
   '_fork_child_turn',
   '_webui_trusted_agent_input_text',
   '_webui_unmatched_native_image_mirror',
+  // The Hermes mark of an answered turn (agent/hermes-continuity.ts).
+  '_hermes_turn',
 ] as const;
+
+/** Internal session fields, never part of a public projection: Hermes' session id and its counter (agent/hermes-continuity.ts). */
+export const INTERNAL_SESSION_FIELDS = ['_hermes'] as const;
 
 export type Attachment = wire.Attachment;
 
