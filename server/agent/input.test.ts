@@ -172,9 +172,14 @@ describe('history', () => {
     expect(messages.map((m) => m.content)).toEqual(['second question\n[attached earlier: "notes.txt" at /x/notes.txt]', 'second answer', 'third']);
   });
 
-  it('hermes: only the new turn (the gateway keeps the history)', async () => {
+  it('hermes: the history too, unless the gateway keeps exactly it (hermes-continuity.ts)', async () => {
+    const full = await buildTurnMessages(history, 'third', [], config({ kind: 'hermes' }), { roots: [root] });
+    expect(full.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
+  });
+
+  it('history kept by the gateway: only the new turn', async () => {
     const a = upload('n.txt', 'note', 'text/plain');
-    const messages = await buildTurnMessages(history, 'third', [a], config({ kind: 'hermes' }), { roots: [root] });
+    const messages = await buildTurnMessages(history, 'third', [a], config({ kind: 'hermes' }), { roots: [root] }, true);
     expect(messages).toHaveLength(1);
     expect(messages[0]!.role).toBe('user');
     expect(allText(messages[0]!.content as ContentPart[])).toContain('note');

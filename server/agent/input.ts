@@ -316,8 +316,9 @@ export function historyMessages(history: readonly StoredMessage[], budget: Budge
 }
 
 /**
- * Everything a turn sends: for `hermes` the new user turn alone (the gateway keeps the history, keyed by the
- * session header), for `openai` the history trimmed to what the budget leaves, then the new turn.
+ * Everything a turn sends: the history trimmed to what the budget leaves, then the new turn; or the new user
+ * turn alone when `historyKept` (Hermes' gateway holds exactly this history under the session header:
+ * hermes-continuity.ts decides).
  */
 export async function buildTurnMessages(
   history: readonly StoredMessage[],
@@ -325,9 +326,10 @@ export async function buildTurnMessages(
   attachments: readonly ChatAttachment[],
   config: AgentConfig,
   opts: InputOptions,
+  historyKept = false,
 ): Promise<ChatMessage[]> {
   const budget = new Budget(config.contextChars);
   const user: ChatMessage = { role: 'user', content: await buildUserContent(text, attachments, budget, opts) };
-  if (config.kind === 'hermes') return [user];
+  if (historyKept) return [user];
   return [...historyMessages(history, budget), user];
 }

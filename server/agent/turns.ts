@@ -20,6 +20,7 @@ import { AgentError, type AgentConfig, type StreamTurn, type TurnRequest } from 
 import { DEFAULT_AGENT_TURN_MAX_MS } from '../settings/table.js';
 import { BackgroundTitles } from './turn-title.js';
 import { titleFrom, UNTITLED } from './title.js';
+import { beginHermesTurn, markHermesAnswer, type HermesTurn } from './hermes-continuity.js';
 
 /**
  * Turns running at once across the server. Each holds an upstream socket, its replay log (up to
@@ -65,6 +66,8 @@ export interface BuildRequestInput {
   attachments: wire.ChatAttachment[];
   model?: string;
   signal: AbortSignal;
+  /** Hermes' gateway keeps this turn's history under this id (hermes-continuity.ts); else the history is sent. */
+  hermes?: HermesTurn;
 }
 
 export interface TurnDependencies {
@@ -155,6 +158,7 @@ export class TurnManager {
     let before!: Session;
     let text = '';
     let attachments: wire.ChatAttachment[] = [];
+    let hermes: HermesTurn | undefined;
     try {
       // One write both drops the exchange being replaced and records the pending turn: a start that fails
       // (refused, not stored) leaves the session as it was.
@@ -172,6 +176,7 @@ export class TurnManager {
         text = input.text ?? (replaced ? messageText(replaced) : '');
         attachments = input.attachments ?? (Array.isArray(replaced?.attachments) ? replaced.attachments : []);
         if (!text.trim() && attachments.length === 0) throw new ValueError(MESSAGE_REQUIRED);
+        hermes = beginHermesTurn(s, config);
         before = structuredClone(s);
         s.active_stream_id = streamId;
         s.pending_user_message = text;
@@ -183,7 +188,7 @@ export class TurnManager {
       throw err;
     }
     this.events.publish({ name: 'session_updated', profile, data: { session_id: sessionId } });
-    turn.finished = this.run(turn, config, { session: before, config, text, attachments, model, signal: turn.abort.signal }, startedAt).catch(
+    turn.finished = this.run(turn, config, { session: before, config, text, attachments, model, signal: turn.abort.signal, hermes }, startedAt).catch(
       (err: unknown) => log.error('a turn failed unexpectedly:', err),
     );
     return {
@@ -287,6 +292,7 @@ export class TurnManager {
   private async answered(turn: Turn, config: AgentConfig, build: BuildRequestInput, userRow: Message, { reply, durationSeconds }: Answered): Promise<void> {
     if (reply.cut) log.warn(`an agent reply was cut at its bound (${MAX_REPLY_BYTES / (1024 * 1024)} MiB of text or tool-call arguments)`);
     const answer = reply.row();
+    markHermesAnswer(answer, build.hermes, reply.cut);
     let titled: string | undefined;
     let firstMessage = '';
     let stored: Session;

@@ -32,9 +32,15 @@ export interface ChatMessage {
 
 /** One turn to send upstream. */
 export interface TurnRequest {
-  /** The conversation's session; absent for a request outside it (its title), which Hermes must not record. */
+  /** The conversation's session; absent for a request outside it (its title). */
   sessionId?: string;
-  /** For `hermes`: the new user turn only. For `openai`: the trimmed history ending with the new user turn. */
+  /**
+   * Sent as `X-Hermes-Session-Id` to a `hermes` agent: its gateway then keeps the history under this id
+   * (hermes-continuity.ts). Absent: the gateway records nothing of ours under an id we use, and the body holds
+   * the history.
+   */
+  hermesSessionId?: string;
+  /** The trimmed history ending with the new user turn; the new user turn alone with `hermesSessionId`. */
   messages: ChatMessage[];
   model?: string;
 }

@@ -31,7 +31,7 @@ beforeEach(() => {
 function config(over: Partial<AgentConfig> = {}): AgentConfig {
   return { baseUrl: agent.baseUrl, apiKey: KEY, model: 'fake-model', kind: 'openai', idleTimeoutMs: 5_000, contextChars: 200_000, ...over };
 }
-const hello = { sessionId: 'sess1', messages: [{ role: 'user' as const, content: 'hello' }] };
+const hello = { sessionId: 'sess1', hermesSessionId: 'satchel-sess1-0badf00d', messages: [{ role: 'user' as const, content: 'hello' }] };
 
 async function collect(over: Partial<AgentConfig> = {}, signal = new AbortController().signal): Promise<UpstreamEvent[]> {
   const events: UpstreamEvent[] = [];
@@ -83,7 +83,7 @@ describe('streamTurn: what is sent', () => {
   });
   it('sends the Hermes session header for kind hermes', async () => {
     await collect({ kind: 'hermes' });
-    expect(agent.requests[0]!.headers['x-hermes-session-id']).toBe('sess1');
+    expect(agent.requests[0]!.headers['x-hermes-session-id']).toBe('satchel-sess1-0badf00d');
   });
   it('sends no Authorization without a key', async () => {
     const open = await startFakeAgent();

@@ -29,7 +29,7 @@ function requestHeaders(config: AgentConfig, request: TurnRequest, body: Buffer)
     'content-length': body.length,
   };
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
-  if (config.kind === 'hermes' && request.sessionId) headers[HERMES_SESSION_HEADER] = request.sessionId;
+  if (config.kind === 'hermes' && request.hermesSessionId) headers[HERMES_SESSION_HEADER] = request.hermesSessionId;
   return headers;
 }
 

@@ -27,4 +27,21 @@ describe('publicSession', () => {
     // Not even as a key with nothing in it.
     expect(Object.keys(message!).filter((k) => (INTERNAL_MESSAGE_FIELDS as readonly string[]).includes(k))).toEqual([]);
   });
+
+  it("drops Hermes' session id and counter, and an answer's mark, kept on disk", async () => {
+    const store = new SessionStore(dir);
+    await store.load();
+    const s = await store.create({ workspace: '/w', profile: 'default' });
+    const hermes = { id: `satchel-${s.session_id}-0badf00d`, n: 2, base_url: 'http://127.0.0.1:8642' };
+    await store.update(s.session_id, (d) => {
+      Object.assign(d, { _hermes: hermes });
+      d.messages.push({ role: 'assistant', content: 'ok', timestamp: 1, _hermes_turn: `${hermes.id}#2` });
+    });
+    const onDisk = JSON.parse(await fs.readFile(path.join(dir, 'sessions', `${s.session_id}.json`), 'utf8'));
+    expect(onDisk._hermes).toEqual(hermes);
+    const shown = publicSession(store.get(s.session_id)!);
+    expect(JSON.stringify(shown)).not.toContain('0badf00d');
+    expect(Object.keys(shown)).not.toContain('_hermes');
+    expect(shown.messages).toEqual([{ role: 'assistant', content: 'ok', timestamp: 1 }]);
+  });
 });

@@ -45,10 +45,15 @@ export const INTERNAL_MESSAGE_FIELDS = [
   '_webui_unmatched_native_image_mirror',
   // Satchel's: the other versions of the conversation from this row on (versions.ts); the wire has `versions`.
   '_versions',
+  // The Hermes mark of an answered turn (agent/hermes-continuity.ts).
+  '_hermes_turn',
 ] as const;
 
-/** Internal session fields, never part of a public projection: a turn's fork until its rows are stored. */
-export const INTERNAL_SESSION_FIELDS = ['_pending_versions'] as const;
+/**
+ * Internal session fields, never part of a public projection: a turn's fork until its rows are stored
+ * (versions.ts); Hermes' session id and its counter (agent/hermes-continuity.ts).
+ */
+export const INTERNAL_SESSION_FIELDS = ['_pending_versions', '_hermes'] as const;
 
 export type Attachment = wire.Attachment;
 

@@ -1,0 +1,155 @@
+// Issue 23, finding 2, over real sockets against the fake agent in Hermes' dialect: what the gateway is sent
+// is exactly the conversation Satchel shows. With `X-Hermes-Session-Id` the real gateway ignores the body's
+// history and loads its own, so the header may only go out while its database holds exactly the shown rows
+// (agent/hermes-continuity.ts); otherwise the body carries the whole shown history and there is no header.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { chunk, contentChunk, reply, startFakeAgent, type FakeAgent, type RecordedRequest, type Script } from '../testing/fake-agent.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
+import { openSse } from '../testing/sse.js';
+
+const KEY = 'gateway-key-0123456789abcdef';
+const HEADER = 'x-hermes-session-id';
+let srv: TestServer;
+let hermes: FakeAgent;
+let plain: FakeAgent;
+
+interface Row {
+  role: string;
+  content: string;
+}
+
+beforeAll(async () => {
+  hermes = await startFakeAgent({ apiKey: KEY, hermes: true });
+  plain = await startFakeAgent({ apiKey: KEY });
+  srv = await startTestServer();
+});
+afterAll(async () => {
+  await srv.stop();
+  await hermes.close();
+  await plain.close();
+});
+beforeEach(async () => {
+  await useAgent(hermes);
+});
+
+/** Saves `agent` in Settings (its kind detected as Satchel detects it), with `key` (default: the agent's). */
+async function useAgent(agent: FakeAgent, key = KEY): Promise<void> {
+  // A new address has its kind detected (the `kind` sent is ignored then); the same address keeps the one sent.
+  const kind = agent === plain ? 'openai' : 'hermes';
+  const res = await srv.json('/api/agent/settings', { base_url: agent.baseUrl, api_key: key, model: 'fake-model', kind });
+  expect(res.status, await res.clone().text()).toBe(200);
+  expect(((await res.json()) as { kind: string }).kind).toBe(kind);
+}
+
+/** What Satchel shows of the session as the conversation: its rows, without the error and stop markers. */
+async function shown(id: string): Promise<Row[]> {
+  const res = await srv.api(`/api/session?session_id=${id}`);
+  const { session } = (await res.json()) as { session: { messages: (Row & { _error?: boolean })[] } };
+  return session.messages.filter((m) => !m._error).map(({ role, content }) => ({ role, content }));
+}
+
+/** Runs one turn to its end with `script` answering it; the chat completion the agent received. */
+async function turn(agent: FakeAgent, body: Record<string, unknown>, script: Script): Promise<RecordedRequest> {
+  agent.next(script);
+  const before = agent.requests.length;
+  const res = await srv.json('/api/chat/start', body);
+  const json = (await res.json()) as { stream_id: string };
+  expect(res.status, JSON.stringify(json)).toBe(200);
+  await (await openSse(srv.port, `/api/chat/stream?stream_id=${json.stream_id}`)).ended();
+  const sent = agent.requests.slice(before).filter((r) => r.path.endsWith('/chat/completions'));
+  expect(sent).toHaveLength(1);
+  return sent[0]!;
+}
+
+/** A turn the person stops after the first words. */
+async function stopped(agent: FakeAgent, id: string, message: string): Promise<RecordedRequest> {
+  agent.next({ frames: [chunk({ role: 'assistant', content: '' }), contentChunk('Once upon')], end: 'stall' });
+  const before = agent.requests.length;
+  const { stream_id } = (await (await srv.json('/api/chat/start', { session_id: id, message })).json()) as { stream_id: string };
+  const stream = await openSse(srv.port, `/api/chat/stream?stream_id=${stream_id}`);
+  await stream.until((f) => f.event === 'token');
+  expect(await (await srv.api(`/api/chat/cancel?stream_id=${stream_id}`)).json()).toMatchObject({ cancelled: true });
+  await stream.ended();
+  return agent.requests.slice(before).find((r) => r.path.endsWith('/chat/completions'))!;
+}
+
+const messagesOf = (r: RecordedRequest) => (r.body as { messages: Row[] }).messages;
+const user = (content: string): Row => ({ role: 'user', content });
+
+/** The request carried the whole shown conversation and the new message, and no Hermes header. */
+function expectHistory(r: RecordedRequest, history: Row[], message: string): void {
+  expect(r.headers[HEADER]).toBeUndefined();
+  expect(messagesOf(r)).toEqual([...history, user(message)]);
+}
+
+describe("Hermes' gateway sees exactly the shown conversation", () => {
+  it('first turn: a fresh Hermes id and the one message; second turn in step: the same id and the one message', async () => {
+    const id = await srv.newSession();
+    const first = await turn(hermes, { session_id: id, message: 'Add a todo: buy figs' }, reply('Added.'));
+    expect(first.headers[HEADER]).toMatch(new RegExp(`^satchel-${id}-[0-9a-f]{8}$`));
+    expect(messagesOf(first)).toEqual([user('Add a todo: buy figs')]);
+    const second = await turn(hermes, { session_id: id, message: 'And olives' }, reply('Added too.'));
+    expect(second.headers[HEADER]).toBe(first.headers[HEADER]);
+    expect(messagesOf(second)).toEqual([user('And olives')]);
+    // The Hermes id is Satchel's own bookkeeping: not in what the page receives.
+    expect(JSON.stringify(await (await srv.api(`/api/session?session_id=${id}`)).json())).not.toContain(first.headers[HEADER] as string);
+  });
+
+  it('after Stop, the next turn carries the whole shown history and no header, and so do the turns after it', async () => {
+    const id = await srv.newSession();
+    await turn(hermes, { session_id: id, message: 'Tell me a story' }, reply('A short one.'));
+    const cut = await stopped(hermes, id, 'A longer one, about a todo list');
+    expect(cut.headers[HEADER]).toBeDefined();
+    const history = await shown(id);
+    expect(history.at(-1)).toEqual({ role: 'assistant', content: 'Once upon' });
+    const next = await turn(hermes, { session_id: id, message: 'Shorter please' }, reply('Fine.'));
+    expectHistory(next, history, 'Shorter please');
+    const later = await turn(hermes, { session_id: id, message: 'Thanks' }, reply('Welcome.'));
+    expectHistory(later, await shown(id).then((rows) => rows.slice(0, -2)), 'Thanks');
+  });
+
+  it('Regenerate after a failure sends the history without the failed turn, and no header', async () => {
+    const id = await srv.newSession();
+    await turn(hermes, { session_id: id, message: 'What is the weather?' }, reply('Sunny.'));
+    const failed = await turn(hermes, { session_id: id, message: 'And tomorrow?' }, { status: 500, body: { error: { message: 'model crashed' } } });
+    expect(failed.headers[HEADER]).toBeDefined();
+    const again = await turn(hermes, { session_id: id, regenerate: true }, reply('Rain.'));
+    expectHistory(again, [user('What is the weather?'), { role: 'assistant', content: 'Sunny.' }], 'And tomorrow?');
+    expect(await shown(id)).toEqual([user('What is the weather?'), { role: 'assistant', content: 'Sunny.' }, user('And tomorrow?'), { role: 'assistant', content: 'Rain.' }]);
+  });
+
+  it('Edit of the first message starts a fresh Hermes id: its database holds nothing yet', async () => {
+    const id = await srv.newSession();
+    const first = await turn(hermes, { session_id: id, message: 'Plan a trip to Lisbn' }, reply('Where?'));
+    const edited = await turn(hermes, { session_id: id, regenerate: true, message: 'Plan a trip to Lisbon' }, reply('Day 1: Alfama.'));
+    expect(edited.headers[HEADER]).toMatch(new RegExp(`^satchel-${id}-[0-9a-f]{8}$`));
+    expect(edited.headers[HEADER]).not.toBe(first.headers[HEADER]);
+    expect(messagesOf(edited)).toEqual([user('Plan a trip to Lisbon')]);
+  });
+
+  it('switching to an OpenAI-compatible agent and back: each gets the whole shown history', async () => {
+    const id = await srv.newSession();
+    await turn(hermes, { session_id: id, message: 'Hello Hermes' }, reply('Hello.'));
+    await useAgent(plain);
+    const away = await turn(plain, { session_id: id, message: 'Hello other' }, reply('Hi from elsewhere.'));
+    expectHistory(away, [user('Hello Hermes'), { role: 'assistant', content: 'Hello.' }], 'Hello other');
+    await useAgent(hermes);
+    const history = await shown(id);
+    const back = await turn(hermes, { session_id: id, message: 'Back again' }, reply('Welcome back.'));
+    expectHistory(back, history, 'Back again');
+  });
+
+  it('never sends the header without a key (the gateway would answer 403)', async () => {
+    const open = await startFakeAgent({ hermes: true });
+    try {
+      await useAgent(open, '');
+      const id = await srv.newSession();
+      const first = await turn(open, { session_id: id, message: 'hi' }, reply('hello'));
+      expectHistory(first, [], 'hi');
+      const second = await turn(open, { session_id: id, message: 'again' }, reply('hello again'));
+      expectHistory(second, [user('hi'), { role: 'assistant', content: 'hello' }], 'again');
+    } finally {
+      await open.close();
+    }
+  });
+});
