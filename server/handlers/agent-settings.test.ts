@@ -120,6 +120,9 @@ describe('the kind and the key belong to the connection', () => {
     try {
       const first = await (await own.json('/api/agent/settings', { base_url: hermes.baseUrl, api_key: KEY, model: 'hermes-agent' })).json();
       expect(first).toMatchObject({ base_url: hermes.baseUrl, kind: 'hermes', has_api_key: true });
+      // Saved again at the same address without a kind (another model, say): the detected kind stays.
+      const again = await (await own.json('/api/agent/settings', { base_url: hermes.baseUrl, model: 'hermes-agent' })).json();
+      expect(again).toMatchObject({ base_url: hermes.baseUrl, kind: 'hermes', has_api_key: true });
       const id = await own.newSession();
       hermes.next(reply('One.'));
       expect(await turn(own, id, 'First question')).toContain('done');

@@ -39,7 +39,8 @@ export async function saveAgentSettingsRoute({ ctx, app }: HandlerInput): Promis
   const typedKey = typeof body.api_key === 'string' ? body.api_key.trim() : undefined;
   // The kind belongs to the address: a new one is probed as a fresh state folder's Test probes it, with the key
   // that will be sent there (the one typed, or the saved one the person chose to keep), never another.
-  let kind = isAgentKind(body.kind) ? body.kind : undefined;
+  // At the same address, a save that names no kind keeps the one stored (it was detected for this address).
+  let kind = isAgentKind(body.kind) ? body.kind : stored.kind;
   if (moved) {
     const savedKey = body.keep_api_key === true ? loadAgentConfig(app.config.stateDir, process.env, app.config.agentKeyStore)?.apiKey : undefined;
     kind = await detectKind(baseUrl, typedKey || savedKey);
