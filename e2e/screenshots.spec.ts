@@ -3,18 +3,9 @@
 // tracked docs/screenshots/ folder: a test run must leave a clean clone clean.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { TestInfo } from '@playwright/test';
 import { createSession, expect, newSession, test } from './fixtures.js';
 import { buildDocx, buildZip } from './helpers/zip.js';
-import { SCREENSHOT_DIR_KEY } from './helpers/screenshot-dir.js';
-
-/** Where this test's pictures go: the folder the screenshots config names, else the test's output folder. */
-function outDir(info: TestInfo): string {
-  const named = info.config.metadata[SCREENSHOT_DIR_KEY];
-  const dir = typeof named === 'string' ? path.resolve(named) : info.outputPath('screenshots');
-  fs.mkdirSync(dir, { recursive: true });
-  return dir;
-}
+import { screenshotDir as outDir } from './helpers/screenshot-dir.js';
 
 for (const scheme of ['light', 'dark'] as const) {
   test(`screenshots (${scheme})`, async ({ app: page, server }, info) => {
