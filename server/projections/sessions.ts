@@ -46,6 +46,11 @@ export interface PublicMessage {
   tool_call_id?: RedactedText;
   _partial?: boolean;
   _error?: boolean;
+  // Stored values (a hand-edited store may hold anything there): redacted like free text.
+  error_type?: RedactedText;
+  error_hint?: RedactedText;
+  error_action?: RedactedText;
+  stopped_by?: RedactedText;
 }
 
 /** A profile name is validated before it is stored; a stored session may carry none, or (older stores) anything. */
@@ -116,6 +121,10 @@ export function publicMessage(m: wire.Message): PublicMessage {
     tool_call_id: optional(m.tool_call_id, redactText),
     _partial: m._partial,
     _error: m._error,
+    error_type: optional(m.error_type, redactText),
+    error_hint: optional(m.error_hint, redactText),
+    error_action: optional(m.error_action, redactText),
+    stopped_by: optional(m.stopped_by, redactText),
   };
   return carryUnknown(out, m, INTERNAL);
 }
