@@ -67,7 +67,7 @@ export class ThreadView {
       const last = i === rows.length - 1;
       const edit = r.role === 'user' && lastUser?.index === i && !busy;
       const regenerate = r.role !== 'user' && last && !busy && canAsk;
-      const said = r.role !== 'user' && last ? [outcome?.error?.type, outcome?.error?.hint, outcome?.usage] : [];
+      const said = r.role !== 'user' && last ? [outcome?.usage] : [];
       const signature = JSON.stringify([key, edit, regenerate, said]);
       const known = this.rows.get(key);
       if (known && known.signature === signature) {
@@ -77,7 +77,7 @@ export class ThreadView {
       const el =
         r.role === 'user'
           ? userMessage(r.text, r.attachments, r.time, session?.session_id, edit ? actionButton('edit-message', 'Edit and resend', ICONS.edit, () => this.actions.edit()) : null)
-          : assistantMessage(r, last, { busy, regenerate: regenerate ? () => this.actions.regenerate() : undefined, lastError: outcome?.error, lastUsage: outcome?.usage }, session?.session_id);
+          : assistantMessage(r, last, { busy, regenerate: regenerate ? () => this.actions.regenerate() : undefined, lastUsage: outcome?.usage }, session?.session_id);
       if (known) known.el.replaceWith(el);
       else changed = true;
       next.set(key, { signature, el });
