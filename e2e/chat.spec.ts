@@ -56,7 +56,7 @@ test('a wrong key: the test says what failed, and a turn explains the auth failu
   await expect(page.getByTestId('agent-notice')).toBeHidden();
   await send(page, 'hello?');
   await expect(page.getByTestId('error-row')).toBeVisible();
-  await expect(page.getByTestId('error-advice')).toContainText('check the API key in Settings');
+  await expect(page.getByTestId('error-hint')).toHaveText('Enter the right API key in Agent settings → Chat agent.');
 });
 
 test('configured: the key is saved (never shown), the test lists the models', async ({ page }) => {
@@ -108,7 +108,7 @@ test('Stop keeps the partial reply, marked stopped', async ({ page }) => {
   await expect(live.getByTestId('assistant-text')).toContainText('word2');
   await page.getByTestId('stop').click();
   await expect(page.getByTestId('stopped-badge').last()).toBeVisible();
-  await expect(page.getByTestId('error-row').last()).toContainText('cancelled');
+  await expect(page.getByTestId('stop-marker').last()).toContainText('Stopped by you');
   await expect(page.getByTestId('send')).toBeVisible();
   const stored = await page.getByTestId('message').filter({ has: page.getByTestId('stopped-badge') }).last().textContent();
   expect(stored).toContain('word2');

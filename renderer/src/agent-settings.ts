@@ -5,6 +5,7 @@
 import { keepKeyQuestion, kindText, testResultText } from './agent-connection.js';
 import { api, ApiError, type AgentKind, type AgentSettings, type AgentSettingsInput, type DiscoveredAgent } from './api.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
+import { OPEN_AGENT_SETTINGS } from './error-row.js';
 import { McpPanel } from './mcp-panel.js';
 import { notify } from './toast.js';
 
@@ -63,6 +64,8 @@ export class AgentSettingsDialog {
     gear.appendChild(icon([...ICONS.gear]));
     gear.addEventListener('click', () => void this.open());
     byId('agent-notice-link').addEventListener('click', () => void this.open());
+    // A failure's button (error-row.ts): open() shows the Chat agent tab.
+    document.addEventListener(OPEN_AGENT_SETTINGS, () => void this.open());
     this.testButton.addEventListener('click', () => void this.test());
     this.chatTab.addEventListener('click', () => this.showTab('chat'));
     this.mcpTab.addEventListener('click', () => this.showTab('mcp'));

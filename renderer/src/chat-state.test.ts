@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorAdvice, frameSeq, initialTurn, reduceFrame, usageLine, type TurnState } from './chat-state.js';
+import { frameSeq, initialTurn, reduceFrame, usageLine, type TurnState } from './chat-state.js';
 
 const fold = (frames: [string, unknown, number?][], start: TurnState = initialTurn('s1', 'sess')) =>
   frames.reduce((st, [name, data, seq]) => reduceFrame(st, name, data, seq), start);
@@ -69,11 +69,22 @@ describe('frameSeq', () => {
   });
 });
 
-describe('errorAdvice and usageLine', () => {
-  it('points an auth failure at the API key in Settings', () => {
-    expect(errorAdvice({ type: 'auth_error', message: '' })).toMatch(/check the API key in Settings/);
-    expect(errorAdvice({ type: 'model_not_found', message: '' })).toMatch(/model/);
-    expect(errorAdvice({ type: 'unreachable', message: '' })).toMatch(/not reachable/);
+describe('how a turn ended, and usageLine', () => {
+  it('an apperror keeps its two sentences and its action, adding none of its own', () => {
+    const hint = 'Enter the right API key in Agent settings → Chat agent.';
+    const failed = reduceFrame(initialTurn('s', 'x'), 'apperror', { message: 'The agent refused the API key (401).', type: 'auth_error', hint, action: 'agent_settings' });
+    expect(failed.status).toBe('error');
+    expect(failed.error).toEqual({ type: 'auth_error', message: 'The agent refused the API key (401).', hint, action: 'agent_settings' });
+    // An action this page does not know (a newer server's) gives no button rather than a wrong one.
+    expect(reduceFrame(initialTurn('s', 'x'), 'apperror', { message: 'm', type: 'timeout', action: 'reboot' }).error?.action).toBeUndefined();
+  });
+  it('a cancel is a stop, not an error, and says who stopped', () => {
+    const stopped = reduceFrame(initialTurn('s', 'x'), 'cancel', { message: 'Cancelled by user', type: 'cancelled', status: 'cancelled', stopped_by: 'user' });
+    expect(stopped).toMatchObject({ status: 'cancelled', stoppedBy: 'user' });
+    expect(stopped.error).toBeUndefined();
+    expect(reduceFrame(initialTurn('s', 'x'), 'cancel', { stopped_by: 'shutdown' }).stoppedBy).toBe('shutdown');
+    // The original's server sends no stopped_by: the person's Stop.
+    expect(reduceFrame(initialTurn('s', 'x'), 'cancel', { message: 'Cancelled by user' }).stoppedBy).toBe('user');
   });
   it('says what a turn used', () => {
     expect(usageLine({ input_tokens: 12, output_tokens: 40, duration_seconds: 3.24, ttft_ms: 410.2 })).toBe('12 in · 40 out · 3.2 s · first token 410 ms');

@@ -1,6 +1,6 @@
 // A conversation turn as the page sees it: the frames of GET /api/chat/stream folded into one view state
 // (../shared/spec/agent.md, "Browser side"). Pure, so the folding is tested without a DOM or a server.
-import type { SentAttachment, ChatErrorType, ChatFrameName, ChatFrames, ChatUsage, SessionSummary } from './api.js';
+import type { SentAttachment, ChatErrorAction, ChatErrorType, ChatFrameName, ChatFrames, ChatUsage, SessionSummary, StoppedBy } from './api.js';
 
 export interface ToolCard {
   tid: string;
@@ -15,6 +15,7 @@ export interface TurnError {
   type: ChatErrorType;
   message: string;
   hint?: string;
+  action?: ChatErrorAction;
 }
 
 export type TurnStatus = 'streaming' | 'done' | 'error' | 'cancelled';
@@ -36,6 +37,8 @@ export interface TurnState {
   usage?: ChatUsage;
   tps?: number;
   error?: TurnError;
+  /** After `cancel`: who stopped the turn. */
+  stoppedBy?: StoppedBy;
   title?: string;
   /** The stored session's summary `done` carried (the turn itself is read with GET /api/session). */
   session?: SessionSummary;
@@ -115,35 +118,17 @@ export function reduceFrame(state: TurnState, name: string, data: unknown, seq?:
     case 'done':
       return { ...state, status: 'done', usage: (d.usage as ChatUsage | undefined) ?? state.usage, session: d.session as SessionSummary | undefined };
     case 'apperror':
-      return { ...state, status: 'error', error: { type: errorType(d.type), message: str(d.message) || 'The agent failed.', hint: str(d.hint) || undefined } };
+      return {
+        ...state,
+        status: 'error',
+        error: { type: errorType(d.type), message: str(d.message) || 'The agent failed.', hint: str(d.hint) || undefined, action: d.action === 'agent_settings' || d.action === 'retry' ? d.action : undefined },
+      };
     case 'cancel':
-      return { ...state, status: 'cancelled' };
+      return { ...state, status: 'cancelled', stoppedBy: d.stopped_by === 'shutdown' ? 'shutdown' : 'user' };
     case 'stream_end':
       return { ...state, ended: true };
     default:
       return state;
-  }
-}
-
-/** What the person should do about a failed turn, in words, beside the server's own message and hint. */
-export function errorAdvice(error: TurnError): string {
-  switch (error.type) {
-    case 'auth_error':
-      return 'The agent refused the credentials: check the API key in Settings.';
-    case 'rate_limit':
-      return 'The agent is rate-limiting requests: wait and try again.';
-    case 'model_not_found':
-      return 'The agent does not know this model: pick another model in Settings.';
-    case 'unreachable':
-      return 'The agent is not reachable: is it running, and is the base URL in Settings right?';
-    case 'timeout':
-      return 'The agent stopped answering.';
-    case 'no_response':
-      return 'The agent answered nothing.';
-    case 'interrupted':
-      return 'Satchel stopped while the agent was answering.';
-    default:
-      return 'The agent failed.';
   }
 }
 

@@ -18,7 +18,6 @@ export interface ChatDeps {
 function outcomeOf(turn: TurnState): TurnOutcome {
   return {
     sessionId: turn.sessionId,
-    error: turn.status === 'error' && turn.error ? { type: turn.error.type, hint: turn.error.hint } : undefined,
     usage: usageLine(turn.usage, turn.tps) || undefined,
   };
 }

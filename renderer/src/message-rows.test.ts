@@ -27,6 +27,37 @@ describe('normalizeMessage', () => {
     expect(normalizeMessage({ role: 'assistant', content: 'half', timestamp: 1, _partial: true }).partial).toBe(true);
     expect(normalizeMessage({ role: 'assistant', content: '**Task cancelled:** x', timestamp: 1, _error: true }).error).toBe(true);
   });
+
+  it('reads a stop row as a stop (a quiet marker), never as a failure, stored now or before error_type', () => {
+    const now = { role: 'assistant', content: '**Task cancelled:** Cancelled by user', timestamp: 1, _error: true, error_type: 'cancelled', stopped_by: 'user' } as const;
+    expect(normalizeMessage(now)).toMatchObject({ stoppedBy: 'user', failure: null });
+    const shutdown = { role: 'assistant', content: '**Task cancelled:** Satchel stopped while the agent was answering', timestamp: 1, _error: true } as const;
+    expect(normalizeMessage(shutdown)).toMatchObject({ stoppedBy: 'shutdown', failure: null });
+    expect(normalizeMessage({ ...shutdown, content: '**Task cancelled:** Cancelled by user' })).toMatchObject({ stoppedBy: 'user', failure: null });
+    // Words alone make no stop: a reply that says so is a reply.
+    expect(normalizeMessage({ role: 'assistant', content: '**Task cancelled:** not really', timestamp: 1 }).stoppedBy).toBeNull();
+  });
+
+  it('reads a failure row as its two sentences and its button, the label taken off', () => {
+    const row = {
+      role: 'assistant',
+      content: '**Error:** The agent refused the API key (401).',
+      timestamp: 1,
+      _error: true,
+      error_type: 'auth_error',
+      error_hint: 'Enter the right API key in Agent settings → Chat agent.',
+      error_action: 'agent_settings',
+    } as const;
+    expect(normalizeMessage(row)).toMatchObject({
+      stoppedBy: null,
+      failure: { message: 'The agent refused the API key (401).', hint: 'Enter the right API key in Agent settings → Chat agent.', action: 'agent_settings' },
+    });
+    const interrupted = { role: 'assistant', content: '**Interrupted:** Satchel stopped before the agent finished answering.', timestamp: 1, _error: true, error_type: 'interrupted' } as const;
+    expect(normalizeMessage(interrupted).failure).toEqual({ message: 'Satchel stopped before the agent finished answering.', hint: undefined, action: undefined });
+    // A row stored before hints: its words, no button.
+    expect(normalizeMessage({ role: 'assistant', content: '**Error:** boom', timestamp: 1, _error: true }).failure).toEqual({ message: 'boom', hint: undefined, action: undefined });
+    expect(normalizeMessage({ role: 'assistant', content: 'fine', timestamp: 1 }).failure).toBeNull();
+  });
 });
 
 describe('visibleRows and lastUserTurn', () => {

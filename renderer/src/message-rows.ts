@@ -1,6 +1,6 @@
 // A stored message row as the view draws it (server/core/wire.d.ts `Message`, one shape: the server normalizes
 // older rows as it loads them), with every field a row may lack given its empty value.
-import type { ExtractedAttachment, Message, MessageRole, MessageVersions, SentAttachment, Session } from './api.js';
+import type { ChatErrorAction, ExtractedAttachment, Message, MessageRole, MessageVersions, SentAttachment, Session, StoppedBy } from './api.js';
 
 export interface MessageRow {
   /** Where the row is in the session's `messages` (what Edit and the versions switcher name). */
@@ -18,9 +18,33 @@ export interface MessageRow {
   error: boolean;
   /** On a message of the person's with more than one version: which is shown, of how many. */
   versions?: MessageVersions;
+  /** A stop's row (shown as a quiet marker, not a failure): who stopped the turn. */
+  stoppedBy: StoppedBy | null;
+  /** A failure's row: what happened (its content without the `**Error:**` label), what to do, its button. */
+  failure: { message: string; hint?: string; action?: ChatErrorAction } | null;
+}
+
+/** A stop's row as turns.ts stores it; a row stored before `error_type` by its words (CANCELLED_TEXT there). */
+function stoppedBy(m: Message, text: string): StoppedBy | null {
+  if (m._error !== true) return null;
+  if (m.error_type !== 'cancelled' && (m.error_type !== undefined || !text.startsWith('**Task cancelled:**'))) return null;
+  if (m.stopped_by === 'user' || m.stopped_by === 'shutdown') return m.stopped_by;
+  return text.includes('Satchel stopped') ? 'shutdown' : 'user';
+}
+
+const ACTIONS: readonly unknown[] = ['agent_settings', 'retry'] satisfies ChatErrorAction[];
+
+function failure(m: Message, text: string): MessageRow['failure'] {
+  return {
+    message: text.replace(/^\*\*(?:Error|Interrupted):\*\*\s*/, ''),
+    hint: typeof m.error_hint === 'string' && m.error_hint ? m.error_hint : undefined,
+    action: ACTIONS.includes(m.error_action) ? m.error_action : undefined,
+  };
 }
 
 export function normalizeMessage(m: Message, index = 0): MessageRow {
+  const text = typeof m.content === 'string' ? m.content : '';
+  const stop = stoppedBy(m, text);
   return {
     index,
     role: typeof m.role === 'string' ? m.role : 'assistant',
@@ -32,6 +56,8 @@ export function normalizeMessage(m: Message, index = 0): MessageRow {
     partial: m._partial === true,
     error: m._error === true,
     versions: validVersions(m.versions),
+    stoppedBy: stop,
+    failure: m._error === true && !stop ? failure(m, text) : null,
   };
 }
 

@@ -1,9 +1,9 @@
 // The rows of the conversation: messages with their attachments (both stored row shapes, see message-rows.ts),
 // the assistant's replies as Markdown, stopped and failed turns marked. thread-view.ts places them.
-import type { ChatErrorType, SentAttachment, Session } from './api.js';
+import type { SentAttachment, Session } from './api.js';
 import { fileChip } from './attachment-chip.js';
-import { errorAdvice } from './chat-state.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
+import { failureBox, stopMarker } from './error-row.js';
 import { extractedInto } from './extract-paths.js';
 import { formatTime } from './format.js';
 import { renderMarkdown } from './markdown-dom.js';
@@ -45,8 +45,6 @@ export interface ThreadOptions {
   busy?: boolean;
   regenerate?(): void;
   edit?(): void;
-  /** The last failed turn's type and hint (not stored with the row), shown under the last error row. */
-  lastError?: { type: ChatErrorType; hint?: string };
   /** The last turn's usage line, shown under the last reply. */
   lastUsage?: string;
   /** ‹ 1/2 › of a Regenerate: the versions of the reply (version-switcher.ts). */
@@ -58,12 +56,13 @@ export function actionButton(testid: string, label: string, paths: readonly stri
 }
 
 export function assistantMessage(r: MessageRow, last: boolean, opts: ThreadOptions, sessionId: string | undefined): HTMLElement {
-  const body = r.error
-    ? h('div', { class: 'msg-text md', 'data-testid': 'error-text' }, renderMarkdown(r.text))
+  const body = r.failure
+    ? failureBox(r.failure, opts.regenerate)
     : r.text
       ? h('div', { class: 'msg-text md', 'data-testid': 'assistant-text' }, renderMarkdown(r.text))
       : null;
   const regenerate = last && !opts.busy && opts.regenerate ? actionButton('regenerate', 'Regenerate the reply', ICONS.refresh, opts.regenerate) : null;
+  if (r.stoppedBy) return stopMarker(r.stoppedBy, r.time, regenerate);
   return h(
     'article',
     {
@@ -76,14 +75,13 @@ export function assistantMessage(r: MessageRow, last: boolean, opts: ThreadOptio
       { class: 'msg-head' },
       h('span', { class: 'msg-role' }, r.role),
       h('time', { class: 'muted small' }, formatTime(r.time)),
-      r.partial ? h('span', { class: 'badge', 'data-testid': 'stopped-badge' }, 'stopped') : null,
+      r.partial ? h('span', { class: 'badge', 'data-testid': 'stopped-badge' }, 'Stopped') : null,
       opts.switcher ?? null,
       regenerate,
     ),
     r.reasoning ? h('details', { class: 'reasoning', 'data-testid': 'reasoning' }, h('summary', {}, 'Reasoning'), h('pre', { class: 'reasoning-text' }, r.reasoning)) : null,
     r.tools.length ? h('ul', { class: 'tool-cards' }, r.tools.map((name) => h('li', { class: 'tool-card tool-done', 'data-testid': 'tool-call' }, h('span', { class: 'tool-name' }, name)))) : null,
     body,
-    r.error && last && opts.lastError ? h('p', { class: 'small', 'data-testid': 'error-advice' }, [opts.lastError.hint ? `${opts.lastError.hint} ` : '', errorAdvice({ type: opts.lastError.type, message: r.text })]) : null,
     last && !r.error && opts.lastUsage ? h('p', { class: 'small muted', 'data-testid': 'usage' }, opts.lastUsage) : null,
     r.attachments.length ? h('ul', { class: 'msg-attachments' }, r.attachments.map((a) => attachmentChip(a, sessionId))) : null,
   );

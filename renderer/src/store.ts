@@ -1,7 +1,7 @@
 // The page's one state and its one owner: every view reads what it shows from here and changes it only
 // through update(), and every change reaches every subscriber (views are `{ el, update(state) }`, as in
 // redom). Views keep their own DOM, never state of their own that another view needs.
-import type { ChatErrorType, ExtractedAttachment, ExtractResult, SentAttachment, Session } from './api.js';
+import type { ExtractedAttachment, ExtractResult, SentAttachment, Session } from './api.js';
 import type { TurnState } from './chat-state.js';
 
 /** Where a composer chip came from, which decides what Extract and Remove do with it. */
@@ -48,7 +48,6 @@ export interface Draft {
 /** How the last ended turn of a session went, for the thread to explain (not stored with the rows). */
 export interface TurnOutcome {
   sessionId: string;
-  error?: { type: ChatErrorType; hint?: string };
   usage?: string;
 }
 

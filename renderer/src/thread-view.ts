@@ -72,7 +72,7 @@ export class ThreadView {
       const last = i === rows.length - 1;
       const edit = r.role === 'user' && !busy;
       const regenerate = r.role !== 'user' && last && !busy && canAsk;
-      const said = r.role !== 'user' && last ? [outcome?.error?.type, outcome?.error?.hint, outcome?.usage] : [];
+      const said = r.role !== 'user' && last ? [outcome?.usage] : [];
       const fork = switchers.get(i);
       const signature = JSON.stringify([key, edit, regenerate, said, fork && [fork.index, versionText(fork.versions!)], busy, editing === r.index]);
       const known = this.rows.get(key);
@@ -84,7 +84,7 @@ export class ThreadView {
       const el =
         r.role === 'user'
           ? userMessage(r.text, r.attachments, r.time, session?.session_id, switcher, edit ? actionButton('edit-message', 'Edit: send it again changed, as a new version', ICONS.edit, () => this.actions.edit(r)) : null)
-          : assistantMessage(r, last, { busy, regenerate: regenerate ? () => this.actions.regenerate() : undefined, lastError: outcome?.error, lastUsage: outcome?.usage, switcher }, session?.session_id);
+          : assistantMessage(r, last, { busy, regenerate: regenerate ? () => this.actions.regenerate() : undefined, lastUsage: outcome?.usage, switcher }, session?.session_id);
       // The message being edited is marked, so the person sees which one Send will replace.
       if (editing === r.index && r.role === 'user') el.classList.add('msg-editing');
       if (known) known.el.replaceWith(el);

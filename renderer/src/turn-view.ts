@@ -1,8 +1,8 @@
 // A running turn in the thread: what the person sent, then the reply as it streams (Markdown, re-rendered
 // at most once per animation frame), the agent's reasoning folded away, one card per tool, and how it ended.
-import type { ChatErrorType } from './api.js';
-import { errorAdvice, type ToolCard, type TurnState, usageLine } from './chat-state.js';
+import { type ToolCard, type TurnState, usageLine } from './chat-state.js';
 import { clear, h } from './dom.js';
+import { failureBox, stopMarker } from './error-row.js';
 import { renderMarkdown } from './markdown-dom.js';
 import { userMessage } from './messages.js';
 
@@ -17,16 +17,6 @@ export function toolCard(t: ToolCard): HTMLElement {
   );
 }
 
-export function errorBox(type: ChatErrorType, message: string, hint: string | undefined): HTMLElement {
-  return h(
-    'div',
-    { class: 'turn-error', role: 'alert', 'data-testid': 'turn-error', 'data-type': type },
-    h('p', { class: 'error-text' }, message),
-    hint ? h('p', { class: 'small' }, hint) : null,
-    h('p', { class: 'small muted', 'data-testid': 'error-advice' }, errorAdvice({ type, message, hint })),
-  );
-}
-
 export class TurnView {
   readonly el: HTMLElement;
   private readonly reply: HTMLElement;
@@ -36,6 +26,10 @@ export class TurnView {
   private readonly tools = h('ul', { class: 'tool-cards', 'data-testid': 'tool-cards' });
   private readonly foot = h('div', { class: 'turn-foot small muted' });
   private state: TurnState | null = null;
+  /** After a stop: the quiet line below the reply, as the stored stop row is drawn. */
+  private stopped: HTMLElement | null = null;
+  /** When the stop arrived (the row the server stores has its own time, a moment later). */
+  private stoppedAt = 0;
   private frame = 0;
   private renderedText: string | null = null;
 
@@ -85,9 +79,20 @@ export class TurnView {
     this.reply.setAttribute('aria-busy', String(st.status === 'streaming'));
     clear(this.foot);
     if (st.status === 'streaming') this.foot.appendChild(h('span', { class: 'typing', 'data-testid': 'streaming' }, st.text ? 'Writing…' : 'Thinking…'));
-    if (st.status === 'cancelled') this.foot.appendChild(h('span', { class: 'badge', 'data-testid': 'stopped-badge' }, 'stopped'));
-    if (st.status === 'error' && st.error) this.foot.appendChild(errorBox(st.error.type, st.error.message, st.error.hint));
+    if (st.status === 'cancelled') this.showStop(st);
+    if (st.status === 'error' && st.error) this.foot.appendChild(failureBox(st.error));
     const usage = usageLine(st.usage, st.tps);
     if (usage) this.foot.appendChild(h('span', { 'data-testid': 'usage' }, usage));
+  }
+
+  /** A stop, shown as a stored one: the reply (if anything came) marked Stopped, then the quiet line. */
+  private showStop(st: TurnState): void {
+    const head = this.reply.querySelector('.msg-head');
+    if (head && !head.querySelector('[data-testid="stopped-badge"]')) head.appendChild(h('span', { class: 'badge', 'data-testid': 'stopped-badge' }, 'Stopped'));
+    this.reply.hidden = !st.text && !st.reasoning && st.tools.length === 0;
+    if (this.stopped) return;
+    this.stoppedAt ||= Date.now() / 1000;
+    this.stopped = stopMarker(st.stoppedBy ?? 'user', this.stoppedAt);
+    this.el.appendChild(this.stopped);
   }
 }

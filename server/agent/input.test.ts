@@ -6,6 +6,7 @@ import { buildDocx, wHeading, wPara } from '../office/testing/fixtures.js';
 import type { ChatAttachment } from '../core/wire.js';
 import { buildTurnMessages, MAX_IMAGE_BYTES, truncationMarker, type StoredMessage } from './input.js';
 import type { AgentConfig, ChatMessage, ContentPart } from './types.js';
+import { stopRow } from './turn-rows.js';
 
 let tmp: string;
 let root: string;
@@ -164,6 +165,21 @@ describe('history', () => {
       { role: 'assistant', content: 'second answer' },
       { role: 'user', content: 'third' },
     ]);
+  });
+
+  it('a stopped turn: the partial reply is sent, the stop row (shown as a quiet marker) never is', async () => {
+    for (const by of ['user', 'shutdown'] as const) {
+      // The rows turns.ts stores for a stop: the user row, the partial reply, the stop row.
+      const partial = { role: 'assistant', content: 'Once upon', _partial: true };
+      const stopped: StoredMessage[] = [{ role: 'user', content: 'write a story', attachments: [] }, partial, stopRow(by)];
+      const messages = await buildTurnMessages(stopped, 'go on', [], config(), { roots: [root] });
+      expect(messages).toEqual<ChatMessage[]>([
+        { role: 'user', content: 'write a story' },
+        { role: 'assistant', content: 'Once upon' },
+        { role: 'user', content: 'go on' },
+      ]);
+      expect(JSON.stringify(messages)).not.toMatch(/cancel|Satchel stopped/i);
+    }
   });
 
   it('openai: trims the oldest first to the budget, never opening with a reply', async () => {

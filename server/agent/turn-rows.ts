@@ -1,7 +1,11 @@
 // What a turn writes into its session: rows appended, the pending turn cleared.
 import { log } from '../core/log.js';
+import type { StoppedBy } from '../core/wire.js';
 import { MAX_MESSAGES_PER_SESSION, type Message, type Session } from '../store/sessions.js';
 import { VERSIONS_FIELD } from '../store/versions.js';
+import { CANCELLED_TEXT, INTERRUPTED } from './turn-texts.js';
+import { RETRY_HINT } from './upstream-errors.js';
+import type { AgentError } from './types.js';
 
 /** Seconds since the epoch, as rows store their time. */
 export function now(): number {
@@ -24,4 +28,30 @@ export function pushRows(s: Session, rows: Message[]): void {
   const [first, ...rest] = rows;
   if (fork && first) s.messages.push({ ...first, [VERSIONS_FIELD]: fork }, ...rest);
   else s.messages.push(...rows);
+}
+
+/**
+ * A failed turn's row: `content` as the original's clients read it (`**Error:** <what happened>`), and beside it
+ * what to do and the button that does it, so a reload shows the failure as the live turn did.
+ */
+export function failureRow(failure: AgentError): Message {
+  return {
+    role: 'assistant',
+    content: `**Error:** ${failure.message}`,
+    timestamp: now(),
+    _error: true,
+    error_type: failure.type,
+    error_hint: failure.hint ?? RETRY_HINT,
+    ...(failure.action ? { error_action: failure.action } : {}),
+  };
+}
+
+/** The row agent.md requires after a stop: shown as a quiet marker, never sent to the agent (input.ts). */
+export function stopRow(by: StoppedBy): Message {
+  return { role: 'assistant', content: `**Task cancelled:** ${CANCELLED_TEXT[by]}`, timestamp: now(), _error: true, error_type: 'cancelled', stopped_by: by };
+}
+
+/** The row of a turn found unfinished at start. */
+export function interruptedRow(): Message {
+  return { role: 'assistant', content: `**Interrupted:** ${INTERRUPTED}`, timestamp: now(), _error: true, error_type: 'interrupted', error_hint: RETRY_HINT, error_action: 'retry' };
 }

@@ -13,8 +13,9 @@ import { branch } from '../store/versions.js';
 import type * as wire from '../core/wire.js';
 import { abortable, untilAborted } from './abortable.js';
 import { Turn } from './turn.js';
-import { clearPending, now, pushRows } from './turn-rows.js';
-import { CANCELLED_BY_STOP, CANCELLED_BY_USER, NO_AGENT, NO_AGENT_HINT, ACTIVE_STREAM, NOTHING_TO_REGENERATE, turnDeadlineText, TURN_DEADLINE_HINT } from './turn-texts.js';
+import { clearPending, failureRow, interruptedRow, now, pushRows, stopRow } from './turn-rows.js';
+import { CANCELLED_BY_STOP, CANCELLED_BY_USER, CANCELLED_TEXT, DISK_FULL_HINT, NO_AGENT, NO_AGENT_HINT, NOT_SAVED, NOT_SAVED_DISK_FULL, ACTIVE_STREAM, NOTHING_TO_REGENERATE, turnDeadlineText, TURN_DEADLINE_HINT } from './turn-texts.js';
+import { RETRY_HINT } from './upstream-errors.js';
 import { MAX_REPLY_BYTES, Reply } from './stream/reply.js';
 import { AgentError, type AgentConfig, type StreamTurn, type TurnRequest } from './types.js';
 import { DEFAULT_AGENT_TURN_MAX_MS } from '../settings/table.js';
@@ -44,7 +45,6 @@ export const STREAM_ID_BYTES = 16;
 
 export const TOO_MANY_TURNS = `Too many conversations are running (at most ${MAX_CONCURRENT_TURNS}); try again when one has finished`;
 export const MESSAGE_REQUIRED = 'message is required';
-export const INTERRUPTED_TEXT = '**Interrupted:** Satchel stopped before the agent finished answering. Send the message again to try once more.';
 
 /** A refusal with fields beside `error` (409's `active_stream_id`, 503's `hint`). */
 export class ChatRefusal extends HttpError {
@@ -86,7 +86,7 @@ export interface FrameListener {
 
 /** How a turn's conversation with the agent ended: the one value run() turns into frames and stored rows. */
 type Answered = { kind: 'answered'; reply: Reply; durationSeconds: number };
-type TurnOutcome = Answered | { kind: 'failed'; reply: Reply; error: unknown } | { kind: 'cancelled'; reply: Reply; by: 'user' | 'stop' };
+type TurnOutcome = Answered | { kind: 'failed'; reply: Reply; error: unknown } | { kind: 'cancelled'; reply: Reply; by: wire.StoppedBy };
 
 
 export interface StartInput {
@@ -145,7 +145,7 @@ export class TurnManager {
     const running = this.bySession.get(sessionId);
     if (running) throw new ChatRefusal(409, ACTIVE_STREAM, { active_stream_id: running });
     const config = this.deps.loadConfig();
-    if (!config) throw new ChatRefusal(503, NO_AGENT, { hint: NO_AGENT_HINT });
+    if (!config) throw new ChatRefusal(503, NO_AGENT, { hint: NO_AGENT_HINT, action: 'agent_settings' });
     if (this.stopped) throw new HttpError(503, 'Satchel is shutting down');
     if (this.active.size >= MAX_CONCURRENT_TURNS) throw new HttpError(503, TOO_MANY_TURNS);
 
@@ -280,7 +280,7 @@ export class TurnManager {
     } catch (err) {
       // A deadline aborts like a cancel (the request destroyed at once) but is a failure the person should read.
       const reason = turn.endReason?.kind;
-      if (signal.aborted && reason !== 'deadline') return { kind: 'cancelled', reply, by: reason === 'stop' ? 'stop' : 'user' };
+      if (signal.aborted && reason !== 'deadline') return { kind: 'cancelled', reply, by: reason === 'stop' ? 'shutdown' : 'user' };
       return { kind: 'failed', reply, error: reason === 'deadline' ? signal.reason : err };
     } finally {
       clearTimeout(deadline);
@@ -309,9 +309,10 @@ export class TurnManager {
       });
     } catch (err) {
       // The answer was complete but could not be stored (a full disk): said as an error, the pending turn kept.
-      const message = err instanceof HttpError ? err.message : 'The answer could not be saved';
-      if (!(err instanceof HttpError)) log.error('could not store a turn:', err);
-      turn.emit('apperror', { message, type: 'upstream_error', session_id: turn.sessionId });
+      const full = err instanceof HttpError && err.status === 507;
+      if (!full) log.error('could not store a turn:', err);
+      const [message, hint] = full ? [NOT_SAVED_DISK_FULL, DISK_FULL_HINT] : [NOT_SAVED, RETRY_HINT];
+      turn.emit('apperror', { message, type: 'upstream_error', hint, action: 'retry', session_id: turn.sessionId });
       this.close(turn);
       return;
     }
@@ -340,23 +341,18 @@ export class TurnManager {
     await this.titles.settled();
   }
 
-  private async cancelled(turn: Turn, userRow: Message, partial: Message[], by: 'user' | 'stop'): Promise<void> {
-    const message = by === 'stop' ? CANCELLED_BY_STOP : CANCELLED_BY_USER;
-    await this.store(turn, [userRow, ...partial, { role: 'assistant', content: `**Task cancelled:** ${message}`, timestamp: now(), _error: true }]);
-    turn.emit('cancel', { message, type: 'cancelled', status: 'cancelled', session_id: turn.sessionId });
+  private async cancelled(turn: Turn, userRow: Message, partial: Message[], by: wire.StoppedBy): Promise<void> {
+    await this.store(turn, [userRow, ...partial, stopRow(by)]);
+    turn.emit('cancel', { message: CANCELLED_TEXT[by], type: 'cancelled', status: 'cancelled', stopped_by: by, session_id: turn.sessionId });
     this.close(turn);
   }
 
   private async failed(turn: Turn, userRow: Message, partial: Message[], err: unknown): Promise<void> {
     const failure =
-      err instanceof AgentError ? err : (log.error('the agent turn failed:', err), new AgentError('upstream_error', 'The agent request failed unexpectedly'));
-    await this.store(turn, [userRow, ...partial, { role: 'assistant', content: `**Error:** ${failure.message}`, timestamp: now(), _error: true }]);
-    turn.emit('apperror', {
-      message: failure.message,
-      type: failure.type,
-      ...(failure.hint ? { hint: failure.hint } : {}),
-      session_id: turn.sessionId,
-    });
+      err instanceof AgentError ? err : (log.error('the agent turn failed:', err), new AgentError('upstream_error', 'The agent request failed unexpectedly.', RETRY_HINT));
+    const row = failureRow(failure);
+    await this.store(turn, [userRow, ...partial, row]);
+    turn.emit('apperror', { message: failure.message, type: failure.type, hint: row.error_hint, ...(row.error_action ? { action: row.error_action } : {}), session_id: turn.sessionId });
     this.close(turn);
   }
 
@@ -399,7 +395,7 @@ export async function recoverInterruptedTurns(sessions: SessionStore): Promise<n
         const at = typeof s.pending_started_at === 'number' ? s.pending_started_at : now();
         const rows: Message[] = [];
         if (text || attachments.length > 0) rows.push({ role: 'user', content: text, timestamp: at, attachments });
-        rows.push({ role: 'assistant', content: INTERRUPTED_TEXT, timestamp: now(), _error: true });
+        rows.push(interruptedRow());
         pushRows(s, rows);
         clearPending(s);
       })

@@ -5,7 +5,7 @@
 
 /** Which dialect the agent speaks (declared with the wire shapes, which carry it). */
 export type { AgentKind } from '../core/wire.js';
-import type { AgentKind, ChatErrorType, ToolCall } from '../core/wire.js';
+import type { AgentKind, ChatErrorAction, ChatErrorType, ToolCall } from '../core/wire.js';
 
 /** Where the agent is and how to talk to it. `apiKey` never leaves the server (no response, no log line). */
 export interface AgentConfig {
@@ -66,18 +66,36 @@ export type UpstreamEvent =
 /** The `type` of an `apperror` frame (agent.md), declared once with the wire shapes. */
 export type AgentErrorType = ChatErrorType;
 
-/** A turn that failed upstream: what happened, in words a person can act on. Never carries the API key. */
+/** What a failure's button does (wire.d.ts); absent when there is nothing to open. */
+export type { ChatErrorAction } from '../core/wire.js';
+
+/**
+ * The action a failure of this type asks for unless it says otherwise: the connection's settings when the
+ * address, the key or the model is wrong; sending again otherwise.
+ */
+export function defaultAction(type: AgentErrorType): ChatErrorAction {
+  return type === 'auth_error' || type === 'model_not_found' || type === 'unreachable' ? 'agent_settings' : 'retry';
+}
+
+/**
+ * A turn that failed upstream: one sentence of what happened (`message`) and one of what to do (`hint`), in
+ * words a person can act on, and the button that does it (`action`). Never carries the API key.
+ */
 export class AgentError extends Error {
+  readonly action: ChatErrorAction | undefined;
   constructor(
     readonly type: AgentErrorType,
     message: string,
-    /** What to do about it ("Check the API key in Settings → Agent"). */
+    /** What to do about it ("Enter the right key in Agent settings → Chat agent."). */
     readonly hint?: string,
     /** Seconds, from a 429's `Retry-After`. */
     readonly retryAfterSeconds?: number,
+    /** Its button; `null`: none (nothing to open, sending the same again would fail the same way). */
+    action?: ChatErrorAction | null,
   ) {
     super(message);
     this.name = 'AgentError';
+    this.action = action === null ? undefined : (action ?? defaultAction(type));
   }
 }
 

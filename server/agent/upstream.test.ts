@@ -208,7 +208,7 @@ describe('streamTurn: failures', () => {
     agent.next({ status: 403, body: { error: { message: `forbidden for ${KEY}` } } });
     const err = await failure();
     expect(err.type).toBe('auth_error');
-    expect(err.message).toContain('forbidden');
+    expect(err.message).toBe('The agent refused the API key (403).');
   });
   it('a 404 on the model is model_not_found', async () => {
     const err = await failure({ model: 'nope' });
@@ -220,7 +220,7 @@ describe('streamTurn: failures', () => {
     const err = await failure();
     expect(err.type).toBe('rate_limit');
     expect(err.retryAfterSeconds).toBe(7);
-    expect(err.message).toContain('7 s');
+    expect(err.hint).toBe('Try again in 7 s.');
   });
   it('5xx is upstream_error with the server message, credentials redacted', async () => {
     agent.next({ status: 500, body: { error: { message: `boom near ${KEY} and ghp_abcdefghijklmnopqrstuvwxyz0123456789` } } });

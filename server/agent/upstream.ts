@@ -12,15 +12,15 @@ import { LineDecoder } from './stream/lines.js';
 import { StreamParser } from './stream/parser.js';
 import { SseDecoder } from './stream/sse.js';
 import { AgentError, type AgentConfig, type StreamTurn, type TurnRequest, type UpstreamEvent } from './types.js';
-import { agentUrl, connectionError, statusError } from './upstream-errors.js';
+import { agentUrl, connectionError, notCompatible, RETRY_HINT, statusError, TOO_LONG_ANSWER_HINT } from './upstream-errors.js';
 
 /** An error status's body is read this far for its message, no further. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** A one-shot JSON answer (a server that ignored `stream`) is read this far. */
 export const MAX_ONESHOT_BYTES = 4 * 1024 * 1024;
 export const HERMES_SESSION_HEADER = 'X-Hermes-Session-Id';
-export const STREAM_ENDED_EARLY = "the agent's stream ended early";
-export const NO_RESPONSE = 'The agent ended its turn without saying anything';
+export const STREAM_ENDED_EARLY = "The agent's answer broke off: its connection closed before the end.";
+export const NO_RESPONSE = 'The agent ended its turn without saying anything.';
 
 function requestHeaders(config: AgentConfig, request: TurnRequest, body: Buffer): http.OutgoingHttpHeaders {
   const headers: http.OutgoingHttpHeaders = {
@@ -57,10 +57,8 @@ async function readBounded(res: http.IncomingMessage, max: number): Promise<{ te
 type BodyOutcome = { kind: 'answered' } | { kind: 'failed'; error: AgentError };
 
 function outcomeOf(parser: StreamParser, endedEarly: boolean): BodyOutcome {
-  if (endedEarly) return { kind: 'failed', error: new AgentError('upstream_error', STREAM_ENDED_EARLY) };
-  if (!parser.answered) {
-    return { kind: 'failed', error: new AgentError('no_response', NO_RESPONSE, 'Try again, or check the model in Settings → Agent.') };
-  }
+  if (endedEarly) return { kind: 'failed', error: new AgentError('upstream_error', STREAM_ENDED_EARLY, RETRY_HINT) };
+  if (!parser.answered) return { kind: 'failed', error: new AgentError('no_response', NO_RESPONSE, RETRY_HINT) };
   return { kind: 'answered' };
 }
 
@@ -91,7 +89,7 @@ async function* readEvents(res: http.IncomingMessage, parser: StreamParser, sign
 /** A server that ignored `stream`: one JSON completion, or (mislabelled) an SSE body after all. */
 async function* readOneShot(res: http.IncomingMessage, parser: StreamParser, signal: AbortSignal): AsyncGenerator<UpstreamEvent, BodyOutcome> {
   const { text, complete } = await untilAborted(readBounded(res, MAX_ONESHOT_BYTES), signal);
-  if (!complete) return { kind: 'failed', error: new AgentError('upstream_error', `The agent's answer exceeds ${MAX_ONESHOT_BYTES / (1024 * 1024)} MiB`) };
+  if (!complete) return { kind: 'failed', error: new AgentError('upstream_error', `The agent's answer exceeds ${MAX_ONESHOT_BYTES / (1024 * 1024)} MiB.`, TOO_LONG_ANSWER_HINT) };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -113,8 +111,8 @@ async function* readOneShot(res: http.IncomingMessage, parser: StreamParser, sig
 function idleError(config: AgentConfig): AgentError {
   return new AgentError(
     'timeout',
-    `The agent sent nothing for ${Math.round(config.idleTimeoutMs / 1000)} s`,
-    `It may be busy with a slow tool: try again, or raise ${SETTINGS.agentTimeoutMs.env}.`,
+    `The agent sent nothing for ${Math.round(config.idleTimeoutMs / 1000)} s.`,
+    `Try again; an agent busy with a slow tool may need a larger ${SETTINGS.agentTimeoutMs.env}.`,
   );
 }
 
@@ -151,7 +149,10 @@ async function* run(config: AgentConfig, request: TurnRequest, turnSignal: Abort
       throw statusError(status, text, res.headers, config, model);
     }
     const parser = new StreamParser(config.apiKey);
-    const isStream = String(res.headers['content-type'] ?? '').toLowerCase().includes('text/event-stream');
+    const contentType = String(res.headers['content-type'] ?? '').toLowerCase();
+    // A web page where the API should be: the address is of something else (a router, a site, a web UI).
+    if (contentType.includes('text/html')) throw notCompatible(config, `POST /v1/chat/completions: a web page`);
+    const isStream = contentType.includes('text/event-stream');
     const outcome = isStream ? yield* readEvents(res, parser, signal, () => idleTimer.refresh()) : yield* readOneShot(res, parser, signal);
     if (outcome.kind === 'failed') throw outcome.error;
     yield* parser.finish();

@@ -70,6 +70,14 @@ export interface Message {
   _partial?: boolean;
   /** A row saying why a turn ended without an answer (cancelled, failed, interrupted). */
   _error?: boolean;
+  /** An `_error` row's kind: the failure's `apperror` type, or `cancelled` for a stop (Satchel's, additive). */
+  error_type?: ChatErrorType | 'cancelled';
+  /** A failed turn's one sentence of what to do (the `apperror` hint); `content` keeps `**Error:** <what happened>`. */
+  error_hint?: string;
+  /** What the row's button does; absent: nothing to open. */
+  error_action?: ChatErrorAction;
+  /** A stop's row: the person's Stop, or Satchel shutting down. */
+  stopped_by?: StoppedBy;
   /**
    * On a message of the person's where the conversation has more than one version (Regenerate, Edit): which
    * one `messages` shows from here on, of how many. Only in what the server sends; never stored in this form.
@@ -85,6 +93,11 @@ export interface MessageVersions {
   /** Some version's message differs from the shown one (an edit); false when only the replies differ (Regenerate). */
   edited: boolean;
 }
+
+/** What a failure's button does: open Agent settings on its Chat agent tab, or send the turn again. */
+export type ChatErrorAction = 'agent_settings' | 'retry';
+/** Who stopped a turn: the person (Stop), or Satchel's shutdown. */
+export type StoppedBy = 'user' | 'shutdown';
 
 /** What a session and its summary both say of it. */
 export interface SessionHeader {
@@ -332,8 +345,8 @@ export interface ChatFrames {
    * GET /api/session.
    */
   done: { session: SessionSummary; usage: ChatUsage };
-  apperror: { message: string; type: ChatErrorType; hint?: string; session_id: string };
-  cancel: { message: string; type: 'cancelled'; status: 'cancelled'; session_id: string };
+  apperror: { message: string; type: ChatErrorType; hint?: string; action?: ChatErrorAction; session_id: string };
+  cancel: { message: string; type: 'cancelled'; status: 'cancelled'; stopped_by: StoppedBy; session_id: string };
   stream_end: { session_id: string };
 }
 

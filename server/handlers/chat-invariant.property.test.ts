@@ -72,7 +72,7 @@ class Agents {
       self.behaviour = { kind: 'answer' };
       if (behaviour.kind === 'fail') {
         keep();
-        throw new AgentError('server_error', 'The agent failed (500)');
+        throw new AgentError('upstream_error', 'The agent failed (500)');
       }
       yield { kind: 'token', text: answer };
       if (behaviour.kind === 'answer') {
@@ -98,6 +98,7 @@ async function start(): Promise<void> {
     port: 0,
     stateDir,
     token: TEST_TOKEN,
+    maxUploadBytes: 1024 * 1024,
     defaultWorkspace: tmp,
     agent: { streamTurn: agents.streamTurn, loadConfig: () => AGENTS[agents.agent] },
   });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_CONCURRENT_TURNS } from '../agent/turns.js';
 import { AgentError } from '../agent/types.js';
+import { WRONG_KEY_HINT } from '../agent/upstream-errors.js';
 import { startServer } from '../index.js';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
 import { scriptedAgent, TEST_AGENT_CONFIG, type ScriptedAgent } from '../testing/scripted-agent.js';
@@ -312,17 +313,30 @@ describe('GET /api/chat/stream', () => {
     const id = await srv.newSession();
     const { streamId, upstream } = await startTurn(id, 'hello');
     upstream.push({ kind: 'token', text: 'Hal' });
-    upstream.fail(new AgentError('auth_error', 'The agent refused the API key', 'Check the API key in Settings → Agent'));
+    upstream.fail(new AgentError('auth_error', 'The agent refused the API key (401).', WRONG_KEY_HINT));
     const stream = await sse(`/api/chat/stream?stream_id=${streamId}`);
     await stream.ended();
     const frames = stream.frames();
     expect(events(frames)).toEqual(['token', 'apperror', 'stream_end']);
-    expect(data(frames[1]!)).toEqual({ message: 'The agent refused the API key', type: 'auth_error', hint: 'Check the API key in Settings → Agent', session_id: id });
+    expect(data(frames[1]!)).toEqual({
+      message: 'The agent refused the API key (401).',
+      type: 'auth_error',
+      hint: 'Enter the right API key in Agent settings → Chat agent.',
+      action: 'agent_settings',
+      session_id: id,
+    });
     const stored = await storedSession(id);
     expect(stored.messages).toMatchObject([
       { role: 'user', content: 'hello' },
       { role: 'assistant', content: 'Hal', _partial: true },
-      { role: 'assistant', _error: true },
+      {
+        role: 'assistant',
+        content: '**Error:** The agent refused the API key (401).',
+        _error: true,
+        error_type: 'auth_error',
+        error_hint: 'Enter the right API key in Agent settings → Chat agent.',
+        error_action: 'agent_settings',
+      },
     ]);
     expect(stored.active_stream_id).toBeUndefined();
   });
@@ -346,12 +360,12 @@ describe('cancel', () => {
     expect(upstream.signal.aborted).toBe(true);
     const frames = stream.frames();
     expect(events(frames)).toEqual(['token', 'cancel', 'stream_end']);
-    expect(data(frames[1]!)).toEqual({ message: 'Cancelled by user', type: 'cancelled', status: 'cancelled', session_id: id });
+    expect(data(frames[1]!)).toEqual({ message: 'Cancelled by user', type: 'cancelled', status: 'cancelled', stopped_by: 'user', session_id: id });
     const stored = await storedSession(id);
     expect(stored.messages).toMatchObject([
       { role: 'user', content: 'write a long story' },
       { role: 'assistant', content: 'Once upon', _partial: true },
-      { role: 'assistant', content: '**Task cancelled:** Cancelled by user', _error: true },
+      { role: 'assistant', content: '**Task cancelled:** Cancelled by user', _error: true, error_type: 'cancelled', stopped_by: 'user' },
     ]);
     expect(stored.active_stream_id).toBeUndefined();
     // Nothing left to cancel; POST works the same.
@@ -388,8 +402,11 @@ describe('without an agent, across a restart', () => {
       const res = await bare.json('/api/chat/start', { session_id: id, message: 'hi' });
       expect(res.status).toBe(503);
       const body = (await res.json()) as { error: string; hint: string };
-      expect(body.error).toBe('No agent is configured');
-      expect(body.hint).toMatch(/Settings/);
+      expect(body).toEqual({
+        error: 'No agent is configured',
+        hint: 'Connect one in Agent settings → Chat agent, or start Satchel with SATCHEL_AGENT_BASE_URL.',
+        action: 'agent_settings',
+      });
     } finally {
       await bare.stop();
     }
@@ -411,9 +428,15 @@ describe('without an agent, across a restart', () => {
       expect(after.pending_user_message).toBeUndefined();
       expect(after.messages).toMatchObject([
         { role: 'user', content: 'are you there?', timestamp: 1700000000.5 },
-        { role: 'assistant', _error: true },
+        {
+          role: 'assistant',
+          content: '**Interrupted:** Satchel stopped before the agent finished answering.',
+          _error: true,
+          error_type: 'interrupted',
+          error_hint: 'Try again.',
+          error_action: 'retry',
+        },
       ]);
-      expect(after.messages[1]!.content).toMatch(/interrupted/i);
     } finally {
       await second.close();
       await fs.rm(first.tmp, { recursive: true, force: true });
@@ -440,6 +463,9 @@ describe('without an agent, across a restart', () => {
       [true, undefined],
       [undefined, true],
     ]);
+    // A stop by the shutdown is the same quiet kind as the person's Stop: a stop row, not a failure.
+    expect(data(stream.frames()[1]!)).toMatchObject({ type: 'cancelled', stopped_by: 'shutdown', message: 'Satchel stopped while the agent was answering' });
+    expect(stored.messages[2]).toMatchObject({ content: '**Task cancelled:** Satchel stopped while the agent was answering', error_type: 'cancelled', stopped_by: 'shutdown' });
     await fs.rm(own.tmp, { recursive: true, force: true });
   });
 });

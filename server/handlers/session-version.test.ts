@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { scriptedAgent, TEST_AGENT_CONFIG, type ScriptedAgent } from '../testing/scripted-agent.js';
 import { openSse } from '../testing/sse.js';
-import { INTERRUPTED_TEXT, recoverInterruptedTurns } from '../agent/turns.js';
+import { recoverInterruptedTurns } from '../agent/turns.js';
+import { INTERRUPTED } from '../agent/turn-texts.js';
 import { SessionStore } from '../store/sessions.js';
 import { branch, NO_SUCH_MESSAGE, NO_SUCH_VERSION, NO_VERSIONS, showVersion, versionSummary } from '../store/versions.js';
 
@@ -180,7 +181,7 @@ describe('versions across a restart', () => {
       await after.load();
       expect(await recoverInterruptedTurns(after)).toBe(1);
       const rows = after.get(id)!.messages;
-      expect(rows.map((r) => r.content)).toEqual(['Q', INTERRUPTED_TEXT]);
+      expect(rows.map((r) => r.content)).toEqual(['Q', `**Interrupted:** ${INTERRUPTED}`]);
       expect(versionSummary(rows[0]!)).toEqual({ index: 1, count: 2, edited: false });
       expect(showVersion(rows, 0, 0).map((r) => r.content)).toEqual(['Q', 'A1']);
       expect(after.get(id)).not.toHaveProperty('_pending_versions');

@@ -24,8 +24,8 @@ export interface PublicChatFrames {
   title: { session_id: ServerValue; title: RedactedText };
   metering: { tps: number; usage: wire.ChatUsage };
   done: { session: PublicSessionSummary; usage: wire.ChatUsage };
-  apperror: { message: RedactedText; type: wire.ChatErrorType; hint?: RedactedText; session_id: ServerValue };
-  cancel: { message: RedactedText; type: 'cancelled'; status: 'cancelled'; session_id: ServerValue };
+  apperror: { message: RedactedText; type: wire.ChatErrorType; hint?: RedactedText; action?: wire.ChatErrorAction; session_id: ServerValue };
+  cancel: { message: RedactedText; type: 'cancelled'; status: 'cancelled'; stopped_by: wire.StoppedBy; session_id: ServerValue };
   stream_end: { session_id: ServerValue };
 }
 
@@ -47,8 +47,8 @@ const FRAME_PROJECTIONS: { [N in wire.ChatFrameName]: (data: TurnFrames[N]) => P
   title: (d) => ({ session_id: serverValue(d.session_id), title: redactText(d.title) }),
   metering: (d) => ({ tps: d.tps, usage: usage(d.usage) }),
   done: (d) => ({ session: publicSessionSummary(d.session), usage: usage(d.usage) }),
-  apperror: (d) => ({ message: redactText(d.message), type: d.type, hint: d.hint === undefined ? undefined : redactText(d.hint), session_id: serverValue(d.session_id) }),
-  cancel: (d) => ({ message: redactText(d.message), type: 'cancelled', status: 'cancelled', session_id: serverValue(d.session_id) }),
+  apperror: (d) => ({ message: redactText(d.message), type: d.type, hint: d.hint === undefined ? undefined : redactText(d.hint), action: d.action, session_id: serverValue(d.session_id) }),
+  cancel: (d) => ({ message: redactText(d.message), type: 'cancelled', status: 'cancelled', stopped_by: d.stopped_by, session_id: serverValue(d.session_id) }),
   stream_end: (d) => ({ session_id: serverValue(d.session_id) }),
 };
 

@@ -32,11 +32,12 @@ export function publicChatStarted(s: { stream_id: string; session_id: string; pe
 }
 
 /** A refused turn: 409 names the running stream (the UI attaches to it), 503 says how to set an agent up. */
-export function publicChatRefusal(message: string, extra: { active_stream_id?: string; hint?: string }) {
+export function publicChatRefusal(message: string, extra: { active_stream_id?: string; hint?: string; action?: string }) {
   return {
     ...publicError(message),
     active_stream_id: extra.active_stream_id === undefined ? undefined : serverValue(extra.active_stream_id),
     hint: extra.hint === undefined ? undefined : redactText(extra.hint),
+    action: extra.action === undefined ? undefined : serverValue(extra.action),
   };
 }
 

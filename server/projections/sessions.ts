@@ -48,6 +48,11 @@ export interface PublicMessage {
   _partial?: boolean;
   _error?: boolean;
   versions?: wire.MessageVersions;
+  // Stored values (a hand-edited store may hold anything there): redacted like free text.
+  error_type?: RedactedText;
+  error_hint?: RedactedText;
+  error_action?: RedactedText;
+  stopped_by?: RedactedText;
 }
 
 /** A profile name is validated before it is stored; a stored session may carry none, or (older stores) anything. */
@@ -120,6 +125,10 @@ export function publicMessage(m: wire.Message): PublicMessage {
     _partial: m._partial,
     _error: m._error,
     versions: versionSummary(m),
+    error_type: optional(m.error_type, redactText),
+    error_hint: optional(m.error_hint, redactText),
+    error_action: optional(m.error_action, redactText),
+    stopped_by: optional(m.stopped_by, redactText),
   };
   return carryUnknown(out, m, INTERNAL);
 }

@@ -187,10 +187,16 @@ describe('finding 3: a turn has an overall deadline', () => {
         expect(frames.map((f) => f.event)).toEqual(['apperror', 'stream_end']);
         expect(data(frames[0]!)).toMatchObject({ type: 'timeout', message: turnDeadlineText(1_500) });
       }
-      expect(turnDeadlineText(1_500)).toBe('The agent did not finish within 1.5 s');
-      expect(turnDeadlineText(DEFAULT_AGENT_TURN_MAX_MS)).toBe('The agent did not finish within 30 min');
+      expect(turnDeadlineText(1_500)).toBe('The agent did not finish within 1.5 s.');
+      expect(turnDeadlineText(DEFAULT_AGENT_TURN_MAX_MS)).toBe('The agent did not finish within 30 min.');
       const stored = JSON.parse(await fs.readFile(sessionFile(ids[0]!), 'utf8'));
-      expect(stored.messages.at(-1)).toMatchObject({ content: '**Error:** The agent did not finish within 1.5 s', _error: true });
+      expect(stored.messages.at(-1)).toMatchObject({
+        content: '**Error:** The agent did not finish within 1.5 s.',
+        _error: true,
+        error_type: 'timeout',
+        error_hint: 'Ask for less in one turn, or raise SATCHEL_AGENT_TURN_MAX_MS.',
+        error_action: 'retry',
+      });
       expect(stored.active_stream_id).toBeUndefined();
 
       // The slots are free again: the ninth conversation starts and is answered.
@@ -212,7 +218,7 @@ describe('finding 3: a turn has an overall deadline', () => {
       agent.next({ frames: [], end: 'stall' });
       const { frames, ms } = await turn('hello?');
       expect(frames.map((f) => f.event)).toEqual(['apperror', 'stream_end']);
-      expect(data(frames[0]!)).toMatchObject({ type: 'timeout', message: 'The agent sent nothing for 1 s' });
+      expect(data(frames[0]!)).toMatchObject({ type: 'timeout', message: 'The agent sent nothing for 1 s.' });
       expect(ms).toBeLessThan(5_000);
     } finally {
       config = { ...config, idleTimeoutMs: 60_000 };

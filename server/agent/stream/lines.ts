@@ -2,6 +2,7 @@
 // and the LF come in different chunks; a line is decoded from UTF-8 only once it is whole, so a character split
 // across chunks is never mangled. At most one line is held, and at most MAX_LINE_BYTES of it.
 import { AgentError } from '../types.js';
+import { TOO_LONG_ANSWER_HINT } from '../upstream-errors.js';
 
 /** One SSE line longer than this is not a chat stream (a chunk is a few hundred bytes). */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -50,7 +51,7 @@ export class LineDecoder {
   private take(part: Buffer): void {
     this.pendingBytes += part.length;
     if (this.pendingBytes > this.maxLineBytes) {
-      throw new AgentError('upstream_error', `The agent sent a line longer than ${this.maxLineBytes / (1024 * 1024)} MiB`);
+      throw new AgentError('upstream_error', `The agent sent a line longer than ${this.maxLineBytes / (1024 * 1024)} MiB.`, TOO_LONG_ANSWER_HINT);
     }
     // A copy: the chunk's memory belongs to the socket's pool.
     if (part.length > 0) this.pending.push(Buffer.from(part));

@@ -2,7 +2,7 @@
 // ignored `stream: true`) → UpstreamEvents. Text and reasoning go out as they come; tool-call deltas are
 // collected (tool-calls.ts) and the usage kept, both said at the end by the parser.
 import { AgentError, type UpstreamEvent } from '../types.js';
-import { cleanMessage } from '../upstream-errors.js';
+import { cleanMessage, RETRY_HINT } from '../upstream-errors.js';
 import { ToolCallCollector } from './tool-calls.js';
 
 export type Json = Record<string, unknown>;
@@ -71,7 +71,7 @@ export class OpenAiDecoder {
     const error = chunk.error;
     if (error === undefined || error === null) return;
     const message = typeof error === 'string' ? error : isObject(error) ? str(error.message) : undefined;
-    throw new AgentError('upstream_error', `The agent reported an error: ${cleanMessage(message ?? 'no message', this.apiKey)}`);
+    throw new AgentError('upstream_error', `The agent reported an error: ${cleanMessage(message ?? 'no message', this.apiKey).replace(/\.+$/, '')}.`, RETRY_HINT);
   }
 
   private noteUsage(usage: unknown): void {

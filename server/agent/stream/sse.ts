@@ -3,6 +3,7 @@
 // blank line dispatches what was collected (nothing when no `data:` came). The joined data is bounded, so a
 // stream of data lines without a blank line cannot grow memory past one event.
 import { AgentError } from '../types.js';
+import { TOO_LONG_ANSWER_HINT } from '../upstream-errors.js';
 
 /** UTF-16 units of one event's joined data (at most twice as many bytes): a chunk is a few hundred. */
 export const MAX_EVENT_CHARS = 4 * 1024 * 1024;
@@ -33,7 +34,7 @@ export class SseDecoder {
     if (field === 'data') {
       this.dataChars += value.length + 1;
       if (this.dataChars > this.maxEventChars) {
-        throw new AgentError('upstream_error', `The agent sent an event longer than ${this.maxEventChars / (1024 * 1024)} Mi characters`);
+        throw new AgentError('upstream_error', `The agent sent an event longer than ${this.maxEventChars / (1024 * 1024)} Mi characters.`, TOO_LONG_ANSWER_HINT);
       }
       this.data.push(value);
     } else if (field === 'event') this.event = value.trim();
