@@ -1,21 +1,11 @@
 // A running turn in the thread: what the person sent, then the reply as it streams (Markdown, re-rendered
 // at most once per animation frame), the agent's reasoning folded away, one card per tool, and how it ended.
 import type { ChatErrorType } from './api.js';
-import { errorAdvice, type ToolCard, type TurnState, usageLine } from './chat-state.js';
+import { errorAdvice, type TurnState, usageLine } from './chat-state.js';
 import { clear, h } from './dom.js';
 import { renderMarkdown } from './markdown-dom.js';
 import { userMessage } from './messages.js';
-
-export function toolCard(t: ToolCard): HTMLElement {
-  const state = t.status === 'running' ? 'running…' : `${t.status === 'failed' ? 'failed' : 'finished'}${typeof t.duration === 'number' ? ` in ${t.duration.toFixed(1)} s` : ''}`;
-  return h(
-    'li',
-    { class: `tool-card tool-${t.status}`, 'data-testid': 'tool-card', 'data-status': t.status, 'data-tool': t.name },
-    h('span', { class: 'tool-name' }, t.name),
-    t.preview ? h('span', { class: 'tool-preview muted small' }, t.preview) : null,
-    h('span', { class: 'tool-state small', 'data-testid': 'tool-state' }, state),
-  );
-}
+import { toolCard } from './reply-activity.js';
 
 export function errorBox(type: ChatErrorType, message: string, hint: string | undefined): HTMLElement {
   return h(
@@ -80,7 +70,8 @@ export class TurnView {
     this.reasoning.hidden = !st.reasoning;
     if (this.reasoningText.textContent !== st.reasoning) this.reasoningText.textContent = st.reasoning;
     clear(this.tools);
-    for (const t of st.tools) this.tools.appendChild(toolCard(t));
+    // A tool still running when the turn ended (Stop, a failure) will not finish: it says it stopped.
+    for (const t of st.tools) this.tools.appendChild(toolCard(t.status === 'running' && st.status !== 'streaming' ? { ...t, status: 'stopped' } : t));
     this.reply.dataset.status = st.status;
     this.reply.setAttribute('aria-busy', String(st.status === 'streaming'));
     clear(this.foot);
