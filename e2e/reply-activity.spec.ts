@@ -6,7 +6,7 @@
 import { expect, type Locator, type Page } from '@playwright/test';
 import { test } from '@playwright/test';
 import { chunk, contentChunk, reasoningChunk, usageChunk, type FakeAgent, type Frame } from '../server/testing/fake-agent.js';
-import { configureAgent, openApp as openAt } from './helpers/chat.js';
+import { openApp as openAt } from './helpers/chat.js';
 import { ownServerAndAgent } from './helpers/own-agent.js';
 import type { RunningServer } from './helpers/server.js';
 
@@ -19,6 +19,15 @@ let agent: FakeAgent;
 ownServerAndAgent(KEY, (s, a) => {
   server = s;
   agent = a;
+});
+// Saved as the settings dialog saves it, once: each test runs alone too (`-g`), none depends on another's steps.
+test.beforeAll(async () => {
+  const res = await fetch(`${server.base}/api/agent/settings`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ base_url: agent.baseUrl, api_key: KEY, model: 'fake-model' }),
+  });
+  expect(res.status, await res.text()).toBe(200);
 });
 
 function progress(tool: string, status: 'running' | 'completed' | 'failed', id: string, label: string): Frame {
@@ -54,7 +63,6 @@ async function expectTools(reply: Locator, summary: RegExp, cards: [name: string
 
 test('the tool cards, reasoning and usage stay with the reply after the turn and after a reload', async ({ page }) => {
   await openAt(page, server);
-  await configureAgent(page, agent, KEY);
   agent.next({
     frames: [
       chunk({ role: 'assistant', content: '' }),
