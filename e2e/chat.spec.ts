@@ -3,7 +3,7 @@
 // in the settings dialog, see a reply arrive in pieces with a tool card, stop a reply, reload mid-reply, and
 // a wrong key explained. Its own server, so the agent it configures never reaches the other specs.
 import { test as base, expect, type Page } from '@playwright/test';
-import { contentChunk, reply, tokens, toolProgress, type FakeAgent } from '../server/testing/fake-agent.js';
+import { contentChunk, reply, tokens, toolProgress, usageChunk, type FakeAgent } from '../server/testing/fake-agent.js';
 import { completionRequests, configureAgent, openApp as openAt } from './helpers/chat.js';
 import { ownServerAndAgent } from './helpers/own-agent.js';
 import type { RunningServer } from './helpers/server.js';
@@ -81,7 +81,7 @@ test('a reply streams in pieces with a tool card, then is stored with its usage'
   await configure(page, KEY);
   const words = tokens(LONG_REPLY);
   agent.next({
-    frames: [toolProgress('search', 'running', 'call-1', 'search: cats'), ...words.slice(0, 20).map(contentChunk), toolProgress('search', 'completed', 'call-1'), ...words.slice(20).map(contentChunk)],
+    frames: [toolProgress('search', 'running', 'call-1', 'search: cats'), ...words.slice(0, 20).map(contentChunk), toolProgress('search', 'completed', 'call-1'), ...words.slice(20).map(contentChunk), usageChunk(12, words.length)],
     tokensPerSecond: 40,
   });
   await page.getByTestId('new-session').click();
@@ -96,7 +96,7 @@ test('a reply streams in pieces with a tool card, then is stored with its usage'
   await expect(live.getByTestId('tool-state')).toContainText(/finished in \d+\.\d s/);
   await expect(page.getByTestId('assistant-live')).toHaveCount(0, { timeout: 15_000 });
   await expect(page.getByTestId('assistant-text').last()).toContainText('word59');
-  await expect(page.getByTestId('usage')).toContainText('in ·');
+  await expect(page.getByTestId('usage')).toContainText(`12 in · ${words.length} out`);
   await expect(page.getByTestId('regenerate')).toBeVisible();
 });
 

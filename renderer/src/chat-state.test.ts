@@ -90,4 +90,8 @@ describe('how a turn ended, and usageLine', () => {
     expect(usageLine({ input_tokens: 12, output_tokens: 40, duration_seconds: 3.24, ttft_ms: 410.2 })).toBe('12 in · 40 out · 3.2 s · first token 410 ms');
     expect(usageLine(undefined)).toBe('');
   });
+  it('says nothing of tokens the agent did not report, rather than "0 in · 0 out"', () => {
+    expect(usageLine({ input_tokens: 0, output_tokens: 0, duration_seconds: 1.5, ttft_ms: 200, reported: false })).toBe('');
+    expect(usageLine({ input_tokens: 0, output_tokens: 3, duration_seconds: 1.5, ttft_ms: null, reported: true })).toBe('0 in · 3 out · 1.5 s');
+  });
 });

@@ -6,7 +6,8 @@ export interface ToolCard {
   tid: string;
   name: string;
   preview: string;
-  status: 'running' | 'done' | 'failed';
+  /** `stopped`: the turn ended (Stop, a failure) while it ran. */
+  status: 'running' | 'done' | 'failed' | 'stopped';
   /** Seconds, once finished. */
   duration?: number;
 }
@@ -132,9 +133,9 @@ export function reduceFrame(state: TurnState, name: string, data: unknown, seq?:
   }
 }
 
-/** Usage in one line: "12 in · 40 out · 3.2 s · first token 410 ms". */
+/** Usage in one line: "12 in · 40 out · 3.2 s · first token 410 ms"; nothing when the agent reported none. */
 export function usageLine(usage: ChatUsage | undefined, tps?: number): string {
-  if (!usage) return '';
+  if (!usage || usage.reported === false) return '';
   const parts = [`${usage.input_tokens} in`, `${usage.output_tokens} out`];
   if (typeof usage.duration_seconds === 'number') parts.push(`${usage.duration_seconds.toFixed(1)} s`);
   if (typeof usage.ttft_ms === 'number') parts.push(`first token ${Math.round(usage.ttft_ms)} ms`);

@@ -1,6 +1,7 @@
 // A stored message row as the view draws it (server/core/wire.d.ts `Message`, one shape: the server normalizes
 // older rows as it loads them), with every field a row may lack given its empty value.
 import type { ChatErrorAction, ExtractedAttachment, Message, MessageRole, MessageVersions, SentAttachment, Session, StoppedBy } from './api.js';
+import { replyActivity, type ReplyActivity } from './reply-activity.js';
 
 export interface MessageRow {
   /** Where the row is in the session's `messages` (what Edit and the versions switcher name). */
@@ -12,6 +13,8 @@ export interface MessageRow {
   attachments: SentAttachment[];
   reasoning: string;
   tools: string[];
+  /** The tools the agent ran and the usage it reported, stored with the reply. */
+  activity: ReplyActivity;
   /** What arrived before the turn was stopped. */
   partial: boolean;
   /** Why a turn ended without an answer. */
@@ -53,6 +56,7 @@ export function normalizeMessage(m: Message, index = 0): MessageRow {
     attachments: Array.isArray(m.attachments) ? m.attachments : [],
     reasoning: typeof m.reasoning === 'string' ? m.reasoning : '',
     tools: Array.isArray(m.tool_calls) ? m.tool_calls.map((c) => c?.function?.name).filter((n): n is string => typeof n === 'string') : [],
+    activity: replyActivity(m),
     partial: m._partial === true,
     error: m._error === true,
     versions: validVersions(m.versions),

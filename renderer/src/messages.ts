@@ -9,6 +9,7 @@ import { formatTime } from './format.js';
 import { renderMarkdown } from './markdown-dom.js';
 import { isExtraction, type MessageRow } from './message-rows.js';
 import { openFolderPreview } from './preview.js';
+import { activityView, usageView } from './reply-activity.js';
 
 /** `sessionId`: the chip opens the attachment's preview (and an image shows itself); without it, a plain chip. */
 export function attachmentChip(a: SentAttachment, sessionId: string | undefined): HTMLElement {
@@ -81,8 +82,9 @@ export function assistantMessage(r: MessageRow, last: boolean, opts: ThreadOptio
     ),
     r.reasoning ? h('details', { class: 'reasoning', 'data-testid': 'reasoning' }, h('summary', {}, 'Reasoning'), h('pre', { class: 'reasoning-text' }, r.reasoning)) : null,
     r.tools.length ? h('ul', { class: 'tool-cards' }, r.tools.map((name) => h('li', { class: 'tool-card tool-done', 'data-testid': 'tool-call' }, h('span', { class: 'tool-name' }, name)))) : null,
+    activityView(r.activity),
     body,
-    last && !r.error && opts.lastUsage ? h('p', { class: 'small muted', 'data-testid': 'usage' }, opts.lastUsage) : null,
+    r.error ? null : usageView(r.activity, last ? opts.lastUsage : undefined),
     r.attachments.length ? h('ul', { class: 'msg-attachments' }, r.attachments.map((a) => attachmentChip(a, sessionId))) : null,
   );
 }

@@ -5,17 +5,7 @@ import { clear, h } from './dom.js';
 import { failureBox, stopMarker } from './error-row.js';
 import { renderMarkdown } from './markdown-dom.js';
 import { userMessage } from './messages.js';
-
-export function toolCard(t: ToolCard): HTMLElement {
-  const state = t.status === 'running' ? 'running…' : `${t.status === 'failed' ? 'failed' : 'finished'}${typeof t.duration === 'number' ? ` in ${t.duration.toFixed(1)} s` : ''}`;
-  return h(
-    'li',
-    { class: `tool-card tool-${t.status}`, 'data-testid': 'tool-card', 'data-status': t.status, 'data-tool': t.name },
-    h('span', { class: 'tool-name' }, t.name),
-    t.preview ? h('span', { class: 'tool-preview muted small' }, t.preview) : null,
-    h('span', { class: 'tool-state small', 'data-testid': 'tool-state' }, state),
-  );
-}
+import { toolCard } from './reply-activity.js';
 
 export class TurnView {
   readonly el: HTMLElement;
@@ -74,7 +64,8 @@ export class TurnView {
     this.reasoning.hidden = !st.reasoning;
     if (this.reasoningText.textContent !== st.reasoning) this.reasoningText.textContent = st.reasoning;
     clear(this.tools);
-    for (const t of st.tools) this.tools.appendChild(toolCard(t));
+    // A tool still running when the turn ended (Stop, a failure) will not finish: it says it stopped.
+    for (const t of st.tools) this.tools.appendChild(toolCard(t.status === 'running' && st.status !== 'streaming' ? { ...t, status: 'stopped' } : t));
     this.reply.dataset.status = st.status;
     this.reply.setAttribute('aria-busy', String(st.status === 'streaming'));
     clear(this.foot);

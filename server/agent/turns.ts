@@ -85,7 +85,7 @@ export interface FrameListener {
 
 
 /** How a turn's conversation with the agent ended: the one value run() turns into frames and stored rows. */
-type Answered = { kind: 'answered'; reply: Reply; durationSeconds: number };
+type Answered = { kind: 'answered'; reply: Reply };
 type TurnOutcome = Answered | { kind: 'failed'; reply: Reply; error: unknown } | { kind: 'cancelled'; reply: Reply; by: wire.StoppedBy };
 
 
@@ -276,7 +276,7 @@ export class TurnManager {
         if (!reply.add(event)) break;
       }
       signal.throwIfAborted();
-      return { kind: 'answered', reply, durationSeconds: (performance.now() - t0) / 1000 };
+      return { kind: 'answered', reply };
     } catch (err) {
       // A deadline aborts like a cancel (the request destroyed at once) but is a failure the person should read.
       const reason = turn.endReason?.kind;
@@ -289,7 +289,7 @@ export class TurnManager {
   }
 
   /** The answer stored with the user row, the session titled if it had none; then done, metering, title. */
-  private async answered(turn: Turn, config: AgentConfig, build: BuildRequestInput, userRow: Message, { reply, durationSeconds }: Answered): Promise<void> {
+  private async answered(turn: Turn, config: AgentConfig, build: BuildRequestInput, userRow: Message, { reply }: Answered): Promise<void> {
     if (reply.cut) log.warn(`an agent reply was cut at its bound (${MAX_REPLY_BYTES / (1024 * 1024)} MiB of text or tool-call arguments)`);
     const answer = reply.row();
     markHermesAnswer(answer, build.hermes, reply.cut);
@@ -317,15 +317,10 @@ export class TurnManager {
       return;
     }
     this.publish(turn, titled);
-    const { usage } = reply;
-    const chatUsage: wire.ChatUsage = {
-      input_tokens: usage.inputTokens,
-      output_tokens: usage.outputTokens,
-      duration_seconds: Math.round(durationSeconds * 1000) / 1000,
-      ttft_ms: reply.ttftMs,
-    };
+    const { usage, durationSeconds } = reply;
+    const chatUsage = reply.chatUsage();
     turn.emit('done', { session: sessionSummary(stored), usage: chatUsage });
-    if (usage.outputTokens > 0 && durationSeconds > 0) {
+    if (usage && usage.outputTokens > 0 && durationSeconds > 0) {
       turn.emit('metering', { tps: Math.round((usage.outputTokens / durationSeconds) * 10) / 10, usage: chatUsage });
     }
     if (titled !== undefined) turn.emit('title', { session_id: turn.sessionId, title: titled });

@@ -66,6 +66,15 @@ export interface Message {
   tool_calls?: ToolCall[];
   /** Tool result rows. */
   tool_call_id?: string;
+  /**
+   * Assistant rows: the tools the agent ran while writing this reply (Hermes' tool progress), in the order they
+   * started, as the live `tool` frames showed them; absent when it ran none. At most MAX_STORED_TOOLS entries.
+   */
+  tool_activity?: ToolActivity[];
+  /** Assistant rows: tools run past MAX_STORED_TOOLS, counted but not kept. */
+  tool_activity_omitted?: number;
+  /** Assistant rows: the usage the agent reported for this reply; absent when it reported none (unknown, not 0). */
+  usage?: ChatUsage;
   /** What arrived before the turn was cancelled or failed. */
   _partial?: boolean;
   /** A row saying why a turn ended without an answer (cancelled, failed, interrupted). */
@@ -307,10 +316,26 @@ export interface ChatCancelResponse {
 }
 
 export interface ChatUsage {
+  /** 0 when the agent reported no usage (`reported: false`): kept a number for the original's clients. */
   input_tokens: number;
   output_tokens: number;
   duration_seconds: number;
   ttft_ms: number | null;
+  /** False when the agent reported no token counts: the two counts above are unknown, not 0. */
+  reported?: boolean;
+}
+
+/** How a tool the agent ran ended: `stopped` when the turn ended (stop, failure, end of reply) before it did. */
+export type ToolActivityStatus = 'finished' | 'failed' | 'stopped';
+
+/** One tool the agent ran during a reply, as an assistant row keeps it (`tool_activity`). */
+export interface ToolActivity {
+  name: string;
+  /** One line, redacted before it is stored, at most MAX_TOOL_PREVIEW_CHARS characters. */
+  preview: string;
+  status: ToolActivityStatus;
+  /** Seconds from start to end, as the agent's progress events measured them; absent when it did not end. */
+  duration_seconds?: number;
 }
 
 export interface ChatToolFrame {

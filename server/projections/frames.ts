@@ -3,7 +3,7 @@
 // messages and hints) is free text; session ids, usage numbers and the stored session's ids and paths are not.
 import type * as wire from '../core/wire.js';
 import { redactedJson, redactText, serverValue, type RedactedJson, type RedactedText, type ServerValue } from './brand.js';
-import { publicSessionSummary, type PublicSessionSummary } from './sessions.js';
+import { publicSessionSummary, publicUsage, type PublicSessionSummary } from './sessions.js';
 
 export interface PublicToolFrame {
   event_type: wire.ChatToolFrame['event_type'];
@@ -33,10 +33,6 @@ function toolFrame(f: wire.ChatToolFrame): PublicToolFrame {
   return { event_type: f.event_type, name: redactText(f.name), preview: redactText(f.preview), args: redactedJson(f.args), tid: redactText(f.tid) };
 }
 
-function usage(u: wire.ChatUsage): wire.ChatUsage {
-  return { input_tokens: u.input_tokens, output_tokens: u.output_tokens, duration_seconds: u.duration_seconds, ttft_ms: u.ttft_ms };
-}
-
 /** Each frame's projection, by name: a table checked against both maps, so no case needs a cast. */
 const FRAME_PROJECTIONS: { [N in wire.ChatFrameName]: (data: TurnFrames[N]) => PublicChatFrames[N] } = {
   // Redacted as a stream where the turn made them (stream-redact.ts), by type: not again piece by piece.
@@ -45,8 +41,8 @@ const FRAME_PROJECTIONS: { [N in wire.ChatFrameName]: (data: TurnFrames[N]) => P
   tool: toolFrame,
   tool_complete: (d) => ({ ...toolFrame(d), duration: d.duration, is_error: d.is_error }),
   title: (d) => ({ session_id: serverValue(d.session_id), title: redactText(d.title) }),
-  metering: (d) => ({ tps: d.tps, usage: usage(d.usage) }),
-  done: (d) => ({ session: publicSessionSummary(d.session), usage: usage(d.usage) }),
+  metering: (d) => ({ tps: d.tps, usage: publicUsage(d.usage) }),
+  done: (d) => ({ session: publicSessionSummary(d.session), usage: publicUsage(d.usage) }),
   apperror: (d) => ({ message: redactText(d.message), type: d.type, hint: d.hint === undefined ? undefined : redactText(d.hint), action: d.action, session_id: serverValue(d.session_id) }),
   cancel: (d) => ({ message: redactText(d.message), type: 'cancelled', status: 'cancelled', stopped_by: d.stopped_by, session_id: serverValue(d.session_id) }),
   stream_end: (d) => ({ session_id: serverValue(d.session_id) }),

@@ -37,6 +37,13 @@ export interface PublicToolCall {
   function: { name: RedactedText; arguments: RedactedText };
 }
 
+export interface PublicToolActivity {
+  name: RedactedText;
+  preview: RedactedText;
+  status: wire.ToolActivityStatus;
+  duration_seconds?: number;
+}
+
 export interface PublicMessage {
   role: ServerValue;
   content: RedactedText;
@@ -45,6 +52,9 @@ export interface PublicMessage {
   reasoning?: RedactedText;
   tool_calls?: PublicToolCall[];
   tool_call_id?: RedactedText;
+  tool_activity?: PublicToolActivity[];
+  tool_activity_omitted?: number;
+  usage?: wire.ChatUsage;
   _partial?: boolean;
   _error?: boolean;
   versions?: wire.MessageVersions;
@@ -109,6 +119,37 @@ function publicToolCall(call: wire.ToolCall): PublicToolCall {
   return { id: redactText(call.id), function: { name: redactText(call.function.name), arguments: redactText(call.function.arguments) } };
 }
 
+const TOOL_STATUSES: ReadonlySet<string> = new Set<wire.ToolActivityStatus>(['finished', 'failed', 'stopped']);
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/**
+ * Stored already redacted (agent/stream/activity.ts), and redacted again on the way out like every stored text.
+ * A store of another version may hold anything here: what is not an entry's shape goes out as its empty value.
+ */
+function publicToolActivity(list: unknown): PublicToolActivity[] {
+  if (!Array.isArray(list)) return [];
+  return list.map((item: unknown) => {
+    const t = (item && typeof item === 'object' ? item : {}) as Partial<Record<keyof wire.ToolActivity, unknown>>;
+    return {
+      name: redactText(typeof t.name === 'string' ? t.name : ''),
+      preview: redactText(typeof t.preview === 'string' ? t.preview : ''),
+      status: typeof t.status === 'string' && TOOL_STATUSES.has(t.status) ? (t.status as wire.ToolActivityStatus) : 'stopped',
+      duration_seconds: num(t.duration_seconds),
+    };
+  });
+}
+
+/** Usage as `done`, `metering` and a stored row carry it: numbers only. */
+export function publicUsage(u: wire.ChatUsage): wire.ChatUsage {
+  return {
+    input_tokens: num(u.input_tokens) ?? 0,
+    output_tokens: num(u.output_tokens) ?? 0,
+    duration_seconds: num(u.duration_seconds) ?? 0,
+    ttft_ms: num(u.ttft_ms) ?? null,
+    reported: typeof u.reported === 'boolean' ? u.reported : undefined,
+  };
+}
+
 /**
  * One stored row. The internal fields of the specification are left out; a field no projection knows (a store
  * written by another version) goes out with every string in it redacted, as it did before projections.
@@ -122,6 +163,9 @@ export function publicMessage(m: wire.Message): PublicMessage {
     reasoning: optional(m.reasoning, redactText),
     tool_calls: optional(m.tool_calls, (calls) => calls.map(publicToolCall)),
     tool_call_id: optional(m.tool_call_id, redactText),
+    tool_activity: optional(m.tool_activity, publicToolActivity),
+    tool_activity_omitted: num(m.tool_activity_omitted),
+    usage: m.usage && typeof m.usage === 'object' ? publicUsage(m.usage) : undefined,
     _partial: m._partial,
     _error: m._error,
     versions: versionSummary(m),

@@ -23,6 +23,20 @@ describe('Reply', () => {
     expect(live).not.toContain('SFODNN7E');
     expect(r.ttftMs).not.toBeNull();
   });
+  it('stores the tools it ran and the usage reported; no usage reported is unknown, not 0', () => {
+    const { reply: r } = reply();
+    r.add({ kind: 'tool', name: 'read_file', preview: 'notes.md', args: { path: 'notes.md' }, tid: 't1' });
+    r.add({ kind: 'tool_complete', name: 'read_file', preview: 'notes.md', args: {}, tid: 't1', duration: 0.3, isError: false });
+    r.flush();
+    expect(r.row().tool_activity).toEqual([{ name: 'read_file', preview: 'notes.md', status: 'finished', duration_seconds: 0.3 }]);
+    expect(r.row()).not.toHaveProperty('usage');
+    expect(r.chatUsage()).toMatchObject({ input_tokens: 0, output_tokens: 0, reported: false });
+    // Only tools came before the stop: still a partial row, so they are kept.
+    expect(r.partialRows()).toHaveLength(1);
+    r.add({ kind: 'usage', inputTokens: 0, outputTokens: 7 });
+    expect(r.row().usage).toMatchObject({ input_tokens: 0, output_tokens: 7 });
+    expect(r.chatUsage().reported).toBe(true);
+  });
   it(`cuts the text at MAX_REPLY_BYTES (${MAX_REPLY_BYTES}) with the marker, and asks to read no further`, () => {
     const { reply: r } = reply();
     const piece = 'é'.repeat(1024 * 1024);

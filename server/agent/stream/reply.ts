@@ -1,11 +1,13 @@
 // Layer 4 of the agent stream, on the turn's side: the accumulator. It collects the reply (text, reasoning, tool
 // calls, usage, time to first token) from the UpstreamEvents, under MAX_REPLY_BYTES, and hands each live piece to
 // the turn's frames only after the live redactor of its stream (reply-redact.ts): nothing leaves unredacted.
+import type { ChatUsage } from '../../core/wire.js';
 import type { RedactedText, TurnFrames } from '../../projections/index.js';
 import { maskKnown } from '../../redact/known.js';
 import type { Message } from '../../store/sessions.js';
 import { ReplyRedactor } from '../reply-redact.js';
 import type { ToolCall, UpstreamEvent } from '../types.js';
+import { ToolActivityLog } from './activity.js';
 import { ByteBudget } from './utf8.js';
 
 /**
@@ -35,8 +37,13 @@ export class Reply {
   content = '';
   reasoning = '';
   toolCalls: ToolCall[] = [];
-  usage = { inputTokens: 0, outputTokens: 0 };
+  /** Null until the agent reports usage: a server that never does has unknown usage, not 0 tokens. */
+  usage: { inputTokens: number; outputTokens: number } | null = null;
   ttftMs: number | null = null;
+  /** The tools the agent ran (its `tool` / `tool_complete` events), as the stored row keeps them. */
+  readonly activity = new ToolActivityLog();
+  /** Seconds from the request to the reply's end, once flush() ended it. */
+  durationSeconds = 0;
   /** The reply passed a bound (its text, or the tool calls' arguments) and ended with a marker. */
   cut = false;
   private readonly budget = new ByteBudget(MAX_REPLY_BYTES);
@@ -67,10 +74,12 @@ export class Reply {
         this.endWithMarker(toolArgumentsCutMarker(event.limitBytes));
         return false;
       case 'tool':
+        this.activity.started(event.tid, event.name, event.preview);
         this.emit('tool', { event_type: 'tool.started', name: event.name, preview: event.preview, args: event.args, tid: event.tid });
         return true;
       case 'tool_complete': {
         const { name, preview, args, tid, duration, isError } = event;
+        this.activity.completed(tid, name, preview, duration, isError);
         this.emit('tool_complete', { event_type: 'tool.completed', name, preview, args, tid, duration, is_error: isError });
         return true;
       }
@@ -85,6 +94,7 @@ export class Reply {
 
   /** The reply ended (answered, failed, cancelled): what the redactors held goes out. */
   flush(): void {
+    this.durationSeconds = (performance.now() - this.t0) / 1000;
     this.piece('token', this.shown.token.flush());
     this.piece('reasoning', this.shown.reasoning.flush());
   }
@@ -95,7 +105,8 @@ export class Reply {
    * everything else stored whole and redacted on the way out.
    */
   row(): Message {
-    const { content, reasoning, toolCalls } = this;
+    const { content, reasoning, toolCalls, activity } = this;
+    const { reported, ...usage } = this.chatUsage();
     return {
       role: 'assistant',
       content: maskKnown(content),
@@ -104,12 +115,26 @@ export class Reply {
       ...(toolCalls.length
         ? { tool_calls: toolCalls.map((c) => ({ id: maskKnown(c.id), function: { name: maskKnown(c.function.name), arguments: maskKnown(c.function.arguments) } })) }
         : {}),
+      ...(activity.size ? { tool_activity: activity.rows() } : {}),
+      ...(activity.omitted ? { tool_activity_omitted: activity.omitted } : {}),
+      ...(reported ? { usage } : {}),
+    };
+  }
+
+  /** The usage of the reply as `done`, `metering` and the stored row say it; `reported: false` when the agent said none. */
+  chatUsage(): ChatUsage {
+    return {
+      input_tokens: this.usage?.inputTokens ?? 0,
+      output_tokens: this.usage?.outputTokens ?? 0,
+      duration_seconds: Math.round(this.durationSeconds * 1000) / 1000,
+      ttft_ms: this.ttftMs,
+      reported: this.usage !== null,
     };
   }
 
   /** What came before a failure or a cancel, as a `_partial` row (none when nothing came). */
   partialRows(): Message[] {
-    return this.content || this.reasoning || this.toolCalls.length > 0 ? [{ ...this.row(), _partial: true }] : [];
+    return this.content || this.reasoning || this.toolCalls.length > 0 || this.activity.size > 0 ? [{ ...this.row(), _partial: true }] : [];
   }
 
   private piece(event: 'token' | 'reasoning', text: RedactedText): void {
