@@ -291,7 +291,7 @@ export const SETTINGS = {
     parse: word,
     default: 'detected',
     perRequest: true,
-    meaning: '`hermes` (the gateway keeps the history) or `openai` (the history is sent each turn)',
+    meaning: '`hermes` (the gateway keeps the history while it holds exactly what Satchel shows, and is sent it otherwise) or `openai` (the history is sent each turn)',
   }),
   agentTimeoutMs: row({
     env: 'SATCHEL_AGENT_TIMEOUT_MS',
