@@ -21,8 +21,12 @@ ownServerAndAgent(KEY, (s, a) => {
   agent = a;
 });
 
+/** The turn is over and drawn from the stored session (the last reply offers Regenerate), no toast left. */
 async function settled(page: Page): Promise<void> {
   await expect(page.getByTestId('assistant-live')).toHaveCount(0, { timeout: 15_000 });
+  await expect(page.getByTestId('message').last().getByTestId('regenerate')).toBeVisible();
+  for (const toast of await page.getByTestId('toast').all()) await toast.getByRole('button').click();
+  await expect(page.getByTestId('toast')).toHaveCount(0);
 }
 
 async function send(page: Page, text: string, answer: Parameters<FakeAgent['next']>[0]): Promise<void> {
@@ -48,6 +52,8 @@ for (const scheme of ['light', 'dark'] as const) {
     await expect(page.getByTestId('version-text')).toHaveText('2/2');
     await send(page, 'And a slogan?', reply('*Fresh from the Ribeira, every morning.*'));
     await settled(page);
+    const listed = page.locator('[data-testid="session-item"][aria-current="page"]');
+    await expect(listed).toContainText('4 msg');
     await page.screenshot({ path: path.join(OUT, `conversation-versions-${scheme}.png`) });
 
     await page.locator('[data-role="user"]').first().getByTestId('edit-message').click();
@@ -61,7 +67,9 @@ for (const scheme of ['light', 'dark'] as const) {
     await expect(page.getByTestId('assistant-live').getByTestId('assistant-text')).toContainText('word3');
     await page.getByTestId('stop').click();
     await expect(page.getByTestId('stopped-badge').last()).toBeVisible();
+    await expect(page.getByTestId('stop-marker')).toBeVisible();
     await expect(page.getByTestId('send')).toBeVisible();
+    await expect(listed).toContainText('7 msg');
     await page.screenshot({ path: path.join(OUT, `conversation-stopped-${scheme}.png`) });
   });
 }
