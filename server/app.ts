@@ -195,6 +195,7 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
     stopped ??= (async () => {
       stopping.abort();
       await Promise.all([turns.stop(), sweep.stop()]);
+      await sessions.close();
     })();
     return stopped;
   };

@@ -13,6 +13,7 @@ import { MAX_CONCURRENT_TITLES } from './turn-title.js';
 import { TurnManager } from './turns.js';
 import { AgentError } from './types.js';
 import { HERMES_SESSION_HEADER, streamTurn } from './upstream.js';
+import { storedJson } from '../testing/stored-session.js';
 
 describe('cleanTitle', () => {
   it('keeps one line of the answer, without labels, quotes, Markdown or a full stop', () => {
@@ -112,7 +113,7 @@ describe('a whole turn, over sockets to the fake agent', () => {
       const started = await turns.start({ session, profile: 'default', text: message, attachments: [] });
       await turns.find(started.stream_id)!.finished;
       await turns.titlesSettled();
-      return sessions.get(session.session_id)!.title;
+      return (await sessions.get(session.session_id))!.title;
     } finally {
       await turns.stop();
     }
@@ -167,7 +168,7 @@ describe('a title asked of the agent after the first exchange', () => {
     upstream.push({ kind: 'token', text: answer });
     upstream.finish();
     await turns.find(started.stream_id)!.finished;
-    expect(sessions.get(session.session_id)!.title).toBe(message);
+    expect((await sessions.get(session.session_id))!.title).toBe(message);
     return session.session_id;
   }
 
@@ -182,8 +183,8 @@ describe('a title asked of the agent after the first exchange', () => {
     ask.push({ kind: 'token', text: '"Lisbon ' }, { kind: 'token', text: 'Trip Plan"' });
     ask.finish();
     await turns.titlesSettled();
-    expect(sessions.get(id)!.title).toBe('Lisbon Trip Plan');
-    expect(JSON.parse(await fs.readFile(path.join(dir, 'sessions', `${id}.json`), 'utf8')).title).toBe('Lisbon Trip Plan');
+    expect((await sessions.get(id))!.title).toBe('Lisbon Trip Plan');
+    expect((await storedJson(dir, id)).title).toBe('Lisbon Trip Plan');
     expect(renames(id)).toEqual(['plan a trip to lisbon for me', 'Lisbon Trip Plan']);
   });
 
@@ -192,7 +193,7 @@ describe('a title asked of the agent after the first exchange', () => {
     const ask = await agent.title(0);
     ask.fail(new AgentError('rate_limit', 'The agent is rate-limited (429)'));
     await turns.titlesSettled();
-    expect(sessions.get(id)!.title).toBe('what is the weather');
+    expect((await sessions.get(id))!.title).toBe('what is the weather');
     expect(renames(id)).toEqual(['what is the weather']);
   });
 
@@ -203,7 +204,7 @@ describe('a title asked of the agent after the first exchange', () => {
     ask.push({ kind: 'token', text: 'Weather Today' });
     ask.finish();
     await turns.titlesSettled();
-    expect(sessions.get(id)!.title).toBe('Weather notes');
+    expect((await sessions.get(id))!.title).toBe('Weather notes');
     expect(renames(id)).toEqual(['what is the weather']);
   });
 
@@ -216,13 +217,13 @@ describe('a title asked of the agent after the first exchange', () => {
       ask.finish();
     }
     await turns.titlesSettled();
-    expect(ids.map((id) => sessions.get(id)!.title)).toEqual([...Array(MAX_CONCURRENT_TITLES).fill('A Better Title'), `question number ${MAX_CONCURRENT_TITLES}`]);
+    expect((await Promise.all(ids.map((id) => sessions.get(id)))).map((s) => s!.title)).toEqual([...Array(MAX_CONCURRENT_TITLES).fill('A Better Title'), `question number ${MAX_CONCURRENT_TITLES}`]);
   });
 
   it('asks only after the first exchange, and gives up when the server stops', async () => {
     const id = await firstExchange('what is the weather', 'Sunny.');
     const ask = await agent.title(0);
-    const second = await turns.start({ session: sessions.get(id)!, profile: 'default', text: 'and tomorrow?', attachments: [] });
+    const second = await turns.start({ session: (await sessions.get(id))!, profile: 'default', text: 'and tomorrow?', attachments: [] });
     const upstream = await agent.turn(1);
     upstream.push({ kind: 'token', text: 'Rain.' });
     upstream.finish();
@@ -230,6 +231,6 @@ describe('a title asked of the agent after the first exchange', () => {
     expect(agent.titles).toHaveLength(1);
     await turns.stop();
     expect(ask.signal.aborted).toBe(true);
-    expect(sessions.get(id)!.title).toBe('what is the weather');
+    expect((await sessions.get(id))!.title).toBe('what is the weather');
   });
 });

@@ -20,7 +20,7 @@ export function openAttachmentPath(stateDir: string, sessionId: string, name: st
 /** `name` of a request below its session's attachment folder; any 404 on the way is ATTACHMENT_NOT_FOUND. */
 export async function requestedAttachmentPath(input: HandlerInput): Promise<WorkspacePath> {
   const { ctx, app } = input;
-  const session = visibleSession(app.sessions, ctx.url.searchParams.get('session_id'), input.profile);
+  const session = await visibleSession(app.sessions, ctx.url.searchParams.get('session_id'), input.profile);
   const name = ctx.url.searchParams.get(NAME_PARAM) ?? '';
   if (name === '' || path.isAbsolute(name)) throw new HttpError(404, ATTACHMENT_NOT_FOUND);
   return openAttachmentPath(app.config.stateDir, session.session_id, name).catch((err: unknown) => {

@@ -51,12 +51,12 @@ describe('sweepUnsentAttachments', () => {
     expect(await exists(recent.path)).toBe(true);
     expect(await exists(sent.path)).toBe(true);
     expect(await exists(drafted.path)).toBe(true);
-    expect(store.get(s.session_id)?.attachments.map((a) => a.filename)).toEqual(['recent.txt', 'sent.txt', 'drafted.txt']);
+    expect((await store.get(s.session_id))?.attachments.map((a) => a.filename)).toEqual(['recent.txt', 'sent.txt', 'drafted.txt']);
 
     // A day later the recent one is past the week too; the others still stay.
     expect(await sweepUnsentAttachments(tmp, store, { now: () => now + 2 * DAY })).toBe(1);
     expect(await exists(recent.path)).toBe(false);
-    expect(store.get(s.session_id)?.attachments.map((a) => a.filename)).toEqual(['sent.txt', 'drafted.txt']);
+    expect((await store.get(s.session_id))?.attachments.map((a) => a.filename)).toEqual(['sent.txt', 'drafted.txt']);
   });
 
   it('keeps the age limit at a week', () => {
@@ -69,6 +69,6 @@ describe('sweepUnsentAttachments', () => {
     const a = await stored(s.session_id, 'vanished.txt', 0, now);
     await fs.rm(a.path);
     expect(await sweepUnsentAttachments(tmp, store, { now: () => now })).toBe(1);
-    expect(store.get(s.session_id)?.attachments).toEqual([]);
+    expect((await store.get(s.session_id))?.attachments).toEqual([]);
   });
 });

@@ -23,12 +23,14 @@ export async function sweepUnsentAttachments(stateDir: string, sessions: Session
   const now = (opts.now ?? Date.now)();
   const maxAge = opts.maxAgeMs ?? UNSENT_ATTACHMENT_MAX_AGE_MS;
   let removed = 0;
-  for (const listed of sessions.list()) {
+  // Only sessions with uploads are read whole (the others' messages stay on disk).
+  for (const listed of sessions.list().filter((s) => s.attachment_count > 0)) {
     const draft = await readDraft(stateDir, listed.session_id);
     const keep = new Set(draft.attachments.map((a) => a.path));
-    for (const a of listed.attachments) {
+    const uploads = (await sessions.get(listed.session_id))?.attachments ?? [];
+    for (const a of uploads) {
       // Read fresh each time: a message sent meanwhile makes the file one to keep.
-      const session = sessions.get(listed.session_id);
+      const session = await sessions.get(listed.session_id);
       if (!session || keep.has(a.path) || sentPaths(session).has(a.path)) continue;
       // The file's own time says when it was stored; a file already gone leaves only a record to drop.
       const stat = await fs.lstat(a.path).catch(() => undefined);

@@ -44,7 +44,7 @@ export async function extractStoredAttachment(input: HandlerInput): Promise<void
   const { ctx, app, profile } = input;
   const body = await readJsonBody(ctx);
   requireFields(body, ['session_id', 'path']);
-  const session = visibleSession(app.sessions, body.session_id, profile);
+  const session = await visibleSession(app.sessions, body.session_id, profile);
   // Only an upload this session recorded: never a file an extraction wrote, never another session's.
   const stored = session.attachments.find((a) => a.path === body.path);
   if (!stored) throw new ValueError(UNKNOWN_ATTACHMENT);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { yazlZip } from '../archive/testing/fixtures.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multipartBody, startTestServer, TEST_TOKEN, type TestServer, postMultipart, TEST_BOUNDARY, type Part } from '../testing/harness.js';
+import { blockWrites } from '../testing/stored-session.js';
 
 const BOUNDARY = TEST_BOUNDARY;
 let srv: TestServer;
@@ -42,10 +43,8 @@ describe('4.3 attachment upload', () => {
 
   it('removes the stored file when the session cannot record it (nothing half-done)', async () => {
     const id = await srv.newSession();
-    // A directory where the session file goes makes its next write fail (rename onto a non-empty directory).
-    const file = path.join(srv.stateDir, 'sessions', `${id}.json`);
-    await fs.rm(file);
-    await fs.mkdir(path.join(file, 'blocker'), { recursive: true });
+    // A trigger that refuses every new attachment row makes the session's next write fail inside its transaction.
+    await blockWrites(srv.stateDir, 'attachments', id);
     const { status, body } = await post('/api/upload', [
       { name: 'session_id', content: id },
       { name: 'file', filename: 'orphan.txt', content: 'never recorded' },

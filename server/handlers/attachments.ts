@@ -14,9 +14,9 @@ import { visibleSession } from '../store/profiles.js';
 import type * as wire from '../core/wire.js';
 
 /** spec-notes 4.3 steps 2 and 3 (shared with 4.4): the file part, its name, and a session the caller may see. */
-function fileAndSession(input: HandlerInput, form: Multipart): { file: StagedFile; sessionId: string } {
+async function fileAndSession(input: HandlerInput, form: Multipart): Promise<{ file: StagedFile; sessionId: string }> {
   const file = form.requireFile('file');
-  const session = visibleSession(input.app.sessions, form.fields.get('session_id'), input.profile);
+  const session = await visibleSession(input.app.sessions, form.fields.get('session_id'), input.profile);
   return { file, sessionId: session.session_id };
 }
 
@@ -25,7 +25,7 @@ export async function uploadAttachment(input: HandlerInput): Promise<void> {
   const form = await parseMultipart(ctx, { stagingDir: app.stagingDir, capBytes: app.config.maxUploadBytes });
   let attachment: Attachment;
   try {
-    const { file, sessionId } = fileAndSession(input, form);
+    const { file, sessionId } = await fileAndSession(input, form);
     const safeName = storedName(file.filename);
     const dir = await openSessionFolder(app.config.stateDir, sessionId);
     try {
@@ -57,7 +57,7 @@ export async function uploadAndExtract(input: HandlerInput): Promise<void> {
   const form = await parseMultipart(ctx, { stagingDir: app.stagingDir, capBytes: app.config.maxUploadBytes });
   let body: ExtractBody;
   try {
-    const { file, sessionId } = fileAndSession(input, form);
+    const { file, sessionId } = await fileAndSession(input, form);
     const safeName = storedName(file.filename);
     const base = await openSessionFolder(app.config.stateDir, sessionId);
     try {

@@ -10,6 +10,7 @@ import { chunk, contentChunk, startFakeAgent, toolProgress, usageChunk, type Fak
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { openSse, type SseStream } from '../testing/sse.js';
 import { MAX_STORED_TOOLS, MAX_TOOL_PREVIEW_CHARS } from '../agent/stream/activity.js';
+import { databaseBytes, storedSessionText } from '../testing/stored-session.js';
 
 const TURN_DEADLINE_MS = 15_000;
 /** The agent's own key (masked by knowing it) and a vendor-shaped key (masked by its shape). */
@@ -47,7 +48,7 @@ async function turn(sessionId: string, message: string): Promise<SseStream> {
   return openSse(srv.port, `/api/chat/stream?stream_id=${body.stream_id}`);
 }
 
-const sessionFile = (id: string) => fs.readFile(path.join(srv.stateDir, 'sessions', `${id}.json`), 'utf8');
+const sessionFile = (id: string) => storedSessionText(srv.stateDir, id);
 async function apiMessages(id: string): Promise<Record<string, unknown>[]> {
   const res = await srv.api(`/api/session?session_id=${id}`);
   return ((await res.json()) as { session: { messages: Record<string, unknown>[] } }).session.messages;
@@ -74,8 +75,11 @@ describe('tool activity and usage stored with the reply', () => {
     expect(stream.frames().map((f) => f.event)).toEqual(['tool', 'tool_complete', 'tool', 'tool_complete', 'token', 'done', 'metering', 'title', 'stream_end']);
 
     const file = await sessionFile(id);
-    expect(file).not.toContain(AGENT_KEY);
-    expect(file).not.toContain(VENDOR_KEY.slice(8, 30));
+    const everything = await databaseBytes(srv.stateDir);
+    for (const bytes of [file, everything]) {
+      expect(bytes).not.toContain(AGENT_KEY);
+      expect(bytes).not.toContain(VENDOR_KEY.slice(8, 30));
+    }
     const [, answer] = JSON.parse(file).messages as Record<string, unknown>[];
     expect(answer).toMatchObject({ role: 'assistant', content: 'You have two todos.' });
     const activity = answer!.tool_activity as Record<string, unknown>[];

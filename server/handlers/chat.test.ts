@@ -10,6 +10,7 @@ import { startServer } from '../index.js';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
 import { scriptedAgent, TEST_AGENT_CONFIG, type ScriptedAgent } from '../testing/scripted-agent.js';
 import { openSse, seqOf, type SseFrame } from '../testing/sse.js';
+import { editStoredSession, storedJson } from '../testing/stored-session.js';
 
 const HEARTBEAT_MS = 150;
 let srv: TestServer;
@@ -40,7 +41,7 @@ async function startTurn(sessionId: string, message = 'Plan a trip to Lisbon') {
 const sse = (pathname: string, headers?: Record<string, string>) => openSse(srv.port, pathname, headers);
 const events = (frames: SseFrame[]) => frames.map((f) => f.event);
 const data = (frame: SseFrame) => JSON.parse(frame.data!) as Record<string, unknown>;
-const storedSession = async (id: string) => JSON.parse(await fs.readFile(path.join(srv.stateDir, 'sessions', `${id}.json`), 'utf8'));
+const storedSession = async (id: string) => await storedJson(srv.stateDir, id);
 
 describe('POST /api/chat/start', () => {
   it('refuses with the contract texts', async () => {
@@ -416,10 +417,9 @@ describe('without an agent, across a restart', () => {
     const first = await startTestServer();
     const id = await first.newSession();
     await first.close();
-    const file = path.join(first.stateDir, 'sessions', `${id}.json`);
-    const session = JSON.parse(await fs.readFile(file, 'utf8'));
-    Object.assign(session, { active_stream_id: 'f'.repeat(32), pending_user_message: 'are you there?', pending_attachments: [], pending_started_at: 1700000000.5 });
-    await fs.writeFile(file, JSON.stringify(session));
+    await editStoredSession(first.stateDir, id, (session) => {
+      Object.assign(session, { active_stream_id: 'f'.repeat(32), pending_user_message: 'are you there?', pending_attachments: [], pending_started_at: 1700000000.5 });
+    });
     const second = await startServer({ host: '127.0.0.1', port: 0, stateDir: first.stateDir, token: TEST_TOKEN, maxUploadBytes: 1024, defaultWorkspace: first.workspace });
     try {
       const res = await fetch(`${second.origin}/api/session?session_id=${id}`, { headers: { Authorization: `Bearer ${TEST_TOKEN}` } });
@@ -456,7 +456,7 @@ describe('without an agent, across a restart', () => {
     await own.close();
     await stream.ended();
     expect(events(stream.frames())).toEqual(['token', 'cancel', 'stream_end']);
-    const stored = JSON.parse(await fs.readFile(path.join(own.stateDir, 'sessions', `${id}.json`), 'utf8'));
+    const stored = await storedJson(own.stateDir, id);
     expect(stored.active_stream_id).toBeUndefined();
     expect(stored.messages.map((m: { _partial?: boolean; _error?: boolean }) => [m._partial, m._error])).toEqual([
       [undefined, undefined],

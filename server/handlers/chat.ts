@@ -44,7 +44,7 @@ export async function startChat(input: HandlerInput): Promise<void> {
   const { ctx, app, profile } = input;
   const body = await readJsonBody(ctx);
   requireFields(body, ['session_id']);
-  const session = visibleSession(app.sessions, body.session_id, profile);
+  const session = await visibleSession(app.sessions, body.session_id, profile);
   // Satchel's extension: replace the last exchange. What is not given is taken from its user row.
   const regenerate = body.regenerate === true;
   const given = typeof body.message === 'string' ? body.message : undefined;

@@ -54,7 +54,7 @@ function draftItems(value: unknown, session: Session, stateDir: string): StoredD
 }
 
 export async function getDraft({ ctx, app, profile }: HandlerInput): Promise<void> {
-  const session = visibleSession(app.sessions, ctx.url.searchParams.get('session_id'), profile);
+  const session = await visibleSession(app.sessions, ctx.url.searchParams.get('session_id'), profile);
   const stored = await readDraft(app.config.stateDir, session.session_id);
   await sendJson(ctx, 200, { draft: publicSessionDraft(publicDraft(stored, session, app.config.stateDir)) } satisfies { draft: wire.SessionDraft });
 }
@@ -62,7 +62,7 @@ export async function getDraft({ ctx, app, profile }: HandlerInput): Promise<voi
 export async function putDraft({ ctx, app, profile }: HandlerInput): Promise<void> {
   const body = await readJsonBody(ctx);
   requireFields(body, ['session_id']);
-  const session = visibleSession(app.sessions, body.session_id, profile);
+  const session = await visibleSession(app.sessions, body.session_id, profile);
   const text = body.text === undefined || body.text === null ? '' : body.text;
   if (typeof text !== 'string') throw new ValueError('Text must be a string');
   if (text.length > MAX_DRAFT_TEXT_CHARS) throw new ValueError(`Draft too long (max ${MAX_DRAFT_TEXT_CHARS} characters)`);
@@ -73,7 +73,7 @@ export async function putDraft({ ctx, app, profile }: HandlerInput): Promise<voi
 
 export async function deleteAttachment({ ctx, app, profile }: HandlerInput): Promise<void> {
   const q = ctx.url.searchParams;
-  const session = visibleSession(app.sessions, q.get('session_id'), profile);
+  const session = await visibleSession(app.sessions, q.get('session_id'), profile);
   const where = q.get('path');
   if (!where) throw new ValueError('Missing required field(s): path');
   const stored = await readDraft(app.config.stateDir, session.session_id);

@@ -11,6 +11,7 @@ import { recoverInterruptedTurns } from '../agent/turns.js';
 import { INTERRUPTED } from '../agent/turn-texts.js';
 import { SessionStore } from '../store/sessions.js';
 import { branch, NO_SUCH_MESSAGE, NO_SUCH_VERSION, NO_VERSIONS, showVersion, versionSummary } from '../store/versions.js';
+import { storedSessionText } from '../testing/stored-session.js';
 
 let srv: TestServer;
 let agent: ScriptedAgent;
@@ -61,7 +62,7 @@ describe('versions', () => {
     const body = JSON.stringify(rows);
     expect(body).not.toContain('Teal.');
     expect(body).not.toContain('_versions');
-    expect(await fs.readFile(path.join(srv.stateDir, 'sessions', `${id}.json`), 'utf8')).toContain('Teal.');
+    expect(await storedSessionText(srv.stateDir, id)).toContain('Teal.');
 
     const switched = await post('/api/session/version', { session_id: id, message_index: 0, version: 0 });
     expect(switched.status).toBe(200);
@@ -180,7 +181,7 @@ describe('versions across a restart', () => {
       const after = new SessionStore(dir);
       await after.load();
       expect(await recoverInterruptedTurns(after)).toBe(1);
-      const rows = after.get(id)!.messages;
+      const rows = (await after.get(id))!.messages;
       expect(rows.map((r) => r.content)).toEqual(['Q', `**Interrupted:** ${INTERRUPTED}`]);
       expect(versionSummary(rows[0]!)).toEqual({ index: 1, count: 2, edited: false });
       expect(showVersion(rows, 0, 0).map((r) => r.content)).toEqual(['Q', 'A1']);

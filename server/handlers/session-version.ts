@@ -13,7 +13,7 @@ export async function showSessionVersion(input: HandlerInput): Promise<void> {
   const { ctx, app, profile } = input;
   const body = await readJsonBody(ctx);
   requireFields(body, ['session_id', 'message_index', 'version']);
-  const current = visibleSession(app.sessions, body.session_id, profile);
+  const current = await visibleSession(app.sessions, body.session_id, profile);
   let session;
   try {
     session = await app.sessions.update(current.session_id, (s) => {

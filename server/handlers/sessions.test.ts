@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/harness.js';
+import { storedJson } from '../testing/stored-session.js';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -22,7 +23,7 @@ describe('sessions, profiles, workspaces', () => {
     expect(((await renamed.json()) as { session: { title: string } }).session.title).toBe('Trip plan');
     const list = (await (await srv.api('/api/sessions')).json()) as { sessions: { session_id: string; title: string }[] };
     expect(list.sessions.find((s) => s.session_id === session.session_id)?.title).toBe('Trip plan');
-    const stored = JSON.parse(await fs.readFile(path.join(srv.stateDir, 'sessions', `${session.session_id}.json`), 'utf8'));
+    const stored = await storedJson(srv.stateDir, session.session_id as string);
     expect(stored.title).toBe('Trip plan');
   });
 

@@ -33,7 +33,7 @@ export async function newSession(input: HandlerInput): Promise<void> {
 }
 
 export async function getSession(input: HandlerInput): Promise<void> {
-  const session = visibleSession(input.app.sessions, input.ctx.url.searchParams.get('session_id'), input.profile);
+  const session = await visibleSession(input.app.sessions, input.ctx.url.searchParams.get('session_id'), input.profile);
   await sendJson(input.ctx, 200, { session: publicSession(session) });
 }
 
@@ -42,7 +42,7 @@ export async function renameSession(input: HandlerInput): Promise<void> {
   const body = await readJsonBody(ctx);
   requireFields(body, ['session_id', 'title']);
   if (typeof body.title !== 'string') throw new ValueError('Title must be a string');
-  const current = visibleSession(input.app.sessions, body.session_id, input.profile);
+  const current = await visibleSession(input.app.sessions, body.session_id, input.profile);
   const session = await app.sessions.rename(current.session_id, body.title);
   app.events.publish({ name: 'session_renamed', profile, data: { session_id: session.session_id, title: session.title } });
   await sendJson(ctx, 200, { session: publicSession(session) });
@@ -60,7 +60,7 @@ export async function addMessage(input: HandlerInput): Promise<void> {
   const { ctx, app, profile } = input;
   const body = await readJsonBody(ctx);
   requireFields(body, ['session_id']);
-  const current = visibleSession(input.app.sessions, body.session_id, input.profile);
+  const current = await visibleSession(input.app.sessions, body.session_id, input.profile);
   const text = typeof body.text === 'string' ? body.text : '';
   const attachments = asAttachments(body.attachments, current, app.config.stateDir);
   if (!text.trim() && attachments.length === 0) throw new ValueError('Message is empty');

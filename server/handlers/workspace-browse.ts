@@ -21,7 +21,7 @@ export const NOT_TEXT = 'Not a text file';
 
 async function openRequest(input: HandlerInput): Promise<WorkspacePath & { workspace: string }> {
   const { ctx, app } = input;
-  const session = visibleSession(app.sessions, ctx.url.searchParams.get('session_id'), input.profile);
+  const session = await visibleSession(app.sessions, ctx.url.searchParams.get('session_id'), input.profile);
   const workspace = await app.workspaces.validate(session.workspace);
   const at = await openWorkspacePath(workspace, ctx.url.searchParams.get('path') ?? '', ctx.url.searchParams.get(SHOW_HIDDEN_PARAM) === '1', app.workspaces.protectedPlaces);
   return { ...at, workspace };

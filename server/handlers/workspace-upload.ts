@@ -190,7 +190,7 @@ export async function uploadToWorkspace(input: HandlerInput): Promise<void> {
     if (!sessionId) throw new HttpError(400, 'Missing session_id');
     const parts = form.fileParts();
     if (parts.length === 0) throw new HttpError(400, 'No file field in request');
-    const session = visibleSession(input.app.sessions, sessionId, input.profile);
+    const session = await visibleSession(input.app.sessions, sessionId, input.profile);
     const workspace = await app.workspaces.validate(session.workspace);
     const requested = form.fields.get('path') ?? '';
     const created: string[] = [];

@@ -36,7 +36,7 @@ import * as L from './limits.js';
 /** A refusal that is not about HTTP: shown to the agent as it is. */
 export class McpDataError extends Error {}
 
-export function findSession(app: App, profile: string, id: unknown): Session {
+export function findSession(app: App, profile: string, id: unknown): Promise<Session> {
   return visibleSession(app.sessions, id, profile);
 }
 
@@ -68,8 +68,8 @@ function attachmentNames(list: unknown): string[] {
 }
 
 /** Messages `offset` … `offset + limit`, each text redacted and cut at MAX_MESSAGE_CHARS_IN_READ. */
-export function readSession(app: App, profile: string, id: unknown, offset = 0, limit = L.MAX_MESSAGES_PER_READ) {
-  const s = findSession(app, profile, id);
+export async function readSession(app: App, profile: string, id: unknown, offset = 0, limit = L.MAX_MESSAGES_PER_READ) {
+  const s = await findSession(app, profile, id);
   const page = s.messages.slice(offset, offset + limit);
   const { session_id, title, workspace, created_at, last_activity, message_count } = publicMcpSessionRow(s, sessionUri(s.session_id));
   return {
@@ -108,7 +108,7 @@ async function attachmentPath(app: App, sessionId: string, name: string): Promis
 
 /** The attachment folder's top level: uploaded files and extracted archives (folders). */
 export async function listAttachments(app: App, profile: string, id: unknown): Promise<WorkspaceListing['entries']> {
-  const s = findSession(app, profile, id);
+  const s = await findSession(app, profile, id);
   const at = await attachmentPath(app, s.session_id, '').catch(() => undefined);
   if (!at) return [];
   try {
@@ -141,7 +141,7 @@ async function archiveFiles(at: WorkspacePath): Promise<{ files: string[]; trunc
  * inside one as `folder/inner/path`), as its kind decides.
  */
 export async function readAttachment(app: App, profile: string, id: unknown, name: string, maxChars = L.MAX_TEXT_CHARS): Promise<AttachmentContent> {
-  const s = findSession(app, profile, id);
+  const s = await findSession(app, profile, id);
   return readAttachmentOf(app, s, name, maxChars).catch((err: unknown) => {
     throw err instanceof HttpError && err.status === 404 ? new HttpError(404, ATTACHMENT_NOT_FOUND) : err;
   });
@@ -210,7 +210,7 @@ async function readOffice(at: WorkspacePath, base: string, format: NonNullable<R
 }
 
 export async function listWorkspace(app: App, profile: string, id: unknown, requested: string): Promise<PublicWorkspaceListing> {
-  const s = findSession(app, profile, id);
+  const s = await findSession(app, profile, id);
   const workspace = await app.workspaces.validate(s.workspace);
   const at = await openWorkspacePath(workspace, requested, false, app.workspaces.protectedPlaces);
   try {
@@ -222,7 +222,7 @@ export async function listWorkspace(app: App, profile: string, id: unknown, requ
 }
 
 export async function readWorkspaceFile(app: App, profile: string, id: unknown, requested: string, maxChars = L.MAX_TEXT_CHARS) {
-  const s = findSession(app, profile, id);
+  const s = await findSession(app, profile, id);
   const workspace = await app.workspaces.validate(s.workspace);
   const at = await openWorkspacePath(workspace, requested, false, app.workspaces.protectedPlaces);
   try {
@@ -311,7 +311,7 @@ async function searchTree(at: WorkspacePath, budget: Budget, onText: (rel: strin
  * Secrets are masked before matching, so a snippet never shows part of one.
  */
 export async function search(app: App, profile: string, id: unknown, query: string, maxResults = L.MAX_SEARCH_RESULTS) {
-  const s = findSession(app, profile, id);
+  const s = await findSession(app, profile, id);
   const needle = query.toLowerCase();
   if (!needle.trim()) throw new McpDataError('The query is empty');
   const hits: SearchHit[] = [];

@@ -126,7 +126,7 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
       }),
     }),
     { description: "A session's messages (role, text, attachments) and attachments", mimeType: 'application/json' },
-    (uri, vars) => resource(async () => textResource(uri, 'application/json', mcpJson(data.readSession(app, profile, vars.id)))),
+    (uri, vars) => resource(async () => textResource(uri, 'application/json', mcpJson(await data.readSession(app, profile, vars.id)))),
   );
 
   server.registerResource(
@@ -182,7 +182,7 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
         limit: z.number().int().min(1).max(L.MAX_MESSAGES_PER_READ).optional(),
       },
     },
-    ({ session_id, offset, limit }) => tool(async () => ({ content: [textItem(mcpJson(data.readSession(app, profile, session_id, offset, limit)))] })),
+    ({ session_id, offset, limit }) => tool(async () => ({ content: [textItem(mcpJson(await data.readSession(app, profile, session_id, offset, limit)))] })),
   );
 
   server.registerTool(

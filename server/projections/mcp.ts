@@ -5,6 +5,9 @@ import type * as wire from '../core/wire.js';
 import { cutRedacted, redactText, serverValue, type PublicJson, type RedactedText, type ServerValue } from './brand.js';
 import type { SessionRecord } from './sessions.js';
 
+/** A session as the list has it: its header and how many messages and attachments it holds. */
+export type McpSessionListing = Omit<SessionRecord, 'messages' | 'attachments'> & { message_count: number; attachment_count: number };
+
 export interface PublicMcpSessionRow {
   session_id: ServerValue;
   uri: ServerValue;
@@ -16,14 +19,14 @@ export interface PublicMcpSessionRow {
   last_activity: ServerValue;
 }
 
-export function publicMcpSessionRow(s: SessionRecord, uri: string): PublicMcpSessionRow {
+export function publicMcpSessionRow(s: SessionRecord | McpSessionListing, uri: string): PublicMcpSessionRow {
   return {
     session_id: serverValue(s.session_id),
     uri: serverValue(uri),
     title: redactText(s.title),
     workspace: serverValue(s.workspace),
-    message_count: s.messages.length,
-    attachment_count: s.attachments.length,
+    message_count: 'messages' in s ? s.messages.length : s.message_count,
+    attachment_count: 'attachments' in s ? s.attachments.length : s.attachment_count,
     created_at: serverValue(s.created_at),
     last_activity: serverValue(s.updated_at),
   };

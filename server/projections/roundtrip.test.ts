@@ -12,6 +12,7 @@ import { attachmentRoot } from '../attachments/layout.js';
 import { postMultipart, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
 import { scriptedAgent, TEST_AGENT_CONFIG, type ScriptedAgent } from '../testing/scripted-agent.js';
 import { openSse } from '../testing/sse.js';
+import { storedSessionText } from '../testing/stored-session.js';
 
 // Names that look like credentials to the redactor (vendor prefixes, an AWS key id), as a person may name files.
 const SK_LEARN = 'sk-learn-cheatsheet.pdf';
@@ -181,7 +182,7 @@ describe('free text is still masked', () => {
       const event = await events.until((f) => f.event === 'session_renamed' && f.data!.includes(id));
       expect(JSON.parse(event.data!).title).toBe(session.title);
       // On disk the person's own text is kept whole: redaction is on the way out.
-      expect(await fs.readFile(path.join(srv.stateDir, 'sessions', `${id}.json`), 'utf8')).toContain(SECRET);
+      expect(await storedSessionText(srv.stateDir, id)).toContain(SECRET);
     } finally {
       events.close();
     }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { INTERNAL_MESSAGE_FIELDS, SessionStore } from '../store/sessions.js';
 import { publicSession } from './sessions.js';
+import { storedJson } from '../testing/stored-session.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -22,7 +23,7 @@ describe('publicSession', () => {
     await store.update(s.session_id, (d) => {
       d.messages.push({ role: 'user', content: 'hi', attachments: [], timestamp: 1, ...Object.fromEntries(INTERNAL_MESSAGE_FIELDS.map((f) => [f, 'secret'])) });
     });
-    const [message] = publicSession(store.get(s.session_id)!).messages;
+    const [message] = publicSession((await store.get(s.session_id))!).messages;
     expect(message).toEqual({ role: 'user', content: 'hi', attachments: [], timestamp: 1 });
     // Not even as a key with nothing in it.
     expect(Object.keys(message!).filter((k) => (INTERNAL_MESSAGE_FIELDS as readonly string[]).includes(k))).toEqual([]);
@@ -37,9 +38,9 @@ describe('publicSession', () => {
       Object.assign(d, { _hermes: hermes });
       d.messages.push({ role: 'assistant', content: 'ok', timestamp: 1, _hermes_turn: `${hermes.id}#2` });
     });
-    const onDisk = JSON.parse(await fs.readFile(path.join(dir, 'sessions', `${s.session_id}.json`), 'utf8'));
+    const onDisk = await storedJson(dir, s.session_id);
     expect(onDisk._hermes).toEqual(hermes);
-    const shown = publicSession(store.get(s.session_id)!);
+    const shown = publicSession((await store.get(s.session_id))!);
     expect(JSON.stringify(shown)).not.toContain('0badf00d');
     expect(Object.keys(shown)).not.toContain('_hermes');
     expect(shown.messages).toEqual([{ role: 'assistant', content: 'ok', timestamp: 1 }]);

@@ -15,6 +15,7 @@ import { startFakeAgent, type FakeAgent } from '../testing/fake-agent.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { flood, FLOOD_TOOL_CALL_ID, keepalivesOnly, LONG_LINE_TOKEN, LONG_LINE_TOKENS, longLine, toolArgumentFlood } from '../testing/hostile-agent.js';
 import { openSse, type SseFrame } from '../testing/sse.js';
+import { storedJson, storedSessionText } from '../testing/stored-session.js';
 
 const MIB = 1024 * 1024;
 /** Generous: the machine is shared, and a bounded turn ends in well under this. */
@@ -35,7 +36,8 @@ afterAll(async () => {
 });
 
 const data = (frame: SseFrame) => JSON.parse(frame.data!) as Record<string, unknown>;
-const sessionFile = (id: string) => path.join(srv.stateDir, 'sessions', `${id}.json`);
+/** The session's size as stored JSON text (what its session file weighed before the database). */
+const storedSize = async (id: string) => Buffer.byteLength(await storedSessionText(srv.stateDir, id));
 
 /**
  * Every frame of a stream up to `stream_end`, resuming after the last frame received whenever the server drops
@@ -80,7 +82,7 @@ describe('finding 2: a reply has a size limit', () => {
     // keeps: what it saw live may have a gap, what is stored may not.
     expect(frames.map((f) => f.event).slice(-4)).toEqual(['done', 'metering', 'title', 'stream_end']);
     const whole = LONG_LINE_TOKEN.repeat(LONG_LINE_TOKENS);
-    const stored = JSON.parse(await fs.readFile(sessionFile(id), 'utf8'));
+    const stored = await storedJson(srv.stateDir, id);
     expect(stored.messages.at(-1)).toMatchObject({ role: 'assistant', content: whole });
   }, 180_000);
 
@@ -96,9 +98,9 @@ describe('finding 2: a reply has a size limit', () => {
     // The upstream request was closed: the agent made little more than what Satchel kept (socket buffers).
     expect(script.madeBytes()).toBeLessThan(MAX_REPLY_BYTES + 32 * MIB);
 
-    const { size } = await fs.stat(sessionFile(id));
+    const size = await storedSize(id);
     expect(size).toBeLessThan(MAX_REPLY_BYTES + MIB);
-    const stored = JSON.parse(await fs.readFile(sessionFile(id), 'utf8'));
+    const stored = await storedJson(srv.stateDir, id);
     expect(stored.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
     expect(stored.messages[1].content.endsWith(REPLY_CUT_MARKER)).toBe(true);
     expect(Buffer.byteLength(stored.messages[1].content) - Buffer.byteLength(REPLY_CUT_MARKER)).toBe(MAX_REPLY_BYTES);
@@ -119,7 +121,7 @@ describe('finding 2: a reply has a size limit', () => {
   it('a reasoning flood is cut by the same bound', async () => {
     agent.next(flood({ mib: 50, field: 'reasoning' }));
     const { id, frames } = await turn('think hard');
-    const stored = JSON.parse(await fs.readFile(sessionFile(id), 'utf8'));
+    const stored = await storedJson(srv.stateDir, id);
     expect(Buffer.byteLength(stored.messages[1].reasoning)).toBe(MAX_REPLY_BYTES);
     expect(stored.messages[1].content).toBe(REPLY_CUT_MARKER);
     expect(reply(frames)).toBe(REPLY_CUT_MARKER);
@@ -133,14 +135,14 @@ describe('finding 2: a reply has a size limit', () => {
     const marker = toolArgumentsCutMarker(MAX_TOOL_ARGUMENT_BYTES);
     expect(marker).toBe('\n\n…[tool-call arguments cut by Satchel at 4 MiB]');
     expect(reply(frames)).toBe(marker);
-    const stored = JSON.parse(await fs.readFile(sessionFile(id), 'utf8'));
+    const stored = await storedJson(srv.stateDir, id);
     const call = stored.messages[1].tool_calls[0];
     expect(call.id).toBe(FLOOD_TOOL_CALL_ID);
     expect(call.function.arguments.startsWith('{"content": "xxx')).toBe(true);
     // The call's id and name count against the same bound as its arguments (upstream.ts).
     expect(Buffer.byteLength(call.id + call.function.name + call.function.arguments)).toBe(MAX_TOOL_ARGUMENT_BYTES);
     expect(stored.messages[1].content).toBe(marker);
-    expect((await fs.stat(sessionFile(id))).size).toBeLessThan(MAX_TOOL_ARGUMENT_BYTES + MIB);
+    expect(await storedSize(id)).toBeLessThan(MAX_TOOL_ARGUMENT_BYTES + MIB);
     expect(script.madeBytes()).toBeLessThan(MAX_TOOL_ARGUMENT_BYTES + 16 * MIB);
   }, 120_000);
 
@@ -189,7 +191,7 @@ describe('finding 3: a turn has an overall deadline', () => {
       }
       expect(turnDeadlineText(1_500)).toBe('The agent did not finish within 1.5 s.');
       expect(turnDeadlineText(DEFAULT_AGENT_TURN_MAX_MS)).toBe('The agent did not finish within 30 min.');
-      const stored = JSON.parse(await fs.readFile(sessionFile(ids[0]!), 'utf8'));
+      const stored = await storedJson(srv.stateDir, ids[0]!);
       expect(stored.messages.at(-1)).toMatchObject({
         content: '**Error:** The agent did not finish within 1.5 s.',
         _error: true,

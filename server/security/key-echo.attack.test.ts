@@ -12,6 +12,7 @@ import { startFakeAgent, type FakeAgent } from '../testing/fake-agent.js';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
 import { keyEcho, keyEchoModels, SHAPELESS_KEY } from '../testing/hostile-agent-echo.js';
 import { openSse } from '../testing/sse.js';
+import { databaseBytes, storedSessionText } from '../testing/stored-session.js';
 
 const TURN_DEADLINE_MS = 30_000;
 const KEY = SHAPELESS_KEY;
@@ -81,10 +82,12 @@ describe('an agent echoing its key (no vendor shape) in every field', () => {
   });
 
   it('the session file on disk never holds it, yet keeps the rest of the reply', async () => {
-    const bytes = await fs.readFile(path.join(srv.stateDir, 'sessions', `${session}.json`), 'utf8');
+    const bytes = await storedSessionText(srv.stateDir, session);
     expect(bytes).toContain('Your key is');
     expect(bytes).toContain('tool_calls');
     expect(leaks(bytes)).toEqual([]);
+    // Nor any byte of the database files: the search index, freed pages, the write-ahead log.
+    expect(leaks(await databaseBytes(srv.stateDir))).toEqual([]);
   });
 
   it('GET /api/session never returns it', async () => {

@@ -125,7 +125,8 @@ describe.each(LAYOUTS)('$name layout under a temporary home', (layout) => {
   it('refuses the state folder, a folder inside it, a link to it and the credential places as workspaces (400, exact text)', async () => {
     const refused = [
       stateDir,
-      path.join(stateDir, 'sessions'),
+      // A folder the server keeps in it (sessions/ was one before sessions moved into the database).
+      path.join(stateDir, 'staging'),
       path.join(home, 'state-link'),
       ...layout.places.map((p) => path.join(home, ...p.dir)),
     ];
@@ -166,6 +167,9 @@ describe.each(LAYOUTS)('$name layout under a temporary home', (layout) => {
       rel(...layout.state, 'agent.json'),
       rel(...layout.state, 'mcp-token'),
       rel(...layout.state, 'sessions'),
+      // The session database and its write-ahead log.
+      rel(...layout.state, 'satchel.db'),
+      rel(...layout.state, 'satchel.db-wal'),
       'state-link/agent.json',
       'state-link',
       ...layout.places.map((p) => rel(...p.dir, p.file)),

@@ -10,6 +10,7 @@ import { forgetSecrets } from '../redact/known.js';
 import { contentChunk, startFakeAgent, type FakeAgent, type Frame } from '../testing/fake-agent.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { openSse } from '../testing/sse.js';
+import { databaseBytes, storedJson, storedSessionText } from '../testing/stored-session.js';
 
 const TURN_DEADLINE_MS = 15_000;
 /** No vendor shape: only knowing its value masks it. */
@@ -68,15 +69,16 @@ const found = (text: string) => SECRETS.filter((s) => text.includes(s));
 describe('credentials in tool progress', () => {
   it('the agent was sent the key and the turn stored four tools (the control)', async () => {
     expect(agent.requests.at(-1)?.headers.authorization).toBe(`Bearer ${AGENT_KEY}`);
-    const stored = JSON.parse(await fs.readFile(path.join(srv.stateDir, 'sessions', `${sessionId}.json`), 'utf8'));
+    const stored = await storedJson(srv.stateDir, sessionId);
     expect(stored.messages[1].tool_activity).toHaveLength(4);
     expect(stored.messages[1].tool_activity[2].preview).toBe('id_rsa [REDACTED PRIVATE KEY]');
   });
 
   it('never reach the session file', async () => {
-    const file = await fs.readFile(path.join(srv.stateDir, 'sessions', `${sessionId}.json`), 'utf8');
-    expect(found(file)).toEqual([]);
-    expect(file).not.toContain('sk-proj-9');
+    for (const file of [await storedSessionText(srv.stateDir, sessionId), await databaseBytes(srv.stateDir)]) {
+      expect(found(file)).toEqual([]);
+      expect(file).not.toContain('sk-proj-9');
+    }
   });
 
   it('never reach GET /api/session or the live frames', async () => {

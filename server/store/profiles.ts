@@ -18,8 +18,8 @@ export function sessionVisible(sessionProfile: unknown, active: string): boolean
 
 /** The session named by `id` when the active profile may see it; an invisible session is answered exactly like a
  *  missing one, 404 (spec-notes 2 and 4.3 step 3). */
-export function visibleSession(sessions: Pick<SessionStore, 'get'>, id: unknown, profile: string): Session {
-  const session = sessions.get(id);
+export async function visibleSession(sessions: Pick<SessionStore, 'get'>, id: unknown, profile: string): Promise<Session> {
+  const session = await sessions.get(id);
   if (!session || !sessionVisible(session.profile, profile)) throw new HttpError(404, 'Session not found');
   return session;
 }

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setLogSink } from '../core/log.js';
+import { storedJson } from '../testing/stored-session.js';
 import { MAX_SESSION_FILE_BYTES, oversizedSessionWarning, SessionStore } from './sessions.js';
 
 let dir: string;
@@ -13,7 +14,7 @@ afterEach(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-const onDisk = async (id: string) => JSON.parse(await fs.readFile(path.join(dir, 'sessions', `${id}.json`), 'utf8'));
+const onDisk = async (id: string) => await storedJson(dir, id);
 
 /** A store loaded from a session file as an older version wrote it: `fields` over a session's header. */
 async function loadedWith(id: string, fields: Record<string, unknown>): Promise<SessionStore> {
@@ -37,7 +38,7 @@ describe('SessionStore', () => {
     expect((await onDisk(s.session_id)).attachments).toHaveLength(50);
     const reloaded = new SessionStore(dir);
     await reloaded.load();
-    expect(reloaded.get(s.session_id)!.attachments.map((a) => a.filename).sort()).toEqual(Array.from({ length: 50 }, (_, i) => `f${i}`).sort());
+    expect((await reloaded.get(s.session_id))!.attachments.map((a) => a.filename).sort()).toEqual(Array.from({ length: 50 }, (_, i) => `f${i}`).sort());
   });
 
   it('never leaves a half-written session: an interrupted write leaves the old file and is ignored on load', async () => {
@@ -45,11 +46,12 @@ describe('SessionStore', () => {
     await store.load();
     const s = await store.create({ workspace: '/w', profile: 'default' });
     await store.rename(s.session_id, 'Before');
-    // What a crash between write and rename leaves behind: a temp file beside the real one.
+    // What a crash of an older Satchel between write and rename left behind: a temp file beside the real one.
+    await fs.mkdir(path.join(dir, 'sessions'), { recursive: true });
     await fs.writeFile(path.join(dir, 'sessions', `.${s.session_id}.json.abc.tmp`), '{"session_id": "trunc');
     const reloaded = new SessionStore(dir);
     await reloaded.load();
-    expect(reloaded.get(s.session_id)!.title).toBe('Before');
+    expect((await reloaded.get(s.session_id))!.title).toBe('Before');
     expect(reloaded.list()).toHaveLength(1);
   });
 
@@ -59,7 +61,7 @@ describe('SessionStore', () => {
     const s = await store.create({ workspace: '/w', profile: 'default' });
     await expect(store.addMessage(s.session_id, 'x'.repeat(100_001), [])).rejects.toThrow('Message too long');
     await expect(store.rename(s.session_id, '   ')).rejects.toThrow('Title must not be empty');
-    expect(store.get(s.session_id)!.messages).toEqual([]);
+    expect((await store.get(s.session_id))!.messages).toEqual([]);
   });
 
   it('keeps nothing of a change that throws halfway, while the changes written with it are kept', async () => {
@@ -78,7 +80,7 @@ describe('SessionStore', () => {
     const after = attach('c');
     await expect(broken).rejects.toThrow('failed halfway');
     await Promise.all([first, before, after]);
-    for (const session of [store.get(s.session_id)!, await onDisk(s.session_id)]) {
+    for (const session of [(await store.get(s.session_id))!, await onDisk(s.session_id)]) {
       expect(session.title).toBe('Untitled');
       expect(session.attachments.map((a: { filename: string }) => a.filename)).toEqual(['a', 'b', 'c']);
     }
@@ -104,7 +106,7 @@ describe('SessionStore', () => {
       // A role no version of Satchel wrote: shown as the agent's, as a row without one always was.
       { role: 'assistant', content: 'once' },
     ];
-    expect(store.get(id)!.messages).toEqual(expected);
+    expect((await store.get(id))!.messages).toEqual(expected);
     // A message stored now has the same shape, and the next write puts the whole file in it.
     await store.addMessage(id, 'new', []);
     const added = (await onDisk(id)).messages[expected.length];
@@ -124,7 +126,7 @@ describe('SessionStore', () => {
       pending_attachments: [note],
       attachments: [zip, note],
     });
-    const loaded = store.get(id)!;
+    const loaded = (await store.get(id))!;
     expect(loaded.messages[0]!.attachments).toEqual([
       { ...zip, kind: 'file' },
       { kind: 'extraction', name: 'report.zip', path: '/a/report', extracted: true, file_count: 2, archive_path: '/a/report.zip' },
@@ -142,6 +144,7 @@ describe('SessionStore', () => {
     const kept = await store.create({ workspace: '/w', profile: 'default' });
     // A sparse file: as large as the bloated one for stat, without writing 400 MB.
     const bloated = path.join(dir, 'sessions', 'abcdefabcdef.json');
+    await fs.mkdir(path.dirname(bloated), { recursive: true });
     await fs.writeFile(bloated, '{"session_id": "abcdefabcdef", "messages": [');
     await fs.truncate(bloated, 400 * 1024 * 1024);
     const lines: string[] = [];

@@ -1,0 +1,79 @@
+// The database's schema, as numbered migrations. `schema_version` holds the number applied; a start applies
+// those after it, each in its own transaction with the new number, so a start killed halfway applies it again.
+import type { Db, Queries } from './connection.js';
+
+/**
+ * sessions: one row per conversation; `header` is its JSON without messages and attachments (title, times,
+ * a pending turn, internal fields), `updated_at` and the counts beside it so the list is read without it.
+ * messages / attachments: one row per stored row of the session, its JSON whole (versions and internal fields
+ * stay inside), at its position. search_docs: the text search finds (a title, a message's text, an
+ * attachment's name), one row each, and `search` the FTS5 index over it, kept in step by triggers inside the
+ * very transaction that changes the text.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    updated_at TEXT NOT NULL,
+    message_count INTEGER NOT NULL,
+    attachment_count INTEGER NOT NULL,
+    header TEXT NOT NULL
+  );
+  CREATE TABLE messages (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    row TEXT NOT NULL,
+    PRIMARY KEY (session_id, position)
+  ) WITHOUT ROWID;
+  CREATE TABLE attachments (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (session_id, position)
+  ) WITHOUT ROWID;
+  CREATE TABLE search_docs (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('title', 'message', 'attachment')),
+    position INTEGER NOT NULL,
+    text TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX search_docs_place ON search_docs (session_id, kind, position);
+  CREATE VIRTUAL TABLE search USING fts5 (text, content = 'search_docs', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
+  CREATE TRIGGER search_docs_added AFTER INSERT ON search_docs BEGIN
+    INSERT INTO search (rowid, text) VALUES (new.id, new.text);
+  END;
+  CREATE TRIGGER search_docs_removed AFTER DELETE ON search_docs BEGIN
+    INSERT INTO search (search, rowid, text) VALUES ('delete', old.id, old.text);
+  END;
+  CREATE TRIGGER search_docs_changed AFTER UPDATE ON search_docs BEGIN
+    INSERT INTO search (search, rowid, text) VALUES ('delete', old.id, old.text);
+    INSERT INTO search (rowid, text) VALUES (new.id, new.text);
+  END;
+  `,
+];
+
+/** The schema version this build writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Bring the database to SCHEMA_VERSION; refuse one written by a newer Satchel rather than misread it. */
+export async function migrateSchema(db: Db): Promise<void> {
+  await db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+  for (;;) {
+    const applied = await db.transaction(async (q) => {
+      const version = await currentVersion(q);
+      if (version > SCHEMA_VERSION) throw new Error(`the session database is of a newer Satchel (schema ${version}, this one knows ${SCHEMA_VERSION})`);
+      if (version === SCHEMA_VERSION) return false;
+      await q.exec(MIGRATIONS[version]!);
+      await q.run('DELETE FROM schema_version');
+      await q.run('INSERT INTO schema_version (version) VALUES (?)', [version + 1]);
+      return true;
+    });
+    if (!applied) return;
+  }
+}
+
+async function currentVersion(q: Queries): Promise<number> {
+  const row = await q.get<{ version: number }>('SELECT version FROM schema_version');
+  return row?.version ?? 0;
+}

@@ -1,0 +1,120 @@
+// A session's rows in the database: read whole, written as the difference from what is stored. Every write
+// happens inside the caller's transaction, the search index (search_docs, kept in step by triggers) with it.
+import type { Queries } from './connection.js';
+import type { Message, Session } from '../sessions.js';
+import type * as wire from '../../core/wire.js';
+
+/**
+ * Rows per INSERT when many are written at once (an import, a rewrite): each row takes 3 parameters and
+ * SQLite allows 32,766 per statement; 500 keeps a statement's text small and still writes 10,000 rows in 20.
+ */
+const ROWS_PER_INSERT = 500;
+
+/** What every session row has besides its messages and attachments, as the list needs it. */
+export type SessionHeader = Omit<Session, 'messages' | 'attachments'>;
+
+export interface SessionListing extends SessionHeader {
+  message_count: number;
+  attachment_count: number;
+}
+
+export function headerOf(session: Session): SessionHeader {
+  const { messages: _messages, attachments: _attachments, ...header } = session;
+  return header;
+}
+
+export function listingOf(session: Session): SessionListing {
+  return { ...headerOf(session), message_count: session.messages.length, attachment_count: session.attachments.length };
+}
+
+/** Every session's listing, for the list at start: no message is read. */
+export async function readListings(q: Queries): Promise<SessionListing[]> {
+  const rows = await q.all<{ header: string; message_count: number; attachment_count: number }>('SELECT header, message_count, attachment_count FROM sessions');
+  return rows.map((r) => ({ ...(JSON.parse(r.header) as SessionHeader), message_count: r.message_count, attachment_count: r.attachment_count }));
+}
+
+/** One session whole, as it is stored; undefined when there is none. */
+export async function readSession(q: Queries, id: string): Promise<Session | undefined> {
+  const head = await q.get<{ header: string }>('SELECT header FROM sessions WHERE id = ?', [id]);
+  if (!head) return undefined;
+  const messages = await q.all<{ row: string }>('SELECT row FROM messages WHERE session_id = ? ORDER BY position', [id]);
+  const attachments = await q.all<{ record: string }>('SELECT record FROM attachments WHERE session_id = ? ORDER BY position', [id]);
+  return {
+    ...(JSON.parse(head.header) as SessionHeader),
+    messages: messages.map((m) => JSON.parse(m.row) as Message),
+    attachments: attachments.map((a) => JSON.parse(a.record) as wire.Attachment),
+  };
+}
+
+/** How many leading rows `after` still shares, object for object, with `before`. */
+function sharedPrefix<T>(before: readonly T[], after: readonly T[]): number {
+  const n = Math.min(before.length, after.length);
+  let i = 0;
+  while (i < n && before[i] === after[i]) i++;
+  return i;
+}
+
+interface RowKind<T> {
+  table: 'messages' | 'attachments';
+  column: 'row' | 'record';
+  doc: 'message' | 'attachment';
+  /** The row's searchable text ('' for none). */
+  text: (row: T) => string;
+}
+
+const MESSAGE_ROWS: RowKind<Message> = { table: 'messages', column: 'row', doc: 'message', text: (m) => (typeof m.content === 'string' ? m.content : '') };
+const ATTACHMENT_ROWS: RowKind<wire.Attachment> = {
+  table: 'attachments',
+  column: 'record',
+  doc: 'attachment',
+  text: (a) => (typeof a.filename === 'string' ? a.filename : ''),
+};
+
+/**
+ * Store `after`'s rows of one kind where they differ from `before`'s. Rows are compared as objects (the store
+ * never changes a stored row in place, sessions.ts): a row appended is one INSERT (and one into the index);
+ * from the first row that differs on, the stored rows are replaced.
+ */
+async function writeRows<T>(q: Queries, kind: RowKind<T>, id: string, before: readonly T[], after: readonly T[]): Promise<void> {
+  const from = sharedPrefix(before, after);
+  if (from < before.length) {
+    await q.run(`DELETE FROM ${kind.table} WHERE session_id = ? AND position >= ?`, [id, from]);
+    await q.run(`DELETE FROM search_docs WHERE session_id = ? AND kind = ? AND position >= ?`, [id, kind.doc, from]);
+  }
+  for (let start = from; start < after.length; start += ROWS_PER_INSERT) {
+    const chunk = after.slice(start, start + ROWS_PER_INSERT);
+    const rows = chunk.map((row, i) => [id, start + i, JSON.stringify(row)] as const);
+    await q.run(`INSERT INTO ${kind.table} (session_id, position, ${kind.column}) VALUES ${rows.map(() => '(?, ?, ?)').join(', ')}`, rows.flat());
+    const docs = chunk.map((row, i) => [id, kind.doc, start + i, kind.text(row)] as const).filter((d) => d[3] !== '');
+    if (docs.length > 0) await q.run(`INSERT INTO search_docs (session_id, kind, position, text) VALUES ${docs.map(() => '(?, ?, ?, ?)').join(', ')}`, docs.flat());
+  }
+}
+
+/**
+ * Store `after` where it differs from `before` (undefined: a session not stored yet). The header is small and
+ * written whole; messages and attachments by writeRows; the title's index row when it changed.
+ */
+export async function writeSession(q: Queries, before: Session | undefined, after: Session): Promise<void> {
+  const id = after.session_id;
+  const header = JSON.stringify(headerOf(after));
+  await q.run(
+    `INSERT INTO sessions (id, updated_at, message_count, attachment_count, header) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, message_count = excluded.message_count,
+       attachment_count = excluded.attachment_count, header = excluded.header`,
+    [id, after.updated_at, after.messages.length, after.attachments.length, header],
+  );
+  if (before?.title !== after.title) {
+    await q.run(
+      `INSERT INTO search_docs (session_id, kind, position, text) VALUES (?, 'title', 0, ?)
+       ON CONFLICT (session_id, kind, position) DO UPDATE SET text = excluded.text`,
+      [id, after.title],
+    );
+  }
+  await writeRows(q, MESSAGE_ROWS, id, before?.messages ?? [], after.messages);
+  await writeRows(q, ATTACHMENT_ROWS, id, before?.attachments ?? [], after.attachments);
+}
+
+/** Remove a session and everything of it in the database (its rows and index entries go by cascade). */
+export async function deleteSession(q: Queries, id: string): Promise<boolean> {
+  return (await q.run('DELETE FROM sessions WHERE id = ?', [id])).changes > 0;
+}
