@@ -1,5 +1,6 @@
 // Shared helpers for the benchmarks: child servers pinned to a core, wrk runs, medians.
-import { execFileSync, fork, spawn } from 'node:child_process';
+import { execFileSync, fork, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -111,3 +112,28 @@ export async function tempDir(prefix) {
 }
 
 export const machine = () => `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version} (shared, noisy)`;
+
+/** A full tsc pass of the server; on the shared 2-core machine under load it has taken 30 s and more. */
+const BUILD_TIMEOUT_MS = 300_000;
+
+/**
+ * The server of commit `rev`, compiled into .cache/<prefix>-<commit> (inside the project, so node_modules resolve
+ * as for dist/), once: a later run reuses it. Returns the short commit and the build's dist folder.
+ */
+export function buildRevision(rev, prefix) {
+  const commit = execFileSync('git', ['rev-parse', '--short', rev], { encoding: 'utf8' }).trim();
+  const root = path.resolve('.cache', `${prefix}-${commit}`);
+  const out = path.join(root, 'dist');
+  if (!existsSync(path.join(out, 'server', 'index.js'))) {
+    rmSync(root, { recursive: true, force: true });
+    mkdirSync(path.join(root, 'src'), { recursive: true });
+    const tar = execFileSync('git', ['archive', commit, 'server', 'main', 'preload', 'tsconfig.json'], { maxBuffer: 1 << 30 });
+    execFileSync('tar', ['-x', '-C', path.join(root, 'src')], { input: tar });
+    // Type errors do not stop tsc from emitting; the caller's start fails loudly if the build is unusable.
+    spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', path.join(root, 'src', 'tsconfig.json'), '--outDir', out], {
+      stdio: 'ignore',
+      timeout: BUILD_TIMEOUT_MS,
+    });
+  }
+  return { commit, out };
+}

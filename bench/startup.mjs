@@ -6,11 +6,11 @@
 // server's modules alone cost: `import()` of server/index.js in a fresh Node, for dist/ and each compared build.
 // Usage: node bench/startup.mjs [--runs N] [--old-runs N] [--compare REV]...   (from the repository root, with
 // nobody editing it: any source saved during the run makes the next `npm run serve` build, as it should)
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { machine, median } from './lib.mjs';
+import { buildRevision, machine, median } from './lib.mjs';
 
 const URL_LINE = /Satchel is running at http:\/\/\S+/;
 const START_DEADLINE_MS = 120_000;
@@ -21,8 +21,6 @@ const arg = (name, fallback) => {
 const RUNS = arg('--runs', 9);
 const OLD_RUNS = arg('--old-runs', 3);
 const COMPARE = process.argv.flatMap((a, i) => (process.argv[i - 1] === '--compare' ? [a] : []));
-/** A full tsc pass of the server; on the shared 2-core machine under load it has taken 30 s and more. */
-const BUILD_TIMEOUT_MS = 300_000;
 
 const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-startup-'));
 const serverArgs = ['--state-dir', stateDir];
@@ -35,28 +33,9 @@ const VARIANTS = {
   'previous: build every start': ['sh', ['-c', `npm run build --silent; exec node dist/server/cli.js ${serverArgs.join(' ')}`]],
 };
 
-/** The server of commit `rev`, compiled into .cache/ (inside the project, so node_modules resolve as for dist/). */
-function buildRevision(rev) {
-  const commit = execFileSync('git', ['rev-parse', '--short', rev], { encoding: 'utf8' }).trim();
-  const root = path.resolve('.cache', `startup-${commit}`);
-  const out = path.join(root, 'dist');
-  if (!fs.existsSync(path.join(out, 'server', 'index.js'))) {
-    fs.rmSync(root, { recursive: true, force: true });
-    fs.mkdirSync(path.join(root, 'src'), { recursive: true });
-    const tar = execFileSync('git', ['archive', commit, 'server', 'main', 'preload', 'tsconfig.json'], { maxBuffer: 1 << 30 });
-    execFileSync('tar', ['-x', '-C', path.join(root, 'src')], { input: tar });
-    // Type errors do not stop tsc from emitting; the start below fails loudly if the build is unusable.
-    spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', path.join(root, 'src', 'tsconfig.json'), '--outDir', out], {
-      stdio: 'ignore',
-      timeout: BUILD_TIMEOUT_MS,
-    });
-  }
-  return { commit, out };
-}
-
 const builds = { 'dist/': path.resolve('dist') };
 for (const rev of COMPARE) {
-  const { commit, out } = buildRevision(rev);
+  const { commit, out } = buildRevision(rev, 'startup');
   builds[commit] = out;
   VARIANTS[`node server/cli.js at ${commit}`] = [process.execPath, [path.join(out, 'server', 'cli.js'), ...serverArgs]];
 }

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { hasCommand, machine, median } from './lib.mjs';
+import { buildRevision, hasCommand, machine, median } from './lib.mjs';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
@@ -31,28 +31,11 @@ const SEARCHES = 50;
 const COMPARE = arg('--compare', execFileSync('git', ['merge-base', 'HEAD', 'main'], { encoding: 'utf8' }).trim());
 const TOKEN = 'b'.repeat(43);
 const START_DEADLINE_MS = 600_000;
-/** A full tsc pass of the server; on the shared 2-core machine under load it has taken 30 s and more. */
-const BUILD_TIMEOUT_MS = 300_000;
 
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 };
-
-/** The server of commit `rev`, compiled into .cache/ (inside the project, so node_modules resolve as for dist/). */
-function buildRevision(rev) {
-  const commit = execFileSync('git', ['rev-parse', '--short', rev], { encoding: 'utf8' }).trim();
-  const root = path.resolve('.cache', `store-${commit}`);
-  const out = path.join(root, 'dist');
-  if (!fs.existsSync(path.join(out, 'server', 'index.js'))) {
-    fs.rmSync(root, { recursive: true, force: true });
-    fs.mkdirSync(path.join(root, 'src'), { recursive: true });
-    const tar = execFileSync('git', ['archive', commit, 'server', 'main', 'preload', 'tsconfig.json'], { maxBuffer: 1 << 30 });
-    execFileSync('tar', ['-x', '-C', path.join(root, 'src')], { input: tar });
-    spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', path.join(root, 'src', 'tsconfig.json'), '--outDir', out], { stdio: 'ignore', timeout: BUILD_TIMEOUT_MS });
-  }
-  return { commit, dist: out };
-}
 
 // A deterministic history: the same on every run and machine.
 let seed = 0x5eed;
@@ -167,7 +150,7 @@ const ids = generate(history);
 const bytes = Number(execFileSync('du', ['-sb', path.join(history, 'sessions')], { encoding: 'utf8' }).split('\t')[0]);
 console.error(`generated ${CONVERSATIONS} conversations, ${MESSAGES} messages, ${(bytes / 2 ** 20).toFixed(0)} MiB of JSON in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
-const { commit, dist: jsonDist } = buildRevision(COMPARE);
+const { commit, out: jsonDist } = buildRevision(COMPARE, 'store');
 const stores = { sqlite: path.resolve('dist'), [`json (${commit})`]: jsonDist };
 const results = Object.fromEntries(Object.keys(stores).map((k) => [k, { emptyStart: [], start: [], list: [], append: [], storeAppend: [] }]));
 const importMs = [];

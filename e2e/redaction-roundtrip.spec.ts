@@ -4,6 +4,7 @@
 // answered (no "Unknown attachment"), and the chip and the sent message show the whole name.
 import fs from 'node:fs';
 import path from 'node:path';
+import { storedJson } from '../server/testing/stored-session.js';
 import { expect, newSession, test } from './fixtures.js';
 
 const NAME = 'sk-learn-cheatsheet.pdf';
@@ -40,6 +41,6 @@ test('a dropped sk-learn-cheatsheet.pdf is sent with its full name', async ({ ap
   await expect(sent.getByTestId('message-attachment')).toHaveAttribute('title', NAME);
   await expect(page.getByTestId('attachment-chip')).toHaveCount(0);
   expect(fs.readFileSync(path.join(server.stateDir, 'attachments', id, NAME), 'utf8')).toBe(BYTES);
-  const session = JSON.parse(fs.readFileSync(path.join(server.stateDir, 'sessions', `${id}.json`), 'utf8'));
+  const session = await storedJson(server.stateDir, id);
   expect(session.messages[0].attachments.map((a: { filename: string }) => a.filename)).toEqual([NAME]);
 });
