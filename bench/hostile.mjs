@@ -130,7 +130,9 @@ async function run(agent) {
     await sleep(SETTLE_MS);
     const after = (await server.ask('gc')).rss / 2 ** 20;
     await server.stop();
-    const file = (await fs.stat(path.join(stateDir, 'sessions', `${id}.json`))).size / 2 ** 20;
+    // The session as stored, as JSON text: what its file weighed before sessions moved into the database.
+    const { storedSessionText } = await import(pathToFileURL(path.join(SERVER_DIST, 'server/testing/stored-session.js')).href);
+    const file = Buffer.byteLength(await storedSessionText(stateDir, id)) / 2 ** 20;
 
     const again = await startSatchel(stateDir, agent.baseUrl);
     const idle = kib(await status(again.pid), 'VmRSS') / 1024;
