@@ -58,7 +58,7 @@ describe('what the app relies on', () => {
   it('packages the compiled app (main entry and CommonJS preload) and package.json', () => {
     const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { main: string };
     expect(pkg.main).toBe('dist/main/index.js');
-    expect(patterns(config.files)).toEqual([
+    expect(patterns(config.files).slice(0, 7)).toEqual([
       'dist/**/*',
       '!dist/**/*.test.js',
       '!dist/.build-stamp',
@@ -67,6 +67,32 @@ describe('what the app relies on', () => {
       '!**/testing{,/**}',
       'package.json',
     ]);
+    // Past these, only sqlite3's build leftovers and install-time tools are left out (the next test).
+    expect(patterns(config.files).slice(7).every((p) => p.startsWith('!node_modules/'))).toBe(true);
+  });
+  it("unpacks sqlite3's binding and keeps what it loads at run time, without its build leftovers and install tools", () => {
+    const { minimatch } = createRequire(require.resolve('app-builder-lib/package.json'))('minimatch') as typeof import('minimatch');
+    const unpacked = (file: string) => config.asarUnpack.some((pattern: string) => minimatch(file, pattern, { dot: true }));
+    const excluded = (file: string) => patterns(config.files).some((p) => p.startsWith('!') && minimatch(file, p.slice(1), { dot: true }));
+    expect(unpacked('node_modules/sqlite3/build/Release/node_sqlite3.node')).toBe(true);
+    expect(unpacked('node_modules/sqlite3/lib/sqlite3.js')).toBe(false);
+    // What `require('sqlite3')` loads: its lib/, the binding, and `bindings` with its one dependency.
+    const runtime = ['node_modules/sqlite3/lib/sqlite3.js', 'node_modules/sqlite3/lib/sqlite3-binding.js', 'node_modules/sqlite3/build/Release/node_sqlite3.node', 'node_modules/sqlite3/package.json'];
+    for (const name of ['bindings', 'file-uri-to-path']) runtime.push(`node_modules/${name}/package.json`);
+    expect(runtime.filter(excluded)).toEqual([]);
+    const manifest = (name: string) => JSON.parse(readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8'));
+    expect(Object.keys(manifest('bindings').dependencies ?? {})).toEqual(['file-uri-to-path']);
+    expect(manifest('file-uri-to-path').dependencies ?? {}).toEqual({});
+    for (const file of [
+      'node_modules/sqlite3/build/Release/obj.target/sqlite3/gen/sqlite-autoconf-3440200/sqlite3.o',
+      'node_modules/sqlite3/deps/sqlite-autoconf-3440200.tar.gz',
+      'node_modules/sqlite3/src/database.cc',
+      'node_modules/sqlite3/node_modules/node-gyp/package.json',
+      'node_modules/prebuild-install/package.json',
+      'node_modules/make-fetch-happen/package.json',
+    ]) {
+      expect(excluded(file), file).toBe(true);
+    }
   });
   it('sets the fuses', () => {
     expect(config.electronFuses).toEqual({
