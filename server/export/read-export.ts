@@ -5,6 +5,7 @@
 // absolute path is the new folder's. Rows keep the fields a stored row has (wire.d.ts `Message`) and the other
 // versions of the conversation (`_versions`, store/versions.ts); nothing internal of another session comes along.
 import path from 'node:path';
+import { quotedName } from '../archive/limits.js';
 import { namedAttachment } from '../attachments/extracted.js';
 import { sessionFolder } from '../attachments/layout.js';
 import { ValueError } from '../core/errors.js';
@@ -72,6 +73,11 @@ export function parseExportText(text: string): Record<string, unknown> {
   return doc as Record<string, unknown>;
 }
 
+/** The refusal of a reference, quoting it as the file spells it (shortened, control characters shown as `?`). */
+function missing(ref: unknown): ValueError {
+  return new ValueError(missingAttachment(quotedName(String(ref))), true);
+}
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
@@ -93,7 +99,7 @@ function uploadsOf(list: unknown, target: ImportTarget): wire.Attachment[] {
   for (const item of list) {
     const ref = isObject(item) ? item.path : undefined;
     const name = heldName(ref, 'file', target);
-    if (name === undefined) throw new ValueError(missingAttachment(String(ref)));
+    if (name === undefined) throw missing(ref);
     const mime = guessMime(name);
     out.set(name, { filename: name, path: path.join(folder, name), size: target.held.get(name)!.size, mime, is_image: mime.startsWith('image/') });
   }
@@ -107,12 +113,12 @@ function rowAttachments(list: unknown, target: ImportTarget, uploads: ReadonlyMa
     const given = isObject(item) ? item : {};
     const isExtraction = given.kind === 'extraction' || given.extracted === true;
     const name = heldName(given.path, isExtraction ? 'dir' : 'file', target);
-    if (name === undefined) throw new ValueError(missingAttachment(String(given.path)));
+    if (name === undefined) throw missing(given.path);
     const archive = heldName(given.archive_path, 'file', target);
     const remapped = { ...given, path: path.join(folder, name), archive_path: archive === undefined ? undefined : path.join(folder, archive) };
     // The same judge as a message a client sends names its attachments by (attachments/extracted.ts).
     const found = namedAttachment(remapped, { session_id: target.sessionId }, uploads, target.stateDir);
-    if (!found) throw new ValueError(missingAttachment(String(given.path)));
+    if (!found) throw missing(given.path);
     return found;
   });
 }
