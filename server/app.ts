@@ -30,6 +30,7 @@ import { discoverAgents, getAgentSettings, saveAgentSettingsRoute, testAgent } f
 import { cancelChat, chatStream, chatStreamStatus, startChat } from './handlers/chat.js';
 import { deleteAttachment, getDraft, putDraft } from './handlers/drafts.js';
 import { events } from './handlers/events.js';
+import { exportAllSessions, exportSession, importSession } from './handlers/export.js';
 import { config, health } from './handlers/health.js';
 import { listProfiles, switchProfile } from './handlers/profiles.js';
 import { showSessionVersion } from './handlers/session-version.js';
@@ -86,6 +87,10 @@ export const routes: RouteTable<App> = {
   '/api/session/rename': { POST: api(s.renameSession) },
   '/api/session/message': { POST: api(s.addMessage) },
   '/api/session/version': { POST: api(showSessionVersion) },
+  // Export (a .zip or a .json download) and import (an export becomes a new conversation): docs/API.md "Export and import".
+  '/api/session/export': { GET: api(exportSession, 'Could not export the conversation') },
+  '/api/sessions/export': { GET: api(exportAllSessions, 'Could not export the conversations') },
+  '/api/session/import': { POST: api(importSession, 'Could not import the conversation') },
   // The composer's unsent text and chips, kept across reloads and restarts; a removed chip takes its file along.
   '/api/session/draft': { GET: api(getDraft), PUT: api(putDraft, 'Could not save the draft') },
   '/api/session/attachment': { DELETE: api(deleteAttachment, 'Could not delete the attachment') },

@@ -9,6 +9,7 @@ import { byId } from './dom.js';
 import { initDrawers } from './drawers.js';
 import { connectEvents } from './events.js';
 import { SessionHeader } from './header.js';
+import { ExportImport } from './export-import.js';
 import { lastUserTurn, visibleRows, type MessageRow } from './message-rows.js';
 import { SessionAttachmentsView } from './messages.js';
 import { Sidebar } from './sessions.js';
@@ -30,6 +31,7 @@ class App {
   private creating: Promise<string> | null = null;
   readonly sidebar: Sidebar;
   readonly header: SessionHeader;
+  private readonly exportImport: ExportImport;
   readonly composer: Composer;
   readonly workspace: WorkspacePanel;
   readonly voice: Voice;
@@ -48,6 +50,7 @@ class App {
       profileChanged: () => void this.reloadAll(null),
     });
     this.header = new SessionHeader({ renamed: (id, title) => this.applyTitle(id, title) });
+    this.exportImport = new ExportImport({ imported: (id) => void this.reloadAll(id) });
     this.chat = new Chat(this.store, {
       refresh: (id) => {
         if (this.current?.session_id === id) void this.open(id).catch(() => undefined);
@@ -192,6 +195,7 @@ class App {
   /** What follows the session on screen outside the store's views: the header, the lists, the address. */
   private sessionShown(session: Session | null, previous: Session | null): void {
     this.header.update(session);
+    this.exportImport.update(session);
     this.sidebar.setActive(session?.session_id ?? null);
     if (session?.session_id !== previous?.session_id) this.workspace.setSession(session);
     if (!session) return;

@@ -161,4 +161,22 @@ describe('SessionStore', () => {
     expect((await fs.stat(bloated)).size).toBe(400 * 1024 * 1024);
     expect(MAX_SESSION_FILE_BYTES).toBe(64 * 1024 * 1024);
   });
+  it('inserts a whole session under a fresh id (an import), on disk and after a reload; an id in use is refused', async () => {
+    const store = new SessionStore(dir);
+    await store.load();
+    const taken = await store.create({ workspace: '/w', profile: 'default' });
+    const id = store.freshId();
+    expect(id).toMatch(/^[0-9a-f]{12}$/);
+    expect(id).not.toBe(taken.session_id);
+    const at = '2024-03-01T10:00:00.000Z';
+    const session = { session_id: id, title: 'Imported', workspace: '/w', profile: 'default', created_at: at, updated_at: at, messages: [{ role: 'user' as const, content: 'hi', timestamp: 1 }], attachments: [] };
+    await store.insert(session);
+    expect((await onDisk(id)).messages).toEqual([{ role: 'user', content: 'hi', timestamp: 1 }]);
+    expect((await onDisk(id)).updated_at).toBe(at);
+    const reloaded = new SessionStore(dir);
+    await reloaded.load();
+    expect(reloaded.get(id)!.title).toBe('Imported');
+    await expect(store.insert({ ...session, session_id: taken.session_id })).rejects.toThrow('Session id already in use');
+    expect((await onDisk(taken.session_id)).title).toBe('Untitled');
+  });
 });

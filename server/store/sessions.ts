@@ -190,10 +190,16 @@ export class SessionStore {
     return [...this.sessions.values()].sort((a, b) => b.updated_at.localeCompare(a.updated_at));
   }
 
-  async create(init: { workspace: string; profile: string }): Promise<Session> {
+  /** A session id no session has: for an import, which places its files under the id before the session exists. */
+  freshId(): string {
     let id: string;
     do id = randomBytes(6).toString('hex');
     while (this.sessions.has(id));
+    return id;
+  }
+
+  async create(init: { workspace: string; profile: string }): Promise<Session> {
+    const id = this.freshId();
     const now = new Date().toISOString();
     const session: Session = {
       session_id: id,
@@ -296,6 +302,19 @@ export class SessionStore {
       if (!isUserRowAt(s.messages, at)) throw new ValueError(NO_SUCH_MESSAGE);
       s.messages = withNewVersion(s.messages, at, [{ role: 'user', content: text, timestamp: Date.now() / 1000, attachments }]);
     });
+  }
+
+  /**
+   * Store a whole session made elsewhere (an imported conversation, export/import.ts) under its own id, which
+   * must be unused (freshId). On disk first, as create: a session that could not be saved never appears.
+   */
+  async insert(session: Session): Promise<Session> {
+    if (!isSessionId(session.session_id) || this.sessions.has(session.session_id)) throw new ValueError('Session id already in use');
+    await this.persist(session).catch((err: unknown) => {
+      throw writeFailure(err);
+    });
+    this.sessions.set(session.session_id, session);
+    return session;
   }
 
   addAttachment(id: string, attachment: Attachment): Promise<Session> {
