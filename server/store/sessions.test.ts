@@ -187,6 +187,8 @@ describe('SessionStore: deletion steps', () => {
     await store.load();
     const s = await store.create({ workspace: '/w', profile: 'default' });
     await store.markDeleted(s.session_id);
+    // Let markDeleted's write loop end, so the next change starts a write of its own at once.
+    await new Promise((r) => setImmediate(r));
     // A write of the deleted session on disk (restore's own kind) when remove starts.
     const writing = store.update(s.session_id, (x) => void (x.title = 'late'), { touch: false, deleted: true });
     const removing = store.remove(s.session_id);
