@@ -8,14 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { yazlZip } from '../archive/testing/fixtures.js';
-import { postMultipart, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+import { postMultipart, startTestServer, TEST_TOKEN, waitUntil, type TestServer } from '../testing/harness.js';
 import { scriptedAgent, TEST_AGENT_CONFIG } from '../testing/scripted-agent.js';
 import { DELETE_WHILE_TURN_RUNS } from './sessions.js';
 
 /** Short enough for a test, long enough that an Undo sent at once always lands inside it on a loaded machine. */
 const GRACE_MS = 1_500;
-/** A purge is a few file operations; this bounds the wait for it. */
-const PURGE_DEADLINE_MS = 10_000;
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -32,14 +30,6 @@ const sessionFile = (s: TestServer, id: string) => path.join(s.stateDir, 'sessio
 const attachmentFolder = (s: TestServer, id: string) => path.join(s.stateDir, 'attachments', id);
 const draftFile = (s: TestServer, id: string) => path.join(s.stateDir, 'drafts', `${id}.json`);
 const listed = async (s: TestServer): Promise<Json[]> => ((await (await s.api('/api/sessions')).json()) as { sessions: Json[] }).sessions;
-
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + PURGE_DEADLINE_MS;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${PURGE_DEADLINE_MS} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function mcpSessions(s: TestServer): Promise<string[]> {
   const client = new Client({ name: 'test', version: '1.0.0' });
@@ -115,7 +105,7 @@ describe('delete with Undo', () => {
     expect((await srv.json('/api/session/delete', { session_id: id })).status).toBe(200);
     // Marked, not yet purged: the record is still on disk until the grace period ends.
     expect(JSON.parse(await fs.readFile(sessionFile(srv, id), 'utf8')).deleted_at).toEqual(expect.any(String));
-    await until(async () => !(await exists(sessionFile(srv, id))), 'the session file is purged');
+    await waitUntil(async () => !(await exists(sessionFile(srv, id))), 'the session file is purged');
 
     expect(await exists(attachmentFolder(srv, id))).toBe(false);
     expect(await exists(draftFile(srv, id))).toBe(false);
@@ -138,7 +128,7 @@ describe('delete with Undo', () => {
         expect((await listed(second)).map((s) => s.session_id)).not.toContain(id);
         expect((await second.api(`/api/session?session_id=${id}`)).status).toBe(404);
         // deleted_at is a minute old by the second server's grace, so the purge is due at once.
-        await until(async () => !(await exists(sessionFile(second, id))), 'the leftover is purged at start');
+        await waitUntil(async () => !(await exists(sessionFile(second, id))), 'the leftover is purged at start');
         expect(await exists(attachmentFolder(second, id))).toBe(false);
       } finally {
         await second.stop();

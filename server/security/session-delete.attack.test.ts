@@ -4,11 +4,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postMultipart, startTestServer, type TestServer } from '../testing/harness.js';
+import { postMultipart, startTestServer, waitUntil, type TestServer } from '../testing/harness.js';
 
 /** Short so the purge comes within the test; an Undo is not part of these attacks. */
 const GRACE_MS = 200;
-const PURGE_DEADLINE_MS = 10_000;
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -22,11 +21,7 @@ const exists = (p: string) => fs.lstat(p).then(() => true, () => false);
 
 async function purged(id: string): Promise<void> {
   const file = path.join(srv.stateDir, 'sessions', `${id}.json`);
-  const deadline = Date.now() + PURGE_DEADLINE_MS;
-  while (await exists(file)) {
-    if (Date.now() > deadline) throw new Error(`session ${id} not purged within ${PURGE_DEADLINE_MS} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await waitUntil(async () => !(await exists(file)), `session ${id} purged`);
 }
 
 async function withUpload(): Promise<{ id: string; folder: string }> {
