@@ -23,6 +23,7 @@ import { log } from './core/log.js';
 import { attachMcpToken, McpToken, mcpTokenFileStore } from './mcp/token.js';
 import { EventBus } from './store/events.js';
 import { SessionStore } from './store/sessions.js';
+import { SessionDeletions } from './sessions/deletion.js';
 import { Workspaces } from './store/workspaces.js';
 // The handlers, for the route table below.
 import { uploadAndExtract, uploadAttachment } from './handlers/attachments.js';
@@ -49,6 +50,8 @@ import { addWorkspace, listWorkspaces } from './handlers/workspaces.js';
 export interface App extends Host {
   version: string;
   sessions: SessionStore;
+  /** Delete with Undo: marks, restores, and purges after the grace period. */
+  deletions: SessionDeletions;
   workspaces: Workspaces;
   events: EventBus;
   /** Conversations with the agent: running turns and the frames of recent ones. */
@@ -85,6 +88,11 @@ export const routes: RouteTable<App> = {
   '/api/session': { GET: api(s.getSession) },
   '/api/session/new': { POST: api(s.newSession) },
   '/api/session/rename': { POST: api(s.renameSession) },
+  // Delete with Undo, pin and archive (docs/API.md "Managing sessions"); the person's workspace is never touched.
+  '/api/session/delete': { POST: api(s.deleteSession, 'Could not delete the session') },
+  '/api/session/restore': { POST: api(s.restoreSession, 'Could not restore the session') },
+  '/api/session/pin': { POST: api(s.pinSession, 'Could not pin the session') },
+  '/api/session/archive': { POST: api(s.archiveSession, 'Could not archive the session') },
   '/api/session/message': { POST: api(s.addMessage) },
   '/api/session/version': { POST: api(showSessionVersion) },
   // Export (a .zip or a .json download) and import (an export becomes a new conversation): docs/API.md "Export and import".
@@ -162,6 +170,9 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
   const sessions = new SessionStore(config.stateDir);
   const workspaces = new Workspaces(config.stateDir, config.defaultWorkspace);
   await Promise.all([sessions.load(), workspaces.load()]);
+  // Sessions a previous run deleted and did not purge (a crash, or a quit inside the grace period) go when due.
+  const deletions = new SessionDeletions(config.stateDir, sessions, config.sessionDeleteGraceMs);
+  deletions.start();
   const interrupted = await recoverInterruptedTurns(sessions);
   if (interrupted > 0) log.warn(`${interrupted} conversation turn(s) were interrupted when Satchel last stopped`);
 
@@ -184,6 +195,7 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
     token: config.token ?? newToken(),
     version: appVersion(),
     sessions,
+    deletions,
     workspaces,
     events,
     turns,
@@ -199,7 +211,7 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
       stopping.abort();
-      await Promise.all([turns.stop(), sweep.stop()]);
+      await Promise.all([turns.stop(), sweep.stop(), deletions.stop()]);
     })();
     return stopped;
   };

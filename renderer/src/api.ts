@@ -127,6 +127,11 @@ export const api = {
     request<{ session: Session }>('POST', '/api/session/new', workspace ? { workspace } : {}),
   rename: (id: string, title: string) =>
     request<{ session: Session }>('POST', '/api/session/rename', { session_id: id, title }),
+  /** Hidden at once, purged after `undo_until` unless restored (docs/API.md "Managing sessions"). */
+  deleteSession: (id: string) => request<{ ok: true; session_id: string; undo_until: string }>('POST', '/api/session/delete', { session_id: id }),
+  restoreSession: (id: string) => request<{ session: Session }>('POST', '/api/session/restore', { session_id: id }),
+  pinSession: (id: string, pinned: boolean) => request<{ session: SessionSummary }>('POST', '/api/session/pin', { session_id: id, pinned }),
+  archiveSession: (id: string, archived: boolean) => request<{ session: SessionSummary }>('POST', '/api/session/archive', { session_id: id, archived }),
   /** A message kept without asking an agent; `messageIndex`: as a new version from that message on (Edit). */
   sendMessage: (id: string, text: string, attachments: SentAttachment[], messageIndex?: number) =>
     request<{ session: Session }>('POST', '/api/session/message', { session_id: id, text, attachments, ...(messageIndex !== undefined ? { message_index: messageIndex } : {}) }),

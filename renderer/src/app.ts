@@ -48,6 +48,20 @@ class App {
       },
       creating: (id) => void this.afterCreate(id).catch(() => undefined),
       profileChanged: () => void this.reloadAll(null),
+      beforeDelete: (id) => (this.current?.session_id === id ? this.composer.saveDraft() : Promise.resolve()),
+      removed: (id, next) => {
+        this.sessions = this.sessions.filter((s) => s.session_id !== id);
+        if (this.current?.session_id !== id) return;
+        // The deleted session leaves the screen now; the one in its place in the list takes it.
+        this.composer.bindSession(null);
+        if (next) void this.open(next).catch(() => undefined);
+        else {
+          this.show(null);
+          // No session left to show: the address must not name the deleted one (a reload would look for it).
+          history.replaceState(null, '', location.pathname + location.search);
+        }
+      },
+      restored: (id) => void this.reloadAll(id).catch(() => undefined),
     });
     this.header = new SessionHeader({ renamed: (id, title) => this.applyTitle(id, title) });
     this.exportImport = new ExportImport({ imported: (id) => void this.reloadAll(id) });
@@ -270,6 +284,12 @@ class App {
     connectEvents(
       {
         session_created: () => this.refreshList(),
+        // Another window deleted or restored one (this window's own action already shows it).
+        session_deleted: (data) => {
+          this.refreshList();
+          if (forCurrent(data)) void this.reloadAll(null).catch(() => undefined);
+        },
+        session_restored: () => this.refreshList(),
         session_renamed: (data) => {
           const d = data as { session_id?: string; title?: string };
           if (d.session_id && typeof d.title === 'string') this.applyTitle(d.session_id, d.title);

@@ -117,6 +117,10 @@ export interface SessionHeader {
   profile: unknown;
   created_at: string;
   updated_at: string;
+  /** Pinned by the person: listed before the others (stored only when true; the wire always says). */
+  pinned?: boolean;
+  /** Archived by the person: listed behind "Show archived" (stored only when true; the wire always says). */
+  archived?: boolean;
 }
 
 export interface SessionSummary extends SessionHeader {
@@ -274,6 +278,9 @@ export interface ServerEvents {
   session_created: { session: SessionSummary };
   session_renamed: { session_id: string; title: string };
   session_updated: { session_id: string };
+  /** Deleted (Undo may still bring it back: session_restored). */
+  session_deleted: { session_id: string };
+  session_restored: { session: SessionSummary };
   /** One stored attachment, or an archive extracted into the attachment folder (`file_count` files written). */
   attachment_added: { session_id: string; attachment: Attachment } | { session_id: string; file_count: number; dest: string };
   /** Something was stored under `path` (relative to the workspace root). */

@@ -76,6 +76,8 @@ interface PublicSessionHeader {
   profile: PublicProfile;
   created_at: ServerValue;
   updated_at: ServerValue;
+  pinned: boolean;
+  archived: boolean;
 }
 
 export interface PublicSessionSummary extends PublicSessionHeader {
@@ -185,6 +187,8 @@ function publicSessionHeader(s: SessionRecord | wire.SessionSummary): PublicSess
     profile: publicProfile(s.profile),
     created_at: serverValue(s.created_at),
     updated_at: serverValue(s.updated_at),
+    pinned: s.pinned === true,
+    archived: s.archived === true,
   };
 }
 
@@ -206,4 +210,9 @@ export function publicSession(s: SessionRecord): PublicSession {
     pending_attachments: optional(s.pending_attachments, (list) => list.map(publicChatAttachment)),
     pending_started_at: s.pending_started_at,
   }, s, INTERNAL_SESSION);
+}
+
+/** POST /api/session/delete: the session's id (the server's own) and until when Undo (restore) can bring it back. */
+export function publicDeletion(sessionId: string, undoUntil: Date) {
+  return { ok: true as const, session_id: serverValue(sessionId), undo_until: serverValue(undoUntil.toISOString()) };
 }

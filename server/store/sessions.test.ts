@@ -180,3 +180,48 @@ describe('SessionStore', () => {
     expect((await onDisk(taken.session_id)).title).toBe('Untitled');
   });
 });
+
+describe('SessionStore: deletion steps', () => {
+  it('hides a deleted session from get and list, also after a reload, until restore', async () => {
+    const store = new SessionStore(dir);
+    await store.load();
+    const s = await store.create({ workspace: '/w', profile: 'default' });
+    await store.markDeleted(s.session_id);
+    expect(store.get(s.session_id)).toBeUndefined();
+    expect(store.list()).toEqual([]);
+    await expect(store.rename(s.session_id, 'x')).rejects.toThrow('Session not found');
+    const reloaded = new SessionStore(dir);
+    await reloaded.load();
+    expect(reloaded.get(s.session_id)).toBeUndefined();
+    expect(reloaded.listDeleted().map((d) => d.session_id)).toEqual([s.session_id]);
+    const back = await reloaded.restore(s.session_id);
+    expect(back.updated_at).toBe(s.updated_at);
+    expect(reloaded.list().map((d) => d.session_id)).toEqual([s.session_id]);
+    expect(await onDisk(s.session_id)).not.toHaveProperty('deleted_at');
+  });
+
+  it('remove waits for a write under way, and the file does not come back', async () => {
+    const store = new SessionStore(dir);
+    await store.load();
+    const s = await store.create({ workspace: '/w', profile: 'default' });
+    await store.markDeleted(s.session_id);
+    // Let markDeleted's write loop end, so the next change starts a write of its own at once.
+    await new Promise((r) => setImmediate(r));
+    // A write of the deleted session on disk (restore's own kind) when remove starts.
+    const writing = store.update(s.session_id, (x) => void (x.title = 'late'), { touch: false, deleted: true });
+    const removing = store.remove(s.session_id);
+    await expect(writing).rejects.toThrow('Session not found');
+    await removing;
+    await expect(fs.access(path.join(dir, 'sessions', `${s.session_id}.json`))).rejects.toThrow();
+    expect(store.getDeleted(s.session_id)).toBeUndefined();
+    await expect(store.remove(s.session_id)).rejects.toThrow('Session not found');
+  });
+
+  it('refuses to remove a session that is not deleted', async () => {
+    const store = new SessionStore(dir);
+    await store.load();
+    const s = await store.create({ workspace: '/w', profile: 'default' });
+    await expect(store.remove(s.session_id)).rejects.toThrow('Session not found');
+    expect(store.get(s.session_id)?.session_id).toBe(s.session_id);
+  });
+});

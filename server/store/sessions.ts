@@ -51,9 +51,10 @@ export const INTERNAL_MESSAGE_FIELDS = [
 
 /**
  * Internal session fields, never part of a public projection: a turn's fork until its rows are stored
- * (versions.ts); Hermes' session id and its counter (agent/hermes-continuity.ts).
+ * (versions.ts); Hermes' session id and its counter (agent/hermes-continuity.ts); when the person deleted it
+ * (sessions/deletion.ts), which a deleted session is never shown with anyway.
  */
-export const INTERNAL_SESSION_FIELDS = ['_pending_versions', '_hermes'] as const;
+export const INTERNAL_SESSION_FIELDS = ['_pending_versions', '_hermes', 'deleted_at'] as const;
 
 export type Attachment = wire.Attachment;
 
@@ -62,6 +63,18 @@ export interface Session extends Omit<wire.Session, 'messages'> {
   messages: Message[];
   /** While a turn that makes a new version runs: the versions its first stored row will carry (versions.ts). */
   _pending_versions?: Fork;
+  /** Deleted by the person at this time (ISO): hidden from every list and read until it is purged or restored. */
+  deleted_at?: string;
+}
+
+export const SESSION_NOT_FOUND = 'Session not found';
+
+/** What a store update may be: most changes are activity and move the session's `updated_at`; a flag is not. */
+interface UpdateOptions {
+  /** Set `updated_at` to now (default true). Pinning, archiving, deleting or restoring a session is no activity. */
+  touch?: boolean;
+  /** Apply the change to a deleted session too (only deletion's own steps do). */
+  deleted?: boolean;
 }
 
 export function isSessionId(id: unknown): id is string {
@@ -82,6 +95,8 @@ export function sessionSummary(s: Session): wire.SessionSummary {
     created_at: s.created_at,
     updated_at: s.updated_at,
     message_count: s.messages.length,
+    ...(s.pinned ? { pinned: true } : {}),
+    ...(s.archived ? { archived: true } : {}),
   };
 }
 
@@ -110,6 +125,7 @@ interface PendingChange {
   change: (session: Session) => void;
   resolve: (session: Session) => void;
   reject: (err: unknown) => void;
+  touch: boolean;
 }
 
 export const DISK_FULL_SESSION = 'Not enough disk space to save the session';
@@ -155,6 +171,8 @@ export class SessionStore {
   /** Changes that arrived while a write of their session was on disk; the next write takes them all. */
   private readonly pending = new Map<string, PendingChange[]>();
   private readonly writing = new Set<string>();
+  /** The write loop of a session while one runs: remove() waits for it before the file goes. */
+  private readonly draining = new Map<string, Promise<void>>();
   private readonly dir: string;
 
   constructor(stateDir: string) {
@@ -182,12 +200,26 @@ export class SessionStore {
     }
   }
 
+  /** The session, unless there is none or it is deleted (a deleted session is answered as missing everywhere). */
   get(id: unknown): Session | undefined {
-    return isSessionId(id) ? this.sessions.get(id) : undefined;
+    const session = isSessionId(id) ? this.sessions.get(id) : undefined;
+    return session && session.deleted_at === undefined ? session : undefined;
   }
 
+  /** Every session not deleted, the latest activity first. */
   list(): Session[] {
-    return [...this.sessions.values()].sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+    return [...this.sessions.values()].filter((s) => s.deleted_at === undefined).sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+  }
+
+  /** A deleted session not yet purged (for Undo), or undefined. */
+  getDeleted(id: unknown): Session | undefined {
+    const session = isSessionId(id) ? this.sessions.get(id) : undefined;
+    return session?.deleted_at !== undefined ? session : undefined;
+  }
+
+  /** Every deleted session not yet purged (the purge at start finds them here). */
+  listDeleted(): Session[] {
+    return [...this.sessions.values()].filter((s) => s.deleted_at !== undefined);
   }
 
   /** A session id no session has: for an import, which places its files under the id before the session exists. */
@@ -226,23 +258,30 @@ export class SessionStore {
    * A change that throws is rejected alone; a write that fails rejects every change it carried (507 for a
    * full disk) and leaves the session as it was.
    */
-  update(id: string, change: (session: Session) => void): Promise<Session> {
-    if (!this.sessions.has(id)) return Promise.reject(new ValueError('Session not found'));
+  update(id: string, change: (session: Session) => void, opts: UpdateOptions = {}): Promise<Session> {
+    const current = this.sessions.get(id);
+    if (!current || (current.deleted_at !== undefined && !opts.deleted)) return Promise.reject(new ValueError(SESSION_NOT_FOUND));
     return new Promise<Session>((resolve, reject) => {
       const queue = this.pending.get(id) ?? [];
-      queue.push({ change, resolve, reject });
+      queue.push({ change, resolve, reject, touch: opts.touch ?? true });
       this.pending.set(id, queue);
       if (!this.writing.has(id)) void this.drain(id);
     });
   }
 
-  private async drain(id: string): Promise<void> {
+  private drain(id: string): Promise<void> {
     this.writing.add(id);
-    try {
-      for (let batch = this.take(id); batch.length > 0; batch = this.take(id)) await this.writeBatch(id, batch);
-    } finally {
-      this.writing.delete(id);
-    }
+    const run = (async () => {
+      try {
+        for (let batch = this.take(id); batch.length > 0; batch = this.take(id)) await this.writeBatch(id, batch);
+      } finally {
+        this.writing.delete(id);
+        this.draining.delete(id);
+      }
+    })();
+    // Set after the loop's first step, but before its end: an await always comes between them.
+    this.draining.set(id, run);
+    return run;
   }
 
   private take(id: string): PendingChange[] {
@@ -254,17 +293,22 @@ export class SessionStore {
   private async writeBatch(id: string, batch: PendingChange[]): Promise<void> {
     const base = this.sessions.get(id);
     if (!base) {
-      for (const item of batch) item.reject(new ValueError('Session not found'));
+      for (const item of batch) item.reject(new ValueError(SESSION_NOT_FOUND));
       return;
     }
     const { draft, carried } = applyChanges(base, batch);
     if (carried.length === 0) return;
-    draft.updated_at = new Date().toISOString();
+    if (carried.some((item) => item.touch)) draft.updated_at = new Date().toISOString();
     try {
       await this.persist(draft);
     } catch (err) {
       const failure = writeFailure(err);
       for (const item of carried) item.reject(failure);
+      return;
+    }
+    // Removed while this write was on disk: remove() unlinks the file once this loop ends; nothing comes back.
+    if (!this.sessions.has(id)) {
+      for (const item of carried) item.reject(new ValueError(SESSION_NOT_FOUND));
       return;
     }
     this.sessions.set(id, draft);
@@ -277,6 +321,61 @@ export class SessionStore {
     return this.update(id, (s) => {
       s.title = clean;
     });
+  }
+
+  /** Pin or archive a session, or take that back: flags, not activity, so its place by last activity stays. */
+  setFlags(id: string, flags: { pinned?: boolean; archived?: boolean }): Promise<Session> {
+    return this.update(
+      id,
+      (s) => {
+        for (const key of ['pinned', 'archived'] as const) {
+          if (flags[key] === true) s[key] = true;
+          else if (flags[key] === false) delete s[key];
+        }
+      },
+      { touch: false },
+    );
+  }
+
+  /**
+   * Mark a session deleted: from now on it is answered as missing everywhere, until restore() or remove().
+   * Refused while a turn runs (SessionBusy, 409): that turn would go on storing rows into a hidden session.
+   */
+  markDeleted(id: string, at: Date = new Date()): Promise<Session> {
+    return this.update(
+      id,
+      (s) => {
+        refuseWhileTurnRuns(s);
+        s.deleted_at = at.toISOString();
+      },
+      { touch: false },
+    );
+  }
+
+  /** Take a deletion back (Undo): the session is shown again as it was. Not found unless it is deleted. */
+  restore(id: string): Promise<Session> {
+    if (!this.getDeleted(id)) return Promise.reject(new ValueError(SESSION_NOT_FOUND));
+    return this.update(
+      id,
+      (s) => {
+        delete s.deleted_at;
+      },
+      { touch: false, deleted: true },
+    );
+  }
+
+  /**
+   * Forget a deleted session for good: its record leaves memory at once (no change can start on it any more),
+   * then, once a write under way has ended, its file goes. Only a session marked deleted can be removed, so
+   * the record is the last thing a purge takes (sessions/deletion.ts): a crash before it leaves it marked.
+   */
+  async remove(id: string): Promise<void> {
+    if (!this.getDeleted(id)) throw new ValueError(SESSION_NOT_FOUND);
+    this.sessions.delete(id);
+    this.pending.get(id)?.forEach((item) => item.reject(new ValueError(SESSION_NOT_FOUND)));
+    this.pending.delete(id);
+    await this.draining.get(id);
+    await fs.rm(path.join(this.dir, `${id}.json`), { force: true });
   }
 
   /**
