@@ -26,7 +26,7 @@ import { SessionStore } from './store/sessions.js';
 import { Workspaces } from './store/workspaces.js';
 // The handlers, for the route table below.
 import { uploadAndExtract, uploadAttachment } from './handlers/attachments.js';
-import { discoverAgents, getAgentSettings, saveAgentSettingsRoute, testAgent } from './handlers/agent-settings.js';
+import { discoverAgents, getAgentSettings, listAgentModels, saveAgentSettingsRoute, testAgent } from './handlers/agent-settings.js';
 import { cancelChat, chatStream, chatStreamStatus, startChat } from './handlers/chat.js';
 import { deleteAttachment, getDraft, putDraft } from './handlers/drafts.js';
 import { events } from './handlers/events.js';
@@ -86,6 +86,8 @@ export const routes: RouteTable<App> = {
   '/api/session/rename': { POST: api(s.renameSession) },
   '/api/session/message': { POST: api(s.addMessage) },
   '/api/session/version': { POST: api(showSessionVersion) },
+  // The conversation's own model and system prompt, sent with each of its turns.
+  '/api/session/settings': { POST: api(s.setSessionSettings, 'Could not save the conversation settings') },
   // The composer's unsent text and chips, kept across reloads and restarts; a removed chip takes its file along.
   '/api/session/draft': { GET: api(getDraft), PUT: api(putDraft, 'Could not save the draft') },
   '/api/session/attachment': { DELETE: api(deleteAttachment, 'Could not delete the attachment') },
@@ -109,6 +111,8 @@ export const routes: RouteTable<App> = {
   '/api/agent/settings': { GET: api(getAgentSettings), POST: api(saveAgentSettingsRoute, 'Could not save the agent settings') },
   '/api/agent/test': { POST: api(testAgent, 'The connection test failed') },
   '/api/agent/discover': { GET: api(discoverAgents) },
+  // The saved agent's model list, for a conversation's model picker.
+  '/api/agent/models': { GET: api(listAgentModels) },
   '/api/upload': { POST: api(uploadAttachment, 'Upload failed') },
   '/api/upload/extract': { POST: api(uploadAndExtract, 'Archive extraction failed') },
   '/api/workspace/upload': { POST: api(uploadToWorkspace, 'Upload failed') },
