@@ -47,6 +47,9 @@ export class Sidebar {
   private readonly dialogError = byId('new-session-error');
   private sessions: SessionSummary[] = [];
   private activeId: string | null = null;
+  /** The search field's text: the list shows the sessions whose title holds it (search-everything comes later). */
+  private readonly search = byId<HTMLInputElement>('session-search');
+  private query = '';
   workspaces: string[] = [];
   /** Where the server puts a session made without a workspace (GET /api/workspaces `default`). */
   defaultWorkspace: string | undefined;
@@ -62,6 +65,33 @@ export class Sidebar {
       if ((e.submitter as HTMLButtonElement | null)?.value === 'create') void this.create(this.wsSelect.value || undefined);
     });
     this.profile.addEventListener('change', () => void this.switchProfile());
+    this.search.addEventListener('input', () => {
+      this.query = this.search.value.trim().toLocaleLowerCase();
+      this.render();
+    });
+  }
+
+  /** Put the cursor in the search field, its text selected (Ctrl/⌘+K). */
+  focusSearch(): void {
+    this.search.focus();
+    this.search.select();
+  }
+
+  /** The sessions the list shows, in its order: those whose title holds the search text. */
+  private shown(): SessionSummary[] {
+    if (!this.query) return this.sessions;
+    return this.sessions.filter((s) => (s.title || 'Untitled').toLocaleLowerCase().includes(this.query));
+  }
+
+  /**
+   * The session `step` places after (or before, when negative) the active one in the list as shown; the first
+   * (or last) when the active one is not shown; null past either end.
+   */
+  neighbour(step: number): string | null {
+    const list = this.shown();
+    const at = list.findIndex((s) => s.session_id === this.activeId);
+    const next = at < 0 ? (step > 0 ? 0 : list.length - 1) : at + step;
+    return list[next]?.session_id ?? null;
   }
 
   setSessions(sessions: SessionSummary[], activeId: string | null): void {
@@ -84,8 +114,11 @@ export class Sidebar {
 
   private render(): void {
     clear(this.list);
-    byId('session-empty').hidden = this.sessions.length > 0;
-    for (const s of this.sessions) {
+    const shown = this.shown();
+    const empty = byId('session-empty');
+    empty.hidden = shown.length > 0;
+    empty.textContent = this.sessions.length > 0 ? 'No conversation’s title matches.' : 'No sessions yet.';
+    for (const s of shown) {
       const active = s.session_id === this.activeId;
       this.list.appendChild(
         h(
@@ -153,7 +186,8 @@ export class Sidebar {
     }
   }
 
-  private async openNewDialog(): Promise<void> {
+  /** The New session dialog; `focusCreate` (the keyboard's New conversation): Enter creates at once. */
+  async openNewDialog(focusCreate = false): Promise<void> {
     this.dialogError.hidden = true;
     try {
       await this.loadWorkspaces();
@@ -161,8 +195,8 @@ export class Sidebar {
       notify(err instanceof Error ? err.message : String(err), 'error');
     }
     this.dialog.returnValue = '';
-    this.dialog.showModal();
-    this.wsSelect.focus();
+    if (!this.dialog.open) this.dialog.showModal();
+    (focusCreate ? byId('create-session') : this.wsSelect).focus();
   }
 
   private async addFolder(): Promise<void> {
