@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SYSTEM_PROMPT_CHARS, SYSTEM_PROMPT_TOO_LONG } from '../store/sessions.js';
 import { reply, startFakeAgent, type FakeAgent, type RecordedRequest } from '../testing/fake-agent.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
-import { openSse } from '../testing/sse.js';
+import { runTurn } from '../testing/turns.js';
 
 const KEY = 'settings-key-0123456789abcdef';
 const MODELS = ['fake-model', 'big-model', `model-${KEY}`];
@@ -42,18 +42,8 @@ async function settings(body: Record<string, unknown>): Promise<{ status: number
 const stored = async (id: string) => JSON.parse(await fs.readFile(path.join(srv.stateDir, 'sessions', `${id}.json`), 'utf8')) as Record<string, unknown>;
 const shown = async (id: string) => ((await (await srv.api(`/api/session?session_id=${id}`)).json()) as { session: Record<string, unknown> }).session;
 
-/** One turn to its end; the chat completion the agent received. */
-async function turn(agent: FakeAgent, body: Record<string, unknown>, answer = 'Fine.'): Promise<RecordedRequest> {
-  agent.next(reply(answer));
-  const before = agent.requests.length;
-  const res = await srv.json('/api/chat/start', body);
-  const json = (await res.json()) as { stream_id: string };
-  expect(res.status, JSON.stringify(json)).toBe(200);
-  await (await openSse(srv.port, `/api/chat/stream?stream_id=${json.stream_id}`)).ended();
-  const sent = agent.requests.slice(before).filter((r) => r.path.endsWith('/chat/completions'));
-  expect(sent).toHaveLength(1);
-  return sent[0]!;
-}
+/** One turn to its end, answered `answer`; the chat completion the agent received. */
+const turn = (agent: FakeAgent, body: Record<string, unknown>, answer = 'Fine.'): Promise<RecordedRequest> => runTurn(srv, agent, body, reply(answer));
 
 /** A loopback port nothing listens on: one the system just handed out, closed again. */
 async function closedPort(): Promise<number> {
