@@ -7,6 +7,7 @@
 import { test, expect, type Page } from '@playwright/test';
 import { reply, startFakeAgent, type FakeAgent } from '../server/testing/fake-agent.js';
 import { SHORTCUTS } from '../renderer/src/shortcuts.js';
+import { createSession } from './fixtures.js';
 import { completionRequests, configureAgent, openApp } from './helpers/chat.js';
 import { startServer, type RunningServer } from './helpers/server.js';
 
@@ -128,7 +129,8 @@ test('the model picked in the header and the system prompt are what the agent re
   await openApp(page, server);
   await configureAgent(page, agent, KEY);
   await page.getByTestId('new-session').click();
-  await page.getByTestId('create-session').click();
+  // The new session on screen first: until then the header is the previous session's.
+  await createSession(page, server.workspace);
   const picker = page.getByTestId('session-model');
   await expect(picker).toBeVisible();
   await expect(picker.locator('option')).toHaveText(['Agent default (fake-model)', 'fake-model', 'big-model']);
