@@ -27,7 +27,7 @@ import { SessionDeletions } from './sessions/deletion.js';
 import { Workspaces } from './store/workspaces.js';
 // The handlers, for the route table below.
 import { uploadAndExtract, uploadAttachment } from './handlers/attachments.js';
-import { discoverAgents, getAgentSettings, saveAgentSettingsRoute, testAgent } from './handlers/agent-settings.js';
+import { discoverAgents, getAgentSettings, listAgentModels, saveAgentSettingsRoute, testAgent } from './handlers/agent-settings.js';
 import { cancelChat, chatStream, chatStreamStatus, startChat } from './handlers/chat.js';
 import { deleteAttachment, getDraft, putDraft } from './handlers/drafts.js';
 import { events } from './handlers/events.js';
@@ -99,6 +99,8 @@ export const routes: RouteTable<App> = {
   '/api/session/export': { GET: api(exportSession, 'Could not export the conversation') },
   '/api/sessions/export': { GET: api(exportAllSessions, 'Could not export the conversations') },
   '/api/session/import': { POST: api(importSession, 'Could not import the conversation') },
+  // The conversation's own model and system prompt, sent with each of its turns.
+  '/api/session/settings': { POST: api(s.setSessionSettings, 'Could not save the conversation settings') },
   // The composer's unsent text and chips, kept across reloads and restarts; a removed chip takes its file along.
   '/api/session/draft': { GET: api(getDraft), PUT: api(putDraft, 'Could not save the draft') },
   '/api/session/attachment': { DELETE: api(deleteAttachment, 'Could not delete the attachment') },
@@ -122,6 +124,8 @@ export const routes: RouteTable<App> = {
   '/api/agent/settings': { GET: api(getAgentSettings), POST: api(saveAgentSettingsRoute, 'Could not save the agent settings') },
   '/api/agent/test': { POST: api(testAgent, 'The connection test failed') },
   '/api/agent/discover': { GET: api(discoverAgents) },
+  // The saved agent's model list, for a conversation's model picker.
+  '/api/agent/models': { GET: api(listAgentModels) },
   '/api/upload': { POST: api(uploadAttachment, 'Upload failed') },
   '/api/upload/extract': { POST: api(uploadAndExtract, 'Archive extraction failed') },
   '/api/workspace/upload': { POST: api(uploadToWorkspace, 'Upload failed') },

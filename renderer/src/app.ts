@@ -13,9 +13,12 @@ import { ExportImport } from './export-import.js';
 import { lastUserTurn, visibleRows, type MessageRow } from './message-rows.js';
 import { SessionAttachmentsView } from './messages.js';
 import { Sidebar } from './sessions.js';
-import { initialState, Store, type AppState } from './store.js';
+import { initialState, Store, turnRunning, type AppState } from './store.js';
 import { ThreadView } from './thread-view.js';
 import { initTheme } from './theme.js';
+import { ConversationSettingsView } from './conversation-settings.js';
+import { installShortcuts, ShortcutsDialog } from './keyboard.js';
+import { initReadAloud } from './read-aloud.js';
 import { notify } from './toast.js';
 import { Voice } from './voice.js';
 import { WorkspacePanel } from './workspace.js';
@@ -37,6 +40,8 @@ class App {
   readonly voice: Voice;
   readonly chat: Chat;
   readonly agentDialog: AgentSettingsDialog;
+  /** The header's model and system prompt of the conversation on screen. */
+  readonly conversationSettings: ConversationSettingsView;
   /** Small windows: the sessions list and the workspace as drawers. */
   private readonly drawers = initDrawers();
 
@@ -85,9 +90,13 @@ class App {
     });
     const attachments = new SessionAttachmentsView();
     const connection = new ConnectionView();
+    this.conversationSettings = new ConversationSettingsView((session) =>
+      this.store.update((s) => (s.session?.session_id === session.session_id ? { session } : {})),
+    );
     this.store.subscribe((state, previous) => {
       thread.update(state);
       connection.update(state);
+      this.conversationSettings.update(state);
       if (state.session !== previous.session) this.sessionShown(state.session, previous.session);
       attachments.update(state);
     });
@@ -99,6 +108,39 @@ class App {
       this.composer.insertAtCursor(text);
       if (held && holdToSend()) this.composer.submitNow();
     });
+    initReadAloud();
+    const shortcuts = new ShortcutsDialog();
+    installShortcuts({
+      'new-session': () => void this.sidebar.openNewDialog(true),
+      search: () => {
+        this.drawers.showSessions();
+        this.sidebar.focusSearch();
+      },
+      'focus-composer': () => this.composer.focus(),
+      stop: () => {
+        if (turnRunning(this.store.state)) void this.chat.stop().catch(notifyFailure);
+      },
+      regenerate: () => {
+        if (this.canRegenerate()) this.regenerate();
+      },
+      'previous-session': () => this.step(-1),
+      'next-session': () => this.step(1),
+      'show-shortcuts': () => shortcuts.open(),
+    });
+  }
+
+  /** Regenerate is offered (the thread's button): an agent, no turn running, and the last row is a reply. */
+  private canRegenerate(): boolean {
+    const { session, agentReady } = this.store.state;
+    if (!session || !agentReady || turnRunning(this.store.state) || session.active_stream_id) return false;
+    const rows = visibleRows(session.messages);
+    return rows.length > 0 && rows[rows.length - 1]!.role !== 'user';
+  }
+
+  /** Open the conversation `step` places down (or up) the list as shown. */
+  private step(delta: number): void {
+    const id = this.sidebar.neighbour(delta);
+    if (id && id !== this.current?.session_id) void this.open(id).catch(notifyFailure);
   }
 
   async start(): Promise<void> {
@@ -179,7 +221,10 @@ class App {
   }
 
   private setAgent(settings: AgentSettings | null): void {
-    this.store.update({ agentReady: Boolean(settings?.base_url) });
+    const agentReady = Boolean(settings?.base_url);
+    this.store.update({ agentReady });
+    // Another agent (or another key) lists other models: the header's picker reads them again.
+    void this.conversationSettings.load(agentReady);
   }
 
   /** Regenerate asks again with the last message of the person's, as a new version of the reply. */

@@ -11,6 +11,7 @@ import { renderMarkdown } from './markdown-dom.js';
 import { isExtraction, type MessageRow } from './message-rows.js';
 import { openFolderPreview } from './preview.js';
 import { activityView, usageView } from './reply-activity.js';
+import { readAloudButton } from './read-aloud.js';
 
 /** `sessionId`: the chip opens the attachment's preview (and an image shows itself); without it, a plain chip. */
 export function attachmentChip(a: SentAttachment, sessionId: string | undefined): HTMLElement {
@@ -89,6 +90,8 @@ export function assistantMessage(r: MessageRow, last: boolean, opts: ThreadOptio
       opts.switcher ?? null,
       // The reply as the agent wrote it: its Markdown source, not the rendered text.
       r.text && !r.failure ? copyButton('Copy reply', 'copy-message', () => r.text) : null,
+      // A reply with words can be read aloud (hidden where the system has no voices: read-aloud.ts).
+      r.role === 'assistant' && r.text && !r.error ? readAloudButton(r.text) : null,
       regenerate,
     ),
     r.reasoning ? h('details', { class: 'reasoning', 'data-testid': 'reasoning' }, h('summary', {}, 'Reasoning'), h('pre', { class: 'reasoning-text' }, r.reasoning)) : null,

@@ -58,6 +58,9 @@ export class Sidebar {
   private sessions: SessionSummary[] = [];
   private activeId: string | null = null;
   private showArchived = false;
+  /** The search field's text: the list shows the sessions whose title holds it (search-everything comes later). */
+  private readonly search = byId<HTMLInputElement>('session-search');
+  private query = '';
   workspaces: string[] = [];
   /** Where the server puts a session made without a workspace (GET /api/workspaces `default`). */
   defaultWorkspace: string | undefined;
@@ -77,6 +80,33 @@ export class Sidebar {
       this.showArchived = !this.showArchived;
       this.render();
     });
+    this.search.addEventListener('input', () => {
+      this.query = this.search.value.trim().toLocaleLowerCase();
+      this.render();
+    });
+  }
+
+  /** Put the cursor in the search field, its text selected (Ctrl/⌘+K). */
+  focusSearch(): void {
+    this.search.focus();
+    this.search.select();
+  }
+
+  /** The sessions the list holds that the search text lets through (their title holds it). */
+  private matching(): SessionSummary[] {
+    if (!this.query) return this.sessions;
+    return this.sessions.filter((s) => (s.title || 'Untitled').toLocaleLowerCase().includes(this.query));
+  }
+
+  /**
+   * The session `step` places after (or before, when negative) the active one in the list as shown; the first
+   * (or last) when the active one is not shown; null past either end.
+   */
+  neighbour(step: number): string | null {
+    const list = this.shownIds();
+    const at = list.indexOf(this.activeId ?? '');
+    const next = at < 0 ? (step > 0 ? 0 : list.length - 1) : at + step;
+    return list[next] ?? null;
   }
 
   setSessions(sessions: SessionSummary[], activeId: string | null): void {
@@ -99,13 +129,15 @@ export class Sidebar {
 
   /** The ids in the order the list shows them (pinned, then by day; archived only when shown). */
   shownIds(): string[] {
-    return groupSessions(this.sessions, Date.now(), this.showArchived).groups.flatMap((g) => g.sessions.map((s) => s.session_id));
+    return groupSessions(this.matching(), Date.now(), this.showArchived).groups.flatMap((g) => g.sessions.map((s) => s.session_id));
   }
 
   private render(): void {
     clear(this.list);
-    byId('session-empty').hidden = this.sessions.length > 0;
-    const { groups, archivedCount } = groupSessions(this.sessions, Date.now(), this.showArchived);
+    const { groups, archivedCount } = groupSessions(this.matching(), Date.now(), this.showArchived);
+    const empty = byId('session-empty');
+    empty.hidden = groups.length > 0;
+    empty.textContent = this.sessions.length > 0 && this.query ? 'No conversation’s title matches.' : 'No sessions yet.';
     this.archivedToggle.hidden = archivedCount === 0;
     this.archivedToggle.textContent = archivedToggleLabel(archivedCount, this.showArchived);
     this.archivedToggle.setAttribute('aria-expanded', String(this.showArchived));
@@ -221,7 +253,8 @@ export class Sidebar {
     }
   }
 
-  private async openNewDialog(): Promise<void> {
+  /** The New session dialog; `focusCreate` (the keyboard's New conversation): Enter creates at once. */
+  async openNewDialog(focusCreate = false): Promise<void> {
     this.dialogError.hidden = true;
     try {
       await this.loadWorkspaces();
@@ -229,8 +262,8 @@ export class Sidebar {
       notify(err instanceof Error ? err.message : String(err), 'error');
     }
     this.dialog.returnValue = '';
-    this.dialog.showModal();
-    this.wsSelect.focus();
+    if (!this.dialog.open) this.dialog.showModal();
+    (focusCreate ? byId('create-session') : this.wsSelect).focus();
   }
 
   private async addFolder(): Promise<void> {

@@ -136,7 +136,23 @@ export interface Session extends SessionHeader {
   pending_attachments?: ChatAttachment[];
   /** Epoch seconds, float. */
   pending_started_at?: number;
+  /** The model this conversation's turns ask for (POST /api/session/settings); absent: the agent settings' model. */
+  model?: string;
+  /** Sent as the first `system` message of every turn of this conversation; absent: none. */
+  system_prompt?: string;
 }
+
+/** POST /api/session/settings: each field given replaces the stored one; `null` or '' removes it. */
+export interface SessionSettingsInput {
+  session_id: string;
+  model?: string | null;
+  system_prompt?: string | null;
+}
+
+/** GET /api/agent/models: the saved agent's model list, and the model its settings name. */
+export type AgentModelsResponse =
+  | { ok: true; models: string[]; model: string }
+  | { ok: false; type: ChatErrorType | 'no_agent'; message: string; hint?: string };
 
 /** GET /api/config */
 export interface ConfigResponse {

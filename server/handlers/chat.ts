@@ -11,13 +11,13 @@ import { openEventStream } from '../http/event-stream.js';
 import { sendJson } from '../http/respond.js';
 import { publicCancel, publicChatRefusal, publicChatStarted, publicStreamStatus } from '../projections/index.js';
 import { visibleSession } from '../store/profiles.js';
-import { MAX_MESSAGE_CHARS, type Session } from '../store/sessions.js';
+import { MAX_MESSAGE_CHARS, MAX_MODEL_CHARS, type Session } from '../store/sessions.js';
 import type * as wire from '../core/wire.js';
 import { namedAttachments } from '../attachments/extracted.js';
 import { NO_SUCH_MESSAGE } from '../store/versions.js';
 
 export const MAX_TURN_ATTACHMENTS = 20;
-export const MAX_MODEL_CHARS = 200;
+export { MAX_MODEL_CHARS } from '../store/sessions.js';
 export const SILENT = '[SILENT]';
 export const STREAM_NOT_FOUND = 'stream not found';
 

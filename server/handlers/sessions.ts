@@ -49,6 +49,26 @@ export async function renameSession(input: HandlerInput): Promise<void> {
   await sendJson(ctx, 200, { session: publicSession(session) });
 }
 
+/** A settings field as given: undefined (absent: kept), null (removed) or a string; anything else is refused. */
+function settingField(body: Record<string, unknown>, field: string): string | null | undefined {
+  const value = body[field];
+  if (value === undefined || value === null || typeof value === 'string') return value;
+  throw new ValueError(`${field} must be a string or null`);
+}
+
+/** POST /api/session/settings `{session_id, model?, system_prompt?}`: the conversation's model and system prompt. */
+export async function setSessionSettings(input: HandlerInput): Promise<void> {
+  const { ctx, app, profile } = input;
+  const body = await readJsonBody(ctx);
+  requireFields(body, ['session_id']);
+  const current = visibleSession(app.sessions, body.session_id, profile);
+  const model = settingField(body, 'model');
+  const systemPrompt = settingField(body, 'system_prompt');
+  const session = await app.sessions.setConversation(current.session_id, { model, system_prompt: systemPrompt });
+  app.events.publish({ name: 'session_updated', profile, data: { session_id: session.session_id } });
+  await sendJson(ctx, 200, { session: publicSession(session) });
+}
+
 function asAttachments(value: unknown, session: Session, stateDir: string): ChatAttachment[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value) || value.length > MAX_MESSAGE_ATTACHMENTS) throw new ValueError('Invalid attachments');

@@ -91,6 +91,9 @@ export interface PublicSession extends PublicSessionHeader {
   pending_user_message?: RedactedText;
   pending_attachments?: PublicChatAttachment[];
   pending_started_at?: number;
+  /** Free text the person chose (a model name, a prompt): redacted like every stored text. */
+  model?: RedactedText;
+  system_prompt?: RedactedText;
 }
 
 /** What the projections read: the wire shape, whose messages may carry stored fields beyond it. */
@@ -209,6 +212,8 @@ export function publicSession(s: SessionRecord): PublicSession {
     pending_user_message: optional(s.pending_user_message, redactText),
     pending_attachments: optional(s.pending_attachments, (list) => list.map(publicChatAttachment)),
     pending_started_at: s.pending_started_at,
+    model: optional(s.model, redactText),
+    system_prompt: optional(s.system_prompt, redactText),
   }, s, INTERNAL_SESSION);
 }
 

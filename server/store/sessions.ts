@@ -16,6 +16,15 @@ export const MAX_TITLE_CHARS = 200;
 export const MAX_MESSAGE_CHARS = 100_000;
 export const MAX_MESSAGES_PER_SESSION = 10_000;
 export const MAX_ATTACHMENTS_PER_SESSION = 10_000;
+/** A model name: the longest ids listed by OpenRouter and Hugging Face-served models are under 100 characters. */
+export const MAX_MODEL_CHARS = 200;
+/**
+ * A conversation's system prompt. Long personas and house rules run to a few thousand characters; 20,000 holds
+ * those several times over while taking a tenth of the default per-turn context budget (200,000
+ * characters, settings/table.ts), which the prompt is drawn from first (agent/input.ts).
+ */
+export const MAX_SYSTEM_PROMPT_CHARS = 20_000;
+export const SYSTEM_PROMPT_TOO_LONG = `System prompt too long (max ${MAX_SYSTEM_PROMPT_CHARS} characters)`;
 const SESSION_ID = /^[0-9a-f]{12}$/;
 /**
  * A session file larger than this is not loaded at start. Replies are bounded now (agent/turns.ts
@@ -376,6 +385,27 @@ export class SessionStore {
     this.pending.delete(id);
     await this.draining.get(id);
     await fs.rm(path.join(this.dir, `${id}.json`), { force: true });
+  }
+
+  /**
+   * The conversation's own model and system prompt (POST /api/session/settings). A field left undefined is kept;
+   * null or blank removes it, so the agent settings' model (or no system prompt) applies again.
+   */
+  async setConversation(id: string, change: { model?: string | null; system_prompt?: string | null }): Promise<Session> {
+    const model = change.model?.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+    if (model !== undefined && model.length > MAX_MODEL_CHARS) throw new ValueError(`Model name too long (max ${MAX_MODEL_CHARS} characters)`);
+    const prompt = change.system_prompt;
+    if (prompt && prompt.length > MAX_SYSTEM_PROMPT_CHARS) throw new ValueError(SYSTEM_PROMPT_TOO_LONG);
+    return this.update(id, (s) => {
+      if (change.model !== undefined) {
+        if (model) s.model = model;
+        else delete s.model;
+      }
+      if (prompt !== undefined) {
+        if (prompt?.trim()) s.system_prompt = prompt;
+        else delete s.system_prompt;
+      }
+    });
   }
 
   /**
