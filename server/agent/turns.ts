@@ -4,7 +4,7 @@
 // It knows nothing of HTTP: handlers/chat.ts serves its frames.
 import { randomBytes } from 'node:crypto';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
-import { HttpError, ValueError } from '../core/errors.js';
+import { HttpError, ValueError, type RefusalDetails } from '../core/errors.js';
 import { log } from '../core/log.js';
 import type { EventBus } from '../store/events.js';
 import { messageText, sessionSummary, type Session, type SessionStore, type Message } from '../store/sessions.js';
@@ -46,14 +46,10 @@ export const STREAM_ID_BYTES = 16;
 export const TOO_MANY_TURNS = `Too many conversations are running (at most ${MAX_CONCURRENT_TURNS}); try again when one has finished`;
 export const MESSAGE_REQUIRED = 'message is required';
 
-/** A refusal with fields beside `error` (409's `active_stream_id`, 503's `hint`). */
+/** A refused turn, with fields beside `error` (409's `active_stream_id`, 503's `hint`): the lifecycle answers it. */
 export class ChatRefusal extends HttpError {
-  constructor(
-    status: number,
-    message: string,
-    readonly extra: Record<string, string>,
-  ) {
-    super(status, message);
+  constructor(status: number, message: string, details: RefusalDetails) {
+    super(status, message, details);
     this.name = 'ChatRefusal';
   }
 }

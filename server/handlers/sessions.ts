@@ -88,14 +88,8 @@ export async function addMessage(input: HandlerInput): Promise<void> {
   // Satchel's extension: `message_index` makes the message a new version from that message of the person's on
   // (Edit without an agent), keeping the one it replaces (docs/API.md, "Versions").
   const at = body.message_index;
-  let session;
-  try {
-    session = at === undefined || at === null ? await app.sessions.addMessage(current.session_id, text, attachments) : await app.sessions.addVersion(current.session_id, at, text, attachments);
-  } catch (err) {
-    if (!(err instanceof SessionBusy)) throw err;
-    await sendJson(ctx, err.status, publicChatRefusal(err.message, { active_stream_id: err.activeStreamId }));
-    return;
-  }
+  const session =
+    at === undefined || at === null ? await app.sessions.addMessage(current.session_id, text, attachments) : await app.sessions.addVersion(current.session_id, at, text, attachments);
   app.events.publish({ name: 'session_updated', profile, data: { session_id: session.session_id } });
   await sendJson(ctx, 200, { session: publicSession(session) });
 }
