@@ -45,11 +45,11 @@ test('Regenerate keeps the earlier reply behind ‹ 1/2 ›; the version on scre
   await expect(reply2.getByTestId('version-next')).toBeDisabled();
   await reply2.getByTestId('version-previous').click();
   await expect(page.getByTestId('version-text')).toHaveText('1/2');
-  expect(await shownTexts(page)).toEqual(['Name a colour', 'Teal.']);
+  await expect.poll(() => shownTexts(page)).toEqual(['Name a colour', 'Teal.']);
   await page.reload();
   await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
   await expect(page.getByTestId('version-text')).toHaveText('1/2');
-  expect(await shownTexts(page)).toEqual(['Name a colour', 'Teal.']);
+  await expect.poll(() => shownTexts(page)).toEqual(['Name a colour', 'Teal.']);
   await send(page, 'And another?', 'Coral.');
   expect(lastSent()).toEqual([
     ['user', 'Name a colour'],
@@ -82,8 +82,10 @@ test('Edit of an earlier message: a visible state, Esc gives the composer back, 
   await page.getByTestId('composer-input').fill('Name a flower');
   agent.next(reply('Iris.'));
   await page.getByTestId('send').click();
+  // The reply first: right after the click the live turn may not be drawn yet, so "no live turn" proves nothing.
+  await expect(page.getByTestId('assistant-text').last()).toHaveText('Iris.');
   await expect(page.getByTestId('assistant-live')).toHaveCount(0, { timeout: 15_000 });
-  expect(await shownTexts(page)).toEqual(['Name a flower', 'Iris.']);
+  await expect.poll(() => shownTexts(page)).toEqual(['Name a flower', 'Iris.']);
   // The agent got the edited message alone: nothing of the version it replaced.
   expect(lastSent()).toEqual([['user', 'Name a flower']]);
   // A third version of the first message (Teal., Amber., and this one); its switcher is on the message now
@@ -96,10 +98,10 @@ test('Edit of an earlier message: a visible state, Esc gives the composer back, 
   // Back through the versions: the regenerated reply, then the whole first conversation with what followed it.
   await page.getByTestId('version-previous').first().click();
   await expect(versions).toHaveText('2/3');
-  expect(await shownTexts(page)).toEqual(['Name a colour', 'Amber.']);
+  await expect.poll(() => shownTexts(page)).toEqual(['Name a colour', 'Amber.']);
   await page.getByTestId('version-previous').first().click();
   await expect(versions).toHaveText('1/3');
-  expect(await shownTexts(page)).toEqual(['Name a colour', 'Teal.', 'And another?', 'Coral.']);
+  await expect.poll(() => shownTexts(page)).toEqual(['Name a colour', 'Teal.', 'And another?', 'Coral.']);
   // The note typed before the edit survived a reload too: the stored draft was never the edited text.
   await page.reload();
   await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');

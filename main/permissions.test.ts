@@ -31,6 +31,17 @@ describe('decidePermissionRequest', () => {
     expect(decidePermissionRequest(APP, { ...mic, requestingUrl: undefined })).toBe(false);
     expect(decidePermissionRequest(APP, { ...mic, securityOrigin: 'https://evil.test' })).toBe(false);
   });
+  it('grants clipboard writing (the copy buttons) to the app main frame only; reading stays denied', () => {
+    const write = { permission: 'clipboard-sanitized-write', isMainFrame: true, requestingUrl: PAGE };
+    expect(decidePermissionRequest(APP, write)).toBe(true);
+    expect(decidePermissionRequest(APP, { ...write, isMainFrame: false })).toBe(false);
+    expect(decidePermissionRequest(APP, { ...write, requestingUrl: 'https://evil.test/' })).toBe(false);
+    expect(decidePermissionRequest(APP, { ...write, permission: 'clipboard-read' })).toBe(false);
+    const check = { permission: 'clipboard-sanitized-write', requestingOrigin: APP, isMainFrame: true };
+    expect(decidePermissionCheck(APP, check)).toBe(true);
+    expect(decidePermissionCheck(APP, { ...check, requestingOrigin: 'https://evil.test' })).toBe(false);
+    expect(decidePermissionCheck(APP, { ...check, isMainFrame: false })).toBe(false);
+  });
   it('denies every other permission, even from the app', () => {
     for (const permission of [
       'geolocation',

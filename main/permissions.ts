@@ -1,11 +1,14 @@
-// Permission decisions for the window's session. The only capability the app needs is the microphone
-// (dictation), and only for its own page: media with audio alone, from the app's origin, in the main frame.
-// Every other permission, every other origin and every sub-frame is denied.
+// Permission decisions for the window's session. The app needs two capabilities, only for its own page in the
+// main frame: the microphone (dictation: media with audio alone) and writing text to the clipboard (the copy
+// buttons on messages and code; Chromium asks for it on navigator.clipboard.writeText). Reading the clipboard,
+// every other permission, every other origin and every sub-frame are denied.
 import type { Session } from 'electron';
 import { isAppUrl } from './navigation.js';
 
 export const MEDIA_PERMISSION = 'media';
 export const MICROPHONE_MEDIA_TYPE = 'audio';
+/** Electron's name for navigator.clipboard.writeText's permission (write only; 'clipboard-read' stays denied). */
+export const CLIPBOARD_WRITE_PERMISSION = 'clipboard-sanitized-write';
 
 export interface PermissionRequestFacts {
   permission: string;
@@ -32,6 +35,9 @@ function optionalOriginIsApp(origin: string | undefined, appOrigin: string): boo
 
 /** setPermissionRequestHandler: grant only an audio-only media request from the app's main frame. */
 export function decidePermissionRequest(appOrigin: string, facts: PermissionRequestFacts): boolean {
+  if (facts.permission === CLIPBOARD_WRITE_PERMISSION && facts.isMainFrame === true) {
+    return isAppUrl(facts.requestingUrl, appOrigin) && optionalOriginIsApp(facts.securityOrigin, appOrigin);
+  }
   if (facts.permission !== MEDIA_PERMISSION || facts.isMainFrame !== true) return false;
   const types = facts.mediaTypes;
   // An empty list is how some enumerate-only requests arrive; it is not a microphone request.
@@ -42,6 +48,9 @@ export function decidePermissionRequest(appOrigin: string, facts: PermissionRequ
 
 /** setPermissionCheckHandler: the synchronous "is it granted?" query (navigator.permissions, media checks). */
 export function decidePermissionCheck(appOrigin: string, facts: PermissionCheckFacts): boolean {
+  if (facts.permission === CLIPBOARD_WRITE_PERMISSION && facts.isMainFrame === true) {
+    return isAppUrl(facts.requestingOrigin, appOrigin) && optionalOriginIsApp(facts.securityOrigin, appOrigin);
+  }
   if (facts.permission !== MEDIA_PERMISSION || facts.isMainFrame !== true) return false;
   if (facts.mediaType !== MICROPHONE_MEDIA_TYPE) return false;
   return (

@@ -10,11 +10,11 @@ import { pathToFileURL } from 'node:url';
 /** Folders whose files the build compiles or copies. */
 export const SOURCE_DIRS = ['main', 'preload', 'renderer', 'server'];
 /** Single files the build depends on: compiler settings, the copy step, and the installed versions (TypeScript's among them). */
-export const SOURCE_FILES = ['tsconfig.json', 'scripts/copy-static.mjs', 'package-lock.json'];
+export const SOURCE_FILES = ['tsconfig.json', 'scripts/copy-static.mjs', 'scripts/vendor-assets.mjs', 'package-lock.json'];
 /** Tests are not part of the build (tsconfig excludes them), so editing one does not call for a rebuild. */
 const NOT_BUILT = /\.test\.ts$/;
 /** What a start needs; a build missing any of them is rebuilt whatever the stamp says. */
-export const OUTPUTS = ['dist/server/cli.js', 'dist/main/index.js', 'dist/renderer/index.html', 'dist/renderer/app.js'];
+export const OUTPUTS = ['dist/server/cli.js', 'dist/main/index.js', 'dist/renderer/index.html', 'dist/renderer/app.js', 'dist/renderer/vendor/hljs/languages.json', 'dist/renderer/vendor/katex/katex.mjs'];
 export const STAMP = 'dist/.build-stamp';
 /** The stamp is dated this much before the build began, so a file saved while the build ran, even on a file
  * system that keeps times to 2 s (FAT), is newer than the stamp and triggers the next build. */

@@ -23,13 +23,15 @@ import { log } from './core/log.js';
 import { attachMcpToken, McpToken, mcpTokenFileStore } from './mcp/token.js';
 import { EventBus } from './store/events.js';
 import { SessionStore } from './store/sessions.js';
+import { SessionDeletions } from './sessions/deletion.js';
 import { Workspaces } from './store/workspaces.js';
 // The handlers, for the route table below.
 import { uploadAndExtract, uploadAttachment } from './handlers/attachments.js';
-import { discoverAgents, getAgentSettings, saveAgentSettingsRoute, testAgent } from './handlers/agent-settings.js';
+import { discoverAgents, getAgentSettings, listAgentModels, saveAgentSettingsRoute, testAgent } from './handlers/agent-settings.js';
 import { cancelChat, chatStream, chatStreamStatus, startChat } from './handlers/chat.js';
 import { deleteAttachment, getDraft, putDraft } from './handlers/drafts.js';
 import { events } from './handlers/events.js';
+import { exportAllSessions, exportSession, importSession } from './handlers/export.js';
 import { config, health } from './handlers/health.js';
 import { listProfiles, switchProfile } from './handlers/profiles.js';
 import { showSessionVersion } from './handlers/session-version.js';
@@ -48,6 +50,8 @@ import { addWorkspace, listWorkspaces } from './handlers/workspaces.js';
 export interface App extends Host {
   version: string;
   sessions: SessionStore;
+  /** Delete with Undo: marks, restores, and purges after the grace period. */
+  deletions: SessionDeletions;
   workspaces: Workspaces;
   events: EventBus;
   /** Conversations with the agent: running turns and the frames of recent ones. */
@@ -84,8 +88,19 @@ export const routes: RouteTable<App> = {
   '/api/session': { GET: api(s.getSession) },
   '/api/session/new': { POST: api(s.newSession) },
   '/api/session/rename': { POST: api(s.renameSession) },
+  // Delete with Undo, pin and archive (docs/API.md "Managing sessions"); the person's workspace is never touched.
+  '/api/session/delete': { POST: api(s.deleteSession, 'Could not delete the session') },
+  '/api/session/restore': { POST: api(s.restoreSession, 'Could not restore the session') },
+  '/api/session/pin': { POST: api(s.pinSession, 'Could not pin the session') },
+  '/api/session/archive': { POST: api(s.archiveSession, 'Could not archive the session') },
   '/api/session/message': { POST: api(s.addMessage) },
   '/api/session/version': { POST: api(showSessionVersion) },
+  // Export (a .zip or a .json download) and import (an export becomes a new conversation): docs/API.md "Export and import".
+  '/api/session/export': { GET: api(exportSession, 'Could not export the conversation') },
+  '/api/sessions/export': { GET: api(exportAllSessions, 'Could not export the conversations') },
+  '/api/session/import': { POST: api(importSession, 'Could not import the conversation') },
+  // The conversation's own model and system prompt, sent with each of its turns.
+  '/api/session/settings': { POST: api(s.setSessionSettings, 'Could not save the conversation settings') },
   // The composer's unsent text and chips, kept across reloads and restarts; a removed chip takes its file along.
   '/api/session/draft': { GET: api(getDraft), PUT: api(putDraft, 'Could not save the draft') },
   '/api/session/attachment': { DELETE: api(deleteAttachment, 'Could not delete the attachment') },
@@ -109,6 +124,8 @@ export const routes: RouteTable<App> = {
   '/api/agent/settings': { GET: api(getAgentSettings), POST: api(saveAgentSettingsRoute, 'Could not save the agent settings') },
   '/api/agent/test': { POST: api(testAgent, 'The connection test failed') },
   '/api/agent/discover': { GET: api(discoverAgents) },
+  // The saved agent's model list, for a conversation's model picker.
+  '/api/agent/models': { GET: api(listAgentModels) },
   '/api/upload': { POST: api(uploadAttachment, 'Upload failed') },
   '/api/upload/extract': { POST: api(uploadAndExtract, 'Archive extraction failed') },
   '/api/workspace/upload': { POST: api(uploadToWorkspace, 'Upload failed') },
@@ -157,6 +174,9 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
   const sessions = new SessionStore(config.stateDir);
   const workspaces = new Workspaces(config.stateDir, config.defaultWorkspace);
   await Promise.all([sessions.load(), workspaces.load()]);
+  // Sessions a previous run deleted and did not purge (a crash, or a quit inside the grace period) go when due.
+  const deletions = new SessionDeletions(config.stateDir, sessions, config.sessionDeleteGraceMs);
+  deletions.start();
   const interrupted = await recoverInterruptedTurns(sessions);
   if (interrupted > 0) log.warn(`${interrupted} conversation turn(s) were interrupted when Satchel last stopped`);
 
@@ -179,6 +199,7 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
     token: config.token ?? newToken(),
     version: appVersion(),
     sessions,
+    deletions,
     workspaces,
     events,
     turns,
@@ -194,7 +215,7 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
       stopping.abort();
-      await Promise.all([turns.stop(), sweep.stop()]);
+      await Promise.all([turns.stop(), sweep.stop(), deletions.stop()]);
       await sessions.close();
     })();
     return stopped;

@@ -4,6 +4,7 @@
 import type {
   AgentDiscoverResponse,
   AgentKind,
+  AgentModelsResponse,
   AgentSettings,
   AgentTestResponse,
   Attachment,
@@ -14,6 +15,7 @@ import type {
   ConfigResponse as ServerConfig,
   McpSettings,
   Session,
+  SessionSettingsInput,
   SessionSummary,
   WorkspaceEntry,
   WorkspaceRoots,
@@ -127,6 +129,11 @@ export const api = {
     request<{ session: Session }>('POST', '/api/session/new', workspace ? { workspace } : {}),
   rename: (id: string, title: string) =>
     request<{ session: Session }>('POST', '/api/session/rename', { session_id: id, title }),
+  /** Hidden at once, purged after `undo_until` unless restored (docs/API.md "Managing sessions"). */
+  deleteSession: (id: string) => request<{ ok: true; session_id: string; undo_until: string }>('POST', '/api/session/delete', { session_id: id }),
+  restoreSession: (id: string) => request<{ session: Session }>('POST', '/api/session/restore', { session_id: id }),
+  pinSession: (id: string, pinned: boolean) => request<{ session: SessionSummary }>('POST', '/api/session/pin', { session_id: id, pinned }),
+  archiveSession: (id: string, archived: boolean) => request<{ session: SessionSummary }>('POST', '/api/session/archive', { session_id: id, archived }),
   /** A message kept without asking an agent; `messageIndex`: as a new version from that message on (Edit). */
   sendMessage: (id: string, text: string, attachments: SentAttachment[], messageIndex?: number) =>
     request<{ session: Session }>('POST', '/api/session/message', { session_id: id, text, attachments, ...(messageIndex !== undefined ? { message_index: messageIndex } : {}) }),
@@ -142,6 +149,9 @@ export const api = {
       ...(opts.regenerate ? { regenerate: true, ...(opts.messageIndex !== undefined ? { message_index: opts.messageIndex } : {}) } : {}),
     }),
   /** Show version `version` of the conversation from the message at `messageIndex` on. */
+  /** The conversation's own model and system prompt: a field given replaces the stored one, null removes it. */
+  sessionSettings: (id: string, change: Omit<SessionSettingsInput, 'session_id'>) =>
+    request<{ session: Session }>('POST', '/api/session/settings', { session_id: id, ...change }),
   showVersion: (id: string, messageIndex: number, version: number) =>
     request<{ session: Session }>('POST', '/api/session/version', { session_id: id, message_index: messageIndex, version }),
   cancelChat: (streamId: string) => request<ChatCancelResponse>('POST', '/api/chat/cancel', { stream_id: streamId }),
@@ -149,6 +159,7 @@ export const api = {
   saveAgentSettings: (input: AgentSettingsInput) => request<AgentSettings>('POST', '/api/agent/settings', input),
   testAgent: (input: AgentSettingsInput) => request<AgentTestResponse>('POST', '/api/agent/test', input),
   discoverAgents: () => request<AgentDiscoverResponse>('GET', '/api/agent/discover'),
+  agentModels: () => request<AgentModelsResponse>('GET', '/api/agent/models'),
   mcpSettings: () => request<McpSettings>('GET', '/api/mcp'),
   regenerateMcpToken: () => request<McpSettings>('POST', '/api/mcp/regenerate'),
   workspaces: () => request<WorkspaceRoots>('GET', '/api/workspaces'),

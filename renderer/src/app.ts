@@ -9,12 +9,16 @@ import { byId } from './dom.js';
 import { initDrawers } from './drawers.js';
 import { connectEvents } from './events.js';
 import { SessionHeader } from './header.js';
+import { ExportImport } from './export-import.js';
 import { lastUserTurn, visibleRows, type MessageRow } from './message-rows.js';
 import { SessionAttachmentsView } from './messages.js';
 import { Sidebar } from './sessions.js';
-import { initialState, Store, type AppState } from './store.js';
+import { initialState, Store, turnRunning, type AppState } from './store.js';
 import { ThreadView } from './thread-view.js';
 import { initTheme } from './theme.js';
+import { ConversationSettingsView } from './conversation-settings.js';
+import { installShortcuts, ShortcutsDialog } from './keyboard.js';
+import { initReadAloud } from './read-aloud.js';
 import { notify } from './toast.js';
 import { Voice } from './voice.js';
 import { WorkspacePanel } from './workspace.js';
@@ -30,11 +34,14 @@ class App {
   private creating: Promise<string> | null = null;
   readonly sidebar: Sidebar;
   readonly header: SessionHeader;
+  private readonly exportImport: ExportImport;
   readonly composer: Composer;
   readonly workspace: WorkspacePanel;
   readonly voice: Voice;
   readonly chat: Chat;
   readonly agentDialog: AgentSettingsDialog;
+  /** The header's model and system prompt of the conversation on screen. */
+  readonly conversationSettings: ConversationSettingsView;
   /** Small windows: the sessions list and the workspace as drawers. */
   private readonly drawers = initDrawers();
 
@@ -46,8 +53,23 @@ class App {
       },
       creating: (id) => void this.afterCreate(id).catch(() => undefined),
       profileChanged: () => void this.reloadAll(null),
+      beforeDelete: (id) => (this.current?.session_id === id ? this.composer.saveDraft() : Promise.resolve()),
+      removed: (id, next) => {
+        this.sessions = this.sessions.filter((s) => s.session_id !== id);
+        if (this.current?.session_id !== id) return;
+        // The deleted session leaves the screen now; the one in its place in the list takes it.
+        this.composer.bindSession(null);
+        if (next) void this.open(next).catch(() => undefined);
+        else {
+          this.show(null);
+          // No session left to show: the address must not name the deleted one (a reload would look for it).
+          history.replaceState(null, '', location.pathname + location.search);
+        }
+      },
+      restored: (id) => void this.reloadAll(id).catch(() => undefined),
     });
     this.header = new SessionHeader({ renamed: (id, title) => this.applyTitle(id, title) });
+    this.exportImport = new ExportImport({ imported: (id) => void this.reloadAll(id) });
     this.chat = new Chat(this.store, {
       refresh: (id) => {
         if (this.current?.session_id === id) void this.open(id).catch(() => undefined);
@@ -68,9 +90,13 @@ class App {
     });
     const attachments = new SessionAttachmentsView();
     const connection = new ConnectionView();
+    this.conversationSettings = new ConversationSettingsView((session) =>
+      this.store.update((s) => (s.session?.session_id === session.session_id ? { session } : {})),
+    );
     this.store.subscribe((state, previous) => {
       thread.update(state);
       connection.update(state);
+      this.conversationSettings.update(state);
       if (state.session !== previous.session) this.sessionShown(state.session, previous.session);
       attachments.update(state);
     });
@@ -82,6 +108,39 @@ class App {
       this.composer.insertAtCursor(text);
       if (held && holdToSend()) this.composer.submitNow();
     });
+    initReadAloud();
+    const shortcuts = new ShortcutsDialog();
+    installShortcuts({
+      'new-session': () => void this.sidebar.openNewDialog(true),
+      search: () => {
+        this.drawers.showSessions();
+        this.sidebar.focusSearch();
+      },
+      'focus-composer': () => this.composer.focus(),
+      stop: () => {
+        if (turnRunning(this.store.state)) void this.chat.stop().catch(notifyFailure);
+      },
+      regenerate: () => {
+        if (this.canRegenerate()) this.regenerate();
+      },
+      'previous-session': () => this.step(-1),
+      'next-session': () => this.step(1),
+      'show-shortcuts': () => shortcuts.open(),
+    });
+  }
+
+  /** Regenerate is offered (the thread's button): an agent, no turn running, and the last row is a reply. */
+  private canRegenerate(): boolean {
+    const { session, agentReady } = this.store.state;
+    if (!session || !agentReady || turnRunning(this.store.state) || session.active_stream_id) return false;
+    const rows = visibleRows(session.messages);
+    return rows.length > 0 && rows[rows.length - 1]!.role !== 'user';
+  }
+
+  /** Open the conversation `step` places down (or up) the list as shown. */
+  private step(delta: number): void {
+    const id = this.sidebar.neighbour(delta);
+    if (id && id !== this.current?.session_id) void this.open(id).catch(notifyFailure);
   }
 
   async start(): Promise<void> {
@@ -162,7 +221,10 @@ class App {
   }
 
   private setAgent(settings: AgentSettings | null): void {
-    this.store.update({ agentReady: Boolean(settings?.base_url) });
+    const agentReady = Boolean(settings?.base_url);
+    this.store.update({ agentReady });
+    // Another agent (or another key) lists other models: the header's picker reads them again.
+    void this.conversationSettings.load(agentReady);
   }
 
   /** Regenerate asks again with the last message of the person's, as a new version of the reply. */
@@ -192,6 +254,7 @@ class App {
   /** What follows the session on screen outside the store's views: the header, the lists, the address. */
   private sessionShown(session: Session | null, previous: Session | null): void {
     this.header.update(session);
+    this.exportImport.update(session);
     this.sidebar.setActive(session?.session_id ?? null);
     if (session?.session_id !== previous?.session_id) this.workspace.setSession(session);
     if (!session) return;
@@ -266,6 +329,12 @@ class App {
     connectEvents(
       {
         session_created: () => this.refreshList(),
+        // Another window deleted or restored one (this window's own action already shows it).
+        session_deleted: (data) => {
+          this.refreshList();
+          if (forCurrent(data)) void this.reloadAll(null).catch(() => undefined);
+        },
+        session_restored: () => this.refreshList(),
         session_renamed: (data) => {
           const d = data as { session_id?: string; title?: string };
           if (d.session_id && typeof d.title === 'string') this.applyTitle(d.session_id, d.title);

@@ -181,6 +181,11 @@ export class Composer {
     if (id) void this.loadDraft(id);
   }
 
+  /** Save what the composer holds now (its session is about to be deleted: Undo brings the draft back too). */
+  saveDraft(): Promise<void> {
+    return this.drafts.flush();
+  }
+
   /** Leave the current session's draft (saved first) with an empty composer that belongs to no session yet. */
   leave(): void {
     this.cancelEdit();

@@ -70,8 +70,11 @@ function narrow(): boolean {
   return window.matchMedia(`(max-width: ${NARROW_MAX_WIDTH_PX}px)`).matches;
 }
 
-/** Wire the two drawers; returns a function that closes whichever is open (e.g. after picking a session). */
-export function initDrawers(): { closeAll(): void } {
+/**
+ * Wire the two drawers; returns a function that closes whichever is open (e.g. after picking a session), and one
+ * that shows the sessions list (a drawer in a small window; a column, always shown, otherwise).
+ */
+export function initDrawers(): { closeAll(): void; showSessions(): void } {
   const app = byId('app');
   const backdrop = byId('drawer-backdrop');
   const sessionsToggle = byId<HTMLButtonElement>('sessions-toggle');
@@ -95,6 +98,9 @@ export function initDrawers(): { closeAll(): void } {
   return {
     closeAll: () => {
       for (const d of drawers) if (d.isOpen) d.close(false);
+    },
+    showSessions: () => {
+      if (narrow() && !drawers[0]!.isOpen) drawers[0]!.open();
     },
   };
 }

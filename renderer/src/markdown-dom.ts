@@ -1,6 +1,19 @@
-// Markdown tree → DOM nodes. Only createElement and text nodes: file text can never become markup.
+// Markdown tree → DOM nodes. Only createElement and text nodes: file text can never become markup. Code blocks
+// get a copy button and, once on screen, colours (code-highlight.ts); formulas show their TeX until KaTeX has
+// typeset them (math-view.ts). Both libraries load on first use, so a page without code or math loads neither.
+import { highlightCode, highlightCodeNow } from './code-highlight.js';
+import { copyButton } from './copy-button.js';
 import { h } from './dom.js';
 import { parseMarkdown, type Block, type Inline, type ListBlock } from './markdown.js';
+import { renderMath, renderMathNow } from './math-view.js';
+import { whenOnScreen } from './on-screen.js';
+
+function math(tex: string, display: boolean): HTMLElement {
+  const el = h(display ? 'div' : 'span', { class: display ? 'math math-display' : 'math', 'data-testid': 'math' }, tex);
+  // Already loaded (a reply re-rendered as it streams): at once, so the source never flashes.
+  if (!renderMathNow(el, tex, display)) whenOnScreen(el, () => void renderMath(el, tex, display));
+  return el;
+}
 
 function inline(nodes: Inline[]): Node[] {
   return nodes.map((n): Node => {
@@ -15,6 +28,8 @@ function inline(nodes: Inline[]): Node[] {
         return h('em', {}, inline(n.children));
       case 'link':
         return h('a', { href: n.href, target: '_blank', rel: 'noopener noreferrer' }, inline(n.children));
+      case 'math':
+        return math(n.tex, n.display);
       case 'br':
         return h('br');
     }
@@ -26,6 +41,17 @@ function list(b: ListBlock): HTMLElement {
   return b.ordered ? h('ol', { start: b.start !== 1 ? b.start : undefined }, items) : h('ul', {}, items);
 }
 
+function codeBlock(lang: string, text: string): HTMLElement {
+  const code = h('code', { 'data-lang': lang || undefined }, text);
+  if (!highlightCodeNow(code, lang, text)) whenOnScreen(code, () => void highlightCode(code, lang, text));
+  return h(
+    'div',
+    { class: 'code-block', 'data-testid': 'code-block' },
+    h('div', { class: 'code-head small' }, h('span', { class: 'code-lang muted' }, lang), copyButton('Copy code', 'copy-code', () => text)),
+    h('pre', {}, code),
+  );
+}
+
 function block(b: Block): HTMLElement {
   switch (b.type) {
     case 'heading':
@@ -35,7 +61,9 @@ function block(b: Block): HTMLElement {
     case 'list':
       return list(b);
     case 'code':
-      return h('pre', {}, h('code', { 'data-lang': b.lang || undefined }, b.text));
+      return codeBlock(b.lang, b.text);
+    case 'math':
+      return math(b.tex, true);
     case 'quote':
       return h('blockquote', {}, b.children.map(block));
     case 'rule':

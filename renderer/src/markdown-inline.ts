@@ -5,6 +5,10 @@
 // The earlier parser scanned to the end of the line for every unmatched `*`, which took 16 s on a 60 KB line.
 // Code spans find their closing run through a per-length position list, links through next-character tables,
 // so no character is scanned more than a constant number of times. Previews allow 1 MiB of hostile text.
+// Math (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`) is read in the page's mode only (parseInline), its closers found
+// through per-kind position lists (markdown-math.ts) the same way.
+
+import { mathScanner } from './markdown-math.js';
 
 export type Inline =
   | { type: 'text'; text: string }
@@ -12,6 +16,7 @@ export type Inline =
   | { type: 'strong'; children: Inline[] }
   | { type: 'em'; children: Inline[] }
   | { type: 'link'; href: string; children: Inline[] }
+  | { type: 'math'; tex: string; display: boolean }
   | { type: 'br' };
 
 /** Deepest nesting kept: deeper emphasis is flattened back to its markers, so hostile input can't blow the stack. */
@@ -22,7 +27,7 @@ export interface WorkMeter {
   steps: number;
 }
 
-const ESCAPABLE = '\\`*_{}[]()#+-.!|<>~"\'';
+const ESCAPABLE = '\\`*_{}[]()#+-.!|<>~"\'$';
 const WHITESPACE = /\s/;
 const PUNCTUATION = /[\p{P}\p{S}]/u;
 
@@ -77,20 +82,28 @@ function cell(kind: Cell['kind'], init: Partial<Cell> = {}): Cell {
 }
 
 function isSpecial(c: string): boolean {
-  return c === '\\' || c === '`' || c === '*' || c === '_' || c === '[';
+  return c === '\\' || c === '`' || c === '*' || c === '_' || c === '[' || c === '$';
 }
+
+/** How a line is read: the page shows masks as they are and reads math; CommonMark (for the tests) does neither. */
+interface Mode {
+  literalMasks: boolean;
+  math: boolean;
+}
+const PAGE: Mode = { literalMasks: true, math: true };
+const COMMONMARK: Mode = { literalMasks: false, math: false };
 
 /** A line as the page shows it: CommonMark, except that the redactor's masks show as they are (isMaskRun). */
 export function parseInline(src: string, depth = 0, meter: WorkMeter = { steps: 0 }): Inline[] {
-  return parse(src, depth, meter, true);
+  return parse(src, depth, meter, PAGE);
 }
 
 /** A line read exactly as CommonMark (and markdown-it) reads it, masks included: what the tests compare. */
 export function parseCommonMark(src: string, depth = 0, meter: WorkMeter = { steps: 0 }): Inline[] {
-  return parse(src, depth, meter, false);
+  return parse(src, depth, meter, COMMONMARK);
 }
 
-function parse(src: string, depth: number, meter: WorkMeter, literalMasks: boolean): Inline[] {
+function parse(src: string, depth: number, meter: WorkMeter, mode: Mode): Inline[] {
   const n = src.length;
   // An empty first cell, so unlinking a used-up delimiter run never has to move the list's head.
   const head = cell('text');
@@ -108,6 +121,15 @@ function parse(src: string, depth: number, meter: WorkMeter, literalMasks: boole
   };
   const codeCloser = backtickRuns(src, meter);
   const links = linkScanner(src, meter);
+  const math = mathScanner(src, meter);
+  const mathAt = (at: number): boolean => {
+    const found = mode.math ? math(at) : null;
+    if (!found) return false;
+    flush();
+    append(cell('atom', { nodes: [{ type: 'math', tex: found.tex, display: found.display }] }));
+    i = found.end;
+    return true;
+  };
 
   let i = 0;
   while (i < n) {
@@ -122,6 +144,7 @@ function parse(src: string, depth: number, meter: WorkMeter, literalMasks: boole
       continue;
     }
     if (c === '\\') {
+      if (mathAt(i)) continue;
       const next = src[i + 1] ?? '';
       text += i + 1 < n && ESCAPABLE.includes(next) ? next : c;
       i += i + 1 < n && ESCAPABLE.includes(next) ? 2 : 1;
@@ -148,7 +171,7 @@ function parse(src: string, depth: number, meter: WorkMeter, literalMasks: boole
       meter.steps += j - i;
       const before = i > 0 ? src[i - 1] ?? ' ' : ' ';
       const after = j < n ? src[j] ?? ' ' : ' ';
-      if (literalMasks && c === '*' && isMaskRun(j - i, before, after)) {
+      if (mode.literalMasks && c === '*' && isMaskRun(j - i, before, after)) {
         text += src.slice(i, j);
         i = j;
         continue;
@@ -173,11 +196,21 @@ function parse(src: string, depth: number, meter: WorkMeter, literalMasks: boole
       i = j;
       continue;
     }
+    if (c === '$') {
+      if (mathAt(i)) continue;
+      // Not math: the whole run of dollars is text, so `$$` never reopens as `$` one character later.
+      let j = i;
+      while (src[j] === '$') j++;
+      meter.steps += j - i;
+      text += src.slice(i, j);
+      i = j;
+      continue;
+    }
     if (c === '[' && depth < MAX_DEPTH) {
       const link = links(i);
       if (link) {
         flush();
-        const children = parse(link.label, depth + 1, meter, literalMasks);
+        const children = parse(link.label, depth + 1, meter, mode);
         const href = safeHref(link.href);
         append(cell(href ? 'atom' : 'inlines', { nodes: href ? [{ type: 'link', href, children }] : children }));
         i = link.end;
@@ -392,6 +425,6 @@ function toInlines(head: Cell | null, depth: number, meter: WorkMeter): Inline[]
 /** Plain text of inline nodes (for titles and tests). */
 export function inlineText(nodes: Inline[]): string {
   return nodes
-    .map((n) => (n.type === 'text' || n.type === 'code' ? n.text : n.type === 'br' ? '\n' : inlineText(n.children)))
+    .map((n) => (n.type === 'text' || n.type === 'code' ? n.text : n.type === 'math' ? n.tex : n.type === 'br' ? '\n' : inlineText(n.children)))
     .join('');
 }

@@ -2,9 +2,11 @@
 // that markdown-dom.ts turns into DOM nodes; keeping the parse pure lets it be tested without a browser and
 // guarantees file text is never interpreted as HTML. Covers what the sidecars contain: ATX headings,
 // paragraphs, bullet and numbered lists (nested by indentation), pipe tables, fenced and indented code,
-// block quotes, rules; inline code, bold, italic, links and backslash escapes.
+// block quotes, rules, displayed math (`$$` / `\[` lines, markdown-math.ts); inline code, bold, italic, links,
+// math and backslash escapes.
 
 import { MAX_DEPTH, parseInline, type Inline } from './markdown-inline.js';
+import { lineTables, mathBlock, mathBlockOpener } from './markdown-math.js';
 
 export { inlineText, parseInline, safeHref, type Inline } from './markdown-inline.js';
 
@@ -26,6 +28,7 @@ export type Block =
   | ListBlock
   | { type: 'table'; align: Array<'left' | 'center' | 'right' | null>; head: Inline[][]; rows: Inline[][][] }
   | { type: 'code'; lang: string; text: string }
+  | { type: 'math'; tex: string }
   | { type: 'quote'; children: Block[] }
   | { type: 'rule' };
 
@@ -128,12 +131,13 @@ function splitRow(line: string): string[] {
 }
 
 function startsBlock(line: string): boolean {
-  return heading(line) !== null || FENCE.test(line) || isRule(line) || LIST_ITEM.test(line) || QUOTE.test(line);
+  return heading(line) !== null || FENCE.test(line) || isRule(line) || LIST_ITEM.test(line) || QUOTE.test(line) || mathBlockOpener(line) !== null;
 }
 
 export function parseMarkdown(src: string, depth = 0): Block[] {
   const lines = src.replace(/\r\n?/g, '\n').split('\n');
   const blocks: Block[] = [];
+  const tables = lineTables(lines);
   let i = 0;
   while (i < lines.length) {
     const line = lines[i] ?? '';
@@ -149,6 +153,12 @@ export function parseMarkdown(src: string, depth = 0): Block[] {
       while (i < lines.length && !(lines[i] ?? '').trim().startsWith(marker)) body.push(lines[i++] ?? '');
       i++; // closing fence (or end of input)
       blocks.push({ type: 'code', lang: fence[2] ?? '', text: body.join('\n') });
+      continue;
+    }
+    const math = mathBlock(lines, i, tables);
+    if (math) {
+      blocks.push({ type: 'math', tex: math.tex });
+      i = math.next;
       continue;
     }
     const h = heading(line);

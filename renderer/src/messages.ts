@@ -2,6 +2,7 @@
 // the assistant's replies as Markdown, stopped and failed turns marked. thread-view.ts places them.
 import type { SentAttachment, Session } from './api.js';
 import { fileChip } from './attachment-chip.js';
+import { copyButton } from './copy-button.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
 import { failureBox, stopMarker } from './error-row.js';
 import { extractedInto } from './extract-paths.js';
@@ -10,6 +11,7 @@ import { renderMarkdown } from './markdown-dom.js';
 import { isExtraction, type MessageRow } from './message-rows.js';
 import { openFolderPreview } from './preview.js';
 import { activityView, usageView } from './reply-activity.js';
+import { readAloudButton } from './read-aloud.js';
 
 /** `sessionId`: the chip opens the attachment's preview (and an image shows itself); without it, a plain chip. */
 export function attachmentChip(a: SentAttachment, sessionId: string | undefined): HTMLElement {
@@ -34,7 +36,15 @@ export function userMessage(text: string, attachments: readonly SentAttachment[]
   return h(
     'article',
     { class: 'msg msg-user', 'data-testid': 'message', 'data-role': 'user' },
-    h('header', { class: 'msg-head' }, h('span', { class: 'msg-role' }, 'You'), h('time', { class: 'muted small' }, formatTime(time)), ...extra),
+    h(
+      'header',
+      { class: 'msg-head' },
+      h('span', { class: 'msg-role' }, 'You'),
+      h('time', { class: 'muted small' }, formatTime(time)),
+      ...extra,
+      // The text as typed (a message with only attachments has none to copy).
+      text ? copyButton('Copy message', 'copy-message', () => text) : null,
+    ),
     text ? h('p', { class: 'msg-text', 'data-testid': 'message-text' }, text) : null,
     attachments.length ? h('ul', { class: 'msg-attachments' }, attachments.map((a) => attachmentChip(a, sessionId))) : null,
   );
@@ -78,6 +88,10 @@ export function assistantMessage(r: MessageRow, last: boolean, opts: ThreadOptio
       h('time', { class: 'muted small' }, formatTime(r.time)),
       r.partial ? h('span', { class: 'badge', 'data-testid': 'stopped-badge' }, 'Stopped') : null,
       opts.switcher ?? null,
+      // The reply as the agent wrote it: its Markdown source, not the rendered text.
+      r.text && !r.failure ? copyButton('Copy reply', 'copy-message', () => r.text) : null,
+      // A reply with words can be read aloud (hidden where the system has no voices: read-aloud.ts).
+      r.role === 'assistant' && r.text && !r.error ? readAloudButton(r.text) : null,
       regenerate,
     ),
     r.reasoning ? h('details', { class: 'reasoning', 'data-testid': 'reasoning' }, h('summary', {}, 'Reasoning'), h('pre', { class: 'reasoning-text' }, r.reasoning)) : null,

@@ -1,8 +1,11 @@
-// The sidebar: profile switcher, session list and the "New session" dialog with its workspace choice.
+// The sidebar: profile switcher, session list (pinned first, grouped by day, archived behind a toggle, each
+// with Pin, Archive and Delete) and the "New session" dialog with its workspace choice.
 import { api, ApiError, type SessionSummary } from './api.js';
 import { promptText } from './dialogs.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
 import { formatTime } from './format.js';
+import { deleteWithUndo, setArchived, setPinned } from './session-actions.js';
+import { archivedToggleLabel, groupSessions } from './session-groups.js';
 import { notify } from './toast.js';
 
 declare global {
@@ -18,6 +21,12 @@ export interface SidebarDeps {
    *  dropped meanwhile waits for it instead of landing in the session still on screen. */
   creating(id: Promise<string>): void;
   profileChanged(): void;
+  /** Before session `id` is deleted: the composer saves its draft if it is the one on screen. */
+  beforeDelete(id: string): Promise<void>;
+  /** Session `id` left the list (deleted); `next` is the one now in its place, to show if `id` was on screen. */
+  removed(id: string, next: string | null): void;
+  /** Session `id` is back (Undo, or a refused delete): reload the list and show it. */
+  restored(id: string): void;
 }
 
 export interface WorkspaceOption {
@@ -45,8 +54,13 @@ export class Sidebar {
   private readonly dialog = byId<HTMLDialogElement>('new-session-dialog');
   private readonly wsSelect = byId<HTMLSelectElement>('workspace-select');
   private readonly dialogError = byId('new-session-error');
+  private readonly archivedToggle = byId<HTMLButtonElement>('show-archived');
   private sessions: SessionSummary[] = [];
   private activeId: string | null = null;
+  private showArchived = false;
+  /** The search field's text: the list shows the sessions whose title holds it (search-everything comes later). */
+  private readonly search = byId<HTMLInputElement>('session-search');
+  private query = '';
   workspaces: string[] = [];
   /** Where the server puts a session made without a workspace (GET /api/workspaces `default`). */
   defaultWorkspace: string | undefined;
@@ -62,6 +76,37 @@ export class Sidebar {
       if ((e.submitter as HTMLButtonElement | null)?.value === 'create') void this.create(this.wsSelect.value || undefined);
     });
     this.profile.addEventListener('change', () => void this.switchProfile());
+    this.archivedToggle.addEventListener('click', () => {
+      this.showArchived = !this.showArchived;
+      this.render();
+    });
+    this.search.addEventListener('input', () => {
+      this.query = this.search.value.trim().toLocaleLowerCase();
+      this.render();
+    });
+  }
+
+  /** Put the cursor in the search field, its text selected (Ctrl/⌘+K). */
+  focusSearch(): void {
+    this.search.focus();
+    this.search.select();
+  }
+
+  /** The sessions the list holds that the search text lets through (their title holds it). */
+  private matching(): SessionSummary[] {
+    if (!this.query) return this.sessions;
+    return this.sessions.filter((s) => (s.title || 'Untitled').toLocaleLowerCase().includes(this.query));
+  }
+
+  /**
+   * The session `step` places after (or before, when negative) the active one in the list as shown; the first
+   * (or last) when the active one is not shown; null past either end.
+   */
+  neighbour(step: number): string | null {
+    const list = this.shownIds();
+    const at = list.indexOf(this.activeId ?? '');
+    const next = at < 0 ? (step > 0 ? 0 : list.length - 1) : at + step;
+    return list[next] ?? null;
   }
 
   setSessions(sessions: SessionSummary[], activeId: string | null): void {
@@ -82,31 +127,86 @@ export class Sidebar {
     this.render();
   }
 
+  /** The ids in the order the list shows them (pinned, then by day; archived only when shown). */
+  shownIds(): string[] {
+    return groupSessions(this.matching(), Date.now(), this.showArchived).groups.flatMap((g) => g.sessions.map((s) => s.session_id));
+  }
+
   private render(): void {
     clear(this.list);
-    byId('session-empty').hidden = this.sessions.length > 0;
-    for (const s of this.sessions) {
-      const active = s.session_id === this.activeId;
+    const { groups, archivedCount } = groupSessions(this.matching(), Date.now(), this.showArchived);
+    const empty = byId('session-empty');
+    empty.hidden = groups.length > 0;
+    empty.textContent = this.sessions.length > 0 && this.query ? 'No conversation’s title matches.' : 'No sessions yet.';
+    this.archivedToggle.hidden = archivedCount === 0;
+    this.archivedToggle.textContent = archivedToggleLabel(archivedCount, this.showArchived);
+    this.archivedToggle.setAttribute('aria-expanded', String(this.showArchived));
+    for (const group of groups) {
+      const headingId = `session-group-${group.key}`;
       this.list.appendChild(
         h(
           'li',
-          {},
-          h(
-            'button',
-            {
-              class: `session-item${active ? ' active' : ''}`,
-              type: 'button',
-              'data-testid': 'session-item',
-              'data-session-id': s.session_id,
-              'aria-current': active ? 'page' : undefined,
-              onclick: () => this.deps.pick(s.session_id),
-            },
-            h('span', { class: 'session-name', 'data-testid': 'session-item-title', title: s.title || 'Untitled' }, s.title || 'Untitled'),
-            h('span', { class: 'muted small' }, [formatTime(s.updated_at ?? s.created_at), s.message_count ? ` · ${s.message_count} msg` : '']),
-          ),
+          { class: 'session-group', 'data-testid': 'session-group', 'data-group': group.key },
+          h('h3', { class: 'session-group-label', id: headingId }, group.label),
+          h('ul', { class: 'session-group-list', 'aria-labelledby': headingId }, group.sessions.map((s) => this.row(s))),
         ),
       );
     }
+  }
+
+  private row(s: SessionSummary): HTMLLIElement {
+    const active = s.session_id === this.activeId;
+    const title = s.title || 'Untitled';
+    const changed = (summary: SessionSummary) => this.applySummary(summary);
+    const action = (testid: string, label: string, icn: readonly string[], run: () => void, pressed?: boolean) =>
+      h('button', { class: 'icon-btn session-action', type: 'button', 'data-testid': testid, 'aria-label': `${label} “${title}”`, title: label, 'aria-pressed': pressed === undefined ? undefined : String(pressed), onclick: run }, icon([...icn]));
+    return h(
+      'li',
+      { class: `session-row${s.pinned ? ' pinned' : ''}`, 'data-testid': 'session-row', 'data-session-id': s.session_id },
+      h(
+        'button',
+        {
+          class: `session-item${active ? ' active' : ''}`,
+          type: 'button',
+          'data-testid': 'session-item',
+          'data-session-id': s.session_id,
+          'aria-current': active ? 'page' : undefined,
+          onclick: () => this.deps.pick(s.session_id),
+        },
+        h('span', { class: 'session-name', 'data-testid': 'session-item-title', title }, title),
+        h('span', { class: 'muted small' }, [formatTime(s.updated_at ?? s.created_at), s.message_count ? ` · ${s.message_count} msg` : '']),
+      ),
+      h(
+        'div',
+        { class: 'session-actions' },
+        action('session-pin', s.pinned ? 'Unpin' : 'Pin', ICONS.pin, () => void setPinned(s, !s.pinned, { changed }), Boolean(s.pinned)),
+        action('session-archive', s.archived ? 'Unarchive' : 'Archive', ICONS.archive, () => void setArchived(s, !s.archived, { changed })),
+        action('session-delete', 'Delete', ICONS.trash, () => void this.delete(s)),
+      ),
+    );
+  }
+
+  /** A session's new summary (a flag changed) in place, without a reload. */
+  private applySummary(summary: SessionSummary): void {
+    this.sessions = this.sessions.map((s) => (s.session_id === summary.session_id ? { ...s, ...summary } : s));
+    this.render();
+    this.list.querySelector<HTMLElement>(`[data-testid="session-row"][data-session-id="${summary.session_id}"] .session-item`)?.focus();
+  }
+
+  private delete(session: SessionSummary): Promise<void> {
+    return deleteWithUndo(session, {
+      beforeDelete: (id) => this.deps.beforeDelete(id),
+      removed: (id) => {
+        const order = this.shownIds();
+        const at = order.indexOf(id);
+        const next = order[at + 1] ?? order[at - 1] ?? null;
+        this.sessions = this.sessions.filter((s) => s.session_id !== id);
+        this.render();
+        this.deps.removed(id, next);
+      },
+      restored: (id) => this.deps.restored(id),
+      changed: (summary) => this.applySummary(summary),
+    });
   }
 
   async loadProfiles(): Promise<void> {
@@ -153,7 +253,8 @@ export class Sidebar {
     }
   }
 
-  private async openNewDialog(): Promise<void> {
+  /** The New session dialog; `focusCreate` (the keyboard's New conversation): Enter creates at once. */
+  async openNewDialog(focusCreate = false): Promise<void> {
     this.dialogError.hidden = true;
     try {
       await this.loadWorkspaces();
@@ -161,8 +262,8 @@ export class Sidebar {
       notify(err instanceof Error ? err.message : String(err), 'error');
     }
     this.dialog.returnValue = '';
-    this.dialog.showModal();
-    this.wsSelect.focus();
+    if (!this.dialog.open) this.dialog.showModal();
+    (focusCreate ? byId('create-session') : this.wsSelect).focus();
   }
 
   private async addFolder(): Promise<void> {

@@ -13,3 +13,26 @@ export function notify(text: string, kind: 'info' | 'error' = 'info'): void {
   region.appendChild(toast);
   setTimeout(remove, kind === 'error' ? ERROR_TOAST_MS : TOAST_MS);
 }
+
+/**
+ * A notice with one action (Undo), shown for `ms`; the action can be taken once and closes the notice. The
+ * returned function closes it early. Polite status, so a screen reader announces it without moving focus.
+ */
+export function notifyAction(text: string, action: { label: string; testid: string; run: () => void }, ms: number): () => void {
+  const region = byId('toasts');
+  const button = h('button', { class: 'btn btn-small toast-action', type: 'button', 'data-testid': action.testid }, action.label);
+  const close = h('button', { class: 'icon-btn', type: 'button', 'aria-label': 'Dismiss' }, icon([...ICONS.x]));
+  const toast = h('div', { class: 'toast toast-info', role: 'status', 'data-testid': 'toast' }, h('span', {}, text), button, close);
+  const remove = () => {
+    clearTimeout(timer);
+    toast.remove();
+  };
+  button.addEventListener('click', () => {
+    remove();
+    action.run();
+  });
+  close.addEventListener('click', remove);
+  region.appendChild(toast);
+  const timer = setTimeout(remove, ms);
+  return remove;
+}

@@ -133,7 +133,9 @@ export function modelIds(body: unknown): string[] | undefined {
   return data.map((m) => (typeof m === 'string' ? m : (m as { id?: unknown; name?: unknown })?.id ?? (m as { name?: unknown })?.name)).filter((id): id is string => typeof id === 'string');
 }
 
-const failure = (err: AgentError, models?: string[]): ConnectionResult => ({
+type Failed = Extract<ConnectionResult, { ok: false }>;
+
+const failure = (err: AgentError, models?: string[]): Failed => ({
   ok: false,
   type: err.type,
   message: err.message,
@@ -170,7 +172,7 @@ export async function detectKind(baseUrl: string, apiKey: string | undefined, ti
   return answered ? 'openai' : undefined;
 }
 
-function reachFailure(err: unknown, url: URL, timeoutMs: number): ConnectionResult {
+function reachFailure(err: unknown, url: URL, timeoutMs: number): Failed {
   const code = (err as NodeJS.ErrnoException).code ?? '';
   if (code === 'ETIMEDOUT') return failure(new AgentError('timeout', `The agent at ${url.host} did not answer within ${Math.round(timeoutMs / 1000)} s.`, 'Check that it is running and not overloaded.'));
   if (code === 'ECONNREFUSED') return failure(new AgentError('unreachable', `Nothing is listening at ${url.host}.`, 'Start the agent, or check the address and port.'));
@@ -194,12 +196,14 @@ const modelMissing = (host: string, model: string, models: string[]) =>
     models,
   );
 
+/** The server's model list, and whether reading it took the key. */
+type ModelList = { ok: true; models: string[]; listNeedsKey: boolean; host: string } | Failed;
+
 /**
- * Whether the server answers like an OpenAI-compatible one, proves the key (or says it could not), has the
- * chosen model, and which kind it is. Every request shares one deadline, `timeoutMs`.
+ * GET <base>/v1/models, first without a key: whether the list is open to anyone decides what proves the key
+ * (testConnection). A list that needs the key is asked again with it, when there is one.
  */
-export async function testConnection(target: ConnectionTarget, timeoutMs = TEST_CONNECTION_TIMEOUT_MS): Promise<ConnectionResult> {
-  const deadline = Date.now() + timeoutMs;
+async function modelList(target: ConnectionTarget, deadline: number, timeoutMs: number): Promise<ModelList> {
   let url: URL;
   try {
     url = agentUrl(target.baseUrl, 'models');
@@ -207,17 +211,15 @@ export async function testConnection(target: ConnectionTarget, timeoutMs = TEST_
     return failure(err as AgentError);
   }
   const host = url.host;
-  // First without a key: whether the model list is open to anyone decides what proves the key.
-  let open: Answer;
+  let listed: Answer;
   try {
-    open = await ask(url, {}, remaining(deadline));
+    listed = await ask(url, {}, remaining(deadline));
   } catch (err) {
     return reachFailure(err, url, timeoutMs);
   }
-  let listed: Answer = open;
-  const listNeedsKey = refusedKey(open.status);
+  const listNeedsKey = refusedKey(listed.status);
   if (listNeedsKey) {
-    if (!target.apiKey) return wrongKey(host, undefined, open.status);
+    if (!target.apiKey) return wrongKey(host, undefined, listed.status);
     try {
       listed = await ask(url, { apiKey: target.apiKey }, remaining(deadline));
     } catch (err) {
@@ -236,6 +238,27 @@ export async function testConnection(target: ConnectionTarget, timeoutMs = TEST_
       ),
     );
   }
+  return { ok: true, models, listNeedsKey, host };
+}
+
+/**
+ * The saved agent's models, for a conversation's model picker: the list alone (no kind detection, no key-check
+ * completion), within `timeoutMs`.
+ */
+export async function listModels(target: ConnectionTarget, timeoutMs = TEST_CONNECTION_TIMEOUT_MS): Promise<{ ok: true; models: string[] } | Failed> {
+  const listed = await modelList(target, Date.now() + timeoutMs, timeoutMs);
+  return listed.ok ? { ok: true, models: listed.models } : listed;
+}
+
+/**
+ * Whether the server answers like an OpenAI-compatible one, proves the key (or says it could not), has the
+ * chosen model, and which kind it is. Every request shares one deadline, `timeoutMs`.
+ */
+export async function testConnection(target: ConnectionTarget, timeoutMs = TEST_CONNECTION_TIMEOUT_MS): Promise<ConnectionResult> {
+  const deadline = Date.now() + timeoutMs;
+  const listed = await modelList(target, deadline, timeoutMs);
+  if (!listed.ok) return listed;
+  const { models, listNeedsKey, host } = listed;
   const model = target.model?.trim();
   if (model && !models.includes(model)) return modelMissing(host, model, models);
   const kind = (await detectKind(target.baseUrl, target.apiKey, remaining(deadline))) ?? 'openai';

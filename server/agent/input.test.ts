@@ -188,6 +188,22 @@ describe('history', () => {
     expect(messages.map((m) => m.content)).toEqual(['second question\n[attached earlier: "notes.txt" at /x/notes.txt]', 'second answer', 'third']);
   });
 
+  it('a system prompt goes first and is drawn from the budget before the history', async () => {
+    const prompt = 'Answer in French.';
+    const newest = 'second answer'.length + 'second question\n[attached earlier: "notes.txt" at /x/notes.txt]'.length;
+    // Room for the prompt, the new turn and the last exchange: the first exchange is dropped to make room for the prompt.
+    const budget = prompt.length + 'third'.length + newest + 'first answer'.length;
+    const messages = await buildTurnMessages(history, 'third', [], config({ contextChars: budget }), { roots: [root], systemPrompt: prompt });
+    expect(messages.map((m) => [m.role, m.content])).toEqual([
+      ['system', prompt],
+      ['user', 'second question\n[attached earlier: "notes.txt" at /x/notes.txt]'],
+      ['assistant', 'second answer'],
+      ['user', 'third'],
+    ]);
+    const kept = await buildTurnMessages(history, 'third', [], config({ kind: 'hermes' }), { roots: [root], systemPrompt: prompt }, true);
+    expect(kept).toEqual<ChatMessage[]>([{ role: 'system', content: prompt }, { role: 'user', content: 'third' }]);
+  });
+
   it('hermes: the history too, unless the gateway keeps exactly it (hermes-continuity.ts)', async () => {
     const full = await buildTurnMessages(history, 'third', [], config({ kind: 'hermes' }), { roots: [root] });
     expect(full.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);

@@ -45,6 +45,8 @@ export interface InputOptions {
   /** Replaces speech-to-text (tests; a caller that has its own). Resolves the transcript, rejects on failure. */
   transcribe?: (file: string, filename: string) => Promise<string>;
   signal?: AbortSignal;
+  /** The conversation's system prompt: the first message of the turn, drawn from the budget before anything else. */
+  systemPrompt?: string;
 }
 
 /** One turn's share of characters; `take` cuts what does not fit and says so. */
@@ -316,9 +318,10 @@ export function historyMessages(history: readonly StoredMessage[], budget: Budge
 }
 
 /**
- * Everything a turn sends: the history trimmed to what the budget leaves, then the new turn; or the new user
- * turn alone when `historyKept` (Hermes' gateway holds exactly this history under the session header:
- * hermes-continuity.ts decides).
+ * Everything a turn sends: the conversation's system prompt when it has one, the history trimmed to what the
+ * budget leaves, then the new turn; or the system prompt and the new user turn alone when `historyKept`
+ * (Hermes' gateway holds exactly this history under the session header: hermes-continuity.ts decides; it never
+ * stores a system message, so the prompt goes with every turn).
  */
 export async function buildTurnMessages(
   history: readonly StoredMessage[],
@@ -329,7 +332,10 @@ export async function buildTurnMessages(
   historyKept = false,
 ): Promise<ChatMessage[]> {
   const budget = new Budget(config.contextChars);
+  // The person wrote it for every turn: sent whole (it is bounded when stored), and what it takes is taken first.
+  const system: ChatMessage[] = opts.systemPrompt ? [{ role: 'system', content: opts.systemPrompt }] : [];
+  budget.left = Math.max(0, budget.left - (opts.systemPrompt?.length ?? 0));
   const user: ChatMessage = { role: 'user', content: await buildUserContent(text, attachments, budget, opts) };
-  if (historyKept) return [user];
-  return [...historyMessages(history, budget), user];
+  if (historyKept) return [...system, user];
+  return [...system, ...historyMessages(history, budget), user];
 }

@@ -6,9 +6,9 @@ import type { TurnRequest } from './types.js';
 
 /** `attachmentDir(sessionId)`: the one folder a turn's attachments may be read from. */
 export function requestBuilder(stateDir: string, attachmentDir: (sessionId: string) => string) {
-  return async ({ session, config, text, attachments, model, signal, hermes }: BuildRequestInput): Promise<TurnRequest> => {
+  return async ({ session, config, text, attachments, model, systemPrompt, signal, hermes }: BuildRequestInput): Promise<TurnRequest> => {
     const roots = [attachmentDir(session.session_id)];
-    const messages = await buildTurnMessages(session.messages, text, attachments, config, { roots, stateDir, signal }, hermes !== undefined);
+    const messages = await buildTurnMessages(session.messages, text, attachments, config, { roots, stateDir, signal, systemPrompt }, hermes !== undefined);
     return { sessionId: session.session_id, messages, ...(hermes ? { hermesSessionId: hermes.id } : {}), ...(model ? { model } : {}) };
   };
 }

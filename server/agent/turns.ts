@@ -4,7 +4,7 @@
 // It knows nothing of HTTP: handlers/chat.ts serves its frames.
 import { randomBytes } from 'node:crypto';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
-import { HttpError, ValueError } from '../core/errors.js';
+import { HttpError, ValueError, type RefusalDetails } from '../core/errors.js';
 import { log } from '../core/log.js';
 import type { EventBus } from '../store/events.js';
 import { messageText, sessionSummary, type Session, type SessionStore, type Message } from '../store/sessions.js';
@@ -46,14 +46,10 @@ export const STREAM_ID_BYTES = 16;
 export const TOO_MANY_TURNS = `Too many conversations are running (at most ${MAX_CONCURRENT_TURNS}); try again when one has finished`;
 export const MESSAGE_REQUIRED = 'message is required';
 
-/** A refusal with fields beside `error` (409's `active_stream_id`, 503's `hint`). */
+/** A refused turn, with fields beside `error` (409's `active_stream_id`, 503's `hint`): the lifecycle answers it. */
 export class ChatRefusal extends HttpError {
-  constructor(
-    status: number,
-    message: string,
-    readonly extra: Record<string, string>,
-  ) {
-    super(status, message);
+  constructor(status: number, message: string, details: RefusalDetails) {
+    super(status, message, details);
     this.name = 'ChatRefusal';
   }
 }
@@ -65,6 +61,12 @@ export interface BuildRequestInput {
   text: string;
   attachments: wire.ChatAttachment[];
   model?: string;
+  /**
+   * The conversation's system prompt, sent first in every turn. With Hermes' header too: the gateway takes the
+   * body's `system` messages as an ephemeral prompt for that request and never stores them, so the history it
+   * keeps stays in step whatever the prompt becomes (docs/spec-notes.md, "Chat: a conversation's settings").
+   */
+  systemPrompt?: string;
   signal: AbortSignal;
   /** Hermes' gateway keeps this turn's history under this id (hermes-continuity.ts); else the history is sent. */
   hermes?: HermesTurn;
@@ -140,7 +142,7 @@ export class TurnManager {
   }
 
   async start(input: StartInput): Promise<StartResult> {
-    const { session, profile, model } = input;
+    const { session, profile } = input;
     const sessionId = session.session_id;
     const running = this.bySession.get(sessionId);
     if (running) throw new ChatRefusal(409, ACTIVE_STREAM, { active_stream_id: running });
@@ -159,6 +161,9 @@ export class TurnManager {
     let text = '';
     let attachments: wire.ChatAttachment[] = [];
     let hermes: HermesTurn | undefined;
+    // The request's model, else the conversation's (POST /api/session/settings), else the agent settings' one.
+    let model = input.model;
+    let systemPrompt: string | undefined;
     try {
       // One write both drops the exchange being replaced and records the pending turn: a start that fails
       // (refused, not stored) leaves the session as it was.
@@ -177,6 +182,8 @@ export class TurnManager {
         attachments = input.attachments ?? (Array.isArray(replaced?.attachments) ? replaced.attachments : []);
         if (!text.trim() && attachments.length === 0) throw new ValueError(MESSAGE_REQUIRED);
         hermes = beginHermesTurn(s, config);
+        model ??= s.model;
+        systemPrompt = s.system_prompt;
         before = structuredClone(s);
         s.active_stream_id = streamId;
         s.pending_user_message = text;
@@ -188,7 +195,7 @@ export class TurnManager {
       throw err;
     }
     this.events.publish({ name: 'session_updated', profile, data: { session_id: sessionId } });
-    turn.finished = this.run(turn, config, { session: before, config, text, attachments, model, signal: turn.abort.signal, hermes }, startedAt).catch(
+    turn.finished = this.run(turn, config, { session: before, config, text, attachments, model, systemPrompt, signal: turn.abort.signal, hermes }, startedAt).catch(
       (err: unknown) => log.error('a turn failed unexpectedly:', err),
     );
     return {

@@ -47,6 +47,8 @@ export interface ServerConfig {
   agentKeyStore?: SecretStore;
   /** Where the persistent MCP token lives; unset = `<state>/mcp-token` (0600). The desktop app passes its secure store. */
   mcpTokenStore?: SecretStore;
+  /** How long a deleted session can be restored before it is purged (sessions/deletion.ts SESSION_DELETE_GRACE_MS); tests shorten it. */
+  sessionDeleteGraceMs?: number;
   /** Tests replace the agent side (a scripted upstream, a fixed configuration); unset parts are the real ones. */
   agent?: Partial<TurnDependencies>;
 }

@@ -2,10 +2,21 @@
 // specification's `{ "error": ... }` response, so no handler has to remember the status mapping.
 
 /** An error with an exact HTTP status and client-facing text. */
+/**
+ * Fields a refusal carries beside `error` (the wire's, docs/API.md): 409's `active_stream_id` names the running
+ * turn (the UI attaches to it), 503's `hint` and `action` say how to set an agent up.
+ */
+export interface RefusalDetails {
+  active_stream_id?: string;
+  hint?: string;
+  action?: string;
+}
+
 export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly details?: Readonly<RefusalDetails>,
   ) {
     super(message);
     this.name = 'HttpError';

@@ -117,6 +117,10 @@ export interface SessionHeader {
   profile: unknown;
   created_at: string;
   updated_at: string;
+  /** Pinned by the person: listed before the others (stored only when true; the wire always says). */
+  pinned?: boolean;
+  /** Archived by the person: listed behind "Show archived" (stored only when true; the wire always says). */
+  archived?: boolean;
 }
 
 export interface SessionSummary extends SessionHeader {
@@ -132,7 +136,23 @@ export interface Session extends SessionHeader {
   pending_attachments?: ChatAttachment[];
   /** Epoch seconds, float. */
   pending_started_at?: number;
+  /** The model this conversation's turns ask for (POST /api/session/settings); absent: the agent settings' model. */
+  model?: string;
+  /** Sent as the first `system` message of every turn of this conversation; absent: none. */
+  system_prompt?: string;
 }
+
+/** POST /api/session/settings: each field given replaces the stored one; `null` or '' removes it. */
+export interface SessionSettingsInput {
+  session_id: string;
+  model?: string | null;
+  system_prompt?: string | null;
+}
+
+/** GET /api/agent/models: the saved agent's model list, and the model its settings name. */
+export type AgentModelsResponse =
+  | { ok: true; models: string[]; model: string }
+  | { ok: false; type: ChatErrorType | 'no_agent'; message: string; hint?: string };
 
 /** GET /api/config */
 export interface ConfigResponse {
@@ -274,6 +294,9 @@ export interface ServerEvents {
   session_created: { session: SessionSummary };
   session_renamed: { session_id: string; title: string };
   session_updated: { session_id: string };
+  /** Deleted (Undo may still bring it back: session_restored). */
+  session_deleted: { session_id: string };
+  session_restored: { session: SessionSummary };
   /** One stored attachment, or an archive extracted into the attachment folder (`file_count` files written). */
   attachment_added: { session_id: string; attachment: Attachment } | { session_id: string; file_count: number; dest: string };
   /** Something was stored under `path` (relative to the workspace root). */

@@ -106,3 +106,8 @@ export function updateDraft(stateDir: string, sessionId: string, change: (draft:
     await writeFileAtomic(file, JSON.stringify({ ...after, updated_at: new Date().toISOString() }));
   });
 }
+
+/** Remove a session's draft (its session is being deleted); none is fine. */
+export function removeDraft(stateDir: string, sessionId: string): Promise<void> {
+  return writeDraft(stateDir, sessionId, { text: '', attachments: [] }).then(() => undefined);
+}

@@ -1,13 +1,14 @@
 // The agent's settings for the UI (docs/spec-notes.md, "Chat: configuration"): read them (never the key), save
 // them. The settings themselves live in agent/config.ts.
 import { loadAgentConfig, publicAgentSettings, readStoredAgentSettings, sameAgentAddress, saveAgentSettings, isAgentKind, type SaveAgentSettings } from '../agent/config.js';
-import { connectedSentence, detectKind, discoverLocalAgents, testConnection, type ConnectionResult } from '../agent/discover.js';
+import { connectedSentence, detectKind, discoverLocalAgents, listModels, testConnection, type ConnectionResult } from '../agent/discover.js';
+import { NO_AGENT, NO_AGENT_HINT } from '../agent/turn-texts.js';
 import { ValueError } from '../core/errors.js';
 import type { HandlerInput } from '../app.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 import { knownSecrets, SecretMatcher } from '../redact/known.js';
-import { publicAgentSettings as project, publicAgentTest, publicDiscovered } from '../projections/index.js';
+import { publicAgentModels, publicAgentSettings as project, publicAgentTest, publicDiscovered } from '../projections/index.js';
 import type * as wire from '../core/wire.js';
 
 export async function getAgentSettings({ ctx, app }: HandlerInput): Promise<void> {
@@ -87,6 +88,24 @@ export async function testAgent({ ctx, app }: HandlerInput): Promise<void> {
   await sendJson(ctx, 200, publicAgentTest(answer) satisfies wire.AgentTestResponse);
 }
 
+/**
+ * GET /api/agent/models: the saved agent's models, for a conversation's model picker (the Test's list, read
+ * again with the saved key from the saved address only), and the model the settings name. A failure is said
+ * in the Test's words with status 200: the list is a convenience, the picker then offers the saved model.
+ */
+export async function listAgentModels({ ctx, app }: HandlerInput): Promise<void> {
+  const saved = loadAgentConfig(app.config.stateDir, process.env, app.config.agentKeyStore);
+  let answer: wire.AgentModelsResponse;
+  if (!saved) answer = { ok: false, type: 'no_agent', message: NO_AGENT, hint: NO_AGENT_HINT };
+  else {
+    const listed = withoutEchoedKey(await listModels({ baseUrl: saved.baseUrl, ...(saved.apiKey ? { apiKey: saved.apiKey } : {}) }), saved.apiKey);
+    answer = listed.ok
+      ? { ok: true, models: listed.models, model: saved.model }
+      : { ok: false, type: listed.type, message: listed.message, ...(listed.hint ? { hint: listed.hint } : {}) };
+  }
+  await sendJson(ctx, 200, publicAgentModels(answer) satisfies wire.AgentModelsResponse);
+}
+
 function hostOf(baseUrl: string): string {
   try {
     return new URL(baseUrl).host;
@@ -100,7 +119,7 @@ function hostOf(baseUrl: string): string {
  * that echoes the key there would have it shown, and offered as the model to save. Dropped, not masked: a
  * masked name is no model the agent has.
  */
-function withoutEchoedKey(result: ConnectionResult, apiKey: string | undefined): ConnectionResult {
+function withoutEchoedKey<R extends ConnectionResult | { ok: true; models: string[] }>(result: R, apiKey: string | undefined): R {
   const tested = new SecretMatcher(apiKey ? [apiKey] : []);
   // A key typed for the test is not known to the redactor yet: its forms are masked in the server's words here.
   const known = knownSecrets();

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chunk, contentChunk, reply, startFakeAgent, type FakeAgent, type RecordedRequest, type Script } from '../testing/fake-agent.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { openSse } from '../testing/sse.js';
+import { runTurn } from '../testing/turns.js';
 
 const KEY = 'gateway-key-0123456789abcdef';
 const HEADER = 'x-hermes-session-id';
@@ -49,17 +50,7 @@ async function shown(id: string): Promise<Row[]> {
 }
 
 /** Runs one turn to its end with `script` answering it; the chat completion the agent received. */
-async function turn(agent: FakeAgent, body: Record<string, unknown>, script: Script): Promise<RecordedRequest> {
-  agent.next(script);
-  const before = agent.requests.length;
-  const res = await srv.json('/api/chat/start', body);
-  const json = (await res.json()) as { stream_id: string };
-  expect(res.status, JSON.stringify(json)).toBe(200);
-  await (await openSse(srv.port, `/api/chat/stream?stream_id=${json.stream_id}`)).ended();
-  const sent = agent.requests.slice(before).filter((r) => r.path.endsWith('/chat/completions'));
-  expect(sent).toHaveLength(1);
-  return sent[0]!;
-}
+const turn = (agent: FakeAgent, body: Record<string, unknown>, script: Script): Promise<RecordedRequest> => runTurn(srv, agent, body, script);
 
 /** A turn the person stops after the first words. */
 async function stopped(agent: FakeAgent, id: string, message: string): Promise<RecordedRequest> {

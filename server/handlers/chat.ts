@@ -1,7 +1,7 @@
 // The chat routes (docs/spec-notes.md, "Chat: browser side"): start a turn, watch its frames (with resume), ask
 // about a stream, cancel it. The turn itself lives in agent/turns.ts; this file is the HTTP around it.
 import type { IncomingMessage } from 'node:http';
-import { ChatRefusal, MESSAGE_REQUIRED, type FrameListener } from '../agent/turns.js';
+import { MESSAGE_REQUIRED, type FrameListener } from '../agent/turns.js';
 import { resumePoint } from '../agent/frames.js';
 import { HttpError, requireFields, ValueError } from '../core/errors.js';
 import { isSameOriginWrite } from '../http/access.js';
@@ -9,15 +9,15 @@ import type { HandlerInput } from '../app.js';
 import { readJsonBody } from '../http/body.js';
 import { openEventStream } from '../http/event-stream.js';
 import { sendJson } from '../http/respond.js';
-import { publicCancel, publicChatRefusal, publicChatStarted, publicStreamStatus } from '../projections/index.js';
+import { publicCancel, publicChatStarted, publicStreamStatus } from '../projections/index.js';
 import { visibleSession } from '../store/profiles.js';
-import { MAX_MESSAGE_CHARS, type Session } from '../store/sessions.js';
+import { MAX_MESSAGE_CHARS, MAX_MODEL_CHARS, type Session } from '../store/sessions.js';
 import type * as wire from '../core/wire.js';
 import { namedAttachments } from '../attachments/extracted.js';
 import { NO_SUCH_MESSAGE } from '../store/versions.js';
 
 export const MAX_TURN_ATTACHMENTS = 20;
-export const MAX_MODEL_CHARS = 200;
+export { MAX_MODEL_CHARS } from '../store/sessions.js';
 export const SILENT = '[SILENT]';
 export const STREAM_NOT_FOUND = 'stream not found';
 
@@ -59,13 +59,9 @@ export async function startChat(input: HandlerInput): Promise<void> {
   const model = typeof body.model === 'string' && body.model.trim() ? body.model.trim().slice(0, MAX_MODEL_CHARS) : undefined;
   // With `regenerate`, which of the person's messages the new version starts at (the last by default).
   const messageIndex = regenerate ? messageIndexOf(body.message_index) : undefined;
-  try {
-    const started = await app.turns.start({ session, profile, text, attachments, model, regenerate, messageIndex });
-    await sendJson(ctx, 200, publicChatStarted(started) satisfies wire.ChatStartResponse);
-  } catch (err) {
-    if (!(err instanceof ChatRefusal)) throw err;
-    await sendJson(ctx, err.status, publicChatRefusal(err.message, err.extra));
-  }
+  // A refusal (409 with the running stream, 503 with how to set an agent up) is answered by the lifecycle.
+  const started = await app.turns.start({ session, profile, text, attachments, model, regenerate, messageIndex });
+  await sendJson(ctx, 200, publicChatStarted(started) satisfies wire.ChatStartResponse);
 }
 
 function streamId(input: HandlerInput, body?: Record<string, unknown>): string {

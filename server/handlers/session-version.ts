@@ -5,26 +5,20 @@ import { requireFields } from '../core/errors.js';
 import type { HandlerInput } from '../app.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
-import { publicChatRefusal, publicSession } from '../projections/index.js';
+import { publicSession } from '../projections/index.js';
 import { visibleSession } from '../store/profiles.js';
-import { refuseWhileTurnRuns, SessionBusy, showVersion } from '../store/versions.js';
+import { refuseWhileTurnRuns, showVersion } from '../store/versions.js';
 
 export async function showSessionVersion(input: HandlerInput): Promise<void> {
   const { ctx, app, profile } = input;
   const body = await readJsonBody(ctx);
   requireFields(body, ['session_id', 'message_index', 'version']);
   const current = await visibleSession(app.sessions, body.session_id, profile);
-  let session;
-  try {
-    session = await app.sessions.update(current.session_id, (s) => {
-      refuseWhileTurnRuns(s);
-      s.messages = showVersion(s.messages, body.message_index as number, body.version);
-    });
-  } catch (err) {
-    if (!(err instanceof SessionBusy)) throw err;
-    await sendJson(ctx, err.status, publicChatRefusal(err.message, { active_stream_id: err.activeStreamId }));
-    return;
-  }
+  // Refused while a turn runs: SessionBusy is a 409 naming it (the lifecycle answers it).
+  const session = await app.sessions.update(current.session_id, (s) => {
+    refuseWhileTurnRuns(s);
+    s.messages = showVersion(s.messages, body.message_index as number, body.version);
+  });
   app.events.publish({ name: 'session_updated', profile, data: { session_id: session.session_id } });
   await sendJson(ctx, 200, { session: publicSession(session) });
 }

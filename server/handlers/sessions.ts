@@ -1,4 +1,4 @@
-// Session routes: list, read, create, rename and add a message. Every read or change goes through
+// Session routes: list, read, create, rename, add a message, delete (with Undo), pin and archive. Every read or change goes through
 // visibleSession, so a session of another profile is answered as missing.
 import { readJsonBody } from '../http/body.js';
 import { requireFields, ValueError } from '../core/errors.js';
@@ -6,7 +6,8 @@ import type { HandlerInput } from '../app.js';
 import { isValidProfileName, sessionVisible, visibleSession } from '../store/profiles.js';
 import { sendJson } from '../http/respond.js';
 import { sessionSummary, type Session } from '../store/sessions.js';
-import { publicChatRefusal, publicSession, publicSessionSummary } from '../projections/index.js';
+import { HttpError } from '../core/errors.js';
+import { publicChatRefusal, publicDeletion, publicSession, publicSessionSummary } from '../projections/index.js';
 import { SessionBusy } from '../store/versions.js';
 import type { ChatAttachment, SessionSummary } from '../core/wire.js';
 import { namedAttachments } from '../attachments/extracted.js';
@@ -48,6 +49,26 @@ export async function renameSession(input: HandlerInput): Promise<void> {
   await sendJson(ctx, 200, { session: publicSession(session) });
 }
 
+/** A settings field as given: undefined (absent: kept), null (removed) or a string; anything else is refused. */
+function settingField(body: Record<string, unknown>, field: string): string | null | undefined {
+  const value = body[field];
+  if (value === undefined || value === null || typeof value === 'string') return value;
+  throw new ValueError(`${field} must be a string or null`);
+}
+
+/** POST /api/session/settings `{session_id, model?, system_prompt?}`: the conversation's model and system prompt. */
+export async function setSessionSettings(input: HandlerInput): Promise<void> {
+  const { ctx, app, profile } = input;
+  const body = await readJsonBody(ctx);
+  requireFields(body, ['session_id']);
+  const current = await visibleSession(app.sessions, body.session_id, profile);
+  const model = settingField(body, 'model');
+  const systemPrompt = settingField(body, 'system_prompt');
+  const session = await app.sessions.setConversation(current.session_id, { model, system_prompt: systemPrompt });
+  app.events.publish({ name: 'session_updated', profile, data: { session_id: session.session_id } });
+  await sendJson(ctx, 200, { session: publicSession(session) });
+}
+
 function asAttachments(value: unknown, session: Session, stateDir: string): ChatAttachment[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value) || value.length > MAX_MESSAGE_ATTACHMENTS) throw new ValueError('Invalid attachments');
@@ -67,14 +88,71 @@ export async function addMessage(input: HandlerInput): Promise<void> {
   // Satchel's extension: `message_index` makes the message a new version from that message of the person's on
   // (Edit without an agent), keeping the one it replaces (docs/API.md, "Versions").
   const at = body.message_index;
-  let session;
-  try {
-    session = at === undefined || at === null ? await app.sessions.addMessage(current.session_id, text, attachments) : await app.sessions.addVersion(current.session_id, at, text, attachments);
-  } catch (err) {
-    if (!(err instanceof SessionBusy)) throw err;
-    await sendJson(ctx, err.status, publicChatRefusal(err.message, { active_stream_id: err.activeStreamId }));
-    return;
-  }
+  const session =
+    at === undefined || at === null ? await app.sessions.addMessage(current.session_id, text, attachments) : await app.sessions.addVersion(current.session_id, at, text, attachments);
   app.events.publish({ name: 'session_updated', profile, data: { session_id: session.session_id } });
   await sendJson(ctx, 200, { session: publicSession(session) });
+}
+
+/** 409 of POST /api/session/delete: a turn would go on storing into a session no one can see. */
+export const DELETE_WHILE_TURN_RUNS = 'A reply is being written in this session: stop it before deleting the session';
+
+/**
+ * POST /api/session/delete {session_id}: the session is hidden at once and purged (record, attachments,
+ * extractions, sidecars, draft; never the workspace) once `undo_until` has passed, unless restored before.
+ */
+export async function deleteSession(input: HandlerInput): Promise<void> {
+  const { ctx, app, profile } = input;
+  const body = await readJsonBody(ctx);
+  requireFields(body, ['session_id']);
+  const current = await visibleSession(app.sessions, body.session_id, profile);
+  let deleted;
+  try {
+    deleted = await app.deletions.delete(current.session_id);
+  } catch (err) {
+    if (!(err instanceof SessionBusy)) throw err;
+    await sendJson(ctx, 409, publicChatRefusal(DELETE_WHILE_TURN_RUNS, { active_stream_id: err.activeStreamId }));
+    return;
+  }
+  app.events.publish({ name: 'session_deleted', profile, data: { session_id: current.session_id } });
+  await sendJson(ctx, 200, publicDeletion(current.session_id, deleted.purgeAt));
+}
+
+/** POST /api/session/restore {session_id}: Undo of a delete within its grace period; 404 after it. */
+export async function restoreSession(input: HandlerInput): Promise<void> {
+  const { ctx, app, profile } = input;
+  const body = await readJsonBody(ctx);
+  requireFields(body, ['session_id']);
+  const deleted = app.sessions.getDeleted(body.session_id);
+  // Another profile's deleted session is as missing as its live ones.
+  if (!deleted || !sessionVisible(deleted.profile, profile)) throw new HttpError(404, 'Session not found');
+  const session = await app.deletions.restore(deleted.session_id);
+  app.events.publish({ name: 'session_restored', profile, data: { session: sessionSummary(session) } });
+  await sendJson(ctx, 200, { session: publicSession(session) });
+}
+
+function flagValue(body: Record<string, unknown>, name: 'pinned' | 'archived'): boolean {
+  if (typeof body[name] !== 'boolean') throw new ValueError(`${name} must be true or false`);
+  return body[name];
+}
+
+async function setFlag(input: HandlerInput, name: 'pinned' | 'archived'): Promise<void> {
+  const { ctx, app, profile } = input;
+  const body = await readJsonBody(ctx);
+  requireFields(body, ['session_id']);
+  const value = flagValue(body, name);
+  const current = await visibleSession(app.sessions, body.session_id, profile);
+  const session = await app.sessions.setFlags(current.session_id, { [name]: value });
+  app.events.publish({ name: 'session_updated', profile, data: { session_id: session.session_id } });
+  await sendJson(ctx, 200, { session: publicSessionSummary(session) });
+}
+
+/** POST /api/session/pin {session_id, pinned}: pinned sessions are listed first. Not activity: updated_at stays. */
+export function pinSession(input: HandlerInput): Promise<void> {
+  return setFlag(input, 'pinned');
+}
+
+/** POST /api/session/archive {session_id, archived}: archived sessions are listed behind a toggle. */
+export function archiveSession(input: HandlerInput): Promise<void> {
+  return setFlag(input, 'archived');
 }

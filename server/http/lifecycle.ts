@@ -204,7 +204,7 @@ async function respondToError(ctx: RequestContext, route: Pick<Route, 'failure'>
     ctx.res.destroy();
     return;
   }
-  if (err instanceof HttpError) return sendError(ctx, err.status, err.message);
+  if (err instanceof HttpError) return sendError(ctx, err.status, err.message, err.details);
   if (err instanceof ValueError) return sendError(ctx, 400, err.verbatim ? err.message : sanitizeErrorText(err.message));
   log.error(`${ctx.req.method} ${ctx.url.pathname} failed:`, err);
   if (err instanceof Error && err.stack) log.debug(err.stack);

@@ -5,11 +5,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { markClosing } from './connection.js';
-import { isClientDisconnect } from '../core/errors.js';
+import { isClientDisconnect, type RefusalDetails } from '../core/errors.js';
 import type { Framing } from './framing.js';
 import { securityHeaders } from './headers.js';
 import { log } from '../core/log.js';
-import { publicError, type PublicJson } from '../projections/index.js';
+import { publicChatRefusal, publicError, type PublicJson } from '../projections/index.js';
 
 export const GZIP_THRESHOLD_BYTES = 1024;
 export const GZIP_LEVEL = 4;
@@ -149,8 +149,8 @@ export function sendText(
 }
 
 /** The error helper: `{ "error": message }`, default status 400. */
-export function sendError(ctx: RequestContext, status: number, message: string): Promise<void> {
-  return sendJson(ctx, status, publicError(message));
+export function sendError(ctx: RequestContext, status: number, message: string, details?: RefusalDetails): Promise<void> {
+  return sendJson(ctx, status, details ? publicChatRefusal(message, details) : publicError(message));
 }
 
 /** Start a streaming response (SSE) with the security headers; the caller writes the body. */

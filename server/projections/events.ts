@@ -9,6 +9,8 @@ export interface PublicServerEvents {
   session_created: { session: PublicSessionSummary };
   session_renamed: { session_id: ServerValue; title: RedactedText };
   session_updated: { session_id: ServerValue };
+  session_deleted: { session_id: ServerValue };
+  session_restored: { session: PublicSessionSummary };
   attachment_added: { session_id: ServerValue; attachment: PublicAttachment } | { session_id: ServerValue; file_count: number; dest: ServerValue };
   workspace_changed: { session_id: ServerValue; path: ServerValue };
 }
@@ -20,7 +22,10 @@ export function publicEventData(event: ServerEvent): PublicServerEvents[wire.Ser
       return { session: publicSessionSummary(event.data.session) };
     case 'session_renamed':
       return { session_id: serverValue(event.data.session_id), title: redactText(event.data.title) };
+    case 'session_restored':
+      return { session: publicSessionSummary(event.data.session) };
     case 'session_updated':
+    case 'session_deleted':
       return { session_id: serverValue(event.data.session_id) };
     case 'attachment_added': {
       const d = event.data;

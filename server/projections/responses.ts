@@ -85,6 +85,13 @@ export function publicAgentTest(r: wire.AgentTestResponse) {
       };
 }
 
+/** GET /api/agent/models: names and sentences from the agent pass the redactor like the Test's. */
+export function publicAgentModels(r: wire.AgentModelsResponse) {
+  return r.ok
+    ? { ok: true as const, models: r.models.map(redactText), model: redactText(r.model) }
+    : { ok: false as const, type: r.type, message: redactText(r.message), hint: r.hint === undefined ? undefined : redactText(r.hint) };
+}
+
 /** Addresses the server built itself from the loopback ports it probed, with its own labels. */
 export function publicDiscovered(agents: wire.AgentDiscoverResponse['agents']) {
   return {

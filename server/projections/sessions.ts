@@ -76,6 +76,8 @@ interface PublicSessionHeader {
   profile: PublicProfile;
   created_at: ServerValue;
   updated_at: ServerValue;
+  pinned: boolean;
+  archived: boolean;
 }
 
 export interface PublicSessionSummary extends PublicSessionHeader {
@@ -89,6 +91,9 @@ export interface PublicSession extends PublicSessionHeader {
   pending_user_message?: RedactedText;
   pending_attachments?: PublicChatAttachment[];
   pending_started_at?: number;
+  /** Free text the person chose (a model name, a prompt): redacted like every stored text. */
+  model?: RedactedText;
+  system_prompt?: RedactedText;
 }
 
 /** What the projections read: the wire shape, whose messages may carry stored fields beyond it. */
@@ -185,6 +190,8 @@ function publicSessionHeader(s: SessionRecord | wire.SessionSummary): PublicSess
     profile: publicProfile(s.profile),
     created_at: serverValue(s.created_at),
     updated_at: serverValue(s.updated_at),
+    pinned: s.pinned === true,
+    archived: s.archived === true,
   };
 }
 
@@ -205,5 +212,12 @@ export function publicSession(s: SessionRecord): PublicSession {
     pending_user_message: optional(s.pending_user_message, redactText),
     pending_attachments: optional(s.pending_attachments, (list) => list.map(publicChatAttachment)),
     pending_started_at: s.pending_started_at,
+    model: optional(s.model, redactText),
+    system_prompt: optional(s.system_prompt, redactText),
   }, s, INTERNAL_SESSION);
+}
+
+/** POST /api/session/delete: the session's id (the server's own) and until when Undo (restore) can bring it back. */
+export function publicDeletion(sessionId: string, undoUntil: Date) {
+  return { ok: true as const, session_id: serverValue(sessionId), undo_until: serverValue(undoUntil.toISOString()) };
 }

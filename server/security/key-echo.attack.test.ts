@@ -1,7 +1,8 @@
 // An agent that repeats the key Satchel gave it (server/testing/hostile-agent-echo.ts), over real sockets: the
 // key is saved the way a person saves it (POST /api/agent/settings), and has no vendor shape, so only knowing
 // its exact value can mask it. It must appear nowhere a person or another agent can read: the reply's frames,
-// the session file on disk, GET /api/session, MCP read_session and search, and POST /api/agent/test's models.
+// the session file on disk, GET /api/session, MCP read_session and search, and the models that POST
+// /api/agent/test and GET /api/agent/models list.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -116,6 +117,14 @@ describe('an agent echoing its key (no vendor shape) in every field', () => {
     expect(res.status).toBe(200);
     expect(body).toMatchObject({ ok: true, models: ['fake-model'] });
     expect(leaks(JSON.stringify(body))).toEqual([]);
+  });
+
+  it('GET /api/agent/models (a conversation’s model picker) lists them without the ones named after the key', async () => {
+    const res = await srv.api('/api/agent/models');
+    const text = await res.text();
+    expect(res.status).toBe(200);
+    expect(JSON.parse(text)).toEqual({ ok: true, models: ['fake-model'], model: 'fake-model' });
+    expect(leaks(text)).toEqual([]);
   });
 
   it('a key typed for a test but not saved is dropped from the models the server lists back', async () => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setLogSink } from '../core/log.js';
-import { storedJson } from '../testing/stored-session.js';
+import { storedJson, storedSession } from '../testing/stored-session.js';
 import { MAX_SESSION_FILE_BYTES, oversizedSessionWarning, SessionStore } from './sessions.js';
 
 let dir: string;
@@ -163,5 +163,68 @@ describe('SessionStore', () => {
     expect(oversizedSessionWarning(bloated, 400 * 1024 * 1024)).toBe(`session file ${bloated} is 400 MiB, over the 64 MiB Satchel loads; not loaded, left on disk as it is`);
     expect((await fs.stat(bloated)).size).toBe(400 * 1024 * 1024);
     expect(MAX_SESSION_FILE_BYTES).toBe(64 * 1024 * 1024);
+  });
+  it('inserts a whole session under a fresh id (an import), on disk and after a reload; an id in use is refused', async () => {
+    const store = new SessionStore(dir);
+    await store.load();
+    const taken = await store.create({ workspace: '/w', profile: 'default' });
+    const id = store.freshId();
+    expect(id).toMatch(/^[0-9a-f]{12}$/);
+    expect(id).not.toBe(taken.session_id);
+    const at = '2024-03-01T10:00:00.000Z';
+    const session = { session_id: id, title: 'Imported', workspace: '/w', profile: 'default', created_at: at, updated_at: at, messages: [{ role: 'user' as const, content: 'hi', timestamp: 1 }], attachments: [] };
+    await store.insert(session);
+    expect((await onDisk(id)).messages).toEqual([{ role: 'user', content: 'hi', timestamp: 1 }]);
+    expect((await onDisk(id)).updated_at).toBe(at);
+    const reloaded = new SessionStore(dir);
+    await reloaded.load();
+    expect((await reloaded.get(id))!.title).toBe('Imported');
+    await expect(store.insert({ ...session, session_id: taken.session_id })).rejects.toThrow('Session id already in use');
+    expect((await onDisk(taken.session_id)).title).toBe('Untitled');
+  });
+});
+
+describe('SessionStore: deletion steps', () => {
+  it('hides a deleted session from get and list, also after a reload, until restore', async () => {
+    const store = new SessionStore(dir);
+    await store.load();
+    const s = await store.create({ workspace: '/w', profile: 'default' });
+    await store.markDeleted(s.session_id);
+    expect(await store.get(s.session_id)).toBeUndefined();
+    expect(store.list()).toEqual([]);
+    await expect(store.rename(s.session_id, 'x')).rejects.toThrow('Session not found');
+    const reloaded = new SessionStore(dir);
+    await reloaded.load();
+    expect(await reloaded.get(s.session_id)).toBeUndefined();
+    expect(reloaded.listDeleted().map((d) => d.session_id)).toEqual([s.session_id]);
+    const back = await reloaded.restore(s.session_id);
+    expect(back.updated_at).toBe(s.updated_at);
+    expect(reloaded.list().map((d) => d.session_id)).toEqual([s.session_id]);
+    expect(await onDisk(s.session_id)).not.toHaveProperty('deleted_at');
+  });
+
+  it('remove waits for a write under way, and the stored session does not come back', async () => {
+    const store = new SessionStore(dir);
+    await store.load();
+    const s = await store.create({ workspace: '/w', profile: 'default' });
+    await store.markDeleted(s.session_id);
+    // Let markDeleted's write loop end, so the next change starts a write of its own at once.
+    await new Promise((r) => setImmediate(r));
+    // A write of the deleted session on disk (restore's own kind) when remove starts.
+    const writing = store.update(s.session_id, (x) => void (x.title = 'late'), { touch: false, deleted: true });
+    const removing = store.remove(s.session_id);
+    await expect(writing).rejects.toThrow('Session not found');
+    await removing;
+    expect(await storedSession(dir, s.session_id)).toBeUndefined();
+    expect(store.getDeleted(s.session_id)).toBeUndefined();
+    await expect(store.remove(s.session_id)).rejects.toThrow('Session not found');
+  });
+
+  it('refuses to remove a session that is not deleted', async () => {
+    const store = new SessionStore(dir);
+    await store.load();
+    const s = await store.create({ workspace: '/w', profile: 'default' });
+    await expect(store.remove(s.session_id)).rejects.toThrow('Session not found');
+    expect((await store.get(s.session_id))?.session_id).toBe(s.session_id);
   });
 });

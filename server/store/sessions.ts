@@ -8,7 +8,7 @@ import type * as wire from '../core/wire.js';
 import { Db, isDatabaseFull } from './db/connection.js';
 import { importJsonSessions } from './db/import-json.js';
 import { migrateSchema } from './db/schema.js';
-import { headerOf, listingOf, readListings, readSession, writeSession, type SessionListing } from './db/session-rows.js';
+import { deleteSession, headerOf, listingOf, readListings, readSession, writeSession, type SessionListing } from './db/session-rows.js';
 import type { Message } from './messages.js';
 import { isUserRowAt, NO_SUCH_MESSAGE, refuseWhileTurnRuns, withNewVersion, type Fork } from './versions.js';
 
@@ -18,6 +18,15 @@ export const MAX_TITLE_CHARS = 200;
 export const MAX_MESSAGE_CHARS = 100_000;
 export const MAX_MESSAGES_PER_SESSION = 10_000;
 export const MAX_ATTACHMENTS_PER_SESSION = 10_000;
+/** A model name: the longest ids listed by OpenRouter and Hugging Face-served models are under 100 characters. */
+export const MAX_MODEL_CHARS = 200;
+/**
+ * A conversation's system prompt. Long personas and house rules run to a few thousand characters; 20,000 holds
+ * those several times over while taking a tenth of the default per-turn context budget (200,000
+ * characters, settings/table.ts), which the prompt is drawn from first (agent/input.ts).
+ */
+export const MAX_SYSTEM_PROMPT_CHARS = 20_000;
+export const SYSTEM_PROMPT_TOO_LONG = `System prompt too long (max ${MAX_SYSTEM_PROMPT_CHARS} characters)`;
 const SESSION_ID = /^[0-9a-f]{12}$/;
 /** The database file in the state folder: sessions, their messages and attachments, and the search index. */
 export const SESSION_DB_FILE = 'satchel.db';
@@ -45,9 +54,10 @@ export const INTERNAL_MESSAGE_FIELDS = [
 
 /**
  * Internal session fields, never part of a public projection: a turn's fork until its rows are stored
- * (versions.ts); Hermes' session id and its counter (agent/hermes-continuity.ts).
+ * (versions.ts); Hermes' session id and its counter (agent/hermes-continuity.ts); when the person deleted it
+ * (sessions/deletion.ts), which a deleted session is never shown with anyway.
  */
-export const INTERNAL_SESSION_FIELDS = ['_pending_versions', '_hermes'] as const;
+export const INTERNAL_SESSION_FIELDS = ['_pending_versions', '_hermes', 'deleted_at'] as const;
 
 export type Attachment = wire.Attachment;
 
@@ -56,6 +66,18 @@ export interface Session extends Omit<wire.Session, 'messages'> {
   messages: Message[];
   /** While a turn that makes a new version runs: the versions its first stored row will carry (versions.ts). */
   _pending_versions?: Fork;
+  /** Deleted by the person at this time (ISO): hidden from every list and read until it is purged or restored. */
+  deleted_at?: string;
+}
+
+export const SESSION_NOT_FOUND = 'Session not found';
+
+/** What a store update may be: most changes are activity and move the session's `updated_at`; a flag is not. */
+interface UpdateOptions {
+  /** Set `updated_at` to now (default true). Pinning, archiving, deleting or restoring a session is no activity. */
+  touch?: boolean;
+  /** Apply the change to a deleted session too (only deletion's own steps do). */
+  deleted?: boolean;
 }
 
 export function isSessionId(id: unknown): id is string {
@@ -76,6 +98,8 @@ export function sessionSummary(s: Session): wire.SessionSummary {
     created_at: s.created_at,
     updated_at: s.updated_at,
     message_count: s.messages.length,
+    ...(s.pinned ? { pinned: true } : {}),
+    ...(s.archived ? { archived: true } : {}),
   };
 }
 
@@ -84,6 +108,7 @@ interface PendingChange {
   change: (session: Session) => void;
   resolve: (session: Session) => void;
   reject: (err: unknown) => void;
+  touch: boolean;
 }
 
 export const DISK_FULL_SESSION = 'Not enough disk space to save the session';
@@ -155,7 +180,7 @@ function applyChanges(base: Session, batch: PendingChange[]): { draft: Session; 
 
 export class SessionStore {
   private db: Db | undefined;
-  /** Every session's listing (its header and counts), as stored. */
+  /** Every session's listing (its header and counts), as stored; a deleted one too, until it is removed. */
   private readonly listings = new Map<string, SessionListing>();
   /** Sessions read whole, as stored: a change shows here only once its transaction has committed. */
   private readonly sessions = new Map<string, Session>();
@@ -164,8 +189,8 @@ export class SessionStore {
   /** Changes that arrived while a write of their session was under way; the next write takes them all. */
   private readonly pending = new Map<string, PendingChange[]>();
   private readonly writing = new Set<string>();
-  /** The write loops running, so close() can wait for them. */
-  private readonly drains = new Set<Promise<void>>();
+  /** The write loop of a session while one runs: remove() waits for it before the rows go, close() for all. */
+  private readonly draining = new Map<string, Promise<void>>();
   private readonly stateDir: string;
 
   constructor(stateDir: string) {
@@ -199,7 +224,7 @@ export class SessionStore {
     const db = this.db;
     if (!db) return;
     // Writes under way finish first (a stopping turn stores its rows); none can start after.
-    while (this.drains.size > 0) await Promise.allSettled([...this.drains]);
+    while (this.draining.size > 0) await Promise.allSettled([...this.draining.values()]);
     this.db = undefined;
     await db.close();
   }
@@ -210,19 +235,31 @@ export class SessionStore {
   }
 
   /**
-   * The session whole, or undefined when there is none. Asynchronous: a session's messages are read from the
-   * database on its first use (10,000 sessions of 20 messages are not all read at start) and then kept, so
-   * every later call answers from memory.
+   * The session whole, unless there is none or it is deleted (a deleted session is answered as missing
+   * everywhere). Asynchronous: a session's messages are read from the database on its first use (10,000
+   * sessions of 20 messages are not all read at start) and then kept, so every later call answers from memory.
    */
   async get(id: unknown): Promise<Session | undefined> {
-    if (!isSessionId(id) || !this.listings.has(id)) return undefined;
+    if (!isSessionId(id) || this.listings.get(id)?.deleted_at !== undefined) return undefined;
+    return this.read(id);
+  }
+
+  /** A deleted session's listing while it is not yet purged (for Undo), or undefined. */
+  getDeleted(id: unknown): SessionListing | undefined {
+    const listing = isSessionId(id) ? this.listings.get(id) : undefined;
+    return listing?.deleted_at !== undefined ? listing : undefined;
+  }
+
+  /** The session whole, deleted or not. */
+  private read(id: string): Promise<Session | undefined> {
+    if (!this.listings.has(id)) return Promise.resolve(undefined);
     const kept = this.sessions.get(id);
-    if (kept) return kept;
+    if (kept) return Promise.resolve(kept);
     let reading = this.reading.get(id);
     if (!reading) {
       reading = readSession(this.opened(), id)
         .then((session) => {
-          // Deleted or read again meanwhile: what is kept wins.
+          // Removed or read again meanwhile: what is kept wins.
           if (!session || !this.listings.has(id)) return undefined;
           const known = this.sessions.get(id);
           if (known) return known;
@@ -235,15 +272,26 @@ export class SessionStore {
     return reading;
   }
 
-  /** Every session's listing (header and counts, no messages), the last active first. */
+  /** Every session's listing (header and counts, no messages) but the deleted ones, the last active first. */
   list(): SessionListing[] {
-    return [...this.listings.values()].sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+    return [...this.listings.values()].filter((s) => s.deleted_at === undefined).sort((a, b) => b.updated_at.localeCompare(a.updated_at));
   }
 
-  async create(init: { workspace: string; profile: string }): Promise<Session> {
+  /** Every deleted session's listing not yet purged (the purge at start finds them here). */
+  listDeleted(): SessionListing[] {
+    return [...this.listings.values()].filter((s) => s.deleted_at !== undefined);
+  }
+
+  /** A session id no session has: for an import, which places its files under the id before the session exists. */
+  freshId(): string {
     let id: string;
     do id = randomBytes(6).toString('hex');
     while (this.listings.has(id));
+    return id;
+  }
+
+  async create(init: { workspace: string; profile: string }): Promise<Session> {
+    const id = this.freshId();
     const now = new Date().toISOString();
     const session: Session = {
       session_id: id,
@@ -255,7 +303,20 @@ export class SessionStore {
       messages: [],
       attachments: [],
     };
-    // Stored first: a session that could not be saved never appears in the list.
+    return this.storeNew(session);
+  }
+
+  /**
+   * Store a whole session made elsewhere (an imported conversation, export/import.ts) under its own id, which
+   * must be unused (freshId). Stored first, as create: a session that could not be saved never appears.
+   */
+  async insert(session: Session): Promise<Session> {
+    if (!isSessionId(session.session_id) || this.listings.has(session.session_id)) throw new ValueError('Session id already in use');
+    return this.storeNew(sealRows({ ...session, messages: session.messages.slice(), attachments: session.attachments.slice() }));
+  }
+
+  /** A new session in one transaction, kept once it has committed: one that could not be saved never appears. */
+  private async storeNew(session: Session): Promise<Session> {
     await this.opened()
       .transaction((q) => writeSession(q, undefined, session))
       .catch((err: unknown) => {
@@ -278,26 +339,30 @@ export class SessionStore {
    * full disk) and leaves the session as it was. A change replaces a message or attachment to change it:
    * stored rows are frozen (draftOf).
    */
-  update(id: string, change: (session: Session) => void): Promise<Session> {
-    if (!this.listings.has(id)) return Promise.reject(new ValueError('Session not found'));
+  update(id: string, change: (session: Session) => void, opts: UpdateOptions = {}): Promise<Session> {
+    const current = this.listings.get(id);
+    if (!current || (current.deleted_at !== undefined && !opts.deleted)) return Promise.reject(new ValueError(SESSION_NOT_FOUND));
     return new Promise<Session>((resolve, reject) => {
       const queue = this.pending.get(id) ?? [];
-      queue.push({ change, resolve, reject });
+      queue.push({ change, resolve, reject, touch: opts.touch ?? true });
       this.pending.set(id, queue);
-      if (!this.writing.has(id)) {
-        const drain = this.drain(id).finally(() => this.drains.delete(drain));
-        this.drains.add(drain);
-      }
+      if (!this.writing.has(id)) void this.drain(id);
     });
   }
 
-  private async drain(id: string): Promise<void> {
+  private drain(id: string): Promise<void> {
     this.writing.add(id);
-    try {
-      for (let batch = this.take(id); batch.length > 0; batch = this.take(id)) await this.writeBatch(id, batch);
-    } finally {
-      this.writing.delete(id);
-    }
+    const run = (async () => {
+      try {
+        for (let batch = this.take(id); batch.length > 0; batch = this.take(id)) await this.writeBatch(id, batch);
+      } finally {
+        this.writing.delete(id);
+        this.draining.delete(id);
+      }
+    })();
+    // Set after the loop's first step, but before its end: an await always comes between them.
+    this.draining.set(id, run);
+    return run;
   }
 
   private take(id: string): PendingChange[] {
@@ -309,18 +374,18 @@ export class SessionStore {
   private async writeBatch(id: string, batch: PendingChange[]): Promise<void> {
     let base: Session | undefined;
     try {
-      base = await this.get(id);
+      base = await this.read(id);
     } catch (err) {
       for (const item of batch) item.reject(err);
       return;
     }
     if (!base) {
-      for (const item of batch) item.reject(new ValueError('Session not found'));
+      for (const item of batch) item.reject(new ValueError(SESSION_NOT_FOUND));
       return;
     }
     const { draft, carried } = applyChanges(base, batch);
     if (carried.length === 0) return;
-    draft.updated_at = new Date().toISOString();
+    if (carried.some((item) => item.touch)) draft.updated_at = new Date().toISOString();
     const stored = sealRows(draft);
     const before = base;
     try {
@@ -328,6 +393,11 @@ export class SessionStore {
     } catch (err) {
       const failure = writeFailure(err);
       for (const item of carried) item.reject(failure);
+      return;
+    }
+    // Removed while this write was under way: remove() deletes the rows once this loop ends; nothing comes back.
+    if (!this.listings.has(id)) {
+      for (const item of carried) item.reject(new ValueError(SESSION_NOT_FOUND));
       return;
     }
     this.keep(stored);
@@ -339,6 +409,84 @@ export class SessionStore {
     if (!clean) throw new ValueError('Title must not be empty');
     return this.update(id, (s) => {
       s.title = clean;
+    });
+  }
+
+  /** Pin or archive a session, or take that back: flags, not activity, so its place by last activity stays. */
+  setFlags(id: string, flags: { pinned?: boolean; archived?: boolean }): Promise<Session> {
+    return this.update(
+      id,
+      (s) => {
+        for (const key of ['pinned', 'archived'] as const) {
+          if (flags[key] === true) s[key] = true;
+          else if (flags[key] === false) delete s[key];
+        }
+      },
+      { touch: false },
+    );
+  }
+
+  /**
+   * Mark a session deleted: from now on it is answered as missing everywhere, until restore() or remove().
+   * Refused while a turn runs (SessionBusy, 409): that turn would go on storing rows into a hidden session.
+   */
+  markDeleted(id: string, at: Date = new Date()): Promise<Session> {
+    return this.update(
+      id,
+      (s) => {
+        refuseWhileTurnRuns(s);
+        s.deleted_at = at.toISOString();
+      },
+      { touch: false },
+    );
+  }
+
+  /** Take a deletion back (Undo): the session is shown again as it was. Not found unless it is deleted. */
+  restore(id: string): Promise<Session> {
+    if (!this.getDeleted(id)) return Promise.reject(new ValueError(SESSION_NOT_FOUND));
+    return this.update(
+      id,
+      (s) => {
+        delete s.deleted_at;
+      },
+      { touch: false, deleted: true },
+    );
+  }
+
+  /**
+   * Forget a deleted session for good: it leaves memory at once (no change can start on it any more), then,
+   * once a write under way has ended, its rows go in one transaction (messages, attachments and index entries
+   * by cascade). Only a session marked deleted can be removed, so the record is the last thing a purge takes
+   * (sessions/deletion.ts): a crash before it leaves it marked.
+   */
+  async remove(id: string): Promise<void> {
+    if (!this.getDeleted(id)) throw new ValueError(SESSION_NOT_FOUND);
+    this.listings.delete(id);
+    this.sessions.delete(id);
+    this.pending.get(id)?.forEach((item) => item.reject(new ValueError(SESSION_NOT_FOUND)));
+    this.pending.delete(id);
+    await this.draining.get(id);
+    await this.opened().transaction((q) => deleteSession(q, id));
+  }
+
+  /**
+   * The conversation's own model and system prompt (POST /api/session/settings). A field left undefined is kept;
+   * null or blank removes it, so the agent settings' model (or no system prompt) applies again.
+   */
+  async setConversation(id: string, change: { model?: string | null; system_prompt?: string | null }): Promise<Session> {
+    const model = change.model?.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+    if (model !== undefined && model.length > MAX_MODEL_CHARS) throw new ValueError(`Model name too long (max ${MAX_MODEL_CHARS} characters)`);
+    const prompt = change.system_prompt;
+    if (prompt && prompt.length > MAX_SYSTEM_PROMPT_CHARS) throw new ValueError(SYSTEM_PROMPT_TOO_LONG);
+    return this.update(id, (s) => {
+      if (change.model !== undefined) {
+        if (model) s.model = model;
+        else delete s.model;
+      }
+      if (prompt !== undefined) {
+        if (prompt?.trim()) s.system_prompt = prompt;
+        else delete s.system_prompt;
+      }
     });
   }
 

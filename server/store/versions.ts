@@ -34,7 +34,7 @@ export const SESSION_BUSY = 'session already has an active stream';
  */
 export class SessionBusy extends HttpError {
   constructor(readonly activeStreamId: string) {
-    super(409, SESSION_BUSY);
+    super(409, SESSION_BUSY, { active_stream_id: activeStreamId });
     this.name = 'SessionBusy';
   }
 }

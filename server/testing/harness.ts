@@ -213,3 +213,12 @@ export async function postMultipart(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
+
+/** Poll `check` every 25 ms until it holds; fails naming `what` after `deadlineMs` (a purge, a background write). */
+export async function waitUntil(check: () => Promise<boolean>, what: string, deadlineMs = 10_000): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${deadlineMs} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

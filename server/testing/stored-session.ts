@@ -66,3 +66,13 @@ export async function blockWrites(stateDir: string, table: 'messages' | 'attachm
 export async function storedJson(stateDir: string, id: string): Promise<any> {
   return JSON.parse(await storedSessionText(stateDir, id));
 }
+
+/** The ids of every stored session (deleted ones not yet purged included), sorted. */
+export async function storedSessionIds(stateDir: string): Promise<string[]> {
+  const db = await Db.openReadOnly(dbFile(stateDir));
+  try {
+    return (await db.all<{ id: string }>('SELECT id FROM sessions ORDER BY id')).map((r) => r.id);
+  } finally {
+    await db.close();
+  }
+}

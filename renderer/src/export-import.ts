@@ -1,0 +1,80 @@
+// Export and import of conversations (docs/API.md "Export and import"): the conversation header's Export menu
+// (Markdown or JSON, plain download links the server answers with a file), "Export all" and "Import…" in the
+// sidebar. An import that the server refuses shows its one sentence under the button; one that succeeds opens
+// the new conversation. Links, not scripts, download: the page's policy needs nothing more.
+import { errorText, type Session } from './api.js';
+import { byId } from './dom.js';
+
+export interface ExportImportDeps {
+  /** The server made conversation `id` from an export: show it. */
+  imported(id: string): void;
+}
+
+/** GET /api/session/export for `id` in `format`. */
+export function exportHref(id: string, format: 'md' | 'json'): string {
+  return `/api/session/export?${new URLSearchParams({ session_id: id, format }).toString()}`;
+}
+
+export class ExportImport {
+  private readonly menu = byId<HTMLDetailsElement>('export-menu');
+  private readonly markdown = byId<HTMLAnchorElement>('export-md');
+  private readonly json = byId<HTMLAnchorElement>('export-json');
+  private readonly importButton = byId<HTMLButtonElement>('import-session');
+  private readonly input = byId<HTMLInputElement>('import-input');
+  private readonly error = byId('import-error');
+  private readonly status = byId('import-status');
+
+  constructor(private readonly deps: ExportImportDeps) {
+    // A choice made closes the menu, as any menu does; Escape and a click elsewhere too.
+    for (const link of [this.markdown, this.json]) link.addEventListener('click', () => (this.menu.open = false));
+    this.menu.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') this.menu.open = false;
+    });
+    document.addEventListener('click', (e) => {
+      if (this.menu.open && !this.menu.contains(e.target as Node)) this.menu.open = false;
+    });
+    this.importButton.addEventListener('click', () => this.input.click());
+    this.input.addEventListener('change', () => {
+      const file = this.input.files?.[0];
+      this.input.value = '';
+      if (file) void this.importFile(file);
+    });
+  }
+
+  update(session: Session | null): void {
+    this.menu.hidden = !session;
+    if (!session) {
+      this.menu.open = false;
+      return;
+    }
+    this.markdown.href = exportHref(session.session_id, 'md');
+    this.json.href = exportHref(session.session_id, 'json');
+  }
+
+  private async importFile(file: File): Promise<void> {
+    this.error.hidden = true;
+    this.status.textContent = `Importing ${file.name}…`;
+    this.importButton.disabled = true;
+    try {
+      const form = new FormData();
+      form.append('file', file, file.name);
+      let res: Response;
+      try {
+        res = await fetch('/api/session/import', { method: 'POST', body: form, credentials: 'same-origin' });
+      } catch {
+        throw new Error(errorText(0, ''));
+      }
+      const text = await res.text();
+      if (!res.ok) throw new Error(errorText(res.status, text));
+      const { session } = JSON.parse(text) as { session: Session };
+      this.status.textContent = `Imported “${session.title}”.`;
+      this.deps.imported(session.session_id);
+    } catch (err) {
+      this.status.textContent = '';
+      this.error.textContent = err instanceof Error ? err.message : String(err);
+      this.error.hidden = false;
+    } finally {
+      this.importButton.disabled = false;
+    }
+  }
+}

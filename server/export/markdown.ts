@@ -1,0 +1,70 @@
+// A conversation as Markdown (the `conversation.md` of a Markdown export): its title and times, then each row
+// of the version shown with who wrote it and when, replies as the Markdown they are, attachments as relative
+// links into the `attachments/` folder beside the file. Made from the export's projection (projections/export.ts),
+// so every text in it has been through the redactor as on the page.
+import type { ExportedConversation, ExportedMessage } from '../projections/export.js';
+
+const ROLE_NAMES: Record<string, string> = { user: 'You', assistant: 'Assistant', tool: 'Tool result', system: 'System' };
+
+/** Epoch seconds as `2024-05-01 12:03 UTC`; minutes are what a reader of a conversation needs. */
+export function markdownTime(seconds: number | undefined): string | undefined {
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds)) return undefined;
+  const iso = new Date(seconds * 1000).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+function isoTime(iso: string): string {
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? markdownTime(ms / 1000)! : iso;
+}
+
+/** A relative link target: each segment percent-encoded, so spaces and brackets in a name keep the link whole. */
+export function linkTarget(relative: string): string {
+  return relative.split('/').map(encodeURIComponent).join('/');
+}
+
+/** Text for inside `[...]`: the characters that would end or nest the link, escaped. */
+export function linkText(text: string): string {
+  return text.replace(/[\\[\]`*_<>]/g, (c) => `\\${c}`).replace(/[\r\n]+/g, ' ');
+}
+
+function attachmentLines(m: ExportedMessage): string[] {
+  const lines: string[] = [];
+  for (const a of m.attachments ?? []) {
+    if (a.kind === 'extraction') {
+      const count = a.file_count === undefined ? '' : `, ${a.file_count} file${a.file_count === 1 ? '' : 's'}`;
+      lines.push(`- [${linkText(a.name)}/](${linkTarget(a.path)}/) (extracted archive${count})`);
+    } else {
+      lines.push(`- [${linkText(a.filename)}](${linkTarget(a.path)})`);
+    }
+  }
+  return lines.length > 0 ? ['**Attachments:**', '', ...lines] : [];
+}
+
+function versionNote(m: ExportedMessage): string | undefined {
+  const fork = m._versions;
+  if (!fork) return undefined;
+  const count = fork.before.length + fork.after.length + 1;
+  return `_Version ${fork.before.length + 1} of ${count}; the JSON export keeps them all._`;
+}
+
+function messageBlock(m: ExportedMessage): string {
+  const when = markdownTime(m.timestamp);
+  const head = `### ${ROLE_NAMES[m.role] ?? m.role}${when ? ` · ${when}` : ''}`;
+  const parts = [head];
+  const note = versionNote(m);
+  if (note) parts.push(note);
+  if (m.content.trim() !== '') parts.push(m.content.trimEnd());
+  const files = attachmentLines(m);
+  if (files.length > 0) parts.push(files.join('\n'));
+  return parts.join('\n\n');
+}
+
+/** The whole Markdown file. */
+export function conversationMarkdown(doc: ExportedConversation): string {
+  const header = [
+    `# ${doc.title.replace(/[\r\n]+/g, ' ')}`,
+    `Started ${isoTime(doc.created_at)} · last activity ${isoTime(doc.updated_at)} · exported from Satchel ${doc.app_version}`,
+  ].join('\n\n');
+  return [header, ...doc.messages.map(messageBlock)].join('\n\n---\n\n') + '\n';
+}

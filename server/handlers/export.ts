@@ -1,0 +1,98 @@
+// Export and import of conversations (docs/API.md "Export and import"): one conversation as Markdown or JSON,
+// every conversation of the profile in one archive, and an export back as a new conversation.
+import type { HandlerInput } from '../app.js';
+import { ValueError } from '../core/errors.js';
+import { sanitizeName } from '../core/names.js';
+import { conversationMarkdown } from '../export/markdown.js';
+import { EXPORT_JSON_NAME, importConversation } from '../export/import.js';
+import { sessionFiles, type SessionFiles } from '../export/session-files.js';
+import { sendZip, type ZipWriter } from '../export/zip-out.js';
+import { parseMultipart } from '../http/multipart.js';
+import { sendJson, sendText } from '../http/respond.js';
+import { EXPORT_ATTACHMENTS_DIR, exportedConversation, type ExportedConversation } from '../projections/export.js';
+import { publicSession, redactText } from '../projections/index.js';
+import { sessionVisible, visibleSession } from '../store/profiles.js';
+import { sessionSummary, type Session } from '../store/sessions.js';
+import { contentDisposition } from '../workspace/raw.js';
+
+export const EXPORT_MARKDOWN_NAME = 'conversation.md';
+export const BAD_FORMAT = 'format must be md or json';
+/** Characters of a title a download's file name keeps: enough to recognise it, short enough for any disk. */
+const MAX_TITLE_IN_NAME = 60;
+
+type Format = 'md' | 'json';
+
+function formatOf(value: string | null): Format {
+  if (value === null || value === '' || value === 'json') return 'json';
+  if (value === 'md') return 'md';
+  throw new ValueError(BAD_FORMAT);
+}
+
+/** A title as part of a file name: the upload rules' sanitizing (core/names.ts), `conversation` when nothing is left. */
+export function nameOf(title: string): string {
+  return sanitizeName(title, MAX_TITLE_IN_NAME) ?? 'conversation';
+}
+
+function documentOf(app: HandlerInput['app'], session: Session, files: SessionFiles): ExportedConversation {
+  return exportedConversation(session, { folder: files.folder, held: files.held }, { appVersion: app.version, now: new Date() });
+}
+
+/** One conversation's members under `prefix` (`''` or a folder ending in `/`). */
+function addConversation(zip: ZipWriter, prefix: string, doc: () => ExportedConversation, files: SessionFiles, formats: readonly Format[]): void {
+  if (formats.includes('json')) zip.addText(`${prefix}${EXPORT_JSON_NAME}`, () => JSON.stringify(doc(), null, 2));
+  if (formats.includes('md')) zip.addText(`${prefix}${EXPORT_MARKDOWN_NAME}`, () => conversationMarkdown(doc()));
+  for (const f of files.files) zip.addFile(`${prefix}${EXPORT_ATTACHMENTS_DIR}/${f.path}`, files.folder, f.path);
+}
+
+/** GET /api/session/export?session_id=&format=md|json */
+export async function exportSession({ ctx, app, profile }: HandlerInput): Promise<void> {
+  const format = formatOf(ctx.url.searchParams.get('format'));
+  const session = await visibleSession(app.sessions, ctx.url.searchParams.get('session_id'), profile);
+  const files = await sessionFiles(app.config.stateDir, session.session_id);
+  const doc = documentOf(app, session, files);
+  const name = nameOf(doc.title);
+  if (format === 'json' && files.files.length === 0) {
+    // Nothing to carry beside it: the JSON alone, which imports back as it is.
+    sendText(ctx, 200, JSON.stringify(doc, null, 2), {
+      contentType: 'application/json; charset=utf-8',
+      headers: { 'Content-Disposition': contentDisposition('attachment', `${name}.json`) },
+    });
+    return;
+  }
+  await sendZip(ctx, `${name}${format === 'md' ? '' : '.satchel'}.zip`, async (zip) => addConversation(zip, '', () => doc, files, [format]));
+}
+
+/**
+ * GET /api/sessions/export: every conversation of the profile in one .zip, each in its own folder holding its
+ * JSON (which imports back), its Markdown and its files. One conversation's JSON is in memory at a time.
+ */
+export async function exportAllSessions({ ctx, app, profile }: HandlerInput): Promise<void> {
+  const sessions = app.sessions.list().filter((s) => sessionVisible(s.profile, profile));
+  const day = new Date().toISOString().slice(0, 10);
+  await sendZip(ctx, `satchel-conversations-${day}.zip`, async (zip) => {
+    for (const listed of sessions) {
+      const files = await sessionFiles(app.config.stateDir, listed.session_id);
+      // The session as it is when the archive is laid out, not when the list was taken (get is asynchronous:
+      // its messages may come from the database); one deleted meanwhile is left out.
+      const session = await app.sessions.get(listed.session_id);
+      if (!session) continue;
+      const doc = () => documentOf(app, session, files);
+      const folder = `${listed.created_at.slice(0, 10)} ${nameOf(redactText(listed.title))} ${listed.session_id}/`;
+      addConversation(zip, folder, doc, files, ['json', 'md']);
+    }
+  });
+}
+
+/** POST /api/session/import (multipart, field `file`): the export as a new conversation of the caller's profile. */
+export async function importSession({ ctx, app, profile }: HandlerInput): Promise<void> {
+  const form = await parseMultipart(ctx, { stagingDir: app.stagingDir, capBytes: app.config.maxUploadBytes });
+  let session: Session;
+  try {
+    const file = form.requireFile('file');
+    session = await importConversation(app, file.stagedPath, profile, ctx.signal);
+  } finally {
+    await form.cleanup();
+  }
+  app.events.publish({ name: 'session_created', profile, data: { session: sessionSummary(session) } });
+  await sendJson(ctx, 200, { session: publicSession(session) });
+}
