@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setLogSink } from '../core/log.js';
 import { storedJson, storedSession } from '../testing/stored-session.js';
 import { MAX_SESSION_FILE_BYTES, oversizedSessionWarning, SessionStore } from './sessions.js';
+import { showVersion } from './versions.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -181,6 +182,31 @@ describe('SessionStore', () => {
     expect((await reloaded.get(id))!.title).toBe('Imported');
     await expect(store.insert({ ...session, session_id: taken.session_id })).rejects.toThrow('Session id already in use');
     expect((await onDisk(taken.session_id)).title).toBe('Untitled');
+  });
+});
+
+describe('SessionStore: versions on the database', () => {
+  it('a new version replaces the rows from the fork on (not an append); showing the old one rewrites them back', async () => {
+    const store = new SessionStore(dir);
+    await store.load();
+    const s = await store.create({ workspace: '/w', profile: 'default' });
+    for (const text of ['one', 'two', 'three']) await store.addMessage(s.session_id, text, []);
+    await store.addVersion(s.session_id, 1, 'two, again', []);
+    const stored = (await storedSession(dir, s.session_id))!;
+    expect(stored.messages.map((m) => m.content)).toEqual(['one', 'two, again']);
+    expect(stored.messages).toEqual((await store.get(s.session_id))!.messages);
+    // The version replaced lives inside the fork's first row, not as rows of its own.
+    expect(JSON.stringify(stored.messages[1])).toContain('three');
+
+    await store.update(s.session_id, (x) => void (x.messages = showVersion(x.messages, 1, 0)));
+    const back = (await storedSession(dir, s.session_id))!;
+    expect(back.messages.map((m) => m.content)).toEqual(['one', 'two', 'three']);
+    const reloaded = new SessionStore(dir);
+    await reloaded.load();
+    expect((await reloaded.get(s.session_id))!.messages).toEqual(back.messages);
+    expect(reloaded.list()[0]).toMatchObject({ message_count: 3 });
+    await reloaded.close();
+    await store.close();
   });
 });
 
