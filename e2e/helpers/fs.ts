@@ -7,14 +7,27 @@ export interface FoundFile {
   size: number;
 }
 
-/** Every regular file under `dir` (none when it doesn't exist). */
+/**
+ * Every regular file under `dir` (none when it doesn't exist). The server may remove a file between the listing
+ * and its stat (a cancelled upload's staging file going while the test polls for exactly that): such a file is
+ * gone, so it is not listed, rather than failing the check with ENOENT; so is a folder removed meanwhile.
+ */
 export function listFiles(dir: string): FoundFile[] {
   const out: FoundFile[] = [];
-  if (!fs.existsSync(dir)) return out;
-  for (const d of fs.readdirSync(dir, { withFileTypes: true })) {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return out;
+    throw err;
+  }
+  for (const d of entries) {
     const p = path.join(dir, d.name);
     if (d.isDirectory()) out.push(...listFiles(p));
-    else if (d.isFile()) out.push({ path: p, size: fs.statSync(p).size });
+    else if (d.isFile()) {
+      const stat = fs.statSync(p, { throwIfNoEntry: false });
+      if (stat) out.push({ path: p, size: stat.size });
+    }
   }
   return out;
 }
