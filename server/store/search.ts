@@ -5,7 +5,7 @@
 // rewritten (redacted) and the search run again, so neither its snippet nor the match shows part of a secret.
 import { redact } from '../redact/index.js';
 import type { Db } from './db/connection.js';
-import { rewriteDocs, searchRows, type SearchKind, type SearchRow } from './db/search.js';
+import { rewriteDocs, searchRows, type SearchKind, type SearchRow, type SearchScope } from './db/search.js';
 import { ftsQuery, indexText, MAX_INDEXED_ATTACHMENT_CHARS, snippetSegments, type SnippetSegment } from './db/search-query.js';
 import { settlePendingAttachmentText, writeAttachmentText, type SessionListing } from './db/session-rows.js';
 
@@ -35,23 +35,18 @@ export interface SearchHits {
 }
 
 /**
- * The best `limit` hits of `query` (the person's words) in `profile`'s sessions that `listing` knows and are not
- * deleted. `listing` answers the store's in-memory listing of a session (title, flags, times).
+ * The best `scope.limit` hits of `query` (the person's words) in `scope.profile`'s sessions that `listing` knows
+ * and are not deleted. `listing` answers the store's in-memory listing of a session (title, flags, times).
  */
-export async function searchSessions(
-  db: Db,
-  listing: (id: string) => SessionListing | undefined,
-  profile: string,
-  query: string,
-  limit: number,
-): Promise<SearchHits> {
+export async function searchSessions(db: Db, listing: (id: string) => SessionListing | undefined, query: string, scope: SearchScope): Promise<SearchHits> {
+  const limit = scope.limit;
   const redacted = redact(query);
   const match = ftsQuery(redacted);
   if (match === undefined) return { query: redacted, hits: [], complete: true };
   let rows: SearchRow[] = [];
   for (let round = 0; ; round++) {
     // One more than asked: whether more matched.
-    rows = await searchRows(db, match, profile, limit + 1);
+    rows = await searchRows(db, match, { ...scope, limit: limit + 1 });
     const stale = rows.filter((r) => indexText(r.text) !== r.text);
     if (stale.length === 0) break;
     if (round === STALE_ROUNDS) {
