@@ -34,6 +34,22 @@ export interface SearchHits {
   complete: boolean;
 }
 
+/** Separates words, as ftsQuery splits them. */
+const WORD_BREAK = /[\s\p{Cc}]+/u;
+
+/**
+ * The words of `redacted` (the query redacted) that the person typed as they are: a word the redactor changed
+ * is a secret's mask, and searching it would find the messages holding that key. So a key typed whole finds
+ * nothing, as a part of one does (the index holds no secret's characters).
+ */
+function typedWords(query: string, redacted: string): string {
+  const typed = new Set(query.split(WORD_BREAK));
+  return redacted
+    .split(WORD_BREAK)
+    .filter((w) => typed.has(w))
+    .join(' ');
+}
+
 /**
  * The best `scope.limit` hits of `query` (the person's words) in `scope.profile`'s sessions that `listing` knows
  * and are not deleted. `listing` answers the store's in-memory listing of a session (title, flags, times).
@@ -41,7 +57,7 @@ export interface SearchHits {
 export async function searchSessions(db: Db, listing: (id: string) => SessionListing | undefined, query: string, scope: SearchScope): Promise<SearchHits> {
   const limit = scope.limit;
   const redacted = redact(query);
-  const match = ftsQuery(redacted);
+  const match = ftsQuery(typedWords(query, redacted));
   if (match === undefined) return { query: redacted, hits: [], complete: true };
   let rows: SearchRow[] = [];
   for (let round = 0; ; round++) {
