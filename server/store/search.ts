@@ -60,9 +60,10 @@ export async function searchSessions(db: Db, listing: (id: string) => SessionLis
   const match = ftsQuery(typedWords(query, redacted));
   if (match === undefined) return { query: redacted, hits: [], complete: true };
   let rows: SearchRow[] = [];
+  let capped = false;
   for (let round = 0; ; round++) {
     // One more than asked: whether more matched.
-    rows = await searchRows(db, match, { ...scope, limit: limit + 1 });
+    ({ rows, capped } = await searchRows(db, match, { ...scope, limit: limit + 1 }));
     const stale = rows.filter((r) => indexText(r.text) !== r.text);
     if (stale.length === 0) break;
     if (round === STALE_ROUNDS) {
@@ -85,7 +86,7 @@ export async function searchSessions(db: Db, listing: (id: string) => SessionLis
       snippet: snippetSegments(row.snippet),
     });
   }
-  return { query: redacted, hits, complete: rows.length <= limit };
+  return { query: redacted, hits, complete: rows.length <= limit && !capped };
 }
 
 /**
