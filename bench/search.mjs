@@ -8,12 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generate, query } from './history.mjs';
-import { hasCommand, machine, median, startChild } from './lib.mjs';
+import { arg, hasCommand, machine, median, pct, startChild } from './lib.mjs';
 
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(name);
-  return i === -1 ? fallback : process.argv[i + 1];
-};
 const CONVERSATIONS = Number(arg('--conversations', 10_000));
 const MESSAGES = Number(arg('--messages', 200_000));
 const SEARCHES = Number(arg('--searches', 200));
@@ -22,10 +18,6 @@ const TOKEN = 'c'.repeat(43);
 /** The budget for a search's p95. */
 const BUDGET_P95_MS = 100;
 
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
-};
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-search-bench-'));
 const state = path.join(work, 'state');

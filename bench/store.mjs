@@ -14,12 +14,8 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { generate, query, text } from './history.mjs';
-import { buildRevision, hasCommand, machine, median } from './lib.mjs';
+import { arg, buildRevision, hasCommand, machine, median, pct } from './lib.mjs';
 
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(name);
-  return i === -1 ? fallback : process.argv[i + 1];
-};
 const RUNS = Number(arg('--runs', 3));
 const CONVERSATIONS = Number(arg('--conversations', 10_000));
 const MESSAGES = Number(arg('--messages', 200_000));
@@ -33,10 +29,6 @@ const COMPARE = arg('--compare', execFileSync('git', ['merge-base', 'HEAD', 'mai
 const TOKEN = 'b'.repeat(43);
 const START_DEADLINE_MS = 600_000;
 
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
-};
 
 /** Every server child started, stopped if this script ends early (an error, Ctrl-C). */
 const children = new Set();

@@ -10,6 +10,20 @@ import type { Db, Queries } from './connection.js';
  * attachment's name), one row each, and `search` the FTS5 index over it, kept in step by triggers inside the
  * very transaction that changes the text. Every text is indexed redacted (search-query.ts indexText).
  */
+/** The triggers that keep the FTS5 index `search` in step with search_docs (made again when it is rebuilt). */
+const SEARCH_TRIGGERS = `
+  CREATE TRIGGER search_docs_added AFTER INSERT ON search_docs BEGIN
+    INSERT INTO search (rowid, text) VALUES (new.id, new.text);
+  END;
+  CREATE TRIGGER search_docs_removed AFTER DELETE ON search_docs BEGIN
+    INSERT INTO search (search, rowid, text) VALUES ('delete', old.id, old.text);
+  END;
+  CREATE TRIGGER search_docs_changed AFTER UPDATE ON search_docs BEGIN
+    INSERT INTO search (search, rowid, text) VALUES ('delete', old.id, old.text);
+    INSERT INTO search (rowid, text) VALUES (new.id, new.text);
+  END;
+`;
+
 const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE sessions (
@@ -40,16 +54,7 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE UNIQUE INDEX search_docs_place ON search_docs (session_id, kind, position);
   CREATE VIRTUAL TABLE search USING fts5 (text, content = 'search_docs', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
-  CREATE TRIGGER search_docs_added AFTER INSERT ON search_docs BEGIN
-    INSERT INTO search (rowid, text) VALUES (new.id, new.text);
-  END;
-  CREATE TRIGGER search_docs_removed AFTER DELETE ON search_docs BEGIN
-    INSERT INTO search (search, rowid, text) VALUES ('delete', old.id, old.text);
-  END;
-  CREATE TRIGGER search_docs_changed AFTER UPDATE ON search_docs BEGIN
-    INSERT INTO search (search, rowid, text) VALUES ('delete', old.id, old.text);
-    INSERT INTO search (rowid, text) VALUES (new.id, new.text);
-  END;
+  ${SEARCH_TRIGGERS}
   `,
   // 2: the text the agent got from an attachment (an Office sidecar, a text file, a transcript) is indexed as
   // kind 'attachment_text', at its attachment's position. SQLite cannot change a CHECK in place, so search_docs
@@ -71,16 +76,7 @@ const MIGRATIONS: readonly string[] = [
   DROP TABLE search_docs;
   ALTER TABLE search_docs_new RENAME TO search_docs;
   CREATE UNIQUE INDEX search_docs_place ON search_docs (session_id, kind, position);
-  CREATE TRIGGER search_docs_added AFTER INSERT ON search_docs BEGIN
-    INSERT INTO search (rowid, text) VALUES (new.id, new.text);
-  END;
-  CREATE TRIGGER search_docs_removed AFTER DELETE ON search_docs BEGIN
-    INSERT INTO search (search, rowid, text) VALUES ('delete', old.id, old.text);
-  END;
-  CREATE TRIGGER search_docs_changed AFTER UPDATE ON search_docs BEGIN
-    INSERT INTO search (search, rowid, text) VALUES ('delete', old.id, old.text);
-    INSERT INTO search (rowid, text) VALUES (new.id, new.text);
-  END;
+  ${SEARCH_TRIGGERS}
   DROP TABLE search;
   CREATE VIRTUAL TABLE search USING fts5 (text, content = 'search_docs', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2', prefix = '1 2 3');
   INSERT INTO search (search) VALUES ('rebuild');
