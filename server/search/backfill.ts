@@ -1,7 +1,8 @@
-// The text of attachments stored before the index took it (schema 2 marked each in attachment_text_pending),
-// indexed in the background after start, a bounded batch at a time: a start is not held up by reading every
-// attachment of a large history (the start budget is 300 ms over an empty state), and a stop or a
-// crash halfway loses nothing (the marks of what is left stay; the next start goes on).
+// The text of attachments no upload indexed: those stored before the index took it (schema 2 marked each), and
+// those stored by another path (an imported conversation, an image or an Office file whose text comes later),
+// each marked in attachment_text_pending as it is stored. Indexed in the background, a bounded batch at a time:
+// a start is not held up by reading every attachment of a large history (the start budget is 300 ms over
+// an empty state), and a stop or a crash halfway loses nothing (the marks of what is left stay).
 import { log } from '../core/log.js';
 import type { SessionStore } from '../store/sessions.js';
 import { storedAttachmentText } from './attachment-text.js';
@@ -13,34 +14,50 @@ export const BACKFILL_BATCH = 50;
  * for this long after each batch (50 files); a history of 10,000 attachments is done in well under a minute.
  */
 export const BACKFILL_PAUSE_MS = 20;
+/**
+ * How often the pass looks for new marks once none is left: an imported conversation's files are searchable
+ * within this long; one indexed query on an empty table every 2 s costs nothing.
+ */
+export const BACKFILL_IDLE_MS = 2_000;
 
 export interface Backfill {
-  /** Resolves when every pending attachment is indexed (or the pass stopped). */
-  done: Promise<void>;
+  /** Resolves the first time no attachment is left to index (or the pass stopped). */
+  idle: Promise<void>;
   stop(): Promise<void>;
 }
 
 export function startAttachmentTextBackfill(stateDir: string, sessions: SessionStore): Backfill {
-  let stopped = false;
+  const stopping = new AbortController();
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      stopping.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    });
+  let drained!: () => void;
+  const idle = new Promise<void>((resolve) => (drained = resolve));
   const run = async (): Promise<void> => {
-    while (!stopped) {
+    while (!stopping.signal.aborted) {
       const batch = await sessions.pendingAttachmentTexts(BACKFILL_BATCH);
-      if (batch.length === 0) return;
+      if (batch.length === 0) {
+        drained();
+        await pause(BACKFILL_IDLE_MS);
+        continue;
+      }
       for (const row of batch) {
-        if (stopped) return;
+        if (stopping.signal.aborted) return;
         const text = row.filename === null ? '' : await storedAttachmentText(stateDir, row.session_id, row.filename);
         await sessions.indexAttachmentText(row.session_id, row.path, text, row.position);
       }
-      await new Promise((resolve) => setTimeout(resolve, BACKFILL_PAUSE_MS));
+      await pause(BACKFILL_PAUSE_MS);
     }
   };
   const done = run().catch((err: unknown) => {
-    if (!stopped) log.warn('indexing the text of earlier attachments stopped', err);
+    if (!stopping.signal.aborted) log.warn('indexing the text of attachments stopped', err);
   });
   return {
-    done,
+    idle: Promise.race([idle, done]),
     async stop() {
-      stopped = true;
+      stopping.abort();
       await done;
     },
   };

@@ -74,7 +74,8 @@ describe('the search index of an older database', () => {
     expect((await store.search('default', 'old', 20)).hits.map((h) => h.kind)).toEqual(['title']);
     expect((await store.search('default', 'shelduck', 20)).hits).toEqual([]);
     const backfill = startAttachmentTextBackfill(dir, store);
-    await backfill.done;
+    await backfill.idle;
+    await backfill.stop();
     const found = await store.search('default', 'shelduck', 20);
     expect(shown(found)).toEqual(['attachment_text:the [shelduck] returned on the 4th']);
     expect(found.hits[0]).toMatchObject({ attachment: 'log.txt', position: 0 });
@@ -101,6 +102,24 @@ describe('the search index of an older database', () => {
 });
 
 describe('attachment texts', () => {
+  it('of a conversation stored whole (an import) are indexed by the background pass', async () => {
+    await store.load();
+    const id = store.freshId();
+    const folder = path.join(dir, 'attachments', id);
+    await fs.mkdir(folder, { recursive: true });
+    await fs.writeFile(path.join(folder, 'trip.txt'), 'a spoonbill at the salt pans');
+    const now = new Date().toISOString();
+    await store.insert({
+      session_id: id, title: 'Imported', workspace: '/w', profile: 'default', created_at: now, updated_at: now, messages: [],
+      attachments: [{ filename: 'trip.txt', path: path.join(folder, 'trip.txt'), size: 28, mime: 'text/plain', is_image: false }],
+    });
+    const backfill = startAttachmentTextBackfill(dir, store);
+    await backfill.idle;
+    await backfill.stop();
+    expect(shown(await store.search('default', 'spoonbill', 20))).toEqual(['attachment_text:a [spoonbill] at the salt pans']);
+  });
+
+
   it('move with their attachment when an earlier one is removed, and go with the one removed', async () => {
     await store.load();
     const { session_id: id } = await store.create({ workspace: '/w', profile: 'default' });

@@ -147,7 +147,10 @@ export async function writeSession(q: Queries, before: Session | undefined, afte
  */
 async function writeAttachmentRows(q: Queries, id: string, before: readonly wire.Attachment[], after: readonly wire.Attachment[]): Promise<void> {
   const from = sharedPrefix(before, after);
-  if (from >= before.length) return writeRows(q, ATTACHMENT_ROWS, id, before, after);
+  if (from >= before.length) {
+    await writeRows(q, ATTACHMENT_ROWS, id, before, after);
+    return markPending(q, id, from, after.length);
+  }
   const texts = await q.all<{ position: number; text: string }>(
     `SELECT position, text FROM search_docs WHERE session_id = ? AND kind = 'attachment_text' AND position >= ?`,
     [id, from],
@@ -166,9 +169,24 @@ async function writeAttachmentRows(q: Queries, id: string, before: readonly wire
     const to = movedTo.get(t.position);
     if (to !== undefined) await q.run(`INSERT INTO search_docs (session_id, kind, position, text) VALUES (?, 'attachment_text', ?, ?)`, [id, to, t.text]);
   }
-  for (const p of pending) {
-    const to = movedTo.get(p.position);
-    if (to !== undefined) await q.run('INSERT INTO attachment_text_pending (session_id, position) VALUES (?, ?)', [id, to]);
+  const keptPending = new Set(pending.map((p) => movedTo.get(p.position)).filter((to) => to !== undefined));
+  // New here (not moved from a later position): its text is still to be indexed, as is a moved one's not yet indexed.
+  const moved = new Set(movedTo.values());
+  for (let i = from; i < after.length; i++) {
+    if (keptPending.has(i) || !moved.has(i)) await markPending(q, id, i, i + 1);
+  }
+}
+
+/**
+ * Mark the attachments at positions `from` … `to` as having text still to index (attachment_text_pending): the
+ * background pass reads it (search/backfill.ts), unless an upload indexes it first (which clears the mark). So an
+ * attachment stored by any path (an upload, an imported conversation) becomes searchable.
+ */
+async function markPending(q: Queries, id: string, from: number, to: number): Promise<void> {
+  for (let start = from; start < to; start += ROWS_PER_INSERT) {
+    const end = Math.min(to, start + ROWS_PER_INSERT);
+    const rows = Array.from({ length: end - start }, (_, i) => [id, start + i] as const);
+    await q.run(`INSERT OR IGNORE INTO attachment_text_pending (session_id, position) VALUES ${rows.map(() => '(?, ?)').join(', ')}`, rows.flat());
   }
 }
 
