@@ -45,11 +45,12 @@ export interface SearchScope {
 /**
  * Rows ranked per search, at most: the most recently written matching rows (the highest ids). bm25 scores every
  * row it ranks, and the join, the filters and the sort cost per row too: a word in most of 200,000 messages
- * ("the", or the first letter typed) took 0.3-0.5 s to rank whole, over the 100 ms a search may take
- * (docs/benchmarks.md). 2,000 such rows rank in about 20-30 ms here, and a query matching that many says little
- * that more words would not narrow; the answer then says it is not complete.
+ * ("the", or the first letter typed) took 0.3-0.5 s to rank whole, over the 100 ms a search may take. Ranking
+ * 2,000 rows put such a search's p95 at 74-104 ms over HTTP on the shared machine, 1,000 well under it
+ * (docs/benchmarks.md "Search"); a query matching that many rows says little that one more word would not
+ * narrow, and the answer then says it is not complete.
  */
-export const MAX_RANKED_ROWS = 2_000;
+export const MAX_RANKED_ROWS = 1_000;
 
 /**
  * The id from which on the newest MAX_RANKED_ROWS rows matching `match` lie (0 when fewer match), and whether
