@@ -170,3 +170,16 @@ describe('a word in more rows than are ranked', () => {
     expect((await store.search('default', 'wigeon', 50)).complete).toBe(false);
   });
 });
+
+describe('versions', () => {
+  it('index only the version shown: an edited message is found by its new text, never by the one it replaced', async () => {
+    await store.load();
+    const { session_id: id } = await store.create({ workspace: '/w', profile: 'default' });
+    await store.addMessage(id, 'the first draft mentions a stint', []);
+    await store.addVersion(id, 0, 'the second draft mentions a knot', []);
+    expect((await store.search('default', 'stint', 20)).hits).toEqual([]);
+    expect((await store.search('default', 'knot', 20)).hits.map((h) => [h.kind, h.position])).toEqual([['message', 0]]);
+    // The replaced text is kept inside the row (`_versions`), as the store keeps it, and is not in the index.
+    expect(JSON.stringify((await store.get(id))!.messages[0])).toContain('stint');
+  });
+});
