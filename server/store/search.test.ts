@@ -109,10 +109,8 @@ describe('attachment texts', () => {
     await fs.mkdir(folder, { recursive: true });
     await fs.writeFile(path.join(folder, 'trip.txt'), 'a spoonbill at the salt pans');
     const now = new Date().toISOString();
-    await store.insert({
-      session_id: id, title: 'Imported', workspace: '/w', profile: 'default', created_at: now, updated_at: now, messages: [],
-      attachments: [{ filename: 'trip.txt', path: path.join(folder, 'trip.txt'), size: 28, mime: 'text/plain', is_image: false }],
-    });
+    const trip = { filename: 'trip.txt', path: path.join(folder, 'trip.txt'), size: 28, mime: 'text/plain', is_image: false };
+    await store.insert({ session_id: id, title: 'Imported', workspace: '/w', profile: 'default', created_at: now, updated_at: now, messages: [], attachments: [trip] });
     const backfill = startAttachmentTextBackfill(dir, store);
     await backfill.idle;
     await backfill.stop();
