@@ -311,8 +311,27 @@ export class SessionStore {
    * must be unused (freshId). Stored first, as create: a session that could not be saved never appears.
    */
   async insert(session: Session): Promise<Session> {
-    if (!isSessionId(session.session_id) || this.listings.has(session.session_id)) throw new ValueError('Session id already in use');
-    return this.storeNew(sealRows({ ...session, messages: session.messages.slice(), attachments: session.attachments.slice() }));
+    const [stored] = await this.insertAll([session]);
+    return stored!;
+  }
+
+  /** Several whole sessions made elsewhere (an "Export all" archive imported), in one transaction: all or none. */
+  async insertAll(sessions: readonly Session[]): Promise<Session[]> {
+    const ids = new Set<string>();
+    for (const s of sessions) {
+      if (!isSessionId(s.session_id) || this.listings.has(s.session_id) || ids.has(s.session_id)) throw new ValueError('Session id already in use');
+      ids.add(s.session_id);
+    }
+    const sealed = sessions.map((s) => sealRows({ ...s, messages: s.messages.slice(), attachments: s.attachments.slice() }));
+    await this.opened()
+      .transaction(async (q) => {
+        for (const s of sealed) await writeSession(q, undefined, s);
+      })
+      .catch((err: unknown) => {
+        throw writeFailure(err);
+      });
+    for (const s of sealed) this.keep(s);
+    return sealed;
   }
 
   /** A new session in one transaction, kept once it has committed: one that could not be saved never appears. */
