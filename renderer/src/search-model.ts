@@ -114,9 +114,10 @@ export function shows(state: SearchState): SearchShows {
   return state.waiting ? 'list' : 'empty';
 }
 
-export type SearchKey = 'ArrowDown' | 'ArrowUp' | 'Home' | 'End';
+/** Home and End are the field's (they move the caret), so only the arrows pick. */
+export type SearchKey = 'ArrowDown' | 'ArrowUp';
 
-/** The result a key picks: down and up move one and wrap around; Home and End go to the ends. */
+/** The result a key picks: down and up move one and wrap around. */
 export function moveActive(active: number, key: SearchKey, count: number): number {
   if (count <= 0) return -1;
   switch (key) {
@@ -124,10 +125,6 @@ export function moveActive(active: number, key: SearchKey, count: number): numbe
       return active < 0 ? 0 : (active + 1) % count;
     case 'ArrowUp':
       return active <= 0 ? count - 1 : active - 1;
-    case 'Home':
-      return 0;
-    case 'End':
-      return count - 1;
   }
 }
 
