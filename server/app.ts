@@ -38,6 +38,7 @@ import { showSessionVersion } from './handlers/session-version.js';
 import { getMcpSettings, regenerateMcpToken } from './handlers/mcp-settings.js';
 import { mcpEndpoint } from './mcp/endpoint.js';
 import * as s from './handlers/sessions.js';
+import { search } from './handlers/search.js';
 import { capability, transcribe } from './handlers/transcribe.js';
 import { listWorkspace, previewWorkspaceFile, rawWorkspaceFile, readWorkspaceFile } from './handlers/workspace-browse.js';
 import { previewAttachment, rawAttachment } from './handlers/attachment-files.js';
@@ -86,6 +87,8 @@ export const routes: RouteTable<App> = {
   '/api/profile/switch': { POST: api(switchProfile) },
   '/api/sessions': { GET: api(s.listSessions) },
   '/api/session': { GET: api(s.getSession) },
+  // Search everything of the active profile: titles, messages, attachment names and texts (docs/API.md "Search").
+  '/api/search': { GET: api(search, 'Search failed') },
   '/api/session/new': { POST: api(s.newSession) },
   '/api/session/rename': { POST: api(s.renameSession) },
   // Delete with Undo, pin and archive (docs/API.md "Managing sessions"); the person's workspace is never touched.

@@ -10,6 +10,7 @@ import { importJsonSessions } from './db/import-json.js';
 import { migrateSchema } from './db/schema.js';
 import { deleteSession, headerOf, listingOf, readListings, readSession, writeSession, type SessionListing } from './db/session-rows.js';
 import type { Message } from './messages.js';
+import { searchSessions, type SearchHits } from './search.js';
 import { isUserRowAt, NO_SUCH_MESSAGE, refuseWhileTurnRuns, withNewVersion, type Fork } from './versions.js';
 
 export type { Message } from './messages.js';
@@ -513,6 +514,14 @@ export class SessionStore {
       if (!isUserRowAt(s.messages, at)) throw new ValueError(NO_SUCH_MESSAGE);
       s.messages = withNewVersion(s.messages, at, [{ role: 'user', content: text, timestamp: Date.now() / 1000, attachments }]);
     });
+  }
+
+  /**
+   * The best `limit` hits of the person's words `query` in `profile`'s sessions, deleted ones never (search.ts):
+   * titles, messages, attachment names and the text the agent got from attachments.
+   */
+  search(profile: string, query: string, limit: number): Promise<SearchHits> {
+    return searchSessions(this.opened(), (id) => this.listings.get(id), profile, query, limit);
   }
 
   addAttachment(id: string, attachment: Attachment): Promise<Session> {

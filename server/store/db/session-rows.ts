@@ -3,6 +3,7 @@
 import type { Queries } from './connection.js';
 import type { Message, Session } from '../sessions.js';
 import type * as wire from '../../core/wire.js';
+import { indexText } from './search-query.js';
 
 /**
  * Rows per INSERT when many are written at once (an import, a rewrite): each row takes 3 parameters and
@@ -85,7 +86,8 @@ async function writeRows<T>(q: Queries, kind: RowKind<T>, id: string, before: re
     const chunk = after.slice(start, start + ROWS_PER_INSERT);
     const rows = chunk.map((row, i) => [id, start + i, JSON.stringify(row)] as const);
     await q.run(`INSERT INTO ${kind.table} (session_id, position, ${kind.column}) VALUES ${rows.map(() => '(?, ?, ?)').join(', ')}`, rows.flat());
-    const docs = chunk.map((row, i) => [id, kind.doc, start + i, kind.text(row)] as const).filter((d) => d[3] !== '');
+    // Redacted as it is indexed (search-query.ts indexText): the index never holds a secret to find or to show.
+    const docs = chunk.map((row, i) => [id, kind.doc, start + i, indexText(kind.text(row))] as const).filter((d) => d[3] !== '');
     if (docs.length > 0) await q.run(`INSERT INTO search_docs (session_id, kind, position, text) VALUES ${docs.map(() => '(?, ?, ?, ?)').join(', ')}`, docs.flat());
   }
 }
@@ -107,7 +109,7 @@ export async function writeSession(q: Queries, before: Session | undefined, afte
     await q.run(
       `INSERT INTO search_docs (session_id, kind, position, text) VALUES (?, 'title', 0, ?)
        ON CONFLICT (session_id, kind, position) DO UPDATE SET text = excluded.text`,
-      [id, after.title],
+      [id, indexText(after.title)],
     );
   }
   await writeRows(q, MESSAGE_ROWS, id, before?.messages ?? [], after.messages);
