@@ -83,7 +83,7 @@ export class SearchResultsView {
         'span',
         { class: 'search-result-head' },
         h('span', { class: 'search-result-title', 'data-testid': 'search-result-title' }, title),
-        h('span', { class: 'muted small' }, formatTime(r.updated_at)),
+        h('span', { class: 'search-result-date muted small' }, formatTime(r.updated_at)),
       ),
       h('span', { class: 'search-result-where muted small', 'data-testid': 'search-result-where' }, whereFound(r), r.archived ? ' · archived' : ''),
       h(
