@@ -184,15 +184,17 @@ test('nothing found says so; a deleted conversation is not found', async ({ page
 
 test('a failed request says so, and the titles still filter; an older answer arriving last never replaces the newer one', async ({ page }) => {
   await openApp(page, server);
+  await conversation(page, 'Porto weekend', ['Tiles, port wine and the bridge.']);
+  await reopen(page);
   const field = page.getByTestId('session-search');
   await page.route('**/api/search?*', (route) => route.abort());
   await field.click();
-  await field.fill('lisbon');
+  await field.fill('porto');
   await expect(page.getByTestId('search-error')).toHaveText('Search failed: Satchel’s server is not reachable. Is it still running?');
-  await expect(page.getByTestId('session-item-title')).toHaveText(['Trip to Lisbon']);
+  await expect(page.getByTestId('session-item-title')).toHaveText(['Porto weekend']);
   await page.unroute('**/api/search?*');
 
-  // "heron" is held back until "lisbon" (typed after it) has been answered and shown.
+  // "heron" is held back until "porto" (typed after it) has been answered and shown.
   let releaseHeron!: () => void;
   const heronHeld = new Promise<void>((resolve) => (releaseHeron = resolve));
   await page.route('**/api/search?*', async (route) => {
@@ -202,12 +204,12 @@ test('a failed request says so, and the titles still filter; an older answer arr
   const heronAsked = page.waitForRequest((r) => r.url().includes('/api/search?') && new URL(r.url()).searchParams.get('q') === 'heron');
   await field.fill('heron');
   await heronAsked;
-  await field.fill('lisbon');
-  await expect(results(page).getByTestId('search-result-title')).toHaveText(['Trip to Lisbon']);
+  await field.fill('porto');
+  await expect(results(page).getByTestId('search-result-title')).toHaveText(['Porto weekend']);
   const heronAnswered = page.waitForResponse((r) => r.url().includes('/api/search?') && new URL(r.url()).searchParams.get('q') === 'heron');
   releaseHeron();
   await heronAnswered;
   // The page has had the old answer; what it shows is still the newer one's.
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-  await expect(results(page).getByTestId('search-result-title')).toHaveText(['Trip to Lisbon']);
+  await expect(results(page).getByTestId('search-result-title')).toHaveText(['Porto weekend']);
 });
