@@ -16,6 +16,7 @@ import { streamTurn } from './agent/upstream.js';
 import { sessionFolder } from './attachments/layout.js';
 import type { ServerConfig } from './core/config.js';
 import { startAttachmentSweep } from './drafts/sweep.js';
+import { startAttachmentTextBackfill } from './search/backfill.js';
 import { newToken } from './http/access.js';
 import { createRequestListener, type Handler as HandlerOf, type HandlerInput as HandlerInputOf, type Host, type Route as RouteOf, type RouteTable } from './http/lifecycle.js';
 import { serveStatic } from './http/static.js';
@@ -190,7 +191,12 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
   const agent: TurnDependencies = {
     streamTurn,
     loadConfig: () => loadAgentConfig(config.stateDir, process.env, config.agentKeyStore),
-    buildRequest: requestBuilder(config.stateDir, (id) => sessionFolder(config.stateDir, id)),
+    buildRequest: requestBuilder(
+      config.stateDir,
+      (id) => sessionFolder(config.stateDir, id),
+      // What the agent got from an attachment (an Office document's Markdown, a transcript) becomes searchable.
+      (id, file, text) => void sessions.indexAttachmentText(id, file, text).catch((err: unknown) => log.warn('could not index an attachment\'s text', err)),
+    ),
     ...config.agent,
   };
   const turns = new TurnManager(sessions, events, agent);
@@ -213,12 +219,14 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
   attachMcpToken(app, await McpToken.open(config.mcpTokenStore ?? mcpTokenFileStore(config.stateDir)));
   // Uploads never sent and in no draft for a week go (drafts/sweep.ts): now, in the background, then periodically.
   const sweep = startAttachmentSweep(config.stateDir, sessions);
+  // The text of attachments stored before the search index took it (search/backfill.ts), in the background.
+  const backfill = startAttachmentTextBackfill(config.stateDir, sessions);
 
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
       stopping.abort();
-      await Promise.all([turns.stop(), sweep.stop(), deletions.stop()]);
+      await Promise.all([turns.stop(), sweep.stop(), deletions.stop(), backfill.stop()]);
       await sessions.close();
     })();
     return stopped;

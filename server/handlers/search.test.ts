@@ -22,7 +22,7 @@ const search = async (q: string, extra = '', headers: Record<string, string> = {
 /** A session titled `title` holding `messages` (user rows), its id. */
 async function session(title: string, messages: string[], profile?: string): Promise<string> {
   const id = await srv.newSession(profile ? { profile } : {});
-  const cookie = profile ? { Cookie: `satchel_profile=${profile}` } : {};
+  const cookie: Record<string, string> = profile ? { Cookie: `satchel_profile=${profile}` } : {};
   const post = (p: string, body: unknown) => srv.api(p, { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json', ...cookie } });
   expect((await post('/api/session/rename', { session_id: id, title })).status).toBe(200);
   for (const text of messages) expect((await post('/api/session/message', { session_id: id, text })).status).toBe(200);

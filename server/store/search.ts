@@ -6,8 +6,8 @@
 import { redact } from '../redact/index.js';
 import type { Db } from './db/connection.js';
 import { rewriteDocs, searchRows, type SearchKind, type SearchRow } from './db/search.js';
-import { ftsQuery, indexText, snippetSegments, type SnippetSegment } from './db/search-query.js';
-import type { SessionListing } from './db/session-rows.js';
+import { ftsQuery, indexText, MAX_INDEXED_ATTACHMENT_CHARS, snippetSegments, type SnippetSegment } from './db/search-query.js';
+import { settlePendingAttachmentText, writeAttachmentText, type SessionListing } from './db/session-rows.js';
 
 /**
  * Times a search rewrites stale rows and runs again before it drops those still stale. Each round rewrites the
@@ -75,4 +75,17 @@ export async function searchSessions(
     });
   }
   return { query: redacted, hits, complete: rows.length <= limit };
+}
+
+/**
+ * Index the text the agent got from the attachment stored at `attachmentPath` (search/attachment-text.ts,
+ * agent/input.ts): redacted and cut to MAX_INDEXED_ATTACHMENT_CHARS outside the transaction, which then only
+ * writes. `settle` also clears a pending mark at that position (the backfill's, search/backfill.ts).
+ */
+export async function indexAttachmentText(db: Db, id: string, attachmentPath: string | null, text: string, settle?: number): Promise<boolean> {
+  const indexed = indexText(text, MAX_INDEXED_ATTACHMENT_CHARS);
+  return db.transaction(async (q) => {
+    if (settle !== undefined) await settlePendingAttachmentText(q, id, settle);
+    return attachmentPath === null ? false : writeAttachmentText(q, id, attachmentPath, indexed);
+  });
 }

@@ -8,9 +8,19 @@ import type * as wire from '../core/wire.js';
 import { Db, isDatabaseFull } from './db/connection.js';
 import { importJsonSessions } from './db/import-json.js';
 import { migrateSchema } from './db/schema.js';
-import { deleteSession, headerOf, listingOf, readListings, readSession, writeSession, type SessionListing } from './db/session-rows.js';
+import {
+  deleteSession,
+  headerOf,
+  listingOf,
+  pendingAttachmentTexts,
+  readListings,
+  readSession,
+  writeSession,
+  type PendingAttachmentText,
+  type SessionListing,
+} from './db/session-rows.js';
 import type { Message } from './messages.js';
-import { searchSessions, type SearchHits } from './search.js';
+import { indexAttachmentText, searchSessions, type SearchHits } from './search.js';
 import { isUserRowAt, NO_SUCH_MESSAGE, refuseWhileTurnRuns, withNewVersion, type Fork } from './versions.js';
 
 export type { Message } from './messages.js';
@@ -522,6 +532,22 @@ export class SessionStore {
    */
   search(profile: string, query: string, limit: number): Promise<SearchHits> {
     return searchSessions(this.opened(), (id) => this.listings.get(id), profile, query, limit);
+  }
+
+  /**
+   * Index the text the agent got from the session's attachment stored at `attachmentPath` (its Office sidecar,
+   * its text, its transcript), replacing what was indexed of it; `settle` clears the backfill's mark at that
+   * position (search/backfill.ts). False when the session (or the attachment) is not stored.
+   */
+  async indexAttachmentText(id: string, attachmentPath: string | null, text: string, settle?: number): Promise<boolean> {
+    // A session removed from memory only awaits its rows' cascade: nothing to index, a mark only to clear.
+    if (!this.listings.has(id)) return settle === undefined ? false : indexAttachmentText(this.opened(), id, null, '', settle);
+    return indexAttachmentText(this.opened(), id, attachmentPath, text, settle);
+  }
+
+  /** Attachments stored before the index took their text (schema 2), at most `limit` (search/backfill.ts). */
+  pendingAttachmentTexts(limit: number): Promise<PendingAttachmentText[]> {
+    return pendingAttachmentTexts(this.opened(), limit);
   }
 
   addAttachment(id: string, attachment: Attachment): Promise<Session> {

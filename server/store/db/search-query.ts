@@ -13,6 +13,13 @@ export const MAX_SEARCH_LIMIT = 50;
  * the word in a result row, the "about 12-16 words" docs/API.md promises.
  */
 export const SNIPPET_TOKENS = 14;
+/**
+ * Characters indexed of one attachment's text (a sidecar, a text file, a transcript): as many as the longest
+ * message (MAX_MESSAGE_CHARS), so an attachment costs the index and a snippet no more than a message does; it
+ * holds most of an Office sidecar (at most 120,000 characters, office/convert.ts PREVIEW_MAX_CHARS) and any
+ * document's first 40-odd pages. The rest of a longer text is not found.
+ */
+export const MAX_INDEXED_ATTACHMENT_CHARS = 100_000;
 /** Where snippet() opens and closes a match: control characters the indexed text never holds (indexText). */
 export const MATCH_OPEN = '\u0001';
 export const MATCH_CLOSE = '\u0002';
