@@ -149,7 +149,7 @@ test('Ctrl+K and a word: ranked results with the word marked; arrows pick, Enter
 
 test('a file’s name finds the conversation it is attached to; a click opens it', async ({ page }) => {
   await openApp(page, server);
-  const id = await conversation(page, 'Quarterly numbers', ['Here is the file with the figures.'], { name: 'inventory.txt', text: 'Shelf four holds eleven zeppelin models and a kite.' });
+  const id = await conversation(page, 'Quarterly numbers', ['Here is the file with the figures.'], { name: 'inventory.txt', text: 'Shelf four holds eleven models and a kite.' });
   await reopen(page);
   await page.keyboard.press('Control+K');
   await page.keyboard.type('inventory');
@@ -158,12 +158,16 @@ test('a file’s name finds the conversation it is attached to; a click opens it
   await expect(page.getByTestId('session-title')).toHaveText('Quarterly numbers');
 });
 
-test('a word only in an attached file’s text finds the conversation under the file’s name', async ({ page }) => {
-  test.fixme(true, 'the search API (i24-search 51b5f63) indexes titles, messages and attachment names, not yet the text of attached files');
+test('a word only in an attached file’s text finds the conversation under the file’s name; Enter opens it', async ({ page }) => {
   await openApp(page, server);
+  const id = await conversation(page, 'Airships', ['The list is attached.'], { name: 'hangar.txt', text: 'Hangar two keeps the old zeppelin and three balloons.' });
+  await reopen(page);
   await page.keyboard.press('Control+K');
   await page.keyboard.type('zeppelin');
-  await onlyResult(page, 'Quarterly numbers', 'in inventory.txt', ['zeppelin']);
+  const hit = await onlyResult(page, 'Airships', 'in hangar.txt', ['zeppelin']);
+  await expect(hit.getByTestId('search-result-snippet')).toContainText('keeps the old zeppelin and three balloons');
+  await page.keyboard.press('Enter');
+  await expect.poll(() => shownId(page)).toBe(id);
 });
 
 test('nothing found says so; a deleted conversation is not found', async ({ page }) => {
