@@ -184,9 +184,13 @@ test('nothing found says so; a deleted conversation is not found', async ({ page
   await field.fill('marmalade');
   await expect(results(page)).toHaveCount(1);
   await expect(results(page).first()).toHaveAttribute('data-session-id', id);
-  await page.keyboard.press('Escape');
+  // Deleted (as another window would) while its result is shown: the results follow the list at once.
   const deleted = await page.evaluate(async (sid) => (await fetch('/api/session/delete', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ session_id: sid }) })).status, id);
   expect(deleted).toBe(200);
+  await expect(page.getByTestId('search-empty')).toHaveText('No conversation holds “marmalade”');
+  await expect(results(page)).toHaveCount(0);
+  // And searched afresh, it is not found either.
+  await page.keyboard.press('Escape');
   await field.fill('marmalade');
   await expect(page.getByTestId('search-empty')).toHaveText('No conversation holds “marmalade”');
   await expect(results(page)).toHaveCount(0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answered, emptyText, errorText, failed, moveActive, NO_SEARCH, shownResults, shows, target, typed, whereFound, type SearchResponse, type SearchResult } from './search-model.js';
+import { again, answered, emptyText, errorText, failed, moveActive, NO_SEARCH, shownResults, shows, target, typed, whereFound, type SearchResponse, type SearchResult } from './search-model.js';
 
 const result = (over: Partial<SearchResult> = {}): SearchResult => ({
   session_id: 'aaaaaaaaaaaa',
@@ -80,6 +80,29 @@ describe('typing, answers and what the sidebar shows', () => {
     const none = answered(b.state, b.ask!.seq, answer([], 'herons'));
     expect(shows(none)).toBe('empty');
     expect(none.active).toBe(-1);
+  });
+
+  it('asking again keeps the results shown until the new answer, which replaces them; the older one is then stale', () => {
+    const a = typed(NO_SEARCH, 'heron');
+    const shown = answered(a.state, a.ask!.seq, answer([result({ title: 'Old title' })]));
+    const re = again(shown);
+    expect(re.ask).toEqual({ seq: a.ask!.seq + 1, query: 'heron' });
+    expect(shows(re.state)).toBe('results');
+    const renamed = answered(re.state, re.ask!.seq, answer([result({ title: 'New title' })]));
+    expect(renamed.results.map((r) => r.title)).toEqual(['New title']);
+    expect(answered(re.state, a.ask!.seq, answer([]))).toBe(re.state);
+    expect(again(NO_SEARCH).ask).toBeUndefined();
+  });
+
+  it('the result picked stays picked through a new answer that holds it; else the first is', () => {
+    const a = typed(NO_SEARCH, 'heron');
+    const two = [result({ session_id: 'aaaaaaaaaaaa' }), result({ session_id: 'bbbbbbbbbbbb' })];
+    const shown = { ...answered(a.state, a.ask!.seq, answer(two)), active: 1 };
+    const re = again(shown);
+    const moved = answered(re.state, re.ask!.seq, answer([result({ session_id: 'cccccccccccc' }), ...two]));
+    expect(moved.active).toBe(2);
+    const re2 = again(moved);
+    expect(answered(re2.state, re2.ask!.seq, answer([result({ session_id: 'cccccccccccc' })])).active).toBe(0);
   });
 
   it('nothing found shows the empty line only once the answer says so', () => {

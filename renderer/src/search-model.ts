@@ -92,10 +92,27 @@ export function typed(state: SearchState, text: string): { state: SearchState; a
   return { state: { ...state, query, seq, waiting: true, error: null }, ask: { seq, query } };
 }
 
+/** Ask the same query again (the conversations changed: one renamed, deleted, written to); the results shown
+ *  stay until the new answer replaces them. Nothing to ask without a query. */
+export function again(state: SearchState): { state: SearchState; ask?: { seq: number; query: string } } {
+  if (!state.query) return { state };
+  const seq = state.seq + 1;
+  return { state: { ...state, seq, waiting: true }, ask: { seq, query: state.query } };
+}
+
 /** The server answered request `seq`; an answer to any but the newest is stale and changes nothing. */
 export function answered(state: SearchState, seq: number, response: SearchResponse): SearchState {
   if (seq !== state.seq || !state.query) return state;
-  return { ...state, waiting: false, results: response.results, answered: state.query, complete: response.complete, active: response.results.length ? 0 : -1, error: null };
+  // The result picked stays picked when the new answer holds it too (asked again after a change); else the first.
+  const picked = state.results[state.active];
+  const kept = picked ? response.results.findIndex((r) => sameResult(r, picked)) : -1;
+  const active = kept >= 0 ? kept : response.results.length ? 0 : -1;
+  return { ...state, waiting: false, results: response.results, answered: state.query, complete: response.complete, active, error: null };
+}
+
+/** The same place found (the API gives at most one result per conversation, kind and position). */
+function sameResult(a: SearchResult, b: SearchResult): boolean {
+  return a.session_id === b.session_id && a.kind === b.kind && a.message_index === b.message_index && a.attachment === b.attachment;
 }
 
 /** Request `seq` failed with `message` (the server's own error text); a stale failure changes nothing. */

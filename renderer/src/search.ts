@@ -6,6 +6,7 @@ import { api, ApiError } from './api.js';
 import { byId, clear, h } from './dom.js';
 import { formatTime } from './format.js';
 import {
+  again,
   answered,
   emptyText,
   errorText,
@@ -125,6 +126,15 @@ export class SessionSearch {
   clear(): void {
     this.field.value = '';
     this.input();
+  }
+
+  /** The conversations changed (the list was reloaded): a search shown is asked again, at once. */
+  refresh(): void {
+    const { state, ask } = again(this.state);
+    if (!ask) return;
+    clearTimeout(this.timer);
+    this.set(state);
+    void this.ask(ask.seq, ask.query);
   }
 
   private input(): void {

@@ -115,6 +115,8 @@ export class Sidebar {
     this.sessions = sessions;
     this.activeId = activeId;
     this.render();
+    // A conversation renamed, deleted or written to since: the results say so too.
+    this.search.refresh();
   }
 
   setActive(id: string | null): void {
