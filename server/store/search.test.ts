@@ -9,6 +9,7 @@ import { startAttachmentTextBackfill } from '../search/backfill.js';
 import { Db } from './db/connection.js';
 import { migrateSchema, SCHEMA_VERSION } from './db/schema.js';
 import { MAX_INDEXED_ATTACHMENT_CHARS } from './db/search-query.js';
+import { MAX_RANKED_ROWS } from './db/search.js';
 import { SESSION_DB_FILE, SessionStore } from './sessions.js';
 import type { SearchHits } from './search.js';
 
@@ -125,5 +126,28 @@ describe('attachment texts', () => {
     expect((await store.search('default', 'merganser', 20)).hits).toHaveLength(1);
     expect((await store.search('default', 'eider', 20)).hits).toEqual([]);
     expect(await store.indexAttachmentText(id, '/s/none.txt', 'no such attachment')).toBe(false);
+  });
+});
+
+describe('a word in more rows than are ranked', () => {
+  it(`ranks the newest MAX_RANKED_ROWS of them and says the answer is not complete`, async () => {
+    await store.load();
+    const { session_id: id } = await store.create({ workspace: '/w', profile: 'default' });
+    await store.update(id, (s) => {
+      for (let i = 0; i <= MAX_RANKED_ROWS; i++) s.messages.push({ role: 'user', content: i === 0 ? 'wigeon wigeon wigeon wigeon' : `a wigeon number ${i}`, timestamp: i });
+    });
+    const found = await store.search('default', 'wigeon', 5);
+    expect(found.hits).toHaveLength(5);
+    expect(found.complete).toBe(false);
+    // The oldest row, the best by bm25, lies past the newest MAX_RANKED_ROWS: not ranked.
+    expect(found.hits.map((h) => h.position)).not.toContain(0);
+    // One fewer matching row: all ranked, the best first.
+    await store.update(id, (s) => {
+      s.messages.pop();
+    });
+    const all = await store.search('default', 'wigeon', 5);
+    expect(all.hits[0]!.position).toBe(0);
+    expect(all.complete).toBe(false);
+    expect((await store.search('default', 'wigeon', 50)).complete).toBe(false);
   });
 });

@@ -5,7 +5,7 @@
 // rewritten (redacted) and the search run again, so neither its snippet nor the match shows part of a secret.
 import { redact } from '../redact/index.js';
 import type { Db } from './db/connection.js';
-import { rewriteDocs, searchRows, type SearchKind, type SearchRow } from './db/search.js';
+import { rewriteDocs, searchRows, type SearchKind, type SearchRow, type SearchScope } from './db/search.js';
 import { ftsQuery, indexText, MAX_INDEXED_ATTACHMENT_CHARS, snippetSegments, type SnippetSegment } from './db/search-query.js';
 import { settlePendingAttachmentText, writeAttachmentText, type SessionListing } from './db/session-rows.js';
 
@@ -34,24 +34,36 @@ export interface SearchHits {
   complete: boolean;
 }
 
+/** Separates words, as ftsQuery splits them. */
+const WORD_BREAK = /[\s\p{Cc}]+/u;
+
 /**
- * The best `limit` hits of `query` (the person's words) in `profile`'s sessions that `listing` knows and are not
- * deleted. `listing` answers the store's in-memory listing of a session (title, flags, times).
+ * The words of `redacted` (the query redacted) that the person typed as they are: a word the redactor changed
+ * is a secret's mask, and searching it would find the messages holding that key. So a key typed whole finds
+ * nothing, as a part of one does (the index holds no secret's characters).
  */
-export async function searchSessions(
-  db: Db,
-  listing: (id: string) => SessionListing | undefined,
-  profile: string,
-  query: string,
-  limit: number,
-): Promise<SearchHits> {
+function typedWords(query: string, redacted: string): string {
+  const typed = new Set(query.split(WORD_BREAK));
+  return redacted
+    .split(WORD_BREAK)
+    .filter((w) => typed.has(w))
+    .join(' ');
+}
+
+/**
+ * The best `scope.limit` hits of `query` (the person's words) in `scope.profile`'s sessions that `listing` knows
+ * and are not deleted. `listing` answers the store's in-memory listing of a session (title, flags, times).
+ */
+export async function searchSessions(db: Db, listing: (id: string) => SessionListing | undefined, query: string, scope: SearchScope): Promise<SearchHits> {
+  const limit = scope.limit;
   const redacted = redact(query);
-  const match = ftsQuery(redacted);
+  const match = ftsQuery(typedWords(query, redacted));
   if (match === undefined) return { query: redacted, hits: [], complete: true };
   let rows: SearchRow[] = [];
+  let capped = false;
   for (let round = 0; ; round++) {
     // One more than asked: whether more matched.
-    rows = await searchRows(db, match, profile, limit + 1);
+    ({ rows, capped } = await searchRows(db, match, { ...scope, limit: limit + 1 }));
     const stale = rows.filter((r) => indexText(r.text) !== r.text);
     if (stale.length === 0) break;
     if (round === STALE_ROUNDS) {
@@ -74,7 +86,7 @@ export async function searchSessions(
       snippet: snippetSegments(row.snippet),
     });
   }
-  return { query: redacted, hits, complete: rows.length <= limit };
+  return { query: redacted, hits, complete: rows.length <= limit && !capped };
 }
 
 /**

@@ -21,6 +21,7 @@ import {
 } from './db/session-rows.js';
 import type { Message } from './messages.js';
 import { indexAttachmentText, searchSessions, type SearchHits } from './search.js';
+import { indexedAttachmentNames, type SearchScope } from './db/search.js';
 import { isUserRowAt, NO_SUCH_MESSAGE, refuseWhileTurnRuns, withNewVersion, type Fork } from './versions.js';
 
 export type { Message } from './messages.js';
@@ -530,8 +531,13 @@ export class SessionStore {
    * The best `limit` hits of the person's words `query` in `profile`'s sessions, deleted ones never (search.ts):
    * titles, messages, attachment names and the text the agent got from attachments.
    */
-  search(profile: string, query: string, limit: number): Promise<SearchHits> {
-    return searchSessions(this.opened(), (id) => this.listings.get(id), profile, query, limit);
+  search(profile: string, query: string, limit: number, only: Pick<SearchScope, 'sessionId' | 'kinds'> = {}): Promise<SearchHits> {
+    return searchSessions(this.opened(), (id) => this.listings.get(id), query, { profile, limit, ...only });
+  }
+
+  /** The stored names of the session's attachments whose text the index holds (MCP's search walks the others). */
+  indexedAttachmentNames(id: string): Promise<string[]> {
+    return indexedAttachmentNames(this.opened(), id);
   }
 
   /**
