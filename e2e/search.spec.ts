@@ -10,6 +10,7 @@ import { test, expect, type Page } from '@playwright/test';
 import { openApp } from './helpers/chat.js';
 import { screenshotDir } from './helpers/screenshot-dir.js';
 import { startServer, type RunningServer } from './helpers/server.js';
+import { SEARCH_LIMIT } from '../renderer/src/search-model.js';
 
 let server: RunningServer;
 
@@ -194,6 +195,20 @@ test('nothing found says so; a deleted conversation is not found', async ({ page
   await field.fill('marmalade');
   await expect(page.getByTestId('search-empty')).toHaveText('No conversation holds “marmalade”');
   await expect(results(page)).toHaveCount(0);
+});
+
+test('when more match than are shown, the list says so', async ({ page }) => {
+  await openApp(page, server);
+  // One more than the page asks for (search-model.ts SEARCH_LIMIT).
+  for (let i = 0; i <= SEARCH_LIMIT; i++) await conversation(page, `Gadget ${i}`, []);
+  await reopen(page);
+  await page.keyboard.press('Control+K');
+  await page.keyboard.type('gadget');
+  await expect(results(page)).toHaveCount(SEARCH_LIMIT);
+  await expect(page.getByTestId('search-more')).toHaveText(`More conversations match than the ${SEARCH_LIMIT} shown: add a word to narrow the search.`);
+  await page.keyboard.type(' 7');
+  await expect(results(page)).toHaveCount(1);
+  await expect(page.getByTestId('search-more')).toBeHidden();
 });
 
 test('a failed request says so, and the titles still filter; an older answer arriving last never replaces the newer one', async ({ page }) => {

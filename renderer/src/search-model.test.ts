@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { again, answered, emptyText, errorText, failed, moveActive, NO_SEARCH, shownResults, shows, target, typed, whereFound, type SearchResponse, type SearchResult } from './search-model.js';
+import { again, answered, emptyText, errorText, moreText, failed, moveActive, NO_SEARCH, shownResults, shows, target, typed, whereFound, type SearchResponse, type SearchResult } from './search-model.js';
 
 const result = (over: Partial<SearchResult> = {}): SearchResult => ({
   session_id: 'aaaaaaaaaaaa',
@@ -28,6 +28,7 @@ describe('whereFound', () => {
 
   it('the texts for nothing found and for a failure', () => {
     expect(emptyText('heron')).toBe('No conversation holds “heron”');
+    expect(moreText(20)).toBe('More conversations match than the 20 shown: add a word to narrow the search.');
     expect(errorText('Search text too long (max 500 characters)')).toBe('Search failed: Search text too long (max 500 characters)');
   });
 });

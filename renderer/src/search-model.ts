@@ -57,6 +57,11 @@ export function emptyText(query: string): string {
   return `No conversation holds “${query}”`;
 }
 
+/** Under results that are not all (the answer's `complete` false): how to get the rest. */
+export function moreText(shown: number): string {
+  return `More conversations match than the ${shown} shown: add a word to narrow the search.`;
+}
+
 export function errorText(message: string): string {
   return `Search failed: ${message}`;
 }

@@ -10,6 +10,7 @@ import {
   answered,
   emptyText,
   errorText,
+  moreText,
   failed,
   moveActive,
   NO_SEARCH,
@@ -41,6 +42,7 @@ export class SearchResultsView {
   readonly el = byId<HTMLUListElement>('search-results');
   private readonly empty = byId('search-empty');
   private readonly error = byId('search-error');
+  private readonly more = byId('search-more');
   private drawn: readonly SearchResult[] | null = null;
 
   constructor(private readonly choose: (index: number) => void) {}
@@ -52,6 +54,8 @@ export class SearchResultsView {
     this.el.setAttribute('aria-busy', String(state.waiting));
     this.empty.hidden = what !== 'empty';
     this.empty.textContent = what === 'empty' ? emptyText(state.answered) : '';
+    this.more.hidden = what !== 'results' || state.complete;
+    this.more.textContent = this.more.hidden ? '' : moreText(results.length);
     this.error.hidden = what !== 'error';
     this.error.textContent = what === 'error' ? errorText(state.error ?? '') : '';
     if (results !== this.drawn) {
