@@ -16,6 +16,7 @@ import { streamTurn } from './agent/upstream.js';
 import { sessionFolder } from './attachments/layout.js';
 import type { ServerConfig } from './core/config.js';
 import { startAttachmentSweep } from './drafts/sweep.js';
+import { startAttachmentTextBackfill } from './search/backfill.js';
 import { newToken } from './http/access.js';
 import { createRequestListener, type Handler as HandlerOf, type HandlerInput as HandlerInputOf, type Host, type Route as RouteOf, type RouteTable } from './http/lifecycle.js';
 import { serveStatic } from './http/static.js';
@@ -38,6 +39,7 @@ import { showSessionVersion } from './handlers/session-version.js';
 import { getMcpSettings, regenerateMcpToken } from './handlers/mcp-settings.js';
 import { mcpEndpoint } from './mcp/endpoint.js';
 import * as s from './handlers/sessions.js';
+import { search } from './handlers/search.js';
 import { capability, transcribe } from './handlers/transcribe.js';
 import { listWorkspace, previewWorkspaceFile, rawWorkspaceFile, readWorkspaceFile } from './handlers/workspace-browse.js';
 import { previewAttachment, rawAttachment } from './handlers/attachment-files.js';
@@ -86,6 +88,8 @@ export const routes: RouteTable<App> = {
   '/api/profile/switch': { POST: api(switchProfile) },
   '/api/sessions': { GET: api(s.listSessions) },
   '/api/session': { GET: api(s.getSession) },
+  // Search everything of the active profile: titles, messages, attachment names and texts (docs/API.md "Search").
+  '/api/search': { GET: api(search, 'Search failed') },
   '/api/session/new': { POST: api(s.newSession) },
   '/api/session/rename': { POST: api(s.renameSession) },
   // Delete with Undo, pin and archive (docs/API.md "Managing sessions"); the person's workspace is never touched.
@@ -187,7 +191,12 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
   const agent: TurnDependencies = {
     streamTurn,
     loadConfig: () => loadAgentConfig(config.stateDir, process.env, config.agentKeyStore),
-    buildRequest: requestBuilder(config.stateDir, (id) => sessionFolder(config.stateDir, id)),
+    buildRequest: requestBuilder(
+      config.stateDir,
+      (id) => sessionFolder(config.stateDir, id),
+      // What the agent got from an attachment (an Office document's Markdown, a transcript) becomes searchable.
+      (id, file, text) => void sessions.indexAttachmentText(id, file, text).catch((err: unknown) => log.warn('could not index an attachment\'s text', err)),
+    ),
     ...config.agent,
   };
   const turns = new TurnManager(sessions, events, agent);
@@ -210,12 +219,14 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
   attachMcpToken(app, await McpToken.open(config.mcpTokenStore ?? mcpTokenFileStore(config.stateDir)));
   // Uploads never sent and in no draft for a week go (drafts/sweep.ts): now, in the background, then periodically.
   const sweep = startAttachmentSweep(config.stateDir, sessions);
+  // The text of attachments stored before the search index took it (search/backfill.ts), in the background.
+  const backfill = startAttachmentTextBackfill(config.stateDir, sessions);
 
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
       stopping.abort();
-      await Promise.all([turns.stop(), sweep.stop(), deletions.stop()]);
+      await Promise.all([turns.stop(), sweep.stop(), deletions.stop(), backfill.stop()]);
       await sessions.close();
     })();
     return stopped;

@@ -21,6 +21,7 @@ import type {
   WorkspaceRoots,
 } from '../../server/core/wire.js';
 import { noteStatus } from './access-lost.js';
+import type { SearchResponse } from './search-model.js';
 
 // Every wire shape, under its own name; three under the names this UI has always used.
 export type * from '../../server/core/wire.js';
@@ -167,6 +168,8 @@ export const api = {
   list: (id: string, path: string, hidden = false) =>
     request<{ path: string; entries: WorkspaceEntry[] }>('GET', `/api/workspace/list?${q(browseParams(id, path, hidden))}`),
   capability: () => request<Capability>('GET', '/api/transcribe/capability'),
+  /** Search everything of the active profile (docs/API.md "Search"): ranked results with snippets. */
+  search: (query: string, limit: number) => request<SearchResponse>('GET', `/api/search?${q({ q: query, limit: String(limit) })}`),
   async fileText(id: string, path: string, hidden = false): Promise<string> {
     let res: Response;
     try {

@@ -47,6 +47,11 @@ export interface InputOptions {
   signal?: AbortSignal;
   /** The conversation's system prompt: the first message of the turn, drawn from the budget before anything else. */
   systemPrompt?: string;
+  /**
+   * Told the whole text an attachment gave (an Office document's Markdown, an audio file's transcript), before
+   * the budget cuts it, with the attachment's path as the turn named it: the search index takes it (app.ts).
+   */
+  onAttachmentText?: (attachmentPath: string, text: string) => void;
 }
 
 /** One turn's share of characters; `take` cuts what does not fit and says so. */
@@ -199,6 +204,7 @@ async function fileParts(a: ChatAttachment & { filename?: string; mime?: string;
         const format = officeFormat(a.path);
         if (!format || !opened.dir) throw new Error('not an Office file by its stored name');
         const markdown = await officeMarkdownIn(opened.dir, opened.name, opened.handle, format);
+        opts.onAttachmentText?.(a.path, markdown);
         return text(header(name, 'document') + budget.take(markdown, name));
       } catch {
         return text(describe(name, mime, opened.size, a.path, 'its text could not be extracted'));
@@ -211,6 +217,7 @@ async function fileParts(a: ChatAttachment & { filename?: string; mime?: string;
           : opts.stateDir
             ? await defaultTranscribe(opts.stateDir, a.path, name, opts.signal)
             : undefined;
+        if (transcript !== undefined) opts.onAttachmentText?.(a.path, transcript);
         if (transcript !== undefined) return text(header(name, 'audio, transcript of') + budget.take(transcript, name));
       } catch (err) {
         if (opts.signal?.aborted) throw err;

@@ -4,11 +4,24 @@ import { buildTurnMessages } from './input.js';
 import type { BuildRequestInput } from './turns.js';
 import type { TurnRequest } from './types.js';
 
-/** `attachmentDir(sessionId)`: the one folder a turn's attachments may be read from. */
-export function requestBuilder(stateDir: string, attachmentDir: (sessionId: string) => string) {
+/**
+ * `attachmentDir(sessionId)`: the one folder a turn's attachments may be read from. `onAttachmentText` is told
+ * the text the agent got from an attachment (for the search index).
+ */
+export function requestBuilder(
+  stateDir: string,
+  attachmentDir: (sessionId: string) => string,
+  onAttachmentText?: (sessionId: string, attachmentPath: string, text: string) => void,
+) {
   return async ({ session, config, text, attachments, model, systemPrompt, signal, hermes }: BuildRequestInput): Promise<TurnRequest> => {
     const roots = [attachmentDir(session.session_id)];
-    const messages = await buildTurnMessages(session.messages, text, attachments, config, { roots, stateDir, signal, systemPrompt }, hermes !== undefined);
+    const messages = await buildTurnMessages(session.messages, text, attachments, config, {
+      roots,
+      stateDir,
+      signal,
+      systemPrompt,
+      ...(onAttachmentText ? { onAttachmentText: (file: string, got: string) => onAttachmentText(session.session_id, file, got) } : {}),
+    }, hermes !== undefined);
     return { sessionId: session.session_id, messages, ...(hermes ? { hermesSessionId: hermes.id } : {}), ...(model ? { model } : {}) };
   };
 }

@@ -11,6 +11,7 @@ import type { Attachment } from '../store/sessions.js';
 import { log } from '../core/log.js';
 import { extractIntoSession, type ExtractBody } from '../attachments/extract.js';
 import { visibleSession } from '../store/profiles.js';
+import { storedAttachmentText } from '../search/attachment-text.js';
 import type * as wire from '../core/wire.js';
 
 /** spec-notes 4.3 steps 2 and 3 (shared with 4.4): the file part, its name, and a session the caller may see. */
@@ -42,6 +43,12 @@ export async function uploadAttachment(input: HandlerInput): Promise<void> {
       });
     } finally {
       await dir.close();
+    }
+    // A text file's text is what the agent will get of it: searchable from now on (an Office document's, once a
+    // turn has converted it; search/attachment-text.ts). A failure here costs the search, never the upload.
+    if (!attachment.is_image) {
+      const text = await storedAttachmentText(app.config.stateDir, sessionId, attachment.filename);
+      if (text !== '') await app.sessions.indexAttachmentText(sessionId, attachment.path, text).catch((err: unknown) => log.warn('could not index an attachment\'s text', err));
     }
     app.events.publish({ name: 'attachment_added', profile, data: { session_id: sessionId, attachment } });
   } finally {

@@ -260,7 +260,7 @@ function findIn(text: string, needle: string, push: (snippet: string) => boolean
 }
 
 /** Text files under `at`, breadth first, hidden entries and credential stores skipped, within the budget. */
-async function searchTree(at: WorkspacePath, budget: Budget, onText: (rel: string, text: string) => boolean): Promise<void> {
+async function searchTree(at: WorkspacePath, budget: Budget, onText: (rel: string, text: string) => boolean, skip: ReadonlySet<string> = new Set()): Promise<void> {
   const queue: string[][] = [at.segments];
   while (queue.length > 0 && !budget.exhausted) {
     const segments = queue.shift()!;
@@ -269,6 +269,7 @@ async function searchTree(at: WorkspacePath, budget: Budget, onText: (rel: strin
     for (const e of listing.entries) {
       if (isHiddenName(e.name)) continue;
       const child = [...segments, e.name];
+      if (skip.has(child.join('/'))) continue;
       if (e.type === 'dir') {
         queue.push(child);
         continue;
@@ -305,10 +306,13 @@ async function searchTree(at: WorkspacePath, budget: Budget, onText: (rel: strin
 }
 
 /**
- * Case-insensitive substring search over a session's messages, its attachment folder's text files (Office
- * sidecars included) and its workspace's text files. Linear in the text looked at, which is bounded:
- * MAX_SEARCH_FILES files, MAX_SEARCH_BYTES bytes in all (MAX_SEARCH_FILE_BYTES of each), MAX_SEARCH_RESULTS hits.
- * Secrets are masked before matching, so a snippet never shows part of one.
+ * Search a session: its messages and the text the agent got from its attachments through the search index
+ * (store/search.ts: words, the last one a prefix, ranked by bm25, secrets masked before indexing, so a snippet
+ * never shows part of one); then, by a case-insensitive substring search, the attachment folder's text files the
+ * index does not hold (an extracted archive's files, an Office file no turn has converted yet) and its
+ * workspace's text files. The walk is linear in the text looked at, which is bounded: MAX_SEARCH_FILES files,
+ * MAX_SEARCH_BYTES bytes in all (MAX_SEARCH_FILE_BYTES of each), MAX_SEARCH_RESULTS hits. Secrets are masked
+ * before matching there too.
  */
 export async function search(app: App, profile: string, id: unknown, query: string, maxResults = L.MAX_SEARCH_RESULTS) {
   const s = await findSession(app, profile, id);
@@ -319,17 +323,27 @@ export async function search(app: App, profile: string, id: unknown, query: stri
     hits.push({ ...hit, snippet });
     return hits.length < maxResults;
   };
-  s.messages.forEach((m, i) => {
-    if (hits.length < maxResults) findIn(redact(messageText(m)), needle, push({ where: 'message', ref: String(i), uri: sessionUri(s.session_id) }));
-  });
-  const budget: Budget = { files: 0, bytes: 0, exhausted: hits.length >= maxResults };
+  const indexed = await app.sessions.search(profile, query, maxResults, { sessionId: s.session_id, kinds: ['message', 'attachment_text'] });
+  for (const hit of indexed.hits) {
+    const snippet = hit.snippet.map((part) => part.text).join('');
+    if (hit.kind === 'message') hits.push({ where: 'message', ref: String(hit.position), uri: sessionUri(s.session_id), snippet });
+    else if (hit.attachment !== undefined) hits.push({ where: 'attachment', ref: hit.attachment, uri: attachmentUri(s.session_id, hit.attachment), snippet });
+  }
+  // An attachment whose text the index holds is not walked again, nor its sidecar.
+  const inIndex = new Set((await app.sessions.indexedAttachmentNames(s.session_id)).flatMap((name) => [name, sidecarName(name)]));
+  const budget: Budget = { files: 0, bytes: 0, exhausted: hits.length >= maxResults || !indexed.complete };
   const attachments = await attachmentPath(app, s.session_id, '').catch(() => undefined);
   if (attachments) {
     try {
-      await searchTree(attachments, budget, (rel, text) => {
-        findIn(text, needle, push({ where: 'attachment', ref: rel, uri: attachmentUri(s.session_id, rel) }));
-        return hits.length < maxResults;
-      });
+      await searchTree(
+        attachments,
+        budget,
+        (rel, text) => {
+          findIn(text, needle, push({ where: 'attachment', ref: rel, uri: attachmentUri(s.session_id, rel) }));
+          return hits.length < maxResults;
+        },
+        inIndex,
+      );
     } finally {
       await attachments.root.close();
     }

@@ -166,6 +166,24 @@ describe('MCP endpoint', () => {
     await client.close();
   });
 
+  it("searches messages and attachment text through the search index: words ranked, the last one a prefix", async () => {
+    const session = await server.newSession();
+    for (let i = 0; i < 300; i++) {
+      const text = i === 270 ? 'the smew dived twice' : i === 20 ? 'smew smew smew, a drake smew' : `filler message ${i}`;
+      expect((await server.json('/api/session/message', { session_id: session, text })).status).toBe(200);
+    }
+    await upload('survey.txt', 'one smew on the reservoir', session);
+    // Gone from the folder: the walk cannot find it any more, the index still holds what the agent got.
+    await fs.rm(path.join(server.stateDir, 'attachments', session, 'survey.txt'));
+    const client = await connect();
+    const found = JSON.parse(text(await client.callTool({ name: 'search', arguments: { session_id: session, query: 'sme' } })));
+    await client.close();
+    // Ranked: the message that says it four times first.
+    expect(found.results.map((r: { where: string; ref: string }) => `${r.where}:${r.ref}`)).toEqual(['message:20', 'message:270', 'attachment:survey.txt']);
+    expect(found.results[2]).toMatchObject({ uri: `satchel://session/${session}/attachment/survey.txt`, snippet: 'one smew on the reservoir' });
+    expect(found.complete).toBe(true);
+  });
+
   it('reads and searches a UTF-16 text attachment as text, as the preview and the agent do (one sniffer)', async () => {
     const session = await server.newSession();
     await upload('wide.txt', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a wide heron ✓', 'utf16le')]), session);

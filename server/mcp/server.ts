@@ -220,7 +220,7 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
   server.registerTool(
     'search',
     {
-      description: `Case-insensitive substring search over a session's messages, attachments (Office sidecars included) and workspace text files; bounded (${L.MAX_SEARCH_FILES} files, ${L.MAX_SEARCH_BYTES} bytes, ${L.MAX_SEARCH_RESULTS} results)`,
+      description: `Search a session: its messages and the text of its attachments (Office documents as Markdown, text files, transcripts) by word through Satchel's search index, the last word matched as a prefix, best first; other attachment files and workspace text files by case-insensitive substring; bounded (${L.MAX_SEARCH_FILES} files, ${L.MAX_SEARCH_BYTES} bytes, ${L.MAX_SEARCH_RESULTS} results)`,
       inputSchema: {
         session_id: sessionId,
         query: z.string().min(1).max(L.MAX_QUERY_CHARS),

@@ -9,3 +9,4 @@ export * from './frames.js';
 export * from './responses.js';
 export * from './drafts.js';
 export * from './mcp.js';
+export * from './search.js';

@@ -8,8 +8,20 @@ import type * as wire from '../core/wire.js';
 import { Db, isDatabaseFull } from './db/connection.js';
 import { importJsonSessions } from './db/import-json.js';
 import { migrateSchema } from './db/schema.js';
-import { deleteSession, headerOf, listingOf, readListings, readSession, writeSession, type SessionListing } from './db/session-rows.js';
+import {
+  deleteSession,
+  headerOf,
+  listingOf,
+  pendingAttachmentTexts,
+  readListings,
+  readSession,
+  writeSession,
+  type PendingAttachmentText,
+  type SessionListing,
+} from './db/session-rows.js';
 import type { Message } from './messages.js';
+import { indexAttachmentText, searchSessions, type SearchHits } from './search.js';
+import { indexedAttachmentNames, type SearchScope } from './db/search.js';
 import { isUserRowAt, NO_SUCH_MESSAGE, refuseWhileTurnRuns, withNewVersion, type Fork } from './versions.js';
 
 export type { Message } from './messages.js';
@@ -532,6 +544,35 @@ export class SessionStore {
       if (!isUserRowAt(s.messages, at)) throw new ValueError(NO_SUCH_MESSAGE);
       s.messages = withNewVersion(s.messages, at, [{ role: 'user', content: text, timestamp: Date.now() / 1000, attachments }]);
     });
+  }
+
+  /**
+   * The best `limit` hits of the person's words `query` in `profile`'s sessions, deleted ones never (search.ts):
+   * titles, messages, attachment names and the text the agent got from attachments.
+   */
+  search(profile: string, query: string, limit: number, only: Pick<SearchScope, 'sessionId' | 'kinds'> = {}): Promise<SearchHits> {
+    return searchSessions(this.opened(), (id) => this.listings.get(id), query, { profile, limit, ...only });
+  }
+
+  /** The stored names of the session's attachments whose text the index holds (MCP's search walks the others). */
+  indexedAttachmentNames(id: string): Promise<string[]> {
+    return indexedAttachmentNames(this.opened(), id);
+  }
+
+  /**
+   * Index the text the agent got from the session's attachment stored at `attachmentPath` (its Office sidecar,
+   * its text, its transcript), replacing what was indexed of it; `settle` clears the backfill's mark at that
+   * position (search/backfill.ts). False when the session (or the attachment) is not stored.
+   */
+  async indexAttachmentText(id: string, attachmentPath: string | null, text: string, settle?: number): Promise<boolean> {
+    // A session removed from memory only awaits its rows' cascade: nothing to index, a mark only to clear.
+    if (!this.listings.has(id)) return settle === undefined ? false : indexAttachmentText(this.opened(), id, null, '', settle);
+    return indexAttachmentText(this.opened(), id, attachmentPath, text, settle);
+  }
+
+  /** Attachments stored before the index took their text (schema 2), at most `limit` (search/backfill.ts). */
+  pendingAttachmentTexts(limit: number): Promise<PendingAttachmentText[]> {
+    return pendingAttachmentTexts(this.opened(), limit);
   }
 
   addAttachment(id: string, attachment: Attachment): Promise<Session> {

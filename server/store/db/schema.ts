@@ -8,7 +8,7 @@ import type { Db, Queries } from './connection.js';
  * messages / attachments: one row per stored row of the session, its JSON whole (versions and internal fields
  * stay inside), at its position. search_docs: the text search finds (a title, a message's text, an
  * attachment's name), one row each, and `search` the FTS5 index over it, kept in step by triggers inside the
- * very transaction that changes the text.
+ * very transaction that changes the text. Every text is indexed redacted (search-query.ts indexText).
  */
 const MIGRATIONS: readonly string[] = [
   `
@@ -51,19 +51,62 @@ const MIGRATIONS: readonly string[] = [
     INSERT INTO search (rowid, text) VALUES (new.id, new.text);
   END;
   `,
+  // 2: the text the agent got from an attachment (an Office sidecar, a text file, a transcript) is indexed as
+  // kind 'attachment_text', at its attachment's position. SQLite cannot change a CHECK in place, so search_docs
+  // is rebuilt: its rows are copied with their ids, so the FTS5 index, keyed by them, stays as it is (its
+  // triggers went with the old table and are made again). attachment_text_pending lists every attachment stored
+  // before this migration, for the background pass that indexes their text (search/backfill.ts). The FTS5
+  // index is made again with prefix indexes of 1-3 characters: the last word is matched as a prefix as the person
+  // types, and without them a short prefix ("t", "he") merged the lists of every word it starts, 0.1-0.2 s over
+  // 40,000 messages; with them 1-4 ms, for an index about a quarter larger (docs/benchmarks.md).
+  `
+  CREATE TABLE search_docs_new (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('title', 'message', 'attachment', 'attachment_text')),
+    position INTEGER NOT NULL,
+    text TEXT NOT NULL
+  );
+  INSERT INTO search_docs_new (id, session_id, kind, position, text) SELECT id, session_id, kind, position, text FROM search_docs;
+  DROP TABLE search_docs;
+  ALTER TABLE search_docs_new RENAME TO search_docs;
+  CREATE UNIQUE INDEX search_docs_place ON search_docs (session_id, kind, position);
+  CREATE TRIGGER search_docs_added AFTER INSERT ON search_docs BEGIN
+    INSERT INTO search (rowid, text) VALUES (new.id, new.text);
+  END;
+  CREATE TRIGGER search_docs_removed AFTER DELETE ON search_docs BEGIN
+    INSERT INTO search (search, rowid, text) VALUES ('delete', old.id, old.text);
+  END;
+  CREATE TRIGGER search_docs_changed AFTER UPDATE ON search_docs BEGIN
+    INSERT INTO search (search, rowid, text) VALUES ('delete', old.id, old.text);
+    INSERT INTO search (rowid, text) VALUES (new.id, new.text);
+  END;
+  DROP TABLE search;
+  CREATE VIRTUAL TABLE search USING fts5 (text, content = 'search_docs', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2', prefix = '1 2 3');
+  INSERT INTO search (search) VALUES ('rebuild');
+  CREATE TABLE attachment_text_pending (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    PRIMARY KEY (session_id, position)
+  ) WITHOUT ROWID;
+  INSERT INTO attachment_text_pending (session_id, position) SELECT session_id, position FROM attachments;
+  `,
 ];
 
 /** The schema version this build writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Bring the database to SCHEMA_VERSION; refuse one written by a newer Satchel rather than misread it. */
-export async function migrateSchema(db: Db): Promise<void> {
+/**
+ * Bring the database to SCHEMA_VERSION (`target`: an earlier one, for tests that make an older database);
+ * refuse one written by a newer Satchel rather than misread it.
+ */
+export async function migrateSchema(db: Db, target = SCHEMA_VERSION): Promise<void> {
   await db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
   for (;;) {
     const applied = await db.transaction(async (q) => {
       const version = await currentVersion(q);
       if (version > SCHEMA_VERSION) throw new Error(`the session database is of a newer Satchel (schema ${version}, this one knows ${SCHEMA_VERSION})`);
-      if (version === SCHEMA_VERSION) return false;
+      if (version >= target) return false;
       await q.exec(MIGRATIONS[version]!);
       await q.run('DELETE FROM schema_version');
       await q.run('INSERT INTO schema_version (version) VALUES (?)', [version + 1]);

@@ -3,6 +3,7 @@
 import type { Queries } from './connection.js';
 import type { Message, Session } from '../sessions.js';
 import type * as wire from '../../core/wire.js';
+import { indexText } from './search-query.js';
 
 /**
  * Rows per INSERT when many are written at once (an import, a rewrite): each row takes 3 parameters and
@@ -25,6 +26,29 @@ export function headerOf(session: Session): SessionHeader {
 
 export function listingOf(session: Session): SessionListing {
   return { ...headerOf(session), message_count: session.messages.length, attachment_count: session.attachments.length };
+}
+
+export interface PendingAttachmentText {
+  session_id: string;
+  position: number;
+  /** The record's path and name (null when the record holds none: that attachment has no text to index). */
+  path: string | null;
+  filename: string | null;
+}
+
+/** The attachment at `position` is done with: its text indexed, or none to index. */
+export async function settlePendingAttachmentText(q: Queries, id: string, position: number): Promise<void> {
+  await q.run('DELETE FROM attachment_text_pending WHERE session_id = ? AND position = ?', [id, position]);
+}
+
+/** Attachments stored before schema 2 whose text is not indexed yet (search/backfill.ts), at most `limit`. */
+export function pendingAttachmentTexts(q: Queries, limit: number): Promise<PendingAttachmentText[]> {
+  return q.all(
+    `SELECT p.session_id, p.position, json_extract(a.record, '$.path') AS path, json_extract(a.record, '$.filename') AS filename
+     FROM attachment_text_pending p JOIN attachments a ON a.session_id = p.session_id AND a.position = p.position
+     LIMIT ?`,
+    [limit],
+  );
 }
 
 /** Every session's listing, for the list at start: no message is read. */
@@ -85,7 +109,8 @@ async function writeRows<T>(q: Queries, kind: RowKind<T>, id: string, before: re
     const chunk = after.slice(start, start + ROWS_PER_INSERT);
     const rows = chunk.map((row, i) => [id, start + i, JSON.stringify(row)] as const);
     await q.run(`INSERT INTO ${kind.table} (session_id, position, ${kind.column}) VALUES ${rows.map(() => '(?, ?, ?)').join(', ')}`, rows.flat());
-    const docs = chunk.map((row, i) => [id, kind.doc, start + i, kind.text(row)] as const).filter((d) => d[3] !== '');
+    // Redacted as it is indexed (search-query.ts indexText): the index never holds a secret to find or to show.
+    const docs = chunk.map((row, i) => [id, kind.doc, start + i, indexText(kind.text(row))] as const).filter((d) => d[3] !== '');
     if (docs.length > 0) await q.run(`INSERT INTO search_docs (session_id, kind, position, text) VALUES ${docs.map(() => '(?, ?, ?, ?)').join(', ')}`, docs.flat());
   }
 }
@@ -107,11 +132,66 @@ export async function writeSession(q: Queries, before: Session | undefined, afte
     await q.run(
       `INSERT INTO search_docs (session_id, kind, position, text) VALUES (?, 'title', 0, ?)
        ON CONFLICT (session_id, kind, position) DO UPDATE SET text = excluded.text`,
-      [id, after.title],
+      [id, indexText(after.title)],
     );
   }
   await writeRows(q, MESSAGE_ROWS, id, before?.messages ?? [], after.messages);
-  await writeRows(q, ATTACHMENT_ROWS, id, before?.attachments ?? [], after.attachments);
+  await writeAttachmentRows(q, id, before?.attachments ?? [], after.attachments);
+}
+
+/**
+ * writeRows for attachments, with what is kept by attachment position beside them: the indexed text the agent
+ * got from each (kind attachment_text, written by indexAttachmentText, not from the row) and the mark of one
+ * still to be indexed (attachment_text_pending). Where rows are replaced (an attachment removed), an attachment
+ * that stays takes its text and its mark to its new position; a removed one's go with it.
+ */
+async function writeAttachmentRows(q: Queries, id: string, before: readonly wire.Attachment[], after: readonly wire.Attachment[]): Promise<void> {
+  const from = sharedPrefix(before, after);
+  if (from >= before.length) return writeRows(q, ATTACHMENT_ROWS, id, before, after);
+  const texts = await q.all<{ position: number; text: string }>(
+    `SELECT position, text FROM search_docs WHERE session_id = ? AND kind = 'attachment_text' AND position >= ?`,
+    [id, from],
+  );
+  const pending = await q.all<{ position: number }>('SELECT position FROM attachment_text_pending WHERE session_id = ? AND position >= ?', [id, from]);
+  await q.run(`DELETE FROM search_docs WHERE session_id = ? AND kind = 'attachment_text' AND position >= ?`, [id, from]);
+  await q.run('DELETE FROM attachment_text_pending WHERE session_id = ? AND position >= ?', [id, from]);
+  await writeRows(q, ATTACHMENT_ROWS, id, before, after);
+  const movedTo = new Map<number, number>();
+  const oldPosition = new Map(before.slice(from).map((row, i) => [row, from + i] as const));
+  after.forEach((row, i) => {
+    const old = i >= from ? oldPosition.get(row) : undefined;
+    if (old !== undefined) movedTo.set(old, i);
+  });
+  for (const t of texts) {
+    const to = movedTo.get(t.position);
+    if (to !== undefined) await q.run(`INSERT INTO search_docs (session_id, kind, position, text) VALUES (?, 'attachment_text', ?, ?)`, [id, to, t.text]);
+  }
+  for (const p of pending) {
+    const to = movedTo.get(p.position);
+    if (to !== undefined) await q.run('INSERT INTO attachment_text_pending (session_id, position) VALUES (?, ?)', [id, to]);
+  }
+}
+
+/**
+ * Index `indexed` (indexText of what the agent got from the attachment stored at `attachmentPath`: its Office
+ * sidecar, its text, its transcript) as that attachment's attachment_text, replacing any before; '' removes it.
+ * The position is looked up in this transaction, so a write moving the attachment cannot come between. False when
+ * the session stores no attachment at that path.
+ */
+export async function writeAttachmentText(q: Queries, id: string, attachmentPath: string, indexed: string): Promise<boolean> {
+  const at = await q.get<{ position: number }>(`SELECT position FROM attachments WHERE session_id = ? AND json_extract(record, '$.path') = ? ORDER BY position LIMIT 1`, [id, attachmentPath]);
+  if (!at) return false;
+  await q.run('DELETE FROM attachment_text_pending WHERE session_id = ? AND position = ?', [id, at.position]);
+  if (indexed.trim() === '') {
+    await q.run(`DELETE FROM search_docs WHERE session_id = ? AND kind = 'attachment_text' AND position = ?`, [id, at.position]);
+    return true;
+  }
+  await q.run(
+    `INSERT INTO search_docs (session_id, kind, position, text) VALUES (?, 'attachment_text', ?, ?)
+     ON CONFLICT (session_id, kind, position) DO UPDATE SET text = excluded.text`,
+    [id, at.position, indexed],
+  );
+  return true;
 }
 
 /** Remove a session and everything of it in the database (its rows and index entries go by cascade). */

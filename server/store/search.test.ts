@@ -1,0 +1,153 @@
+// The search store: what an index of an older Satchel becomes (schema 1 to 2, its attachments' text indexed by
+// the background pass, its unredacted rows rewritten when found), and attachment texts kept with their
+// attachments when rows move.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startAttachmentTextBackfill } from '../search/backfill.js';
+import { Db } from './db/connection.js';
+import { migrateSchema, SCHEMA_VERSION } from './db/schema.js';
+import { MAX_INDEXED_ATTACHMENT_CHARS } from './db/search-query.js';
+import { MAX_RANKED_ROWS } from './db/search.js';
+import { SESSION_DB_FILE, SessionStore } from './sessions.js';
+import type { SearchHits } from './search.js';
+
+let dir: string;
+let store: SessionStore;
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-search-'));
+  store = new SessionStore(dir);
+});
+afterEach(async () => {
+  await store.close();
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+async function withDb<T>(work: (db: Db) => Promise<T>): Promise<T> {
+  const db = await Db.open(path.join(dir, SESSION_DB_FILE));
+  try {
+    return await work(db);
+  } finally {
+    await db.close();
+  }
+}
+
+const SECRET = 'ghp_Mk4Zt8Qw2Rx6Lp1Nv5Bc9Hd3Jf7Gs0Ya2Ue4';
+const shown = (found: SearchHits) => found.hits.map((h) => `${h.kind}:${h.snippet.map((s) => (s.match ? `[${s.text}]` : s.text)).join('')}`);
+
+/**
+ * A database as Satchel wrote it at schema 1: a session whose message (indexed unredacted, as schema 1 did) holds
+ * a key, and two attachments: a text file with a word found nowhere else, and an image.
+ */
+async function schemaOneDatabase(): Promise<string> {
+  const id = 'a1b2c3d4e5f6';
+  const folder = path.join(dir, 'attachments', id);
+  await fs.mkdir(folder, { recursive: true });
+  await fs.writeFile(path.join(folder, 'log.txt'), 'the shelduck returned on the 4th');
+  await fs.writeFile(path.join(folder, 'pic.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
+  await withDb(async (db) => {
+    await migrateSchema(db, 1);
+    const header = { session_id: id, title: 'Old one', workspace: '/w', profile: 'default', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
+    await db.run('INSERT INTO sessions (id, updated_at, message_count, attachment_count, header) VALUES (?, ?, 1, 2, ?)', [id, header.updated_at, JSON.stringify(header)]);
+    const text = `token ${SECRET} for the teal repo`;
+    await db.run('INSERT INTO messages (session_id, position, row) VALUES (?, 0, ?)', [id, JSON.stringify({ role: 'user', content: text, timestamp: 1 })]);
+    for (const [i, name] of ['log.txt', 'pic.png'].entries()) {
+      const record = { filename: name, path: path.join(folder, name), size: 8, mime: 'text/plain', is_image: name.endsWith('.png') };
+      await db.run('INSERT INTO attachments (session_id, position, record) VALUES (?, ?, ?)', [id, i, JSON.stringify(record)]);
+      await db.run(`INSERT INTO search_docs (session_id, kind, position, text) VALUES (?, 'attachment', ?, ?)`, [id, i, name]);
+    }
+    await db.run(`INSERT INTO search_docs (session_id, kind, position, text) VALUES (?, 'title', 0, 'Old one'), (?, 'message', 0, ?)`, [id, id, text]);
+  });
+  return id;
+}
+
+describe('the search index of an older database', () => {
+  it('is migrated from schema 1: every row kept, the earlier attachments indexed by the background pass', async () => {
+    const id = await schemaOneDatabase();
+    await store.load();
+    await withDb(async (db) => {
+      expect(await db.all('SELECT version FROM schema_version')).toEqual([{ version: SCHEMA_VERSION }]);
+      expect(await db.all('SELECT position FROM attachment_text_pending WHERE session_id = ? ORDER BY position', [id])).toEqual([{ position: 0 }, { position: 1 }]);
+      await db.run("INSERT INTO search (search) VALUES ('integrity-check')");
+    });
+    expect((await store.search('default', 'old', 20)).hits.map((h) => h.kind)).toEqual(['title']);
+    expect((await store.search('default', 'shelduck', 20)).hits).toEqual([]);
+    const backfill = startAttachmentTextBackfill(dir, store);
+    await backfill.done;
+    const found = await store.search('default', 'shelduck', 20);
+    expect(shown(found)).toEqual(['attachment_text:the [shelduck] returned on the 4th']);
+    expect(found.hits[0]).toMatchObject({ attachment: 'log.txt', position: 0 });
+    await withDb(async (db) => {
+      expect(await db.all('SELECT * FROM attachment_text_pending')).toEqual([]);
+      // The image has no text: nothing indexed for it.
+      expect(await db.all(`SELECT position FROM search_docs WHERE kind = 'attachment_text'`)).toEqual([{ position: 0 }]);
+    });
+  });
+
+  it('rewrites an unredacted row when a search meets it: the key is not found and never in a snippet', async () => {
+    await schemaOneDatabase();
+    await store.load();
+    expect((await store.search('default', SECRET.slice(8, 28), 20)).hits).toEqual([]);
+    const found = await store.search('default', 'teal', 20);
+    expect(shown(found)).toHaveLength(1);
+    expect(shown(found)[0]).not.toContain(SECRET.slice(6, -4));
+    expect(shown(found)[0]).toContain('[teal]');
+    await withDb(async (db) => {
+      const rows = await db.all<{ text: string }>(`SELECT text FROM search_docs WHERE kind = 'message'`);
+      expect(rows[0]!.text).not.toContain(SECRET);
+    });
+  });
+});
+
+describe('attachment texts', () => {
+  it('move with their attachment when an earlier one is removed, and go with the one removed', async () => {
+    await store.load();
+    const { session_id: id } = await store.create({ workspace: '/w', profile: 'default' });
+    const att = (name: string) => ({ filename: name, path: `/s/${name}`, size: 1, mime: 'text/plain', is_image: false });
+    await store.addAttachment(id, att('a.txt'));
+    await store.addAttachment(id, att('b.txt'));
+    expect(await store.indexAttachmentText(id, '/s/a.txt', 'the gannet colony')).toBe(true);
+    expect(await store.indexAttachmentText(id, '/s/b.txt', 'the puffin burrow')).toBe(true);
+    await store.update(id, (s) => {
+      s.attachments = s.attachments.slice(1);
+    });
+    expect((await store.search('default', 'gannet', 20)).hits).toEqual([]);
+    const puffin = await store.search('default', 'puffin', 20);
+    expect(puffin.hits.map((h) => [h.kind, h.attachment, h.position])).toEqual([['attachment_text', 'b.txt', 0]]);
+  });
+
+  it('index at most MAX_INDEXED_ATTACHMENT_CHARS characters of one attachment', async () => {
+    await store.load();
+    const { session_id: id } = await store.create({ workspace: '/w', profile: 'default' });
+    await store.addAttachment(id, { filename: 'big.txt', path: '/s/big.txt', size: 1, mime: 'text/plain', is_image: false });
+    const filler = 'word '.repeat(MAX_INDEXED_ATTACHMENT_CHARS / 5 - 2);
+    await store.indexAttachmentText(id, '/s/big.txt', `${filler}merganser ${'x '.repeat(100)}eider`);
+    expect((await store.search('default', 'merganser', 20)).hits).toHaveLength(1);
+    expect((await store.search('default', 'eider', 20)).hits).toEqual([]);
+    expect(await store.indexAttachmentText(id, '/s/none.txt', 'no such attachment')).toBe(false);
+  });
+});
+
+describe('a word in more rows than are ranked', () => {
+  it(`ranks the newest MAX_RANKED_ROWS of them and says the answer is not complete`, async () => {
+    await store.load();
+    const { session_id: id } = await store.create({ workspace: '/w', profile: 'default' });
+    await store.update(id, (s) => {
+      for (let i = 0; i <= MAX_RANKED_ROWS; i++) s.messages.push({ role: 'user', content: i === 0 ? 'wigeon wigeon wigeon wigeon' : `a wigeon number ${i}`, timestamp: i });
+    });
+    const found = await store.search('default', 'wigeon', 5);
+    expect(found.hits).toHaveLength(5);
+    expect(found.complete).toBe(false);
+    // The oldest row, the best by bm25, lies past the newest MAX_RANKED_ROWS: not ranked.
+    expect(found.hits.map((h) => h.position)).not.toContain(0);
+    // One fewer matching row: all ranked, the best first.
+    await store.update(id, (s) => {
+      s.messages.pop();
+    });
+    const all = await store.search('default', 'wigeon', 5);
+    expect(all.hits[0]!.position).toBe(0);
+    expect(all.complete).toBe(false);
+    expect((await store.search('default', 'wigeon', 50)).complete).toBe(false);
+  });
+});
