@@ -244,7 +244,9 @@ export class AgentSettingsDialog {
     this.testResult.dataset.state = 'running';
     this.testResult.textContent = 'Testing…';
     try {
-      const res = await api.testAgent({ ...this.input(), ...(this.editing ? { connection: this.editing } : {}) });
+      // A saved connection's key may go to its own address: the server is told which one (none yet: no key saved).
+      const saved = this.editing !== undefined && this.connections.find(this.editing) ? { connection: this.editing } : {};
+      const res = await api.testAgent({ ...this.input(), ...saved });
       this.testResult.dataset.state = res.ok ? 'ok' : 'error';
       this.testResult.dataset.type = res.ok ? '' : res.type;
       this.testResult.textContent = testResultText(res);
