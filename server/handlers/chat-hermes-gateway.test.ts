@@ -152,4 +152,37 @@ describe.skipIf('missing' in setup)("the real Hermes gateway sees exactly the co
     },
     WHOLE_RUN_MS,
   );
+
+  it(
+    "a conversation's connection switched from the gateway to an OpenAI server and back: each sees exactly what Satchel shows",
+    async () => {
+      await useAgent(gateway.baseUrl, 'hermes', 'hermes-agent');
+      const added = await srv.json('/api/agent/connections', { name: 'Other', base_url: other.baseUrl, api_key: KEY, model: 'fake-model', kind: 'openai' });
+      expect(added.status).toBe(200);
+      const otherId = ((await added.json()) as { id: string }).id;
+      const id = await srv.newSession();
+      const pick = async (connection: string | null) => expect((await srv.json('/api/session/settings', { session_id: id, connection })).status).toBe(200);
+
+      let from = await turn({ session_id: id, message: 'Please add a todo: buy dates' });
+      await expectSame(id, from, 'connection: the gateway, send');
+      from = await turn({ session_id: id, message: 'And what is on the list?' });
+      await expectSame(id, from, 'connection: the gateway, send again (in step)');
+
+      await pick(otherId);
+      other.next(reply('Hello from the other connection.'));
+      const before = other.requests.length;
+      await turn({ session_id: id, message: 'Hello, other connection' });
+      const away = other.requests.slice(before).find((r) => r.path.endsWith('/chat/completions'))!;
+      const rows = await shown(id);
+      expect((away.body as { messages: Row[] }).messages).toEqual(rows.slice(0, -1));
+      console.log(`[hermes gateway] connection switched away: the other server received the ${rows.length - 1} messages Satchel shows`);
+
+      await pick(null);
+      from = await turn({ session_id: id, message: 'Back on the gateway' });
+      await expectSame(id, from, 'connection switched back to the gateway');
+      from = await turn({ session_id: id, message: 'Thanks again' });
+      await expectSame(id, from, 'connection: the gateway, send once more');
+    },
+    WHOLE_RUN_MS,
+  );
 });
