@@ -41,7 +41,7 @@ async function newConversation(page: Page): Promise<string> {
 
 /** Neither key anywhere in the page: its markup and every field's value. */
 async function expectNoKey(page: Page): Promise<void> {
-  const text = await page.evaluate(() => document.documentElement.outerHTML + [...document.querySelectorAll('input, textarea')].map((e) => (e as HTMLInputElement).value).join('\n'));
+  const text = await page.evaluate(() => document.documentElement.outerHTML + Array.from(document.querySelectorAll('input, textarea')).map((e) => (e as HTMLInputElement).value).join('\n'));
   expect(text).not.toContain(KEY_A);
   expect(text).not.toContain(KEY_B);
 }
