@@ -3,12 +3,14 @@
 // state folder from before is read as it is, nothing moved and nothing rewritten: its agent is the default
 // connection. The others live in <state>/agent-connections.json (mode 0600, written atomically), each with its
 // own key in that file, sent only to the address it was saved with (the rule agent.json's key follows). The
-// same file names the default and agent.json's connection's name. The environment's SATCHEL_AGENT_* settings
+// same file names the default and agent.json's connection's name. The desktop app seals those keys with the
+// system's secure storage (SecretStore.seal: `apiKeySealed`), as it keeps agent.json's in agent-key.bin. The environment's SATCHEL_AGENT_* settings
 // overlay the default connection, field by field, as they overlay agent.json today. No key leaves this module
 // except inside an AgentConfig; the UI sees `has_api_key`.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { log } from '../core/log.js';
 import { rememberSecret } from '../redact/known.js';
 import { writeFileAtomic } from '../store/atomic.js';
 import {
@@ -60,6 +62,8 @@ export class ConnectionError extends Error {
 interface StoredConnection extends StoredAgentSettings {
   id: string;
   name: string;
+  /** A sealed key this process cannot open (another machine's, or the desktop's read by the server alone): kept as it is. */
+  unopened?: string;
 }
 
 interface ConnectionsFile {
@@ -87,7 +91,7 @@ function connectionsFile(stateDir: string): string {
   return path.join(stateDir, CONNECTIONS_FILE);
 }
 
-function readFile(stateDir: string): ConnectionsFile {
+function readFile(stateDir: string, keys?: SecretStore): ConnectionsFile {
   const raw = readSmallJsonFile(connectionsFile(stateDir), CONNECTIONS_FILE, MAX_CONNECTIONS_FILE_BYTES) as Record<string, unknown> | undefined;
   const out: ConnectionsFile = { connections: [] };
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return out;
@@ -101,14 +105,39 @@ function readFile(stateDir: string): ConnectionsFile {
     if (typeof c.id !== 'string' || !CONNECTION_ID.test(c.id) || seen.has(c.id)) continue;
     const fields = parseStoredFields(c, `${CONNECTIONS_FILE}: ${c.id}`);
     if (!fields.baseUrl) continue;
+    const sealed = typeof c.apiKeySealed === 'string' ? openKey(c.apiKeySealed, keys, c.id) : undefined;
+    if (sealed) fields.apiKey = sealed;
+    const unopened = typeof c.apiKeySealed === 'string' && !sealed ? { unopened: c.apiKeySealed } : {};
     seen.add(c.id);
-    out.connections.push({ ...fields, id: c.id, name: typeof c.name === 'string' ? cleanName(c.name) : '' });
+    out.connections.push({ ...fields, ...unopened, id: c.id, name: typeof c.name === 'string' ? cleanName(c.name) : '' });
   }
   return out;
 }
 
-async function writeFile(stateDir: string, file: ConnectionsFile): Promise<void> {
-  const text = JSON.stringify(file, null, 2) + '\n';
+/** A sealed key (the desktop app's secure storage), or undefined when it cannot be opened here (said once, never the key). */
+function openKey(sealed: string, keys: SecretStore | undefined, id: string): string | undefined {
+  const line = `Agent connection ${id}: its saved key cannot be read here (saved by another user or machine?); no key is sent`;
+  try {
+    if (keys?.seal) return keys.seal.open(sealed);
+  } catch {
+    // said below
+  }
+  if (!unreadable.has(line)) {
+    unreadable.add(line);
+    log.warn(line);
+  }
+  return undefined;
+}
+const unreadable = new Set<string>();
+
+async function writeFile(stateDir: string, file: ConnectionsFile, keys?: SecretStore): Promise<void> {
+  // Keys sealed where the app can (the desktop's secure storage); a plain key left from before is sealed now.
+  const seal = keys?.seal;
+  const connections = file.connections.map(({ apiKey, unopened, ...c }) => {
+    if (!apiKey) return unopened ? { ...c, apiKeySealed: unopened } : c;
+    return seal ? { ...c, apiKeySealed: seal.seal(apiKey) } : { ...c, apiKey };
+  });
+  const text = JSON.stringify({ ...file, connections }, null, 2) + '\n';
   if (Buffer.byteLength(text) > MAX_CONNECTIONS_FILE_BYTES) throw new ConnectionError(400, 'The agent connections would not fit their file: use shorter keys');
   fs.mkdirSync(stateDir, { recursive: true });
   await writeFileAtomic(connectionsFile(stateDir), text);
@@ -131,7 +160,7 @@ function nameOf(name: string | undefined, baseUrl: string | undefined): string {
 
 /** A saved connection's settings with its key only where it goes, the environment over them when it is the default. */
 function settingsOf(c: StoredConnection, env: NodeJS.ProcessEnv | undefined): StoredAgentSettings {
-  const { id: _id, name: _name, apiKey, apiKeyBaseUrl, ...fields } = c;
+  const { id: _id, name: _name, unopened: _unopened, apiKey, apiKeyBaseUrl, ...fields } = c;
   rememberSecret(apiKey);
   const fromEnv = env ? envSettings(env) : {};
   const baseUrl = fromEnv.baseUrl ?? fields.baseUrl;
@@ -143,7 +172,7 @@ function settingsOf(c: StoredConnection, env: NodeJS.ProcessEnv | undefined): St
 
 /** Every connection, agent.json's first (when it names an agent), and which one is the default. */
 export function listConnections(stateDir: string, env: NodeJS.ProcessEnv, keys?: SecretStore): { connections: Connection[]; defaultId: string } {
-  const file = readFile(stateDir);
+  const file = readFile(stateDir, keys);
   const defaultId = file.default && (file.default === MAIN_CONNECTION_ID || file.connections.some((c) => c.id === file.default)) ? file.default : MAIN_CONNECTION_ID;
   const out: Connection[] = [];
   const main = merged(stateDir, defaultId === MAIN_CONNECTION_ID ? env : {}, keys);
@@ -214,10 +243,10 @@ function checkedName(name: string | undefined): string | undefined {
 export function saveConnection(stateDir: string, next: SaveConnection, keys: SecretStore = agentJsonKeyStore(stateDir)): Promise<string> {
   const name = checkedName(next.name);
   return serialized(stateDir, async () => {
-    const file = readFile(stateDir);
+    const file = readFile(stateDir, keys);
     if (next.id === MAIN_CONNECTION_ID) {
       await saveAgentSettings(stateDir, next, keys);
-      if (name !== undefined) await writeFile(stateDir, { ...file, mainName: name });
+      if (name !== undefined) await writeFile(stateDir, { ...file, mainName: name }, keys);
       return MAIN_CONNECTION_ID;
     }
     const index = next.id === undefined ? -1 : file.connections.findIndex((c) => c.id === next.id);
@@ -249,7 +278,7 @@ export function saveConnection(stateDir: string, next: SaveConnection, keys: Sec
     // The first agent of a state folder without one is the default: a turn has something to talk to.
     const defaultHasAgent = listConnections(stateDir, {}, keys).connections.some((c) => c.isDefault) || !!envSettings(process.env).baseUrl;
     const made: ConnectionsFile = { ...file, connections, ...(!current && !defaultHasAgent ? { default: stored.id } : {}) };
-    await writeFile(stateDir, made);
+    await writeFile(stateDir, made, keys);
     return stored.id;
   });
 }
@@ -264,15 +293,15 @@ export function deleteConnection(stateDir: string, id: string, env: NodeJS.Proce
     const { connections, defaultId } = listConnections(stateDir, env, keys);
     if (!connections.some((c) => c.id === id)) throw new ConnectionError(404, 'Agent connection not found');
     if (id === defaultId) throw new ConnectionError(409, 'This is the default connection: make another one the default before deleting it');
-    const file = readFile(stateDir);
+    const file = readFile(stateDir, keys);
     if (id === MAIN_CONNECTION_ID) {
       await keys.set(undefined);
       await writeStoredAgentSettings(stateDir, {});
       const { mainName: _gone, ...rest } = file;
-      await writeFile(stateDir, rest);
+      await writeFile(stateDir, rest, keys);
       return;
     }
-    await writeFile(stateDir, { ...file, connections: file.connections.filter((c) => c.id !== id) });
+    await writeFile(stateDir, { ...file, connections: file.connections.filter((c) => c.id !== id) }, keys);
   });
 }
 
@@ -280,7 +309,7 @@ export function deleteConnection(stateDir: string, id: string, env: NodeJS.Proce
 export function setDefaultConnection(stateDir: string, id: string, env: NodeJS.ProcessEnv, keys?: SecretStore): Promise<void> {
   return serialized(stateDir, async () => {
     if (!listConnections(stateDir, env, keys).connections.some((c) => c.id === id)) throw new ConnectionError(404, 'Agent connection not found');
-    await writeFile(stateDir, { ...readFile(stateDir), default: id });
+    await writeFile(stateDir, { ...readFile(stateDir, keys), default: id }, keys);
   });
 }
 
