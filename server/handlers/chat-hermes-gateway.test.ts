@@ -101,6 +101,18 @@ describe.skipIf('missing' in setup)("the real Hermes gateway sees exactly the co
     return from;
   }
 
+  /** A turn answered by the other (OpenAI) agent: it received the whole conversation Satchel shows. */
+  async function turnAway(id: string, message: string, step: string): Promise<void> {
+    other.next(reply('Hello from another agent.'));
+    const before = other.requests.length;
+    await turn({ session_id: id, message });
+    const away = other.requests.slice(before).find((r) => r.path.endsWith('/chat/completions'))!;
+    const rows = await shown(id);
+    expect((away.body as { messages: Row[] }).messages).toEqual(rows.slice(0, -1));
+    compared++;
+    console.log(`[hermes gateway] ${step}: the other agent received the ${rows.length - 1} messages Satchel shows`);
+  }
+
   it(
     'send (a todo), stop, regenerate, edit, switch away and back, send',
     async () => {
@@ -133,14 +145,7 @@ describe.skipIf('missing' in setup)("the real Hermes gateway sees exactly the co
       await expectSame(id, from, 'edit');
 
       await useAgent(other.baseUrl, 'openai', 'fake-model');
-      other.next(reply('Hello from another agent.'));
-      const before = other.requests.length;
-      await turn({ session_id: id, message: 'Hello, other agent' });
-      const away = other.requests.slice(before).find((r) => r.path.endsWith('/chat/completions'))!;
-      const rows = await shown(id);
-      expect((away.body as { messages: Row[] }).messages).toEqual(rows.slice(0, -1));
-      compared++;
-      console.log(`[hermes gateway] switch away: the other agent received the ${rows.length - 1} messages Satchel shows`);
+      await turnAway(id, 'Hello, other agent', 'switch away');
 
       await useAgent(gateway.baseUrl, 'hermes', 'hermes-agent');
       from = await turn({ session_id: id, message: 'Back to Hermes: a todo for olives' });
@@ -169,13 +174,7 @@ describe.skipIf('missing' in setup)("the real Hermes gateway sees exactly the co
       await expectSame(id, from, 'connection: the gateway, send again (in step)');
 
       await pick(otherId);
-      other.next(reply('Hello from the other connection.'));
-      const before = other.requests.length;
-      await turn({ session_id: id, message: 'Hello, other connection' });
-      const away = other.requests.slice(before).find((r) => r.path.endsWith('/chat/completions'))!;
-      const rows = await shown(id);
-      expect((away.body as { messages: Row[] }).messages).toEqual(rows.slice(0, -1));
-      console.log(`[hermes gateway] connection switched away: the other server received the ${rows.length - 1} messages Satchel shows`);
+      await turnAway(id, 'Hello, other connection', 'connection switched away');
 
       await pick(null);
       from = await turn({ session_id: id, message: 'Back on the gateway' });
