@@ -78,6 +78,7 @@ test('a conversation on connection B gets its reply from B; another on the defau
   await expect(dialog.getByTestId('agent-api-key')).toHaveValue('');
   await expect(dialog.getByTestId('agent-key-saved')).toHaveText('saved');
   await expectNoKey(page);
+  await page.screenshot({ path: test.info().outputPath('connections-drawer.png') });
   await page.keyboard.press('Escape');
   await expect(dialog).toBeHidden();
 
