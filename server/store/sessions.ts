@@ -504,7 +504,7 @@ export class SessionStore {
    * The conversation's own model and system prompt (POST /api/session/settings). A field left undefined is kept;
    * null or blank removes it, so the agent settings' model (or no system prompt) applies again.
    */
-  async setConversation(id: string, change: { model?: string | null; system_prompt?: string | null }): Promise<Session> {
+  async setConversation(id: string, change: { model?: string | null; system_prompt?: string | null; connection?: string | null }): Promise<Session> {
     const model = change.model?.replace(/[\u0000-\u001f\u007f]/g, '').trim();
     if (model !== undefined && model.length > MAX_MODEL_CHARS) throw new ValueError(`Model name too long (max ${MAX_MODEL_CHARS} characters)`);
     const prompt = change.system_prompt;
@@ -517,6 +517,12 @@ export class SessionStore {
       if (prompt !== undefined) {
         if (prompt?.trim()) s.system_prompt = prompt;
         else delete s.system_prompt;
+      }
+      if (change.connection !== undefined && (change.connection || undefined) !== s.connection) {
+        // The model picked belongs to the connection left: the new one's own model applies unless one is given.
+        if (change.model === undefined) delete s.model;
+        if (change.connection) s.connection = change.connection;
+        else delete s.connection;
       }
     });
   }
