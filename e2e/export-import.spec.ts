@@ -95,3 +95,41 @@ test('export then import: the new conversation equals the original; a file that 
   await expect(page.getByTestId('import-error')).toHaveText(NOT_AN_EXPORT);
   await expect(page.getByTestId('session-item')).toHaveCount(before + 1);
 });
+
+test('"Export all conversations" then Import brings every one back, each with its messages', async ({ app: page, server }, info) => {
+  const first = await newSession(page, server.workspace);
+  await page.getByTestId('composer-input').fill('The first conversation');
+  await page.getByTestId('send').click();
+  await expect(page.getByTestId('message-text')).toHaveText(['The first conversation']);
+  await newSession(page, server.workspace);
+  await page.getByTestId('composer-input').fill('The second conversation');
+  await page.getByTestId('send').click();
+  await expect(page.getByTestId('message-text')).toHaveText(['The second conversation']);
+  const before = await page.getByTestId('session-item').count();
+  expect(before).toBeGreaterThanOrEqual(2);
+
+  const dir = info.outputPath('downloads');
+  fs.mkdirSync(dir, { recursive: true });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-all').click()]);
+  const file = path.join(dir, download.suggestedFilename());
+  await download.saveAs(file);
+  expect((await zipNames(file)).filter((n) => n.endsWith('/conversation.json'))).toHaveLength(before);
+
+  await page.getByTestId('import-input').setInputFiles(file);
+  await expect(page.getByTestId('import-status')).toHaveText(`Imported ${before} conversations.`);
+  await expect(page.getByTestId('session-item')).toHaveCount(before * 2);
+  await expect(page).not.toHaveURL(new RegExp(`#s=${first}$`));
+  // Every conversation is there twice now: the original and its copy.
+  for (const text of ['The first conversation', 'The second conversation']) {
+    const ids = await page.evaluate(async (wanted) => {
+      const list = (await (await fetch('/api/sessions')).json()) as { sessions: Array<{ session_id: string }> };
+      const out: string[] = [];
+      for (const s of list.sessions) {
+        const body = (await (await fetch(`/api/session?session_id=${s.session_id}`)).json()) as { session: { messages: Array<{ content: string }> } };
+        if (body.session.messages.some((m) => m.content === wanted)) out.push(s.session_id);
+      }
+      return out;
+    }, text);
+    expect(ids).toHaveLength(2);
+  }
+});

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AGENT_SETTINGS_FILE, loadAgentConfig, saveAgentSettings } from '../server/agent/config.js';
 import { MCP_TOKEN_FILE, McpToken } from '../server/mcp/token.js';
+import { CONNECTIONS_FILE, loadConnectionConfig, saveConnection } from '../server/agent/connections.js';
 import { AGENT_KEY_FILE, MCP_TOKEN_SECURE_FILE, openAgentKeyStore, openMcpTokenStore, type SafeStorage } from './secret-file-store.js';
 
 const KEY = 'sk-desktop-key-do-not-leak-7d3e9b1f0a';
@@ -45,6 +46,30 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(state, { recursive: true, force: true }));
 
 describe('the desktop key store (safeStorage)', () => {
+  it("the saved connections' keys are sealed with it too; another machine's are unreadable, said once, and kept", async () => {
+    const safe = fakeSafeStorage();
+    const keys = await openAgentKeyStore(state, safe, { logger, platform: 'darwin' });
+    const id = await saveConnection(state, { name: 'Box', baseUrl: 'http://127.0.0.1:4321', apiKey: KEY, model: 'm' }, keys);
+    const text = fs.readFileSync(path.join(state, CONNECTIONS_FILE), 'utf8');
+    expect(text).not.toContain(KEY);
+    expect(JSON.parse(text).connections[0]).toHaveProperty('apiKeySealed');
+    if (POSIX) expect(mode(path.join(state, CONNECTIONS_FILE))).toBe(0o600);
+    expect(loadConnectionConfig(state, {}, keys, id)).toMatchObject({ apiKey: KEY });
+
+    const elsewhere = await openAgentKeyStore(state, fakeSafeStorage(), { logger, platform: 'darwin' });
+    expect(loadConnectionConfig(state, {}, elsewhere, id)).not.toHaveProperty('apiKey');
+    // A change to another connection keeps the unreadable key as it was.
+    await saveConnection(state, { baseUrl: 'http://127.0.0.1:4322', model: '' }, elsewhere);
+    expect(loadConnectionConfig(state, {}, keys, id)).toMatchObject({ apiKey: KEY });
+  });
+
+  it("without a keyring, the connections' keys stay text in their 0600 file", async () => {
+    const keys = await openAgentKeyStore(state, fakeSafeStorage({ isEncryptionAvailable: () => false }), { logger, platform: 'linux' });
+    expect(keys.seal).toBeUndefined();
+    await saveConnection(state, { baseUrl: 'http://127.0.0.1:4321', apiKey: KEY, model: '' }, keys);
+    expect(JSON.parse(fs.readFileSync(path.join(state, CONNECTIONS_FILE), 'utf8')).connections[0].apiKey).toBe(KEY);
+  });
+
   it('round trip: the key is encrypted into agent-key.bin (0600), never in agent.json', async () => {
     const keys = await openAgentKeyStore(state, fakeSafeStorage(), { logger, platform: 'darwin' });
     expect(keys.get()).toBeUndefined();

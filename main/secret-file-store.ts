@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AGENT_SETTINGS_FILE, agentJsonKeyStore } from '../server/agent/config.js';
-import type { SecretStore } from '../server/agent/secret-store.js';
+import type { KeySeal, SecretStore } from '../server/agent/secret-store.js';
 import { log } from '../server/core/log.js';
 import { MCP_TOKEN_FILE, mcpTokenFileStore } from '../server/mcp/token.js';
 import { fileSecretStore } from '../server/store/secret-file.js';
@@ -55,10 +55,21 @@ export function whyUnprotected(safeStorage: SafeStorage, platform: NodeJS.Platfo
   return undefined;
 }
 
-/** The agent's API key (agent.json's field where no keyring protects it). Call after Electron's 'ready'. */
-export function openAgentKeyStore(stateDir: string, safeStorage: SafeStorage, options: SecretStoreOptions = {}): Promise<SecretStore> {
+/**
+ * The agent's API key (agent.json's field where no keyring protects it), and the seal of the other saved agent
+ * connections' keys (server/agent/connections.ts): encrypted by the same secure storage, base64 in
+ * agent-connections.json; where no keyring protects them they stay text in that file of mode 0600. Call after
+ * Electron's 'ready'.
+ */
+export async function openAgentKeyStore(stateDir: string, safeStorage: SafeStorage, options: SecretStoreOptions = {}): Promise<SecretStore> {
   const spec = { label: 'Agent API key', file: AGENT_KEY_FILE, plain: agentJsonKeyStore(stateDir), plainName: AGENT_SETTINGS_FILE, consequence: 'no key is sent' };
-  return openSecretStore(stateDir, safeStorage, spec, options);
+  const store = await openSecretStore(stateDir, safeStorage, spec, options);
+  if (whyUnprotected(safeStorage, options.platform)) return store;
+  const seal: KeySeal = {
+    seal: (value) => safeStorage.encryptString(value).toString('base64'),
+    open: (sealed) => safeStorage.decryptString(Buffer.from(sealed, 'base64')),
+  };
+  return { get: () => store.get(), set: (value) => store.set(value), seal };
 }
 
 /** The MCP token (<state>/mcp-token where no keyring protects it). Call after Electron's 'ready'. */

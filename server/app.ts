@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import type http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadAgentConfig } from './agent/config.js';
+import { loadConnectionConfig } from './agent/connections.js';
 import { requestBuilder } from './agent/request.js';
 import { recoverInterruptedTurns, TurnManager, type TurnDependencies } from './agent/turns.js';
 import { streamTurn } from './agent/upstream.js';
@@ -28,7 +28,7 @@ import { SessionDeletions } from './sessions/deletion.js';
 import { Workspaces } from './store/workspaces.js';
 // The handlers, for the route table below.
 import { uploadAndExtract, uploadAttachment } from './handlers/attachments.js';
-import { discoverAgents, getAgentSettings, listAgentModels, saveAgentSettingsRoute, testAgent } from './handlers/agent-settings.js';
+import { defaultConnectionRoute, deleteConnectionRoute, discoverAgents, getAgentSettings, listAgentModels, listConnectionsRoute, saveAgentSettingsRoute, saveConnectionRoute, testAgent } from './handlers/agent-settings.js';
 import { cancelChat, chatStream, chatStreamStatus, startChat } from './handlers/chat.js';
 import { deleteAttachment, getDraft, putDraft } from './handlers/drafts.js';
 import { events } from './handlers/events.js';
@@ -130,6 +130,9 @@ export const routes: RouteTable<App> = {
   '/api/agent/discover': { GET: api(discoverAgents) },
   // The saved agent's model list, for a conversation's model picker.
   '/api/agent/models': { GET: api(listAgentModels) },
+  '/api/agent/connections': { GET: api(listConnectionsRoute), POST: api(saveConnectionRoute, 'Could not save the agent connection') },
+  '/api/agent/connections/delete': { POST: api(deleteConnectionRoute, 'Could not delete the agent connection') },
+  '/api/agent/connections/default': { POST: api(defaultConnectionRoute, 'Could not change the default agent connection') },
   '/api/upload': { POST: api(uploadAttachment, 'Upload failed') },
   '/api/upload/extract': { POST: api(uploadAndExtract, 'Archive extraction failed') },
   '/api/workspace/upload': { POST: api(uploadToWorkspace, 'Upload failed') },
@@ -190,7 +193,7 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
   const events = new EventBus();
   const agent: TurnDependencies = {
     streamTurn,
-    loadConfig: () => loadAgentConfig(config.stateDir, process.env, config.agentKeyStore),
+    loadConfig: (connection?: string) => loadConnectionConfig(config.stateDir, process.env, config.agentKeyStore, connection),
     buildRequest: requestBuilder(
       config.stateDir,
       (id) => sessionFolder(config.stateDir, id),

@@ -1,9 +1,11 @@
 // "Connect an agent": the agent's base URL, API key (write-only: the page only learns whether one is saved),
 // model (picked from what Test connection lists, or typed), and the agents found running on this computer.
 // The kind and the key belong to the address: the detected kind is shown, and saving a new address with the
-// key field empty first asks whether the saved key may go there (agent-connection.ts has the words).
+// key field empty first asks whether the saved key may go there (agent-connection.ts has the words). Several
+// connections can be saved (agent-connections.ts lists them): the fields edit the one picked, the default at first.
 import { keepKeyQuestion, kindText, testResultText } from './agent-connection.js';
-import { api, ApiError, type AgentKind, type AgentSettings, type AgentSettingsInput, type DiscoveredAgent } from './api.js';
+import { ConnectionList } from './agent-connections.js';
+import { api, ApiError, type AgentConnectionsResponse, type AgentKind, type AgentSettings, type AgentSettingsInput, type DiscoveredAgent } from './api.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
 import { OPEN_AGENT_SETTINGS } from './error-row.js';
 import { McpPanel } from './mcp-panel.js';
@@ -55,11 +57,21 @@ export class AgentSettingsDialog {
   private readonly mcpTab = byId<HTMLButtonElement>('agent-tab-mcp');
   private readonly mcpWrap = byId('mcp-panel-wrap');
   private readonly mcp = new McpPanel(byId('mcp-panel'));
+  private readonly name = byId<HTMLInputElement>('agent-connection-name');
+  private readonly connections: ConnectionList;
   private settings: AgentSettings | null = null;
   private kind: AgentKind | undefined;
+  /** The connection the fields edit: an id, or undefined for a new one. */
+  private editing: string | undefined;
 
   /** `saved`: the settings the server now holds (the page's notice and Send follow them). */
   constructor(private readonly saved: (settings: AgentSettings | null) => void) {
+    this.connections = new ConnectionList(byId<HTMLUListElement>('agent-connection-list'), {
+      edit: (id) => this.edit(id),
+      changed: (list) => void this.changed(list),
+      failed: (err) => this.showError(failureText(err)),
+    });
+    byId('agent-connection-add').addEventListener('click', () => this.edit(undefined));
     const gear = byId<HTMLButtonElement>('agent-settings-button');
     gear.appendChild(icon([...ICONS.gear]));
     gear.addEventListener('click', () => void this.open());
@@ -104,7 +116,27 @@ export class AgentSettingsDialog {
 
   async open(): Promise<void> {
     await this.load();
-    const s = this.settings;
+    const list = await api.agentConnections().catch(() => null);
+    this.connections.show(list);
+    this.fill(list?.default_id ?? undefined, this.settings, list?.connections.find((c) => c.is_default)?.name ?? '');
+    this.showTab('chat');
+    if (!this.dialog.open) this.dialog.showModal();
+    this.baseUrl.focus();
+    void this.discover();
+  }
+
+  /** The fields show connection `id` (undefined: a new one, empty); a key is never shown, only whether one is saved. */
+  private edit(id: string | undefined): void {
+    const c = id === undefined ? undefined : this.connections.find(id);
+    this.fill(id, c ?? null, c?.name ?? '');
+    this.baseUrl.focus();
+  }
+
+  private fill(id: string | undefined, s: AgentSettings | null, name: string): void {
+    this.editing = id;
+    this.settings = s;
+    this.connections.mark(id);
+    this.name.value = name;
     this.baseUrl.value = s?.base_url ?? '';
     this.model.value = s?.model ?? '';
     this.kind = s?.kind ?? undefined;
@@ -119,10 +151,17 @@ export class AgentSettingsDialog {
     const fixed = new Set(s?.from_env ?? []);
     this.baseUrl.readOnly = fixed.has('baseUrl') || fixed.has('base_url');
     this.model.readOnly = fixed.has('model');
-    this.showTab('chat');
-    if (!this.dialog.open) this.dialog.showModal();
-    this.baseUrl.focus();
-    void this.discover();
+  }
+
+  /** The list changed (deleted, default moved): the page follows the default connection's settings. */
+  private async changed(list: AgentConnectionsResponse): Promise<void> {
+    if (this.editing !== undefined && !list.connections.some((c) => c.id === this.editing) && this.editing !== list.default_id) this.edit(list.default_id);
+    this.saved(await this.load());
+  }
+
+  private showError(text: string): void {
+    this.error.textContent = text;
+    this.error.hidden = false;
   }
 
   /** The dialog's two parts: the agent Satchel chats with, and the MCP endpoint other agents read through. */
@@ -205,7 +244,9 @@ export class AgentSettingsDialog {
     this.testResult.dataset.state = 'running';
     this.testResult.textContent = 'Testing…';
     try {
-      const res = await api.testAgent(this.input());
+      // A saved connection's key may go to its own address: the server is told which one (none yet: no key saved).
+      const saved = this.editing !== undefined && this.connections.find(this.editing) ? { connection: this.editing } : {};
+      const res = await api.testAgent({ ...this.input(), ...saved });
       this.testResult.dataset.state = res.ok ? 'ok' : 'error';
       this.testResult.dataset.type = res.ok ? '' : res.type;
       this.testResult.textContent = testResultText(res);
@@ -254,10 +295,12 @@ export class AgentSettingsDialog {
     }
     this.keyConfirm.hidden = true;
     try {
-      const answer = await api.saveAgentSettings(input);
-      this.settings = answer;
+      const name = this.name.value.trim();
+      const answer = await api.saveAgentConnection({ ...input, ...(this.editing ? { id: this.editing } : {}), ...(name || this.editing ? { name } : {}) });
+      this.connections.show(answer);
       this.dialog.close('save');
-      this.saved(this.settings);
+      // The page's notice and Send follow the default connection, whichever was saved.
+      this.saved(await this.load());
       notify('Agent settings saved.');
     } catch (err) {
       this.error.textContent = failureText(err);

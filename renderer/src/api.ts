@@ -2,6 +2,7 @@
 // server's own `error` text, so the UI can show exactly what the server said.
 // The wire shapes are declared once, for the server that sends them and this UI (server/core/wire.d.ts).
 import type {
+  AgentConnectionsResponse,
   AgentDiscoverResponse,
   AgentKind,
   AgentModelsResponse,
@@ -21,6 +22,7 @@ import type {
   WorkspaceRoots,
 } from '../../server/core/wire.js';
 import { noteStatus } from './access-lost.js';
+import type { SearchResponse } from './search-model.js';
 
 // Every wire shape, under its own name; three under the names this UI has always used.
 export type * from '../../server/core/wire.js';
@@ -86,6 +88,8 @@ export interface AgentSettingsInput {
   keep_api_key?: boolean;
   model: string;
   kind?: AgentKind;
+  /** Test only: the saved connection whose key may go to its own address (none: the default's). */
+  connection?: string;
 }
 
 export type DiscoveredAgent = AgentDiscoverResponse['agents'][number];
@@ -159,7 +163,12 @@ export const api = {
   saveAgentSettings: (input: AgentSettingsInput) => request<AgentSettings>('POST', '/api/agent/settings', input),
   testAgent: (input: AgentSettingsInput) => request<AgentTestResponse>('POST', '/api/agent/test', input),
   discoverAgents: () => request<AgentDiscoverResponse>('GET', '/api/agent/discover'),
-  agentModels: () => request<AgentModelsResponse>('GET', '/api/agent/models'),
+  agentModels: (connection?: string) => request<AgentModelsResponse>('GET', `/api/agent/models${connection ? `?${q({ connection })}` : ''}`),
+  // Several saved agent connections (docs/API.md, "Agent connections").
+  agentConnections: () => request<AgentConnectionsResponse>('GET', '/api/agent/connections'),
+  saveAgentConnection: (input: AgentSettingsInput & { id?: string; name?: string }) => request<AgentConnectionsResponse>('POST', '/api/agent/connections', input),
+  deleteAgentConnection: (id: string) => request<AgentConnectionsResponse>('POST', '/api/agent/connections/delete', { id }),
+  defaultAgentConnection: (id: string) => request<AgentConnectionsResponse>('POST', '/api/agent/connections/default', { id }),
   mcpSettings: () => request<McpSettings>('GET', '/api/mcp'),
   regenerateMcpToken: () => request<McpSettings>('POST', '/api/mcp/regenerate'),
   workspaces: () => request<WorkspaceRoots>('GET', '/api/workspaces'),
@@ -167,6 +176,8 @@ export const api = {
   list: (id: string, path: string, hidden = false) =>
     request<{ path: string; entries: WorkspaceEntry[] }>('GET', `/api/workspace/list?${q(browseParams(id, path, hidden))}`),
   capability: () => request<Capability>('GET', '/api/transcribe/capability'),
+  /** Search everything of the active profile (docs/API.md "Search"): ranked results with snippets. */
+  search: (query: string, limit: number) => request<SearchResponse>('GET', `/api/search?${q({ q: query, limit: String(limit) })}`),
   async fileText(id: string, path: string, hidden = false): Promise<string> {
     let res: Response;
     try {

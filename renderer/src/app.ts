@@ -42,6 +42,7 @@ class App {
   readonly agentDialog: AgentSettingsDialog;
   /** The header's model and system prompt of the conversation on screen. */
   readonly conversationSettings: ConversationSettingsView;
+  private readonly thread: ThreadView;
   /** Small windows: the sessions list and the workspace as drawers. */
   private readonly drawers = initDrawers();
 
@@ -67,6 +68,10 @@ class App {
         }
       },
       restored: (id) => void this.reloadAll(id).catch(() => undefined),
+      openFound: (id, messageIndex) => {
+        this.drawers.closeAll();
+        void this.openAt(id, messageIndex).catch(notifyFailure);
+      },
     });
     this.header = new SessionHeader({ renamed: (id, title) => this.applyTitle(id, title) });
     this.exportImport = new ExportImport({ imported: (id) => void this.reloadAll(id) });
@@ -83,11 +88,11 @@ class App {
       startTurn: (id, text, attachments, opts) => this.chat.start(id, text, attachments, opts),
       stop: () => void this.chat.stop().catch((err: unknown) => notify(err instanceof Error ? err.message : String(err), 'error')),
     });
-    const thread = new ThreadView({
+    const thread = (this.thread = new ThreadView({
       regenerate: () => this.regenerate(),
       edit: (row) => this.edit(row),
       showVersion: (index, version) => this.showVersion(index, version),
-    });
+    }));
     const attachments = new SessionAttachmentsView();
     const connection = new ConnectionView();
     this.conversationSettings = new ConversationSettingsView((session) =>
@@ -213,6 +218,15 @@ class App {
         await this.reloadAll(null);
       } else throw err;
     }
+  }
+
+  /**
+   * Open session `id` (a search result) with its message at `messageIndex` brought into view and marked. A
+   * message not drawn (in a version not shown) leaves the conversation at its end, as any opening does.
+   */
+  private async openAt(id: string, messageIndex?: number): Promise<void> {
+    await this.open(id);
+    if (messageIndex !== undefined && this.current?.session_id === id) this.thread.reveal(messageIndex);
   }
 
   /** The session on screen. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { modelChoices } from './conversation-settings.js';
+import { connectionChoices, modelChoices } from './conversation-settings.js';
 
 describe('modelChoices (the header’s model picker)', () => {
   const listed = { ok: true as const, models: ['llama3', 'qwen2'], model: 'llama3' };
@@ -24,5 +24,31 @@ describe('modelChoices (the header’s model picker)', () => {
       { value: 'qwen2', label: 'qwen2 (not listed by the agent)' },
     ]);
     expect(modelChoices(null, undefined)).toEqual([{ value: '', label: 'Agent default' }]);
+  });
+});
+
+describe('connectionChoices (the header’s agent connection picker)', () => {
+  const base = { kind: 'openai' as const, model: null, timeout_ms: 600000, context_chars: 200000, has_api_key: true, from_env: [] };
+  const list = {
+    connections: [
+      { ...base, id: 'main', name: '127.0.0.1:8642', base_url: 'http://127.0.0.1:8642', is_default: true },
+      { ...base, id: '0123456789abcdef', name: 'Work box', base_url: 'http://10.0.0.5:11434/v1', is_default: false },
+    ],
+    default_id: 'main',
+    max_connections: 16,
+    max_name_chars: 80,
+  };
+
+  it('offers the default (named), then every connection by name and host', () => {
+    expect(connectionChoices(list, undefined)).toEqual([
+      { value: '', label: 'Default (127.0.0.1:8642)' },
+      { value: 'main', label: '127.0.0.1:8642' },
+      { value: '0123456789abcdef', label: 'Work box — 10.0.0.5:11434' },
+    ]);
+  });
+
+  it('a conversation whose connection was deleted says the default answers', () => {
+    expect(connectionChoices(list, 'ffffffffffffffff').at(-1)).toEqual({ value: 'ffffffffffffffff', label: 'Deleted connection — the default answers' });
+    expect(connectionChoices(null, undefined)).toEqual([{ value: '', label: 'Default' }]);
   });
 });

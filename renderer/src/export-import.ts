@@ -66,8 +66,9 @@ export class ExportImport {
       }
       const text = await res.text();
       if (!res.ok) throw new Error(errorText(res.status, text));
-      const { session } = JSON.parse(text) as { session: Session };
-      this.status.textContent = `Imported “${session.title}”.`;
+      const { session, sessions } = JSON.parse(text) as { session: Session; sessions?: Array<{ session_id: string }> };
+      // An "Export all" archive brings back every conversation in it; the first of them is opened.
+      this.status.textContent = sessions && sessions.length > 1 ? `Imported ${sessions.length} conversations.` : `Imported “${session.title}”.`;
       this.deps.imported(session.session_id);
     } catch (err) {
       this.status.textContent = '';

@@ -6,6 +6,7 @@ import { byId, clear, h, icon, ICONS } from './dom.js';
 import { formatTime } from './format.js';
 import { deleteWithUndo, setArchived, setPinned } from './session-actions.js';
 import { archivedToggleLabel, groupSessions } from './session-groups.js';
+import { SessionSearch } from './search.js';
 import { notify } from './toast.js';
 
 declare global {
@@ -27,6 +28,8 @@ export interface SidebarDeps {
   removed(id: string, next: string | null): void;
   /** Session `id` is back (Undo, or a refused delete): reload the list and show it. */
   restored(id: string): void;
+  /** A search result was chosen: open its conversation, at its message when it names one. */
+  openFound(id: string, messageIndex?: number): void;
 }
 
 export interface WorkspaceOption {
@@ -58,9 +61,10 @@ export class Sidebar {
   private sessions: SessionSummary[] = [];
   private activeId: string | null = null;
   private showArchived = false;
-  /** The search field's text: the list shows the sessions whose title holds it (search-everything comes later). */
-  private readonly search = byId<HTMLInputElement>('session-search');
-  private query = '';
+  /** The search field: the list shows the sessions whose title holds its text until the server's results come,
+   *  which then show in the list's place (search.ts). */
+  private readonly search: SessionSearch;
+  private readonly searchField = byId<HTMLInputElement>('session-search');
   workspaces: string[] = [];
   /** Where the server puts a session made without a workspace (GET /api/workspaces `default`). */
   defaultWorkspace: string | undefined;
@@ -80,22 +84,20 @@ export class Sidebar {
       this.showArchived = !this.showArchived;
       this.render();
     });
-    this.search.addEventListener('input', () => {
-      this.query = this.search.value.trim().toLocaleLowerCase();
-      this.render();
-    });
+    this.search = new SessionSearch(this.searchField, { open: (id, index) => deps.openFound(id, index), changed: () => this.render() });
   }
 
   /** Put the cursor in the search field, its text selected (Ctrl/⌘+K). */
   focusSearch(): void {
-    this.search.focus();
-    this.search.select();
+    this.searchField.focus();
+    this.searchField.select();
   }
 
   /** The sessions the list holds that the search text lets through (their title holds it). */
   private matching(): SessionSummary[] {
-    if (!this.query) return this.sessions;
-    return this.sessions.filter((s) => (s.title || 'Untitled').toLocaleLowerCase().includes(this.query));
+    const query = this.search.titleFilter();
+    if (!query) return this.sessions;
+    return this.sessions.filter((s) => (s.title || 'Untitled').toLocaleLowerCase().includes(query));
   }
 
   /**
@@ -113,6 +115,8 @@ export class Sidebar {
     this.sessions = sessions;
     this.activeId = activeId;
     this.render();
+    // A conversation renamed, deleted or written to since: the results say so too.
+    this.search.refresh();
   }
 
   setActive(id: string | null): void {
@@ -135,10 +139,15 @@ export class Sidebar {
   private render(): void {
     clear(this.list);
     const { groups, archivedCount } = groupSessions(this.matching(), Date.now(), this.showArchived);
+    const searching = this.search.titleFilter() !== '';
+    // The search's results (or its empty line) take the list's place; its error line stands above the list.
+    const listShown = this.search.shows() === 'list' || this.search.shows() === 'error';
+    this.list.hidden = !listShown;
     const empty = byId('session-empty');
-    empty.hidden = groups.length > 0;
-    empty.textContent = this.sessions.length > 0 && this.query ? 'No conversation’s title matches.' : 'No sessions yet.';
-    this.archivedToggle.hidden = archivedCount === 0;
+    empty.hidden = !listShown || groups.length > 0;
+    // Titles filter at once; the server's answer may still find the words in a message.
+    empty.textContent = this.sessions.length === 0 || !searching ? 'No sessions yet.' : this.search.shows() === 'error' ? 'No conversation’s title matches.' : 'Searching messages and files…';
+    this.archivedToggle.hidden = !listShown || archivedCount === 0;
     this.archivedToggle.textContent = archivedToggleLabel(archivedCount, this.showArchived);
     this.archivedToggle.setAttribute('aria-expanded', String(this.showArchived));
     for (const group of groups) {
@@ -232,6 +241,8 @@ export class Sidebar {
     try {
       await api.switchProfile(name);
       await this.loadProfiles();
+      // Another profile's conversations are another search.
+      this.search.clear();
       this.deps.profileChanged();
     } catch (err) {
       this.profile.value = previous;

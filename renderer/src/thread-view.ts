@@ -10,6 +10,9 @@ import { ICONS } from './dom.js';
 import type { AppState } from './store.js';
 import { TurnView } from './turn-view.js';
 
+/** How long a message a search result opened stays marked: long enough to find it on screen, then out of the way. */
+export const FOUND_MARK_MS = 2000;
+
 export interface ThreadActions {
   regenerate(): void;
   /** Put a message of the person's back in the composer: sending it makes a new version from there. */
@@ -87,6 +90,7 @@ export class ThreadView {
           : assistantMessage(r, last, { busy, regenerate: regenerate ? () => this.actions.regenerate() : undefined, lastUsage: outcome?.usage, switcher }, session?.session_id);
       // The message being edited is marked, so the person sees which one Send will replace.
       if (editing === r.index && r.role === 'user') el.classList.add('msg-editing');
+      el.dataset.messageIndex = String(r.index);
       if (known) known.el.replaceWith(el);
       else changed = true;
       next.set(key, { signature, el });
@@ -105,6 +109,20 @@ export class ThreadView {
       else this.el.insertBefore(el, at);
     }
     return changed;
+  }
+
+  // Search (issue 24): bring the stored row at `messageIndex` of session.messages into view and mark it for
+  // FOUND_MARK_MS. A minimal version over the rows drawn now; the virtualized thread (i24-virtual) keeps its own.
+  private foundTimer: ReturnType<typeof setTimeout> | undefined;
+  reveal(messageIndex: number): boolean {
+    const row = Number.isInteger(messageIndex) ? this.el.querySelector<HTMLElement>(`[data-message-index="${messageIndex}"]`) : null;
+    if (!row) return false;
+    row.scrollIntoView({ block: 'center' });
+    this.el.querySelectorAll('.msg-found').forEach((el) => el.classList.remove('msg-found'));
+    row.classList.add('msg-found');
+    clearTimeout(this.foundTimer);
+    this.foundTimer = setTimeout(() => row.classList.remove('msg-found'), FOUND_MARK_MS);
+    return true;
   }
 
   /** The live turn below the rows: kept while its stream is the store's turn; true when it came or went. */

@@ -69,39 +69,51 @@ function settingsFile(stateDir: string): string {
 
 /** agent.json's fields, each checked by its row's parser; a missing, oversized or broken file is {}. */
 export function readStoredAgentSettings(stateDir: string): StoredAgentSettings {
+  const raw = readSmallJsonFile(settingsFile(stateDir), AGENT_SETTINGS_FILE, MAX_AGENT_SETTINGS_BYTES);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return {};
+  return parseStoredFields(raw as Record<string, unknown>, AGENT_SETTINGS_FILE);
+}
+
+/**
+ * A small JSON file of the state folder, or undefined (missing, oversized, not a regular file, not JSON; each
+ * but the first logged once under `label`, never with the file's text: it can hold a key).
+ */
+export function readSmallJsonFile(file: string, label: string, maxBytes: number): unknown {
   let text: string;
   let fd: number | undefined;
   try {
     // No symlink is followed, and the size is known before anything is read.
-    fd = fs.openSync(settingsFile(stateDir), fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
     const stat = fs.fstatSync(fd);
-    if (!stat.isFile() || stat.size > MAX_AGENT_SETTINGS_BYTES) {
-      warnOnce(AGENT_SETTINGS_FILE, `not a regular file under ${MAX_AGENT_SETTINGS_BYTES} bytes; ignored`);
-      return {};
+    if (!stat.isFile() || stat.size > maxBytes) {
+      warnOnce(label, `not a regular file under ${maxBytes} bytes; ignored`);
+      return undefined;
     }
     text = fs.readFileSync(fd, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') warnOnce(AGENT_SETTINGS_FILE, 'unreadable; ignored');
-    return {};
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') warnOnce(label, 'unreadable; ignored');
+    return undefined;
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
-  let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     // The parser's message can quote the file (the key): not logged.
-    warnOnce(AGENT_SETTINGS_FILE, 'not valid JSON; ignored');
-    return {};
+    warnOnce(label, 'not valid JSON; ignored');
+    return undefined;
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return {};
+}
+
+/** A stored agent's fields (agent.json's, or one saved connection's), each checked by its row's parser. */
+export function parseStoredFields(raw: Record<string, unknown>, label: string): StoredAgentSettings {
   const out: Record<string, unknown> = {};
   for (const [field, name] of Object.entries(FILE_FIELDS)) {
-    const value = (raw as Record<string, unknown>)[field];
+    const value = raw[field];
     if (value === undefined || value === null) continue;
     // The table's parsers read strings (as the environment gives them); numbers are written as numbers.
     const parsed = SETTINGS[name].parse(typeof value === 'number' ? String(value) : value, {
-      key: `${AGENT_SETTINGS_FILE}: ${field}`,
+      key: `${label}: ${field}`,
       source: 'file',
       warn: warnOnce,
     });
@@ -109,9 +121,9 @@ export function readStoredAgentSettings(stateDir: string): StoredAgentSettings {
   }
   if (out.kind !== undefined && !isAgentKind(out.kind)) delete out.kind;
   // The key's address is read as a base URL is, but it is no setting: the environment never sets it.
-  const keyAddress = (raw as Record<string, unknown>).apiKeyBaseUrl;
+  const keyAddress = raw.apiKeyBaseUrl;
   if (keyAddress !== undefined && keyAddress !== null) {
-    const parsed = SETTINGS.agentBaseUrl.parse(keyAddress, { key: `${AGENT_SETTINGS_FILE}: apiKeyBaseUrl`, source: 'file', warn: warnOnce });
+    const parsed = SETTINGS.agentBaseUrl.parse(keyAddress, { key: `${label}: apiKeyBaseUrl`, source: 'file', warn: warnOnce });
     if (typeof parsed === 'string') out.apiKeyBaseUrl = parsed;
   }
   return out as StoredAgentSettings;
@@ -130,8 +142,8 @@ export function sameAgentAddress(a: string | undefined, b: string | undefined): 
   }
 }
 
-/** The environment's fields (blank or unusable ones are absent). */
-function envSettings(env: NodeJS.ProcessEnv): StoredAgentSettings {
+/** The environment's fields (blank or unusable ones are absent): they overlay the default connection. */
+export function envSettings(env: NodeJS.ProcessEnv): StoredAgentSettings {
   const out: Record<string, unknown> = {};
   for (const [field, name] of Object.entries(FILE_FIELDS)) {
     const value = readSetting(name, env, warnOnce);
@@ -164,13 +176,13 @@ export function agentJsonKeyStore(stateDir: string): SecretStore {
   };
 }
 
-async function writeStoredAgentSettings(stateDir: string, stored: StoredAgentSettings): Promise<void> {
+export async function writeStoredAgentSettings(stateDir: string, stored: StoredAgentSettings): Promise<void> {
   fs.mkdirSync(stateDir, { recursive: true });
   await writeFileAtomic(settingsFile(stateDir), JSON.stringify(stored, null, 2) + '\n');
 }
 
 /** The file's fields with the store's key, under the environment's (SATCHEL_AGENT_API_KEY wins, and is never stored). */
-function merged(stateDir: string, env: NodeJS.ProcessEnv, keys: SecretStore = agentJsonKeyStore(stateDir)): StoredAgentSettings {
+export function merged(stateDir: string, env: NodeJS.ProcessEnv, keys: SecretStore = agentJsonKeyStore(stateDir)): StoredAgentSettings {
   const { apiKey: _inFile, apiKeyBaseUrl, ...file } = readStoredAgentSettings(stateDir);
   const fromEnv = envSettings(env);
   // The stored key goes only to the address it was saved with: a base URL changed in the environment, or in
@@ -197,7 +209,11 @@ export function guessKind(baseUrl: string): AgentKind {
 
 /** The agent to talk to this turn, or undefined when no base URL is configured anywhere. */
 export function loadAgentConfig(stateDir: string, env: NodeJS.ProcessEnv = process.env, keys?: SecretStore): AgentConfig | undefined {
-  const s = merged(stateDir, env, keys);
+  return configFrom(merged(stateDir, env, keys), env);
+}
+
+/** A connection's settings (agent.json's, or a saved connection's: connections.ts) as the turn uses them. */
+export function configFrom(s: StoredAgentSettings, env: NodeJS.ProcessEnv): AgentConfig | undefined {
   if (!s.baseUrl) return undefined;
   const kind = s.kind ?? guessKind(s.baseUrl);
   return {
@@ -227,6 +243,19 @@ export interface SaveAgentSettings {
   contextChars?: number;
 }
 
+/** A field to be saved, read by its settings row's parser; throws a plain Error naming the field (never the value). */
+export function checkAgentField(field: keyof typeof FILE_FIELDS, value: unknown): unknown {
+  if (value === undefined) return undefined;
+  let why: string | undefined;
+  const parsed = SETTINGS[FILE_FIELDS[field]].parse(typeof value === 'number' ? String(value) : value, {
+    key: field,
+    source: 'file',
+    warn: (_key: string, reason: string) => (why = reason),
+  });
+  if (parsed === undefined) throw new Error(`Invalid agent setting ${field}${why ? `: ${why}` : ''}`);
+  return parsed;
+}
+
 /**
  * Writes agent.json (0600, atomically) and, when one is given, the key into the store. Throws a plain Error
  * naming the bad field (never a value) when invalid, before anything is written.
@@ -236,17 +265,7 @@ export async function saveAgentSettings(
   next: SaveAgentSettings,
   keys: SecretStore = agentJsonKeyStore(stateDir),
 ): Promise<void> {
-  const check = (field: keyof typeof FILE_FIELDS, value: unknown) => {
-    if (value === undefined) return undefined;
-    let why: string | undefined;
-    const parsed = SETTINGS[FILE_FIELDS[field]].parse(typeof value === 'number' ? String(value) : value, {
-      key: field,
-      source: 'file',
-      warn: (_key: string, reason: string) => (why = reason),
-    });
-    if (parsed === undefined) throw new Error(`Invalid agent setting ${field}${why ? `: ${why}` : ''}`);
-    return parsed;
-  };
+  const check = checkAgentField;
   const current = readStoredAgentSettings(stateDir);
   const baseUrl = check('baseUrl', next.baseUrl) as string;
   const stored: StoredAgentSettings = { baseUrl, model: next.model.trim() };
@@ -276,8 +295,11 @@ export async function saveAgentSettings(
 
 /** The settings as the UI shows them: never the key. */
 export function publicAgentSettings(stateDir: string, env: NodeJS.ProcessEnv = process.env, keys?: SecretStore): PublicAgentSettings {
-  const s = merged(stateDir, env, keys);
-  const fromEnv = envSettings(env);
+  return publicFrom(merged(stateDir, env, keys), env);
+}
+
+/** A connection's settings as the UI shows them (`fromEnv`: the environment overlays this one, the default). */
+export function publicFrom(s: StoredAgentSettings, env: NodeJS.ProcessEnv | undefined): PublicAgentSettings {
   return {
     base_url: s.baseUrl ?? null,
     model: s.model ?? null,
@@ -285,6 +307,6 @@ export function publicAgentSettings(stateDir: string, env: NodeJS.ProcessEnv = p
     timeout_ms: s.timeoutMs ?? DEFAULT_AGENT_TIMEOUT_MS,
     context_chars: Math.floor(s.contextChars ?? DEFAULT_AGENT_CONTEXT_CHARS),
     has_api_key: !!s.apiKey,
-    from_env: Object.keys(fromEnv),
+    from_env: env ? Object.keys(envSettings(env)) : [],
   };
 }

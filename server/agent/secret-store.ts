@@ -9,4 +9,15 @@ export interface SecretStore {
   get(): string | undefined;
   /** Stores the key; undefined removes it. Never logs the value. */
   set(value: string | undefined): Promise<void>;
+  /**
+   * How the saved agent connections' other keys are kept at rest (connections.ts): the desktop app encrypts them
+   * with the system's secure storage, as it does this one; without it they are text in a file of mode 0600.
+   */
+  seal?: KeySeal;
+}
+
+/** A key to the text stored for it and back; `open` throws when the text is not one it sealed. */
+export interface KeySeal {
+  seal(value: string): string;
+  open(sealed: string): string;
 }

@@ -75,7 +75,8 @@ export interface BuildRequestInput {
 export interface TurnDependencies {
   streamTurn: StreamTurn;
   /** Read at each start, so a changed setting applies to the next turn. */
-  loadConfig: () => AgentConfig | undefined;
+  /** The connection's agent (`connection`: the conversation's; absent or deleted: the default), or none. */
+  loadConfig: (connection?: string) => AgentConfig | undefined;
   buildRequest: (input: BuildRequestInput) => TurnRequest | Promise<TurnRequest>;
 }
 
@@ -146,7 +147,7 @@ export class TurnManager {
     const sessionId = session.session_id;
     const running = this.bySession.get(sessionId);
     if (running) throw new ChatRefusal(409, ACTIVE_STREAM, { active_stream_id: running });
-    const config = this.deps.loadConfig();
+    const config = this.deps.loadConfig(session.connection);
     if (!config) throw new ChatRefusal(503, NO_AGENT, { hint: NO_AGENT_HINT, action: 'agent_settings' });
     if (this.stopped) throw new HttpError(503, 'Satchel is shutting down');
     if (this.active.size >= MAX_CONCURRENT_TURNS) throw new HttpError(503, TOO_MANY_TURNS);

@@ -140,6 +140,8 @@ export interface Session extends SessionHeader {
   model?: string;
   /** Sent as the first `system` message of every turn of this conversation; absent: none. */
   system_prompt?: string;
+  /** The saved agent connection this conversation's turns use (GET /api/agent/connections); absent: the default. */
+  connection?: string;
 }
 
 /** POST /api/session/settings: each field given replaces the stored one; `null` or '' removes it. */
@@ -147,6 +149,8 @@ export interface SessionSettingsInput {
   session_id: string;
   model?: string | null;
   system_prompt?: string | null;
+  /** A connection's id; `null` or '': the default connection. A new connection clears `model` unless it is given. */
+  connection?: string | null;
 }
 
 /** GET /api/agent/models: the saved agent's model list, and the model its settings name. */
@@ -413,6 +417,24 @@ export interface AgentSettings {
   has_api_key: boolean;
   /** Fields the environment sets (shown read-only: a saved value would not take effect). */
   from_env: string[];
+}
+
+/** One saved agent connection (GET /api/agent/connections): its settings, never its key. */
+export interface AgentConnection extends AgentSettings {
+  id: string;
+  name: string;
+  is_default: boolean;
+}
+
+/** GET /api/agent/connections, and the answer of every POST that changes them. */
+export interface AgentConnectionsResponse {
+  connections: AgentConnection[];
+  /** `main` (agent.json's) when nothing else was made the default, even with no agent configured. */
+  default_id: string;
+  max_connections: number;
+  max_name_chars: number;
+  /** POST /api/agent/connections: the id of the connection saved. */
+  id?: string;
 }
 
 /** POST /api/agent/test: `message` is the result in one sentence; `key_checked` false: the key could not be checked. */

@@ -1,10 +1,12 @@
-// An export becomes a new conversation (POST /api/session/import), all or nothing. A .zip is extracted by the
+// An export becomes new conversations (POST /api/session/import), all or nothing. A .zip is extracted by the
 // same engine and guards as an uploaded archive (archive/: member count, unpacked bytes, no name outside its
-// folder) into a hidden folder inside the new session's own attachment folder, which the import creates and no
-// other session can know; the conversation's JSON is read from there, its `attachments/` entries are moved up
-// into the session's folder, and only when every reference checks out is the session stored. Any failure
-// removes the whole folder: no session, no file is left. A lone .json (an export of a conversation without
-// files) is read the same way, with nothing to place.
+// folder) into a hidden work folder inside a new session folder, which the import creates and no other session
+// can know. An export of one conversation holds `conversation.json` at its root: it is read from there, its
+// `attachments/` entries are moved up into the session's folder. An "Export all" archive holds one folder per
+// conversation, each laid out the same way: each gets a new session folder of its own. Only when every
+// conversation's references check out are they stored, in one transaction. Any failure removes every folder
+// the import made: no session, no file is left. A lone .json (an export of a conversation without files) is
+// read the same way, with nothing to place.
 import { constants as fsc } from 'node:fs';
 import fsp from 'node:fs/promises';
 import type { App } from '../app.js';
@@ -13,6 +15,7 @@ import { attachmentRoot } from '../attachments/layout.js';
 import { DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../core/errors.js';
 import { log } from '../core/log.js';
 import { isHiddenName } from '../core/paths.js';
+import { quotedName } from '../archive/limits.js';
 import { EXPORT_ATTACHMENTS_DIR } from '../projections/export.js';
 import { AnchoredDir, errno } from '../store/anchored.js';
 import { ensureDir } from '../store/files.js';
@@ -48,11 +51,11 @@ async function readJsonText(handle: fsp.FileHandle): Promise<string> {
   return handle.readFile('utf8');
 }
 
-/** Import the staged upload at `staged` as a new session of `profile`. */
-export async function importConversation(app: App, staged: string, profile: string, signal: AbortSignal): Promise<Session> {
+/** Import the staged upload at `staged` as new sessions of `profile`: one, or each of an "Export all" archive. */
+export async function importConversations(app: App, staged: string, profile: string, signal: AbortSignal): Promise<Session[]> {
   const head = await readHead(staged);
   const workspace = await app.workspaces.validate(app.workspaces.fallbackWorkspace);
-  const base = { sessionId: app.sessions.freshId(), stateDir: app.config.stateDir, workspace, profile, now: new Date() };
+  const base: ImportBase = { stateDir: app.config.stateDir, workspace, profile, now: new Date() };
   if (ZIP_MAGIC.some((magic) => head.subarray(0, magic.length).equals(magic))) return importZip(app, staged, base, signal);
   // Not even the start of a JSON object (a photo, a PDF): said at once, without reading the rest.
   if (!/^\s*(?:\{|$)/.test(head.toString('latin1'))) throw new ValueError(NOT_AN_EXPORT);
@@ -64,8 +67,10 @@ export async function importConversation(app: App, staged: string, profile: stri
     await handle.close();
   }
   // No folder: a reference to any attachment is one the export does not hold.
-  return app.sessions.insert(importedSession(parseExportText(text), { ...base, held: new Map() }));
+  return [await app.sessions.insert(importedSession(parseExportText(text), { ...base, sessionId: app.sessions.freshId(), held: new Map() }))];
 }
+
+type ImportBase = Omit<ImportTarget, 'held' | 'sessionId'>;
 
 /** The extractor's failures: its refusals (400) and a full disk as they are; a zip it cannot read is no export. */
 function extractionFailure(err: unknown, signal: AbortSignal): unknown {
@@ -76,56 +81,160 @@ function extractionFailure(err: unknown, signal: AbortSignal): unknown {
   return new ValueError(NOT_AN_EXPORT);
 }
 
-async function importZip(app: App, staged: string, base: Omit<ImportTarget, 'held'>, signal: AbortSignal): Promise<Session> {
-  const rootPath = attachmentRoot(app.config.stateDir);
-  await ensureDir(rootPath);
-  const root = await AnchoredDir.open(rootPath);
-  try {
-    // Exclusive: a folder already there (left by something else) is never taken over, nor removed below.
-    await root.mkdir(base.sessionId);
-    try {
-      const folder = await root.openDir(base.sessionId);
+/** Session folders made by one import: each new, exclusive, and all removed again unless the import is stored. */
+class ImportFolders {
+  private readonly made: string[] = [];
+
+  constructor(
+    private readonly app: App,
+    readonly root: AnchoredDir,
+  ) {}
+
+  /** A new session id whose folder this import has just created (exclusive: one already there is never taken over). */
+  async make(): Promise<string> {
+    for (;;) {
+      const id = this.app.sessions.freshId();
+      if (this.made.includes(id)) continue;
       try {
-        const held = await unpack(app, staged, folder, signal);
-        return await app.sessions.insert(importedSession(held.doc, { ...base, held: held.entries }));
-      } finally {
-        await folder.close();
+        await this.root.mkdir(id);
+      } catch (err) {
+        if (errno(err) === 'EEXIST') continue;
+        throw err;
       }
-    } catch (err) {
-      await root.removeTree(base.sessionId).catch((rmErr: unknown) => log.warn('could not remove a failed import', rmErr));
-      throw err;
+      this.made.push(id);
+      return id;
     }
-  } finally {
-    await root.close();
+  }
+
+  async removeAll(): Promise<void> {
+    for (const id of this.made) await this.root.removeTree(id).catch((err: unknown) => log.warn('could not remove a failed import', err));
   }
 }
 
-/** Unpack the archive into `folder`: its JSON read, its attachments moved into place, the work folder gone. */
-async function unpack(app: App, staged: string, folder: AnchoredDir, signal: AbortSignal): Promise<{ doc: Record<string, unknown>; entries: Map<string, HeldEntry> }> {
+async function importZip(app: App, staged: string, base: ImportBase, signal: AbortSignal): Promise<Session[]> {
+  const rootPath = attachmentRoot(app.config.stateDir);
+  await ensureDir(rootPath);
+  const folders = new ImportFolders(app, await AnchoredDir.open(rootPath));
+  try {
+    // The archive is unpacked inside the first session's folder; it is that conversation's if it holds one.
+    const first = await folders.make();
+    const sessions = await withDir(folders.root, first, async (folder) => {
+      await unpack(app, staged, folder, signal);
+      const work = await folder.openDir(IMPORT_WORK_DIR);
+      let found: Found[];
+      try {
+        found = (await holds(work, EXPORT_JSON_NAME)) ? [{ id: first, doc: await readConversation(work, folder) }] : await readEveryConversation(work, folders);
+      } finally {
+        await work.close();
+      }
+      await folder.removeTree(IMPORT_WORK_DIR);
+      const out: Session[] = [];
+      for (const { id, name, doc } of found) {
+        const held = await withDir(folders.root, id, heldEntries);
+        // A conversation without files has no folder, as one made in Satchel has none before its first upload.
+        if (held.size === 0) await folders.root.removeTree(id);
+        out.push(naming(name, () => importedSession(doc, { ...base, sessionId: id, held })));
+      }
+      return out;
+    });
+    // The first folder held only the work folder when the archive was an "Export all": it goes now.
+    if (!sessions.some((s) => s.session_id === first)) await folders.root.removeTree(first);
+    return await app.sessions.insertAll(sessions);
+  } catch (err) {
+    await folders.removeAll();
+    throw err;
+  } finally {
+    await folders.root.close();
+  }
+}
+
+/** A conversation read from an archive: its new id, its folder in an "Export all" archive, its document. */
+interface Found {
+  id: string;
+  name?: string;
+  doc: Record<string, unknown>;
+}
+
+/** Whether `dir` has an entry `name` (of any kind: what it is, the reader judges). */
+async function holds(dir: AnchoredDir, name: string): Promise<boolean> {
+  try {
+    await dir.lstat(name);
+    return true;
+  } catch (err) {
+    if (errno(err) === 'ENOENT') return false;
+    throw err;
+  }
+}
+
+/** A refusal about one conversation of an "Export all" archive names its folder, so the person knows which. */
+function naming<T>(name: string | undefined, read: () => T): T {
+  const said = (err: unknown): never => {
+    throw name !== undefined && err instanceof ValueError ? new ValueError(`${quotedName(name)}: ${err.message}`, err.verbatim) : err;
+  };
+  try {
+    const out = read();
+    return out instanceof Promise ? (out.catch(said) as T) : out;
+  } catch (err) {
+    return said(err);
+  }
+}
+
+async function withDir<T>(root: AnchoredDir, name: string, use: (dir: AnchoredDir) => Promise<T>): Promise<T> {
+  const dir = await root.openDir(name);
+  try {
+    return await use(dir);
+  } finally {
+    await dir.close();
+  }
+}
+
+/** Unpack the archive into `folder`'s hidden work folder. */
+async function unpack(app: App, staged: string, folder: AnchoredDir, signal: AbortSignal): Promise<void> {
   await folder.mkdir(IMPORT_WORK_DIR);
   await extractArchive(staged, ARCHIVE_NAME, folder.pathOf(IMPORT_WORK_DIR), folder, { maxBytes: maxExtractedBytes(app.config.maxUploadBytes), signal }).catch((err: unknown) => {
     throw extractionFailure(err, signal);
   });
-  const work = await folder.openDir(IMPORT_WORK_DIR);
+}
+
+/** One conversation laid out in `from` (its JSON, `attachments/`): its document, its files moved into `to`. */
+async function readConversation(from: AnchoredDir, to: AnchoredDir): Promise<Record<string, unknown>> {
+  const handle = await from.openFile(EXPORT_JSON_NAME, fsc.O_RDONLY).catch((err: unknown) => {
+    // Missing, a folder, a link: whatever this archive is, it is not an export.
+    if (errno(err) !== undefined) throw new ValueError(NOT_AN_EXPORT);
+    throw err;
+  });
   let doc: Record<string, unknown>;
   try {
-    const handle = await work.openFile(EXPORT_JSON_NAME, fsc.O_RDONLY).catch((err: unknown) => {
-      // Missing, a folder, a link: whatever this archive is, it is not an export.
-      if (errno(err) !== undefined) throw new ValueError(NOT_AN_EXPORT);
-      throw err;
-    });
-    try {
-      if (!(await handle.stat()).isFile()) throw new ValueError(NOT_AN_EXPORT);
-      doc = parseExportText(await readJsonText(handle));
-    } finally {
-      await handle.close();
-    }
-    await moveAttachments(work, folder);
+    if (!(await handle.stat()).isFile()) throw new ValueError(NOT_AN_EXPORT);
+    doc = parseExportText(await readJsonText(handle));
   } finally {
-    await work.close();
+    await handle.close();
   }
-  await folder.removeTree(IMPORT_WORK_DIR);
-  return { doc, entries: await heldEntries(folder) };
+  await moveAttachments(from, to);
+  return doc;
+}
+
+/**
+ * An "Export all" archive: every folder at its root holding a conversation's JSON, each into a new session folder,
+ * in the archive's order of names. Other entries (a note someone added) are left with the work folder; an
+ * archive with no such folder is no export. A refusal names the conversation's folder, so the person knows which.
+ */
+async function readEveryConversation(work: AnchoredDir, folders: ImportFolders): Promise<Found[]> {
+  const names = (await work.readdir())
+    .filter((e) => e.isDirectory() && !isHiddenName(e.name))
+    .map((e) => e.name)
+    .sort();
+  const out: Found[] = [];
+  for (const name of names) {
+    const doc = await withDir(work, name, async (part) => {
+      if (!(await holds(part, EXPORT_JSON_NAME))) return undefined;
+      const id = await folders.make();
+      return { id, name, doc: await naming(name, () => withDir(folders.root, id, (to) => readConversation(part, to))) };
+    });
+    if (doc) out.push(doc);
+  }
+  if (out.length === 0) throw new ValueError(NOT_AN_EXPORT);
+  return out;
 }
 
 /** `attachments/*` of the unpacked export up into the session's folder (one rename each, on the same disk). */

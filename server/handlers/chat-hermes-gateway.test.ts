@@ -101,6 +101,18 @@ describe.skipIf('missing' in setup)("the real Hermes gateway sees exactly the co
     return from;
   }
 
+  /** A turn answered by the other (OpenAI) agent: it received the whole conversation Satchel shows. */
+  async function turnAway(id: string, message: string, step: string): Promise<void> {
+    other.next(reply('Hello from another agent.'));
+    const before = other.requests.length;
+    await turn({ session_id: id, message });
+    const away = other.requests.slice(before).find((r) => r.path.endsWith('/chat/completions'))!;
+    const rows = await shown(id);
+    expect((away.body as { messages: Row[] }).messages).toEqual(rows.slice(0, -1));
+    compared++;
+    console.log(`[hermes gateway] ${step}: the other agent received the ${rows.length - 1} messages Satchel shows`);
+  }
+
   it(
     'send (a todo), stop, regenerate, edit, switch away and back, send',
     async () => {
@@ -133,14 +145,7 @@ describe.skipIf('missing' in setup)("the real Hermes gateway sees exactly the co
       await expectSame(id, from, 'edit');
 
       await useAgent(other.baseUrl, 'openai', 'fake-model');
-      other.next(reply('Hello from another agent.'));
-      const before = other.requests.length;
-      await turn({ session_id: id, message: 'Hello, other agent' });
-      const away = other.requests.slice(before).find((r) => r.path.endsWith('/chat/completions'))!;
-      const rows = await shown(id);
-      expect((away.body as { messages: Row[] }).messages).toEqual(rows.slice(0, -1));
-      compared++;
-      console.log(`[hermes gateway] switch away: the other agent received the ${rows.length - 1} messages Satchel shows`);
+      await turnAway(id, 'Hello, other agent', 'switch away');
 
       await useAgent(gateway.baseUrl, 'hermes', 'hermes-agent');
       from = await turn({ session_id: id, message: 'Back to Hermes: a todo for olives' });
@@ -149,6 +154,33 @@ describe.skipIf('missing' in setup)("the real Hermes gateway sees exactly the co
       from = await turn({ session_id: id, message: 'Thanks' });
       await expectSame(id, from, 'send once more');
       console.log(`[hermes gateway] ${compared} requests compared, all equal to Satchel's conversation, in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    },
+    WHOLE_RUN_MS,
+  );
+
+  it(
+    "a conversation's connection switched from the gateway to an OpenAI server and back: each sees exactly what Satchel shows",
+    async () => {
+      await useAgent(gateway.baseUrl, 'hermes', 'hermes-agent');
+      const added = await srv.json('/api/agent/connections', { name: 'Other', base_url: other.baseUrl, api_key: KEY, model: 'fake-model', kind: 'openai' });
+      expect(added.status).toBe(200);
+      const otherId = ((await added.json()) as { id: string }).id;
+      const id = await srv.newSession();
+      const pick = async (connection: string | null) => expect((await srv.json('/api/session/settings', { session_id: id, connection })).status).toBe(200);
+
+      let from = await turn({ session_id: id, message: 'Please add a todo: buy dates' });
+      await expectSame(id, from, 'connection: the gateway, send');
+      from = await turn({ session_id: id, message: 'And what is on the list?' });
+      await expectSame(id, from, 'connection: the gateway, send again (in step)');
+
+      await pick(otherId);
+      await turnAway(id, 'Hello, other connection', 'connection switched away');
+
+      await pick(null);
+      from = await turn({ session_id: id, message: 'Back on the gateway' });
+      await expectSame(id, from, 'connection switched back to the gateway');
+      from = await turn({ session_id: id, message: 'Thanks again' });
+      await expectSame(id, from, 'connection: the gateway, send once more');
     },
     WHOLE_RUN_MS,
   );

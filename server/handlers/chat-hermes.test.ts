@@ -130,6 +130,31 @@ describe("Hermes' gateway sees exactly the shown conversation", () => {
     expectHistory(back, history, 'Back again');
   });
 
+  it("switching a conversation's connection between the gateway and an OpenAI server: each gets the whole shown history", async () => {
+    // The gateway is the default (beforeEach); the plain server is a second saved connection.
+    const added = await srv.json('/api/agent/connections', { name: 'Plain', base_url: plain.baseUrl, api_key: KEY, model: 'fake-model', kind: 'openai' });
+    expect(added.status, await added.clone().text()).toBe(200);
+    const other = ((await added.json()) as { id: string }).id;
+    const pick = async (id: string, connection: string | null) => expect((await srv.json('/api/session/settings', { session_id: id, connection })).status).toBe(200);
+    try {
+      const id = await srv.newSession();
+      const first = await turn(hermes, { session_id: id, message: 'Hello Hermes' }, reply('Hello.'));
+      expect(first.headers[HEADER]).toMatch(new RegExp(`^satchel-${id}-`));
+      await pick(id, other);
+      const away = await turn(plain, { session_id: id, message: 'Hello other' }, reply('Hi from elsewhere.'));
+      expectHistory(away, [user('Hello Hermes'), { role: 'assistant', content: 'Hello.' }], 'Hello other');
+      await pick(id, null);
+      const history = await shown(id);
+      const back = await turn(hermes, { session_id: id, message: 'Back again' }, reply('Welcome back.'));
+      expectHistory(back, history, 'Back again');
+      // Another conversation on the default meanwhile kept its own continuity with the gateway.
+      const still = await srv.newSession();
+      expect((await turn(hermes, { session_id: still, message: 'Solo' }, reply('Yes.'))).headers[HEADER]).toMatch(new RegExp(`^satchel-${still}-`));
+    } finally {
+      expect((await srv.json('/api/agent/connections/delete', { id: other })).status).toBe(200);
+    }
+  });
+
   it('never sends the header without a key (the gateway would answer 403)', async () => {
     const open = await startFakeAgent({ hermes: true });
     try {

@@ -246,3 +246,63 @@ describe('GET /api/sessions/export', () => {
     expect(names.some((n) => n.includes(theirs))).toBe(false);
   });
 });
+
+describe('POST /api/session/import of an "Export all" archive', () => {
+  let all: TestServer;
+  beforeAll(async () => {
+    all = await startTestServer({ maxUploadBytes: 8 * 1024 * 1024 });
+  });
+  afterAll(async () => {
+    await all.stop();
+  });
+  const importInto = (content: Buffer) => postMultipart(all, '/api/session/import', [{ name: 'file', filename: 'satchel-conversations.zip', content }]);
+  const listed = async () => (((await (await all.api('/api/sessions')).json()) as Json).sessions as Json[]).map((s) => s.session_id as string).sort();
+  const folders = () => fs.readdir(path.join(all.stateDir, 'attachments')).then((f) => f.sort(), () => []);
+
+  it('brings back every conversation, each with its texts and its files in a folder of its own, in one answer', async () => {
+    const a = await all.newSession();
+    await postMultipart(all, '/api/upload', [{ name: 'session_id', content: a }, { name: 'file', filename: 'notes.txt', content: 'alpha notes' }]);
+    await all.json('/api/session/message', { session_id: a, text: 'about the notes' });
+    await all.json('/api/session/rename', { session_id: a, title: 'Notes' });
+    const b = await all.newSession();
+    await all.json('/api/session/message', { session_id: b, text: 'just words' });
+    await all.json('/api/session/rename', { session_id: b, title: 'Words' });
+    const archive = Buffer.from(await (await all.api('/api/sessions/export')).arrayBuffer());
+
+    const { status, body } = await importInto(archive);
+    expect(status).toBe(200);
+    const made = body.sessions as Json[];
+    expect(made.map((s) => s.title).sort()).toEqual(['Notes', 'Words']);
+    expect(made.every((s) => s.session_id !== a && s.session_id !== b)).toBe(true);
+    expect(body.session.session_id).toBe(made[0]!.session_id);
+    expect(await listed()).toEqual([a, b, ...made.map((s) => s.session_id as string)].sort());
+    const notes = made.find((s) => s.title === 'Notes')!;
+    const copy = ((await (await all.api(`/api/session?session_id=${notes.session_id}`)).json()) as Json).session as Json;
+    expect(copy.messages.map((m: Json) => m.content)).toEqual(['about the notes']);
+    expect(copy.attachments.map((x: Json) => x.path)).toEqual([path.join(all.stateDir, 'attachments', notes.session_id, 'notes.txt')]);
+    expect(await fs.readFile(path.join(all.stateDir, 'attachments', notes.session_id, 'notes.txt'), 'utf8')).toBe('alpha notes');
+    // No work folder and no folder of a conversation that is not there: exactly one per session with files.
+    expect(await folders()).toEqual([a, notes.session_id].sort());
+  });
+
+  it('one conversation that cannot be imported refuses the whole archive, naming its folder, and leaves nothing', async () => {
+    const good = { satchel_export: 1, title: 'Good', messages: [{ role: 'user', content: 'fine' }] };
+    const bad = { satchel_export: 1, title: 'Bad', messages: [{ role: 'user', content: 'x', attachments: [{ kind: 'file', path: 'attachments/gone.txt' }] }] };
+    const zip = await yazlZip({
+      '2026-01-01 Good 111111111111/conversation.json': JSON.stringify(good),
+      '2026-01-01 Good 111111111111/attachments/kept.txt': 'kept',
+      '2026-01-02 Bad 222222222222/conversation.json': JSON.stringify(bad),
+    });
+    const before = { sessions: await listed(), folders: await folders() };
+    const { status, body } = await importInto(zip);
+    expect([status, body]).toEqual([400, { error: `2026-01-02 Bad 222222222222: ${missingAttachment('attachments/gone.txt')}` }]);
+    expect({ sessions: await listed(), folders: await folders() }).toEqual(before);
+    expect(await fs.readdir(path.join(all.stateDir, 'staging'))).toEqual([]);
+  });
+
+  it('an archive of folders none of which holds a conversation is not an export', async () => {
+    const { status, body } = await importInto(await yazlZip({ 'photos/a.txt': 'a', 'notes/b.txt': 'b' }));
+    expect([status, body]).toEqual([400, { error: NOT_AN_EXPORT }]);
+  });
+});
+

@@ -4,13 +4,13 @@ import type { HandlerInput } from '../app.js';
 import { ValueError } from '../core/errors.js';
 import { sanitizeName } from '../core/names.js';
 import { conversationMarkdown } from '../export/markdown.js';
-import { EXPORT_JSON_NAME, importConversation } from '../export/import.js';
+import { EXPORT_JSON_NAME, importConversations } from '../export/import.js';
 import { sessionFiles, type SessionFiles } from '../export/session-files.js';
 import { sendZip, type ZipWriter } from '../export/zip-out.js';
 import { parseMultipart } from '../http/multipart.js';
 import { sendJson, sendText } from '../http/respond.js';
 import { EXPORT_ATTACHMENTS_DIR, exportedConversation, type ExportedConversation } from '../projections/export.js';
-import { publicSession, redactText } from '../projections/index.js';
+import { publicSession, publicSessionSummary, redactText } from '../projections/index.js';
 import { sessionVisible, visibleSession } from '../store/profiles.js';
 import { sessionSummary, type Session } from '../store/sessions.js';
 import { contentDisposition } from '../workspace/raw.js';
@@ -83,16 +83,21 @@ export async function exportAllSessions({ ctx, app, profile }: HandlerInput): Pr
   });
 }
 
-/** POST /api/session/import (multipart, field `file`): the export as a new conversation of the caller's profile. */
+/**
+ * POST /api/session/import (multipart, field `file`): the export as new conversations of the caller's profile.
+ * One conversation's export answers `{session}`; an "Export all" archive `{session, sessions}`: the first
+ * conversation whole (the original's clients read `session`), and every one imported as the list shows it.
+ */
 export async function importSession({ ctx, app, profile }: HandlerInput): Promise<void> {
   const form = await parseMultipart(ctx, { stagingDir: app.stagingDir, capBytes: app.config.maxUploadBytes });
-  let session: Session;
+  let sessions: Session[];
   try {
     const file = form.requireFile('file');
-    session = await importConversation(app, file.stagedPath, profile, ctx.signal);
+    sessions = await importConversations(app, file.stagedPath, profile, ctx.signal);
   } finally {
     await form.cleanup();
   }
-  app.events.publish({ name: 'session_created', profile, data: { session: sessionSummary(session) } });
-  await sendJson(ctx, 200, { session: publicSession(session) });
+  for (const session of sessions) app.events.publish({ name: 'session_created', profile, data: { session: sessionSummary(session) } });
+  const many = sessions.length > 1 ? { sessions: sessions.map(publicSessionSummary) } : {};
+  await sendJson(ctx, 200, { session: publicSession(sessions[0]!), ...many });
 }

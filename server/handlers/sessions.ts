@@ -11,6 +11,7 @@ import { publicChatRefusal, publicDeletion, publicSession, publicSessionSummary 
 import { SessionBusy } from '../store/versions.js';
 import type { ChatAttachment, SessionSummary } from '../core/wire.js';
 import { namedAttachments } from '../attachments/extracted.js';
+import { isConnectionId, listConnections } from '../agent/connections.js';
 
 export const MAX_MESSAGE_ATTACHMENTS = 100;
 
@@ -56,7 +57,10 @@ function settingField(body: Record<string, unknown>, field: string): string | nu
   throw new ValueError(`${field} must be a string or null`);
 }
 
-/** POST /api/session/settings `{session_id, model?, system_prompt?}`: the conversation's model and system prompt. */
+/**
+ * POST /api/session/settings `{session_id, model?, system_prompt?, connection?}`: the conversation's model, system
+ * prompt and agent connection (an id of GET /api/agent/connections; null: the default).
+ */
 export async function setSessionSettings(input: HandlerInput): Promise<void> {
   const { ctx, app, profile } = input;
   const body = await readJsonBody(ctx);
@@ -64,7 +68,15 @@ export async function setSessionSettings(input: HandlerInput): Promise<void> {
   const current = await visibleSession(app.sessions, body.session_id, profile);
   const model = settingField(body, 'model');
   const systemPrompt = settingField(body, 'system_prompt');
-  const session = await app.sessions.setConversation(current.session_id, { model, system_prompt: systemPrompt });
+  const connection = settingField(body, 'connection');
+  if (connection) {
+    // Checked before it is stored: a turn falls back to the default for a connection deleted later, not a typo.
+    if (!isConnectionId(connection)) throw new ValueError('Invalid connection id');
+    if (!listConnections(app.config.stateDir, process.env, app.config.agentKeyStore).connections.some((c) => c.id === connection)) {
+      throw new HttpError(404, 'Agent connection not found');
+    }
+  }
+  const session = await app.sessions.setConversation(current.session_id, { model, system_prompt: systemPrompt, connection });
   app.events.publish({ name: 'session_updated', profile, data: { session_id: session.session_id } });
   await sendJson(ctx, 200, { session: publicSession(session) });
 }

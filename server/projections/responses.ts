@@ -73,6 +73,16 @@ export function publicAgentSettings(s: wire.AgentSettings): PublicAgentSettings 
   };
 }
 
+export function publicAgentConnections(r: wire.AgentConnectionsResponse) {
+  return {
+    connections: r.connections.map((c) => ({ id: serverValue(c.id), name: redactText(c.name), is_default: c.is_default, ...publicAgentSettings(c) })),
+    default_id: serverValue(r.default_id),
+    max_connections: r.max_connections,
+    max_name_chars: r.max_name_chars,
+    ...(r.id === undefined ? {} : { id: serverValue(r.id) }),
+  };
+}
+
 export function publicAgentTest(r: wire.AgentTestResponse) {
   return r.ok
     ? { ok: true as const, models: r.models.map(redactText), kind: r.kind, key_checked: r.key_checked, message: redactText(r.message) }

@@ -94,6 +94,8 @@ export interface PublicSession extends PublicSessionHeader {
   /** Free text the person chose (a model name, a prompt): redacted like every stored text. */
   model?: RedactedText;
   system_prompt?: RedactedText;
+  /** The server's own connection id. */
+  connection?: ServerValue;
 }
 
 /** What the projections read: the wire shape, whose messages may carry stored fields beyond it. */
@@ -214,6 +216,7 @@ export function publicSession(s: SessionRecord): PublicSession {
     pending_started_at: s.pending_started_at,
     model: optional(s.model, redactText),
     system_prompt: optional(s.system_prompt, redactText),
+    connection: optional(s.connection, serverValue),
   }, s, INTERNAL_SESSION);
 }
 

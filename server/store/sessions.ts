@@ -323,8 +323,27 @@ export class SessionStore {
    * must be unused (freshId). Stored first, as create: a session that could not be saved never appears.
    */
   async insert(session: Session): Promise<Session> {
-    if (!isSessionId(session.session_id) || this.listings.has(session.session_id)) throw new ValueError('Session id already in use');
-    return this.storeNew(sealRows({ ...session, messages: session.messages.slice(), attachments: session.attachments.slice() }));
+    const [stored] = await this.insertAll([session]);
+    return stored!;
+  }
+
+  /** Several whole sessions made elsewhere (an "Export all" archive imported), in one transaction: all or none. */
+  async insertAll(sessions: readonly Session[]): Promise<Session[]> {
+    const ids = new Set<string>();
+    for (const s of sessions) {
+      if (!isSessionId(s.session_id) || this.listings.has(s.session_id) || ids.has(s.session_id)) throw new ValueError('Session id already in use');
+      ids.add(s.session_id);
+    }
+    const sealed = sessions.map((s) => sealRows({ ...s, messages: s.messages.slice(), attachments: s.attachments.slice() }));
+    await this.opened()
+      .transaction(async (q) => {
+        for (const s of sealed) await writeSession(q, undefined, s);
+      })
+      .catch((err: unknown) => {
+        throw writeFailure(err);
+      });
+    for (const s of sealed) this.keep(s);
+    return sealed;
   }
 
   /** A new session in one transaction, kept once it has committed: one that could not be saved never appears. */
@@ -485,7 +504,7 @@ export class SessionStore {
    * The conversation's own model and system prompt (POST /api/session/settings). A field left undefined is kept;
    * null or blank removes it, so the agent settings' model (or no system prompt) applies again.
    */
-  async setConversation(id: string, change: { model?: string | null; system_prompt?: string | null }): Promise<Session> {
+  async setConversation(id: string, change: { model?: string | null; system_prompt?: string | null; connection?: string | null }): Promise<Session> {
     const model = change.model?.replace(/[\u0000-\u001f\u007f]/g, '').trim();
     if (model !== undefined && model.length > MAX_MODEL_CHARS) throw new ValueError(`Model name too long (max ${MAX_MODEL_CHARS} characters)`);
     const prompt = change.system_prompt;
@@ -498,6 +517,12 @@ export class SessionStore {
       if (prompt !== undefined) {
         if (prompt?.trim()) s.system_prompt = prompt;
         else delete s.system_prompt;
+      }
+      if (change.connection !== undefined && (change.connection || undefined) !== s.connection) {
+        // The model picked belongs to the connection left: the new one's own model applies unless one is given.
+        if (change.model === undefined) delete s.model;
+        if (change.connection) s.connection = change.connection;
+        else delete s.connection;
       }
     });
   }
