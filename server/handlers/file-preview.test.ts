@@ -214,6 +214,8 @@ describe('GET /api/workspace/file', () => {
     const le = await srv.api(`/api/workspace/file?${q({ path: 'le.txt' })}`);
     expect(le.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(await le.text()).toBe('UTF-16 little ✓');
+    const excel = await srv.api(`/api/workspace/file?${q({ path: 'prices.csv' })}`);
+    expect(await excel.text()).toBe('Café;3,50 €;“très bon” key sk-pro...0123');
     const bin = await srv.api(`/api/workspace/file?${q({ path: 'red.png' })}`);
     expect(bin.status).toBe(415);
     expect(await bin.json()).toEqual({ error: 'Not a text file' });
