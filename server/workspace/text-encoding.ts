@@ -40,6 +40,10 @@ const WINDOWS_1252_HIGH = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\
 const ALLOWED_CONTROLS = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1a, 0x1b]);
 
 const isControl = (code: number): boolean => (code < 0x20 && !ALLOWED_CONTROLS.has(code)) || (code >= 0x7f && code <= 0x9f);
+/** Every byte's character in Windows-1252 (the table for 0x80-0x9F, the byte's own code point otherwise). */
+const WINDOWS_1252 = Uint16Array.from({ length: 256 }, (_, b) => (b >= 0x80 && b <= 0x9f ? WINDOWS_1252_HIGH.charCodeAt(b - 0x80) : b));
+/** 1 where a byte decodes (WINDOWS_1252) to a control character. */
+const SINGLE_BYTE_CONTROL = Uint8Array.from(WINDOWS_1252, (code) => (isControl(code) ? 1 : 0));
 
 export interface Sniffed {
   encoding: TextEncodingName;
@@ -85,9 +89,11 @@ export function decodeStrict(bytes: Uint8Array, s: Sniffed, cut: boolean): strin
       if (text === undefined || (s.bom === 0 && (text.includes('\0') || controlHeavy(text)))) return undefined;
       return text;
     }
-    default:
-      if (body.includes(0) || controlHeavyBytes(body, s.encoding)) return undefined;
-      return decodeSingleByte(body);
+    default: {
+      if (body.includes(0)) return undefined;
+      const { text, controls } = singleByte(body);
+      return controls > body.length * MAX_CONTROL_SHARE ? undefined : text;
+    }
   }
 }
 
@@ -100,8 +106,24 @@ export function decodeLenient(bytes: Uint8Array, s: Sniffed): string {
 
 /** Single-byte Western text: Latin-1 for 0x00-0x7F and 0xA0-0xFF, Windows-1252's table for 0x80-0x9F. */
 export function decodeSingleByte(bytes: Uint8Array): string {
-  const latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-  return latin1.replace(/[\x80-\x9f]/g, (c) => WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80]!);
+  return singleByte(bytes).text;
+}
+
+/**
+ * decodeSingleByte, counting the control characters on the way (ISO-8859-1's 0x80-0x9F are Windows-1252's
+ * characters: a file named ISO-8859-1 holds none). Mapped to UTF-16 code units by the table and decoded natively:
+ * a regular-expression replace of each 0x80-0x9F character took 190 ms for 10 MB.
+ */
+function singleByte(bytes: Uint8Array): { text: string; controls: number } {
+  const units = new Uint16Array(bytes.length);
+  let controls = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    units[i] = WINDOWS_1252[b]!;
+    controls += SINGLE_BYTE_CONTROL[b]!;
+  }
+  // Buffer's UTF-16 decode, not TextDecoder's: 2.5× faster on 10 MB here (40 ms against 110).
+  return { text: Buffer.from(units.buffer, 0, units.byteLength).toString('utf16le'), controls };
 }
 
 /** How the agent is told the encoding: nothing for UTF-8, the encoding's usual name otherwise. */
@@ -160,18 +182,6 @@ function controlHeavy(text: string): boolean {
   let controls = 0;
   for (let i = 0; i < text.length; i++) if (isControl(text.charCodeAt(i))) controls++;
   return controls > text.length * MAX_CONTROL_SHARE;
-}
-
-/** As controlHeavy on the decoded text, without decoding: in Windows-1252 only its five undefined bytes of 0x80-0x9F are controls. */
-function controlHeavyBytes(bytes: Uint8Array, encoding: 'windows-1252' | 'iso-8859-1'): boolean {
-  let controls = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i]!;
-    if (b >= 0x80 && b <= 0x9f && encoding === 'windows-1252') {
-      if (b === 0x81 || b === 0x8d || b === 0x8f || b === 0x90 || b === 0x9d) controls++;
-    } else if (isControl(b)) controls++;
-  }
-  return controls > bytes.length * MAX_CONTROL_SHARE;
 }
 
 function fatalDecode(encoding: 'utf-8' | 'utf-16le' | 'utf-16be', bytes: Uint8Array, cut: boolean): string | undefined {
