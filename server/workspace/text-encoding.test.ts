@@ -62,6 +62,12 @@ describe('legacy and mark-less encodings', () => {
     expect(decodeFileText(utf8)).toEqual({ encoding: 'utf-8', text: 'é \ufffd' });
     expect(decodeText(utf8)).toBeNull();
   });
+
+  it('keeps a Shift_JIS log text (garbled, not recognized), so the key in it is readable to the redactor', () => {
+    const decoded = decodeText(fixture('app-shift_jis.log.txt'));
+    expect(decoded?.encoding).toBe('windows-1252');
+    expect(decoded?.text).toContain('token=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n');
+  });
 });
 
 describe('what stays binary', () => {

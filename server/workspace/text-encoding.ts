@@ -2,8 +2,9 @@
 // without a byte order mark), UTF-16 LE/BE (with a mark, or without one when its zero bytes show it), and the
 // Western single-byte encodings: Windows-1252 (what Excel on Windows saves a CSV in, Notepad's "ANSI" on a Western
 // system) and ISO-8859-1 (logs and files from older Unix tools). Other code pages (Windows-1250/1251, Shift_JIS,
-// GBK…) can only be told apart statistically, and a wrong guess garbles every letter; their bytes decode here as
-// Windows-1252, which keeps them text (previewed, searchable, redacted) rather than binary.
+// GBK, EUC-JP…) can only be told apart statistically, and a wrong guess garbles every letter; their bytes decode
+// here as single-byte text (garbled letters, ASCII intact), which keeps them text (previewed, searchable, redacted)
+// rather than binary served raw.
 //
 // Decoding is done here, not by TextDecoder('windows-1252'): Node's ICU-backed decoder maps 0x80-0x9F to C1
 // controls in some releases (nodejs/node#59515; Node 20.20.2 here decodes 0x80 as U+0080, not €), and the table is
@@ -30,8 +31,8 @@ export const MIN_UTF16_UNITS = 4;
 /**
  * An encoding guessed (no byte order mark, not valid UTF-8) decodes any bytes, so what says binary is control
  * characters: random or compressed bytes hold one in eight, text none. More than this share of the characters
- * (C0 controls other than TAB, LF, VT, FF, CR, SUB (a DOS end-of-file mark) and ESC (colour codes in logs), DEL,
- * C1 controls, and the five bytes Windows-1252 leaves undefined) makes it binary.
+ * (C0 controls other than TAB, LF, VT, FF, CR, SUB (a DOS end-of-file mark) and ESC (colour codes in logs), and
+ * DEL; in UTF-16 also C1 controls) makes it binary.
  */
 export const MAX_CONTROL_SHARE = 0.01;
 
@@ -42,8 +43,13 @@ const ALLOWED_CONTROLS = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1a, 0x1b]);
 const isControl = (code: number): boolean => (code < 0x20 && !ALLOWED_CONTROLS.has(code)) || (code >= 0x7f && code <= 0x9f);
 /** Every byte's character in Windows-1252 (the table for 0x80-0x9F, the byte's own code point otherwise). */
 const WINDOWS_1252 = Uint16Array.from({ length: 256 }, (_, b) => (b >= 0x80 && b <= 0x9f ? WINDOWS_1252_HIGH.charCodeAt(b - 0x80) : b));
-/** 1 where a byte decodes (WINDOWS_1252) to a control character. */
-const SINGLE_BYTE_CONTROL = Uint8Array.from(WINDOWS_1252, (code) => (isControl(code) ? 1 : 0));
+/**
+ * 1 where a byte is a control character in single-byte text: C0 (as isControl) and DEL, not 0x80-0x9F. Those are
+ * Windows-1252's letters, and Windows-1252's five undefined bytes are lead bytes of Shift_JIS and GBK text, which
+ * is then text (its ASCII, keys included, readable and redacted) rather than binary served raw. C0 alone tells
+ * binaries: random bytes hold one in ten.
+ */
+const SINGLE_BYTE_CONTROL = Uint8Array.from({ length: 256 }, (_, b) => (b < 0x80 && isControl(b) ? 1 : 0));
 
 export interface Sniffed {
   encoding: TextEncodingName;
@@ -110,8 +116,7 @@ export function decodeSingleByte(bytes: Uint8Array): string {
 }
 
 /**
- * decodeSingleByte, counting the control characters on the way (ISO-8859-1's 0x80-0x9F are Windows-1252's
- * characters: a file named ISO-8859-1 holds none). Mapped to UTF-16 code units by the table and decoded natively:
+ * decodeSingleByte, counting the control characters (SINGLE_BYTE_CONTROL) on the way. Mapped to UTF-16 code units by the table and decoded natively:
  * a regular-expression replace of each 0x80-0x9F character took 190 ms for 10 MB.
  */
 function singleByte(bytes: Uint8Array): { text: string; controls: number } {
