@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 // Files preview by kind. In the workspace tree a PNG shows as an image, a .docx as its Markdown, a
-// .txt as text with its encoding, an SVG as an image, a binary file as a card with Download; a sent image
+// .txt as text with its encoding (an Excel CSV in Windows-1252 too), an SVG as an image, a binary file as a card with Download; a sent image
 // attachment keeps its thumbnail in the message (across a reload) and its chip opens the same preview.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -43,6 +43,8 @@ test('workspace files preview by kind: image, Office Markdown, text with its enc
   fs.writeFileSync(path.join(dir, 'chart.png'), png);
   fs.writeFileSync(path.join(dir, 'brief.docx'), await buildDocx('Quarterly brief', 'Revenue grew by twelve percent.'));
   fs.writeFileSync(path.join(dir, 'notes.txt'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Notes in UTF-16 ✓', 'utf16le')]));
+  // As Excel on Windows saves a CSV: Windows-1252, no mark (€ is 0x80, the curly quotes 0x93/0x94).
+  fs.writeFileSync(path.join(dir, 'prices.csv'), Buffer.from('Artikel;Preis\r\nCaf\xe9 cr\xe8me;3,50 \x80 \x93tr\xe8s bon\x94\r\n', 'latin1'));
   fs.writeFileSync(path.join(dir, 'logo.svg'), '<svg xmlns="http://www.w3.org/2000/svg" width="30" height="20"><rect width="30" height="20" fill="teal"/></svg>');
   fs.writeFileSync(path.join(dir, 'blob.bin'), Buffer.from([0, 1, 2, 3, 254, 255, 0, 7]));
   await newSession(page, server.workspace);
@@ -63,6 +65,11 @@ test('workspace files preview by kind: image, Office Markdown, text with its enc
   dialog = await openTreeFile(page, `${rel}/notes.txt`);
   await expect(dialog.getByTestId('preview-text')).toHaveText('Notes in UTF-16 ✓');
   await expect(page.getByTestId('preview-meta')).toContainText('UTF-16 LE');
+  await closePreview(page);
+
+  dialog = await openTreeFile(page, `${rel}/prices.csv`);
+  await expect(dialog.getByTestId('preview-text')).toHaveText('Artikel;Preis\nCafé crème;3,50 € “très bon”\n');
+  await expect(page.getByTestId('preview-meta')).toContainText('Windows-1252');
   await closePreview(page);
 
   dialog = await openTreeFile(page, `${rel}/logo.svg`);

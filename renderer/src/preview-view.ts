@@ -22,6 +22,8 @@ const ENCODING_LABELS: Record<NonNullable<FilePreview['encoding']>, string> = {
   'utf-8-bom': 'UTF-8 with BOM',
   'utf-16le': 'UTF-16 LE',
   'utf-16be': 'UTF-16 BE',
+  'windows-1252': 'Windows-1252',
+  'iso-8859-1': 'ISO-8859-1 (Latin-1)',
 };
 
 const KIND_LABELS: Record<FilePreview['kind'], string> = { image: 'Image', text: 'Text', office: 'Office document', pdf: 'PDF', binary: 'File' };

@@ -62,7 +62,25 @@ describe('the new user turn', () => {
   it('sends a UTF-16 text file as its text, not as a binary file', async () => {
     const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('wide notes ✓', 'utf16le')]);
     const parts = await userParts([upload('wide.txt', bytes, 'text/plain')]);
-    expect(allText(parts)).toContain('Attached file "wide.txt":\nwide notes ✓');
+    expect(allText(parts)).toContain('Attached file "wide.txt" (text, UTF-16LE):\nwide notes ✓');
+  });
+
+  it('sends text iconv wrote in Windows-1252, ISO-8859-1 and UTF-16 without a mark decoded, naming the encoding', async () => {
+    const fixture = (name: string) => fs.readFileSync(new URL(`../workspace/testing/encodings/${name}`, import.meta.url));
+    const csv = fixture('source-utf8.csv').toString('utf8');
+    const log = fixture('source-latin1.txt').toString('utf8');
+    const parts = await userParts([
+      upload('prices.csv', fixture('prices-windows-1252.csv'), 'text/csv'),
+      upload('server.log', fixture('server-iso-8859-1.txt'), 'text/plain'),
+      upload('wide.csv', fixture('prices-utf-16le.csv'), 'text/csv'),
+      upload('plain.txt', 'plain UTF-8 café', 'text/plain'),
+    ]);
+    const all = allText(parts);
+    expect(all).toContain(`Attached file "prices.csv" (text, Windows-1252):\n${csv}`);
+    expect(all).toContain(`Attached file "server.log" (text, ISO-8859-1):\n${log}`);
+    expect(all).toContain(`Attached file "wide.csv" (text, UTF-16LE):\n${csv}`);
+    expect(all).toContain('Attached file "plain.txt":\nplain UTF-8 café');
+    expect(all).not.toContain('stored at');
   });
 
   it('does not believe an image type the bytes deny', async () => {

@@ -15,7 +15,8 @@ import { isInside } from '../core/paths.js';
 import { loadSttConfig, transcribeFile } from '../speech/index.js';
 import { AnchoredDir } from '../store/anchored.js';
 import { locateInside, MAX_ENTRIES_WALKED, MAX_WALK_DEPTH, openInside, walkFiles, type FilesBelow } from '../store/anchored-walk.js';
-import { imageMime, looksLikeText, SNIFF_BYTES, textOf } from '../workspace/file-kind.js';
+import { decodeFileText, imageMime, looksLikeText, SNIFF_BYTES } from '../workspace/file-kind.js';
+import { encodingLabel } from '../workspace/text-encoding.js';
 import type { ChatAttachment } from '../core/wire.js';
 import { officeMarkdownIn } from './office-markdown.js';
 import type { AgentConfig, ChatMessage, ContentPart } from './types.js';
@@ -146,18 +147,23 @@ async function readAt(handle: FileHandle, bytes: number): Promise<Buffer> {
   return buf.subarray(0, got);
 }
 
-/** Reads enough of a text file to fill `budget` characters; the rest is counted, never held. */
+/**
+ * Reads enough of a text file to fill `budget` characters; the rest is counted, never held. Headed with its
+ * name, and its encoding when that is not UTF-8: the agent then knows the bytes on disk are not what it reads.
+ */
 async function readTextFor(opened: Opened, budget: Budget, name: string): Promise<string> {
-  // UTF-8 and UTF-16 need at most 4 bytes a character: this many bytes hold more than `left` characters, or
-  // the file (and a byte order mark).
+  // UTF-8 and UTF-16 need at most 4 bytes a character (single-byte encodings 1): this many bytes hold more than
+  // `left` characters, or the file (and a byte order mark).
   const want = Math.min(opened.size, budget.left * 4 + 4);
-  const text = textOf(await readAt(opened.handle, want));
+  const { encoding, text } = decodeFileText(await readAt(opened.handle, want));
+  const label = encodingLabel(encoding);
+  const head = header(name, 'file', label ? `text, ${label}` : undefined);
   const unread = opened.size - want;
-  if (unread <= 0) return budget.take(text, name);
+  if (unread <= 0) return head + budget.take(text, name);
   const kept = text.slice(0, budget.left);
   budget.left = 0;
   // Each unread byte counts as a character: exact for ASCII, an upper bound otherwise.
-  return `${kept}${kept ? '\n' : ''}${truncationMarker(text.length - kept.length + unread, name)}`;
+  return `${head}${kept}${kept ? '\n' : ''}${truncationMarker(text.length - kept.length + unread, name)}`;
 }
 
 function describe(name: string, mime: string, size: number | undefined, where: string, note = ''): string {
@@ -165,8 +171,8 @@ function describe(name: string, mime: string, size: number | undefined, where: s
   return `[Attached file "${name}" (${mime || 'unknown type'}, ${sizeText}), stored at ${where}${note ? `; ${note}` : ''}]`;
 }
 
-function header(name: string, what = 'file'): string {
-  return `Attached ${what} "${name}":\n`;
+function header(name: string, what = 'file', detail?: string): string {
+  return `Attached ${what} "${name}"${detail ? ` (${detail})` : ''}:\n`;
 }
 
 function isAudio(name: string, mime: string): boolean {
@@ -224,7 +230,7 @@ async function fileParts(a: ChatAttachment & { filename?: string; mime?: string;
         return text(describe(name, mime, opened.size, a.path, 'it could not be transcribed'));
       }
     }
-    if (looksLikeText(head)) return text(header(name) + (await readTextFor(opened, budget, name)));
+    if (looksLikeText(head)) return text(await readTextFor(opened, budget, name));
     return text(describe(name, mime, opened.size, a.path));
   } finally {
     await closeOpened(opened);

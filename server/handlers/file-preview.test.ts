@@ -56,6 +56,7 @@ beforeAll(async () => {
     'data.bin': Buffer.from([0x00, 0x01, 0x02, 0xff, 0xfe, 0x00, 0x10]),
     'fake.png': 'just text in a .png',
     'latin1.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9]), // "café" in Latin-1: not UTF-8, no mark
+    'prices.csv': Buffer.from('Caf\xe9;3,50 \x80;\x93tr\xe8s bon\x94 key sk-proj-abcdefghijklmnopqrstuvwxyz0123', 'latin1'), // Excel's Windows-1252
     'report.docx': await buildDocx(wPara(wRun(`Converted now ${SECRET}`))),
     'letter.pdf': libreOfficePdf(lo),
     'broken.pdf': '%PDF-1.7\nnot really a pdf',
@@ -108,9 +109,13 @@ describe('GET /api/workspace/preview', () => {
     expect((big.body.text as string).length).toBe(1024 * 1024);
   });
 
+  it('decodes Windows-1252 and ISO-8859-1 text (no mark, not UTF-8), names the encoding, and redacts it', async () => {
+    expect((await preview('latin1.txt')).body).toMatchObject({ kind: 'text', mime: 'text/plain', encoding: 'iso-8859-1', text: 'café' });
+    expect((await preview('prices.csv')).body).toMatchObject({ kind: 'text', encoding: 'windows-1252', text: 'Café;3,50 €;“très bon” key sk-pro...0123' });
+  });
+
   it('calls anything else binary, with its size and type', async () => {
     expect((await preview('data.bin')).body).toEqual({ kind: 'binary', name: 'data.bin', path: 'data.bin', abs_path: path.join(ws, 'data.bin'), size: 7, mime: 'application/octet-stream' });
-    expect((await preview('latin1.txt')).body).toMatchObject({ kind: 'binary', mime: 'application/octet-stream' });
   });
 
   it('shows an Office file as its Markdown: the sidecar beside it, else converted now', async () => {
@@ -209,6 +214,8 @@ describe('GET /api/workspace/file', () => {
     const le = await srv.api(`/api/workspace/file?${q({ path: 'le.txt' })}`);
     expect(le.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(await le.text()).toBe('UTF-16 little ✓');
+    const excel = await srv.api(`/api/workspace/file?${q({ path: 'prices.csv' })}`);
+    expect(await excel.text()).toBe('Café;3,50 €;“très bon” key sk-pro...0123');
     const bin = await srv.api(`/api/workspace/file?${q({ path: 'red.png' })}`);
     expect(bin.status).toBe(415);
     expect(await bin.json()).toEqual({ error: 'Not a text file' });

@@ -194,6 +194,23 @@ describe('MCP endpoint', () => {
     await client.close();
   });
 
+  it('reads and searches Windows-1252 and ISO-8859-1 text decoded (attachment, workspace file), as the preview and the agent do', async () => {
+    const session = await server.newSession();
+    await upload('prices.csv', Buffer.from('Caf\xe9;3,50 \x80;\x93tr\xe8s bon\x94\r\n', 'latin1'), session);
+    const log = path.join(server.workspace, 'server-latin1.log');
+    await fs.writeFile(log, Buffer.from('Benutzer J\xfcrgen angemeldet, tr\xe8s bien\n', 'latin1'));
+    const client = await connect();
+    try {
+      expect(text(await client.callTool({ name: 'read_attachment', arguments: { session_id: session, name: 'prices.csv' } }))).toBe('Café;3,50 €;“très bon”\r\n');
+      expect(text(await client.callTool({ name: 'read_workspace_file', arguments: { session_id: session, path: 'server-latin1.log' } }))).toBe('Benutzer Jürgen angemeldet, très bien\n');
+      const found = JSON.parse(text(await client.callTool({ name: 'search', arguments: { session_id: session, query: 'TRÈS' } })));
+      expect(found.results.map((r: { where: string; ref: string }) => `${r.where}:${r.ref}`).sort()).toEqual(['attachment:prices.csv', 'workspace:server-latin1.log']);
+    } finally {
+      await client.close();
+      await fs.rm(log);
+    }
+  });
+
   it('refuses hostile inputs with clear errors', async () => {
     const client = await connect();
     const call = async (name: string, args: Record<string, unknown>) => {

@@ -139,4 +139,40 @@ describe('what a served file can become', () => {
       expect(body, name).not.toContain(SECRET);
     }
   });
+
+  it('text in a legacy encoding or UTF-16 without a mark is text too: a download of it is refused, its preview redacted', async () => {
+    // A Latin-1 log, an Excel (Windows-1252) CSV, a mark-less UTF-16 file and a Shift_JIS log, each holding a
+    // key: once called binary, so served raw with the key in it.
+    const files: Record<string, Buffer> = {
+      'server.log': Buffer.from(`2026-11-26 INFO Jürgen angemeldet, Größe 12 kB, token ${SECRET}\n`, 'latin1'),
+      'prices.csv': Buffer.from(`Café;3,50 \x80;\x93très bon\x94;${SECRET}\r\n`, 'latin1'),
+      'wide.txt': Buffer.from(`Müsli notes, token ${SECRET}`, 'utf16le'),
+      // "ログ: ユーザー" in Shift_JIS (iconv), not recognized: text decoded garbled, its ASCII (the key) intact for the redactor.
+      'app.log': Buffer.concat([Buffer.from('838d834f3a208386815b8355815b', 'hex'), Buffer.from(` token ${SECRET} Jürgen\n`, 'latin1')]),
+    };
+    for (const [name, bytes] of Object.entries(files)) await fs.writeFile(path.join(ws, name), bytes);
+    const upload = await postMultipart(srv, '/api/upload', [
+      { name: 'session_id', content: mine },
+      { name: 'file', filename: 'attached.log', content: files['server.log']! },
+    ]);
+    expect(upload.status).toBe(200);
+    const leaks = (body: Buffer) => body.toString('latin1').includes(SECRET) || body.toString('utf16le').includes(SECRET) || body.toString('utf8').includes(SECRET);
+    const requests = [
+      ...Object.keys(files).map((name) => ['/api/workspace', { session_id: mine, path: name }] as const),
+      ['/api/attachment', { session_id: mine, name: 'attached.log' }] as const,
+    ];
+    for (const [base, params] of requests) {
+      const what = JSON.stringify(params);
+      for (const query of [params, { ...params, download: '1' }]) {
+        const res = await get(`${base}/raw`, query);
+        expect(res.status, what).toBe(415);
+        expect(leaks(Buffer.from(await res.arrayBuffer())), what).toBe(false);
+      }
+      const preview = await get(`${base}/preview`, params);
+      const body = (await preview.json()) as { kind: string; text: string };
+      expect(body.kind, what).toBe('text');
+      expect(body.text, what).toMatch(/Jürgen|très|Müsli/);
+      expect(body.text, what).not.toContain(SECRET);
+    }
+  });
 });

@@ -1,5 +1,5 @@
 // The one sniffer: image signatures (the union of what previews and the agent accept), text by content (UTF-8,
-// or UTF-8/UTF-16 with a byte order mark), decided on the first SNIFF_BYTES.
+// UTF-16, Windows-1252/ISO-8859-1: text-encoding.test.ts has the encodings), decided on the first SNIFF_BYTES.
 import { describe, expect, it } from 'vitest';
 import { imageMime, looksLikeText, SNIFF_BYTES, textOf } from './file-kind.js';
 
@@ -27,7 +27,9 @@ describe('sniffing', () => {
     expect(looksLikeText(Buffer.from('héllo ☃'))).toBe(true);
     expect(looksLikeText(Buffer.from('héllo ☃').subarray(0, 9))).toBe(true); // a character cut at the end
     expect(looksLikeText(Buffer.from([0x68, 0x00, 0x69]))).toBe(false);
-    expect(looksLikeText(Buffer.from([0xc3, 0x28]))).toBe(false);
+    // Not UTF-8 (0xC3 opens a two-byte character, 0x28 is no continuation): single-byte text, "Ã(".
+    expect(looksLikeText(Buffer.from([0xc3, 0x28]))).toBe(true);
+    expect(textOf(Buffer.from([0xc3, 0x28]))).toBe('Ã(');
   });
   it('calls UTF-16 with a byte order mark text and decodes it without the mark', () => {
     for (const be of [false, true]) {
@@ -40,7 +42,8 @@ describe('sniffing', () => {
   it('judges on the first SNIFF_BYTES only: what follows may not make a text file binary', () => {
     const bytes = Buffer.concat([Buffer.alloc(SNIFF_BYTES, 'a'), Buffer.from([0, 0xff])]);
     expect(looksLikeText(bytes)).toBe(true);
-    expect(textOf(bytes)).toBe('a'.repeat(SNIFF_BYTES) + '\0\ufffd');
+    // The first non-ASCII byte (0xFF) is no UTF-8: the file is single-byte, and ÿ.
+    expect(textOf(bytes)).toBe('a'.repeat(SNIFF_BYTES) + '\0ÿ');
     expect(looksLikeText(Buffer.concat([Buffer.alloc(SNIFF_BYTES - 1, 'a'), Buffer.from([0])]))).toBe(false);
   });
 });
