@@ -123,4 +123,22 @@ describe('a 300-byte member name is shortened, not a failed extraction', () => {
       await srv.stop();
     }
   });
+
+  it('a workspace upload into a folder whose name or path is too long: 400 with the reason, not a 403 or 500', async () => {
+    const srv = await startTestServer();
+    try {
+      const session = await srv.newSession();
+      for (const target of ['n'.repeat(300), `${'p'.repeat(250)}/`.repeat(Math.ceil(PATH_MAX_BYTES / 251))]) {
+        const res = await postMultipart(srv, '/api/workspace/upload', [
+          { name: 'session_id', content: session },
+          { name: 'path', content: target },
+          { name: 'file', filename: 'x.txt', content: 'hi' },
+        ]);
+        expect(res).toEqual({ status: 400, body: { error: 'Upload target path is too long for the file system' } });
+      }
+      expect(await fsp.readdir(srv.workspace)).toEqual([]);
+    } finally {
+      await srv.stop();
+    }
+  });
 });
