@@ -14,8 +14,10 @@ if (runtime === 'electron') {
     const { runCli } = await import('../server/cli.js');
     await runCli(cliArgv(process.argv.slice(2)));
   } catch (err) {
-    // A start failure (port taken, state folder unwritable) is the operator's to fix: a message, no stack.
-    process.stderr.write(`Satchel could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+    // A start failure (port taken, state folder unwritable) is the operator's to fix: a message, no stack,
+    // made safe as log lines are (a path in it may hold a key).
+    const { safeLogText } = await import('../server/core/log.js');
+    process.stderr.write(`Satchel could not start: ${safeLogText(err instanceof Error ? err.message : String(err))}\n`);
     process.exit(1);
   }
 } else {

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { loadConfig, type CliFlags, type ServerConfig } from './core/config.js';
 import { runHeadless } from './headless.js';
 import { startServer, type RunningServer } from './index.js';
-import { log } from './core/log.js';
+import { log, safeLogText } from './core/log.js';
 import { startOnRememberedPort } from './process/port-store.js';
 import { parseServerArgs, USAGE } from './settings/args.js';
 import { isSettingSet } from './settings/table.js';
@@ -43,7 +43,7 @@ export async function runCli(argv: string[]): Promise<void> {
     config = loadConfig(process.env, args.flags);
     remember = remembersPort(config, args.flags, process.env);
   } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
+    process.stderr.write(`${safeLogText((err as Error).message)}\n${USAGE}\n`);
     process.exitCode = EXIT_USAGE;
     return;
   }
@@ -60,7 +60,7 @@ export async function runCli(argv: string[]): Promise<void> {
  * `npm run serve` calls it from scripts/serve.mjs after its build check, in the same process. */
 export function main(argv: string[]): void {
   runCli(argv).catch((err) => {
-    process.stderr.write(`Satchel could not start: ${(err as Error).message}\n`);
+    process.stderr.write(`Satchel could not start: ${safeLogText((err as Error).message)}\n`);
     process.exit(EXIT_START_FAILED);
   });
 }

@@ -13,6 +13,7 @@ const NOUNS: Record<SkipReason, readonly [string, string]> = {
   'unsupported-type': ['special file', 'special files'],
   duplicate: ['duplicate name', 'duplicate names'],
   'path-conflict': ['clashing name', 'clashing names'],
+  'name-too-long': ['path too long', 'paths too long'],
 };
 
 /** "2 links, 1 empty folder skipped", kinds in order of first appearance; '' when nothing was skipped. */

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { portableName } from '../core/names.js';
 import { slipBlocked, type ArchiveFamily } from './limits.js';
 
-// Member segments are not shortened: the file system's own name limit applies, as for any file.
+// Member segments are not shortened here: MemberWriter shortens one longer than the file system allows
+// (fit-names.ts), after every name has passed this check.
 const NO_SEGMENT_LIMIT = Number.POSITIVE_INFINITY;
 
 const DRIVE_PREFIX = /^[A-Za-z]:/;

@@ -11,6 +11,7 @@ import { log } from '../core/log.js';
 import type { SkipReason, SkippedMember } from '../core/wire.js';
 import { EXTRACT_CHUNK_BYTES, tooLarge } from './limits.js';
 import { fileChunks } from './file-chunks.js';
+import { MemberNameFitter } from './fit-names.js';
 
 // The anchored create adds O_CREAT|O_EXCL|O_NOFOLLOW: exclusive, and never through a symlink at the name.
 const WRITE_FLAGS = fsc.O_WRONLY;
@@ -58,6 +59,8 @@ export class MemberWriter {
   /** writeBuffer's writes and closes still under way, and the first of them that failed. */
   private readonly inFlight = new Set<Promise<void>>();
   private inFlightFailure: { error: unknown } | undefined;
+  /** Over-long names shortened (fit-names.ts); every member's segments pass through it before anything else. */
+  private readonly names: MemberNameFitter;
 
   /**
    * `dest` is the extraction directory (held open by the caller, not closed here); `prefix` is its path
@@ -69,6 +72,14 @@ export class MemberWriter {
     private readonly opts: WriterOptions,
   ) {
     this.dirIds.push(dest.id);
+    this.names = new MemberNameFitter(dest.path);
+  }
+
+  /** The member's segments as they are written (over-long names shortened); null, recorded as skipped, if no shortening fits. */
+  private fitted(segments: readonly string[], shownName = segments.join('/')): string[] | null {
+    const fitted = this.names.fit(segments);
+    if (fitted === null) this.skip(shownName, 'name-too-long');
+    return fitted;
   }
 
   get maxBytes(): number {
@@ -90,11 +101,13 @@ export class MemberWriter {
    * directory is needed, or a case-insensitive clash): the first member wins, nothing is overwritten.
    */
   async write(
-    segments: readonly string[],
+    memberSegments: readonly string[],
     open: () => AsyncIterable<Uint8Array> | Promise<AsyncIterable<Uint8Array>>,
     mode = FILE_MODE,
   ): Promise<boolean> {
-    if (segments.length === 0) return false;
+    if (memberSegments.length === 0) return false;
+    const segments = this.fitted(memberSegments);
+    if (segments === null) return false;
     const created = await this.create(segments, mode);
     if (!created) return false;
     const { parent, name, handle } = created;
@@ -118,9 +131,11 @@ export class MemberWriter {
    * MAX_WRITES_IN_FLIGHT files at once. A failed write surfaces from a later call or from settle(); the
    * extraction then fails and its folder is removed whole, partial file included.
    */
-  async writeBuffer(segments: readonly string[], load: () => Promise<Buffer>, mode = FILE_MODE): Promise<boolean> {
+  async writeBuffer(memberSegments: readonly string[], load: () => Promise<Buffer>, mode = FILE_MODE): Promise<boolean> {
     this.throwInFlightFailure();
-    if (segments.length === 0) return false;
+    if (memberSegments.length === 0) return false;
+    const segments = this.fitted(memberSegments);
+    if (segments === null) return false;
     while (this.inFlight.size >= MAX_WRITES_IN_FLIGHT) await Promise.race(this.inFlight);
     this.throwInFlightFailure();
     const created = await this.create(segments, mode);
@@ -180,8 +195,10 @@ export class MemberWriter {
    * A hard link member whose target is a file this extraction already wrote: written as a copy of it (the
    * copy counts against the cap like any member). Otherwise, or when the target is not in the tree, skipped.
    */
-  async writeCopy(segments: readonly string[], target: readonly string[] | null, mode: number, shownName: string): Promise<boolean> {
-    if (target === null || target.length === 0 || !this.writtenKeys.has(target.join('/'))) return this.skip(shownName, 'hardlink');
+  async writeCopy(segments: readonly string[], memberTarget: readonly string[] | null, mode: number, shownName: string): Promise<boolean> {
+    // The target by the name it was written under (shortened like any member's).
+    const target = memberTarget === null || memberTarget.length === 0 ? null : this.names.fit(memberTarget);
+    if (target === null || !this.writtenKeys.has(target.join('/'))) return this.skip(shownName, 'hardlink');
     const dir = await this.parent(target.slice(0, -1));
     if (dir === null) return this.skip(shownName, 'hardlink');
     // Opened without following a symlink, in a directory this writer made: it is the file written earlier.
@@ -201,8 +218,10 @@ export class MemberWriter {
   }
 
   /** Note a directory member: directories are made only for the files inside them. */
-  noteDirectory(segments: readonly string[]): void {
-    if (segments.length > 0) this.dirMembers.set(segments.join('/'), `${segments.join('/')}/`);
+  noteDirectory(memberSegments: readonly string[]): void {
+    if (memberSegments.length === 0) return;
+    const segments = this.fitted(memberSegments, `${memberSegments.join('/')}/`);
+    if (segments !== null) this.dirMembers.set(segments.join('/'), `${segments.join('/')}/`);
   }
 
   /** After the last member: directory members that no written file needed are reported as skipped. */

@@ -108,3 +108,25 @@ describe('a hostile tar over the live server', () => {
     }
   });
 });
+
+describe('keys in logged errors, names and paths', () => {
+  const GH = 'ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+  const SK = 'sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
+  // The line issue 25 found: an archive member named after a key, in ENAMETOOLONG's message.
+  const member = `notes-${GH}-${'x'.repeat(280)}.txt`;
+
+  it.each(['debug', 'info', 'warn', 'error'] as const)('%s: no key from a message, a path, a cause, a stack or an object', (level) => {
+    const err = Object.assign(new Error(`ENAMETOOLONG: name too long, open '/proc/self/fd/27/${member}'`, { cause: new Error(`upstream answered for ${SK}`) }), {
+      code: 'ENAMETOOLONG',
+      path: `/proc/self/fd/27/${member}`,
+    });
+    log[level](`extracting /home/ana/${GH}_backup.zip failed:`, err);
+    log[level](err.stack);
+    log[level]({ path: err.path, copy: `${SK}_copy` });
+    expect(lines).toHaveLength(3);
+    const out = lines.join('\n');
+    for (const key of [GH, SK]) expect(out).not.toContain(key.slice(4, 24));
+    expect(lines[0]).toContain('failed: Error: ENAMETOOLONG: name too long');
+    expect(lines[0]).toContain('; caused by Error: upstream answered for ');
+  });
+});

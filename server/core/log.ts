@@ -1,9 +1,11 @@
 // The server's only logger. Every line passes through the redactor, so a secret that reaches an error
-// message never reaches the log either, and then through escapeControls, so a name chosen by a stranger (a tar
+// message never reaches the log either (and, stricter than the redactor is elsewhere, a key glued to a word in a
+// file name or path: redact/glued.ts), and then through escapeControls, so a name chosen by a stranger (a tar
 // member called `x\n<timestamp> ERROR …`) cannot start a line of its own. Levels come from SATCHEL_LOG_LEVEL
 // (debug, info, warn, error, silent).
 import { CONTROL_CHARS } from './names.js';
 import { redact } from '../redact/index.js';
+import { maskGluedKeys } from '../redact/glued.js';
 import { DEFAULT_LOG_LEVEL, readSetting } from '../settings/table.js';
 
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
@@ -17,8 +19,22 @@ function threshold(): number {
   return LEVELS[name as LogLevel] ?? LEVELS.info;
 }
 
+/** Causes followed from a logged error: enough for a wrapped errno, bounded against a cycle. */
+const MAX_CAUSE_DEPTH = 4;
+
+/** An error as `Name: message`, then each cause's (`caused by …`): an errno's path is in its message. */
+function formatError(error: Error): string {
+  const parts = [`${error.name}: ${error.message}`];
+  let cause: unknown = error.cause;
+  for (let depth = 0; cause !== undefined && cause !== null && depth < MAX_CAUSE_DEPTH; depth++) {
+    parts.push(cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause));
+    cause = cause instanceof Error ? cause.cause : undefined;
+  }
+  return parts.join('; caused by ');
+}
+
 function format(value: unknown): string {
-  if (value instanceof Error) return `${value.name}: ${value.message}`;
+  if (value instanceof Error) return formatError(value);
   if (typeof value === 'string') return value;
   try {
     return JSON.stringify(value);
@@ -43,12 +59,18 @@ export function escapeControls(text: string): string {
   });
 }
 
+/**
+ * Any text bound for a log or the console made safe as log lines are: redacted (glued keys too) and its control
+ * characters escaped. Redaction first: its patterns may span lines (a PEM block), which escaping would hide.
+ */
+export function safeLogText(text: string): string {
+  return escapeControls(maskGluedKeys(redact(text)));
+}
+
 function emit(level: LogLevel, parts: unknown[]): void {
   if (LEVELS[level] < threshold()) return;
-  const text = parts.map(format).join(' ');
-  // Redaction first: its patterns may span lines (a PEM block), which escaping would hide from it. The one
-  // newline that ends the line is the sink's.
-  sink(`${new Date().toISOString()} ${level.toUpperCase()} ${escapeControls(redact(text))}`);
+  // The one newline that ends the line is the sink's.
+  sink(`${new Date().toISOString()} ${level.toUpperCase()} ${safeLogText(parts.map(format).join(' '))}`);
 }
 
 export const log = {

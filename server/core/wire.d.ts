@@ -206,7 +206,9 @@ export type SkipReason =
   | 'sparse'
   | 'unsupported-type'
   | 'duplicate'
-  | 'path-conflict';
+  | 'path-conflict'
+  /** The member's path is longer than the platform allows even with each over-long name shortened. */
+  | 'name-too-long';
 
 /** An archive member that was not written, and why. */
 export interface SkippedMember {

@@ -7,6 +7,7 @@ import { AnchoredDir } from '../store/anchored.js';
 import { openInside } from '../store/anchored-walk.js';
 import { ProtectedPlaceError, type ProtectedPlaces } from '../store/protected.js';
 import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes } from '../archive/index.js';
+import { NAME_MAX_BYTES, PATH_MAX_BYTES } from '../archive/fit-names.js';
 import { DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../core/errors.js';
 import { mkdirInside, placeUnique, removeCreatedDirs } from '../store/files.js';
 import { guessMime } from '../core/mime.js';
@@ -31,6 +32,8 @@ export type { WorkspaceItem };
 
 export const CREDENTIAL_TARGET = 'Upload target is a credential folder';
 export const HIDDEN_TARGET = 'Upload target is a hidden folder (turn on hidden files to use it)';
+/** The folder asked for cannot exist on this file system, or a file in it could not be opened by path. */
+export const TARGET_TOO_LONG = 'Upload target path is too long for the file system';
 export const PROTECTED_TARGET = "Upload target is a protected folder (Satchel's own data or saved credentials)";
 
 /**
@@ -77,6 +80,13 @@ export async function uploadTarget(
   if (!isInside(root, target)) throw new HttpError(403, ESCAPES);
   const asNamed = targetProblem(root, target, allowHidden);
   if (asNamed) throw new HttpError(403, asNamed);
+  // A folder name over NAME_MAX would fail mkdir with ENAMETOOLONG (reported as an escape before); a path leaving
+  // no room for a file name in it (NAME_MAX more) would hold files nothing can open by path. The person's
+  // choice, not shortened: a clear 400.
+  const tooLong = (s: string) => Buffer.byteLength(s, 'utf8') > NAME_MAX_BYTES;
+  if (path.relative(root, target).split(path.sep).some(tooLong) || Buffer.byteLength(target, 'utf8') + 1 + NAME_MAX_BYTES + 1 > PATH_MAX_BYTES) {
+    throw new HttpError(400, TARGET_TOO_LONG);
+  }
   // Before anything is made: no directory is created inside a protected place.
   if (guard && (await reachesProtected(root, target, guard))) throw new HttpError(403, PROTECTED_TARGET);
   const made: string[] = [];

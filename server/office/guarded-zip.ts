@@ -3,10 +3,11 @@
 // actually inflated (headers can lie), and a member is only ever held in memory within those limits. A
 // caller may name the members it needs: the others (images, media, embedded objects) are listed and counted
 // but never inflated, so they cannot exhaust anything, and they do not count against the byte limits.
-import yauzl from 'yauzl';
 import type { Readable } from 'node:stream';
+import { crc32 } from 'node:zlib';
 import type { Entry, ZipFile } from 'yauzl';
 import { nextZipEntry } from '../archive/zip-entries.js';
+import { openZipBuffer } from '../archive/zip-open.js';
 import { OfficeError, printable } from './office-error.js';
 
 export interface ZipLimits {
@@ -37,7 +38,8 @@ export async function readGuardedZip(buffer: Buffer, limits: ZipLimits, want: Wa
   }
   let zip: ZipFile;
   try {
-    zip = await yauzl.fromBufferPromise(buffer, {
+    // As lenient as unzip about the end record (a trailing newline, a comment cut short): zip-open.ts.
+    zip = await openZipBuffer(buffer, {
       lazyEntries: true,
       decodeStrings: true,
       validateEntrySizes: true,
@@ -127,7 +129,15 @@ async function inflateMember(zip: ZipFile, entry: Entry, limits: ZipLimits, tota
       }
     });
     stream.on('error', (err) => reject(new OfficeError(`Zip member unreadable: ${printable(entry.fileName)}: ${messageOf(err)}`, { cause: err, reason: 'not-zip' })));
-    stream.on('end', () => resolve(Buffer.concat(chunks, size)));
+    stream.on('end', () => {
+      const data = Buffer.concat(chunks, size);
+      // yauzl checks sizes, not checksums: a member whose bytes were changed would otherwise convert silently.
+      if (crc32(data) >>> 0 !== entry.crc32 >>> 0) {
+        reject(new OfficeError(`Zip member failed its CRC-32 check: ${printable(entry.fileName)}`, { reason: 'malformed' }));
+      } else {
+        resolve(data);
+      }
+    });
   });
 }
 
