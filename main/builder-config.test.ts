@@ -113,50 +113,20 @@ describe('what the app relies on', () => {
       { from: 'models/moonshine-tiny', to: PACKAGED_MODEL_SUBDIR.split(path.sep).join('/'), filter: ['**/*.onnx'] },
     ]);
   });
-  it('unpacks the Office worker with every package it loads, and the bzip2 worker’s decoder', () => {
-    // The worker starts from app.asar.unpacked, whose files resolve packages in app.asar.unpacked/node_modules
-    // only: a package the Office code imports, or one of its dependencies, left in the asar breaks the worker.
-    const officeDir = path.join(ROOT, 'server', 'office');
-    const imported = new Set<string>();
-    for (const file of readdirSync(officeDir).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))) {
-      const source = readFileSync(path.join(officeDir, file), 'utf8');
-      // Static imports and those loaded on first use (mammoth) alike.
-      for (const m of [...source.matchAll(/^import (?!type )[^;]*? from '([^.'][^']*)';/gm), ...source.matchAll(/\bimport\('([^.'][^']*)'\)/g)]) {
-        if (!m[1]!.startsWith('node:')) imported.add(m[1]!);
-      }
-    }
-    expect([...imported].sort()).toEqual(['mammoth', 'numfmt', 'yauzl']);
-    const closure = new Set<string>();
-    const queue = [...imported];
-    while (queue.length) {
-      const name = queue.pop()!;
-      if (closure.has(name)) continue;
-      closure.add(name);
-      const manifest = JSON.parse(readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8'));
-      queue.push(...Object.keys(manifest.dependencies ?? {}));
-    }
-    // The minimatch electron-builder itself matches asarUnpack with.
+  /** Whether electron-builder unpacks `file`, by the minimatch it matches asarUnpack with itself. */
+  function unpackedBy(patterns: readonly string[]): (file: string) => boolean {
     const { minimatch } = createRequire(require.resolve('app-builder-lib/package.json'))('minimatch') as typeof import('minimatch');
-    const unpacked = (file: string) => config.asarUnpack.some((pattern: string) => minimatch(file, pattern, { dot: true }));
-    const left = [...closure].filter((name) => !unpacked(`node_modules/${name}/package.json`));
-    expect(left).toEqual([]);
-    for (const file of ['dist/server/office/convert-worker.js', 'dist/server/office/docx.js', 'dist/server/archive/zip-entries.js']) {
-      expect(unpacked(file), file).toBe(true);
-    }
-    expect(unpacked('node_modules/unbzip2-stream/lib/bzip2.js')).toBe(true);
-    expect(unpacked('node_modules/unbzip2-stream/lib/bit_iterator.js')).toBe(true);
-    // The rest of the app stays inside the asar.
-    expect(unpacked('dist/server/index.js')).toBe(false);
-    expect(unpacked('node_modules/unbzip2-stream/index.js')).toBe(false);
-  });
-  it('unpacks the PDF preview worker with every module and package it loads', () => {
-    // Followed from the worker's entry: its relative imports (static, re-exported or dynamic, types aside) must
-    // be unpacked as compiled files, and the packages it imports with their whole dependency closure.
-    const { minimatch } = createRequire(require.resolve('app-builder-lib/package.json'))('minimatch') as typeof import('minimatch');
-    const unpacked = (file: string) => config.asarUnpack.some((pattern: string) => minimatch(file, pattern, { dot: true }));
+    return (file: string) => patterns.some((pattern) => minimatch(file, pattern, { dot: true }));
+  }
+
+  /**
+   * What a worker loads, followed from its entry: its relative imports (static, re-exported or dynamic, types
+   * aside) as source files, and the packages it imports with their whole production dependency closure.
+   */
+  function workerLoads(entry: string): { modules: string[]; imported: string[]; closure: string[] } {
     const modules = new Set<string>();
     const packages = new Set<string>();
-    const pending = ['server/workspace/pdf-worker.ts'];
+    const pending = [entry];
     while (pending.length) {
       const file = pending.pop()!;
       if (modules.has(file)) continue;
@@ -169,12 +139,9 @@ describe('what the app relies on', () => {
       for (const spec of specifiers) {
         if (spec.startsWith('node:')) continue;
         if (spec.startsWith('.')) pending.push(path.posix.join(path.posix.dirname(file), spec).replace(/\.js$/, '.ts'));
-        else packages.add(spec.split('/')[0]!);
+        else packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
       }
     }
-    expect([...modules].sort()).toEqual(['server/workspace/pdf-text.ts', 'server/workspace/pdf-worker.ts']);
-    expect([...packages]).toEqual(['unpdf']);
-    for (const file of modules) expect(unpacked(`dist/${file.replace(/\.ts$/, '.js')}`), file).toBe(true);
     const queue = [...packages];
     const closure = new Set<string>();
     while (queue.length) {
@@ -184,7 +151,32 @@ describe('what the app relies on', () => {
       const manifest = JSON.parse(readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8'));
       queue.push(...Object.keys(manifest.dependencies ?? {}));
     }
-    expect([...closure].filter((name) => !unpacked(`node_modules/${name}/package.json`))).toEqual([]);
+    return { modules: [...modules].sort(), imported: [...packages].sort(), closure: [...closure] };
+  }
+
+  it('unpacks the Office worker with every module and package it loads, and the bzip2 worker’s decoder', () => {
+    // The worker starts from app.asar.unpacked, whose files resolve modules and packages in app.asar.unpacked
+    // only: a module or package the Office code loads, or one of its dependencies, left in the asar breaks it.
+    const unpacked = unpackedBy(config.asarUnpack);
+    const loads = workerLoads('server/office/convert-worker.ts');
+    expect(loads.imported).toEqual(['mammoth', 'numfmt', 'yauzl']);
+    expect(loads.modules).toContain('server/archive/zip-open.ts');
+    for (const file of loads.modules) expect(unpacked(`dist/${file.replace(/\.ts$/, '.js')}`), file).toBe(true);
+    expect(loads.closure.filter((name) => !unpacked(`node_modules/${name}/package.json`))).toEqual([]);
+    expect(unpacked('node_modules/unbzip2-stream/lib/bzip2.js')).toBe(true);
+    expect(unpacked('node_modules/unbzip2-stream/lib/bit_iterator.js')).toBe(true);
+    // The rest of the app stays inside the asar.
+    expect(unpacked('dist/server/index.js')).toBe(false);
+    expect(unpacked('dist/server/archive/index.js')).toBe(false);
+    expect(unpacked('node_modules/unbzip2-stream/index.js')).toBe(false);
+  });
+  it('unpacks the PDF preview worker with every module and package it loads', () => {
+    const unpacked = unpackedBy(config.asarUnpack);
+    const loads = workerLoads('server/workspace/pdf-worker.ts');
+    expect(loads.modules).toEqual(['server/workspace/pdf-text.ts', 'server/workspace/pdf-worker.ts']);
+    expect(loads.imported).toEqual(['unpdf']);
+    for (const file of loads.modules) expect(unpacked(`dist/${file.replace(/\.ts$/, '.js')}`), file).toBe(true);
+    expect(loads.closure.filter((name) => !unpacked(`node_modules/${name}/package.json`))).toEqual([]);
     // The preview code the server's thread runs stays inside the asar.
     expect(unpacked('dist/server/workspace/pdf.js')).toBe(false);
     expect(unpacked('dist/server/workspace/preview.js')).toBe(false);
