@@ -293,7 +293,8 @@ export interface ErrorResponse {
 export interface ServerEvents {
   session_created: { session: SessionSummary };
   session_renamed: { session_id: string; title: string };
-  session_updated: { session_id: string };
+  /** `updated_at`: the session's after the change, when the publisher knows it (a message stored by POST /api/session/message). */
+  session_updated: { session_id: string; updated_at?: string };
   /** Deleted (Undo may still bring it back: session_restored). */
   session_deleted: { session_id: string };
   session_restored: { session: SessionSummary };

@@ -10,6 +10,7 @@ import type { Framing } from './framing.js';
 import { securityHeaders } from './headers.js';
 import { log } from '../core/log.js';
 import { publicChatRefusal, publicError, type PublicJson } from '../projections/index.js';
+import type { SerializedJson } from '../projections/session-list.js';
 
 export const GZIP_THRESHOLD_BYTES = 1024;
 export const GZIP_LEVEL = 4;
@@ -122,9 +123,17 @@ export function errorResponse(message: string, opts: JsonOptions = {}): { header
 
 /** A JSON response; gzip when asked for and worth it. */
 export async function sendJson<const T>(ctx: RequestContext, status: number, value: T & PublicJson<T>, opts: JsonOptions = {}): Promise<void> {
-  const response = jsonResponse(value, opts);
-  let { body } = response;
-  const { headers } = response;
+  const { headers, body } = jsonResponse(value, opts);
+  await sendJsonBytes(ctx, status, headers, body);
+}
+
+/** A JSON response already serialized from projections (a cached one: projections/session-list.ts). */
+export function sendSerializedJson(ctx: RequestContext, status: number, json: SerializedJson, opts: ResponseOptions = {}): Promise<void> {
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', Vary: 'Accept-Encoding', ...opts.headers };
+  return sendJsonBytes(ctx, status, headers, Buffer.from(json, 'utf8'));
+}
+
+async function sendJsonBytes(ctx: RequestContext, status: number, headers: Record<string, string>, body: Buffer): Promise<void> {
   const accept = ctx.req.headers['accept-encoding'] ?? '';
   if (body.length > GZIP_THRESHOLD_BYTES && /gzip/i.test(accept)) {
     body = await gzip(body, { level: GZIP_LEVEL });
