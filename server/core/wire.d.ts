@@ -289,6 +289,16 @@ export interface ErrorResponse {
   error: string;
 }
 
+/**
+ * POST /api/session/message with `"answer": "summary"`: the session's summary and the row just stored, at
+ * `message_index`, which is the session's last (a new version replaces the rows from its index on).
+ */
+export interface MessageSummaryAnswer {
+  session: SessionSummary;
+  message_index: number;
+  message: Message;
+}
+
 /** The server-sent events of GET /api/events, by name, with their `data`. */
 export interface ServerEvents {
   session_created: { session: SessionSummary };
