@@ -2,9 +2,11 @@
 // server of `--compare REV`, default the commit before the database: `git merge-base HEAD main`), in one run,
 // on the same generated history: 10,000 conversations and 200,000 messages of realistic lengths, one of them
 // of 10,000 messages (9,600 generated, then the appends below bring it to the 10,000 a session may hold).
-// For each store: server start (spawn to listening, against an empty state folder), GET /api/sessions, and
-// POST /api/session/message into the long conversation (each request until its answer, which is the whole
-// session), and the same appends through SessionStore.addMessage alone in a child (what the store costs). For SQLite also the
+// For each store: server start (spawn to listening, against an empty state folder), GET /api/sessions, the
+// server's resident memory (RSS) at start and after opening 2,000 conversations (GET /api/session each), and
+// POST /api/session/message into the long conversation (each request until its answer: the whole session, then
+// with `answer: "summary"`, the summary and the stored row, which the JSON store does not know and answers whole),
+// and the same appends through SessionStore.addMessage alone in a child (what the store costs). For SQLite also the
 // one-time import of the JSON files and an FTS5 query with bm25 ranking and a snippet (the index search uses).
 // Usage: node bench/store.mjs [--runs N] [--conversations N] [--messages N] [--appends N] [--compare REV]
 // (after `npm run build`; from the repository root).
@@ -24,8 +26,11 @@ const CONVERSATIONS = Number(arg('--conversations', 10_000));
 const MESSAGES = Number(arg('--messages', 200_000));
 /** Appends into the long conversation per run; it is generated this many short of MAX_MESSAGES_PER_SESSION. */
 const APPENDS = Number(arg('--appends', 200));
-// Appended twice (over HTTP, then through the store alone), so generated this many short of the 10,000 a session may hold.
-const LONG = 10_000 - 2 * APPENDS;
+// Appended three times (over HTTP answered whole, then in summary, then through the store alone), so generated
+// this many short of the 10,000 a session may hold.
+const LONG = 10_000 - 3 * APPENDS;
+/** Conversations opened (GET /api/session) before the server's memory is read the second time. */
+const OPENED = Math.min(2_000, CONVERSATIONS - 1);
 const LIST_CALLS = 20;
 const SEARCHES = 50;
 const COMPARE = arg('--compare', execFileSync('git', ['merge-base', 'HEAD', 'main'], { encoding: 'utf8' }).trim());
@@ -126,6 +131,7 @@ process.on('SIGTERM', () => s.close().then(() => process.exit(0)));`;
       resolve({
         ms,
         port,
+        pid: child.pid,
         stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM'))),
       });
     });
@@ -166,6 +172,12 @@ async function timed(port, pathname, body) {
   return performance.now() - t0;
 }
 
+/** The resident memory of process `pid`, in MiB (Linux: /proc). */
+function rssMiB(pid) {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb) / 1024;
+}
+
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-store-bench-'));
 const history = path.join(work, 'history');
 let t0 = performance.now();
@@ -175,7 +187,7 @@ console.error(`generated ${CONVERSATIONS} conversations, ${MESSAGES} messages, $
 
 const { commit, out: jsonDist } = buildRevision(COMPARE, 'store');
 const stores = { sqlite: path.resolve('dist'), [`json (${commit})`]: jsonDist };
-const results = Object.fromEntries(Object.keys(stores).map((k) => [k, { emptyStart: [], start: [], list: [], append: [], storeAppend: [] }]));
+const results = Object.fromEntries(Object.keys(stores).map((k) => [k, { emptyStart: [], start: [], list: [], append: [], summaryAppend: [], storeAppend: [], rssStart: [], rssOpened: [] }]));
 const importMs = [];
 const searchMs = [];
 
@@ -198,8 +210,12 @@ for (let run = 0; run < RUNS; run++) {
     }
     const s = await startServer(dist, state);
     r.start.push(s.ms);
+    r.rssStart.push(rssMiB(s.pid));
     for (let i = 0; i < LIST_CALLS; i++) r.list.push(await timed(s.port, '/api/sessions'));
+    for (const id of ids.slice(1, 1 + OPENED)) await timed(s.port, `/api/session?session_id=${id}`);
+    r.rssOpened.push(rssMiB(s.pid));
     for (let i = 0; i < APPENDS; i++) r.append.push(await timed(s.port, '/api/session/message', { session_id: ids[0], text: text(300) }));
+    for (let i = 0; i < APPENDS; i++) r.summaryAppend.push(await timed(s.port, '/api/session/message', { session_id: ids[0], text: text(300), answer: 'summary' }));
     await s.stop();
     r.storeAppend.push(...storeAppends(dist, state, ids[0]));
     if (name === 'sqlite') {
@@ -225,7 +241,7 @@ for (let run = 0; run < RUNS; run++) {
 fs.rmSync(work, { recursive: true, force: true });
 
 console.log(`machine: ${machine()}`);
-console.log(`history: ${CONVERSATIONS} conversations, ${MESSAGES} messages (${(bytes / 2 ** 20).toFixed(0)} MiB as JSON files), one of ${LONG} + 2 × ${APPENDS} appended; runs: ${RUNS}, stores alternated\n`);
+console.log(`history: ${CONVERSATIONS} conversations, ${MESSAGES} messages (${(bytes / 2 ** 20).toFixed(0)} MiB as JSON files), one of ${LONG} + 3 × ${APPENDS} appended; runs: ${RUNS}, stores alternated; load before: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}\n`);
 const names = Object.keys(stores);
 const [db, json] = names.map((n) => results[n]);
 const line = (label, a, b, f = (x) => x.toFixed(1)) => console.log(`| ${label} | ${f(a)} | ${f(b)} | ${(b / a).toFixed(1)}× |`);
@@ -236,9 +252,14 @@ line(`server start, the history`, median(db.start), median(json.start), (x) => x
 line('start over empty (budget +300 ms)', median(db.start) - median(db.emptyStart), median(json.start) - median(json.emptyStart), (x) => x.toFixed(0));
 line(`GET /api/sessions, median of ${LIST_CALLS * RUNS}`, median(db.list), median(json.list));
 line(`GET /api/sessions, p95`, pct(db.list, 95), pct(json.list, 95));
-line(`append in the long conversation, median of ${APPENDS * RUNS}`, median(db.append), median(json.append));
-line(`append in the long conversation, p95`, pct(db.append, 95), pct(json.append, 95));
+line(`append in the long conversation over HTTP, answered whole, median of ${APPENDS * RUNS}`, median(db.append), median(json.append));
+line(`append in the long conversation over HTTP, answered whole, p95`, pct(db.append, 95), pct(json.append, 95));
+line(`append over HTTP, \`answer: "summary"\` (JSON store: whole), median of ${APPENDS * RUNS}`, median(db.summaryAppend), median(json.summaryAppend), (x) => x.toFixed(2));
+line(`append over HTTP, \`answer: "summary"\` (JSON store: whole), p95`, pct(db.summaryAppend, 95), pct(json.summaryAppend, 95), (x) => x.toFixed(2));
 line(`… through the store alone (no HTTP), median of ${APPENDS * RUNS}`, median(db.storeAppend), median(json.storeAppend), (x) => x.toFixed(2));
 line(`… through the store alone (no HTTP), p95`, pct(db.storeAppend, 95), pct(json.storeAppend, 95), (x) => x.toFixed(2));
+console.log(`| server RSS at start, MiB | ${median(db.rssStart).toFixed(0)} | ${median(json.rssStart).toFixed(0)} | ${(median(json.rssStart) / median(db.rssStart)).toFixed(1)}× |`);
+console.log(`| server RSS after opening ${OPENED} conversations, MiB | ${median(db.rssOpened).toFixed(0)} | ${median(json.rssOpened).toFixed(0)} | ${(median(json.rssOpened) / median(db.rssOpened)).toFixed(1)}× |`);
+console.log(`load after: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 console.log(`\nSQLite only: first start importing the ${CONVERSATIONS} JSON files, median ${(median(importMs) / 1000).toFixed(1)} s (${importMs.map((x) => (x / 1000).toFixed(1)).join(', ')});`);
 console.log(`FTS5 query (two words of rank 100-5,000, both required, bm25, snippet, 50 best) over ${MESSAGES} messages: median ${median(searchMs).toFixed(1)} ms, p95 ${pct(searchMs, 95).toFixed(1)} ms of ${searchMs.length}.`);
