@@ -297,6 +297,26 @@ describe('SessionStore keeps a bounded number of whole sessions', () => {
     await store.close();
   });
 
+  it('counts the characters kept exactly through appends, new versions and evictions', async () => {
+    const { store, ids } = await history(3, 2, { sessions: 2, chars: 1e9 });
+    const total = async () => {
+      let chars = 0;
+      for (const id of ids) if (store.isKept(id)) chars += keptChars((await store.get(id))!);
+      return chars;
+    };
+    await store.get(ids[0]!);
+    await store.addMessage(ids[0]!, 'a longer message than the others', []);
+    await store.addVersion(ids[0]!, 0, 'v2', []);
+    await store.addMessage(ids[0]!, 'after the version', []);
+    expect(store.keptCharacters).toBe(await total());
+    expect(store.keptCharacters).toBe('v2after the version'.length);
+    await store.get(ids[1]!);
+    await store.get(ids[2]!);
+    expect(store.isKept(ids[0]!)).toBe(false);
+    expect(store.keptCharacters).toBe(await total());
+    await store.close();
+  });
+
   it('never lets go of a session with a turn running', async () => {
     const { store, ids } = await history(3, 1, { sessions: 1, chars: 1e9 });
     await store.update(ids[0]!, (s) => {
