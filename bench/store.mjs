@@ -114,10 +114,12 @@ function startServer(dist, stateDir) {
   const script = `const { startServer } = await import(${JSON.stringify(url)});
 const s = await startServer({ host: '127.0.0.1', port: 0, stateDir: ${JSON.stringify(stateDir)}, token: ${JSON.stringify(TOKEN)}, maxUploadBytes: 1 << 20, preloadSpeech: false });
 console.log(JSON.stringify({ port: s.port }));
-process.on('SIGTERM', () => s.close().then(() => process.exit(0)));`;
+process.on('SIGTERM', () => s.close().then(() => process.exit(0)));
+// The bench asks for memory after a full collection: RSS alone keeps what V8 has not given back yet.
+process.on('SIGUSR2', () => { globalThis.gc(); const m = process.memoryUsage(); console.log(JSON.stringify({ rss: m.rss, heap: m.heapUsed })); });`;
   const args = hasCommand('taskset') ? ['taskset', '-c', '0', process.execPath] : [process.execPath];
   const started = process.hrtime.bigint();
-  const child = spawn(args[0], [...args.slice(1), '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SATCHEL_LOG_LEVEL: 'error' } });
+  const child = spawn(args[0], [...args.slice(1), '--expose-gc', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SATCHEL_LOG_LEVEL: 'error' } });
   children.add(child);
   child.once('exit', () => children.delete(child));
   return new Promise((resolve, reject) => {
@@ -130,10 +132,24 @@ process.on('SIGTERM', () => s.close().then(() => process.exit(0)));`;
       clearTimeout(timer);
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const { port } = JSON.parse(out.slice(0, nl));
+      out = out.slice(nl + 1);
       resolve({
+        /** RSS and heap used after a full collection, in MiB. */
+        memory: () =>
+          new Promise((r) => {
+            const read = () => {
+              const at = out.indexOf('\n');
+              if (at === -1) return;
+              child.stdout.off('data', read);
+              const m = JSON.parse(out.slice(0, at));
+              out = out.slice(at + 1);
+              r({ rss: m.rss / 2 ** 20, heap: m.heap / 2 ** 20 });
+            };
+            child.stdout.on('data', read);
+            child.kill('SIGUSR2');
+          }),
         ms,
         port,
-        pid: child.pid,
         stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM'))),
       });
     });
@@ -174,12 +190,6 @@ async function timed(port, pathname, body) {
   return performance.now() - t0;
 }
 
-/** The resident memory of process `pid`, in MiB (Linux: /proc). */
-function rssMiB(pid) {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return Number(kb) / 1024;
-}
-
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-store-bench-'));
 const history = path.join(work, 'history');
 let t0 = performance.now();
@@ -189,7 +199,7 @@ console.error(`generated ${CONVERSATIONS} conversations, ${MESSAGES} messages, $
 
 const { commit, out: jsonDist } = buildRevision(COMPARE, 'store');
 const stores = { sqlite: path.resolve('dist'), [`${COMPARE === JSON_STORE_COMMIT ? 'JSON files' : 'build'} (${commit})`]: jsonDist };
-const results = Object.fromEntries(Object.keys(stores).map((k) => [k, { emptyStart: [], start: [], list: [], append: [], summaryAppend: [], storeAppend: [], rssStart: [], rssOpened: [] }]));
+const results = Object.fromEntries(Object.keys(stores).map((k) => [k, { emptyStart: [], start: [], list: [], append: [], summaryAppend: [], listAfterChange: [], storeAppend: [], rssStart: [], rssOpened: [], heapStart: [], heapOpened: [] }]));
 const importMs = [];
 const searchMs = [];
 
@@ -212,12 +222,20 @@ for (let run = 0; run < RUNS; run++) {
     }
     const s = await startServer(dist, state);
     r.start.push(s.ms);
-    r.rssStart.push(rssMiB(s.pid));
+    let m = await s.memory();
+    r.rssStart.push(m.rss);
+    r.heapStart.push(m.heap);
     for (let i = 0; i < LIST_CALLS; i++) r.list.push(await timed(s.port, '/api/sessions'));
     for (const id of ids.slice(1, 1 + OPENED)) await timed(s.port, `/api/session?session_id=${id}`);
-    r.rssOpened.push(rssMiB(s.pid));
+    m = await s.memory();
+    r.rssOpened.push(m.rss);
+    r.heapOpened.push(m.heap);
     for (let i = 0; i < APPENDS; i++) r.append.push(await timed(s.port, '/api/session/message', { session_id: ids[0], text: text(300) }));
-    for (let i = 0; i < APPENDS; i++) r.summaryAppend.push(await timed(s.port, '/api/session/message', { session_id: ids[0], text: text(300), answer: 'summary' }));
+    for (let i = 0; i < APPENDS; i++) {
+      r.summaryAppend.push(await timed(s.port, '/api/session/message', { session_id: ids[0], text: text(300), answer: 'summary' }));
+      // What a window's list shows after each message: the list once one listing has changed.
+      if (i < LIST_CALLS) r.listAfterChange.push(await timed(s.port, '/api/sessions'));
+    }
     await s.stop();
     r.storeAppend.push(...storeAppends(dist, state, ids[0]));
     if (name === 'sqlite') {
@@ -254,14 +272,19 @@ line(`server start, the history`, median(db.start), median(json.start), (x) => x
 line('start over empty (budget +300 ms)', median(db.start) - median(db.emptyStart), median(json.start) - median(json.emptyStart), (x) => x.toFixed(0));
 line(`GET /api/sessions, median of ${LIST_CALLS * RUNS}`, median(db.list), median(json.list));
 line(`GET /api/sessions, p95`, pct(db.list, 95), pct(json.list, 95));
+line(`GET /api/sessions just after an append, median of ${LIST_CALLS * RUNS}`, median(db.listAfterChange), median(json.listAfterChange));
+line(`GET /api/sessions just after an append, p95`, pct(db.listAfterChange, 95), pct(json.listAfterChange, 95));
 line(`append in the long conversation over HTTP, answered whole, median of ${APPENDS * RUNS}`, median(db.append), median(json.append));
 line(`append in the long conversation over HTTP, answered whole, p95`, pct(db.append, 95), pct(json.append, 95));
 line(`append over HTTP, \`answer: "summary"\` (JSON store: whole), median of ${APPENDS * RUNS}`, median(db.summaryAppend), median(json.summaryAppend), (x) => x.toFixed(2));
 line(`append over HTTP, \`answer: "summary"\` (JSON store: whole), p95`, pct(db.summaryAppend, 95), pct(json.summaryAppend, 95), (x) => x.toFixed(2));
 line(`… through the store alone (no HTTP), median of ${APPENDS * RUNS}`, median(db.storeAppend), median(json.storeAppend), (x) => x.toFixed(2));
 line(`… through the store alone (no HTTP), p95`, pct(db.storeAppend, 95), pct(json.storeAppend, 95), (x) => x.toFixed(2));
-console.log(`| server RSS at start, MiB | ${median(db.rssStart).toFixed(0)} | ${median(json.rssStart).toFixed(0)} | ${(median(json.rssStart) / median(db.rssStart)).toFixed(1)}× |`);
-console.log(`| server RSS after opening ${OPENED} conversations, MiB | ${median(db.rssOpened).toFixed(0)} | ${median(json.rssOpened).toFixed(0)} | ${(median(json.rssOpened) / median(db.rssOpened)).toFixed(1)}× |`);
+const mib = (label, a, b) => console.log(`| ${label}, MiB | ${median(a).toFixed(0)} | ${median(b).toFixed(0)} | ${(median(b) / median(a)).toFixed(1)}× |`);
+mib('server RSS at start (after a full GC)', db.rssStart, json.rssStart);
+mib(`server RSS after opening ${OPENED} conversations (after a full GC)`, db.rssOpened, json.rssOpened);
+mib('JS heap used at start', db.heapStart, json.heapStart);
+mib(`JS heap used after opening ${OPENED} conversations`, db.heapOpened, json.heapOpened);
 console.log(`load after: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 console.log(`\nSQLite only: first start importing the ${CONVERSATIONS} JSON files, median ${(median(importMs) / 1000).toFixed(1)} s (${importMs.map((x) => (x / 1000).toFixed(1)).join(', ')});`);
 console.log(`FTS5 query (two words of rank 100-5,000, both required, bm25, snippet, 50 best) over ${MESSAGES} messages: median ${median(searchMs).toFixed(1)} ms, p95 ${pct(searchMs, 95).toFixed(1)} ms of ${searchMs.length}.`);

@@ -113,6 +113,10 @@ describe('sessions, profiles, workspaces', () => {
     const body = async () => await (await srv.api('/api/sessions')).text();
     const first = await body();
     expect(await body()).toBe(first);
+    // The kept body goes out gzipped when asked (fetch asks, and undoes it), the same bytes each time.
+    const gz = await srv.api('/api/sessions', { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(gz.headers.get('content-encoding')).toBe(first.length > 1024 ? 'gzip' : null);
+    expect(await gz.text()).toBe(first);
     const parsed = JSON.parse(first) as { sessions: Parameters<typeof publicSessionSummary>[0][] };
     // Compact, and each summary exactly the projection's JSON.
     expect(first).toBe(JSON.stringify({ sessions: parsed.sessions.map(publicSessionSummary) }));

@@ -4,8 +4,8 @@ import { readJsonBody } from '../http/body.js';
 import { requireFields, ValueError } from '../core/errors.js';
 import type { HandlerInput } from '../app.js';
 import { isValidProfileName, sessionVisible, visibleSession } from '../store/profiles.js';
-import { sendJson, sendSerializedJson } from '../http/respond.js';
-import { SessionListCache } from '../projections/session-list.js';
+import { PreparedJson, sendJson, sendPreparedJson } from '../http/respond.js';
+import { SessionListCache, type ListBody } from '../projections/session-list.js';
 import { sessionSummary, type Session, type SessionStore } from '../store/sessions.js';
 import { HttpError } from '../core/errors.js';
 import { publicChatRefusal, publicDeletion, publicMessage, publicSession, publicSessionSummary } from '../projections/index.js';
@@ -17,13 +17,17 @@ export const MAX_MESSAGE_ATTACHMENTS = 100;
 
 /** Each store's list bodies (a test process runs several servers, each with its own store). */
 const listCaches = new WeakMap<SessionStore, SessionListCache>();
+/** Each kept body's bytes and gzip, made once (the body object is the same while it holds). */
+const prepared = new WeakMap<ListBody, PreparedJson>();
 
 /** GET /api/sessions `{sessions: SessionSummary[]}`, compact; the body is kept until the list changes. */
 export async function listSessions({ ctx, app, profile }: HandlerInput): Promise<void> {
   let cache = listCaches.get(app.sessions);
   if (!cache) listCaches.set(app.sessions, (cache = new SessionListCache()));
-  const json = cache.body(profile, app.sessions.listVersion, () => app.sessions.list().filter((s) => sessionVisible(s.profile, profile)));
-  await sendSerializedJson(ctx, 200, json);
+  const body = cache.body(profile, app.sessions.listVersion, () => app.sessions.list().filter((s) => sessionVisible(s.profile, profile)));
+  let bytes = prepared.get(body);
+  if (!bytes) prepared.set(body, (bytes = new PreparedJson(body.json)));
+  await sendPreparedJson(ctx, 200, bytes);
 }
 
 export async function newSession(input: HandlerInput): Promise<void> {

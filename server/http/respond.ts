@@ -127,16 +127,41 @@ export async function sendJson<const T>(ctx: RequestContext, status: number, val
   await sendJsonBytes(ctx, status, headers, body);
 }
 
-/** A JSON response already serialized from projections (a cached one: projections/session-list.ts). */
-export function sendSerializedJson(ctx: RequestContext, status: number, json: SerializedJson, opts: ResponseOptions = {}): Promise<void> {
-  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', Vary: 'Accept-Encoding', ...opts.headers };
-  return sendJsonBytes(ctx, status, headers, Buffer.from(json, 'utf8'));
+/**
+ * A JSON body serialized from projections once and sent as it is many times (GET /api/sessions while the list
+ * does not change): its bytes, and its gzip made on first need. Gzip of 10,000 summaries (2.5 MB) took about
+ * 20 ms a call.
+ */
+export class PreparedJson {
+  readonly bytes: Buffer;
+  private gzipped: Promise<Buffer> | undefined;
+
+  constructor(json: SerializedJson) {
+    this.bytes = Buffer.from(json, 'utf8');
+  }
+
+  gzip(): Promise<Buffer> {
+    this.gzipped ??= gzip(this.bytes, { level: GZIP_LEVEL });
+    return this.gzipped;
+  }
 }
 
-async function sendJsonBytes(ctx: RequestContext, status: number, headers: Record<string, string>, body: Buffer): Promise<void> {
+/** A prepared JSON response; its gzip when asked for and worth it, as sendJson's. */
+export async function sendPreparedJson(ctx: RequestContext, status: number, prepared: PreparedJson): Promise<void> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', Vary: 'Accept-Encoding' };
+  await sendJsonBytes(ctx, status, headers, prepared.bytes, () => prepared.gzip());
+}
+
+async function sendJsonBytes(
+  ctx: RequestContext,
+  status: number,
+  headers: Record<string, string>,
+  body: Buffer,
+  gzipped: () => Promise<Buffer> = () => gzip(body, { level: GZIP_LEVEL }),
+): Promise<void> {
   const accept = ctx.req.headers['accept-encoding'] ?? '';
   if (body.length > GZIP_THRESHOLD_BYTES && /gzip/i.test(accept)) {
-    body = await gzip(body, { level: GZIP_LEVEL });
+    body = await gzipped();
     headers['Content-Encoding'] = 'gzip';
   }
   finish(ctx, status, headers, body);

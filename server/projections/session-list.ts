@@ -14,8 +14,8 @@ export type SerializedJson = string & { readonly __serializedJson: unique symbol
 /** Bodies kept, one per profile: a person has a few profiles; a request naming many others evicts the oldest. */
 export const MAX_CACHED_LIST_BODIES = 8;
 
-/** A session list body as one store version and one profile see it. */
-interface ListBody {
+/** A session list body as one store version and one profile see it: the same object while it holds. */
+export interface ListBody {
   listVersion: number;
   secrets: number;
   json: SerializedJson;
@@ -32,7 +32,7 @@ export class SessionListCache {
    * `{"sessions":[…]}` compact, byte for byte what `JSON.stringify({ sessions: listings.map(publicSessionSummary) })`
    * gives (the answer before this cache), for `listings` as of `listVersion` (SessionStore.listVersion).
    */
-  body(profile: string, listVersion: number, listings: () => readonly SessionListing[]): SerializedJson {
+  body(profile: string, listVersion: number, listings: () => readonly SessionListing[]): ListBody {
     const secrets = knownSecretsGeneration();
     if (secrets !== this.secrets) {
       this.summaries = new WeakMap();
@@ -40,7 +40,7 @@ export class SessionListCache {
       this.secrets = secrets;
     }
     const kept = this.bodies.get(profile);
-    if (kept && kept.listVersion === listVersion && kept.secrets === secrets) return kept.json;
+    if (kept && kept.listVersion === listVersion && kept.secrets === secrets) return kept;
     const parts = listings().map((listing) => {
       let json = this.summaries.get(listing);
       if (json === undefined) {
@@ -50,9 +50,10 @@ export class SessionListCache {
       return json;
     });
     const json = `{"sessions":[${parts.join(',')}]}` as SerializedJson;
+    const body = { listVersion, secrets, json };
     this.bodies.delete(profile);
-    this.bodies.set(profile, { listVersion, secrets, json });
+    this.bodies.set(profile, body);
     if (this.bodies.size > MAX_CACHED_LIST_BODIES) this.bodies.delete(this.bodies.keys().next().value as string);
-    return json;
+    return body;
   }
 }
