@@ -125,10 +125,14 @@ process.on('SIGUSR2', () => { globalThis.gc(); const m = process.memoryUsage(); 
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error('server did not start')), START_DEADLINE_MS);
+    let listening = false;
     child.stdout.on('data', (d) => {
       out += d;
+      // Later lines are the memory answers, read by memory() below.
+      if (listening) return;
       const nl = out.indexOf('\n');
       if (nl === -1) return;
+      listening = true;
       clearTimeout(timer);
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const { port } = JSON.parse(out.slice(0, nl));
@@ -137,6 +141,7 @@ process.on('SIGUSR2', () => { globalThis.gc(); const m = process.memoryUsage(); 
         /** RSS and heap used after a full collection, in MiB. */
         memory: () =>
           new Promise((r) => {
+            // Listeners run in order: the one above has appended the chunk by the time this one reads.
             const read = () => {
               const at = out.indexOf('\n');
               if (at === -1) return;
