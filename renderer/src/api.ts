@@ -15,6 +15,7 @@ import type {
   ChatStartResponse,
   ConfigResponse as ServerConfig,
   McpSettings,
+  MessageSummaryAnswer,
   Session,
   SessionSettingsInput,
   SessionSummary,
@@ -139,8 +140,15 @@ export const api = {
   pinSession: (id: string, pinned: boolean) => request<{ session: SessionSummary }>('POST', '/api/session/pin', { session_id: id, pinned }),
   archiveSession: (id: string, archived: boolean) => request<{ session: SessionSummary }>('POST', '/api/session/archive', { session_id: id, archived }),
   /** A message kept without asking an agent; `messageIndex`: as a new version from that message on (Edit). */
+  // Asks for the summary and the stored row only: the whole session is every message again (10 MB at 10,000).
   sendMessage: (id: string, text: string, attachments: SentAttachment[], messageIndex?: number) =>
-    request<{ session: Session }>('POST', '/api/session/message', { session_id: id, text, attachments, ...(messageIndex !== undefined ? { message_index: messageIndex } : {}) }),
+    request<MessageSummaryAnswer>('POST', '/api/session/message', {
+      session_id: id,
+      text,
+      attachments,
+      answer: 'summary',
+      ...(messageIndex !== undefined ? { message_index: messageIndex } : {}),
+    }),
   /**
    * `regenerate`: the turn makes a new version from the session's last message of the person's on, or from the
    * one at `messageIndex` (Edit); the replaced version is kept (Satchel's extension, docs/API.md "Versions").

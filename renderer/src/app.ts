@@ -2,6 +2,7 @@
 // the views subscribe to it, the controllers (chat.ts, the composer) change it, and server-sent events keep
 // it current.
 import { AgentSettingsDialog, holdToSend } from './agent-settings.js';
+import { foldMessage } from './message-answer.js';
 import { api, ApiError, isAuthStatus, type AgentSettings, type ServerConfig, type Session, type SessionSummary } from './api.js';
 import { Chat } from './chat.js';
 import { Composer } from './composer.js';
@@ -84,7 +85,12 @@ class App {
     this.composer = new Composer(this.store, {
       ensureSession: () => this.ensureSession(),
       maxUploadBytes: () => this.config?.max_upload_bytes,
-      onSent: (session) => this.show(session),
+      onSent: (answer) => {
+        // Folded into the session on screen; read whole only when the copy here cannot take it.
+        const folded = foldMessage(this.current, answer);
+        if (folded) this.show(folded);
+        else void this.open(answer.session.session_id).catch(() => undefined);
+      },
       startTurn: (id, text, attachments, opts) => this.chat.start(id, text, attachments, opts),
       stop: () => void this.chat.stop().catch((err: unknown) => notify(err instanceof Error ? err.message : String(err), 'error')),
     });
@@ -333,6 +339,27 @@ class App {
     if (id) void this.open(id).catch(() => undefined);
   }, EVENT_RELOAD_DEBOUNCE_MS);
 
+  /** The newest `updated_at` the current session's change events named since the last re-read; null: one named none. */
+  private updatedTo: string | null | undefined;
+
+  /**
+   * The current session changed: read it again, unless every change since the last read named the `updated_at`
+   * it left, and this window already holds that (it folded its own message in: foldMessage).
+   */
+  private currentUpdated(data: { updated_at?: unknown }): void {
+    const at = typeof data.updated_at === 'string' ? data.updated_at : null;
+    this.updatedTo = this.updatedTo === null || at === null ? null : at;
+    this.refreshIfBehind();
+  }
+
+  private refreshIfBehind = debounce(() => {
+    const to = this.updatedTo;
+    this.updatedTo = undefined;
+    const id = this.current?.session_id;
+    if (!id || (to && this.current?.updated_at === to)) return;
+    void this.open(id).catch(() => undefined);
+  }, EVENT_RELOAD_DEBOUNCE_MS);
+
   private refreshList = debounce(() => void this.reloadList().catch(() => undefined), EVENT_RELOAD_DEBOUNCE_MS);
 
   private listen(): void {
@@ -355,7 +382,7 @@ class App {
         },
         session_updated: (data) => {
           this.refreshList();
-          if (forCurrent(data)) this.refreshCurrent();
+          if (forCurrent(data)) this.currentUpdated(data as { updated_at?: unknown });
         },
         attachment_added: (data) => {
           if (forCurrent(data)) this.refreshCurrent();

@@ -2,7 +2,7 @@
 // paste and drag-and-drop of files and folders, and Send. What it holds is the store's draft: the draft of one
 // session, kept on the server (draft-sync.ts) so a reload or a restart brings it back. The textarea is written
 // from the draft when the draft changes elsewhere (loaded, Edit, sent), never read back as the state.
-import { api, ApiError, type NewVersion, type Attachment, type SentAttachment, type Session } from './api.js';
+import { api, ApiError, type NewVersion, type Attachment, type MessageSummaryAnswer, type SentAttachment, type Session } from './api.js';
 import { carriedChips, draftContent, restoredChips } from './composer-draft.js';
 import { ChipsView, sentAttachments, storedUpload } from './composer-chips.js';
 import { ChipExtractions } from './composer-extract.js';
@@ -26,7 +26,8 @@ export interface ComposerDeps {
   /** The current session id, creating a session first when there is none. */
   ensureSession(): Promise<string>;
   maxUploadBytes(): number | undefined;
-  onSent(session: Session): void;
+  /** A message kept without an agent: the server's answer (the summary and the stored row). */
+  onSent(answer: MessageSummaryAnswer): void;
   /** Start a turn; rejects with the server's error. */
   startTurn(sessionId: string, text: string, attachments: SentAttachment[], opts?: NewVersion): Promise<void>;
   /** Stop the running turn. */
@@ -353,7 +354,7 @@ export class Composer {
       if (editing && editing.sessionId === sessionId) {
         // A new version from the edited message on: answered by the agent, or kept as it is when there is none.
         if (this.store.state.agentReady) await this.deps.startTurn(sessionId, text, attachments, { regenerate: true, messageIndex: editing.index });
-        else this.deps.onSent((await api.sendMessage(sessionId, text, attachments, editing.index)).session);
+        else this.deps.onSent(await api.sendMessage(sessionId, text, attachments, editing.index));
         // Sent: the composer (and the stored draft, never changed by the edit) is as it was before Edit.
         this.cancelEdit();
       } else if (this.store.state.agentReady) {
@@ -361,9 +362,9 @@ export class Composer {
         this.sent(sessionId);
       } else {
         // No agent: the message is kept in the session; the notice says nobody answers.
-        const { session } = await api.sendMessage(sessionId, text, attachments);
+        const answer = await api.sendMessage(sessionId, text, attachments);
         this.sent(sessionId);
-        this.deps.onSent(session);
+        this.deps.onSent(answer);
       }
     } catch (err) {
       // The server has no agent (its 503 names how to connect one; a busy or stopping server's does not).

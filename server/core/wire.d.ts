@@ -295,11 +295,22 @@ export interface ErrorResponse {
   error: string;
 }
 
+/**
+ * POST /api/session/message with `"answer": "summary"`: the session's summary and the row just stored, at
+ * `message_index`, which is the session's last (a new version replaces the rows from its index on).
+ */
+export interface MessageSummaryAnswer {
+  session: SessionSummary;
+  message_index: number;
+  message: Message;
+}
+
 /** The server-sent events of GET /api/events, by name, with their `data`. */
 export interface ServerEvents {
   session_created: { session: SessionSummary };
   session_renamed: { session_id: string; title: string };
-  session_updated: { session_id: string };
+  /** `updated_at`: the session's after the change, when the publisher knows it (a message stored by POST /api/session/message). */
+  session_updated: { session_id: string; updated_at?: string };
   /** Deleted (Undo may still bring it back: session_restored). */
   session_deleted: { session_id: string };
   session_restored: { session: SessionSummary };

@@ -2,6 +2,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forgetSecrets, KNOWN_SECRET_MASK, rememberSecret } from '../redact/known.js';
+import { publicSessionSummary } from '../projections/sessions.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { storedJson } from '../testing/stored-session.js';
 
@@ -69,6 +71,71 @@ describe('sessions, profiles, workspaces', () => {
       expect((await srv.json('/api/session/new', { workspace: outside })).status).toBe(200);
     } finally {
       await fs.rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('answers a stored message with the summary and the message alone when asked, and the whole session by default', async () => {
+    const id = await srv.newSession();
+    const whole = (await (await srv.json('/api/session/message', { session_id: id, text: 'first' })).json()) as { session: { messages: { content: string }[] } };
+    expect(whole.session.messages.map((m) => m.content)).toEqual(['first']);
+    const res = await srv.json('/api/session/message', { session_id: id, text: 'second, token=ghp_abcdefghijklmnopqrstuvwxyz0123456789', answer: 'summary' });
+    expect(res.status).toBe(200);
+    const small = (await res.json()) as Record<string, unknown> & { session: Record<string, unknown>; message: Record<string, unknown> };
+    expect(Object.keys(small).sort()).toEqual(['message', 'message_index', 'session']);
+    expect(small.session).toMatchObject({ session_id: id, title: 'Untitled', message_count: 2 });
+    expect(small.session).not.toHaveProperty('messages');
+    expect(small.message_index).toBe(1);
+    expect(small.message).toMatchObject({ role: 'user', attachments: [] });
+    expect(small.message.content).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+    // What GET /api/session shows for that row is what the answer carried.
+    const read = (await (await srv.api(`/api/session?session_id=${id}`)).json()) as { session: { messages: unknown[]; updated_at: string } };
+    expect(read.session.messages[1]).toEqual(small.message);
+    expect(read.session.updated_at).toBe(small.session.updated_at);
+    // A new version from the first message on: the answer's row replaces everything from its index on.
+    const edited = (await (await srv.json('/api/session/message', { session_id: id, text: 'first, edited', message_index: 0, answer: 'summary' })).json()) as {
+      message_index: number;
+      message: { content: string; versions?: { count: number } };
+      session: { message_count: number };
+    };
+    expect(edited).toMatchObject({ message_index: 0, message: { content: 'first, edited', versions: { count: 2 } }, session: { message_count: 1 } });
+  });
+
+  it.each([['whole'], [1], [true]])('refuses answer %j with the exact text, storing nothing', async (answer) => {
+    const id = await srv.newSession();
+    const res = await srv.json('/api/session/message', { session_id: id, text: 'x', answer });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'answer must be "session" or "summary"' });
+    expect((await storedJson(srv.stateDir, id)).messages).toEqual([]);
+  });
+
+  it('lists sessions byte for byte as the projection of every listing, again after each change and a new known secret', async () => {
+    const id = await srv.newSession();
+    const body = async () => await (await srv.api('/api/sessions')).text();
+    const first = await body();
+    expect(await body()).toBe(first);
+    // The kept body goes out gzipped when asked (fetch asks, and undoes it), the same bytes each time.
+    const gz = await srv.api('/api/sessions', { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(gz.headers.get('content-encoding')).toBe(first.length > 1024 ? 'gzip' : null);
+    expect(await gz.text()).toBe(first);
+    const parsed = JSON.parse(first) as { sessions: Parameters<typeof publicSessionSummary>[0][] };
+    // Compact, and each summary exactly the projection's JSON.
+    expect(first).toBe(JSON.stringify({ sessions: parsed.sessions.map(publicSessionSummary) }));
+    await srv.json('/api/session/rename', { session_id: id, title: 'Renamed just now' });
+    const renamed = JSON.parse(await body()) as { sessions: { session_id: string; title: string }[] };
+    expect(renamed.sessions[0]).toMatchObject({ session_id: id, title: 'Renamed just now' });
+    await srv.json('/api/session/message', { session_id: id, text: 'hello', answer: 'summary' });
+    expect((JSON.parse(await body()) as { sessions: { message_count: number }[] }).sessions[0]!.message_count).toBe(1);
+    // A title holding what becomes a known secret (an agent key saved later) is masked from then on.
+    const key = 'satchel-bench-key-0123456789abcdef';
+    await srv.json('/api/session/rename', { session_id: id, title: `key ${key}` });
+    expect(await body()).toContain(key);
+    rememberSecret(key);
+    try {
+      const after = await body();
+      expect(after).not.toContain(key);
+      expect(after).toContain(KNOWN_SECRET_MASK);
+    } finally {
+      forgetSecrets();
     }
   });
 });

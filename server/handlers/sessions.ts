@@ -4,20 +4,31 @@ import { readJsonBody } from '../http/body.js';
 import { requireFields, ValueError } from '../core/errors.js';
 import type { HandlerInput } from '../app.js';
 import { isValidProfileName, sessionVisible, visibleSession } from '../store/profiles.js';
-import { sendJson } from '../http/respond.js';
-import { sessionSummary, type Session } from '../store/sessions.js';
+import { PreparedJson, sendJson, sendPreparedJson } from '../http/respond.js';
+import { SessionListCache, type ListBody } from '../projections/session-list.js';
+import { sessionSummary, type Session, type SessionStore } from '../store/sessions.js';
 import { HttpError } from '../core/errors.js';
-import { publicChatRefusal, publicDeletion, publicSession, publicSessionSummary } from '../projections/index.js';
+import { publicChatRefusal, publicDeletion, publicMessage, publicSession, publicSessionSummary } from '../projections/index.js';
 import { SessionBusy } from '../store/versions.js';
-import type { ChatAttachment, SessionSummary } from '../core/wire.js';
+import type { ChatAttachment } from '../core/wire.js';
 import { namedAttachments } from '../attachments/extracted.js';
 import { isConnectionId, listConnections } from '../agent/connections.js';
 
 export const MAX_MESSAGE_ATTACHMENTS = 100;
 
+/** Each store's list bodies (a test process runs several servers, each with its own store). */
+const listCaches = new WeakMap<SessionStore, SessionListCache>();
+/** Each kept body's bytes and gzip, made once (the body object is the same while it holds). */
+const prepared = new WeakMap<ListBody, PreparedJson>();
+
+/** GET /api/sessions `{sessions: SessionSummary[]}`, compact; the body is kept until the list changes. */
 export async function listSessions({ ctx, app, profile }: HandlerInput): Promise<void> {
-  const sessions = app.sessions.list().filter((s) => sessionVisible(s.profile, profile)).map(publicSessionSummary);
-  await sendJson(ctx, 200, { sessions } satisfies { sessions: SessionSummary[] }, { compact: true });
+  let cache = listCaches.get(app.sessions);
+  if (!cache) listCaches.set(app.sessions, (cache = new SessionListCache()));
+  const body = cache.body(profile, app.sessions.listVersion, () => app.sessions.list().filter((s) => sessionVisible(s.profile, profile)));
+  let bytes = prepared.get(body);
+  if (!bytes) prepared.set(body, (bytes = new PreparedJson(body.json)));
+  await sendPreparedJson(ctx, 200, bytes);
 }
 
 export async function newSession(input: HandlerInput): Promise<void> {
@@ -100,10 +111,32 @@ export async function addMessage(input: HandlerInput): Promise<void> {
   // Satchel's extension: `message_index` makes the message a new version from that message of the person's on
   // (Edit without an agent), keeping the one it replaces (docs/API.md, "Versions").
   const at = body.message_index;
+  const answer = messageAnswer(body.answer);
   const session =
     at === undefined || at === null ? await app.sessions.addMessage(current.session_id, text, attachments) : await app.sessions.addVersion(current.session_id, at, text, attachments);
-  app.events.publish({ name: 'session_updated', profile, data: { session_id: session.session_id } });
-  await sendJson(ctx, 200, { session: publicSession(session) });
+  // `updated_at` lets the window that sent it (which folds the answer in) know it already holds this change.
+  app.events.publish({ name: 'session_updated', profile, data: { session_id: session.session_id, updated_at: session.updated_at } });
+  if (answer === 'session') {
+    await sendJson(ctx, 200, { session: publicSession(session) });
+    return;
+  }
+  // The stored message is the session's last row either way (a new version replaces the rows from `at` on).
+  const index = session.messages.length - 1;
+  await sendJson(ctx, 200, { session: publicSessionSummary(session), message_index: index, message: publicMessage(session.messages[index]!) });
+}
+
+/** What POST /api/session/message answers: the whole session (the original's answer, the default) or a summary. */
+export const MESSAGE_ANSWERS = ['session', 'summary'] as const;
+export const BAD_MESSAGE_ANSWER = 'answer must be "session" or "summary"';
+
+/**
+ * `answer: "summary"` asks for the session's summary and the stored message alone: the whole session is every
+ * message redacted and serialized (about 10 MB and 280 ms at 10,000 messages), for a client that holds the rest.
+ */
+function messageAnswer(value: unknown): (typeof MESSAGE_ANSWERS)[number] {
+  if (value === undefined || value === null) return 'session';
+  if (typeof value === 'string' && (MESSAGE_ANSWERS as readonly string[]).includes(value)) return value as (typeof MESSAGE_ANSWERS)[number];
+  throw new ValueError(BAD_MESSAGE_ANSWER);
 }
 
 /** 409 of POST /api/session/delete: a turn would go on storing into a session no one can see. */

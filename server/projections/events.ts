@@ -2,13 +2,13 @@
 // these events is an id, a stored path or a count the UI acts on.
 import type { ServerEvent } from '../store/events.js';
 import type * as wire from '../core/wire.js';
-import { redactText, serverValue, type RedactedText, type ServerValue } from './brand.js';
+import { optional, redactText, serverValue, type RedactedText, type ServerValue } from './brand.js';
 import { publicAttachment, publicSessionSummary, type PublicAttachment, type PublicSessionSummary } from './sessions.js';
 
 export interface PublicServerEvents {
   session_created: { session: PublicSessionSummary };
   session_renamed: { session_id: ServerValue; title: RedactedText };
-  session_updated: { session_id: ServerValue };
+  session_updated: { session_id: ServerValue; updated_at?: ServerValue };
   session_deleted: { session_id: ServerValue };
   session_restored: { session: PublicSessionSummary };
   attachment_added: { session_id: ServerValue; attachment: PublicAttachment } | { session_id: ServerValue; file_count: number; dest: ServerValue };
@@ -25,6 +25,7 @@ export function publicEventData(event: ServerEvent): PublicServerEvents[wire.Ser
     case 'session_restored':
       return { session: publicSessionSummary(event.data.session) };
     case 'session_updated':
+      return { session_id: serverValue(event.data.session_id), updated_at: optional(event.data.updated_at, serverValue) };
     case 'session_deleted':
       return { session_id: serverValue(event.data.session_id) };
     case 'attachment_added': {

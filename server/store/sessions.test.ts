@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setLogSink } from '../core/log.js';
 import { storedJson, storedSession } from '../testing/stored-session.js';
-import { MAX_SESSION_FILE_BYTES, oversizedSessionWarning, SessionStore } from './sessions.js';
+import { keptChars, MAX_SESSION_FILE_BYTES, oversizedSessionWarning, SessionStore } from './sessions.js';
 import { showVersion } from './versions.js';
 
 let dir: string;
@@ -254,3 +254,93 @@ describe('SessionStore: deletion steps', () => {
     expect((await store.get(s.session_id))?.session_id).toBe(s.session_id);
   });
 });
+
+describe('SessionStore keeps a bounded number of whole sessions', () => {
+  /** `count` sessions of `messages` messages each, written by a store of its own, then a fresh store of `limits`. */
+  async function history(count: number, messages: number, limits: { sessions: number; chars: number }): Promise<{ store: SessionStore; ids: string[] }> {
+    const writer = new SessionStore(dir);
+    await writer.load();
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const s = await writer.create({ workspace: '/w', profile: 'default' });
+      for (let m = 0; m < messages; m++) await writer.addMessage(s.session_id, `session ${i} message ${m}`, []);
+      ids.push(s.session_id);
+    }
+    await writer.close();
+    const store = new SessionStore(dir, limits);
+    await store.load();
+    return { store, ids };
+  }
+
+  it('lets the least recently used go beyond the count, and reads it again equal', async () => {
+    const { store, ids } = await history(5, 3, { sessions: 2, chars: 1e9 });
+    const first = structuredClone(await store.get(ids[0]!));
+    for (const id of ids) await store.get(id);
+    expect(store.keptCount).toBe(2);
+    expect(ids.map((id) => store.isKept(id))).toEqual([false, false, false, true, true]);
+    // Used again, ids[3]! is kept and ids[4]! is the least recently used: the next read lets it go.
+    await store.get(ids[3]!);
+    await store.get(ids[0]!);
+    expect(ids.map((id) => store.isKept(id))).toEqual([true, false, false, true, false]);
+    expect(await store.get(ids[0]!)).toEqual(first);
+    expect(first!.messages.map((m) => m.content)).toEqual(['session 0 message 0', 'session 0 message 1', 'session 0 message 2']);
+    await store.close();
+  });
+
+  it('bounds the characters kept, but always keeps the session just read', async () => {
+    const { store, ids } = await history(3, 2, { sessions: 100, chars: 1 });
+    const read = await store.get(ids[0]!);
+    expect(keptChars(read!)).toBe('session 0 message 0'.length * 2);
+    expect(store.isKept(ids[0]!)).toBe(true);
+    await store.get(ids[1]!);
+    expect(ids.map((id) => store.isKept(id))).toEqual([false, true, false]);
+    await store.close();
+  });
+
+  it('counts the characters kept exactly through appends, new versions and evictions', async () => {
+    const { store, ids } = await history(3, 2, { sessions: 2, chars: 1e9 });
+    const total = async () => {
+      let chars = 0;
+      for (const id of ids) if (store.isKept(id)) chars += keptChars((await store.get(id))!);
+      return chars;
+    };
+    await store.get(ids[0]!);
+    await store.addMessage(ids[0]!, 'a longer message than the others', []);
+    await store.addVersion(ids[0]!, 0, 'v2', []);
+    await store.addMessage(ids[0]!, 'after the version', []);
+    expect(store.keptCharacters).toBe(await total());
+    expect(store.keptCharacters).toBe('v2after the version'.length);
+    await store.get(ids[1]!);
+    await store.get(ids[2]!);
+    expect(store.isKept(ids[0]!)).toBe(false);
+    expect(store.keptCharacters).toBe(await total());
+    await store.close();
+  });
+
+  it('never lets go of a session with a turn running', async () => {
+    const { store, ids } = await history(3, 1, { sessions: 1, chars: 1e9 });
+    await store.update(ids[0]!, (s) => {
+      s.active_stream_id = 'stream-1';
+    });
+    await store.get(ids[1]!);
+    await store.get(ids[2]!);
+    expect(ids.map((id) => store.isKept(id))).toEqual([true, false, true]);
+    await store.close();
+  });
+
+  it('loses nothing when writes race evictions: every message of every session is on disk and read back', async () => {
+    const { store, ids } = await history(6, 0, { sessions: 1, chars: 1e9 });
+    const writes = ids.flatMap((id, i) => Array.from({ length: 8 }, (_, m) => store.addMessage(id, `s${i} m${m}`, [])));
+    // Reads of the other sessions between the writes, each one evicting whatever it may.
+    const reads = Array.from({ length: 40 }, (_, k) => store.get(ids[k % ids.length]!));
+    await Promise.all([...writes, ...reads]);
+    for (const [i, id] of ids.entries()) {
+      const expected = Array.from({ length: 8 }, (_, m) => `s${i} m${m}`);
+      expect((await store.get(id))!.messages.map((m) => m.content)).toEqual(expected);
+      expect((await storedSession(dir, id))!.messages.map((m) => m.content)).toEqual(expected);
+    }
+    expect(store.keptCount).toBe(1);
+    await store.close();
+  });
+});
+

@@ -40,6 +40,53 @@ export const MAX_MODEL_CHARS = 200;
 export const MAX_SYSTEM_PROMPT_CHARS = 20_000;
 export const SYSTEM_PROMPT_TOO_LONG = `System prompt too long (max ${MAX_SYSTEM_PROMPT_CHARS} characters)`;
 const SESSION_ID = /^[0-9a-f]{12}$/;
+/**
+ * Whole sessions kept in memory at most, the least recently used let go first (a later `get` reads it again).
+ * Reading a conversation of 20 messages again costs about a millisecond; keeping every one ever opened grew the
+ * server by the size of the person's whole history. 200 covers every conversation a person moves between in a day.
+ */
+export const MAX_KEPT_SESSIONS = 200;
+/**
+ * And at most this many characters of message text kept (`keptChars`; about 2 bytes each in memory, more for the
+ * objects around them). The 10,000-message conversation of the benchmark holds 16 million: it must fit, or every
+ * message typed in it would read it all again (about 300 ms).
+ */
+export const MAX_KEPT_CHARS = 32 * 2 ** 20;
+
+/** Bounds of the sessions kept whole (tests make them small). */
+export interface KeepLimits {
+  sessions: number;
+  chars: number;
+}
+
+/** The characters of text in `rows`: what MAX_KEPT_CHARS counts. */
+function rowChars(rows: readonly Message[]): number {
+  let chars = 0;
+  for (const m of rows) {
+    chars += typeof m.content === 'string' ? m.content.length : 0;
+    if (typeof m.reasoning === 'string') chars += m.reasoning.length;
+  }
+  return chars;
+}
+
+/** The characters of text a session holds (every row: done when a session is read from the database). */
+export function keptChars(session: Session): number {
+  return rowChars(session.messages);
+}
+
+/**
+ * `after`'s characters from `before`'s, walking only the rows after the last one both share at the same place.
+ * Every change replaces a tail of the rows (an append, a turn, a new version), never one in the middle, so this
+ * is exact for them and costs the tail, not the conversation (a walk of 10,000 rows took 0.2 ms per write).
+ */
+function changedChars(before: { session: Session; chars: number }, after: Session): number {
+  const old = before.session.messages;
+  const now = after.messages;
+  let common = Math.min(old.length, now.length);
+  while (common > 0 && old[common - 1] !== now[common - 1]) common--;
+  return before.chars - rowChars(old.slice(common)) + rowChars(now.slice(common));
+}
+
 /** The database file in the state folder: sessions, their messages and attachments, and the search index. */
 export const SESSION_DB_FILE = 'satchel.db';
 
@@ -194,8 +241,17 @@ export class SessionStore {
   private db: Db | undefined;
   /** Every session's listing (its header and counts), as stored; a deleted one too, until it is removed. */
   private readonly listings = new Map<string, SessionListing>();
-  /** Sessions read whole, as stored: a change shows here only once its transaction has committed. */
-  private readonly sessions = new Map<string, Session>();
+  /**
+   * Sessions read whole, as stored, the least recently used first (Map order): a change shows here only once its
+   * transaction has committed. At most `limits` of them (evict()); each with its `keptChars`.
+   */
+  private readonly sessions = new Map<string, { session: Session; chars: number }>();
+  private keptTotal = 0;
+  private readonly limits: KeepLimits;
+  /** Bumped whenever a listing changes: GET /api/sessions keeps its body until then (projections/session-list.ts). */
+  private version = 0;
+  /** list()'s answer until a listing changes. */
+  private sorted: SessionListing[] | undefined;
   /** Sessions being read whole, so two first uses read once. */
   private readonly reading = new Map<string, Promise<Session | undefined>>();
   /** Changes that arrived while a write of their session was under way; the next write takes them all. */
@@ -205,8 +261,75 @@ export class SessionStore {
   private readonly draining = new Map<string, Promise<void>>();
   private readonly stateDir: string;
 
-  constructor(stateDir: string) {
+  constructor(stateDir: string, limits: KeepLimits = { sessions: MAX_KEPT_SESSIONS, chars: MAX_KEPT_CHARS }) {
     this.stateDir = stateDir;
+    this.limits = limits;
+  }
+
+  /** Changes whenever any listing does (a session created, changed, deleted or removed). */
+  get listVersion(): number {
+    return this.version;
+  }
+
+  /** Whether the session is kept whole in memory now (tests of eviction; `get` answers either way). */
+  isKept(id: string): boolean {
+    return this.sessions.has(id);
+  }
+
+  /** The characters of text of the sessions kept whole now (what MAX_KEPT_CHARS bounds). */
+  get keptCharacters(): number {
+    return this.keptTotal;
+  }
+
+  /** How many sessions are kept whole now. */
+  get keptCount(): number {
+    return this.sessions.size;
+  }
+
+  private setListing(listing: SessionListing): void {
+    this.listings.set(listing.session_id, listing);
+    this.version++;
+    this.sorted = undefined;
+  }
+
+  private dropListing(id: string): void {
+    this.listings.delete(id);
+    this.version++;
+    this.sorted = undefined;
+  }
+
+  /** Keep `session` as the most recently used, then let go of the least recently used beyond the limits. */
+  private hold(session: Session): void {
+    const id = session.session_id;
+    const previous = this.sessions.get(id);
+    const chars = previous ? changedChars(previous, session) : keptChars(session);
+    this.forget(id);
+    this.sessions.set(id, { session, chars });
+    this.keptTotal += chars;
+    this.evict();
+  }
+
+  private forget(id: string): void {
+    const kept = this.sessions.get(id);
+    if (!kept) return;
+    this.sessions.delete(id);
+    this.keptTotal -= kept.chars;
+  }
+
+  /**
+   * Let go of the least recently used sessions until the limits hold. Never the most recent (the one just read
+   * or written), one being written or with changes waiting (its write reads its base from here), nor one with a
+   * turn running (each of its rows is a write). A request that got a session before it was let go keeps its own
+   * reference: only the store's goes, and a later `get` reads the session again from the database.
+   */
+  private evict(): void {
+    if (this.sessions.size <= this.limits.sessions && this.keptTotal <= this.limits.chars) return;
+    let room = this.sessions.size - 1;
+    for (const [id, { session }] of this.sessions) {
+      if (room-- <= 0 || (this.sessions.size <= this.limits.sessions && this.keptTotal <= this.limits.chars)) break;
+      if (this.writing.has(id) || this.pending.has(id) || session.active_stream_id !== undefined) continue;
+      this.forget(id);
+    }
   }
 
   /** The database file. */
@@ -223,7 +346,7 @@ export class SessionStore {
     try {
       await migrateSchema(db);
       await importJsonSessions(db, this.stateDir);
-      for (const listing of await readListings(db)) this.listings.set(listing.session_id, listing);
+      for (const listing of await readListings(db)) this.setListing(listing);
     } catch (err) {
       await db.close().catch(() => {});
       throw err;
@@ -266,7 +389,12 @@ export class SessionStore {
   private read(id: string): Promise<Session | undefined> {
     if (!this.listings.has(id)) return Promise.resolve(undefined);
     const kept = this.sessions.get(id);
-    if (kept) return Promise.resolve(kept);
+    if (kept) {
+      // The most recently used now (Map order).
+      this.sessions.delete(id);
+      this.sessions.set(id, kept);
+      return Promise.resolve(kept.session);
+    }
     let reading = this.reading.get(id);
     if (!reading) {
       reading = readSession(this.opened(), id)
@@ -274,8 +402,8 @@ export class SessionStore {
           // Removed or read again meanwhile: what is kept wins.
           if (!session || !this.listings.has(id)) return undefined;
           const known = this.sessions.get(id);
-          if (known) return known;
-          this.sessions.set(id, sealRows(session));
+          if (known) return known.session;
+          this.hold(sealRows(session));
           return session;
         })
         .finally(() => this.reading.delete(id));
@@ -286,7 +414,9 @@ export class SessionStore {
 
   /** Every session's listing (header and counts, no messages) but the deleted ones, the last active first. */
   list(): SessionListing[] {
-    return [...this.listings.values()].filter((s) => s.deleted_at === undefined).sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+    // Sorted once per change, not per call: 10,000 listings take about 7 ms to sort.
+    this.sorted ??= [...this.listings.values()].filter((s) => s.deleted_at === undefined).sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+    return this.sorted.slice();
   }
 
   /** Every deleted session's listing not yet purged (the purge at start finds them here). */
@@ -358,8 +488,8 @@ export class SessionStore {
   }
 
   private keep(session: Session): void {
-    this.sessions.set(session.session_id, session);
-    this.listings.set(session.session_id, listingOf(session));
+    this.setListing(listingOf(session));
+    this.hold(session);
   }
 
   /**
@@ -492,8 +622,8 @@ export class SessionStore {
    */
   async remove(id: string): Promise<void> {
     if (!this.getDeleted(id)) throw new ValueError(SESSION_NOT_FOUND);
-    this.listings.delete(id);
-    this.sessions.delete(id);
+    this.dropListing(id);
+    this.forget(id);
     this.pending.get(id)?.forEach((item) => item.reject(new ValueError(SESSION_NOT_FOUND)));
     this.pending.delete(id);
     await this.draining.get(id);
