@@ -23,6 +23,9 @@ const AT_BOTTOM_SLACK_PX = 40;
 /** Draw, measure, draw again: rows measured taller or shorter than estimated can change the window; a few
  * passes settle it (each one's rows are measured), and the next scroll frame finishes whatever is left. */
 const MAX_LAYOUT_PASSES = 4;
+/** Drawing rows a frame may spend beyond those on screen: a fling or a scrollbar jump replaces the whole window,
+ * and drawing its overscan at once took frames past 200 ms on the shared machine (bench/thread-scroll.mjs). */
+const DRAW_BUDGET_MS = 8;
 
 export interface ThreadActions {
   regenerate(): void;
@@ -80,6 +83,7 @@ export class ThreadView {
   private pinned = true;
   private found: { index: number; timer: ReturnType<typeof setTimeout> } | null = null;
   private frame = 0;
+  private following = 0;
   private width = 0;
   private box: { pad: number; gap: number } | null = null;
   private readonly sizes = new ResizeObserver((entries) => this.resized(entries));
@@ -100,11 +104,12 @@ export class ThreadView {
     const busy = turn?.status === 'streaming' || Boolean(session?.active_stream_id);
     const outcome = state.outcome?.sessionId === id ? state.outcome : null;
     const inputs = [session, busy, outcome, state.agentReady, state.editing];
-    // Where the person is reading, before the rows change under it.
-    const anchor = this.windowed ? this.anchorNow() : null;
     let moved = false;
     let redraw = false;
+    let anchor: Anchor | null = null;
     if (inputs.some((v, i) => v !== this.drawnFrom[i])) {
+      // Where the person is reading, before the rows change under it.
+      if (this.windowed) anchor = this.anchorNow();
       this.drawnFrom = inputs;
       moved = this.setRows(state, busy);
       redraw = true;
@@ -114,7 +119,16 @@ export class ThreadView {
     // A row added or removed, a turn begun or ended: the conversation moved on, and the thread goes to its end.
     if (moved) this.pinned = true;
     if (redraw || moved) this.place(this.pinned ? 'bottom' : (anchor ?? this.anchorNow()));
-    else if (this.pinned && turn) this.el.scrollTop = this.el.scrollHeight;
+    else if (this.pinned && turn) this.followBottom();
+  }
+
+  /** A streaming reply grew: to the bottom once a frame (not once a token: each would lay the page out). */
+  private followBottom(): void {
+    if (this.following) return;
+    this.following = requestAnimationFrame(() => {
+      this.following = 0;
+      if (this.pinned) this.el.scrollTop = this.el.scrollHeight;
+    });
   }
 
   /**
@@ -211,32 +225,41 @@ export class ThreadView {
       return;
     }
     const { pad, gap } = this.metrics();
+    const deadline = performance.now() + DRAW_BUDGET_MS;
+    let short = false;
     for (let pass = 0; pass < MAX_LAYOUT_PASSES; pass++) {
       const tops = this.currentTops();
       const view = this.el.clientHeight;
       const live = this.live ? this.live.view.el.getBoundingClientRect().height + gap : 0;
       const y = target === 'bottom' ? tops[n]! + live - view + pad : anchoredY(tops, target);
-      this.draw(windowAt(tops, y, view));
+      short = this.draw(windowAt(tops, y, view), windowAt(tops, y, view, 0), deadline);
       if (!this.measure()) break;
     }
     this.sizeSpacers();
+    // The overscan left out for time is drawn in the next frames, a budget's worth each.
+    if (short) this.schedule();
     if (target === 'bottom') this.el.scrollTop = this.el.scrollHeight;
     else this.el.scrollTop = anchoredY(this.currentTops(), target) + pad;
   }
 
-  /** The rows of `win` in order between the spacers, by key: a row drawn with the same signature is kept. */
-  private draw(win: RowWindow): void {
-    const next = new Map<string, Placed>();
-    for (let i = win.start; i < win.end; i++) {
+  /**
+   * The rows of `win` in order between the spacers, by key: a row drawn with the same signature is kept. The rows
+   * of `view` (those on screen) are always drawn; the overscan around them grows one row at a time, each side in
+   * turn, while `deadline` (performance.now()) is ahead or the row is already drawn. True when `win` was cut short.
+   */
+  private draw(win: RowWindow, view: RowWindow = win, deadline = Infinity): boolean {
+    const built = new Map<number, Placed>();
+    const take = (i: number, must: boolean): boolean => {
       const r = this.all[i]!;
       const key = this.keys[i]!;
       const signature = this.signature(i, key, r);
       const known = this.rows.get(key);
       if (known && known.signature === signature) {
         known.at = i;
-        next.set(key, known);
-        continue;
+        built.set(i, known);
+        return true;
       }
+      if (!must && performance.now() >= deadline) return false;
       const el = this.rowElement(i, r);
       this.keyOf.set(el, key);
       this.sizes.observe(el);
@@ -244,10 +267,20 @@ export class ThreadView {
         this.sizes.unobserve(known.el);
         known.el.replaceWith(el);
       }
-      next.set(key, { signature, el, at: i });
+      built.set(i, { signature, el, at: i });
+      return true;
+    };
+    for (let i = view.start; i < view.end; i++) take(i, true);
+    let start = view.start;
+    let end = view.end;
+    for (let up = start > win.start, down = end < win.end; up || down; ) {
+      if (down) down = take(end, false) && ++end < win.end;
+      if (up) up = take(start - 1, false) && --start > win.start;
     }
+    const next = new Map<string, Placed>();
+    for (let i = start; i < end; i++) next.set(this.keys[i]!, built.get(i)!);
     for (const [key, placed] of this.rows) {
-      if (!next.has(key)) {
+      if (next.get(key) !== placed) {
         this.sizes.unobserve(placed.el);
         placed.el.remove();
       }
@@ -259,6 +292,7 @@ export class ThreadView {
       if (at === el) at = el.nextSibling;
       else this.el.insertBefore(el, at);
     }
+    return start > win.start || end < win.end;
   }
 
   private signature(i: number, key: string, r: MessageRow): string {
@@ -354,8 +388,12 @@ export class ThreadView {
 
   private scrolled(): void {
     this.pinned = this.el.scrollTop + this.el.clientHeight >= this.el.scrollHeight - AT_BOTTOM_SLACK_PX;
-    if (!this.windowed || this.frame) return;
-    // Once a frame: the window follows the scroll, keeping the row the person is reading where it is.
+    if (this.windowed) this.schedule();
+  }
+
+  /** Once a frame: the window follows the scroll, keeping the row the person is reading where it is. */
+  private schedule(): void {
+    if (this.frame) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
       if (this.windowed) this.place(this.anchorNow());
