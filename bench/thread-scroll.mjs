@@ -24,6 +24,8 @@ const { values } = parseArgs({
     compare: { type: 'string', default: 'main' },
     // --no-reference: this build alone (with BENCH_PROFILE=1, to read its profile without waiting for the reference).
     'no-reference': { type: 'boolean', default: false },
+    // --reference-only: the reference alone (its runs take many minutes: every row is laid out each frame).
+    'reference-only': { type: 'boolean', default: false },
   },
 });
 const RUNS = Number(values.runs);
@@ -259,7 +261,7 @@ fs.writeFileSync(
   path.join(stateDir, 'sessions', `${sessionId}.json`),
   JSON.stringify({ session_id: sessionId, title: 'A long conversation', workspace: root, profile: 'default', created_at: at, updated_at: at, messages: conversation(MESSAGES), attachments: [] }),
 );
-const builds = [{ label: 'this build', staticDir: path.resolve('dist', 'renderer') }];
+const builds = values['reference-only'] ? [] : [{ label: 'this build', staticDir: path.resolve('dist', 'renderer') }];
 if (!values['no-reference']) {
   const reference = referenceRenderer(values.compare);
   builds.push({ label: `${values.compare} (${reference.commit})`, staticDir: reference.out });
