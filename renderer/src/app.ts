@@ -43,7 +43,9 @@ class App {
   readonly agentDialog: AgentSettingsDialog;
   /** The header's model and system prompt of the conversation on screen. */
   readonly conversationSettings: ConversationSettingsView;
-  private readonly thread: ThreadView;
+  readonly thread: ThreadView;
+  /** A message the address named (#s=<id>&m=<index>), revealed once its conversation is on screen. */
+  private revealOnOpen: { id: string; message: number } | null = null;
   /** Small windows: the sessions list and the workspace as drawers. */
   private readonly drawers = initDrawers();
 
@@ -106,6 +108,11 @@ class App {
     );
     this.store.subscribe((state, previous) => {
       thread.update(state);
+      // A link to a message (#s=<id>&m=<index>): shown once its conversation is.
+      if (this.revealOnOpen && state.session?.session_id === this.revealOnOpen.id) {
+        thread.reveal(this.revealOnOpen.message);
+        this.revealOnOpen = null;
+      }
       connection.update(state);
       this.conversationSettings.update(state);
       if (state.session !== previous.session) this.sessionShown(state.session, previous.session);
@@ -172,14 +179,20 @@ class App {
     window.addEventListener('hashchange', () => {
       const id = this.hashSession();
       if (id && id !== this.current?.session_id) void this.open(id);
+      else if (id && this.revealOnOpen) {
+        this.thread.reveal(this.revealOnOpen.message);
+        this.revealOnOpen = null;
+      }
     });
     this.composer.focus();
     // Tests (and anyone scripting the UI) wait for this before acting.
     byId('app').dataset.ready = 'true';
   }
 
+  /** The session the address names (#s=<id>), and the message to scroll to in it (&m=<index in its messages>). */
   private hashSession(): string | null {
-    const m = /^#s=([\w-]+)$/.exec(location.hash);
+    const m = /^#s=([\w-]+)(?:&m=(\d{1,6}))?$/.exec(location.hash);
+    if (m?.[1] && m[2] !== undefined) this.revealOnOpen = { id: m[1], message: Number(m[2]) };
     return m?.[1] ?? null;
   }
 
