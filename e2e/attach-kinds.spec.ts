@@ -14,6 +14,7 @@ import { completionRequests, configureAgent, lastUserMessage, openApp, partsOf }
 import { ownServerAndAgent } from './helpers/own-agent.js';
 import type { RunningServer } from './helpers/server.js';
 import { buildZip } from './helpers/zip.js';
+import { hasTool } from '../server/archive/testing/real-tools.js';
 
 const KEY = 'sk-attach-kinds-key';
 const LOG = 'GET /health 200 3ms\nGET /api/items 500 41ms\n';
@@ -38,17 +39,8 @@ function made(files: Record<string, string>, out: string, tool: string, args: st
   }
 }
 
-function hasTool(cmd: string, arg: string): boolean {
-  try {
-    execFileSync(cmd, [arg], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 test('a .gz shows what it holds, a .7z is refused on its chip, a second project.zip is project-1.zip everywhere', async ({ page }) => {
-  test.skip(!hasTool('gzip', '--version') || !hasTool('7z', 'i'), 'gzip and 7z make the files this test drops; install them (gzip, p7zip-full)');
+  test.skip(!hasTool('gzip', 'gzip') || !hasTool('7z', 'p7zip-full'), 'gzip and 7z make the files this test drops; install them (gzip, p7zip-full)');
   await openApp(page, server);
   await configureAgent(page, agent, KEY);
   const id = await newSession(page, server.workspace);

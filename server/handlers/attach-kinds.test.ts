@@ -10,6 +10,7 @@ import { postMultipart, startTestServer, type TestServer } from '../testing/harn
 import { GZIP_UNREADABLE } from '../attachments/gunzip-upload.js';
 import { RAR_REFUSED, SEVEN_ZIP_REFUSED } from '../attachments/attach-kind.js';
 import { yazlZip } from '../archive/testing/fixtures.js';
+import { hasTool } from '../archive/testing/real-tools.js';
 
 let srv: TestServer;
 let tmp: string;
@@ -23,18 +24,8 @@ afterAll(async () => {
   await fs.rm(tmp, { recursive: true, force: true });
 });
 
-function hasTool(cmd: string, ...args: string[]): boolean {
-  try {
-    execFileSync(cmd, args, { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const HAS_GZIP = hasTool('gzip', '--version');
-const HAS_7Z = hasTool('7z', 'i');
-if (!HAS_GZIP) console.warn('attach-kinds: gzip not installed; its tests are skipped');
-if (!HAS_7Z) console.warn('attach-kinds: 7z not installed; its tests are skipped');
+const HAS_GZIP = hasTool('gzip', 'gzip');
+const HAS_7Z = hasTool('7z', 'p7zip-full');
 
 const LOG = Array.from({ length: 2000 }, (_, i) => `2026-11-26T12:00:${String(i % 60).padStart(2, '0')}Z INFO request ${i} served in ${i % 97} ms`).join('\n') + '\n';
 
