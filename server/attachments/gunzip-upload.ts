@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
-import { ValueError } from '../core/errors.js';
+import { DISK_FULL_UPLOAD, HttpError, isDiskFull, ValueError } from '../core/errors.js';
 import { EXTRACT_CHUNK_BYTES, tooLarge } from '../archive/limits.js';
 
 /** The 400 for bytes that are not a whole gzip stream (damaged, cut short, or not gzip at all). */
@@ -63,6 +63,8 @@ export async function gunzipToStaging(gzPath: string, stagingDir: string, maxByt
   } catch (err) {
     await fsp.rm(file, { force: true });
     if (isZlibError(err)) throw new ValueError(GZIP_UNREADABLE, true);
+    // The decompressed file may not fit where the compressed one did: the upload's own 507, as placing it would say.
+    if (isDiskFull(err)) throw new HttpError(507, DISK_FULL_UPLOAD);
     throw err;
   }
 }
