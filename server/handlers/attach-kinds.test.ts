@@ -137,6 +137,16 @@ describe('7z and RAR refused at attach time', () => {
     expect(await listed(id)).toEqual([]);
   });
 
+  it.skipIf(!HAS_7Z || !HAS_GZIP)('a 7z inside a .gz is refused too, nothing stored or staged', async () => {
+    const id = await srv.newSession();
+    await fs.writeFile(path.join(tmp, 'inner.txt'), 'inner\n');
+    execFileSync('7z', ['a', '-bd', '-y', path.join(tmp, 'inner.7z'), path.join(tmp, 'inner.txt')], { stdio: 'ignore' });
+    const gz = await gzipped('inner.7z.gz', await fs.readFile(path.join(tmp, 'inner.7z')));
+    expect(await upload(id, 'inner.7z.gz', gz)).toMatchObject({ status: 400, body: { error: SEVEN_ZIP_REFUSED } });
+    expect(await listed(id)).toEqual([]);
+    expect(await staging()).toEqual([]);
+  });
+
   it('a .7z-named file that is really a zip is stored, not refused', async () => {
     const id = await srv.newSession();
     const zip = await yazlZip({ 'a.txt': 'a\n' });

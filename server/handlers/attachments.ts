@@ -36,6 +36,9 @@ export async function uploadAttachment(input: HandlerInput): Promise<void> {
     const kind = await attachKind(file.stagedPath, file.filename);
     if (kind.kind === 'refused') throw refusal(kind.reason);
     gunzipped = kind.kind === 'gzip' ? await gunzipToStaging(file.stagedPath, app.stagingDir, maxExtractedBytes(app.config.maxUploadBytes)) : undefined;
+    // What a `.gz` holds is judged as a dropped file would be: a `notes.7z.gz` is still a 7z.
+    const inner = gunzipped && kind.kind === 'gzip' ? await attachKind(gunzipped.file, kind.innerName) : undefined;
+    if (inner?.kind === 'refused') throw refusal(inner.reason);
     const safeName = storedName(kind.kind === 'gzip' ? kind.innerName : file.filename);
     const dir = await openSessionFolder(app.config.stateDir, sessionId);
     try {
