@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import yazl from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from './index.js';
@@ -60,6 +61,20 @@ describe.skipIf(skipReason !== undefined)('a full disk', () => {
     expect(await res.json()).toEqual({ error: 'Not enough disk space to store the upload' });
     expect(await leftovers()).toEqual([]);
     expect((await fetch(`${srv.origin}/health`)).status).toBe(200);
+  });
+
+  it('a .gz whose decompressed file does not fit answers 507 and leaves nothing behind', async () => {
+    // 3 MiB of zeros gzip to about 3 KiB: the upload fits, what it holds does not (the tmpfs is 2 MiB).
+    const gz = zlib.gzipSync(Buffer.alloc(3 * 1024 * 1024));
+    const body = multipartBody('b', [{ name: 'session_id', content: session }, { name: 'file', filename: 'zeros.log.gz', content: gz }]);
+    const res = await fetch(`${srv.origin}/api/upload`, {
+      method: 'POST',
+      body: new Uint8Array(body),
+      headers: { ...auth, 'Content-Type': 'multipart/form-data; boundary=b' },
+      signal: AbortSignal.timeout(20_000),
+    });
+    expect({ status: res.status, body: await res.json() }).toEqual({ status: 507, body: { error: 'Not enough disk space to store the upload' } });
+    expect(await leftovers()).toEqual([]);
   });
 
   it('an archive that does not fit answers 507 and removes the partial extraction', async () => {

@@ -11,7 +11,8 @@ export function fileChip(a: Attachment, sessionId: string | undefined): HTMLElem
     a.is_image && sessionId
       ? h('img', { class: 'chip-thumb', 'data-testid': 'attachment-thumb', src: attachmentSource(sessionId, a.filename).rawUrl, alt: '', loading: 'lazy' })
       : icon([...(a.is_image ? ICONS.file : ICONS.paperclip)]);
-  const content = [thumb, h('span', { class: 'chip-name' }, a.filename), h('span', { class: 'muted small' }, formatBytes(a.size))];
+  const from = a.decompressed_from ? h('span', { class: 'muted small', 'data-testid': 'attachment-origin' }, `(from ${a.decompressed_from})`) : null;
+  const content = [thumb, h('span', { class: 'chip-name' }, a.filename), from, h('span', { class: 'muted small' }, formatBytes(a.size))];
   if (!sessionId) return h('li', { class: 'msg-attachment', 'data-testid': 'message-attachment', title: a.filename }, ...content);
   return h(
     'li',

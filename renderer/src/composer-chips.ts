@@ -27,6 +27,22 @@ export function sentAttachments(chip: Chip): SentAttachment[] {
   return out;
 }
 
+/**
+ * The chip once its upload is stored: named by the stored name the server answered with (a second `project.zip`
+ * is stored as `project-1.zip`, and the message the agent gets names that one; a `server.log.gz` is stored
+ * decompressed as `server.log`), so the chip and the message never name two files.
+ */
+export function uploadedChip(chip: Chip, result: SentAttachment): Chip {
+  const name = 'filename' in result ? result.filename : result.name;
+  return { ...chip, status: 'done', loaded: chip.size, result, name };
+}
+
+/** "(from server.log.gz)" for a file stored decompressed, else null. */
+export function originNote(chip: Chip): string | null {
+  const from = chip.result && 'filename' in chip.result ? chip.result.decompressed_from : undefined;
+  return from ? `(from ${from})` : null;
+}
+
 /** The chip is an upload stored in the session (not a sent message's extraction reference). */
 export function storedUpload(chip: Chip): Extract<SentAttachment, { filename: string }> | undefined {
   return chip.status === 'done' && chip.result && 'filename' in chip.result ? chip.result : undefined;
@@ -84,10 +100,12 @@ export class ChipsView {
       ? h('img', { class: 'chip-thumb', src: chip.thumbUrl, alt: '', 'data-testid': 'attachment-thumb' })
       : h('span', { class: 'chip-thumb chip-icon' }, icon([...(isArchiveName(name) ? ICONS.archive : ICONS.file)]));
     const extracting = chip.extract?.status === 'running';
+    const from = originNote(chip);
     const main = h(
       'div',
       { class: 'chip-main' },
       h('span', { class: 'chip-name', title: name }, name),
+      from ? h('span', { class: 'muted small', 'data-testid': 'attachment-origin' }, from) : null,
       chip.status === 'uploading' || chip.status === 'queued' ? progress.bar : null,
       chip.status === 'error' ? null : progress.bytes,
       chip.status === 'queued' ? h('span', { class: 'muted small' }, 'Waiting…') : null,

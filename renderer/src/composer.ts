@@ -4,7 +4,7 @@
 // from the draft when the draft changes elsewhere (loaded, Edit, sent), never read back as the state.
 import { api, ApiError, type NewVersion, type Attachment, type MessageSummaryAnswer, type SentAttachment, type Session } from './api.js';
 import { carriedChips, draftContent, restoredChips } from './composer-draft.js';
-import { ChipsView, sentAttachments, storedUpload } from './composer-chips.js';
+import { ChipsView, sentAttachments, storedUpload, uploadedChip } from './composer-chips.js';
 import { ChipExtractions } from './composer-extract.js';
 import { pastedFiles } from './composer-paste.js';
 import { byId, icon, ICONS } from './dom.js';
@@ -295,7 +295,7 @@ export class Composer {
         this.setChip(id, (c) => ({ ...c, loaded: p.loaded })),
       );
       const result = await up.handle.promise;
-      this.setChip(id, (c) => ({ ...c, status: 'done', loaded: c.size, result }));
+      this.setChip(id, (c) => uploadedChip(c, result));
       this.drafts.schedule();
     } catch (err) {
       if (err instanceof UploadAborted) return; // the chip is already gone

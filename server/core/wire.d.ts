@@ -9,6 +9,8 @@ export interface Attachment {
   size: number;
   mime: string;
   is_image: boolean;
+  /** The `.gz` name this file was decompressed from (POST /api/upload of a single gzip-compressed file). */
+  decompressed_from?: string;
 }
 
 /** A stored upload as a message carries it. */
