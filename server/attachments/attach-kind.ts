@@ -3,9 +3,9 @@
 // a 7z or RAR archive is refused with the reason, since Satchel can neither list nor read one (no maintained
 // pure-JS reader: docs/architecture.md, "Archives Satchel refuses"), and a green chip would promise the agent
 // something it never gets. By content, not name: a renamed `.7z` is still refused, a `.7z`-named zip is not.
-import fsp from 'node:fs/promises';
 import { ValueError } from '../core/errors.js';
 import { archiveKind } from '../archive/index.js';
+import { readFileHead } from '../store/files.js';
 
 /** Enough bytes for every signature below (RAR 5's is the longest, 8 bytes). */
 export const SNIFF_HEAD_BYTES = 8;
@@ -21,17 +21,6 @@ export const SEVEN_ZIP_REFUSED = `7z archives can't be read by Satchel yet. ${RE
 export const RAR_REFUSED = `RAR archives can't be read by Satchel yet. ${REFUSAL_ADVICE}`;
 
 export type AttachKind = { kind: 'file' } | { kind: 'gzip'; innerName: string } | { kind: 'refused'; reason: string };
-
-async function head(file: string): Promise<Buffer> {
-  const handle = await fsp.open(file, 'r');
-  try {
-    const buf = Buffer.alloc(SNIFF_HEAD_BYTES);
-    const { bytesRead } = await handle.read(buf, 0, SNIFF_HEAD_BYTES, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
-}
 
 /** `server.log.gz` → `server.log`; a name that is nothing but `.gz` → `decompressed`. Case-insensitive. */
 export function gunzippedName(name: string): string {
@@ -50,7 +39,7 @@ export function isPlainGzipName(name: string): boolean {
  * `.tgz`) are stored as they came.
  */
 export async function attachKind(file: string, name: string): Promise<AttachKind> {
-  const first = await head(file);
+  const first = await readFileHead(file, SNIFF_HEAD_BYTES);
   if (first.subarray(0, SEVEN_ZIP_MAGIC.length).equals(SEVEN_ZIP_MAGIC)) return { kind: 'refused', reason: SEVEN_ZIP_REFUSED };
   if (first.subarray(0, RAR_MAGIC.length).equals(RAR_MAGIC)) return { kind: 'refused', reason: RAR_REFUSED };
   if (isPlainGzipName(name)) return { kind: 'gzip', innerName: gunzippedName(name) };

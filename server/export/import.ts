@@ -18,7 +18,7 @@ import { isHiddenName } from '../core/paths.js';
 import { quotedName } from '../archive/limits.js';
 import { EXPORT_ATTACHMENTS_DIR } from '../projections/export.js';
 import { AnchoredDir, errno } from '../store/anchored.js';
-import { ensureDir } from '../store/files.js';
+import { ensureDir, readFileHead } from '../store/files.js';
 import type { Session } from '../store/sessions.js';
 import { EXPORT_TOO_LARGE, importedSession, MAX_EXPORT_JSON_BYTES, NOT_AN_EXPORT, parseExportText, type HeldEntry, type ImportTarget } from './read-export.js';
 
@@ -33,17 +33,6 @@ const ZIP_MAGIC = [Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('PK\x05\x06'
 /** Enough of the start to tell a zip from JSON (which may open with some white space) from anything else. */
 const HEAD_BYTES = 64;
 
-async function readHead(file: string): Promise<Buffer> {
-  const handle = await fsp.open(file, 'r');
-  try {
-    const buf = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await handle.read(buf, 0, HEAD_BYTES, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
-}
-
 /** The JSON text of an open file, refused past MAX_EXPORT_JSON_BYTES before a byte is read. */
 async function readJsonText(handle: fsp.FileHandle): Promise<string> {
   const { size } = await handle.stat();
@@ -53,7 +42,7 @@ async function readJsonText(handle: fsp.FileHandle): Promise<string> {
 
 /** Import the staged upload at `staged` as new sessions of `profile`: one, or each of an "Export all" archive. */
 export async function importConversations(app: App, staged: string, profile: string, signal: AbortSignal): Promise<Session[]> {
-  const head = await readHead(staged);
+  const head = await readFileHead(staged, HEAD_BYTES);
   const workspace = await app.workspaces.validate(app.workspaces.fallbackWorkspace);
   const base: ImportBase = { stateDir: app.config.stateDir, workspace, profile, now: new Date() };
   if (ZIP_MAGIC.some((magic) => head.subarray(0, magic.length).equals(magic))) return importZip(app, staged, base, signal);

@@ -142,3 +142,15 @@ export async function placeUnique(staged: string, dir: AnchoredDir, safeName: st
   }
   throw new ValueError('Too many uploads with the same filename');
 }
+
+/** The first `bytes` bytes of a file (fewer when it is shorter): enough to tell a format by its magic bytes. */
+export async function readFileHead(file: string, bytes: number): Promise<Buffer> {
+  const handle = await fsp.open(file, 'r');
+  try {
+    const buf = Buffer.alloc(bytes);
+    const { bytesRead } = await handle.read(buf, 0, bytes, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
