@@ -5,12 +5,13 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { withDatabase } from '../testing/stored-session.js';
 import { startAttachmentTextBackfill } from '../search/backfill.js';
 import { Db } from './db/connection.js';
 import { migrateSchema, SCHEMA_VERSION } from './db/schema.js';
 import { MAX_INDEXED_ATTACHMENT_CHARS } from './db/search-query.js';
 import { MAX_RANKED_ROWS } from './db/search.js';
-import { SESSION_DB_FILE, SessionStore } from './sessions.js';
+import { SessionStore } from './sessions.js';
 import type { SearchHits } from './search.js';
 
 let dir: string;
@@ -24,14 +25,7 @@ afterEach(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-async function withDb<T>(work: (db: Db) => Promise<T>): Promise<T> {
-  const db = await Db.open(path.join(dir, SESSION_DB_FILE));
-  try {
-    return await work(db);
-  } finally {
-    await db.close();
-  }
-}
+const withDb = <T>(work: (db: Db) => Promise<T>): Promise<T> => withDatabase(dir, work);
 
 const SECRET = 'ghp_Mk4Zt8Qw2Rx6Lp1Nv5Bc9Hd3Jf7Gs0Ya2Ue4';
 const shown = (found: SearchHits) => found.hits.map((h) => `${h.kind}:${h.snippet.map((s) => (s.match ? `[${s.text}]` : s.text)).join('')}`);

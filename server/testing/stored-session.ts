@@ -8,6 +8,16 @@ import { SESSION_DB_FILE, type Session } from '../store/sessions.js';
 
 const dbFile = (stateDir: string) => path.join(stateDir, SESSION_DB_FILE);
 
+/** `work` on a read-write connection of the test's own to the state folder's database: what is on disk, not what a store remembers. */
+export async function withDatabase<T>(stateDir: string, work: (db: Db) => Promise<T>): Promise<T> {
+  const db = await Db.open(dbFile(stateDir));
+  try {
+    return await work(db);
+  } finally {
+    await db.close();
+  }
+}
+
 /** The session as stored (undefined when it is not), read with a read-only connection. */
 export async function storedSession(stateDir: string, id: string): Promise<Session | undefined> {
   const db = await Db.openReadOnly(dbFile(stateDir));

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { withDatabase } from '../../testing/stored-session.js';
 import { DISK_FULL_SESSION, SESSION_DB_FILE, SessionStore } from '../sessions.js';
 import { Db } from './connection.js';
 import { SCHEMA_VERSION } from './schema.js';
@@ -18,15 +19,7 @@ afterEach(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-/** A connection of the test's own to the store's file: what is on disk, not what the store remembers. */
-async function withDb<T>(work: (db: Db) => Promise<T>): Promise<T> {
-  const db = await Db.open(path.join(dir, SESSION_DB_FILE));
-  try {
-    return await work(db);
-  } finally {
-    await db.close();
-  }
-}
+const withDb = <T>(work: (db: Db) => Promise<T>): Promise<T> => withDatabase(dir, work);
 
 /** The ids of sessions whose indexed text matches `query` (FTS5 syntax), with the kind of row matched. */
 const found = (query: string) =>
