@@ -201,7 +201,7 @@ export async function openWorkspaceFile(at: WorkspacePath): Promise<OpenedFile> 
 }
 
 /** Up to `max` bytes from the start of an opened file. */
-export async function readStart(file: OpenedFile, max: number): Promise<Buffer> {
+export async function readStart(file: Pick<OpenedFile, 'handle' | 'size'>, max: number): Promise<Buffer> {
   const want = Math.min(file.size, max);
   const { buffer, bytesRead } = await file.handle.read(Buffer.alloc(want), 0, want, 0);
   return buffer.subarray(0, bytesRead);

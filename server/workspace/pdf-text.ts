@@ -8,14 +8,32 @@ export const MAX_PDF_TEXT_PAGES = 50;
 export const MAX_PDF_TEXT_CHARS = 200_000;
 export const PDF_UNREADABLE = 'This PDF could not be read.';
 export const PDF_NO_TEXT = 'This PDF has no text (scanned pages are images).';
+/** pdf.js asks for a password (its PasswordException): nothing is read without it. */
+export const PDF_ENCRYPTED = 'This PDF is encrypted (it needs a password): no text preview.';
 /** pdf.js's VerbosityLevel.ERRORS. */
 const PDFJS_ERRORS_ONLY = 0;
 
 /** What a PDF's preview adds to the file's description: pages, title and text, or a note saying why not. */
 export type PdfSummary = Pick<FilePreview, 'pages' | 'title' | 'text' | 'truncated' | 'note'>;
 
+/** The preview's summary, and what the agent gets of the same read (server/agent/read/pdf.ts): page by page. */
+export interface PdfRead extends PdfSummary {
+  /** The text of each page read, from page 1, trimmed; at most MAX_PDF_TEXT_PAGES pages and MAX_PDF_TEXT_CHARS
+   *  characters in all (the last page read cut there). Absent with a note that says why nothing was read. */
+  pageTexts?: string[];
+  /** The numbers (from 1) of the pages read that have no text: scanned pages are images, for OCR to read. */
+  pagesWithoutText?: number[];
+  /** The text stopped at MAX_PDF_TEXT_CHARS (rather than only at MAX_PDF_TEXT_PAGES). */
+  cut?: boolean;
+}
+
+/** The preview's fields of a read: the page texts stay on the server. */
+export function previewOf({ pages, title, text, truncated, note }: PdfRead): PdfSummary {
+  return { ...(pages !== undefined ? { pages } : {}), ...(title !== undefined ? { title } : {}), ...(text !== undefined ? { text, truncated } : {}), ...(note !== undefined ? { note } : {}) };
+}
+
 /** Never throws: a document that fails to parse is described by a note. `bytes` may be detached by pdf.js. */
-export async function extractPdfText(bytes: Uint8Array): Promise<PdfSummary> {
+export async function extractPdfText(bytes: Uint8Array): Promise<PdfRead> {
   // Loaded on first use: most sessions never preview a PDF, and pdf.js is the largest module here.
   const { getDocumentProxy } = await import('unpdf');
   let doc: Awaited<ReturnType<typeof getDocumentProxy>> | undefined;
@@ -30,24 +48,36 @@ export async function extractPdfText(bytes: Uint8Array): Promise<PdfSummary> {
     const info = meta?.info as { Title?: unknown } | undefined;
     const title = typeof info?.Title === 'string' && info.Title.trim() ? info.Title.trim() : undefined;
     const texts: string[] = [];
+    const pageTexts: string[] = [];
+    const pagesWithoutText: number[] = [];
+    const last = Math.min(pages, MAX_PDF_TEXT_PAGES);
     let chars = 0;
-    let truncated = pages > MAX_PDF_TEXT_PAGES;
-    for (let n = 1; n <= Math.min(pages, MAX_PDF_TEXT_PAGES); n++) {
+    let kept = 0;
+    let cut = false;
+    for (let n = 1; n <= last; n++) {
       const page = await doc.getPage(n);
       const content = await page.getTextContent();
       const items = content.items as { str?: unknown; hasEOL?: boolean }[];
       const text = items.map((item) => (typeof item.str === 'string' ? item.str + (item.hasEOL ? '\n' : '') : '')).join('');
-      texts.push(text.trim());
+      const trimmed = text.trim();
+      texts.push(trimmed);
+      if (!trimmed) pagesWithoutText.push(n);
+      // The agent's pages hold no more than the preview's text: MAX_PDF_TEXT_CHARS in all, the last page cut there.
+      const pageText = trimmed.slice(0, MAX_PDF_TEXT_CHARS - kept);
+      pageTexts.push(pageText);
+      kept += pageText.length;
       chars += text.length;
       if (chars > MAX_PDF_TEXT_CHARS) {
-        truncated = true;
+        cut = pageText.length < trimmed.length || n < last;
         break;
       }
     }
+    const truncated = pages > MAX_PDF_TEXT_PAGES || chars > MAX_PDF_TEXT_CHARS;
     const text = texts.join('\n\n').slice(0, MAX_PDF_TEXT_CHARS).trim();
-    return { pages, ...(title ? { title } : {}), ...(text ? { text, truncated } : { note: PDF_NO_TEXT }) };
-  } catch {
-    return { note: PDF_UNREADABLE };
+    const read = { pageTexts, pagesWithoutText, ...(cut ? { cut } : {}) };
+    return { pages, ...(title ? { title } : {}), ...(text ? { text, truncated } : { note: PDF_NO_TEXT }), ...read };
+  } catch (err) {
+    return { note: (err as { name?: unknown } | null)?.name === 'PasswordException' ? PDF_ENCRYPTED : PDF_UNREADABLE };
   } finally {
     await doc?.destroy().catch(() => {});
   }

@@ -3,13 +3,13 @@
 // a short document takes to read. It answers each request with one reply; pdf.ts ends it when it runs past
 // its deadline, misbehaves or has been idle for a while.
 import { parentPort } from 'node:worker_threads';
-import { extractPdfText, type PdfSummary } from './pdf-text.js';
+import { extractPdfText, type PdfRead } from './pdf-text.js';
 
 export interface PdfRequest {
   bytes: Uint8Array;
 }
 export interface PdfReply {
-  summary: PdfSummary;
+  summary: PdfRead;
 }
 
 // pdf.js inflates Flate streams through DecompressionStream when there is one, and otherwise with its own

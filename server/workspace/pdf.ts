@@ -9,10 +9,10 @@ import { createLimiter } from '../office/limiter.js';
 import { createRssWatchdog } from './rss-watchdog.js';
 import { unpackedPath } from '../core/unpacked-path.js';
 import { readStart, type OpenedFile } from './browse.js';
-import { extractPdfText, PDF_UNREADABLE, type PdfSummary } from './pdf-text.js';
+import { extractPdfText, PDF_UNREADABLE, previewOf, type PdfRead, type PdfSummary } from './pdf-text.js';
 import type { PdfReply, PdfRequest } from './pdf-worker.js';
 
-export { MAX_PDF_TEXT_CHARS, MAX_PDF_TEXT_PAGES, PDF_NO_TEXT, PDF_UNREADABLE, type PdfSummary } from './pdf-text.js';
+export { MAX_PDF_TEXT_CHARS, MAX_PDF_TEXT_PAGES, PDF_ENCRYPTED, PDF_NO_TEXT, PDF_UNREADABLE, type PdfRead, type PdfSummary } from './pdf-text.js';
 
 /** The whole file is read into memory and handed to pdf.js: a larger file is described by its size alone. */
 export const MAX_PDF_BYTES = 32 * 1024 * 1024;
@@ -54,12 +54,23 @@ const limit = createLimiter(PDF_MAX_CONCURRENT);
 const memory = createRssWatchdog({ budgetBytes: PDF_WORKER_MAX_MEMORY_MB * 1024 * 1024, intervalMs: PDF_MEMORY_SAMPLE_MS });
 
 export async function pdfSummary(file: OpenedFile): Promise<PdfSummary> {
+  return previewOf(await readPdfFile(file));
+}
+
+/** An open PDF read page by page (the preview's summary with each page's text): what the agent and MCP get
+ *  (server/agent/read/pdf.ts), through the same worker and limits as the preview. Never throws. */
+export async function readPdfFile(file: Pick<OpenedFile, 'handle' | 'size'>): Promise<PdfRead> {
   if (file.size > MAX_PDF_BYTES) return { note: PDF_TOO_LARGE };
-  return summarizePdf(await readStart(file, MAX_PDF_BYTES));
+  return readPdf(await readStart(file, MAX_PDF_BYTES));
 }
 
 /** The summary of a PDF's bytes (at most MAX_PDF_BYTES). Never throws; `bytes` may be handed to the worker. */
-export function summarizePdf(bytes: Buffer): Promise<PdfSummary> {
+export async function summarizePdf(bytes: Buffer): Promise<PdfSummary> {
+  return previewOf(await readPdf(bytes));
+}
+
+/** A PDF's bytes (at most MAX_PDF_BYTES) read page by page. Never throws; `bytes` may be handed to the worker. */
+export function readPdf(bytes: Buffer): Promise<PdfRead> {
   return limit(() => (USE_WORKER ? inWorker(bytes) : extractPdfText(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength))));
 }
 
@@ -96,14 +107,14 @@ function putBack(worker: Worker): void {
 }
 
 /** One document in a worker. Whatever happens to it — a crash, running out of heap, memory or time — is a note. */
-function inWorker(bytes: Buffer): Promise<PdfSummary> {
+function inWorker(bytes: Buffer): Promise<PdfRead> {
   // Moved, not copied, when the buffer owns its memory (readStart's result for a whole file does).
   const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
   const data = owned ? new Uint8Array(bytes.buffer as ArrayBuffer) : new Uint8Array(bytes);
   const worker = takeWorker();
-  return new Promise<PdfSummary>((resolve) => {
+  return new Promise<PdfRead>((resolve) => {
     let settled = false;
-    const finish = (summary: PdfSummary, reuse: boolean) => {
+    const finish = (summary: PdfRead, reuse: boolean) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);

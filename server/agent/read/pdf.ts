@@ -1,0 +1,123 @@
+// A PDF as the agent gets it: its text page by page, each page under a marker, read by the same reader as the
+// workspace preview (server/workspace/pdf.ts: its worker, concurrency limit, deadline, heap and memory watchdog,
+// size limit), within the turn's budget. Recognized by its first bytes (`%PDF-`), never by its name. MCP's
+// read_attachment returns the same text (pdfAgentText).
+import type { FileHandle } from 'node:fs/promises';
+import {
+  MAX_PDF_BYTES,
+  MAX_PDF_TEXT_CHARS,
+  MAX_PDF_TEXT_PAGES,
+  PDF_ENCRYPTED,
+  PDF_NO_TEXT,
+  PDF_TIMED_OUT,
+  PDF_TOO_LARGE,
+  PDF_TOO_MUCH_MEMORY,
+  PDF_WORKER_MAX_MEMORY_MB,
+  PDF_WORKER_TIMEOUT_MS,
+  readPdfFile,
+  type PdfRead,
+} from '../../workspace/pdf.js';
+import { isPdf } from '../../workspace/file-kind.js';
+import type { ChatAttachment } from '../../core/wire.js';
+import type { Budget } from './budget.js';
+import { closeOpened, openUnder, readAt } from './open.js';
+import { count, partial, plural, ready, textSummary, unreadable, type ReadSummary } from './summary.js';
+import type { AttachmentRead, InputOptions } from './types.js';
+import { attachmentName, describe } from './words.js';
+
+/** What an empty page says, so the agent knows the page is there and only its text is missing. */
+export const NO_TEXT_ON_PAGE = '[no text on this page]';
+
+// Each of the preview's notes (a PDF read to no text) as the person's chip says it: what happened and what to do.
+const UNREADABLE_SUMMARY = new Map<string, string>([
+  [PDF_ENCRYPTED, 'encrypted: remove the password and attach it again'],
+  [PDF_NO_TEXT, 'no text: scanned pages are images'],
+  [PDF_TOO_LARGE, `larger than ${MAX_PDF_BYTES / 1024 / 1024} MiB: split it or attach its pages as smaller PDFs`],
+  [PDF_TIMED_OUT, `took too long to read (over ${PDF_WORKER_TIMEOUT_MS / 1000} s): save it again (print to PDF) and attach it again`],
+  [PDF_TOO_MUCH_MEMORY, `needed over ${PDF_WORKER_MAX_MEMORY_MB} MiB of memory to read: save it again (print to PDF) and attach it again`],
+]);
+const DAMAGED_SUMMARY = 'damaged: it could not be read; save it again from the program that made it and attach it again';
+
+/** "--- Page 3 ---": the marker before each page's text. */
+export function pageMarker(n: number): string {
+  return `--- Page ${n} ---`;
+}
+
+/** The pages read, each under its marker; the whole text the search index is given. */
+function pagesText(pageTexts: readonly string[]): string {
+  return pageTexts.map((text, i) => `${pageMarker(i + 1)}\n${text || NO_TEXT_ON_PAGE}`).join('\n');
+}
+
+export interface PdfAgentText {
+  /** What the agent gets: the header, the pages within the budget, and a line for the pages not read. */
+  text: string;
+  summary: ReadSummary;
+  /** The pages' whole text before the budget cut it, for the search index; absent when nothing was read. */
+  whole?: string;
+  /** The pages read that have no text (numbered from 1): for OCR. */
+  pagesWithoutText: number[];
+}
+
+/**
+ * A PDF read by the preview's reader, as the agent gets it under `budget`; `unreadableText` says what the agent
+ * gets instead when nothing could be read. Used by the turn and by MCP's read_attachment, so both say the same.
+ */
+export function pdfAgentText(read: PdfRead, name: string, budget: Budget, unreadableText: (note: string) => string): PdfAgentText {
+  const { pageTexts, pages } = read;
+  if (!pageTexts || pages === undefined || pageTexts.every((t) => !t)) {
+    // A document read to pages without text has the note PDF_NO_TEXT; one not read at all says why.
+    const said = (read.note !== undefined && UNREADABLE_SUMMARY.get(read.note)) || DAMAGED_SUMMARY;
+    return { text: unreadableText(said), summary: unreadable(said), pagesWithoutText: read.pagesWithoutText ?? [] };
+  }
+  const whole = pagesText(pageTexts);
+  const sent = Math.min(whole.length, budget.left);
+  const lines = [`Attached PDF "${name}" (${plural(pages, 'page')}):`, budget.take(whole, name)];
+  const unread = pages - pageTexts.length;
+  if (unread > 0) {
+    const why = read.cut ? `the text stops at ${count(MAX_PDF_TEXT_CHARS)} characters` : `only the first ${MAX_PDF_TEXT_PAGES} pages are read`;
+    lines.push(`[… ${plural(unread, 'more page')} of ${name} not read: ${why}]`);
+  } else if (read.cut) {
+    lines.push(`[… the rest of page ${pageTexts.length} of ${name} not read: the text stops at ${count(MAX_PDF_TEXT_CHARS)} characters]`);
+  }
+  return { text: lines.join('\n'), summary: pdfSummary(read, pageTexts, sent, whole.length), whole, pagesWithoutText: read.pagesWithoutText ?? [] };
+}
+
+/** "12 pages, 24,310 characters of text", or each way it falls short. */
+function pdfSummary(read: PdfRead, pageTexts: readonly string[], sent: number, total: number): ReadSummary {
+  const pages = read.pages ?? pageTexts.length;
+  const short: string[] = [];
+  const empty = read.pagesWithoutText?.length ?? 0;
+  if (empty > 0) short.push(`${count(empty)} of ${count(pageTexts.length)} pages have no text (scanned?)`);
+  if (read.cut) short.push(`cut at ${count(MAX_PDF_TEXT_CHARS)} characters`);
+  else if (pageTexts.length < pages) short.push(`first ${count(pageTexts.length)} of ${count(pages)} pages`);
+  const budget = textSummary(sent, total);
+  if (budget.state === 'partial') short.push(budget.text);
+  if (short.length) return partial(short.join(', '));
+  return ready(`${plural(pages, 'page')}, ${count(total)} characters of text`);
+}
+
+/** Whether the open file is a PDF by its first bytes. */
+export async function looksLikePdf(handle: FileHandle): Promise<boolean> {
+  return isPdf(await readAt(handle, '%PDF-'.length));
+}
+
+/**
+ * The attachment as the agent gets it when its bytes are a PDF; undefined when they are not (the file readers
+ * take it) or it lies under no root (fileRead names it, as for any file).
+ */
+export async function pdfRead(a: ChatAttachment & { filename?: string; mime?: string }, budget: Budget, opts: InputOptions): Promise<AttachmentRead | undefined> {
+  const opened = await openUnder(opts.roots, a.path);
+  if (!opened) return undefined;
+  try {
+    if (!(await looksLikePdf(opened.handle))) return undefined;
+    const name = attachmentName(a);
+    const mime = typeof a.mime === 'string' && a.mime ? a.mime : 'application/pdf';
+    const read = await readPdfFile(opened);
+    if (opts.signal?.aborted) throw opts.signal.reason;
+    const got = pdfAgentText(read, name, budget, (note) => describe(name, mime, opened.size, a.path, `its text could not be read: ${note}`));
+    if (got.whole !== undefined) opts.onAttachmentText?.(a.path, got.whole);
+    return { parts: [{ type: 'text', text: got.text }], summary: got.summary };
+  } finally {
+    await closeOpened(opened);
+  }
+}
