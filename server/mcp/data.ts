@@ -27,7 +27,10 @@ import { sessionVisible, visibleSession } from '../store/profiles.js';
 import { messageText, type Session } from '../store/sessions.js';
 import { isHiddenName } from '../core/paths.js';
 import { openInside, walkFiles } from '../store/anchored-walk.js';
-import { looksLikeText, textOf } from '../workspace/file-kind.js';
+import { isPdf, looksLikeText, textOf } from '../workspace/file-kind.js';
+import { readPdfFile } from '../workspace/pdf.js';
+import { Budget as CharBudget } from '../agent/read/budget.js';
+import { pdfAgentText } from '../agent/read/pdf.js';
 import { listWorkspaceDir, openWorkspaceFile, openWorkspacePath, readWorkspaceBytes, type WorkspacePath } from '../workspace/browse.js';
 import type { WorkspaceListing } from '../core/wire.js';
 import { IMAGE_TYPES, readImage } from './image-read.js';
@@ -166,6 +169,7 @@ async function readAttachmentOf(app: App, s: Session, name: string, maxChars: nu
     if (format) return await readOffice(at, base, format, maxChars);
     if (IMAGE_TYPES.has(mime)) return await readImage(at, base, mime);
     const { bytes, size } = await readWorkspaceBytes(at, L.MAX_READ_BYTES, true);
+    if (isPdf(bytes)) return await readPdfAttachment(at, base, maxChars);
     if (!looksLikeText(bytes)) return { kind: 'binary', name: base, mime, size, note: 'binary file: content not returned' };
     return { kind: 'text', name: base, mime, size, text: readText(bytes, size, maxChars), source: 'file' };
   } finally {
@@ -188,6 +192,19 @@ async function storedSidecar(at: WorkspacePath, maxBytes: number): Promise<{ byt
     return await readSidecar(dir, at.segments.at(-1)!, maxBytes);
   } finally {
     await dir.close();
+  }
+}
+
+/** A PDF (by its bytes) as the agent gets it in a turn: its pages' text under their markers, cut at `maxChars`
+ *  (agent/read/pdf.ts); one that could not be read, by the chip's words for why. */
+async function readPdfAttachment(at: WorkspacePath, base: string, maxChars: number): Promise<AttachmentContent> {
+  const file = await openWorkspaceFile(at);
+  try {
+    const got = pdfAgentText(await readPdfFile(file), base, new CharBudget(maxChars), (why) => why);
+    if (got.whole === undefined) return { kind: 'binary', name: base, mime: 'application/pdf', size: file.size, note: `PDF whose text could not be read: ${got.text}` };
+    return { kind: 'text', name: base, mime: 'application/pdf', size: file.size, text: redactText(got.text), source: 'pdf' };
+  } finally {
+    await file.close();
   }
 }
 
