@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as inThread from './pdf.js';
 import { buildPdf, libreOfficePdf, textPage } from './testing/pdf.js';
+import { FIXTURES } from '../agent/read/testing/pdf-tools.js';
 import { SOFFICE } from '../office/testing/soffice.js';
 import { BUILD_TIMEOUT_MS, compileProject } from '../testing/compile.js';
 import type * as Harness from '../testing/harness.js';
@@ -78,6 +79,20 @@ describe('PDF previews in a worker thread (compiled build)', () => {
     }
     expect(await compiled.summarizePdf(Buffer.from(small))).toEqual({ pages: 2, title: 'Two pages', text: 'Hello from page one\n\nand page two', truncated: false });
     expect(await compiled.summarizePdf(Buffer.from('%PDF-1.7\nnot really a pdf'))).toEqual({ note: inThread.PDF_UNREADABLE });
+  }, READ_TIMEOUT_MS);
+
+  it("gives the agent's page-by-page read through the worker: the same pages, pages without text, encrypted note", async () => {
+    const scan = readFileSync(path.join(FIXTURES, 'memo-scan.pdf'));
+    const locked = readFileSync(path.join(FIXTURES, 'memo-encrypted.pdf'));
+    for (const bytes of [small, report, scan, locked]) expect(await compiled.readPdf(Buffer.from(bytes))).toEqual(await inThread.readPdf(Buffer.from(bytes)));
+    expect(await compiled.readPdf(Buffer.from(scan))).toEqual({
+      pages: 2,
+      text: 'Quarterly memo\nRevenue rose by 12 percent.',
+      truncated: false,
+      pageTexts: ['Quarterly memo\nRevenue rose by 12 percent.', ''],
+      pagesWithoutText: [2],
+    });
+    expect(await compiled.readPdf(Buffer.from(locked))).toEqual({ note: inThread.PDF_ENCRYPTED });
   }, READ_TIMEOUT_MS);
 
   it(`keeps the server's event loop free while a ${REPORT_PAGES}-page LibreOffice report is previewed`, async () => {
