@@ -5,6 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { withDatabase } from '../testing/stored-session.js';
+import { Db } from './db/connection.js';
+import { migrateSchema, SCHEMA_VERSION } from './db/schema.js';
 import { clientLabel, MAX_RECEIPTS_PER_SESSION, RECEIPT_COALESCE_MS } from './receipts.js';
 import { SessionStore } from './sessions.js';
 
@@ -55,6 +57,19 @@ describe('MCP read receipts in the store', () => {
     expect(kept[0]!.name).toBe(`zebrafile${MAX_RECEIPTS_PER_SESSION + 4}.txt`);
     expect(kept.at(-1)!.name).toBe('zebrafile5.txt');
     expect((await store.search('default', 'zebrafile', 10)).hits).toEqual([]);
+  });
+
+  it('are added to a database an earlier Satchel wrote (schema 2) by migration 3', async () => {
+    const db = await Db.open(path.join(dir, 'old.db'));
+    try {
+      await migrateSchema(db, 2);
+      expect(await db.all("SELECT name FROM sqlite_master WHERE name = 'mcp_receipts'")).toEqual([]);
+      await migrateSchema(db);
+      expect(await db.all("SELECT name FROM sqlite_master WHERE name = 'mcp_receipts'")).toEqual([{ name: 'mcp_receipts' }]);
+      expect(await db.all('SELECT version FROM schema_version')).toEqual([{ version: SCHEMA_VERSION }]);
+    } finally {
+      await db.close();
+    }
   });
 
   it('removes them with the conversation when it is purged', async () => {
