@@ -39,6 +39,7 @@ import { showSessionVersion } from './handlers/session-version.js';
 import { getMcpSettings, regenerateMcpToken } from './handlers/mcp-settings.js';
 import { mcpEndpoint } from './mcp/endpoint.js';
 import * as s from './handlers/sessions.js';
+import { listSessionReceipts } from './handlers/receipts.js';
 import { search } from './handlers/search.js';
 import { capability, transcribe } from './handlers/transcribe.js';
 import { listWorkspace, previewWorkspaceFile, rawWorkspaceFile, readWorkspaceFile } from './handlers/workspace-browse.js';
@@ -105,6 +106,8 @@ export const routes: RouteTable<App> = {
   '/api/session/import': { POST: api(importSession, 'Could not import the conversation') },
   // The conversation's own model and system prompt, sent with each of its turns.
   '/api/session/settings': { POST: api(s.setSessionSettings, 'Could not save the conversation settings') },
+  // What MCP clients read of the conversation (docs/mcp.md "Read receipts").
+  '/api/session/receipts': { GET: api(listSessionReceipts, 'Could not list the read receipts') },
   // The composer's unsent text and chips, kept across reloads and restarts; a removed chip takes its file along.
   '/api/session/draft': { GET: api(getDraft), PUT: api(putDraft, 'Could not save the draft') },
   '/api/session/attachment': { DELETE: api(deleteAttachment, 'Could not delete the attachment') },

@@ -3,8 +3,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ServerInfo } from './server.js';
 
-export async function mcpClient(server: Pick<ServerInfo, 'base' | 'token'>): Promise<Client> {
-  const client = new Client({ name: 'satchel-e2e', version: '1.0.0' });
+/** `name`: the clientInfo name it gives at `initialize` (read receipts show it). */
+export async function mcpClient(server: Pick<ServerInfo, 'base' | 'token'>, name = 'satchel-e2e'): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(`${server.base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${server.token}` } } });
   await client.connect(transport);
   return client;

@@ -14,6 +14,7 @@ import type {
   ChatCancelResponse,
   ChatStartResponse,
   ConfigResponse as ServerConfig,
+  McpReceiptsResponse,
   McpSettings,
   MessageSummaryAnswer,
   Session,
@@ -164,6 +165,8 @@ export const api = {
   /** The conversation's own model and system prompt: a field given replaces the stored one, null removes it. */
   sessionSettings: (id: string, change: Omit<SessionSettingsInput, 'session_id'>) =>
     request<{ session: Session }>('POST', '/api/session/settings', { session_id: id, ...change }),
+  /** What MCP clients read of the conversation, the latest first (docs/API.md "MCP read receipts"). */
+  sessionReceipts: (id: string) => request<McpReceiptsResponse>('GET', `/api/session/receipts?${q({ session_id: id })}`),
   showVersion: (id: string, messageIndex: number, version: number) =>
     request<{ session: Session }>('POST', '/api/session/version', { session_id: id, message_index: messageIndex, version }),
   cancelChat: (streamId: string) => request<ChatCancelResponse>('POST', '/api/chat/cancel', { stream_id: streamId }),

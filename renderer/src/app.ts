@@ -18,6 +18,7 @@ import { initialState, Store, turnRunning, type AppState } from './store.js';
 import { ThreadView } from './thread-view.js';
 import { initTheme } from './theme.js';
 import { ConversationSettingsView } from './conversation-settings.js';
+import { Receipts } from './receipts-view.js';
 import { installShortcuts, ShortcutsDialog } from './keyboard.js';
 import { initReadAloud } from './read-aloud.js';
 import { notify } from './toast.js';
@@ -43,6 +44,7 @@ class App {
   readonly agentDialog: AgentSettingsDialog;
   /** The header's model and system prompt of the conversation on screen. */
   readonly conversationSettings: ConversationSettingsView;
+  private readonly receipts = new Receipts();
   readonly thread: ThreadView;
   /** A message the address named (#s=<id>&m=<index>), revealed once its conversation is on screen. */
   private revealOnOpen: { id: string; message: number } | null = null;
@@ -115,6 +117,7 @@ class App {
       }
       connection.update(state);
       this.conversationSettings.update(state);
+      this.receipts.show(state.session?.session_id ?? null);
       if (state.session !== previous.session) this.sessionShown(state.session, previous.session);
       attachments.update(state);
     });
@@ -403,12 +406,17 @@ class App {
         workspace_changed: (data) => {
           if (forCurrent(data)) this.workspace.scheduleRefresh();
         },
+        // An MCP client read something of the conversation on screen: its receipts line says so at once.
+        mcp_read: (data) => {
+          if (forCurrent(data)) this.receipts.reload();
+        },
       },
       {
         onStatus: (s) => this.store.update({ connection: s }),
         onResync: () => {
           void this.reloadAll(this.current?.session_id ?? null).catch(() => undefined);
           this.workspace.scheduleRefresh();
+          this.receipts.reload();
         },
       },
     );

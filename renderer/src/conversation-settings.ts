@@ -2,9 +2,10 @@
 // /api/agent/models, the list the agent settings' Test shows), and an optional system prompt edited in a dialog.
 // Both are stored on the session (POST /api/session/settings) and the server sends them with each turn. With
 // several saved agent connections, the header also picks the conversation's connection; the models offered are
-// that connection's.
+// that connection's. And whether MCP clients may see the conversation at all ("Keep out of MCP"), shown with or
+// without an agent: MCP is how other agents read Satchel, whichever agent this window talks to.
 import { connectionLabel } from './agent-connections.js';
-import { api, type AgentConnectionsResponse, type AgentModelsResponse, type Session } from './api.js';
+import { api, type AgentConnectionsResponse, type AgentModelsResponse, type Session, type SessionSettingsInput } from './api.js';
 import { byId, clear, h } from './dom.js';
 import type { AppState } from './store.js';
 import { notify } from './toast.js';
@@ -39,11 +40,15 @@ export class ConversationSettingsView {
   private readonly error = byId('system-prompt-error');
   private readonly connectionWrap = byId('conversation-connection');
   private readonly connectionSelect = byId<HTMLSelectElement>('session-connection');
+  private readonly modelWrap = byId('conversation-model');
+  private readonly keepOut = byId<HTMLInputElement>('session-keep-out-of-mcp');
   private connections: AgentConnectionsResponse | null = null;
   /** Each connection's models ('' the default's), read when a conversation on it is first shown. */
   private readonly modelsBy = new Map<string, AgentModelsResponse | null>();
   private models: AgentModelsResponse | null = null;
   private agentReady = false;
+  /** The window's state says an agent is configured: the model, connection and prompt are shown. */
+  private agentShown = false;
   private session: Session | null = null;
   private drawn = '';
 
@@ -52,6 +57,7 @@ export class ConversationSettingsView {
     // A new connection clears the conversation's model on the server: the new connection's own model applies.
     this.connectionSelect.addEventListener('change', () => void this.save({ connection: this.connectionSelect.value || null }));
     this.promptButton.addEventListener('click', () => this.openPrompt());
+    this.keepOut.addEventListener('change', () => void this.save({ keep_out_of_mcp: this.keepOut.checked }));
     byId<HTMLFormElement>('system-prompt-form').addEventListener('submit', (e) => {
       if ((e.submitter as HTMLButtonElement | null)?.value !== 'save') return;
       e.preventDefault();
@@ -70,7 +76,8 @@ export class ConversationSettingsView {
 
   update(state: AppState): void {
     this.session = state.session;
-    this.el.hidden = !state.session || !state.agentReady;
+    this.agentShown = state.agentReady;
+    this.el.hidden = !state.session;
     this.draw();
   }
 
@@ -98,7 +105,7 @@ export class ConversationSettingsView {
   private draw(): void {
     const session = this.session;
     this.models = this.modelsFor(this.connectionKey());
-    const key = JSON.stringify([session?.session_id, session?.model, session?.system_prompt, session?.connection, this.models, this.connections]);
+    const key = JSON.stringify([session?.session_id, session?.model, session?.system_prompt, session?.connection, session?.keep_out_of_mcp, this.models, this.connections, this.agentShown]);
     if (key === this.drawn) return;
     this.drawn = key;
     clear(this.select);
@@ -109,7 +116,11 @@ export class ConversationSettingsView {
       this.connectionSelect.appendChild(h('option', { value: c.value, selected: c.value === (session?.connection ?? DEFAULT_CHOICE) }, c.label));
     }
     // One connection and none picked: nothing to choose.
-    this.connectionWrap.hidden = (this.connections?.connections.length ?? 0) < 2 && !session?.connection;
+    this.connectionWrap.hidden = !this.agentShown || ((this.connections?.connections.length ?? 0) < 2 && !session?.connection);
+    // The model and the prompt are the agent's: without one there is nothing to pick.
+    this.modelWrap.hidden = !this.agentShown;
+    this.promptButton.hidden = !this.agentShown;
+    this.keepOut.checked = session?.keep_out_of_mcp === true;
     const prompt = session?.system_prompt ?? '';
     this.promptButton.textContent = prompt ? 'System prompt: on' : 'System prompt';
     this.promptButton.dataset.set = String(Boolean(prompt));
@@ -129,7 +140,7 @@ export class ConversationSettingsView {
   }
 
   /** Stores the change; true when the server took it. A failure is said where the person is looking. */
-  private async save(change: { model?: string | null; system_prompt?: string | null; connection?: string | null }, errorEl?: HTMLElement): Promise<boolean> {
+  private async save(change: Omit<SessionSettingsInput, 'session_id'>, errorEl?: HTMLElement): Promise<boolean> {
     const id = this.session?.session_id;
     if (!id) return false;
     try {

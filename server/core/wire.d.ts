@@ -144,6 +144,8 @@ export interface Session extends SessionHeader {
   system_prompt?: string;
   /** The saved agent connection this conversation's turns use (GET /api/agent/connections); absent: the default. */
   connection?: string;
+  /** MCP clients do not see this conversation at all (POST /api/session/settings); absent: they do. */
+  keep_out_of_mcp?: boolean;
 }
 
 /** POST /api/session/settings: each field given replaces the stored one; `null` or '' removes it. */
@@ -153,6 +155,27 @@ export interface SessionSettingsInput {
   system_prompt?: string | null;
   /** A connection's id; `null` or '': the default connection. A new connection clears `model` unless it is given. */
   connection?: string | null;
+  /** true: MCP clients do not see the conversation (not listed, not found by id, not searched); false: they do. */
+  keep_out_of_mcp?: boolean;
+}
+
+/** One MCP read receipt (GET /api/session/receipts): a client's reads of one thing, coalesced. */
+export interface McpReceipt {
+  /** The client as a person knows it ("Claude Code"), or the name it gave at `initialize`, redacted and cut. */
+  client: string;
+  client_version?: string;
+  kind: 'conversation' | 'attachment' | 'workspace';
+  /** The attachment's or the workspace file's stored name; '' for the conversation. */
+  name: string;
+  /** ISO times of the first and last read coalesced here, and how many reads. */
+  first_at: string;
+  last_at: string;
+  count: number;
+}
+
+/** GET /api/session/receipts?session_id= */
+export interface McpReceiptsResponse {
+  receipts: McpReceipt[];
 }
 
 /** GET /api/agent/models: the saved agent's model list, and the model its settings name. */
@@ -320,6 +343,8 @@ export interface ServerEvents {
   attachment_added: { session_id: string; attachment: Attachment } | { session_id: string; file_count: number; dest: string };
   /** Something was stored under `path` (relative to the workspace root). */
   workspace_changed: { session_id: string; path: string };
+  /** An MCP client read something of the session: the receipt as it stands after this read. */
+  mcp_read: { session_id: string; receipt: McpReceipt };
 }
 
 export type ServerEventName = keyof ServerEvents;

@@ -68,9 +68,17 @@ function settingField(body: Record<string, unknown>, field: string): string | nu
   throw new ValueError(`${field} must be a string or null`);
 }
 
+/** A switch as given: undefined (absent: kept) or a boolean; anything else is refused. */
+function switchField(body: Record<string, unknown>, field: string): boolean | undefined {
+  const value = body[field];
+  if (value === undefined || typeof value === 'boolean') return value;
+  throw new ValueError(`${field} must be true or false`);
+}
+
 /**
- * POST /api/session/settings `{session_id, model?, system_prompt?, connection?}`: the conversation's model, system
- * prompt and agent connection (an id of GET /api/agent/connections; null: the default).
+ * POST /api/session/settings `{session_id, model?, system_prompt?, connection?, keep_out_of_mcp?}`: the
+ * conversation's model, system prompt and agent connection (an id of GET /api/agent/connections; null: the
+ * default), and whether MCP clients may see it at all.
  */
 export async function setSessionSettings(input: HandlerInput): Promise<void> {
   const { ctx, app, profile } = input;
@@ -80,6 +88,7 @@ export async function setSessionSettings(input: HandlerInput): Promise<void> {
   const model = settingField(body, 'model');
   const systemPrompt = settingField(body, 'system_prompt');
   const connection = settingField(body, 'connection');
+  const keepOutOfMcp = switchField(body, 'keep_out_of_mcp');
   if (connection) {
     // Checked before it is stored: a turn falls back to the default for a connection deleted later, not a typo.
     if (!isConnectionId(connection)) throw new ValueError('Invalid connection id');
@@ -87,7 +96,7 @@ export async function setSessionSettings(input: HandlerInput): Promise<void> {
       throw new HttpError(404, 'Agent connection not found');
     }
   }
-  const session = await app.sessions.setConversation(current.session_id, { model, system_prompt: systemPrompt, connection });
+  const session = await app.sessions.setConversation(current.session_id, { model, system_prompt: systemPrompt, connection, keep_out_of_mcp: keepOutOfMcp });
   app.events.publish({ name: 'session_updated', profile, data: { session_id: session.session_id } });
   await sendJson(ctx, 200, { session: publicSession(session) });
 }

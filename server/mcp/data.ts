@@ -24,7 +24,7 @@ import {
   type RedactedText,
 } from '../projections/index.js';
 import { sessionVisible, visibleSession } from '../store/profiles.js';
-import { messageText, type Session } from '../store/sessions.js';
+import { messageText, SESSION_NOT_FOUND, type Session } from '../store/sessions.js';
 import { isHiddenName } from '../core/paths.js';
 import { openInside, walkFiles } from '../store/anchored-walk.js';
 import { isPdf, looksLikeText, textOf } from '../workspace/file-kind.js';
@@ -39,8 +39,14 @@ import * as L from './limits.js';
 /** A refusal that is not about HTTP: shown to the agent as it is. */
 export class McpDataError extends Error {}
 
-export function findSession(app: App, profile: string, id: unknown): Promise<Session> {
-  return visibleSession(app.sessions, id, profile);
+/**
+ * The session `id` names, if MCP may see it. A conversation kept out of MCP (its settings' switch) answers the
+ * very 404 of one that does not exist, so a client guessing ids learns nothing about it.
+ */
+export async function findSession(app: App, profile: string, id: unknown): Promise<Session> {
+  const s = await visibleSession(app.sessions, id, profile);
+  if (s.keep_out_of_mcp === true) throw new HttpError(404, SESSION_NOT_FOUND);
+  return s;
 }
 
 export function sessionUri(id: string): string {
@@ -59,7 +65,7 @@ export function workspaceUri(id: string, rel: string): string {
 export function listSessions(app: App, profile: string) {
   return app.sessions
     .list()
-    .filter((s) => sessionVisible(s.profile, profile))
+    .filter((s) => sessionVisible(s.profile, profile) && s.keep_out_of_mcp !== true)
     .map((s) => publicMcpSessionRow(s, sessionUri(s.session_id)));
 }
 

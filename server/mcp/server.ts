@@ -20,6 +20,8 @@ import {
 } from '../projections/index.js';
 import * as data from './data.js';
 import * as L from './limits.js';
+import { receiptRecorder } from './receipts.js';
+import type { ReceiptKind } from '../store/receipts.js';
 
 const INTERNAL = 'Internal error while reading';
 
@@ -113,6 +115,8 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
         'Start with list_sessions, then read_session, read_attachment, list_workspace, read_workspace_file or search.',
     },
   );
+  // Who reads what: recorded after each successful read of a conversation's content (mcp/receipts.ts).
+  const read = receiptRecorder(app, profile, () => server.server.getClientVersion());
 
   server.registerResource('sessions', 'satchel://sessions', { description: 'The sessions of the active profile', mimeType: 'application/json' }, async (uri) =>
     textResource(uri, 'application/json', mcpJson(data.listSessions(app, profile))),
@@ -126,7 +130,12 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
       }),
     }),
     { description: "A session's messages (role, text, attachments) and attachments", mimeType: 'application/json' },
-    (uri, vars) => resource(async () => textResource(uri, 'application/json', mcpJson(await data.readSession(app, profile, vars.id)))),
+    (uri, vars) =>
+      resource(async () => {
+        const session = await data.readSession(app, profile, vars.id);
+        await read(session.session_id, 'conversation');
+        return textResource(uri, 'application/json', mcpJson(session));
+      }),
   );
 
   server.registerResource(
@@ -146,7 +155,9 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
     { description: 'An attachment: text, Office as Markdown, an image, or the file list of an extracted archive' },
     (uri, vars) =>
       resource(async () => {
-        const content = await data.readAttachment(app, profile, vars.id, decoded(vars.name));
+        const name = decoded(vars.name);
+        const content = await data.readAttachment(app, profile, vars.id, name);
+        await read(String(vars.id), 'attachment', name);
         if (content.kind === 'text') return textResource(uri, content.source === 'file' ? publicMcpMime(content.mime) : 'text/markdown', content.text);
         if (content.kind === 'image') return { _meta: USER_CONTENT_META, contents: [{ uri: uri.href, mimeType: content.mime, blob: content.data, _meta: USER_CONTENT_META }] };
         return textResource(uri, 'application/json', mcpJson(publicMcpAttachmentSummary(content)));
@@ -161,6 +172,7 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
     (uri, vars) =>
       resource(async () => {
         const file = await data.readWorkspaceFile(app, profile, vars.id, decoded(vars.path));
+        await read(String(vars.id), 'workspace', file.path);
         if (file.binary) return textResource(uri, 'application/json', mcpJson(publicMcpBinaryFile(file.path, file.size)));
         return textResource(uri, 'text/plain', file.text);
       }),
@@ -182,7 +194,12 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
         limit: z.number().int().min(1).max(L.MAX_MESSAGES_PER_READ).optional(),
       },
     },
-    ({ session_id, offset, limit }) => tool(async () => ({ content: [textItem(mcpJson(await data.readSession(app, profile, session_id, offset, limit)))] })),
+    ({ session_id, offset, limit }) =>
+      tool(async () => {
+        const session = await data.readSession(app, profile, session_id, offset, limit);
+        await read(session_id, 'conversation');
+        return { content: [textItem(mcpJson(session))] };
+      }),
   );
 
   server.registerTool(
@@ -191,7 +208,12 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
       description: 'One attachment: text files as text, Office files as Markdown, images as image content, archives as their file list, anything else as metadata',
       inputSchema: { session_id: sessionId, name: relPath.describe('The attachment name, or folder/inner/path inside an extracted archive'), max_chars: maxChars },
     },
-    ({ session_id, name, max_chars }) => tool(async () => attachmentResult(await data.readAttachment(app, profile, session_id, name, max_chars))),
+    ({ session_id, name, max_chars }) =>
+      tool(async () => {
+        const content = await data.readAttachment(app, profile, session_id, name, max_chars);
+        await read(session_id, 'attachment', name);
+        return attachmentResult(content);
+      }),
   );
 
   server.registerTool(
@@ -200,7 +222,12 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
       description: "A folder of the session's workspace (hidden entries and credential stores excluded)",
       inputSchema: { session_id: sessionId, path: relPath.optional().describe('Relative to the workspace root; empty for the root') },
     },
-    ({ session_id, path }) => tool(async () => ({ content: [textItem(mcpJson(await data.listWorkspace(app, profile, session_id, path ?? '')))] })),
+    ({ session_id, path }) =>
+      tool(async () => {
+        const listing = await data.listWorkspace(app, profile, session_id, path ?? '');
+        await read(session_id, 'workspace', path ?? '');
+        return { content: [textItem(mcpJson(listing))] };
+      }),
   );
 
   server.registerTool(
@@ -212,6 +239,7 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
     ({ session_id, path, max_chars }) =>
       tool(async () => {
         const file = await data.readWorkspaceFile(app, profile, session_id, path, max_chars);
+        await read(session_id, 'workspace', file.path);
         if (file.binary) return { content: [textItem(mcpJson(publicMcpBinaryFile(file.path, file.size)))] };
         return { content: [textItem(file.text)] };
       }),
@@ -230,6 +258,13 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
     ({ session_id, query, max_results }) =>
       tool(async () => {
         const found = await data.search(app, profile, session_id, query, max_results);
+        // A hit's snippet is content read: one receipt per thing the hits show (a message's: the conversation).
+        const shown = new Map<string, [ReceiptKind, string]>();
+        for (const hit of found.results) {
+          const [kind, name]: [ReceiptKind, string] = hit.where === 'message' ? ['conversation', ''] : [hit.where, String(hit.ref)];
+          shown.set(`${kind}\0${name}`, [kind, name]);
+        }
+        for (const [kind, name] of shown.values()) await read(session_id, kind, name);
         return {
           content: [
             textItem(mcpJson(found)),

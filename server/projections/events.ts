@@ -3,6 +3,7 @@
 import type { ServerEvent } from '../store/events.js';
 import type * as wire from '../core/wire.js';
 import { optional, redactText, serverValue, type RedactedText, type ServerValue } from './brand.js';
+import { publicReceipt, type PublicReceipt } from './receipts.js';
 import { publicAttachment, publicSessionSummary, type PublicAttachment, type PublicSessionSummary } from './sessions.js';
 
 export interface PublicServerEvents {
@@ -13,6 +14,7 @@ export interface PublicServerEvents {
   session_restored: { session: PublicSessionSummary };
   attachment_added: { session_id: ServerValue; attachment: PublicAttachment } | { session_id: ServerValue; file_count: number; dest: ServerValue };
   workspace_changed: { session_id: ServerValue; path: ServerValue };
+  mcp_read: { session_id: ServerValue; receipt: PublicReceipt };
 }
 
 /** `event.data` as it goes out on the stream. */
@@ -36,5 +38,7 @@ export function publicEventData(event: ServerEvent): PublicServerEvents[wire.Ser
     }
     case 'workspace_changed':
       return { session_id: serverValue(event.data.session_id), path: serverValue(event.data.path) };
+    case 'mcp_read':
+      return { session_id: serverValue(event.data.session_id), receipt: publicReceipt(event.data.receipt) };
   }
 }

@@ -10,3 +10,4 @@ export * from './responses.js';
 export * from './drafts.js';
 export * from './mcp.js';
 export * from './search.js';
+export * from './receipts.js';

@@ -96,6 +96,7 @@ export interface PublicSession extends PublicSessionHeader {
   system_prompt?: RedactedText;
   /** The server's own connection id. */
   connection?: ServerValue;
+  keep_out_of_mcp?: boolean;
 }
 
 /** What the projections read: the wire shape, whose messages may carry stored fields beyond it. */
@@ -217,6 +218,7 @@ export function publicSession(s: SessionRecord): PublicSession {
     model: optional(s.model, redactText),
     system_prompt: optional(s.system_prompt, redactText),
     connection: optional(s.connection, serverValue),
+    keep_out_of_mcp: s.keep_out_of_mcp === true ? true : undefined,
   }, s, INTERNAL_SESSION);
 }
 

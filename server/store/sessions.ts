@@ -22,6 +22,7 @@ import {
 import type { Message } from './messages.js';
 import { indexAttachmentText, searchSessions, type SearchHits } from './search.js';
 import { indexedAttachmentNames, type SearchScope } from './db/search.js';
+import { listReceipts, recordReceipt, type ReceiptInput, type StoredReceipt } from './receipts.js';
 import { isUserRowAt, NO_SUCH_MESSAGE, refuseWhileTurnRuns, withNewVersion, type Fork } from './versions.js';
 
 export type { Message } from './messages.js';
@@ -634,7 +635,10 @@ export class SessionStore {
    * The conversation's own model and system prompt (POST /api/session/settings). A field left undefined is kept;
    * null or blank removes it, so the agent settings' model (or no system prompt) applies again.
    */
-  async setConversation(id: string, change: { model?: string | null; system_prompt?: string | null; connection?: string | null }): Promise<Session> {
+  async setConversation(
+    id: string,
+    change: { model?: string | null; system_prompt?: string | null; connection?: string | null; keep_out_of_mcp?: boolean },
+  ): Promise<Session> {
     const model = change.model?.replace(/[\u0000-\u001f\u007f]/g, '').trim();
     if (model !== undefined && model.length > MAX_MODEL_CHARS) throw new ValueError(`Model name too long (max ${MAX_MODEL_CHARS} characters)`);
     const prompt = change.system_prompt;
@@ -654,7 +658,20 @@ export class SessionStore {
         if (change.connection) s.connection = change.connection;
         else delete s.connection;
       }
+      // Stored only when on, so a conversation never switched has no field (and exports as before).
+      if (change.keep_out_of_mcp === true) s.keep_out_of_mcp = true;
+      else if (change.keep_out_of_mcp === false) delete s.keep_out_of_mcp;
     });
+  }
+
+  /** Record an MCP client's read of the session (store/receipts.ts), coalesced and bounded there. */
+  recordReceipt(id: string, read: ReceiptInput, now?: number): Promise<StoredReceipt> {
+    return this.opened().transaction((q) => recordReceipt(q, id, read, now));
+  }
+
+  /** The session's MCP read receipts, the latest first. */
+  receipts(id: string): Promise<StoredReceipt[]> {
+    return listReceipts(this.opened(), id);
   }
 
   /**

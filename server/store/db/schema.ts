@@ -87,6 +87,23 @@ const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   INSERT INTO attachment_text_pending (session_id, position) SELECT session_id, position FROM attachments;
   `,
+  // 3: MCP read receipts (store/receipts.ts): which MCP client read what of a conversation and when, repeated
+  // reads coalesced into `count`, at most MAX_RECEIPTS_PER_SESSION per conversation. Removed with the conversation
+  // (cascade); not in search_docs, so never searched.
+  `
+  CREATE TABLE mcp_receipts (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    client TEXT NOT NULL,
+    client_version TEXT,
+    kind TEXT NOT NULL CHECK (kind IN ('conversation', 'attachment', 'workspace')),
+    name TEXT NOT NULL,
+    first_at INTEGER NOT NULL,
+    last_at INTEGER NOT NULL,
+    count INTEGER NOT NULL
+  );
+  CREATE INDEX mcp_receipts_recent ON mcp_receipts (session_id, last_at);
+  `,
 ];
 
 /** The schema version this build writes. */

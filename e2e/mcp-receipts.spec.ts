@@ -1,0 +1,43 @@
+/// <reference lib="dom" />
+// MCP read receipts, as the person sees them: an agent outside the window (the MCP SDK's own client, calling
+// itself "claude-code") reads a file dropped on the open conversation, and the conversation's header says
+// "Claude Code read notes.txt · HH:MM" without a reload; "Keep out of MCP" then makes the agent's next
+// read_session of it fail as for a conversation that does not exist.
+import { expect, newSession, test } from './fixtures.js';
+import { mcpClient } from './helpers/mcp.js';
+
+test('an MCP read shows in the open conversation at once; Keep out of MCP hides it from the next read', async ({ app: page, server }) => {
+  const id = await newSession(page, server.workspace);
+  await page.getByTestId('file-input').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('the heron waits\n') });
+  await expect(page.getByTestId('attachments')).toContainText('notes.txt');
+
+  const client = await mcpClient(server, 'claude-code');
+  try {
+    // The upload is stored once its chip is ready; read it as the agent would.
+    await expect
+      .poll(async () => {
+        const r = await client.callTool({ name: 'read_attachment', arguments: { session_id: id, name: 'notes.txt' } });
+        return r.isError ? 'error' : (r.content as { text: string }[])[0]!.text;
+      })
+      .toBe('the heron waits\n');
+
+    const line = page.getByTestId('mcp-receipts-line');
+    await expect(line).toHaveText(/^Claude Code read notes\.txt · \d\d:\d\d$/);
+    await page.getByTestId('mcp-receipts').locator('summary').click();
+    await expect(page.getByTestId('mcp-receipts-list').locator('li')).toHaveCount(1);
+
+    const keepOut = page.getByTestId('keep-out-of-mcp');
+    await expect(keepOut).not.toBeChecked();
+    const saved = page.waitForResponse((r) => r.url().endsWith('/api/session/settings') && r.request().method() === 'POST');
+    await keepOut.check();
+    expect((await saved).status()).toBe(200);
+    await expect(keepOut).toBeChecked();
+    // The very next read is refused, as for a conversation that does not exist.
+    const next = await client.callTool({ name: 'read_session', arguments: { session_id: id } });
+    expect([next.isError, (next.content as { text: string }[])[0]!.text]).toEqual([true, 'Session not found']);
+    // The refused read left no receipt: the line is as it was.
+    await expect(line).toHaveText(/^Claude Code read notes\.txt · \d\d:\d\d$/);
+  } finally {
+    await client.close();
+  }
+});

@@ -1,0 +1,85 @@
+// The receipts table through the store: coalescing within the window, the bound per conversation, the cascade
+// when a conversation is purged, and nothing of it in the search index. Times are given, not waited for.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { withDatabase } from '../testing/stored-session.js';
+import { Db } from './db/connection.js';
+import { migrateSchema, SCHEMA_VERSION } from './db/schema.js';
+import { clientLabel, MAX_RECEIPTS_PER_SESSION, RECEIPT_COALESCE_MS } from './receipts.js';
+import { SessionStore } from './sessions.js';
+
+let dir: string;
+let store: SessionStore;
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-receipts-'));
+  store = new SessionStore(dir);
+  await store.load();
+});
+afterEach(async () => {
+  await store.close();
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+const T0 = Date.parse('2026-11-26T10:42:00Z');
+
+describe('MCP read receipts in the store', () => {
+  it('names well-known clients as people know them and keeps others as given', () => {
+    expect(['claude-code', 'Codex', 'codex-mcp-client', 'cursor-vscode', 'hermes-agent', 'my-tool'].map(clientLabel)).toEqual([
+      'Claude Code',
+      'Codex',
+      'Codex',
+      'Cursor',
+      'Hermes',
+      'my-tool',
+    ]);
+    expect(clientLabel(undefined)).toBe('An MCP client');
+  });
+
+  it('coalesces reads of one thing by one client within the window, and starts a new receipt after it', async () => {
+    const { session_id: id } = await store.create({ workspace: '/w', profile: 'default' });
+    const read = { client: 'Claude Code', kind: 'attachment' as const, name: 'report.docx' };
+    await store.recordReceipt(id, read, T0);
+    await store.recordReceipt(id, read, T0 + RECEIPT_COALESCE_MS - 1);
+    await store.recordReceipt(id, read, T0 + RECEIPT_COALESCE_MS + 5_000);
+    expect((await store.receipts(id)).map((r) => [r.count, r.first_at - T0, r.last_at - T0])).toEqual([
+      [1, RECEIPT_COALESCE_MS + 5_000, RECEIPT_COALESCE_MS + 5_000],
+      [2, 0, RECEIPT_COALESCE_MS - 1],
+    ]);
+  });
+
+  it(`keeps at most ${MAX_RECEIPTS_PER_SESSION} per conversation, the oldest dropped, and never indexes them`, async () => {
+    const { session_id: id } = await store.create({ workspace: '/w', profile: 'default' });
+    for (let i = 0; i < MAX_RECEIPTS_PER_SESSION + 5; i++) await store.recordReceipt(id, { client: 'Codex', kind: 'attachment', name: `zebrafile${i}.txt` }, T0 + i);
+    const kept = await store.receipts(id);
+    expect(kept).toHaveLength(MAX_RECEIPTS_PER_SESSION);
+    expect(kept[0]!.name).toBe(`zebrafile${MAX_RECEIPTS_PER_SESSION + 4}.txt`);
+    expect(kept.at(-1)!.name).toBe('zebrafile5.txt');
+    expect((await store.search('default', 'zebrafile', 10)).hits).toEqual([]);
+  });
+
+  it('are added to a database an earlier Satchel wrote (schema 2) by migration 3', async () => {
+    const db = await Db.open(path.join(dir, 'old.db'));
+    try {
+      await migrateSchema(db, 2);
+      expect(await db.all("SELECT name FROM sqlite_master WHERE name = 'mcp_receipts'")).toEqual([]);
+      await migrateSchema(db);
+      expect(await db.all("SELECT name FROM sqlite_master WHERE name = 'mcp_receipts'")).toEqual([{ name: 'mcp_receipts' }]);
+      expect(await db.all('SELECT version FROM schema_version')).toEqual([{ version: SCHEMA_VERSION }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('removes them with the conversation when it is purged', async () => {
+    const { session_id: id } = await store.create({ workspace: '/w', profile: 'default' });
+    await store.recordReceipt(id, { client: 'Cursor', kind: 'conversation', name: '' }, T0);
+    await store.markDeleted(id);
+    await store.remove(id);
+    await store.close();
+    const left = await withDatabase(dir, (db) => db.all('SELECT * FROM mcp_receipts'));
+    expect(left).toEqual([]);
+    await store.load();
+  });
+});
