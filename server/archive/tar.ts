@@ -10,12 +10,12 @@ import { checkXzOptions, xzDecodeFailure } from './xz-options.js';
 import { fileModeFor, type MemberWriter, type SkipReason } from './safe-write.js';
 
 // 'OldFile' is a pre-POSIX regular file and 'ContiguousFile' a regular file with a placement hint.
-const REGULAR_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
-const DIRECTORY_TYPES = new Set(['Directory', 'GNUDumpDir']);
+export const REGULAR_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
+export const DIRECTORY_TYPES = new Set(['Directory', 'GNUDumpDir']);
 // Everything else that is not a regular file is skipped and reported with its reason. Sparse members (GNU's
 // old 'S' type, and PAX sparse files, whose data is a map plus fragments) are refused by name rather than
 // written with the wrong bytes or at GNU's placeholder path.
-const SKIPPED_TYPES: ReadonlyMap<string, SkipReason> = new Map([
+export const SKIPPED_TYPES: ReadonlyMap<string, SkipReason> = new Map([
   ['SymbolicLink', 'symlink'],
   ['Link', 'hardlink'],
   ['CharacterDevice', 'device'],

@@ -3,13 +3,14 @@
 // the summary (issue 25).
 import type { ChatAttachment } from '../../core/wire.js';
 import { extractedArchiveRead } from './archive.js';
+import { archiveAttachmentRead } from './archive-file.js';
 import type { Budget } from './budget.js';
 import { fileRead } from './file.js';
 import type { AttachmentRead, InputOptions } from './types.js';
 
 export async function readAttachment(a: ChatAttachment, budget: Budget, opts: InputOptions): Promise<AttachmentRead> {
   if ('extracted' in a && a.extracted) return extractedArchiveRead(a, budget, opts);
-  return fileRead(a, budget, opts);
+  return (await archiveAttachmentRead(a, budget, opts)) ?? fileRead(a, budget, opts);
 }
 
 export { Budget, truncationMarker } from './budget.js';
