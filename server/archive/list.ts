@@ -11,7 +11,7 @@ import type { ArchiveKind } from './index.js';
 import { decompressedTar } from './decompress.js';
 import { EXTRACT_CHUNK_BYTES, MAX_ARCHIVE_MEMBERS, quotedName } from './limits.js';
 import { memberSegments } from './names.js';
-import { DIRECTORY_TYPES, REGULAR_TYPES, SKIPPED_TYPES } from './tar.js';
+import { DIRECTORY_TYPES, endParser, REGULAR_TYPES, SKIPPED_TYPES } from './tar.js';
 import { firstUnsupported, unsupportedXzOption } from './xz-options.js';
 import { EntryReader, memberKind, OPEN_OPTIONS } from './zip.js';
 import { isEncrypted, isReadableMethod, methodName } from './zip-methods.js';
@@ -182,14 +182,7 @@ async function listTar(handle: fsp.FileHandle, kind: Exclude<ArchiveKind, 'zip'>
       }
       if (!parser.write(chunk as Buffer)) await once(parser, 'drain', { signal: stop.signal });
     }
-    if (!failure && complete) {
-      const ended = new Promise<void>((resolve, reject) => {
-        parser.once('end', () => resolve());
-        stop.signal.addEventListener('abort', () => reject(stop.signal.reason as Error), { once: true });
-      });
-      parser.end();
-      await ended;
-    }
+    if (!failure && complete) await endParser(parser, stop.signal);
   } catch (err) {
     fail(err);
   } finally {

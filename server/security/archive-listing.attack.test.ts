@@ -9,6 +9,8 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_LISTED_TAR_BYTES } from '../archive/list.js';
+import { buildTar, tarHeader } from '../archive/testing/tar-builder.js';
+import { buildZip, type RawZipEntry } from '../archive/testing/zip-builder.js';
 import type { ChatAttachment } from '../core/wire.js';
 import { Budget, readAttachment } from '../agent/read/index.js';
 import type { ContentPart } from '../agent/types.js';
@@ -37,73 +39,6 @@ async function compressedZeros(z: zlib.Gzip | zlib.DeflateRaw, mib: number, head
   z.end(tail);
   await done;
   return Buffer.concat(out);
-}
-
-interface Member {
-  name: string;
-  data: Buffer;
-  method: 0 | 8;
-  /** As the headers declare it (a lie, for the lying bomb). */
-  size: number;
-  crc: number;
-}
-
-/** A zip written by hand, so a header can declare what a tool would never write. */
-function zipOf(members: Member[]): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const m of members) {
-    const name = Buffer.from(m.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(m.method, 8);
-    local.writeUInt32LE(m.crc, 14);
-    local.writeUInt32LE(m.data.length, 18);
-    local.writeUInt32LE(m.size, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(m.method, 10);
-    central.writeUInt32LE(m.crc, 16);
-    central.writeUInt32LE(m.data.length, 20);
-    central.writeUInt32LE(m.size, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, m.data);
-    centrals.push(central, name);
-    offset += 30 + name.length + m.data.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(members.length, 8);
-  end.writeUInt16LE(members.length, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, end]);
-}
-
-/** A ustar header for a regular file of `size` bytes. */
-function tarHeader(name: string, size: number): Buffer {
-  const h = Buffer.alloc(512);
-  h.write(name, 0);
-  h.write('0000644\0', 100);
-  h.write('0000000\0', 108);
-  h.write('0000000\0', 116);
-  h.write(size.toString(8).padStart(11, '0') + '\0', 124);
-  h.write('00000000000\0', 136);
-  h.write('        ', 148);
-  h.write('0', 156);
-  h.write('ustar\0', 257);
-  h.write('00', 263);
-  let sum = 0;
-  for (const b of h) sum += b;
-  h.write(sum.toString(8).padStart(6, '0') + '\0 ', 148);
-  return h;
 }
 
 function store(name: string, bytes: Buffer): ChatAttachment {
@@ -137,17 +72,16 @@ beforeAll(async () => {
   root = path.join(tmp, 'attachments');
   fs.mkdirSync(root);
   const deflated = await compressedZeros(zlib.createDeflateRaw({ level: 9 }), BOMB_MIB);
-  const readme = Buffer.from('# not a bomb\n');
-  const readmeMember: Member = { name: 'README.md', data: readme, method: 0, size: readme.length, crc: zlib.crc32(readme) };
+  const readme: RawZipEntry = { name: 'README.md', content: Buffer.from('# not a bomb\n') };
   // Declares 100 bytes: small enough to be read for the agent, so only the inflate limit stands in the way.
-  lyingZip = store('lying.zip', zipOf([{ name: 'notes.txt', data: deflated, method: 8, size: 100, crc: 0 }, readmeMember]));
-  honestZip = store('honest.zip', zipOf([{ name: 'zeros.txt', data: deflated, method: 8, size: BOMB_MIB * MIB, crc: 0 }, readmeMember]));
+  lyingZip = store('lying.zip', buildZip([{ name: 'notes.txt', method: 8, compressed: deflated, declaredSize: 100 }, readme]));
+  honestZip = store('honest.zip', buildZip([{ name: 'zeros.txt', method: 8, compressed: deflated, declaredSize: BOMB_MIB * MIB }, readme]));
   // 42.zip's shape: zips inside a zip, each inner one a deflate bomb; nothing inside an inner zip is listed.
-  const inner = zipOf([{ name: 'zeros.txt', data: deflated, method: 8, size: BOMB_MIB * MIB, crc: 0 }]);
-  nestedZip = store('42.zip', zipOf(Array.from({ length: 16 }, (_, i) => ({ name: `lib ${i}.zip`, data: inner, method: 0 as const, size: inner.length, crc: zlib.crc32(inner) }))));
+  const inner = buildZip([{ name: 'zeros.txt', method: 8, compressed: deflated, declaredSize: BOMB_MIB * MIB }]);
+  nestedZip = store('42.zip', buildZip(Array.from({ length: 16 }, (_, i) => ({ name: `lib ${i}.zip`, content: inner }))));
   // One member of zeros, then a second one the listing never reaches, then the end blocks.
-  const after = Buffer.concat([tarHeader('after.txt', 5), Buffer.from('after'), Buffer.alloc(507 + 1024)]);
-  tarBomb = store('bomb.tar.gz', await compressedZeros(zlib.createGzip({ level: 9 }), TAR_BOMB_MIB, tarHeader('zeros.txt', TAR_BOMB_MIB * MIB), after));
+  const after = buildTar([{ name: 'after.txt', content: Buffer.from('after') }]);
+  tarBomb = store('bomb.tar.gz', await compressedZeros(zlib.createGzip({ level: 9 }), TAR_BOMB_MIB, tarHeader({ name: 'zeros.txt', size: TAR_BOMB_MIB * MIB }), after));
 }, TIMEOUT_MS);
 
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
