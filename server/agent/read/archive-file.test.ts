@@ -4,7 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_ARCHIVE_MEMBERS } from '../../archive/limits.js';
 import { hasTool, run } from '../../archive/testing/real-tools.js';
+import { buildZip } from '../../archive/testing/zip-builder.js';
 import type { ChatAttachment } from '../../core/wire.js';
 import type { ContentPart } from '../types.js';
 import { Budget, readAttachment } from './index.js';
@@ -108,6 +110,12 @@ describe('an archive not extracted reaches the agent as its list and its text fi
     const read = await readAttachment(attachment('broken.zip'), new Budget(200_000), { roots: [root] });
     expect(read.summary.state).toBe('unreadable');
     expect(read.summary.text).toMatch(/^damaged: .*check that it opens on your computer/);
+  });
+
+  it('an archive of more than 10,000 entries is not readable, with what to do, before any entry is read', async () => {
+    fs.writeFileSync(path.join(root, 'many.zip'), buildZip([{ name: 'a.txt', content: Buffer.from('a') }], { declaredCount: MAX_ARCHIVE_MEMBERS + 1 }));
+    const read = await readAttachment(attachment('many.zip'), new Budget(200_000), { roots: [root] });
+    expect(read.summary).toEqual({ state: 'unreadable', text: 'more than 10,000 entries: extract the part you need and drop that folder' });
   });
 
   it.skipIf(!hasTool('tar', 'tar'))('a tar.gz with a `../` member lists it as skipped, with why', async () => {
