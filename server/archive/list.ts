@@ -128,6 +128,8 @@ async function listTar(handle: fsp.FileHandle, kind: Exclude<ArchiveKind, 'zip'>
   const parser = new Parser({ strict: true });
   const stop = new AbortController();
   const members: ListedMember[] = [];
+  /** Regular files listed so far, by path: what a hard link may name. */
+  const regularFiles = new Map<string, ListedMember>();
   let count = 0;
   let failure: { error: unknown } | undefined;
   let sawEof = false;
@@ -155,9 +157,14 @@ async function listTar(handle: fsp.FileHandle, kind: Exclude<ArchiveKind, 'zip'>
   parser.on('entry', (entry: ReadEntry) => {
     if (failure || !counted() || DIRECTORY_TYPES.has(entry.type)) return void entry.resume();
     const member: ListedMember = { ...shownPath('tar', entry.path), size: entry.size ?? 0 };
-    if (!member.skipped && !REGULAR_TYPES.has(entry.type)) member.skipped = SKIPPED_TYPES.get(entry.type) ?? 'unsupported-type';
+    // A hard link to a file listed before is written as a copy of it by the extraction (tar.ts); any other is skipped.
+    const target = entry.type === 'Link' ? regularFiles.get(shownPath('tar', entry.linkpath ?? '').path) : undefined;
+    if (target) member.size = target.size;
+    else if (!member.skipped && !REGULAR_TYPES.has(entry.type)) member.skipped = SKIPPED_TYPES.get(entry.type) ?? 'unsupported-type';
+    if (!member.skipped) regularFiles.set(member.path, member);
     members.push(member);
-    if (member.skipped || !keep(member)) return void entry.resume();
+    // A link's copy is listed, not inlined: its text is its target's.
+    if (target || member.skipped || !keep(member)) return void entry.resume();
     // The header's size bounds what is held: bytes past it are not kept (the parser never gives more anyway).
     const chunks: Buffer[] = [];
     let got = 0;

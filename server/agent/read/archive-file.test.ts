@@ -132,6 +132,19 @@ describe('an archive not extracted reaches the agent as its list and its text fi
     expect(text).not.toContain('climbing out');
   });
 
+  it.skipIf(!hasTool('tar', 'tar'))('GNU tar hard and symbolic links: listed as the extraction treats them', async () => {
+    fs.linkSync(path.join(src, 'project', 'README.md'), path.join(src, 'project', 'README-copy.md'));
+    fs.symlinkSync('README.md', path.join(src, 'project', 'latest.md'));
+    run('tar', ['-cf', path.join(root, 'links.tar'), 'project/README.md', 'project/README-copy.md', 'project/latest.md'], src);
+    const text = texts((await readAttachment(attachment('links.tar'), new Budget(200_000), { roots: [root] })).parts);
+    expect(text.split('\n').slice(0, 4)).toEqual([
+      'Archive "links.tar" (2 files, 1 skipped, not extracted):',
+      '- project/README.md (17 bytes)',
+      '- project/README-copy.md (17 bytes)',
+      '- project/latest.md (skipped: symlink)',
+    ]);
+  });
+
   it('a file outside the attachment folder is not read as an archive', async () => {
     fs.copyFileSync(path.join(src, 'project', 'README.md'), path.join(tmp, 'x.zip'));
     const outside: ChatAttachment = { kind: 'file', filename: 'x.zip', path: path.join(tmp, 'x.zip'), mime: 'application/zip', size: 1, is_image: false };
