@@ -13,6 +13,7 @@ import zlib from 'node:zlib';
 // A webpack UMD bundle: Node's ESM loader sees only its default export.
 import xzDecompress from 'xz-decompress';
 import { openBzip2File } from './bunzip2-parallel.js';
+import { Bunzip2 } from './bunzip2.js';
 import { EXTRACT_CHUNK_BYTES } from './limits.js';
 
 const { XzReadableStream } = xzDecompress;
@@ -23,12 +24,23 @@ export type TarKind = 'tar' | 'tar.gz' | 'tar.bz2' | 'tar.xz';
 export function openTarStream(archivePath: string, kind: TarKind): Readable {
   // It opens the file itself: its workers read their streams by position.
   if (kind === 'tar.bz2') return openBzip2File(archivePath);
-  const source = fs.createReadStream(archivePath, { highWaterMark: EXTRACT_CHUNK_BYTES });
+  return decompressedTar(fs.createReadStream(archivePath, { highWaterMark: EXTRACT_CHUNK_BYTES }), kind);
+}
+
+/**
+ * The tar bytes of the compressed `source`, for a reader that holds the archive open already (a listing read
+ * through a descriptor, agent/read/archive-file.ts). bzip2 decodes here as one stream in one worker (bunzip2.ts):
+ * a listing reads members in order and stops early, where the extraction's parallel decoder pays off only for
+ * a whole archive.
+ */
+export function decompressedTar(source: Readable, kind: TarKind): Readable {
   switch (kind) {
     case 'tar':
       return source;
     case 'tar.gz':
       return pipeline(source, zlib.createGunzip({ chunkSize: EXTRACT_CHUNK_BYTES }), noop);
+    case 'tar.bz2':
+      return pipeline(source, new Bunzip2(), noop);
     case 'tar.xz': {
       const compressed = Readable.toWeb(source) as unknown as ConstructorParameters<typeof XzReadableStream>[0];
       return Readable.fromWeb(new XzReadableStream(compressed) as unknown as WebReadableStream<Uint8Array>);

@@ -10,12 +10,12 @@ import { checkXzOptions, xzDecodeFailure } from './xz-options.js';
 import { fileModeFor, type MemberWriter, type SkipReason } from './safe-write.js';
 
 // 'OldFile' is a pre-POSIX regular file and 'ContiguousFile' a regular file with a placement hint.
-const REGULAR_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
-const DIRECTORY_TYPES = new Set(['Directory', 'GNUDumpDir']);
+export const REGULAR_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
+export const DIRECTORY_TYPES = new Set(['Directory', 'GNUDumpDir']);
 // Everything else that is not a regular file is skipped and reported with its reason. Sparse members (GNU's
 // old 'S' type, and PAX sparse files, whose data is a map plus fragments) are refused by name rather than
 // written with the wrong bytes or at GNU's placeholder path.
-const SKIPPED_TYPES: ReadonlyMap<string, SkipReason> = new Map([
+export const SKIPPED_TYPES: ReadonlyMap<string, SkipReason> = new Map([
   ['SymbolicLink', 'symlink'],
   ['Link', 'hardlink'],
   ['CharacterDevice', 'device'],
@@ -151,15 +151,7 @@ export async function extractTar(archivePath: string, kind: TarKind, writer: Mem
       }
       if (!parser.write(chunk as Buffer)) await once(parser, 'drain', { signal: stop.signal });
     }
-    if (!failure) {
-      // Not events.once: it rejects on any 'error', also on the one an empty archive ends with.
-      const ended = new Promise<void>((resolve, reject) => {
-        parser.once('end', () => resolve());
-        stop.signal.addEventListener('abort', () => reject(stop.signal.reason as Error), { once: true });
-      });
-      parser.end();
-      await ended;
-    }
+    if (!failure) await endParser(parser, stop.signal);
   } catch (err) {
     fail(err);
   } finally {
@@ -169,4 +161,17 @@ export async function extractTar(archivePath: string, kind: TarKind, writer: Mem
   }
   if (failure) throw failure.error;
   writer.finish();
+}
+
+/**
+ * End `parser` and wait for its last entry, or reject with `stop`'s reason when a failure aborts it. Not
+ * events.once: that rejects on any 'error', also on the one an empty archive ends with (which the caller forgives).
+ */
+export function endParser(parser: Parser, stop: AbortSignal): Promise<void> {
+  const ended = new Promise<void>((resolve, reject) => {
+    parser.once('end', () => resolve());
+    stop.addEventListener('abort', () => reject(stop.reason as Error), { once: true });
+  });
+  parser.end();
+  return ended;
 }

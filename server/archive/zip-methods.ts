@@ -38,12 +38,24 @@ export function methodName(method: number): string {
   return METHOD_NAMES.get(method) ?? `method ${method}`;
 }
 
+type MemberHeader = { generalPurposeBitFlag: number; compressionMethod: number };
+
+/** ZipCrypto (`zip -P`) or WinZip AES: the member's bytes need a password. */
+export function isEncrypted(entry: MemberHeader): boolean {
+  return (entry.generalPurposeBitFlag & ENCRYPTED_FLAG) !== 0 || entry.compressionMethod === AES_MARKER;
+}
+
+/** Stored or deflated: a method this engine inflates. */
+export function isReadableMethod(method: number): boolean {
+  return method === STORED || method === DEFLATE;
+}
+
 /** Throws the 400 for a member this engine cannot read; `name` as the archive spells it. */
-export function checkReadable(entry: { generalPurposeBitFlag: number; compressionMethod: number }, name: string): void {
-  if ((entry.generalPurposeBitFlag & ENCRYPTED_FLAG) !== 0 || entry.compressionMethod === AES_MARKER) {
+export function checkReadable(entry: MemberHeader, name: string): void {
+  if (isEncrypted(entry)) {
     throw new ValueError(`Encrypted archive members are not supported: ${quotedName(name)}`, true);
   }
-  if (entry.compressionMethod !== STORED && entry.compressionMethod !== DEFLATE) {
+  if (!isReadableMethod(entry.compressionMethod)) {
     throw new ValueError(`Unsupported compression method (${methodName(entry.compressionMethod)}) in ${quotedName(name)}`, true);
   }
 }

@@ -44,6 +44,20 @@ export async function openZip(archivePath: string, options: yauzl.Options): Prom
   }
 }
 
+/**
+ * The zip held open by `handle` (`size` bytes), tolerating the same defects as openZip. The handle stays the
+ * caller's: closing the zip does not close it (a listing reads through the descriptor its caller opened inside
+ * the attachment folder, never by a path that could have been swapped since).
+ */
+export async function openZipHandle(handle: fsp.FileHandle, size: number, options: yauzl.Options): Promise<ZipFile> {
+  const tailBytes = Math.min(size, ZIP_END_SEARCH_BYTES);
+  const tail = Buffer.alloc(tailBytes);
+  await handle.read(tail, 0, tailBytes, size - tailBytes);
+  // No end record fits: yauzl is given the whole file, and says why it is not a zip.
+  const found = locateZipEnd(tail, size - tailBytes) ?? { end: size };
+  return yauzl.fromRandomAccessReaderPromise(new ZipView(new FileSource(handle, false), found), found.end, options);
+}
+
 /** The zip in `buffer`, tolerating the same defects as openZip. */
 export async function openZipBuffer(buffer: Buffer, options: yauzl.Options): Promise<ZipFile> {
   const found = locateZipEnd(buffer.subarray(Math.max(0, buffer.length - ZIP_END_SEARCH_BYTES)), Math.max(0, buffer.length - ZIP_END_SEARCH_BYTES));
@@ -60,7 +74,11 @@ interface Source {
 }
 
 class FileSource implements Source {
-  constructor(private readonly handle: fsp.FileHandle) {}
+  /** `owned`: closing the zip closes the handle. */
+  constructor(
+    private readonly handle: fsp.FileHandle,
+    private readonly owned = true,
+  ) {}
   async readAt(target: Buffer, position: number): Promise<number> {
     return (await this.handle.read(target, 0, target.length, position)).bytesRead;
   }
@@ -68,7 +86,7 @@ class FileSource implements Source {
     return fileChunks(this.handle, start, end);
   }
   close(): Promise<void> {
-    return this.handle.close();
+    return this.owned ? this.handle.close() : Promise.resolve();
   }
 }
 

@@ -27,7 +27,7 @@ const DOS_DIRECTORY = 0x10;
 /** "Version made by" host systems whose external attributes carry a Unix mode (APPNOTE 4.4.2: Unix, OS X). */
 const UNIX_HOSTS = new Set([3, 19]);
 
-const OPEN_OPTIONS: yauzl.Options = {
+export const OPEN_OPTIONS: yauzl.Options = {
   lazyEntries: true,
   autoClose: false,
   // Names are decoded here, not by yauzl, so a `../x` or `C:\x` member becomes the specification's
@@ -112,7 +112,7 @@ function unixMode(entry: Entry): number | undefined {
 }
 
 /** Directories, symlinks, devices and fifos are never written; only the bits the archive declares count. */
-function memberKind(entry: Entry, name: string): 'file' | 'directory' | SkipReason {
+export function memberKind(entry: Entry, name: string): 'file' | 'directory' | SkipReason {
   if (name.endsWith('/') || name.endsWith('\\')) return 'directory';
   const type = (entry.externalFileAttributes >>> 16) & S_IFMT;
   switch (type) {
@@ -134,7 +134,7 @@ function memberKind(entry: Entry, name: string): 'file' | 'directory' | SkipReas
 }
 
 /** yauzl's lazy entry events as a pull API; an error emitted between pulls is kept for the next one. */
-class EntryReader {
+export class EntryReader {
   private failure: Error | undefined;
 
   constructor(private readonly zip: ZipFile) {

@@ -3,14 +3,26 @@
 import path from 'node:path';
 import type { HandlerInput } from '../app.js';
 import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes } from '../archive/index.js';
-import { DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../core/errors.js';
+import { DISK_FULL_EXTRACT, HttpError, isDiskFull } from '../core/errors.js';
 import { log } from '../core/log.js';
 import { writeExtractedSidecars } from '../office/batch.js';
 import { SidecarBudget } from '../office/budget.js';
 import type { AnchoredDir } from '../store/anchored.js';
 import type * as wire from '../core/wire.js';
+import { attachKind, RAR_REFUSED, SEVEN_ZIP_REFUSED } from './attach-kind.js';
 
 export type ExtractBody = { ok: true; extracted: number; files: string[]; dest: string; sidecars: wire.ExtractedSidecar[]; skipped: wire.SkippedMember[] };
+
+/**
+ * The specification's 400 for a name no engine extracts (http-and-uploads.md 4.4.3 fixes its text), with the
+ * reason as `hint` when the archive is a 7z or RAR one (by its bytes, else its name): the person learns what to do.
+ */
+async function unsupportedArchive(archivePath: string, safeName: string): Promise<HttpError> {
+  const kind = await attachKind(archivePath, safeName).catch(() => undefined);
+  const lower = safeName.toLowerCase();
+  const reason = kind?.kind === 'refused' ? kind.reason : lower.endsWith('.7z') ? SEVEN_ZIP_REFUSED : lower.endsWith('.rar') ? RAR_REFUSED : undefined;
+  return new HttpError(400, `Unsupported archive format: ${safeName}`, reason ? { hint: reason } : undefined);
+}
 
 /**
  * Extract the archive at `archivePath` (named `safeName`) into a new folder of the session's attachment folder
@@ -19,7 +31,7 @@ export type ExtractBody = { ok: true; extracted: number; files: string[]; dest: 
  */
 export async function extractIntoSession(input: HandlerInput, base: AnchoredDir, archivePath: string, safeName: string, sessionId: string): Promise<ExtractBody> {
   const { ctx, app, profile } = input;
-  if (!archiveKind(safeName)) throw new ValueError(`Unsupported archive format: ${safeName}`);
+  if (!archiveKind(safeName)) throw await unsupportedArchive(archivePath, safeName);
   const dest = await allocateExtractionDir(base, safeName);
   // A client that leaves (or a server that stops) ends the extraction: the extractor removes what it wrote.
   const result = await extractArchive(archivePath, safeName, dest, base, {

@@ -147,6 +147,29 @@ describe('7z and RAR refused at attach time', () => {
     expect(await staging()).toEqual([]);
   });
 
+  it.skipIf(!HAS_7Z)('POST /api/upload/extract of a .7z or .rar: the specification\'s 400, with the reason as its hint', async () => {
+    const id = await srv.newSession();
+    await fs.writeFile(path.join(tmp, 'readme.txt'), 'hello\n');
+    execFileSync('7z', ['a', '-bd', '-y', path.join(tmp, 'extract-me.7z'), path.join(tmp, 'readme.txt')], { stdio: 'ignore' });
+    const rar5 = Buffer.concat([Buffer.from('Rar!\x1a\x07\x01\x00', 'latin1'), Buffer.alloc(64, 1)]);
+    const extract = (filename: string, content: Buffer) =>
+      postMultipart(srv, '/api/upload/extract', [
+        { name: 'session_id', content: id },
+        { name: 'file', filename, content },
+      ]);
+    const seven = await extract('bundle.7z', await fs.readFile(path.join(tmp, 'extract-me.7z')));
+    expect({ status: seven.status, body: seven.body }).toEqual({ status: 400, body: { error: 'Unsupported archive format: bundle.7z', hint: SEVEN_ZIP_REFUSED } });
+    // By its bytes under a name that says nothing, and by its name alone.
+    const rar = await extract('download.bin', rar5);
+    expect({ status: rar.status, body: rar.body }).toEqual({ status: 400, body: { error: 'Unsupported archive format: download.bin', hint: RAR_REFUSED } });
+    const named = await extract('old.rar', Buffer.from('not really'));
+    expect({ status: named.status, body: named.body }).toEqual({ status: 400, body: { error: 'Unsupported archive format: old.rar', hint: RAR_REFUSED } });
+    // Anything else unsupported keeps the specification's answer alone.
+    const other = await extract('notes.txt', Buffer.from('hello'));
+    expect({ status: other.status, body: other.body }).toEqual({ status: 400, body: { error: 'Unsupported archive format: notes.txt' } });
+    expect(await listed(id)).toEqual([]);
+  });
+
   it('a .7z-named file that is really a zip is stored, not refused', async () => {
     const id = await srv.newSession();
     const zip = await yazlZip({ 'a.txt': 'a\n' });

@@ -2,6 +2,7 @@
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
+import { RAR_REFUSED } from '../attachments/attach-kind.js';
 import { yazlZip } from '../archive/testing/fixtures.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multipartBody, startTestServer, TEST_TOKEN, type TestServer, postMultipart, TEST_BOUNDARY, type Part } from '../testing/harness.js';
@@ -222,7 +223,7 @@ describe('4.4 upload and extract', () => {
   it('refuses unsupported suffixes and answers 500 for a corrupt archive, leaving nothing', async () => {
     expect(await post('/api/upload/extract', [{ name: 'session_id', content: session }, { name: 'file', filename: 'x.rar', content: 'x' }])).toEqual({
       status: 400,
-      body: { error: 'Unsupported archive format: x.rar' },
+      body: { error: 'Unsupported archive format: x.rar', hint: RAR_REFUSED },
     });
     const res = await post('/api/upload/extract', [{ name: 'session_id', content: session }, { name: 'file', filename: 'broken.zip', content: 'not a zip at all' }]);
     expect(res).toEqual({ status: 500, body: { error: 'Archive extraction failed' } });

@@ -34,6 +34,8 @@ import { pdfAgentText } from '../agent/read/pdf.js';
 import { listWorkspaceDir, openWorkspaceFile, openWorkspacePath, readWorkspaceBytes, type WorkspacePath } from '../workspace/browse.js';
 import type { WorkspaceListing } from '../core/wire.js';
 import { IMAGE_TYPES, readImage } from './image-read.js';
+import { ARCHIVE_SNIFF_BYTES, archiveFileRead, archiveKindOf } from '../agent/read/archive-file.js';
+import { readAt } from '../agent/read/open.js';
 import * as L from './limits.js';
 
 /** A refusal that is not about HTTP: shown to the agent as it is. */
@@ -174,12 +176,32 @@ async function readAttachmentOf(app: App, s: Session, name: string, maxChars: nu
     const format = officeFormat(base);
     if (format) return await readOffice(at, base, format, maxChars);
     if (IMAGE_TYPES.has(mime)) return await readImage(at, base, mime);
+    const archive = await readArchiveFile(at, base, mime, maxChars);
+    if (archive) return archive;
     const { bytes, size } = await readWorkspaceBytes(at, L.MAX_READ_BYTES, true);
     if (isPdf(bytes)) return await readPdfAttachment(at, base, maxChars);
     if (!looksLikeText(bytes)) return { kind: 'binary', name: base, mime, size, note: 'binary file: content not returned' };
     return { kind: 'text', name: base, mime, size, text: readText(bytes, size, maxChars), source: 'file' };
   } finally {
     await at.root.close();
+  }
+}
+
+/**
+ * An archive stored as it came (not extracted): its file list and small text members, as the agent gets them
+ * (agent/read/archive-file.ts, the same function), within `maxChars`; undefined when the file is no archive.
+ */
+async function readArchiveFile(at: WorkspacePath, base: string, mime: string, maxChars: number): Promise<AttachmentContent | undefined> {
+  const file = await openWorkspaceFile(at);
+  try {
+    const kind = archiveKindOf(base, await readAt(file.handle, Math.min(file.size, ARCHIVE_SNIFF_BYTES)));
+    if (!kind) return undefined;
+    // Named by its attachment name, never by where it lies on this machine.
+    const read = await archiveFileRead(file, kind, base, mime, base, new CharBudget(maxChars));
+    const joined = read.parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n\n');
+    return { kind: 'text', name: base, mime, size: file.size, text: cutRedacted(redactText(joined), (t) => L.truncated(t, maxChars)), source: 'archive-listing' };
+  } finally {
+    await file.close();
   }
 }
 

@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { buildTurnMessages } from '../agent/input.js';
+import { hasTool, run } from '../archive/testing/real-tools.js';
 import { buildDocx, wHeading, wPara } from '../office/testing/fixtures.js';
 import { multipartBody, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
 import { USER_CONTENT_META, USER_CONTENT_META_KEY, USER_CONTENT_NOTE } from './server.js';
@@ -116,6 +117,32 @@ describe('MCP endpoint', () => {
     expect(listing).toMatchObject({ kind: 'archive', files: ['a.txt', 'sub/b.txt'], truncated: false });
     expect(text(await client.callTool({ name: 'read_attachment', arguments: { session_id: sessionId, name: 'bundle/sub/b.txt' } }))).toBe('b');
     await client.close();
+  });
+
+  it.skipIf(!hasTool('zip', 'zip'))('reads an archive not extracted as the agent gets it: its list and text members, secrets redacted', async () => {
+    const session = await server.newSession();
+    const work = await fs.mkdtemp(path.join(server.stateDir, 'zip-src-'));
+    await fs.mkdir(path.join(work, 'project'));
+    await fs.writeFile(path.join(work, 'project', 'README.md'), '# Heron\n');
+    await fs.writeFile(path.join(work, 'project', '.env'), `KEY=${SECRET}\n`);
+    run('zip', ['-qr', path.join(work, 'project.zip'), 'project'], work);
+    await upload('project.zip', await fs.readFile(path.join(work, 'project.zip')), session);
+
+    const client = await connect();
+    const got = text(await client.callTool({ name: 'read_attachment', arguments: { session_id: session, name: 'project.zip' } }));
+    await client.close();
+    expect(got.split('\n')[0]).toBe('Archive "project.zip" (2 files, not extracted):');
+    expect(got).toContain('- project/README.md (8 bytes)');
+    expect(got).toContain('Attached file "project.zip/project/README.md":\n# Heron\n');
+    expect(got).toContain('Attached file "project.zip/project/.env":\nKEY=');
+    expect(got).not.toContain(SECRET);
+
+    // The same function as the agent's turn: the same words, part for part.
+    const stored = path.join(server.stateDir, 'attachments', session, 'project.zip');
+    const config = { baseUrl: 'http://127.0.0.1:1', model: 'm', kind: 'openai' as const, idleTimeoutMs: 1000, contextChars: 200_000 };
+    const [turn] = await buildTurnMessages([], '', [{ kind: 'file', filename: 'project.zip', path: stored, mime: 'application/zip', size: 1, is_image: false }], config, { roots: [path.dirname(stored)] });
+    const agentParts = (turn!.content as { type: string; text?: string }[]).map((p) => p.text ?? '');
+    expect(got.replace(/\[REDACTED[^\]]*\]|KEY=\S*/g, '')).toBe(agentParts.join('\n\n').replace(/KEY=\S*/g, ''));
   });
 
   it('lists an extracted archive as the chip and the agent list it: same files, same order, hidden and symlinked never', async () => {

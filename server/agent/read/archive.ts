@@ -1,20 +1,66 @@
-// An extracted archive as the agent gets it: the list of its members, and the text of the small text ones
-// while the budget lasts.
+// An archive as the agent gets it, extracted (a folder) or not (archive-file.ts): the list of its members, and
+// the text of the small text ones while the budget lasts. Both build the same text here.
 import path from 'node:path';
 import { MAX_ENTRIES_WALKED, MAX_WALK_DEPTH } from '../../store/anchored-walk.js';
 import { looksLikeText, SNIFF_BYTES } from '../../workspace/file-kind.js';
 import type { ContentPart } from '../types.js';
 import type { Budget } from './budget.js';
 import { filesUnder, openUnder, readAt } from './open.js';
-import { count, partial, plural, ready, unreadable } from './summary.js';
+import { count, partial, plural, ready, unreadable, type ReadSummary } from './summary.js';
 import { readTextFor } from './text.js';
 import type { AttachmentRead, InputOptions } from './types.js';
-import { header } from './words.js';
 
 /** Archive members listed per archive (the rest are counted). */
 export const MAX_ARCHIVE_LISTED = 200;
 /** An archive member is inlined only up to this size: the list matters more than one big member. */
 export const MAX_ARCHIVE_MEMBER_BYTES = 64 * 1024;
+
+/** One line of an archive's list. */
+export interface ListedFile {
+  path: string;
+  size: number;
+  /** Why the extraction does not write it: listed, never inlined. */
+  skipped?: string;
+}
+
+export interface ArchiveListingInput {
+  name: string;
+  /** The list's first line, without its colon: `Extracted archive "x.zip" (3 files, at …)`. */
+  heading: string;
+  /** At most MAX_ARCHIVE_LISTED of them, in the archive's order. */
+  files: readonly ListedFile[];
+  /** Files in the archive (skipped members not counted), listed or not. */
+  total: number;
+  /** A line saying the list stopped before the archive's end, when it did. */
+  incomplete?: string;
+  /** The text of one listed member, headed with its name; undefined when it is not text or not readable. */
+  inline(file: ListedFile, memberName: string): Promise<{ text: string; summary: ReadSummary } | undefined>;
+}
+
+/** The list, then the small members' text while `budget` lasts, and the summary of both. */
+export async function archiveListingRead(input: ArchiveListingInput, budget: Budget): Promise<AttachmentRead> {
+  const { name, files, total } = input;
+  const listedFiles = files.filter((f) => !f.skipped).length;
+  const lines = [`${input.heading}:`, ...files.map((f) => (f.skipped ? `- ${f.path} (skipped: ${f.skipped})` : `- ${f.path} (${f.size} bytes)`))];
+  const more = total - listedFiles;
+  if (more > 0) lines.push(`- … and ${more} more files`);
+  if (input.incomplete) lines.push(`- … ${input.incomplete}`);
+  const list = lines.join('\n');
+  let cut = list.length > budget.left;
+  const parts: ContentPart[] = [{ type: 'text', text: budget.take(list, `the list of ${name}`) }];
+  let inlined = 0;
+  for (const f of files) {
+    if (budget.left <= 0 || f.skipped || f.size > MAX_ARCHIVE_MEMBER_BYTES) continue;
+    const read = await input.inline(f, `${name}/${f.path}`);
+    if (!read) continue;
+    parts.push({ type: 'text', text: read.text });
+    inlined += 1;
+    if (read.summary.state !== 'ready') cut = true;
+  }
+  const listed = `file list of ${plural(total, 'file')}${input.incomplete ? ' or more' : ''}`;
+  const inline = inlined ? `, ${count(inlined)} text ${inlined === 1 ? 'file' : 'files'} inline` : '';
+  return { parts, summary: cut || input.incomplete ? partial(`${listed}${inline}, cut to fit`) : ready(`${listed}${inline}`) };
+}
 
 /** The members of an extracted archive, listed, with small text members inlined (budget permitting). */
 export async function extractedArchiveRead(a: { name?: string; path: string }, budget: Budget, opts: InputOptions): Promise<AttachmentRead> {
@@ -28,31 +74,25 @@ export async function extractedArchiveRead(a: { name?: string; path: string }, b
     };
   }
   const { files, total, complete } = listing;
-  const more = total - files.length;
-  const lines = [`Extracted archive "${name}" (${total} files, at ${a.path}):`, ...files.map((f) => `- ${f.path} (${f.size} bytes)`)];
-  if (more) lines.push(`- … and ${more} more files`);
-  if (!complete) lines.push(`- … and more not counted (the list stops after ${MAX_ENTRIES_WALKED} entries or ${MAX_WALK_DEPTH} folders deep)`);
-  const list = lines.join('\n');
-  let cut = list.length > budget.left;
-  const parts: ContentPart[] = [{ type: 'text', text: budget.take(list, `the list of ${name}`) }];
-  let inlined = 0;
-  for (const f of files) {
-    if (budget.left <= 0 || f.size > MAX_ARCHIVE_MEMBER_BYTES) continue;
-    const opened = await openUnder(opts.roots, path.join(root, ...f.path.split('/')));
-    if (!opened) continue;
-    try {
-      const head = await readAt(opened.handle, Math.min(opened.size, SNIFF_BYTES));
-      if (!looksLikeText(head)) continue;
-      const memberName = `${name}/${f.path}`;
-      const read = await readTextFor(opened, budget, memberName);
-      parts.push({ type: 'text', text: header(memberName) + read.text });
-      inlined += 1;
-      if (read.summary.state !== 'ready') cut = true;
-    } finally {
-      await opened.handle.close();
-    }
-  }
-  const listed = `file list of ${plural(total, 'file')}${complete ? '' : ' or more'}`;
-  const inline = inlined ? `, ${count(inlined)} text ${inlined === 1 ? 'file' : 'files'} inline` : '';
-  return { parts, summary: cut ? partial(`${listed}${inline}, cut to fit`) : ready(`${listed}${inline}`) };
+  return archiveListingRead(
+    {
+      name,
+      heading: `Extracted archive "${name}" (${total} files, at ${a.path})`,
+      files,
+      total,
+      ...(complete ? {} : { incomplete: `and more not counted (the list stops after ${MAX_ENTRIES_WALKED} entries or ${MAX_WALK_DEPTH} folders deep)` }),
+      async inline(f, memberName) {
+        const opened = await openUnder(opts.roots, path.join(root, ...f.path.split('/')));
+        if (!opened) return undefined;
+        try {
+          const head = await readAt(opened.handle, Math.min(opened.size, SNIFF_BYTES));
+          if (!looksLikeText(head)) return undefined;
+          return await readTextFor(opened, budget, memberName);
+        } finally {
+          await opened.handle.close();
+        }
+      },
+    },
+    budget,
+  );
 }

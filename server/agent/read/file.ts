@@ -32,7 +32,7 @@ function words(text: string): number {
   return text.split(/\s+/).filter(Boolean).length;
 }
 
-export async function fileRead(a: ChatAttachment & { filename?: string; mime?: string; size?: number }, budget: Budget, opts: InputOptions): Promise<AttachmentRead> {
+export async function fileRead(a: ChatAttachment & { filename?: string; mime?: string; size?: number; decompressed_from?: string }, budget: Budget, opts: InputOptions): Promise<AttachmentRead> {
   const name = attachmentName(a);
   const mime = typeof a.mime === 'string' ? a.mime : '';
   const text = (t: string): ContentPart[] => [{ type: 'text', text: t }];
@@ -90,7 +90,7 @@ export async function fileRead(a: ChatAttachment & { filename?: string; mime?: s
       }
     }
     if (looksLikeText(head)) {
-      const read = await readTextFor(opened, budget, name);
+      const read = await readTextFor(opened, budget, name, typeof a.decompressed_from === 'string' ? a.decompressed_from : undefined);
       return { parts: text(read.text), summary: read.summary };
     }
     return { parts: text(describe(name, mime, opened.size, a.path)), summary: unreadable(`${count(opened.size)} bytes the agent cannot read: only its name is sent`) };

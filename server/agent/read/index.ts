@@ -3,6 +3,7 @@
 // the summary (issue 25).
 import type { ChatAttachment } from '../../core/wire.js';
 import { extractedArchiveRead } from './archive.js';
+import { archiveAttachmentRead } from './archive-file.js';
 import type { Budget } from './budget.js';
 import { fileRead } from './file.js';
 import { pdfRead } from './pdf.js';
@@ -10,7 +11,7 @@ import type { AttachmentRead, InputOptions } from './types.js';
 
 export async function readAttachment(a: ChatAttachment, budget: Budget, opts: InputOptions): Promise<AttachmentRead> {
   if ('extracted' in a && a.extracted) return extractedArchiveRead(a, budget, opts);
-  return (await pdfRead(a, budget, opts)) ?? fileRead(a, budget, opts);
+  return (await pdfRead(a, budget, opts)) ?? (await archiveAttachmentRead(a, budget, opts)) ?? fileRead(a, budget, opts);
 }
 
 export { Budget, truncationMarker } from './budget.js';

@@ -17,6 +17,8 @@ export interface RawTarEntry {
   type?: TarType;
   content?: Buffer;
   linkname?: string;
+  /** Override the size in the header (a member whose data the test streams itself). */
+  size?: number;
 }
 
 const BLOCK = 512;
@@ -28,7 +30,7 @@ function octal(value: number, width: number): string {
 export function tarHeader(entry: RawTarEntry): Buffer {
   const header = Buffer.alloc(BLOCK);
   const type = entry.type ?? 'file';
-  const size = type === 'file' ? (entry.content?.length ?? 0) : 0;
+  const size = entry.size ?? (type === 'file' ? (entry.content?.length ?? 0) : 0);
   header.write(entry.name, 0, 100, 'utf8');
   header.write(octal(type === 'dir' ? 0o755 : 0o644, 8), 100, 'ascii');
   header.write(octal(0, 8), 108, 'ascii');

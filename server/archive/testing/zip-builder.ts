@@ -9,6 +9,8 @@ export interface RawZipEntry {
   method?: 0 | 8;
   /** Unix mode for the high half of the external attributes (e.g. 0o120777 for a symlink). */
   unixMode?: number;
+  /** The member's data already compressed by `method` (a bomb too large to hold uncompressed); crc then 0. */
+  compressed?: Buffer;
   /** Override the sizes written in both headers (to lie). */
   declaredSize?: number;
   /** Point this central-directory record at another entry's local header (overlapping-entry bombs). */
@@ -32,8 +34,8 @@ export function buildZip(entries: RawZipEntry[], options: ZipOptions = {}): Buff
     const name = Buffer.from(entry.name, 'utf8');
     const content = entry.content ?? Buffer.alloc(0);
     const method = entry.method ?? 0;
-    const data = method === 8 ? zlib.deflateRawSync(content, { level: 9 }) : content;
-    const crc = zlib.crc32(content);
+    const data = entry.compressed ?? (method === 8 ? zlib.deflateRawSync(content, { level: 9 }) : content);
+    const crc = entry.compressed ? 0 : zlib.crc32(content);
     const usize = entry.declaredSize ?? content.length;
     const csize = method === 0 && entry.declaredSize !== undefined ? entry.declaredSize : data.length;
     records.push({ name, crc, csize, usize, method });

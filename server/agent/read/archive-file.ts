@@ -1,0 +1,136 @@
+// An archive attached but not extracted (issue 25, "an archive is readable whether or not it was extracted"): the
+// agent gets its member list and the text of its small text members, read from the archive in memory
+// (archive/list.ts), in the same words as an extracted one (archive.ts). Nothing is written to disk. MCP's
+// read_attachment answers with the same function (mcp/data.ts).
+import type { FileHandle } from 'node:fs/promises';
+import type { ChatAttachment } from '../../core/wire.js';
+import { officeFormat } from '../../office/index.js';
+import { archiveKind, type ArchiveKind } from '../../archive/index.js';
+import type { ArchiveListError, ListedMember } from '../../archive/list.js';
+import { MAX_ARCHIVE_MEMBERS } from '../../archive/limits.js';
+import { looksLikeText, SNIFF_BYTES } from '../../workspace/file-kind.js';
+import { archiveListingRead, MAX_ARCHIVE_LISTED, MAX_ARCHIVE_MEMBER_BYTES } from './archive.js';
+import type { Budget } from './budget.js';
+import { count, unreadable } from './summary.js';
+import { bytesAsText } from './text.js';
+import { closeOpened, openUnder, readAt } from './open.js';
+import type { AttachmentRead, InputOptions } from './types.js';
+import { attachmentName, describe } from './words.js';
+
+/**
+ * Member bytes held in memory at once while listing, whatever the budget: the kept members are decoded only
+ * after the list is read (at most MAX_ARCHIVE_LISTED members of MAX_ARCHIVE_MEMBER_BYTES could be 12.5 MiB).
+ */
+export const MAX_HELD_MEMBER_BYTES = 4 * 1024 * 1024;
+
+// Magic bytes, for an archive whose name does not say what it is (`download` from a browser).
+const ZIP_MAGICS = [Buffer.from('PK\x03\x04'), Buffer.from('PK\x05\x06')];
+/** POSIX and GNU tar headers say `ustar` at this offset. */
+const TAR_MAGIC_OFFSET = 257;
+const TAR_MAGIC = Buffer.from('ustar');
+/** Bytes enough for every signature above. */
+export const ARCHIVE_SNIFF_BYTES = TAR_MAGIC_OFFSET + TAR_MAGIC.length;
+
+/**
+ * What archive the file is, by its name's suffix, else by its first bytes (a zip or a plain tar). A compressed
+ * stream is taken for a tar only by name: a plain `.gz` is decompressed at upload (attachments/gunzip-upload.ts).
+ */
+export function archiveKindOf(name: string, head: Buffer): ArchiveKind | null {
+  const byName = archiveKind(name);
+  if (byName) return byName;
+  if (ZIP_MAGICS.some((m) => head.subarray(0, m.length).equals(m))) return 'zip';
+  if (head.subarray(TAR_MAGIC_OFFSET, TAR_MAGIC_OFFSET + TAR_MAGIC.length).equals(TAR_MAGIC)) return 'tar';
+  return null;
+}
+
+/**
+ * The attachment `a` read as an archive when it is one (by name or first bytes; an Office file is a zip the
+ * Office reader reads, file.ts); undefined when it is not, or lies under none of the roots (file.ts says so).
+ */
+export async function archiveAttachmentRead(a: ChatAttachment, budget: Budget, opts: InputOptions): Promise<AttachmentRead | undefined> {
+  const name = attachmentName(a);
+  if (officeFormat(name) !== null || officeFormat(a.path) !== null) return undefined;
+  const opened = await openUnder(opts.roots, a.path);
+  if (!opened) return undefined;
+  try {
+    const kind = archiveKindOf(name, await readAt(opened.handle, Math.min(opened.size, ARCHIVE_SNIFF_BYTES)));
+    if (!kind) return undefined;
+    const mime = 'mime' in a && typeof a.mime === 'string' ? a.mime : '';
+    return await archiveFileRead(opened, kind, name, mime, a.path, budget);
+  } finally {
+    await closeOpened(opened);
+  }
+}
+
+/** What the person can do about an archive the agent cannot read, by why. */
+const WHAT_TO_DO: Record<ArchiveListError['why'], (err: ArchiveListError) => string> = {
+  encrypted: () => 'encrypted: extract it yourself and drop the folder',
+  damaged: (err) => `damaged: ${err.message}; check that it opens on your computer, or extract it there and drop the folder`,
+  'too-many': () => `more than ${count(MAX_ARCHIVE_MEMBERS)} entries: extract the part you need and drop that folder`,
+};
+
+/**
+ * The archive `handle` holds (`size` bytes, of `kind`) as the agent gets it: listed, its small text members
+ * inlined while `budget` lasts. `where` is the stored path, named when the archive cannot be read.
+ */
+export async function archiveFileRead(
+  file: { handle: FileHandle; size: number },
+  kind: ArchiveKind,
+  name: string,
+  mime: string,
+  where: string,
+  budget: Budget,
+): Promise<AttachmentRead> {
+  let held = 0;
+  // Bytes are held for members that can be inlined: small, among the first listed, while the budget lasts.
+  let regular = 0;
+  const keep = (m: { size: number }): boolean => {
+    regular += 1;
+    if (regular > MAX_ARCHIVE_LISTED || m.size > MAX_ARCHIVE_MEMBER_BYTES || held + m.size > MAX_HELD_MEMBER_BYTES || budget.left <= 0) return false;
+    held += m.size;
+    return true;
+  };
+  // The zip and tar engines load with the first archive listed or extracted, not with the server (engine-load.test.ts).
+  const { ArchiveListError, listArchive, MAX_LISTED_TAR_BYTES } = await import('../../archive/list.js');
+  let members: ListedMember[];
+  let complete: boolean;
+  try {
+    ({ members, complete } = await listArchive(file.handle, file.size, kind, keep));
+  } catch (err) {
+    if (!(err instanceof ArchiveListError)) throw err;
+    const why = WHAT_TO_DO[err.why](err);
+    return { parts: [{ type: 'text', text: describe(name, mime, file.size, where, `an archive the agent cannot read (${why})`) }], summary: unreadable(why) };
+  }
+  const total = members.filter((m) => !m.skipped).length;
+  const skipped = members.length - total;
+  const listed = firstListed(members);
+  const byPath = new Map(listed.map((m) => [m, m.data]));
+  return archiveListingRead(
+    {
+      name,
+      heading: `Archive "${name}" (${total} files${skipped ? `, ${skipped} skipped` : ''}, not extracted)`,
+      files: listed,
+      total,
+      ...(complete ? {} : { incomplete: `and more not listed (the list stops after ${MAX_LISTED_TAR_BYTES / (1024 * 1024)} MiB of the archive)` }),
+      async inline(f, memberName) {
+        const data = byPath.get(f as ListedMember);
+        if (!data || !looksLikeText(data.subarray(0, SNIFF_BYTES))) return undefined;
+        return bytesAsText(data, budget, memberName);
+      },
+    },
+    budget,
+  );
+}
+
+/** The first MAX_ARCHIVE_LISTED files, with the skipped members among them (they say what extraction would leave out). */
+function firstListed(members: readonly ListedMember[]): ListedMember[] {
+  const out: ListedMember[] = [];
+  let files = 0;
+  for (const m of members) {
+    if (!m.skipped && files >= MAX_ARCHIVE_LISTED) continue;
+    if (!m.skipped) files += 1;
+    else if (out.length >= 2 * MAX_ARCHIVE_LISTED) continue;
+    out.push(m);
+  }
+  return out;
+}
