@@ -11,7 +11,7 @@ export type AgentViewState =
 
 export const CHECKING_TEXT = 'Checking what the agent gets…';
 /** Said under every unreadable summary: what the person can do about it, whatever the reason. */
-export const UNREADABLE_HINT = 'Only its name reaches the agent: attach it as text, a PDF or an image instead.';
+export const UNREADABLE_HINT = 'To send what it holds: save it as text, a PDF or an image, and attach that.';
 
 const LOOK: Record<AgentViewState['status'], { word: string; icon: readonly string[] }> = {
   checking: { word: 'Checking', icon: ['M12 3a9 9 0 1 0 9 9'] },
