@@ -12,7 +12,7 @@ import { HttpError } from '../core/errors.js';
 import { guessMime } from '../core/mime.js';
 import type { ChatAttachment } from '../core/wire.js';
 import { readBeside, writeBeside } from '../office/sidecar.js';
-import { redactText, type RedactedText } from '../projections/index.js';
+import { cutRedacted, redactText, type RedactedText } from '../projections/index.js';
 import { serverValue, type ServerValue } from '../projections/brand.js';
 import { DEFAULT_AGENT_CONTEXT_CHARS } from '../settings/table.js';
 import type { AnchoredDir } from '../store/anchored.js';
@@ -47,6 +47,11 @@ interface Cached extends AgentView {
  *  free text that leaves (a future reader's words may quote a file's name). */
 export function publicAgentView(view: AgentView): { state: ServerValue; text: RedactedText } {
   return { state: serverValue(view.state), text: redactText(view.text) };
+}
+
+/** MCP's line after an attachment's text or image: `agent_view: partial: cut at 1,000 of 3,000 characters`. */
+export function agentViewNote(view: { state: ServerValue; text: RedactedText }): RedactedText {
+  return cutRedacted(view.text, (t) => `agent_view: ${view.state}: ${t}`);
 }
 
 /** The agent-view sidecar of the attachment named `name` (hidden: its name starts with a dot). */
