@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { FakeAgent } from '../server/testing/fake-agent.js';
+import { reply, type FakeAgent } from '../server/testing/fake-agent.js';
 import { hasTool } from '../server/archive/testing/real-tools.js';
 import { newSession } from './fixtures.js';
 import { configureAgent, openApp } from './helpers/chat.js';
@@ -147,4 +147,16 @@ test('each chip says what the agent will get, by a word and a colour, before sen
   expect(violations).toEqual({ dark: [], light: [] });
   await page.emulateMedia({ colorScheme: 'light' });
   await page.locator('#composer').screenshot({ path: path.join(screenshotDir(info), 'chip-summary.png') });
+
+  // Sent, each chip of the message says the same (from the same sidecar).
+  await refused.getByTestId('attachment-cancel').click();
+  agent.next(reply('Got them.'));
+  await page.getByTestId('composer-input').fill('What can you read?');
+  await page.getByTestId('send').click();
+  await expect(page.getByTestId('assistant-text').last()).toHaveText('Got them.', { timeout: 15_000 });
+  const sent = page.getByTestId('message').filter({ hasText: 'What can you read?' }).last();
+  const sentLine = (name: string) => sent.getByTestId('message-attachment').filter({ hasText: name }).getByTestId('agent-view-text');
+  await expect(sentLine('notes.txt')).toHaveText('Ready: 16 characters of text');
+  await expect(sentLine('broken.docx')).toHaveText('Not readable: its text could not be extracted: the file may be damaged or encrypted');
+  await expect(sentLine('project.zip was extracted')).toHaveText('Ready: file list of 2 files, 2 text files inline');
 });
