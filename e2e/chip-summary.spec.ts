@@ -7,9 +7,6 @@
 // To add a kind (a PDF, a scanned page): one row in KINDS, with the file's bytes and what its chip must say.
 import { test, expect, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { reply, type FakeAgent } from '../server/testing/fake-agent.js';
 import { hasTool } from '../server/archive/testing/real-tools.js';
@@ -18,6 +15,7 @@ import { configureAgent, openApp } from './helpers/chat.js';
 import { ownServerAndAgent } from './helpers/own-agent.js';
 import { screenshotDir } from './helpers/screenshot-dir.js';
 import type { RunningServer } from './helpers/server.js';
+import { madeBy } from './helpers/fs.js';
 import { buildZip } from './helpers/zip.js';
 
 const KEY = 'sk-chip-summary-key';
@@ -33,17 +31,6 @@ ownServerAndAgent(KEY, (s, a) => {
   agent = a;
 });
 
-/** `tool args…` run in a fresh folder holding `files`; the bytes of `out` there. */
-function made(files: Record<string, string>, out: string, tool: string, args: string[]): Buffer {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-e2e-chips-'));
-  try {
-    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
-    execFileSync(tool, args, { cwd: dir, stdio: 'ignore' });
-    return fs.readFileSync(path.join(dir, out));
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 interface Kind {
   /** The name the file is dropped under. */
@@ -72,7 +59,7 @@ const KINDS: Kind[] = [
     says: 'Not readable: its text could not be extracted: the file may be damaged or encrypted',
   },
   { drop: 'blob.bin', mime: 'application/octet-stream', bytes: () => Buffer.from([0, 1, 2, 3, 0, 255, 254, 0]), chip: 'blob.bin', state: 'unreadable', says: 'Not readable: 8 bytes the agent cannot read: only its name is sent' },
-  { drop: 'server.log.gz', mime: 'application/gzip', bytes: () => made({ 'server.log': LOG }, 'server.log.gz', 'gzip', ['-9', 'server.log']), chip: 'server.log', state: 'ready', says: `Ready: ${LOG.length} characters of text` },
+  { drop: 'server.log.gz', mime: 'application/gzip', bytes: () => madeBy({ 'server.log': LOG }, 'server.log.gz', 'gzip', ['-9', 'server.log']), chip: 'server.log', state: 'ready', says: `Ready: ${LOG.length} characters of text` },
   {
     drop: 'project.zip',
     mime: 'application/zip',
@@ -99,7 +86,7 @@ test('each chip says what the agent will get, by a word and a colour, before sen
   await newSession(page, server.workspace);
 
   const files = await Promise.all(KINDS.map(async (k) => ({ name: k.drop, mimeType: k.mime, buffer: await k.bytes() })));
-  const sevenZip = made({ 'notes.txt': 'notes\n' }, 'notes.7z', '7z', ['a', '-bd', '-y', 'notes.7z', 'notes.txt']);
+  const sevenZip = madeBy({ 'notes.txt': 'notes\n' }, 'notes.7z', '7z', ['a', '-bd', '-y', 'notes.7z', 'notes.txt']);
   await page.getByTestId('file-input').setInputFiles([...files, { name: 'notes.7z', mimeType: 'application/x-7z-compressed', buffer: sevenZip }]);
 
   for (const k of KINDS) {

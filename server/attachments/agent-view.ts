@@ -149,6 +149,9 @@ export async function agentView(app: App, session: Session, name: string): Promi
           const view: AgentView = { state: read.summary.state, text: read.summary.text };
           // A sidecar that cannot be written (a full disk) only costs computing it again next time.
           await writeBeside(dir, agentViewSidecarName(name), Buffer.from(JSON.stringify({ ...key, ...view })), { replace: true }).catch(() => {});
+          // Removed meanwhile (a chip taken off while its summary was computed): its sidecar goes with it, as the
+          // removal would have taken it had it been there already.
+          if (!(await dir.lstat(name).catch(() => undefined))) await dir.unlink(agentViewSidecarName(name)).catch(() => {});
           return view;
         })
         .finally(() => inFlight.delete(flight));

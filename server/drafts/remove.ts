@@ -65,7 +65,10 @@ export async function removeUnsentAttachment(
     // the folder: only a real directory that no record or message owns is removed (never another upload or a sidecar).
     if (extractDest && !sent.has(extractDest) && !session.attachments.some((a) => a.path === extractDest) && path.dirname(extractDest) === dir.path) {
       const stat = await dir.lstat(path.basename(extractDest)).catch(() => undefined);
-      if (stat?.isDirectory()) await gone(extractDest, true);
+      if (stat?.isDirectory()) {
+        await gone(extractDest, true);
+        await gone(path.join(dir.path, agentViewSidecarName(path.basename(extractDest))), false);
+      }
     }
   } finally {
     await dir.close();
