@@ -53,6 +53,14 @@ describe('GET /api/attachment/summary', () => {
     expect(agentViewComputations()).toBe(before + 1);
   });
 
+  it('asked at once by several (a chip, a sent message, MCP), it is computed once', async () => {
+    await upload('together.txt', 'one computation');
+    const before = agentViewComputations();
+    const answers = await Promise.all([1, 2, 3, 4].map(() => summary('together.txt')));
+    expect(answers.map((a) => a.body.text)).toEqual(Array(4).fill('15 characters of text'));
+    expect(agentViewComputations()).toBe(before + 1);
+  });
+
   it('a changed file is computed again', async () => {
     const stored = await upload('grows.txt', 'abc');
     expect((await summary('grows.txt')).body).toEqual({ state: 'ready', text: '3 characters of text' });
