@@ -4,15 +4,14 @@
 // on its chip in red with what to do, and a second project.zip reads project-1.zip on its chip, on the sent
 // message and in what the agent receives. Its own server and fake agent (it configures one).
 import { test, expect } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { reply, type FakeAgent } from '../server/testing/fake-agent.js';
 import { newSession } from './fixtures.js';
 import { completionRequests, configureAgent, lastUserMessage, openApp, partsOf } from './helpers/chat.js';
 import { ownServerAndAgent } from './helpers/own-agent.js';
 import type { RunningServer } from './helpers/server.js';
+import { madeBy, shownNames } from './helpers/fs.js';
 import { buildZip } from './helpers/zip.js';
 import { hasTool } from '../server/archive/testing/real-tools.js';
 
@@ -27,17 +26,6 @@ ownServerAndAgent(KEY, (s, a) => {
   agent = a;
 });
 
-/** `tool args…` run in a fresh folder holding `files`; the bytes of `out` there. */
-function made(files: Record<string, string>, out: string, tool: string, args: string[]): Buffer {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-e2e-kinds-'));
-  try {
-    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
-    execFileSync(tool, args, { cwd: dir, stdio: 'ignore' });
-    return fs.readFileSync(path.join(dir, out));
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 test('a .gz shows what it holds, a .7z is refused on its chip, a second project.zip is project-1.zip everywhere', async ({ page }) => {
   test.skip(!hasTool('gzip', 'gzip') || !hasTool('7z', 'p7zip-full'), 'gzip and 7z make the files this test drops; install them (gzip, p7zip-full)');
@@ -51,8 +39,8 @@ test('a .gz shows what it holds, a .7z is refused on its chip, a second project.
   await page.getByTestId('file-input').setInputFiles([{ name: 'project.zip', mimeType: 'application/zip', buffer: zip }]);
   await expect(page.locator('[data-testid="attachment-chip"][data-filename="project.zip"]')).toHaveAttribute('data-status', 'done');
 
-  const gz = made({ 'server.log': LOG }, 'server.log.gz', 'gzip', ['-9', 'server.log']);
-  const sevenZip = made({ 'notes.txt': 'notes\n' }, 'notes.7z', '7z', ['a', '-bd', '-y', 'notes.7z', 'notes.txt']);
+  const gz = madeBy({ 'server.log': LOG }, 'server.log.gz', 'gzip', ['-9', 'server.log']);
+  const sevenZip = madeBy({ 'notes.txt': 'notes\n' }, 'notes.7z', '7z', ['a', '-bd', '-y', 'notes.7z', 'notes.txt']);
   await page.getByTestId('file-input').setInputFiles([
     { name: 'server.log.gz', mimeType: 'application/gzip', buffer: gz },
     { name: 'notes.7z', mimeType: 'application/x-7z-compressed', buffer: sevenZip },
@@ -74,7 +62,7 @@ test('a .gz shows what it holds, a .7z is refused on its chip, a second project.
   const second = page.locator('[data-testid="attachment-chip"][data-filename="project-1.zip"]');
   await expect(second).toHaveAttribute('data-status', 'done');
   await expect(second.locator('.chip-name')).toHaveText('project-1.zip');
-  expect(fs.readdirSync(attachDir).sort()).toEqual(['project-1.zip', 'project.zip', 'server.log']);
+  expect(shownNames(attachDir)).toEqual(['project-1.zip', 'project.zip', 'server.log']);
   expect(fs.readFileSync(path.join(attachDir, 'server.log'), 'utf8')).toBe(LOG);
 
   // Send: the refused chip is removed first (it holds nothing to send).

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, newSession, test } from './fixtures.js';
+import { shownNames } from './helpers/fs.js';
 import { buildPng } from './helpers/png.js';
 import { buildZip } from './helpers/zip.js';
 
@@ -25,7 +26,7 @@ test('a reload keeps the typed text and the attachment chips', async ({ app: pag
   const chip = page.locator('[data-testid="attachment-chip"][data-filename="notes.txt"]');
   await expect(chip).toHaveAttribute('data-status', 'done');
   // The same stored file, not a second upload of it (no notes-1.txt).
-  expect(fs.readdirSync(path.join(server.stateDir, 'attachments', id))).toEqual(['notes.txt']);
+  expect(shownNames(path.join(server.stateDir, 'attachments', id))).toEqual(['notes.txt']);
 
   // Sending empties the draft, on the server too.
   await page.getByTestId('send').click();
@@ -47,11 +48,12 @@ test('removing a chip of an unsent draft deletes its stored file, also after a r
   await expect(dropped).toHaveAttribute('data-status', 'done');
   await expect(page.locator('[data-testid="attachment-chip"][data-filename="keep-me.txt"]')).toHaveAttribute('data-status', 'done');
   const dir = path.join(server.stateDir, 'attachments', id);
-  expect(fs.readdirSync(dir).sort()).toEqual(['drop-me.txt', 'keep-me.txt']);
+  expect(shownNames(dir)).toEqual(['drop-me.txt', 'keep-me.txt']);
 
   await dropped.getByTestId('attachment-cancel').click();
   await expect(dropped).toHaveCount(0);
-  await expect.poll(() => fs.readdirSync(dir)).toEqual(['keep-me.txt']);
+  // Nothing of it left, its hidden summary sidecar included; the kept file's stays beside it.
+  await expect.poll(() => fs.readdirSync(dir).sort()).toEqual(['.keep-me.txt.agent-view.json', 'keep-me.txt']);
   await expect(page.getByTestId('session-attachments')).not.toContainText('drop-me.txt');
 
   // A chip that came back from the stored draft is removed the same way.
@@ -129,7 +131,7 @@ test('after a reload, a restored image chip shows its thumbnail and a restored a
   const dir = path.join(server.stateDir, 'attachments', id);
   expect(fs.readFileSync(path.join(dir, 'minutes.tar', 'minutes', 'monday.txt'), 'utf8')).toBe('Decided: ship it.');
   // Nothing was uploaded again (no minutes-1.tar.gz); the folder is named as an upload's extraction would be.
-  expect(fs.readdirSync(dir).sort()).toEqual(['minutes.tar', 'minutes.tar.gz', 'whiteboard.png']);
+  expect(shownNames(dir)).toEqual(['minutes.tar', 'minutes.tar.gz', 'whiteboard.png']);
 
   // The extraction is part of the draft: after another reload it is there, with nothing left to extract.
   await expect.poll(() => fs.readFileSync(draftFile(server.stateDir, id), 'utf8')).toContain('"extracted":2');
@@ -165,7 +167,7 @@ test('Edit brings back a sent image with its thumbnail, an archive that can stil
   await expect(page.getByTestId('message-text').last()).toHaveText('the meeting');
   await expect(page.getByTestId('attachment-chip')).toHaveCount(0);
   const dir = path.join(server.stateDir, 'attachments', id);
-  expect(fs.readdirSync(dir).sort()).toEqual(['minutes.tar.gz', 'report', 'report.zip', 'whiteboard.png']);
+  expect(shownNames(dir)).toEqual(['minutes.tar.gz', 'report', 'report.zip', 'whiteboard.png']);
 
   await page.getByTestId('edit-message').last().click();
   await expect(page.getByTestId('composer-input')).toHaveValue('the meeting');
@@ -183,7 +185,7 @@ test('Edit brings back a sent image with its thumbnail, an archive that can stil
   await expect(chip('minutes.tar.gz').getByTestId('extract-summary')).toHaveText('Extracted 2 files');
   await expect(chip('minutes.tar.gz').getByTestId('extract-file')).toHaveText(['minutes/monday.txt', 'minutes/tuesday.txt']);
   expect(fs.readFileSync(path.join(dir, 'minutes.tar', 'minutes', 'monday.txt'), 'utf8')).toBe('Decided: ship it.');
-  expect(fs.readdirSync(dir).sort()).toEqual(['minutes.tar', 'minutes.tar.gz', 'report', 'report.zip', 'whiteboard.png']);
+  expect(shownNames(dir)).toEqual(['minutes.tar', 'minutes.tar.gz', 'report', 'report.zip', 'whiteboard.png']);
 
   // The sent message still refers to these files: taking a chip off the composer leaves them on disk.
   await chip('whiteboard.png').getByTestId('attachment-cancel').click();
@@ -192,7 +194,7 @@ test('Edit brings back a sent image with its thumbnail, an archive that can stil
   await page.getByTestId('composer-input').fill('the meeting, extracted');
   await page.getByTestId('send').click();
   await expect(page.getByTestId('message-text').last()).toHaveText('the meeting, extracted');
-  expect(fs.readdirSync(dir).sort()).toEqual(['minutes.tar', 'minutes.tar.gz', 'report', 'report.zip', 'whiteboard.png']);
+  expect(shownNames(dir)).toEqual(['minutes.tar', 'minutes.tar.gz', 'report', 'report.zip', 'whiteboard.png']);
   // The edit is a new version (2/2); the first one's images still show from the stored bytes.
   await expect(page.getByTestId('version-text')).toHaveText('2/2');
   await page.getByTestId('version-previous').click();

@@ -45,6 +45,7 @@ import { capability, transcribe } from './handlers/transcribe.js';
 import { listWorkspace, previewWorkspaceFile, rawWorkspaceFile, readWorkspaceFile } from './handlers/workspace-browse.js';
 import { previewAttachment, rawAttachment } from './handlers/attachment-files.js';
 import { listAttachmentFolder } from './handlers/attachment-folder.js';
+import { attachmentSummary } from './handlers/attachment-summary.js';
 import { extractStoredAttachment } from './handlers/attachment-extract.js';
 import { uploadToWorkspace } from './handlers/workspace-upload.js';
 import { addWorkspace, listWorkspaces } from './handlers/workspaces.js';
@@ -122,6 +123,8 @@ export const routes: RouteTable<App> = {
   '/api/attachment/raw': { GET: api(rawAttachment) },
   // An extracted archive's files (its chip opens them); a stored archive extracted after a reload.
   '/api/attachment/folder': { GET: api(listAttachmentFolder, 'Could not list the folder') },
+  // What the agent will get from an attachment, for its chip (docs/API.md "What the agent gets").
+  '/api/attachment/summary': { GET: api(attachmentSummary, 'Could not tell what the agent gets from the attachment') },
   '/api/attachment/extract': { POST: api(extractStoredAttachment, 'Archive extraction failed') },
   '/api/events': { GET: api(events) },
   '/api/chat/start': { POST: api(startChat, 'Could not start the conversation') },

@@ -1,5 +1,7 @@
 // File-system checks for the tests: what the server left on disk.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 export interface FoundFile {
@@ -55,4 +57,21 @@ export function patternBytes(size: number, seed = 0x9e3779b9): Buffer {
     buf[i] = x & 0xff;
   }
   return buf;
+}
+
+/** The bytes of `out` that `tool args…` made, run in a fresh folder holding `files` (a .gz made by gzip, a .7z by 7z). */
+export function madeBy(files: Record<string, string>, out: string, tool: string, args: string[]): Buffer {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-e2e-made-'));
+  try {
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+    execFileSync(tool, args, { cwd: dir, stdio: 'ignore' });
+    return fs.readFileSync(path.join(dir, out));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The names in an attachment folder a person sees: hidden ones (a chip's `.<name>.agent-view.json`) left out. */
+export function shownNames(dir: string): string[] {
+  return fs.readdirSync(dir).filter((n) => !n.startsWith('.')).sort();
 }

@@ -9,6 +9,7 @@ import type {
   AgentSettings,
   AgentTestResponse,
   Attachment,
+  AttachmentSummaryResponse,
   CapabilityResponse as Capability,
   SentAttachment,
   ChatCancelResponse,
@@ -187,6 +188,8 @@ export const api = {
   list: (id: string, path: string, hidden = false) =>
     request<{ path: string; entries: WorkspaceEntry[] }>('GET', `/api/workspace/list?${q(browseParams(id, path, hidden))}`),
   capability: () => request<Capability>('GET', '/api/transcribe/capability'),
+  /** What the agent will get from an attachment of the session (its chip's line). */
+  attachmentSummary: (id: string, name: string) => request<AttachmentSummaryResponse>('GET', `/api/attachment/summary?${q({ session_id: id, name })}`),
   /** Search everything of the active profile (docs/API.md "Search"): ranked results with snippets. */
   search: (query: string, limit: number) => request<SearchResponse>('GET', `/api/search?${q({ q: query, limit: String(limit) })}`),
   async fileText(id: string, path: string, hidden = false): Promise<string> {

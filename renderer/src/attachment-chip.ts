@@ -1,5 +1,6 @@
 // The chip of a stored attachment in a sent message and in "Session attachments": a button that opens the
 // file's preview, with the image itself as its thumbnail (the browser scales the stored bytes; no resizer).
+import { agentViewLineFor } from './agent-view.js';
 import type { Attachment } from './api.js';
 import { attachmentSource } from './file-preview.js';
 import { h, icon, ICONS } from './dom.js';
@@ -14,9 +15,16 @@ export function fileChip(a: Attachment, sessionId: string | undefined): HTMLElem
   const from = a.decompressed_from ? h('span', { class: 'muted small', 'data-testid': 'attachment-origin' }, `(from ${a.decompressed_from})`) : null;
   const content = [thumb, h('span', { class: 'chip-name' }, a.filename), from, h('span', { class: 'muted small' }, formatBytes(a.size))];
   if (!sessionId) return h('li', { class: 'msg-attachment', 'data-testid': 'message-attachment', title: a.filename }, ...content);
+  // What the agent gets from it, beside the button: the button's name stays the file's, and describes itself by it.
+  const agentView = agentViewLineFor(sessionId, a.filename, String(a.size));
   return h(
     'li',
     { class: 'msg-attachment', 'data-testid': 'message-attachment', title: a.filename },
-    h('button', { class: 'chip-open', type: 'button', 'data-testid': 'attachment-open', 'data-open-key': `file:${a.filename}`, title: `Open ${a.filename}`, onclick: () => void openAttachmentPreview(sessionId, a.filename) }, ...content),
+    h(
+      'button',
+      { class: 'chip-open', type: 'button', 'data-testid': 'attachment-open', 'data-open-key': `file:${a.filename}`, title: `Open ${a.filename}`, 'aria-describedby': agentView.el.id, onclick: () => void openAttachmentPreview(sessionId, a.filename) },
+      ...content,
+    ),
+    agentView.el,
   );
 }

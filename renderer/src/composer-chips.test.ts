@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Attachment } from './api.js';
-import { originNote, sentAttachments, uploadedChip } from './composer-chips.js';
+import { agentSubject, originNote, sentAttachments, uploadedChip } from './composer-chips.js';
 import type { Chip } from './store.js';
 
 const picked = (name: string): Chip => ({ id: 1, name, size: 120, origin: { kind: 'picked' }, status: 'uploading', loaded: 60 });
@@ -24,5 +24,16 @@ describe('a chip once its upload is stored (issue 25, finding 7)', () => {
     expect(chip.name).toBe('server.log');
     expect(originNote(chip)).toBe('(from server.log.gz)');
     expect(originNote(uploadedChip(picked('a.txt'), stored('a.txt')))).toBeNull();
+  });
+});
+
+describe('what a chip asks the agent view of', () => {
+  it('nothing while uploading; the stored upload once done; the extraction folder once extracted', () => {
+    expect(agentSubject(picked('notes.txt'))).toBeUndefined();
+    const done = uploadedChip(picked('project.zip'), stored('project-1.zip'));
+    expect(agentSubject(done)).toEqual({ name: 'project-1.zip', stamp: '120' });
+    expect(agentSubject({ ...done, extract: { status: 'running' } })).toBeUndefined();
+    const extracted: Chip = { ...done, extract: { status: 'done', result: { ok: true, extracted: 1, files: ['project-1/a.txt'], dest: '/s/att/abc/project-1', skipped: [] } } };
+    expect(agentSubject(extracted)).toEqual({ name: 'project-1', stamp: '/s/att/abc/project-1' });
   });
 });

@@ -1,5 +1,6 @@
 // The composer's attachment chips: built from the store's draft by id, a chip's element rebuilt only when more
 // than its byte count changed (a progress tick only sets the bar's values, so focus on its Cancel survives).
+import { agentViewLineFor } from './agent-view.js';
 import type { SentAttachment } from './api.js';
 import { clear, h, icon, ICONS } from './dom.js';
 import { isArchiveName } from './format.js';
@@ -11,6 +12,8 @@ export interface ChipActions {
   extract(id: number): void;
   /** Remove the chip, or cancel what it is doing (its upload or extraction). */
   cancel(id: number): void;
+  /** The session the chips' uploads are stored in (the draft's), to ask what the agent will get from each. */
+  session(): string | undefined;
 }
 
 /**
@@ -46,6 +49,21 @@ export function originNote(chip: Chip): string | null {
 /** The chip is an upload stored in the session (not a sent message's extraction reference). */
 export function storedUpload(chip: Chip): Extract<SentAttachment, { filename: string }> | undefined {
   return chip.status === 'done' && chip.result && 'filename' in chip.result ? chip.result : undefined;
+}
+
+/**
+ * What the chip will send the agent, by its name in the session's attachment folder (and a stamp telling two
+ * files of one name apart): the extraction once an archive is extracted, else the stored upload; nothing while
+ * it uploads or extracts.
+ */
+export function agentSubject(chip: Chip): { name: string; stamp: string } | undefined {
+  if (chip.status !== 'done' || chip.extract?.status === 'running') return undefined;
+  const base = (p: string) => p.split(/[\\/]/).filter(Boolean).pop() ?? '';
+  const x = chip.extract?.status === 'done' ? chip.extract.result : undefined;
+  if (x) return { name: base(x.dest), stamp: x.dest };
+  if (!chip.result) return undefined;
+  if ('filename' in chip.result) return { name: chip.result.filename, stamp: String(chip.result.size) };
+  return { name: base(chip.result.path), stamp: chip.result.path };
 }
 
 interface Drawn {
@@ -101,6 +119,10 @@ export class ChipsView {
       : h('span', { class: 'chip-thumb chip-icon' }, icon([...(isArchiveName(name) ? ICONS.archive : ICONS.file)]));
     const extracting = chip.extract?.status === 'running';
     const from = originNote(chip);
+    const subject = agentSubject(chip);
+    const session = subject ? this.actions.session() : undefined;
+    // What the agent will get, in place of a bare "Attached" that promised the agent could read anything.
+    const agentView = subject && session ? agentViewLineFor(session, subject.name, subject.stamp) : null;
     const main = h(
       'div',
       { class: 'chip-main' },
@@ -110,7 +132,7 @@ export class ChipsView {
       chip.status === 'error' ? null : progress.bytes,
       chip.status === 'queued' ? h('span', { class: 'muted small' }, 'Waiting…') : null,
       extracting ? h('span', { class: 'muted small', role: 'status', 'data-testid': 'extract-running' }, 'Extracting…') : null,
-      chip.status === 'done' && !chip.extract ? h('span', { class: 'chip-state', 'data-testid': 'attachment-done' }, 'Attached') : null,
+      agentView?.el ?? null,
       chip.error ? h('span', { class: 'error-text', 'data-testid': 'attachment-error', role: 'alert' }, chip.error) : null,
       extraction(chip),
     );
@@ -134,6 +156,11 @@ export class ChipsView {
         icon([...ICONS.x]),
       ),
     );
+    // The chip is described by what the agent gets: its controls carry it to a screen reader too.
+    if (agentView) {
+      el.setAttribute('aria-describedby', agentView.el.id);
+      for (const b of actions.querySelectorAll('button')) b.setAttribute('aria-describedby', agentView.el.id);
+    } else el.removeAttribute('aria-describedby');
     el.append(thumb, main, actions);
   }
 }

@@ -71,6 +71,7 @@ export class Composer {
     this.chips = new ChipsView(byId<HTMLUListElement>('attachments'), {
       extract: (id) => void this.extractions.extract(id),
       cancel: (id) => (this.extractions.isRunning(id) ? this.extractions.abort(id) : this.remove(id)),
+      session: () => this.draft.owner ?? undefined,
     });
     this.extractions = new ChipExtractions(store, () => this.drafts.schedule());
     const attach = byId<HTMLButtonElement>('attach-button');

@@ -1,6 +1,7 @@
 // The rows of the conversation: messages with their attachments (both stored row shapes, see message-rows.ts),
 // the assistant's replies as Markdown, stopped and failed turns marked. thread-view.ts places them.
 import type { SentAttachment, Session } from './api.js';
+import { agentViewLineFor } from './agent-view.js';
 import { fileChip } from './attachment-chip.js';
 import { copyButton } from './copy-button.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
@@ -22,10 +23,12 @@ export function attachmentChip(a: SentAttachment, sessionId: string | undefined)
     if (!sessionId) return h('li', { class: 'msg-attachment', 'data-testid': 'message-attachment', title: said }, ...content);
     // The folder it was extracted into sits directly in the session's attachment folder: its name there.
     const folder = a.path.split(/[\\/]/).filter(Boolean).pop() ?? '';
+    const agentView = agentViewLineFor(sessionId, folder, a.path);
     return h(
       'li',
       { class: 'msg-attachment', 'data-testid': 'message-attachment', title: said },
-      h('button', { class: 'chip-open', type: 'button', 'data-testid': 'folder-open', 'data-open-key': `folder:${folder}`, title: `Open ${said}`, onclick: () => void openFolderPreview(sessionId, folder, a.name) }, ...content),
+      h('button', { class: 'chip-open', type: 'button', 'data-testid': 'folder-open', 'data-open-key': `folder:${folder}`, title: `Open ${said}`, 'aria-describedby': agentView.el.id, onclick: () => void openFolderPreview(sessionId, folder, a.name) }, ...content),
+      agentView.el,
     );
   }
   return fileChip(a, sessionId);

@@ -35,6 +35,14 @@ export interface ExtractedAttachment {
   archive_path?: string;
 }
 
+/** GET /api/attachment/summary: what the agent will get from one attachment, in a few words (issue 25). */
+export interface AttachmentSummaryResponse {
+  /** ready: all of it; partial: some of it (cut, pages without text); unreadable: only its name. */
+  state: 'ready' | 'partial' | 'unreadable';
+  /** "12,408 characters of text", "cut at 200,000 of 312,000 characters", "its text could not be extracted: …". */
+  text: string;
+}
+
 /** What a message carries, by `kind`: a stored upload, or an extracted archive. */
 export type ChatAttachment = FileAttachment | ExtractedAttachment;
 

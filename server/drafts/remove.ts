@@ -2,6 +2,7 @@
 // Office sidecar written beside it, the extraction folder its draft chip made, and its record in the session.
 // A file a sent message refers to is never removed: the conversation would point at nothing.
 import path from 'node:path';
+import { agentViewSidecarName } from '../attachments/agent-view.js';
 import { openSessionFolder, sidecarOf } from '../attachments/layout.js';
 import { ATTACHMENT_NOT_FOUND } from '../attachments/open.js';
 import { HttpError } from '../core/errors.js';
@@ -59,11 +60,15 @@ export async function removeUnsentAttachment(
     };
     await gone(record.path, false);
     if (officeFormat(record.path)) await gone(sidecarOf(record.path), false);
+    await gone(path.join(path.dirname(record.path), agentViewSidecarName(path.basename(record.path))), false);
     // A chip's extraction folder is checked as a string when the draft is stored, so it may name any entry of
     // the folder: only a real directory that no record or message owns is removed (never another upload or a sidecar).
     if (extractDest && !sent.has(extractDest) && !session.attachments.some((a) => a.path === extractDest) && path.dirname(extractDest) === dir.path) {
       const stat = await dir.lstat(path.basename(extractDest)).catch(() => undefined);
-      if (stat?.isDirectory()) await gone(extractDest, true);
+      if (stat?.isDirectory()) {
+        await gone(extractDest, true);
+        await gone(path.join(dir.path, agentViewSidecarName(path.basename(extractDest))), false);
+      }
     }
   } finally {
     await dir.close();

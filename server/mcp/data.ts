@@ -3,6 +3,7 @@
 // its root through descriptors (workspace/browse.ts), so traversal, absolute paths and symlinks out are
 // refused; every failure is an HttpError or McpDataError with a text safe to show. Texts are redacted here.
 import path from 'node:path';
+import { agentView, type AgentView } from '../attachments/agent-view.js';
 import { ATTACHMENT_NOT_FOUND, openAttachmentPath } from '../attachments/open.js';
 import type { App } from '../app.js';
 import { HttpError } from '../core/errors.js';
@@ -131,8 +132,16 @@ export async function listAttachments(app: App, profile: string, id: unknown): P
   }
 }
 
-/** Leaves through projections/mcp.ts; its text is redacted here, where it is read. */
-export type AttachmentContent = McpAttachmentContent;
+/** Leaves through projections/mcp.ts; its text is redacted here, where it is read. `agent_view`: what Satchel's
+ *  own agent gets from it, as its chip says (attachments/agent-view.ts, the same sidecar). */
+export type AttachmentContent = McpAttachmentContent & { agent_view?: AgentView };
+
+/** What Satchel's agent gets from the attachment `name` (its chip's summary); undefined for a file inside an
+ *  extracted archive (no chip of its own) or when it cannot be told: the read itself still answers. */
+async function attachmentAgentView(app: App, s: Session, name: string): Promise<AgentView | undefined> {
+  if (name.includes('/')) return undefined;
+  return agentView(app, s, name).catch(() => undefined);
+}
 
 /** Every file of an extracted archive, at most MAX_ARCHIVE_ENTRIES, listed by the one anchored walker (as the
  *  agent and the chip list it). */
@@ -153,9 +162,11 @@ async function archiveFiles(at: WorkspacePath): Promise<{ files: string[]; trunc
  */
 export async function readAttachment(app: App, profile: string, id: unknown, name: string, maxChars = L.MAX_TEXT_CHARS): Promise<AttachmentContent> {
   const s = await findSession(app, profile, id);
-  return readAttachmentOf(app, s, name, maxChars).catch((err: unknown) => {
+  const content = await readAttachmentOf(app, s, name, maxChars).catch((err: unknown) => {
     throw err instanceof HttpError && err.status === 404 ? new HttpError(404, ATTACHMENT_NOT_FOUND) : err;
   });
+  const view = await attachmentAgentView(app, s, name);
+  return view ? { ...content, agent_view: view } : content;
 }
 
 async function readAttachmentOf(app: App, s: Session, name: string, maxChars: number): Promise<AttachmentContent> {

@@ -18,6 +18,7 @@ import {
   type RedactedText,
   type ServerValue,
 } from '../projections/index.js';
+import { agentViewNote, publicAgentView } from '../attachments/agent-view.js';
 import * as data from './data.js';
 import * as L from './limits.js';
 import { receiptRecorder } from './receipts.js';
@@ -91,13 +92,17 @@ function decoded(value: string | string[] | undefined): string {
 }
 
 function attachmentResult(content: data.AttachmentContent): CallToolResult {
+  // What Satchel's own agent gets from it (its chip's words): in the JSON of an archive or binary file, after
+  // the text or image otherwise, so the first item stays what it was.
+  const view = content.agent_view ? publicAgentView(content.agent_view) : undefined;
+  const said = view ? [textItem(agentViewNote(view))] : [];
   switch (content.kind) {
     case 'text':
-      return { content: [textItem(content.text)] };
+      return { content: [textItem(content.text), ...said] };
     case 'image':
-      return { content: [{ type: 'image', data: content.data, mimeType: content.mime }, textItem(publicMcpImageNote(content))] };
+      return { content: [{ type: 'image', data: content.data, mimeType: content.mime }, textItem(publicMcpImageNote(content)), ...said] };
     default:
-      return { content: [textItem(mcpJson(publicMcpAttachmentSummary(content)))] };
+      return { content: [textItem(mcpJson({ ...publicMcpAttachmentSummary(content), ...(view ? { agent_view: view } : {}) }))] };
   }
 }
 

@@ -28,10 +28,16 @@ export function sidecarName(document: string): string {
  * The sidecar of `document` in the held folder `dir`: at most `maxBytes` of it and its whole size; undefined
  * when there is none, or what is there is not a regular file (a symlink is never followed).
  */
-export async function readSidecar(dir: AnchoredDir, document: string, maxBytes: number): Promise<{ bytes: Buffer; size: number } | undefined> {
+export function readSidecar(dir: AnchoredDir, document: string, maxBytes: number): Promise<{ bytes: Buffer; size: number } | undefined> {
+  return readBeside(dir, sidecarName(document), maxBytes);
+}
+
+/** The file `name` of the held folder `dir`, read as a sidecar is (any sidecar: the Office preview, the agent's
+ *  view of an attachment): at most `maxBytes`, undefined when missing or not a regular file. */
+export async function readBeside(dir: AnchoredDir, name: string, maxBytes: number): Promise<{ bytes: Buffer; size: number } | undefined> {
   let handle: FileHandle;
   try {
-    handle = await dir.openFile(sidecarName(document), O_RDONLY | O_NONBLOCK);
+    handle = await dir.openFile(name, O_RDONLY | O_NONBLOCK);
   } catch {
     return undefined;
   }
@@ -60,8 +66,12 @@ export async function readSidecar(dir: AnchoredDir, document: string, maxBytes: 
  * write fails with EEXIST; `replace: true` (the agent's, written when there was no usable sidecar) renames it
  * over whatever is there, a symlink replaced and never followed. On any failure nothing of ours is left.
  */
-export async function writeSidecar(dir: AnchoredDir, document: string, data: Buffer, opts: { replace: boolean }): Promise<void> {
-  const name = sidecarName(document);
+export function writeSidecar(dir: AnchoredDir, document: string, data: Buffer, opts: { replace: boolean }): Promise<void> {
+  return writeBeside(dir, sidecarName(document), data, opts);
+}
+
+/** `data` written whole as the file `name` of the held folder `dir`, as writeSidecar writes a sidecar. */
+export async function writeBeside(dir: AnchoredDir, name: string, data: Buffer, opts: { replace: boolean }): Promise<void> {
   const temp = `.${name}.${randomBytes(TEMP_NAME_BYTES).toString('hex')}.tmp`;
   const handle = await dir.createFile(temp, O_WRONLY, STORED_FILE_MODE);
   let placed = false;
