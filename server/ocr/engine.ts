@@ -19,11 +19,13 @@ export type { RecognizedText } from './tsv.js';
 /** One recognition at a time: Tesseract keeps a core busy for a second or more per page, and the machine's other
  *  cores serve the app. Others wait their turn. */
 export const OCR_MAX_CONCURRENT = 1;
-/** A page of body text takes 1-3 s here (docs/benchmarks.md, "On-device OCR"); past this the image is hostile
- *  or pathological (noise Tesseract segments into thousands of "words") and the worker is ended. */
-export const OCR_TIMEOUT_MS = 20_000;
-/** The first recognition also compiles the WebAssembly core and unpacks the model (about 0.5-1 s measured). */
-export const OCR_LOAD_TIMEOUT_MS = 15_000;
+/** A page of body text takes 2-3 s of CPU, 4-8 s on this shared, loaded machine (docs/benchmarks.md, "On-device
+ *  OCR"); past this the image is hostile or pathological (noise Tesseract segments into thousands of "words")
+ *  and the worker is ended. */
+export const OCR_TIMEOUT_MS = 45_000;
+/** The first recognition also compiles the WebAssembly core and unpacks the model (about 1 s of CPU, up to 5 s
+ *  on the loaded machine). */
+export const OCR_LOAD_TIMEOUT_MS = 20_000;
 /** A warm worker skips that load; one unused this long exits, so an idle app holds neither the thread nor the
  *  model's ~100 MiB. */
 export const OCR_WORKER_IDLE_MS = 60_000;
@@ -37,9 +39,10 @@ export const OCR_MEMORY_SAMPLE_MS = 20;
 /** Longest edge of the image Tesseract gets: a letter page at 300 dpi is 3300 px; larger scans are scaled down
  *  (text at that size stays far above the height Tesseract needs) to bound time and memory. */
 export const OCR_MAX_EDGE = 3500;
-/** Images whose longest edge is under this are scaled up: Tesseract's LSTM model reads text of 20-30 px x-height
- *  best, and a screenshot's 12-14 px UI text is misread at its own size. */
-export const OCR_UPSCALE_BELOW_EDGE = 2000;
+/** Images whose longest edge is under this are scaled up: Tesseract's LSTM model reads text of 20-30 px height
+ *  best, and a 1× screenshot's 13 px UI text is misread at its own size (word recall 0.935 as it is, 0.959 at
+ *  2×; bench/ocr.mjs). A letter page at 150 dpi (1650 px) and a 2× screenshot are read as they are. */
+export const OCR_UPSCALE_BELOW_EDGE = 1400;
 /** The factor applied to those images (bounded by OCR_MAX_EDGE). */
 export const OCR_UPSCALE_FACTOR = 2;
 
