@@ -6,6 +6,7 @@
 // images handed to agents, and turned into the grayscale image Tesseract reads best.
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { unpackedPath } from '../core/unpacked-path.js';
 import { loadSharp, MAX_IMAGE_INPUT_PIXELS, IMAGE_RESIZE_TIMEOUT_SECONDS } from '../image/downscale.js';
@@ -61,6 +62,9 @@ export interface OcrEngine {
   recognizeImage(bytes: Buffer): Promise<RecognizedText>;
   /** The text in raw pixels (1-4 channels, 8 bits each), as a PDF's page images are. Throws OcrError. */
   recognizePixels(pixels: RawPixels): Promise<RecognizedText>;
+  /** The text of one page of a PDF (1-based), read from the largest image painted on it (a scan), or no words
+   *  when it paints none. Both steps run in the worker within the time and memory budgets. Throws OcrError. */
+  recognizePdfPage(pdf: Uint8Array, page: number): Promise<RecognizedText>;
   /** Ends the worker now (tests, shutdown). */
   close(): Promise<void>;
 }
@@ -76,11 +80,13 @@ const require = createRequire(import.meta.url);
 
 /** The files the worker loads, by absolute path: in the installed app their app.asar.unpacked copies
  *  (electron-builder.yml unpacks them: the WebAssembly core reads its .wasm beside it with plain fs). */
-export function ocrFiles(): { corePath: string; dataPath: string } {
+export function ocrFiles(): { corePath: string; dataPath: string; unpdfUrl: string } {
   const corePath = unpackedPath(require.resolve('tesseract.js-core/tesseract-core-simd-lstm.js'));
   const dataDir = path.dirname(require.resolve('@tesseract.js-data/eng/package.json'));
   const dataPath = unpackedPath(path.join(dataDir, '4.0.0_best_int', 'eng.traineddata.gz'));
-  return { corePath, dataPath };
+  // pdf.js for scanned PDF pages (unpacked for the PDF preview worker already).
+  const unpdfUrl = pathToFileURL(unpackedPath(path.join(path.dirname(require.resolve('unpdf')), 'index.mjs'))).href;
+  return { corePath, dataPath, unpdfUrl };
 }
 
 /** The grayscale PNG Tesseract gets: oriented, flattened on white (transparent screenshots), within bounds. */
@@ -130,8 +136,11 @@ async function prepare(input: Buffer | RawPixels): Promise<Buffer> {
 interface Reply {
   id: number;
   tsv?: string;
+  pixels?: RawPixels | null;
   error?: string;
 }
+
+type Request = { op: 'image'; image: Uint8Array } | { op: 'pdf-page'; pdf: Uint8Array; page: number };
 
 export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
   const timeoutMs = options.timeoutMs ?? OCR_TIMEOUT_MS;
@@ -155,7 +164,7 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
   const start = (): Worker => {
     const w = new Worker(OCR_WORKER_SOURCE, {
       eval: true,
-      workerData: ocrFiles(),
+      workerData: { ...ocrFiles(), maxImagePixels: MAX_IMAGE_INPUT_PIXELS },
       resourceLimits: { maxOldGenerationSizeMb: OCR_WORKER_MAX_HEAP_MB },
       // Emscripten prints Tesseract's warnings ("Estimating resolution as …") on stdout/stderr: not for the log.
       stdout: true,
@@ -173,22 +182,22 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
     return w;
   };
 
-  const run = (image: Buffer): Promise<string> => {
+  const run = (request: Request): Promise<Reply> => {
     clearTimeout(idleTimer);
     worker ??= start();
     const w = worker;
     w.ref();
     const budget = timeoutMs + (warm ? 0 : loadTimeoutMs);
     const id = nextId++;
-    return new Promise<string>((resolve, reject) => {
+    return new Promise<Reply>((resolve, reject) => {
       let settled = false;
-      const finish = (error: OcrError | undefined, tsv: string | undefined, keep: boolean) => {
+      const finish = (error: OcrError | undefined, reply: Reply | undefined, keep: boolean) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         unwatch();
         w.off('message', onMessage).off('exit', onExit).off('error', onExit);
-        const answer = () => (error ? reject(error) : resolve(tsv ?? ''));
+        const answer = () => (error || !reply ? reject(error) : resolve(reply));
         if (keep) {
           warm = true;
           w.unref();
@@ -205,26 +214,32 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
       const onMessage = (reply: Reply) => {
         if (reply.id !== id) return;
         if (reply.error !== undefined) finish(new OcrError(`text recognition failed (${reply.error.slice(0, 200)})`), undefined, true);
-        else finish(undefined, reply.tsv ?? '', true);
+        else finish(undefined, reply, true);
       };
       const onExit = () => finish(new OcrError('text recognition stopped unexpectedly'), undefined, false);
       const timer = setTimeout(() => finish(new OcrError(`text recognition took too long (over ${Math.round(budget / 1000)} s)`), undefined, false), budget);
       const unwatch = memory.watch(() => finish(new OcrError(`text recognition needed too much memory (over ${options.maxMemoryMb ?? OCR_MAX_MEMORY_MB} MiB)`), undefined, false));
       w.on('message', onMessage).on('exit', onExit).on('error', onExit);
-      const data = new Uint8Array(image.buffer, image.byteOffset, image.byteLength);
-      w.postMessage({ id, image: data });
+      w.postMessage({ id, ...request });
     });
   };
 
-  const recognize = (input: Buffer | RawPixels) =>
-    limit(async () => {
-      const png = await prepare(input);
-      return textFromTsv(await run(png));
-    });
+  const ocr = async (input: Buffer | RawPixels) => {
+    const png = await prepare(input);
+    const reply = await run({ op: 'image', image: new Uint8Array(png.buffer, png.byteOffset, png.byteLength) });
+    return textFromTsv(reply.tsv ?? '');
+  };
 
   return {
-    recognizeImage: (bytes) => recognize(bytes),
-    recognizePixels: (pixels) => recognize(pixels),
+    recognizeImage: (bytes) => limit(() => ocr(bytes)),
+    recognizePixels: (pixels) => limit(() => ocr(pixels)),
+    async recognizePdfPage(pdf, page) {
+      return limit(async () => {
+        // A copy: the caller keeps its bytes for the next page.
+        const reply = await run({ op: 'pdf-page', pdf: new Uint8Array(pdf), page });
+        return reply.pixels ? ocr(reply.pixels) : { text: '', words: 0 };
+      });
+    },
     close: end,
   };
 }

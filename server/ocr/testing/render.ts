@@ -116,3 +116,54 @@ export function wordRecall(reference: string, recognized: string): number {
   }
   return ref.length === 0 ? 1 : hit / ref.length;
 }
+
+/** One page of a scanned PDF: an image drawn over the whole page, as a scanner writes it. */
+export interface ScanPage {
+  /** 'jpeg': an 8-bit grayscale JPEG (DCTDecode); 'bilevel': 1 bit per pixel, Flate-compressed (a fax-like scan). */
+  kind: 'jpeg' | 'bilevel';
+  png: Buffer;
+}
+
+/** A PDF of scanned pages without any text layer, written by hand (objects, xref, trailer). */
+export async function scannedPdf(pages: ScanPage[]): Promise<Buffer> {
+  const { deflateSync } = await import('node:zlib');
+  const objects: Buffer[] = [];
+  const add = (body: Buffer | string) => objects.push(Buffer.isBuffer(body) ? body : Buffer.from(body, 'latin1')) ;
+  const stream = (dict: string, data: Buffer) => Buffer.concat([Buffer.from(`<< ${dict} /Length ${data.length} >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
+  // 1: catalog, 2: pages, then per page: page, content, image.
+  add('<< /Type /Catalog /Pages 2 0 R >>');
+  const kids = pages.map((_, i) => `${3 + i * 3} 0 R`).join(' ');
+  add(`<< /Type /Pages /Kids [${kids}] /Count ${pages.length} >>`);
+  for (const [i, p] of pages.entries()) {
+    const n = 3 + i * 3;
+    const { data, info } = await sharp(p.png).flatten({ background: '#fff' }).grayscale().raw().toBuffer({ resolveWithObject: true });
+    const { width, height } = info;
+    // 72 pt per inch, the image at 150 dpi.
+    const w = (width * 72) / 150;
+    const h = (height * 72) / 150;
+    add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${w.toFixed(2)} ${h.toFixed(2)}] /Resources << /XObject << /Im0 ${n + 2} 0 R >> >> /Contents ${n + 1} 0 R >>`);
+    add(stream('', Buffer.from(`q ${w.toFixed(2)} 0 0 ${h.toFixed(2)} 0 0 cm /Im0 Do Q`, 'latin1')));
+    if (p.kind === 'jpeg') {
+      const jpeg = await sharp(data, { raw: { width, height, channels: 1 } }).jpeg({ quality: 85 }).toBuffer();
+      add(stream(`/Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode`, jpeg));
+    } else {
+      // 1 bit per pixel, 0 black, rows padded to whole bytes.
+      const rowBytes = (width + 7) >> 3;
+      const bits = Buffer.alloc(rowBytes * height);
+      for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) if (data[y * width + x]! >= 128) bits[y * rowBytes + (x >> 3)]! |= 0x80 >> (x & 7);
+      add(stream(`/Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /FlateDecode`, deflateSync(bits)));
+    }
+  }
+  const parts: Buffer[] = [Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
+  const offsets: number[] = [];
+  let at = parts[0]!.length;
+  objects.forEach((body, i) => {
+    offsets.push(at);
+    const obj = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`, 'latin1'), body, Buffer.from('\nendobj\n', 'latin1')]);
+    parts.push(obj);
+    at += obj.length;
+  });
+  const xref = `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`;
+  parts.push(Buffer.from(xref, 'latin1'));
+  return Buffer.concat(parts);
+}
