@@ -45,6 +45,19 @@ describe('an image as the agent gets it', () => {
     expect(told).toEqual([[a.path, ocr.slice(ocr.indexOf('\n') + 1)]]);
   }, SLOW);
 
+  it('the same image read again (its chip, then the turn) is recognized once', async () => {
+    const page = await renderPage(prose(12, 300), { points: 12, dpi: 150 });
+    const a = upload('again.png', page.png);
+    const first = Date.now();
+    const once = await readAttachment(a, new Budget(200_000), { roots: [root] });
+    const firstMs = Date.now() - first;
+    const second = Date.now();
+    const twice = await readAttachment(a, new Budget(200_000), { roots: [root] });
+    expect(twice).toEqual(once);
+    // Recognition takes hundreds of ms at the least; the cached read only downscales.
+    expect(Date.now() - second).toBeLessThan(firstMs / 2);
+  }, SLOW);
+
   it('the recognized text draws from the turn budget and the chip says where it was cut', async () => {
     const page = await renderPage(prose(24), { points: 12, dpi: 150 });
     const read = await readAttachment(upload('memo.png', page.png), new Budget(40), { roots: [root] });

@@ -1,6 +1,7 @@
 // An image as the agent gets it: downscaled the way MCP hands images out (server/image/downscale.ts), followed by
 // the text on-device OCR finds in it (server/ocr/), so a screenshot of an error or a photo of a page reaches a
 // model that cannot see, or sees poorly, as words too (issue 25). The text draws from the turn's budget.
+import { createHash } from 'node:crypto';
 import { ImageError, imageForAgent } from '../../image/downscale.js';
 import { OcrError, ocrEngine, type RecognizedText } from '../../ocr/engine.js';
 import type { ContentPart } from '../types.js';
@@ -17,14 +18,27 @@ export function ocrHeader(name: string): string {
   return `Text recognized in "${name}" (on-device OCR):\n`;
 }
 
+/** Recognized texts kept by the image's SHA-256: the chip's summary and the turn read the same attachment, and
+ *  a page takes seconds to recognize. An entry is a few KiB of text; the oldest go first. */
+export const OCR_CACHE_ENTRIES = 64;
+const recognized = new Map<string, RecognizedText>();
+
 /** The words OCR finds in `bytes`, or none when it fails (the image is still sent; the person still sees it). */
 async function recognize(bytes: Buffer): Promise<RecognizedText> {
+  const key = createHash('sha256').update(bytes).digest('hex');
+  const known = recognized.get(key);
+  if (known) return known;
+  let found: RecognizedText;
   try {
-    return await ocrEngine().recognizeImage(bytes);
+    found = await ocrEngine().recognizeImage(bytes);
   } catch (err) {
-    if (err instanceof OcrError) return { text: '', words: 0 };
-    throw err;
+    if (!(err instanceof OcrError)) throw err;
+    // Not kept: a recognition that ran out of time on a busy machine may succeed on the next read.
+    return { text: '', words: 0 };
   }
+  recognized.set(key, found);
+  if (recognized.size > OCR_CACHE_ENTRIES) recognized.delete(recognized.keys().next().value!);
+  return found;
 }
 
 /** `sniffed` is the type the file's first bytes say it is; `where` the path the turn named it by. */
