@@ -81,7 +81,9 @@ const require = createRequire(import.meta.url);
 /** The files the worker loads, by absolute path: in the installed app their app.asar.unpacked copies
  *  (electron-builder.yml unpacks them: the WebAssembly core reads its .wasm beside it with plain fs). */
 export function ocrFiles(): { corePath: string; dataPath: string; unpdfUrl: string } {
-  const corePath = unpackedPath(require.resolve('tesseract.js-core/tesseract-core-simd-lstm.js'));
+  // By each package's folder, not the file itself: in the installed app the file exists only in the unpacked copy.
+  const coreDir = path.dirname(require.resolve('tesseract.js-core/package.json'));
+  const corePath = unpackedPath(path.join(coreDir, 'tesseract-core-simd-lstm.js'));
   const dataDir = path.dirname(require.resolve('@tesseract.js-data/eng/package.json'));
   const dataPath = unpackedPath(path.join(dataDir, '4.0.0_best_int', 'eng.traineddata.gz'));
   // pdf.js for scanned PDF pages (unpacked for the PDF preview worker already).
