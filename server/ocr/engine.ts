@@ -32,8 +32,9 @@ export const OCR_LOAD_TIMEOUT_MS = 20_000;
 export const OCR_WORKER_IDLE_MS = 60_000;
 /** The worker's JavaScript heap (Tesseract's own memory is WebAssembly memory, watched below). */
 export const OCR_WORKER_MAX_HEAP_MB = 128;
-/** What one recognition may add to the process's resident set: the model and a 4,000-pixel page measured
- *  about 150-250 MiB; a worker past this is ended (rss-watchdog.ts, as PDF previews do). */
+/** What one recognition may add to the process's resident set: the model, pdf.js and a 300 dpi page measured
+ *  +345 MiB at the peak of bench/ocr.mjs (its own rendering included); a worker past this is ended
+ *  (rss-watchdog.ts, as PDF previews do). */
 export const OCR_MAX_MEMORY_MB = 512;
 /** How often the resident set is sampled during a recognition. */
 export const OCR_MEMORY_SAMPLE_MS = 20;
