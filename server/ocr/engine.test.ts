@@ -59,11 +59,23 @@ describe('on-device OCR', () => {
     const hurried = createOcrEngine({ timeoutMs: 50, loadTimeoutMs: 0 });
     const started = Date.now();
     await expect(hurried.recognizeImage(page.png)).rejects.toThrow('text recognition took too long (over 0 s)');
-    // Ended at the deadline: not after the seconds the model load and the page would have taken.
+    // Ended at the deadline: not after the seconds the model load and the page would have taken; its thread is gone.
     expect(Date.now() - started).toBeLessThan(1500 + 1000);
+    expect(hurried.running).toBe(false);
     await hurried.close();
     const result = await engine.recognizeImage(page.png);
     expect(result.words).toBeGreaterThan(50);
+  }, SLOW);
+
+  it('keeps the worker between recognitions, and ends it once idle for its time', async () => {
+    const page = await renderPage(prose(20), { points: 12, dpi: 150 });
+    const brief = createOcrEngine({ idleMs: 300 });
+    expect(brief.running).toBe(false);
+    await brief.recognizeImage(page.png);
+    expect(brief.running).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(brief.running).toBe(false);
+    await brief.close();
   }, SLOW);
 
   it('ends a recognition past its memory budget', async () => {

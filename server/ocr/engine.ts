@@ -68,6 +68,8 @@ export interface OcrEngine {
   recognizePdfPage(pdf: Uint8Array, page: number): Promise<RecognizedText>;
   /** Ends the worker now (tests, shutdown). */
   close(): Promise<void>;
+  /** Whether a worker thread exists now (between recognitions: until OCR_WORKER_IDLE_MS have passed). */
+  readonly running: boolean;
 }
 
 export interface RawPixels {
@@ -155,6 +157,8 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
   let warm = false;
   let idleTimer: NodeJS.Timeout | undefined;
   let nextId = 1;
+  // Threads started and not yet exited (an ended worker until its thread is really gone).
+  const alive = new Set<Worker>();
 
   const end = async () => {
     clearTimeout(idleTimer);
@@ -175,8 +179,10 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
     });
     w.stdout.resume();
     w.stderr.resume();
+    alive.add(w);
     w.on('error', () => {});
     w.on('exit', () => {
+      alive.delete(w);
       if (worker === w) {
         worker = undefined;
         warm = false;
@@ -244,6 +250,9 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
       });
     },
     close: end,
+    get running() {
+      return alive.size > 0;
+    },
   };
 }
 
