@@ -181,6 +181,14 @@ describe('what the app relies on', () => {
     expect(unpacked('dist/server/workspace/pdf.js')).toBe(false);
     expect(unpacked('dist/server/workspace/preview.js')).toBe(false);
   });
+  it("unpacks the OCR core and model the OCR worker reads by path, and nothing of the unused builds", () => {
+    const unpacked = unpackedBy(config.asarUnpack);
+    expect(unpacked('node_modules/tesseract.js-core/tesseract-core-simd-lstm.js')).toBe(true);
+    expect(unpacked('node_modules/tesseract.js-core/tesseract-core-simd-lstm.wasm')).toBe(true);
+    expect(unpacked('node_modules/@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz')).toBe(true);
+    expect(unpacked('node_modules/tesseract.js-core/tesseract-core-simd.wasm')).toBe(false);
+    expect(unpacked('node_modules/@tesseract.js-data/eng/4.0.0/eng.traineddata.gz')).toBe(false);
+  });
   it('builds dmg+zip (arm64 and x64, hardened, microphone described), nsis, AppImage+deb', () => {
     // Both Mac architectures, each its own installer (README, "Installers").
     expect(config.mac.target).toEqual([

@@ -56,7 +56,13 @@ const WORKER_ONLY_FILES = [
   'dist/server/workspace/pdf-worker.js',
   'node_modules/unpdf/dist/index.mjs',
   'node_modules/unpdf/dist/pdfjs.mjs',
+  // Tesseract's core and the English model, which the OCR worker reads by path (server/ocr/engine.ts).
+  'node_modules/tesseract.js-core/tesseract-core-simd-lstm.js',
+  'node_modules/tesseract.js-core/tesseract-core-simd-lstm.wasm',
+  'node_modules/@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz',
 ];
+/** Words the packaged OCR must read back from an image of them. */
+const OCR_WORDS = 'Packaged recognition reads invoices';
 /** Electron's own defaults for the 8 v1 fuses ('1' enabled, '0' disabled), as a fresh binary carries them. */
 const STOCK_FUSE_WIRE = '10110001';
 
@@ -319,6 +325,24 @@ async function checkPdfWorker(unpacked, pdf) {
   if (!String(reply.summary?.text ?? '').includes('Packaged PDF')) fail(`the PDF worker from app.asar.unpacked answered ${JSON.stringify(reply)}`);
 }
 
+/** The installed app's OCR engine, loaded from the extracted asar, reads an image of text with its core and model
+ *  from app.asar.unpacked (their asar copies are removed by install()). */
+async function checkOcr(appDir) {
+  const sharp = require('sharp');
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="900" height="120"><rect width="100%" height="100%" fill="#fff"/><text x="40" y="70" font-family="DejaVu Sans" font-size="32">${OCR_WORDS}</text></svg>`;
+  const png = await sharp(Buffer.from(svg)).png().toBuffer();
+  const { createOcrEngine } = await import(pathToFileURL(path.join(appDir, 'dist', 'server', 'ocr', 'engine.js')).href);
+  const engine = createOcrEngine();
+  try {
+    const result = await engine.recognizeImage(png);
+    if (result.text !== OCR_WORDS) fail(`the packaged OCR read ${JSON.stringify(result.text)}`);
+  } catch (err) {
+    fail(`the packaged OCR failed: ${err.message}`);
+  } finally {
+    await engine.close();
+  }
+}
+
 /** A 3000×2000 JPEG made by ffmpeg, attached and read back with the SDK's client: it arrives downscaled. */
 async function checkMcpImage(origin, token, sessionId, post, work) {
   const photo = path.join(work, 'photo.jpg');
@@ -456,6 +480,7 @@ async function main() {
     const docx = await makeDocx('Packaged sidecar');
     await checkOfficeWorker(unpacked, docx);
     await checkPdfWorker(unpacked, makePdf('Packaged PDF'));
+    await checkOcr(appDir);
     await checkServer(appDir, modelDir, work, docx);
 
     console.log(`package:check: linux-${TARGET.arch} dir build, ${mib(total)} in all (budget ${mib(SIZE_BUDGET_BYTES)}), app.asar ${mib(asarSize)} with ${count} entries (budget ${mib(ASAR_BUDGET_BYTES)})`);

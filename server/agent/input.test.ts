@@ -17,7 +17,8 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('IHDR-and-some-pixels\x00\x01\x02')]);
+// A real 4×3 PNG: small enough that the agent gets these very bytes (server/image/downscale.ts).
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAQAAAADCAIAAAA7ljmRAAAAEklEQVR4nGP4z8AARwzEcQAAnwQIAATvUZkAAAAASUVORK5CYII=', 'base64');
 
 function config(over: Partial<AgentConfig> = {}): AgentConfig {
   return { baseUrl: 'http://127.0.0.1:1', model: 'm', kind: 'openai', idleTimeoutMs: 1000, contextChars: 200_000, ...over };
@@ -51,12 +52,13 @@ describe('the new user turn', () => {
     expect(Buffer.from(b64!, 'base64').equals(PNG)).toBe(true);
   });
 
-  it('sends a BMP and an AVIF as images, as the preview shows them (one sniffer)', async () => {
+  it('names an image the image library cannot decode (a bare BMP header, a broken AVIF) instead of sending bytes a model would refuse', async () => {
     const bmp = Buffer.concat([Buffer.from('BM'), Buffer.alloc(30, 1)]);
     const avif = Buffer.concat([Buffer.from([0, 0, 0, 0x1c]), Buffer.from('ftypavif'), Buffer.alloc(20, 0)]);
     const parts = await userParts([upload('a.bmp', bmp, 'image/bmp'), upload('b.avif', avif, 'image/avif')]);
-    const urls = parts.filter((p) => p.type === 'image_url').map((p) => (p as { image_url: { url: string } }).image_url.url);
-    expect(urls).toEqual([`data:image/bmp;base64,${bmp.toString('base64')}`, `data:image/avif;base64,${avif.toString('base64')}`]);
+    expect(parts.some((p) => p.type === 'image_url')).toBe(false);
+    expect(allText(parts)).toMatch(/\[Attached file "a\.bmp" \(image\/bmp, 32 bytes\), stored at .*; not sent: not a readable image/);
+    expect(allText(parts)).toMatch(/\[Attached file "b\.avif" \(image\/avif, 32 bytes\), stored at .*; not sent: not a readable image/);
   });
 
   it('sends a UTF-16 text file as its text, not as a binary file', async () => {

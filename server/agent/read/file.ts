@@ -8,14 +8,14 @@ import type { ChatAttachment } from '../../core/wire.js';
 import { officeMarkdownIn } from '../office-markdown.js';
 import type { ContentPart } from '../types.js';
 import type { Budget } from './budget.js';
+import { imageRead } from './image.js';
 import { closeOpened, openUnder, readAt } from './open.js';
 import { count, plural, ready, textSummary, unreadable } from './summary.js';
 import { readTextFor } from './text.js';
 import type { AttachmentRead, InputOptions } from './types.js';
 import { attachmentName, describe, header } from './words.js';
 
-/** The largest image sent inline (agent.md). */
-export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+export { MAX_IMAGE_BYTES } from './image.js';
 const AUDIO_EXTENSIONS = new Set(['.webm', '.ogg', '.wav', '.mp3', '.m4a']);
 
 function isAudio(name: string, mime: string): boolean {
@@ -46,15 +46,7 @@ export async function fileRead(a: ChatAttachment & { filename?: string; mime?: s
     const head = await readAt(opened.handle, Math.min(opened.size, SNIFF_BYTES));
     const image = imageMime(head);
     if (image && (mime.startsWith('image/') || (a as { is_image?: boolean }).is_image)) {
-      if (opened.size > MAX_IMAGE_BYTES) {
-        const limit = `${MAX_IMAGE_BYTES / (1024 * 1024)} MiB`;
-        return { parts: text(describe(name, mime, opened.size, a.path, `over the ${limit} image limit`)), summary: unreadable(`image over the ${limit} limit: make it smaller`) };
-      }
-      const bytes = await readAt(opened.handle, opened.size);
-      return {
-        parts: [{ type: 'text', text: `Attached image "${name}":` }, { type: 'image_url', image_url: { url: `data:${image};base64,${bytes.toString('base64')}` } }],
-        summary: ready('image'),
-      };
+      return await imageRead(opened, name, mime, image, a.path, budget, opts);
     }
     if (office) {
       try {

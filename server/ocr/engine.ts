@@ -1,0 +1,265 @@
+// On-device OCR (issue 25): Tesseract's LSTM recognizer compiled to WebAssembly (tesseract.js-core) with the
+// English "best_int" model from the npm registry (@tesseract.js-data/eng), both read from node_modules, so
+// nothing is downloaded at run time and no cache is written. One worker thread, started on first use, does the
+// recognition; one image at a time, each within a time and a memory budget (the worker is ended past either),
+// and the worker ends after a while unused. Input is decoded by sharp first, within the same pixel limit as
+// images handed to agents, and turned into the grayscale image Tesseract reads best.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { unpackedPath } from '../core/unpacked-path.js';
+import { loadSharp, MAX_IMAGE_INPUT_PIXELS, IMAGE_RESIZE_TIMEOUT_SECONDS } from '../image/downscale.js';
+import { createLimiter } from '../office/limiter.js';
+import { createRssWatchdog, type RssWatchdog } from '../workspace/rss-watchdog.js';
+import { OCR_WORKER_SOURCE } from './worker-source.js';
+import { textFromTsv, type RecognizedText } from './tsv.js';
+
+export type { RecognizedText } from './tsv.js';
+
+/** One recognition at a time: Tesseract keeps a core busy for a second or more per page, and the machine's other
+ *  cores serve the app. Others wait their turn. */
+export const OCR_MAX_CONCURRENT = 1;
+/** A page of body text takes 2-3 s of CPU, 4-8 s on this shared, loaded machine (docs/benchmarks.md, "On-device
+ *  OCR"); past this the image is hostile or pathological (noise Tesseract segments into thousands of "words")
+ *  and the worker is ended. */
+export const OCR_TIMEOUT_MS = 45_000;
+/** The first recognition also compiles the WebAssembly core and unpacks the model (about 1 s of CPU, up to 5 s
+ *  on the loaded machine). */
+export const OCR_LOAD_TIMEOUT_MS = 20_000;
+/** A warm worker skips that load; one unused this long exits, so an idle app holds neither the thread nor the
+ *  model's ~100 MiB. */
+export const OCR_WORKER_IDLE_MS = 60_000;
+/** The worker's JavaScript heap (Tesseract's own memory is WebAssembly memory, watched below). */
+export const OCR_WORKER_MAX_HEAP_MB = 128;
+/** What one recognition may add to the process's resident set: the model, pdf.js and a 300 dpi page measured
+ *  +345 MiB at the peak of bench/ocr.mjs (its own rendering included); a worker past this is ended
+ *  (rss-watchdog.ts, as PDF previews do). */
+export const OCR_MAX_MEMORY_MB = 512;
+/** How often the resident set is sampled during a recognition. */
+export const OCR_MEMORY_SAMPLE_MS = 20;
+/** Longest edge of the image Tesseract gets: a letter page at 300 dpi is 3300 px; larger scans are scaled down
+ *  (text at that size stays far above the height Tesseract needs) to bound time and memory. */
+export const OCR_MAX_EDGE = 3500;
+/** Images whose longest edge is under this are scaled up: Tesseract's LSTM model reads text of 20-30 px height
+ *  best, and a 1× screenshot's 13 px UI text is misread at its own size (word recall 0.935 as it is, 0.959 at
+ *  2×; bench/ocr.mjs). A letter page at 150 dpi (1650 px) and a 2× screenshot are read as they are. */
+export const OCR_UPSCALE_BELOW_EDGE = 1400;
+/** The factor applied to those images (bounded by OCR_MAX_EDGE). */
+export const OCR_UPSCALE_FACTOR = 2;
+
+/** Why an image could not be read, in words a person or an agent can act on. */
+export class OcrError extends Error {}
+
+export interface OcrEngineOptions {
+  timeoutMs?: number;
+  loadTimeoutMs?: number;
+  idleMs?: number;
+  maxMemoryMb?: number;
+}
+
+export interface OcrEngine {
+  /** The text in an encoded image (PNG, JPEG, WebP, GIF, TIFF, …). Throws OcrError. */
+  recognizeImage(bytes: Buffer): Promise<RecognizedText>;
+  /** The text in raw pixels (1-4 channels, 8 bits each), as a PDF's page images are. Throws OcrError. */
+  recognizePixels(pixels: RawPixels): Promise<RecognizedText>;
+  /** The text of one page of a PDF (1-based), read from the largest image painted on it (a scan), or no words
+   *  when it paints none. Both steps run in the worker within the time and memory budgets. Throws OcrError. */
+  recognizePdfPage(pdf: Uint8Array, page: number): Promise<RecognizedText>;
+  /** Ends the worker now (tests, shutdown). */
+  close(): Promise<void>;
+  /** Whether a worker thread exists now (between recognitions: until OCR_WORKER_IDLE_MS have passed). */
+  readonly running: boolean;
+}
+
+export interface RawPixels {
+  data: Uint8Array;
+  width: number;
+  height: number;
+  channels: 1 | 2 | 3 | 4;
+}
+
+const require = createRequire(import.meta.url);
+
+/** The files the worker loads, by absolute path: in the installed app their app.asar.unpacked copies
+ *  (electron-builder.yml unpacks them: the WebAssembly core reads its .wasm beside it with plain fs). */
+export function ocrFiles(): { corePath: string; dataPath: string; unpdfUrl: string } {
+  // By each package's folder, not the file itself: in the installed app the file exists only in the unpacked copy.
+  const coreDir = path.dirname(require.resolve('tesseract.js-core/package.json'));
+  const corePath = unpackedPath(path.join(coreDir, 'tesseract-core-simd-lstm.js'));
+  const dataDir = path.dirname(require.resolve('@tesseract.js-data/eng/package.json'));
+  const dataPath = unpackedPath(path.join(dataDir, '4.0.0_best_int', 'eng.traineddata.gz'));
+  // pdf.js for scanned PDF pages (unpacked for the PDF preview worker already).
+  const unpdfUrl = pathToFileURL(unpackedPath(path.join(path.dirname(require.resolve('unpdf')), 'index.mjs'))).href;
+  return { corePath, dataPath, unpdfUrl };
+}
+
+/** The grayscale PNG Tesseract gets: oriented, flattened on white (transparent screenshots), within bounds. */
+async function prepare(input: Buffer | RawPixels): Promise<Buffer> {
+  const sharp = await loadSharp();
+  if (!sharp) throw new OcrError('no image library in this build to read the image with');
+  const raw = Buffer.isBuffer(input) ? undefined : input;
+  const open = () =>
+    raw
+      ? sharp(Buffer.from(raw.data.buffer, raw.data.byteOffset, raw.data.byteLength), { raw: { width: raw.width, height: raw.height, channels: raw.channels }, limitInputPixels: MAX_IMAGE_INPUT_PIXELS })
+      : sharp(input as Buffer, { limitInputPixels: MAX_IMAGE_INPUT_PIXELS, failOn: 'error', animated: false });
+  let width: number;
+  let height: number;
+  if (raw) {
+    ({ width, height } = raw);
+  } else {
+    let meta;
+    try {
+      // The header alone, without the pixel limit, to name the numbers when they are over it.
+      meta = await sharp(input as Buffer, { limitInputPixels: false, failOn: 'error' }).metadata();
+    } catch {
+      throw new OcrError('not a readable image');
+    }
+    width = meta.autoOrient?.width ?? meta.width ?? 0;
+    height = meta.autoOrient?.height ?? meta.height ?? 0;
+  }
+  if (!width || !height) throw new OcrError('not a readable image (no dimensions)');
+  if (width * height > MAX_IMAGE_INPUT_PIXELS) throw new OcrError(`too large to read (${width}×${height} pixels)`);
+  const longest = Math.max(width, height);
+  const scale = longest < OCR_UPSCALE_BELOW_EDGE ? Math.min(OCR_UPSCALE_FACTOR, OCR_MAX_EDGE / longest) : Math.min(1, OCR_MAX_EDGE / longest);
+  const edge = Math.max(1, Math.round(longest * scale));
+  try {
+    return await open()
+      .timeout({ seconds: IMAGE_RESIZE_TIMEOUT_SECONDS })
+      .rotate()
+      .flatten({ background: '#ffffff' })
+      .grayscale()
+      .resize({ width: edge, height: edge, fit: 'inside', kernel: 'lanczos3' })
+      // Fast, not small: the PNG only crosses into the worker's memory.
+      .png({ compressionLevel: 1 })
+      .toBuffer();
+  } catch {
+    throw new OcrError('not a readable image');
+  }
+}
+
+interface Reply {
+  id: number;
+  tsv?: string;
+  pixels?: RawPixels | null;
+  error?: string;
+}
+
+type Request = { op: 'image'; image: Uint8Array } | { op: 'pdf-page'; pdf: Uint8Array; page: number };
+
+export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
+  const timeoutMs = options.timeoutMs ?? OCR_TIMEOUT_MS;
+  const loadTimeoutMs = options.loadTimeoutMs ?? OCR_LOAD_TIMEOUT_MS;
+  const idleMs = options.idleMs ?? OCR_WORKER_IDLE_MS;
+  const limit = createLimiter(OCR_MAX_CONCURRENT);
+  const memory: RssWatchdog = createRssWatchdog({ budgetBytes: (options.maxMemoryMb ?? OCR_MAX_MEMORY_MB) * 1024 * 1024, intervalMs: OCR_MEMORY_SAMPLE_MS });
+  let worker: Worker | undefined;
+  let warm = false;
+  let idleTimer: NodeJS.Timeout | undefined;
+  let nextId = 1;
+  // Threads started and not yet exited (an ended worker until its thread is really gone).
+  const alive = new Set<Worker>();
+
+  const end = async () => {
+    clearTimeout(idleTimer);
+    const w = worker;
+    worker = undefined;
+    warm = false;
+    if (w) await w.terminate().catch(() => 0);
+  };
+
+  const start = (): Worker => {
+    const w = new Worker(OCR_WORKER_SOURCE, {
+      eval: true,
+      workerData: { ...ocrFiles(), maxImagePixels: MAX_IMAGE_INPUT_PIXELS },
+      resourceLimits: { maxOldGenerationSizeMb: OCR_WORKER_MAX_HEAP_MB },
+      // Emscripten prints Tesseract's warnings ("Estimating resolution as …") on stdout/stderr: not for the log.
+      stdout: true,
+      stderr: true,
+    });
+    w.stdout.resume();
+    w.stderr.resume();
+    alive.add(w);
+    w.on('error', () => {});
+    w.on('exit', () => {
+      alive.delete(w);
+      if (worker === w) {
+        worker = undefined;
+        warm = false;
+      }
+    });
+    return w;
+  };
+
+  const run = (request: Request): Promise<Reply> => {
+    clearTimeout(idleTimer);
+    worker ??= start();
+    const w = worker;
+    w.ref();
+    const budget = timeoutMs + (warm ? 0 : loadTimeoutMs);
+    const id = nextId++;
+    return new Promise<Reply>((resolve, reject) => {
+      let settled = false;
+      const finish = (error: OcrError | undefined, reply: Reply | undefined, keep: boolean) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        unwatch();
+        w.off('message', onMessage).off('exit', onExit).off('error', onExit);
+        const answer = () => (error || !reply ? reject(error) : resolve(reply));
+        if (keep) {
+          warm = true;
+          w.unref();
+          idleTimer = setTimeout(() => void end(), idleMs).unref();
+          answer();
+          return;
+        }
+        // The next recognition's memory budget starts from the resident set at its start: the ended thread's
+        // memory is returned first.
+        if (worker === w) worker = undefined;
+        warm = false;
+        w.terminate().then(answer, answer);
+      };
+      const onMessage = (reply: Reply) => {
+        if (reply.id !== id) return;
+        if (reply.error !== undefined) finish(new OcrError(`text recognition failed (${reply.error.slice(0, 200)})`), undefined, true);
+        else finish(undefined, reply, true);
+      };
+      const onExit = () => finish(new OcrError('text recognition stopped unexpectedly'), undefined, false);
+      const timer = setTimeout(() => finish(new OcrError(`text recognition took too long (over ${Math.round(budget / 1000)} s)`), undefined, false), budget);
+      const unwatch = memory.watch(() => finish(new OcrError(`text recognition needed too much memory (over ${options.maxMemoryMb ?? OCR_MAX_MEMORY_MB} MiB)`), undefined, false));
+      w.on('message', onMessage).on('exit', onExit).on('error', onExit);
+      w.postMessage({ id, ...request });
+    });
+  };
+
+  const ocr = async (input: Buffer | RawPixels) => {
+    const png = await prepare(input);
+    const reply = await run({ op: 'image', image: new Uint8Array(png.buffer, png.byteOffset, png.byteLength) });
+    return textFromTsv(reply.tsv ?? '');
+  };
+
+  return {
+    recognizeImage: (bytes) => limit(() => ocr(bytes)),
+    recognizePixels: (pixels) => limit(() => ocr(pixels)),
+    async recognizePdfPage(pdf, page) {
+      return limit(async () => {
+        // A copy: the caller keeps its bytes for the next page.
+        const reply = await run({ op: 'pdf-page', pdf: new Uint8Array(pdf), page });
+        return reply.pixels ? ocr(reply.pixels) : { text: '', words: 0 };
+      });
+    },
+    close: end,
+    get running() {
+      return alive.size > 0;
+    },
+  };
+}
+
+let shared: OcrEngine | undefined;
+
+/** The app's one OCR engine (its worker starts on first use). */
+export function ocrEngine(): OcrEngine {
+  shared ??= createOcrEngine();
+  return shared;
+}
