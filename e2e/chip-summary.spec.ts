@@ -5,7 +5,7 @@
 // no serious accessibility violation in either scheme. Its own server and fake agent (it sets a small budget).
 //
 // To add a kind (a PDF, a scanned page): one row in KINDS, with the file's bytes and what its chip must say.
-import { test, expect, type Page } from '@playwright/test';
+import { test, expect, type Browser, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import path from 'node:path';
 import { reply, type FakeAgent } from '../server/testing/fake-agent.js';
@@ -17,6 +17,8 @@ import { screenshotDir } from './helpers/screenshot-dir.js';
 import type { RunningServer } from './helpers/server.js';
 import { madeBy } from './helpers/fs.js';
 import { buildZip } from './helpers/zip.js';
+import { readFile } from 'node:fs/promises';
+import { FIXTURES as PDF_FIXTURES } from '../server/agent/read/testing/pdf-tools.js';
 
 const KEY = 'sk-chip-summary-key';
 /** The agent's budget for this spec: small, so the long file below is cut. */
@@ -42,8 +44,8 @@ interface Kind {
   /** Extract the archive first: the chip then tells what the agent gets from the extraction. */
   extract?: boolean;
   state: 'ready' | 'partial' | 'unreadable';
-  /** The line under the name, whole. */
-  says: string;
+  /** The line under the name, whole (a pattern where OCR's word count may vary). */
+  says: string | RegExp;
 }
 
 /** Every kind the agent reads today, and what its chip says before sending. */
@@ -59,7 +61,7 @@ const KINDS: Kind[] = [
     says: 'Not readable: its text could not be extracted: the file may be damaged or encrypted',
   },
   { drop: 'blob.bin', mime: 'application/octet-stream', bytes: () => Buffer.from([0, 1, 2, 3, 0, 255, 254, 0]), chip: 'blob.bin', state: 'unreadable', says: 'Not readable: 8 bytes the agent cannot read: only its name is sent' },
-  { drop: 'server.log.gz', mime: 'application/gzip', bytes: () => madeBy({ 'server.log': LOG }, 'server.log.gz', 'gzip', ['-9', 'server.log']), chip: 'server.log', state: 'ready', says: `Ready: ${LOG.length} characters of text` },
+  { drop: 'server.log.gz', mime: 'application/gzip', bytes: () => madeBy({ 'server.log': LOG }, 'server.log.gz', 'gzip', ['-9', 'server.log']), chip: 'server.log', state: 'ready', says: `Ready: ${LOG.length} characters of text, decompressed from server.log.gz` },
   {
     drop: 'project.zip',
     mime: 'application/zip',
@@ -69,12 +71,60 @@ const KINDS: Kind[] = [
     state: 'ready',
     says: 'Ready: file list of 2 files, 2 text files inline',
   },
+  // Not extracted: the agent still gets the list and the small text members, read from the archive itself.
+  {
+    drop: 'bundle.zip',
+    mime: 'application/zip',
+    bytes: () => buildZip({ 'todo.txt': 'buy osprey feed', 'docs/plan.md': '# Plan\n' }),
+    chip: 'bundle.zip',
+    state: 'ready',
+    says: 'Ready: file list of 2 files, 2 text files inline',
+  },
+  // A text page and a page that is only a picture (ps2pdf, committed: server/agent/read/testing/pdf-tools.ts).
+  // A scan as scanning software writes one: a page image wrapped by img2pdf, no text layer; OCR reads it.
+  { drop: 'scan.pdf', mime: 'application/pdf', bytes: () => scannedByImg2pdf(), chip: 'scan.pdf', state: 'ready', says: /^Ready: 1 page, [\d,]+ characters of text, the page recognized by OCR$/ },
+  // A real screenshot of text (Chromium's own): sent as an image, with the words OCR finds.
+  { drop: 'screenshot.png', mime: 'image/png', bytes: () => screenshotOfText(), chip: 'screenshot.png', state: 'ready', says: /^Ready: image, sent at 800×300, [\d,]+ words of text recognized$/ },
+  { drop: 'memo-scan.pdf', mime: 'application/pdf', bytes: () => readFile(path.join(PDF_FIXTURES, 'memo-scan.pdf')), chip: 'memo-scan.pdf', state: 'partial', says: 'Partly: 1 of 2 pages have no text (scanned?)' },
 ];
+
+const SCREENSHOT_TEXT = 'Deployment failed: the database migration timed out after thirty seconds.';
+const SCAN_TEXT = 'The quarterly report describes how the team shipped the new archive reader.';
+
+/** Chromium's screenshot of a sentence, as a person's screenshot of an error holds one. */
+async function screenshotOfText(): Promise<Buffer> {
+  const shooter = await browserRef!.newPage({ viewport: { width: 800, height: 300 } });
+  try {
+    await shooter.setContent(`<body style="margin:40px;font:20px sans-serif;background:#fff;color:#111"><p>${SCREENSHOT_TEXT}</p></body>`);
+    return await shooter.screenshot();
+  } finally {
+    await shooter.close();
+  }
+}
+
+/** A page of text rendered by Chromium, printed to PNG, wrapped into a PDF by img2pdf: a scan's shape. */
+async function scannedByImg2pdf(): Promise<Buffer> {
+  const png = await (async () => {
+    const shooter = await browserRef!.newPage({ viewport: { width: 1275, height: 1650 } });
+    try {
+      await shooter.setContent(`<body style="margin:150px;font:25px serif;background:#fff;color:#111"><p>${SCAN_TEXT}</p></body>`);
+      return await shooter.screenshot();
+    } finally {
+      await shooter.close();
+    }
+  })();
+  return madeBy({ 'page.png': png }, 'scan.pdf', 'img2pdf', ['page.png', '-o', 'scan.pdf']);
+}
+
+let browserRef: Browser | undefined;
 
 const chipOf = (page: Page, name: string) => page.locator(`[data-testid="attachment-chip"][data-filename="${name}"]`);
 
-test('each chip says what the agent will get, by a word and a colour, before sending', async ({ page }, info) => {
-  test.skip(!hasTool('gzip', 'gzip') || !hasTool('7z', 'p7zip-full'), 'gzip and 7z make the files this test drops; install them (gzip, p7zip-full)');
+test('each chip says what the agent will get, by a word and a colour, before sending', async ({ page, browser }, info) => {
+  test.skip(!hasTool('gzip', 'gzip') || !hasTool('7z', 'p7zip-full') || !hasTool('img2pdf', 'img2pdf'), 'gzip, 7z and img2pdf make the files this test drops; install them (gzip, p7zip-full, img2pdf)');
+  // OCR of a page takes seconds of CPU, and the chips are checked one after another.
+  test.setTimeout(180_000);
+  browserRef = browser;
   await openApp(page, server);
   await configureAgent(page, agent, KEY);
   // The saved connection's budget, as a person sets it: the chips use the turn's own.
@@ -97,12 +147,13 @@ test('each chip says what the agent will get, by a word and a colour, before sen
       await expect(chip.getByTestId('extract-result')).toBeVisible();
     }
     const line = chip.getByTestId('agent-view');
-    await expect(line.getByTestId('agent-view-text'), k.drop).toHaveText(k.says);
+    await expect(line.getByTestId('agent-view-text'), k.drop).toHaveText(k.says, { timeout: 60_000 });
     await expect(line, k.drop).toHaveAttribute('data-state', k.state);
     // Not colour alone: the word says it; and the chip's controls are described by it.
     const id = await line.getAttribute('id');
     await expect(chip.getByTestId('attachment-cancel')).toHaveAttribute('aria-describedby', id!);
-    await expect(chip.getByTestId('attachment-cancel')).toHaveAccessibleDescription(new RegExp(k.says.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    const described = typeof k.says === 'string' ? new RegExp(k.says.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : new RegExp(k.says.source.replace(/^\^|\$$/g, ''));
+    await expect(chip.getByTestId('attachment-cancel')).toHaveAccessibleDescription(described);
   }
   await expect(chipOf(page, 'server.log').getByTestId('attachment-origin')).toHaveText('(from server.log.gz)');
   // The promise nothing kept is gone.
@@ -146,4 +197,15 @@ test('each chip says what the agent will get, by a word and a colour, before sen
   await expect(sentLine('notes.txt')).toHaveText('Ready: 16 characters of text');
   await expect(sentLine('broken.docx')).toHaveText('Not readable: its text could not be extracted: the file may be damaged or encrypted');
   await expect(sentLine('project.zip was extracted')).toHaveText('Ready: file list of 2 files, 2 text files inline');
+  // What the agent got: the unextracted zip's list and member text, the PDF's page text with its markers.
+  const turn = JSON.stringify(agent.requests.at(-1)!.body);
+  expect(turn).toContain('todo.txt');
+  expect(turn).toContain('buy osprey feed');
+  expect(turn).toContain('--- Page 1 ---');
+  expect(turn).toContain('Revenue rose by 12 percent.');
+  // And the words on-device OCR found: in the screenshot, and on the scanned page.
+  expect(turn).toContain('Text recognized in \\"screenshot.png\\" (on-device OCR)');
+  expect(turn).toMatch(/database migration timed out/);
+  expect(turn).toContain('--- Page 1 (recognized by on-device OCR) ---');
+  expect(turn).toMatch(/quarterly report describes/);
 });

@@ -60,7 +60,7 @@ export function patternBytes(size: number, seed = 0x9e3779b9): Buffer {
 }
 
 /** The bytes of `out` that `tool args…` made, run in a fresh folder holding `files` (a .gz made by gzip, a .7z by 7z). */
-export function madeBy(files: Record<string, string>, out: string, tool: string, args: string[]): Buffer {
+export function madeBy(files: Record<string, string | Buffer>, out: string, tool: string, args: string[]): Buffer {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-e2e-made-'));
   try {
     for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);

@@ -23,7 +23,7 @@ import { ATTACHMENT_NOT_FOUND, openAttachmentPath } from './open.js';
  * The readers' version: raise it when a reader in agent/read/ changes what it gives (a new kind read, other
  * words), so every cached summary is computed again instead of promising what the agent no longer gets.
  */
-export const AGENT_VIEW_VERSION = 1;
+export const AGENT_VIEW_VERSION = 2;
 /** Summaries computed at once: each may convert an Office file or transcribe audio (seconds of CPU each), on a
  *  machine that also runs the turn; the rest wait their turn rather than starve it. */
 export const MAX_AGENT_VIEW_COMPUTATIONS = 2;
@@ -100,7 +100,9 @@ function asSent(session: Session, name: string, full: string, isDir: boolean): C
   if (isDir) return { kind: 'extraction', name, path: full, extracted: true };
   const record = session.attachments.find((a) => a.path === full);
   const mime = record?.mime ?? guessMime(name);
-  return { kind: 'file', filename: name, path: full, size: record?.size ?? 0, mime, is_image: record?.is_image ?? mime.startsWith('image/') };
+  // A file stored decompressed is named with the .gz it came from, in the turn and so on its chip.
+  const from = record?.decompressed_from ? { decompressed_from: record.decompressed_from } : {};
+  return { kind: 'file', filename: name, path: full, size: record?.size ?? 0, mime, is_image: record?.is_image ?? mime.startsWith('image/'), ...from };
 }
 
 async function cached(dir: AnchoredDir, name: string): Promise<Cached | undefined> {

@@ -5,7 +5,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentViewComputations, agentViewSidecarName } from '../attachments/agent-view.js';
+import { AGENT_VIEW_VERSION, agentViewComputations, agentViewSidecarName } from '../attachments/agent-view.js';
+import { gzipSync } from 'node:zlib';
 import type { AgentConfig } from '../agent/types.js';
 import { postMultipart, startTestServer, type TestServer } from '../testing/harness.js';
 
@@ -46,11 +47,16 @@ describe('GET /api/attachment/summary', () => {
     expect(agentViewComputations()).toBe(before + 1);
     const sidecar = path.join(path.dirname(stored), agentViewSidecarName('notes.txt'));
     const written = JSON.parse(await fs.readFile(sidecar, 'utf8'));
-    expect(written).toMatchObject({ version: 1, size: 11, context_chars: CONTEXT_CHARS, state: 'ready', text: '11 characters of text' });
+    expect(written).toMatchObject({ version: AGENT_VIEW_VERSION, size: 11, context_chars: CONTEXT_CHARS, state: 'ready', text: '11 characters of text' });
     // The second answer is the sidecar's: a text put there (key unchanged) is what comes back, nothing computed.
     await fs.writeFile(sidecar, JSON.stringify({ ...written, text: 'from the sidecar' }));
     expect((await summary('notes.txt')).body).toEqual({ state: 'ready', text: 'from the sidecar' });
     expect(agentViewComputations()).toBe(before + 1);
+  });
+
+  it('a file stored decompressed from a .gz names the .gz, as the turn does', async () => {
+    await upload('server.log.gz', gzipSync('GET /health 200\n'));
+    expect(await summary('server.log')).toEqual({ status: 200, body: { state: 'ready', text: '16 characters of text, decompressed from server.log.gz' } });
   });
 
   it('asked at once by several (a chip, a sent message, MCP), it is computed once', async () => {

@@ -32,6 +32,7 @@ import { isPdf, looksLikeText, textOf } from '../workspace/file-kind.js';
 import { readPdfFile } from '../workspace/pdf.js';
 import { Budget as CharBudget } from '../agent/read/budget.js';
 import { pdfAgentText } from '../agent/read/pdf.js';
+import { withRecognizedPages } from '../agent/read/pdf-ocr.js';
 import { listWorkspaceDir, openWorkspaceFile, openWorkspacePath, readWorkspaceBytes, type WorkspacePath } from '../workspace/browse.js';
 import type { WorkspaceListing } from '../core/wire.js';
 import { IMAGE_TYPES, readImage } from './image-read.js';
@@ -239,7 +240,7 @@ async function storedSidecar(at: WorkspacePath, maxBytes: number): Promise<{ byt
 async function readPdfAttachment(at: WorkspacePath, base: string, maxChars: number): Promise<AttachmentContent> {
   const file = await openWorkspaceFile(at);
   try {
-    const got = pdfAgentText(await readPdfFile(file), base, new CharBudget(maxChars), (why) => why);
+    const got = pdfAgentText(await withRecognizedPages(await readPdfFile(file), file), base, new CharBudget(maxChars), (why) => why);
     if (got.whole === undefined) return { kind: 'binary', name: base, mime: 'application/pdf', size: file.size, note: `PDF whose text could not be read: ${got.text}` };
     return { kind: 'text', name: base, mime: 'application/pdf', size: file.size, text: redactText(got.text), source: 'pdf' };
   } finally {

@@ -24,6 +24,7 @@ import { closeOpened, openUnder, readAt } from './open.js';
 import { count, partial, plural, ready, textSummary, unreadable, type ReadSummary } from './summary.js';
 import type { AttachmentRead, InputOptions } from './types.js';
 import { attachmentName, describe } from './words.js';
+import { withRecognizedPages } from './pdf-ocr.js';
 
 /** What an empty page says, so the agent knows the page is there and only its text is missing. */
 export const NO_TEXT_ON_PAGE = '[no text on this page]';
@@ -43,9 +44,14 @@ export function pageMarker(n: number): string {
   return `--- Page ${n} ---`;
 }
 
+/** "--- Page 2 (recognized by on-device OCR) ---": a scanned page's text may hold OCR's mistakes; the agent is told. */
+export function recognizedPageMarker(n: number): string {
+  return `--- Page ${n} (recognized by on-device OCR) ---`;
+}
+
 /** The pages read, each under its marker; the whole text the search index is given. */
-function pagesText(pageTexts: readonly string[]): string {
-  return pageTexts.map((text, i) => `${pageMarker(i + 1)}\n${text || NO_TEXT_ON_PAGE}`).join('\n');
+function pagesText(pageTexts: readonly string[], recognized: ReadonlySet<number>): string {
+  return pageTexts.map((text, i) => `${recognized.has(i + 1) ? recognizedPageMarker(i + 1) : pageMarker(i + 1)}\n${text || NO_TEXT_ON_PAGE}`).join('\n');
 }
 
 export interface PdfAgentText {
@@ -62,14 +68,14 @@ export interface PdfAgentText {
  * A PDF read by the preview's reader, as the agent gets it under `budget`; `unreadableText` says what the agent
  * gets instead when nothing could be read. Used by the turn and by MCP's read_attachment, so both say the same.
  */
-export function pdfAgentText(read: PdfRead, name: string, budget: Budget, unreadableText: (note: string) => string): PdfAgentText {
+export function pdfAgentText(read: PdfRead & { recognizedPages?: number[] }, name: string, budget: Budget, unreadableText: (note: string) => string): PdfAgentText {
   const { pageTexts, pages } = read;
   if (!pageTexts || pages === undefined || pageTexts.every((t) => !t)) {
     // A document read to pages without text has the note PDF_NO_TEXT; one not read at all says why.
     const said = (read.note !== undefined && UNREADABLE_SUMMARY.get(read.note)) || DAMAGED_SUMMARY;
     return { text: unreadableText(said), summary: unreadable(said), pagesWithoutText: read.pagesWithoutText ?? [] };
   }
-  const whole = pagesText(pageTexts);
+  const whole = pagesText(pageTexts, new Set(read.recognizedPages ?? []));
   const sent = Math.min(whole.length, budget.left);
   const lines = [`Attached PDF "${name}" (${plural(pages, 'page')}):`, budget.take(whole, name)];
   const unread = pages - pageTexts.length;
@@ -83,8 +89,10 @@ export function pdfAgentText(read: PdfRead, name: string, budget: Budget, unread
 }
 
 /** "12 pages, 24,310 characters of text", or each way it falls short. */
-function pdfSummary(read: PdfRead, pageTexts: readonly string[], sent: number, total: number): ReadSummary {
+function pdfSummary(read: PdfRead & { recognizedPages?: number[] }, pageTexts: readonly string[], sent: number, total: number): ReadSummary {
   const pages = read.pages ?? pageTexts.length;
+  const ocr = read.recognizedPages?.length ?? 0;
+  const byOcr = ocr > 0 ? `, ${ocr === pageTexts.length ? (ocr === 1 ? 'the page' : `all ${count(ocr)} pages`) : plural(ocr, 'page')} recognized by OCR` : '';
   const short: string[] = [];
   const empty = read.pagesWithoutText?.length ?? 0;
   if (empty > 0) short.push(`${count(empty)} of ${count(pageTexts.length)} pages have no text (scanned?)`);
@@ -92,8 +100,8 @@ function pdfSummary(read: PdfRead, pageTexts: readonly string[], sent: number, t
   else if (pageTexts.length < pages) short.push(`first ${count(pageTexts.length)} of ${count(pages)} pages`);
   const budget = textSummary(sent, total);
   if (budget.state === 'partial') short.push(budget.text);
-  if (short.length) return partial(short.join(', '));
-  return ready(`${plural(pages, 'page')}, ${count(total)} characters of text`);
+  if (short.length) return partial(short.join(', ') + byOcr);
+  return ready(`${plural(pages, 'page')}, ${count(total)} characters of text${byOcr}`);
 }
 
 /** Whether the open file is a PDF by its first bytes. */
@@ -112,7 +120,7 @@ export async function pdfRead(a: ChatAttachment & { filename?: string; mime?: st
     if (!(await looksLikePdf(opened.handle))) return undefined;
     const name = attachmentName(a);
     const mime = typeof a.mime === 'string' && a.mime ? a.mime : 'application/pdf';
-    const read = await readPdfFile(opened);
+    const read = await withRecognizedPages(await readPdfFile(opened), opened, opts.signal);
     if (opts.signal?.aborted) throw opts.signal.reason;
     const got = pdfAgentText(read, name, budget, (note) => describe(name, mime, opened.size, a.path, `its text could not be read: ${note}`));
     if (got.whole !== undefined) opts.onAttachmentText?.(a.path, got.whole);
