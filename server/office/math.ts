@@ -13,7 +13,7 @@ export function equations(el: XmlElement): string[] {
   // findAll does not descend into a match: an m:oMath inside another (legal, rare) is part of the outer one.
   return findAll(el, 'oMath')
     .filter(isMath)
-    .map((m) => collapseWhitespace(linear(m)))
+    .map((m) => collapseWhitespace(linear(m)).replace(/ +(?=[)\]},;|])/g, ''))
     .filter(Boolean);
 }
 
@@ -28,8 +28,9 @@ const part = (el: XmlElement, local: string) => {
   const child = firstChild(el, local);
   return child ? linear(child) : '';
 };
-// A script or limit of more than one character is grouped, so `x^(n+1)` does not read as `x^n+1`.
-const group = (s: string) => (s.length > 1 ? `(${s})` : s);
+// A script or limit of more than one character is grouped, so `x^(n+1)` does not read as `x^n+1`; a single
+// one ends with a space, as in Word's linear form, so `β_t x_t` does not read as `β_tx_t`.
+const group = (s: string) => (s.length > 1 ? `(${s})` : `${s} `);
 
 function linear(el: XmlElement): string {
   if (!isMath(el)) {
