@@ -17,11 +17,24 @@ const MAX_BUFFER = 256 << 20;
  */
 export const words = (text) => text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
 
-/** The share of the reference's words (each occurrence, up to as often as the sidecar has it) in the sidecar. */
+// Emphasis markers are Markdown, not text: `abc**de**fg` is one word to whoever reads it (POI's Bug55142.docx
+// bolds inside words). An escaped `\*` is a star of the document and stays.
+const markdownText = (markdown) => markdown.replace(/(?<!\\)\*+/g, '');
+// pandoc renders the equations it cannot write in Unicode as TeX between dollars: its control words
+// (`\frac`, `\theta`, `\begin{pmatrix}`) are not words of the document. An inline span may cross lines (a
+// matrix); a pair of dollar amounts read as one span loses nothing, as only backslash words are dropped.
+const withoutTex = (plain) =>
+  plain.replace(/\$\$[\s\S]*?\$\$|\$[^$]+\$/g, (math) => math.replace(/\\(?:begin|end)\{[^}]*\}|\\[A-Za-z]+/g, ' '));
+
+/**
+ * The share of the reference's words (each occurrence, up to as often as the sidecar has it) in the sidecar.
+ * `reference` is plain text (pandoc's TeX math spans are read without their control words); `sidecar` is
+ * Markdown (its emphasis markers are dropped first).
+ */
 export function wordRecall(reference, sidecar) {
   const count = (list) => list.reduce((m, w) => m.set(w, (m.get(w) ?? 0) + 1), new Map());
-  const ref = count(words(reference));
-  const got = count(words(sidecar));
+  const ref = count(words(withoutTex(reference)));
+  const got = count(words(markdownText(sidecar)));
   let total = 0;
   let matched = 0;
   const missing = new Map();
@@ -51,7 +64,9 @@ export async function pandocText(file) {
 // shape bench/office-recall-lib.mjs cellRecall takes (`float`, `date` as ISO, `time` as PT..H..M..S).
 // One process per format reads the file list from stdin and prints one JSON line per file.
 const PY_READER = String.raw`
-import sys, json, signal, datetime
+import sys, json, signal, datetime, re
+# openpyxl leaves OOXML's escapes for characters XML cannot carry (_x000D_) as they are; Excel shows the character.
+def unescape(s): return re.sub(r'_x([0-9A-Fa-f]{4})_', lambda m: chr(int(m.group(1), 16)), s)
 class Slow(Exception): pass
 def alarm(*_): raise Slow('reference timed out')
 signal.signal(signal.SIGALRM, alarm)
@@ -91,7 +106,7 @@ def xlsx_cells(path):
                 elif isinstance(v, datetime.timedelta):
                     s = v.total_seconds(); cells.append({'type': 'time', 'value': 'PT%dH%dM%sS' % (s // 3600, s % 3600 // 60, s % 60), 'shown': str(v)})
                 else:
-                    cells.append({'type': 'string', 'value': None, 'shown': str(v)}); text.append(str(v))
+                    t = unescape(str(v)); cells.append({'type': 'string', 'value': None, 'shown': t}); text.append(t)
         sheets.append({'name': ws.title, 'cells': cells})
     wb.close()
     return {'text': '\n'.join(text), 'sheets': sheets}

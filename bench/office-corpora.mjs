@@ -41,7 +41,10 @@ const { OfficeError } = await import(path.join(root, 'dist/server/office/office-
 function walk(dir, out = []) {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) walk(full, out);
+    // A whole clone can be given: its .git and installed packages hold no test files.
+    if (entry.isDirectory()) {
+      if (!entry.name.startsWith('.') && entry.name !== 'node_modules') walk(full, out);
+    }
     else if (entry.isFile()) {
       const format = path.extname(entry.name).slice(1).toLowerCase();
       if (FORMATS.includes(format)) out.push({ file: full, format, corpus: path.basename(path.resolve(folders.find((f) => full.startsWith(path.resolve(f)))) ?? '') });
@@ -86,22 +89,23 @@ const pct = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : '—');
 const ms = (x) => (Number.isFinite(x) ? x.toFixed(0) : '—');
 const counts = (list) => Object.entries(list.reduce((m, k) => ({ ...m, [k]: (m[k] ?? 0) + 1 }), {})).map(([k, n]) => `${k} ${n}`).join(', ') || '—';
 
-console.log('| format | files | converted | refused (reason) | reference cannot open | time ms median / p95 | measured | recall median | files ≥ 0.95 | pooled recall | cut by preview limits | recall median, uncut | xlsx cells by value |');
-console.log('| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+// Recall is over the files both sides read and the preview did not cut; the cut ones get a column of their own.
+console.log('| format | files | converted | refused (reason) | reference cannot open | time ms median / p95 | measured | recall median | files ≥ 0.95 | pooled recall | xlsx cells by value | cut by preview limits: files, recall median |');
+console.log('| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const format of FORMATS) {
   const of = files.filter((d) => d.format === format);
-  const converted = of.filter((d) => d.markdown);
-  const measured = converted.filter((d) => !d.ref.error);
-  const uncut = measured.filter((d) => !d.cut);
+  const read = of.filter((d) => d.markdown && !d.ref.error);
+  const measured = read.filter((d) => !d.cut);
+  const cut = read.filter((d) => d.cut);
   const t = quantiles(of.map((d) => d.ms));
   const sum = (list, f) => list.reduce((s, d) => s + f(d), 0);
   const cells = measured.filter((d) => d.cells);
   console.log(
-    `| ${format} | ${of.length} | ${converted.length} | ${counts(of.filter((d) => d.refused).map((d) => d.refused))} | ${of.filter((d) => d.ref.error).length} | ` +
+    `| ${format} | ${of.length} | ${of.filter((d) => d.markdown).length} | ${counts(of.filter((d) => d.refused).map((d) => d.refused))} | ${of.filter((d) => d.ref.error).length} | ` +
       `${ms(t.median)} / ${ms(t.p95)} | ${measured.length} | ${pct(quantiles(measured.map((d) => d.recall)).median)} | ` +
       `${pct(measured.filter((d) => d.recall >= GOOD_RECALL).length / measured.length)} | ${pct(sum(measured, (d) => d.matched) / sum(measured, (d) => d.total))} | ` +
-      `${measured.filter((d) => d.cut).length} | ${pct(quantiles(uncut.map((d) => d.recall)).median)} | ` +
-      `${cells.length ? pct(sum(cells, (d) => d.cells.value) / sum(cells, (d) => d.cells.total)) : '—'} |`,
+      `${cells.length ? pct(sum(cells, (d) => d.cells.value) / sum(cells, (d) => d.cells.total)) : '—'} | ` +
+      `${cut.length}, ${pct(quantiles(cut.map((d) => d.recall)).median)} |`,
   );
 }
 
@@ -118,6 +122,11 @@ for (const d of files.filter((x) => x.markdown && x.ref.error)) console.log(`- $
 console.log(`\nWorst ${worstCount} by word recall (uncut files):`);
 const worst = files.filter((d) => d.recall !== undefined && !d.cut).sort((a, b) => a.recall - b.recall).slice(0, worstCount);
 for (const d of worst) console.log(`- ${pct(d.recall)} ${rel(d.file)} (${d.matched}/${d.total}) missing: ${d.missing.slice(0, 10).join(' ')}`);
+console.log('\nWorst xlsx by cell recall (uncut files):');
+const worstCells = files.filter((d) => d.cells && !d.cut).sort((a, b) => a.cells.recall - b.cells.recall).slice(0, worstCount);
+for (const d of worstCells) console.log(`- ${pct(d.cells.recall)} ${rel(d.file)} (${d.cells.value}/${d.cells.total}) missing: ${d.cells.missing.join(' · ')}`);
+console.log('\nCut by the preview limits:');
+for (const d of files.filter((x) => x.cut && x.recall !== undefined)) console.log(`- ${pct(d.recall)} ${rel(d.file)} (${d.matched}/${d.total} words)`);
 
 if (jsonOut) {
   const slim = files.map(({ markdown, ref, ...d }) => ({ ...d, refError: ref.error, chars: markdown?.length }));
