@@ -74,11 +74,12 @@ describe('docx to Markdown', () => {
     const inline =
       `<w:p><w:r><w:t xml:space="preserve">Sum: </w:t></w:r><m:oMath xmlns:m="${M}"><m:nary><m:naryPr><m:chr m:val="∑"/></m:naryPr>` +
       `<m:sub>${r('i=1')}</m:sub><m:sup>${r('n')}</m:sup><m:e><m:func><m:fName>${r('sin')}</m:fName><m:e>${r('θ')}</m:e></m:func></m:e></m:nary></m:oMath></w:p>`;
-    // Single-character scripts end with a space (Word's linear form), so β_t x_t is not β_tx_t.
+    // Single-character scripts (by code point: 𝑖 is two UTF-16 units) end with a space (Word's linear form), so
+    // β_t x_t is not β_tx_t.
     const sub = (e: string, s: string) => `<m:sSub><m:e>${r(e)}</m:e><m:sub>${r(s)}</m:sub></m:sSub>`;
-    const terms = `<w:p><m:oMath xmlns:m="${M}">${sub('β', 't')}${sub('x', 't')}${r('+')}${sub('β', '0')}</m:oMath></w:p>`;
+    const terms = `<w:p><m:oMath xmlns:m="${M}">${sub('β', 't')}${sub('x', 't')}${r('+')}${sub('β', '0')}${sub('𝑥', '𝑖')}</m:oMath></w:p>`;
     expect(await docxMarkdown(`${wPara('Roots')}<w:p>${quadratic}</w:p>${inline}${terms}`)).toBe(
-      'Roots\n\nSum:\n\n## Equations\n\nx=(-b±√(b^2 -4ac))/(2a)\n\n∑\\_(i=1)^n sin θ\n\nβ\\_t x\\_t +β\\_0\n',
+      'Roots\n\nSum:\n\n## Equations\n\nx=(-b±√(b^2 -4ac))/(2a)\n\n∑\\_(i=1)^n sin θ\n\nβ\\_t x\\_t +β\\_0 𝑥\\_𝑖\n',
     );
   });
 

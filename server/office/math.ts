@@ -30,7 +30,7 @@ const part = (el: XmlElement, local: string) => {
 };
 // A script or limit of more than one character is grouped, so `x^(n+1)` does not read as `x^n+1`; a single
 // one ends with a space, as in Word's linear form, so `β_t x_t` does not read as `β_tx_t`.
-const group = (s: string) => (s.length > 1 ? `(${s})` : `${s} `);
+const group = (s: string) => ([...s].length > 1 ? `(${s})` : `${s} `); // by code point: 𝑥 is one character
 
 function linear(el: XmlElement): string {
   if (!isMath(el)) {
