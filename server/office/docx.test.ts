@@ -63,6 +63,26 @@ describe('docx to Markdown', () => {
     expect(md).toBe('see [site](<https://example.com/a%20b?q=(1)>) and this\n');
   });
 
+  it('keeps equations (Office Math) as linear text under Equations', async () => {
+    const M = 'http://schemas.openxmlformats.org/officeDocument/2006/math';
+    const r = (t: string) => `<m:r><m:t>${t}</m:t></m:r>`;
+    // x = (-b ± √(b^2-4ac))/(2a), as Word writes it: a fraction of a radical with a superscript inside.
+    const quadratic =
+      `<m:oMathPara xmlns:m="${M}"><m:oMath>${r('x=')}<m:f><m:num>${r('-b±')}<m:rad><m:radPr><m:degHide m:val="1"/></m:radPr><m:deg/><m:e>` +
+      `<m:sSup><m:e>${r('b')}</m:e><m:sup>${r('2')}</m:sup></m:sSup>${r('-4ac')}</m:e></m:rad></m:num><m:den>${r('2a')}</m:den></m:f></m:oMath></m:oMathPara>`;
+    // An inline one inside a paragraph: a sum with its limits, and a function.
+    const inline =
+      `<w:p><w:r><w:t xml:space="preserve">Sum: </w:t></w:r><m:oMath xmlns:m="${M}"><m:nary><m:naryPr><m:chr m:val="∑"/></m:naryPr>` +
+      `<m:sub>${r('i=1')}</m:sub><m:sup>${r('n')}</m:sup><m:e><m:func><m:fName>${r('sin')}</m:fName><m:e>${r('θ')}</m:e></m:func></m:e></m:nary></m:oMath></w:p>`;
+    // Single-character scripts (by code point: 𝑖 is two UTF-16 units) end with a space (Word's linear form), so
+    // β_t x_t is not β_tx_t.
+    const sub = (e: string, s: string) => `<m:sSub><m:e>${r(e)}</m:e><m:sub>${r(s)}</m:sub></m:sSub>`;
+    const terms = `<w:p><m:oMath xmlns:m="${M}">${sub('β', 't')}${sub('x', 't')}${r('+')}${sub('β', '0')}${sub('𝑥', '𝑖')}</m:oMath></w:p>`;
+    expect(await docxMarkdown(`${wPara('Roots')}<w:p>${quadratic}</w:p>${inline}${terms}`)).toBe(
+      'Roots\n\nSum:\n\n## Equations\n\nx=(-b±√(b^2 -4ac))/(2a)\n\n∑\\_(i=1)^n sin θ\n\nβ\\_t x\\_t +β\\_0 𝑥\\_𝑖\n',
+    );
+  });
+
   it('says so when the document has no text', async () => {
     expect(await docxMarkdown('')).toBe('*(No text found in the document.)*\n');
   });

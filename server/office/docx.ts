@@ -2,10 +2,11 @@
 // the structure a preview needs. Mammoth's own Markdown writer is deprecated and drops tables, so it writes
 // HTML and html-to-markdown.ts turns that into Markdown.
 // Mammoth leaves out what sits beside the body (headers, footers, comments, image descriptions, chart
-// titles); those are read from the parts directly and added under their own headings.
+// titles) and the equations in it; those are read from the parts directly and added under their own headings.
 import { altTexts, chartTitles, unique, wordParagraphs } from './extras.js';
 import type { ZipMembers } from './guarded-zip.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
+import { equations } from './math.js';
 import { escapeInline, escapeLineStarts, heading, joinBlocks } from './markdown.js';
 import { OfficeError } from './office-error.js';
 import { findPart, hasType, mainPart, readRelationships, readXmlPart, type Relationship } from './opc.js';
@@ -48,6 +49,7 @@ export async function docxToMarkdown(buffer: Buffer, members: ZipMembers, maxCha
   return joinBlocks([
     section('Header', partLines(members, rels, 'header')),
     body.trimEnd(),
+    section('Equations', equations(document)),
     section('Footer', partLines(members, rels, 'footer')),
     section('Comments', comments(members, rels)),
     section('Image descriptions', altTexts(document)),

@@ -78,6 +78,13 @@ describe('xlsx to Markdown', () => {
     expect(lines.at(-1)).toBe('*(3 more rows and 2 more columns not shown)*');
   });
 
+  it("reads shared strings written as Excel 2007 beta's <sstItem>", async () => {
+    const sheetData = '<row r="1"><c r="A1" t="s"><v>1</v></c><c r="B1"><v>111</v></c></row><row r="2"><c r="A2" t="s"><v>0</v></c></row>';
+    expect(await xlsxMarkdown([{ name: 'Beta', sheetData }], ['<sstItem><t>Lorem</t></sstItem>', '<sstItem><t>ipsum</t></sstItem>'])).toBe(
+      '## Beta\n\n| ipsum | 111 |\n| --- | --- |\n| Lorem | |\n',
+    );
+  });
+
   it('throws on a reference to a missing shared string', async () => {
     await expect(xlsxMarkdown([{ name: 'S', sheetData: '<row r="1"><c r="A1" t="s"><v>7</v></c></row>' }], [])).rejects.toThrow(
       'Cell refers to a missing shared string: 7',

@@ -143,7 +143,9 @@ function subGrid(grid: Grid, keep: (row: number, col: number) => boolean): Grid 
 
 function readSharedStrings(members: ZipMembers, part: string): string[] {
   const root = readXmlPart(members, part);
-  const items = childElements(root, 'si');
+  // `sstItem` is what Excel 2007's beta wrote for `si` (POI keeps one such workbook, sample-beta.xlsx); its
+  // cells point at them by index all the same, so without them every text cell would be refused.
+  const items = childElements(root).filter((el) => el.local === 'si' || el.local === 'sstItem');
   if (items.length > XLSX_MAX_SHARED_STRINGS) throw new OfficeError('Workbook has too many shared strings');
   return items.map(richText);
 }
