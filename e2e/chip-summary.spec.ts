@@ -51,7 +51,6 @@ interface Kind {
 /** Every kind the agent reads today, and what its chip says before sending. */
 const KINDS: Kind[] = [
   { drop: 'notes.txt', mime: 'text/plain', bytes: () => Buffer.from('Meeting at ten.\n'), chip: 'notes.txt', state: 'ready', says: 'Ready: 16 characters of text' },
-  { drop: 'long.txt', mime: 'text/plain', bytes: () => Buffer.from('word '.repeat(1_000)), chip: 'long.txt', state: 'partial', says: 'Partly: cut at 2,000 of 5,000 characters' },
   {
     drop: 'broken.docx',
     mime: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
@@ -86,6 +85,8 @@ const KINDS: Kind[] = [
   // A real screenshot of text (Chromium's own): sent as an image, with the words OCR finds.
   { drop: 'screenshot.png', mime: 'image/png', bytes: () => screenshotOfText(), chip: 'screenshot.png', state: 'ready', says: /^Ready: image, sent at 800×300, [\d,]+ words of text recognized$/ },
   { drop: 'memo-scan.pdf', mime: 'application/pdf', bytes: () => readFile(path.join(PDF_FIXTURES, 'memo-scan.pdf')), chip: 'memo-scan.pdf', state: 'partial', says: 'Partly: 1 of 2 pages have no text (scanned?)' },
+  // Last: the turn's budget is shared in order, and this one takes the rest of it.
+  { drop: 'long.txt', mime: 'text/plain', bytes: () => Buffer.from('word '.repeat(1_000)), chip: 'long.txt', state: 'partial', says: 'Partly: cut at 2,000 of 5,000 characters' },
 ];
 
 const SCREENSHOT_TEXT = 'Deployment failed: the database migration timed out after thirty seconds.';

@@ -136,6 +136,17 @@ describe('the new user turn', () => {
     expect(text).toContain('Attached file "src.zip/README.md":\n# Read me');
   });
 
+  it('reads an archive sent with its extraction once, as the extraction', async () => {
+    const dest = path.join(root, 'src');
+    fs.mkdirSync(dest);
+    fs.writeFileSync(path.join(dest, 'README.md'), '# Read me');
+    const zip = upload('src.zip', Buffer.from('PK\x05\x06' + '\0'.repeat(18), 'latin1'), 'application/zip');
+    const text = allText(await userParts([zip, { kind: 'extraction', name: 'src.zip', path: dest, extracted: true }]));
+    expect(text.match(/src\.zip/g)?.length).toBe(2);
+    expect(text).toContain('Extracted archive "src.zip" (1 files');
+    expect(text).toContain('Attached file "src.zip/README.md":\n# Read me');
+  });
+
   it('cuts inlined text at the budget with a visible marker', async () => {
     const parts = await userParts([upload('long.txt', 'a'.repeat(1000), 'text/plain'), upload('next.txt', 'b'.repeat(50), 'text/plain')], {
       contextChars: 304,

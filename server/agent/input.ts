@@ -31,9 +31,13 @@ export async function buildUserContent(
   budget.left = Math.max(0, budget.left - text.length);
   if (attachments.length === 0) return text;
   const parts: ContentPart[] = text ? [{ type: 'text', text }] : [];
+  // An archive sent with its extraction is read once, as the extraction: listing the archive too would spend the
+  // budget on the same list twice.
+  const extracted = new Set(attachments.filter((a) => a && 'extracted' in a && a.extracted).map((a) => (a as { name?: string }).name));
   for (const a of attachments) {
     opts.signal?.throwIfAborted();
     if (!a || typeof a.path !== 'string') continue;
+    if (!('extracted' in a && a.extracted) && 'filename' in a && extracted.has(a.filename)) continue;
     parts.push(...(await readAttachment(a, budget, opts)).parts);
   }
   return parts;
