@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { AGENT_IMAGE_MAX_EDGE } from '../image/downscale.js';
 import { postMultipart, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
 import { USER_CONTENT_META } from './server.js';
+import { renderPage } from '../ocr/testing/render.js';
 
 const hasFfmpeg = spawnSync('ffmpeg', ['-version']).status === 0;
 if (!hasFfmpeg) console.log('SKIP server/mcp/image-read.test.ts (photo case): ffmpeg is not installed (Debian package ffmpeg)');
@@ -54,6 +55,15 @@ describe('read_attachment on images', () => {
     expect(probed).toBe(`${AGENT_IMAGE_MAX_EDGE},1176`);
     expect(note).toEqual({ type: 'text', text: `harbour.jpg: 4000×3000 pixels, shown at ${AGENT_IMAGE_MAX_EDGE}×1176 (image/jpeg, at most 1048576 bytes)`, _meta: USER_CONTENT_META });
   });
+
+  it('a picture of text comes back with the words on-device OCR found in it, as the agent gets them', async () => {
+    const page = await renderPage('The invoice for the kingfisher survey is due on Friday.', { points: 14, dpi: 150 });
+    await upload('invoice.png', page.png);
+    const result = await client.callTool({ name: 'read_attachment', arguments: { session_id: sessionId, name: 'invoice.png' } });
+    const texts = (result.content as Part[]).filter((p) => p.type === 'text').map((p) => p.text!);
+    const recognized = texts.find((t) => t.startsWith('Text recognized in "invoice.png" (on-device OCR):\n'));
+    expect(recognized).toMatch(/kingfisher survey is due on Friday/);
+  }, 120_000);
 
   it('a .png that is not a PNG comes back as metadata that says why', async () => {
     await upload('fake.png', Buffer.from('this is plain text, not a picture'));

@@ -5,6 +5,8 @@ import { AGENT_IMAGE_MAX_BYTES, ImageError, imageForAgent, MAX_IMAGE_INPUT_BYTES
 import { readWorkspaceBytes, type WorkspacePath } from '../workspace/browse.js';
 import type { AttachmentContent } from './data.js';
 import { MAX_IMAGE_BYTES } from './limits.js';
+import { ocrHeader, recognize } from '../agent/read/image.js';
+import { redactText } from '../projections/index.js';
 
 /** Image types read as images (by extension); agents receive PNG, JPEG, GIF or WebP. */
 export const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/tiff']);
@@ -30,5 +32,9 @@ export async function readImage(at: WorkspacePath, name: string, mime: string): 
   const shown = image.resized
     ? `${name}: ${image.originalWidth}×${image.originalHeight} pixels, shown at ${image.width}×${image.height} (${image.mime}, at most ${AGENT_IMAGE_MAX_BYTES} bytes)`
     : `${name}: ${image.width}×${image.height} pixels, as stored`;
-  return { kind: 'image', name, mime: image.mime, size, data: image.data.toString('base64'), note: shown };
+  // The words on-device OCR finds in it, as Satchel's own agent gets them (agent/read/image.ts, the same cache):
+  // a client whose model reads images poorly still gets the text of a screenshot.
+  const found = await recognize(bytes);
+  const recognized = found.words > 0 ? { recognized: redactText(ocrHeader(name) + found.text) } : {};
+  return { kind: 'image', name, mime: image.mime, size, data: image.data.toString('base64'), note: shown, ...recognized };
 }

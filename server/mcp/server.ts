@@ -100,7 +100,8 @@ function attachmentResult(content: data.AttachmentContent): CallToolResult {
     case 'text':
       return { content: [textItem(content.text), ...said] };
     case 'image':
-      return { content: [{ type: 'image', data: content.data, mimeType: content.mime }, textItem(publicMcpImageNote(content)), ...said] };
+      const recognized = content.recognized ? [textItem(content.recognized)] : [];
+      return { content: [{ type: 'image', data: content.data, mimeType: content.mime }, textItem(publicMcpImageNote(content)), ...recognized, ...said] };
     default:
       return { content: [textItem(mcpJson({ ...publicMcpAttachmentSummary(content), ...(view ? { agent_view: view } : {}) }))] };
   }

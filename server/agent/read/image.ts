@@ -24,7 +24,7 @@ export const OCR_CACHE_ENTRIES = 64;
 const recognized = new Map<string, RecognizedText>();
 
 /** The words OCR finds in `bytes`, or none when it fails (the image is still sent; the person still sees it). */
-async function recognize(bytes: Buffer): Promise<RecognizedText> {
+export async function recognize(bytes: Buffer): Promise<RecognizedText> {
   const key = createHash('sha256').update(bytes).digest('hex');
   const known = recognized.get(key);
   if (known) return known;
