@@ -238,3 +238,15 @@ describe.skipIf(missing.length > 0)('decodeToPcm16k: encoded audio', { timeout: 
     await expect(ffmpegDecode(mp3, { maxSamples: 1000 })).rejects.toThrow('Audio is too long to transcribe');
   });
 });
+
+describe('decodeToPcm16k, given up while it reads', () => {
+  it("rejects with the caller's own reason, not Node's generic AbortError", async () => {
+    const file = path.join(dir, 'big.wav');
+    await fs.writeFile(file, Buffer.alloc(8 * 1024 * 1024));
+    const controller = new AbortController();
+    const decoding = decodeToPcm16k(file, { signal: controller.signal });
+    // The read has started: Node rejects it with "The operation was aborted" unless the reason is passed on.
+    controller.abort(new Error('client closed the connection'));
+    await expect(decoding).rejects.toThrow('client closed the connection');
+  });
+});

@@ -37,6 +37,7 @@ async function viaFfmpeg(filePath: string, what: string, signal?: AbortSignal): 
     return await ffmpegDecode(filePath, { signal, maxSamples: MAX_SAMPLES });
   } catch (err) {
     if (err instanceof FfmpegMissingError) throw new AudioFormatError(`Cannot decode ${what}: ffmpeg is not installed`);
+    throwIfAborted(signal);
     throw err;
   }
 }
@@ -71,7 +72,14 @@ export async function decodeToPcm16k(filePath: string, opts: { signal?: AbortSig
   const stat = await fs.stat(filePath);
   if (stat.size === 0) throw new AudioFormatError('The audio file is empty');
   if (stat.size > MAX_FILE_BYTES) throw new AudioFormatError('The audio file is too large');
-  const bytes = new Uint8Array(await fs.readFile(filePath, { signal }));
+  // An abort during the read rejects with Node's generic AbortError ("The operation was aborted"): the caller's
+  // own reason (a closed connection, a stop) is what it asked to be told.
+  const bytes = new Uint8Array(
+    await fs.readFile(filePath, { signal }).catch((err: unknown) => {
+      throwIfAborted(signal);
+      throw err;
+    }),
+  );
   throwIfAborted(signal);
 
   let pcm: Float32Array | undefined;
