@@ -24,6 +24,10 @@ const NOT_ASSIGNMENT_BEFORE = new Set([0x3d, 0x21, 0x3c, 0x3e]); // == != <= >=
 function push(out: Finding[], source: string, start: number, end: number, text: string | (() => string), rule: string): void {
   // The rest of a mask an earlier pass made is no value: redacting twice changes nothing.
   if (cutsIntoMask(source, start, end)) return;
+  // resolve() drops a finding inside one that starts before it; not keeping it saves a run of hostile assignments
+  // (`TOKEN=xTOKEN=x…`, every value inside the first) an object per occurrence, most of its garbage collection.
+  const previous = out[out.length - 1];
+  if (previous !== undefined && previous.start < start && start < previous.end && end <= previous.end) return;
   out.push({ start, end, text, rule, rank: ASSIGNMENT_RANK });
 }
 

@@ -48,12 +48,17 @@ export function maskPhone(phone: string): string {
  * mask is found by its ellipsis inside the span, with a mask's shape around it.
  */
 export function cutsIntoMask(text: string, start: number, end: number): boolean {
-  for (let dots = text.indexOf(MASK_ELLIPSIS, start); dots !== -1 && dots < end; dots = text.indexOf(MASK_ELLIPSIS, dots + 1)) {
+  // A mask that begins before `start` has its ellipsis fewer than MASK_HEAD units after `start`: only those few
+  // places are looked at. Searching the whole span (indexOf from `start`) made every assignment in a run without
+  // a `...` (`TOKEN=xTOKEN=x…`, 1 MiB) re-read the rest of the text: quadratic.
+  const last = Math.min(end, start + MASK_HEAD);
+  for (let dots = start; dots < last; dots++) {
+    if (!text.startsWith(MASK_ELLIPSIS, dots)) continue;
     // The whole mask within reach of the span: the decision never waits on text after it (a stream judges the
     // span once it ends).
     const maskStart = dots - MASK_HEAD;
     const maskEnd = dots + MASK_ELLIPSIS.length + MASK_TAIL;
-    if (maskStart >= 0 && maskStart < start && maskEnd <= end && isMask(text.slice(maskStart, maskEnd))) return true;
+    if (maskStart >= 0 && maskEnd <= end && isMask(text.slice(maskStart, maskEnd))) return true;
   }
   return false;
 }
