@@ -83,6 +83,7 @@ test('a .gz shows what it holds, a .7z is refused on its chip, a second project.
   expect(text).toContain('"project-1.zip"');
   expect(text).toContain(`"server.log"`);
   expect(text).toContain(LOG.trim());
-  expect(text).not.toContain('server.log.gz');
+  // Named with the .gz it came from, so the agent knows the bytes were decompressed (issue 25).
+  expect(text).toContain('Attached file "server.log" (decompressed from server.log.gz):');
   expect(text).not.toContain('notes.7z');
 });

@@ -85,7 +85,7 @@ test('export then import: the new conversation equals the original; a file that 
   await page.getByTestId('version-previous').click();
   await expect(page.getByTestId('version-text')).toHaveText('1/2');
   expect(await shownTexts(page)).toEqual(['Here is the plan']);
-  await expect(page.getByTestId('message').getByTestId('message-attachment')).toHaveText([`plan.txt${PLAN.length} B`]);
+  await expect(page.getByTestId('message').getByTestId('message-attachment')).toHaveText([`plan.txt${PLAN.length} BReady: ${PLAN.length} characters of text`]);
   // The attachment's bytes, in the new conversation's own folder.
   expect(fs.readFileSync(path.join(server.stateDir, 'attachments', copy, 'plan.txt'))).toEqual(PLAN);
 

@@ -143,7 +143,7 @@ describe('the new user turn', () => {
     const zip = upload('src.zip', Buffer.from('PK\x05\x06' + '\0'.repeat(18), 'latin1'), 'application/zip');
     const text = allText(await userParts([zip, { kind: 'extraction', name: 'src.zip', path: dest, extracted: true }]));
     expect(text.match(/src\.zip/g)?.length).toBe(2);
-    expect(text).toContain('Extracted archive "src.zip" (1 files');
+    expect(text).toContain('Extracted archive "src.zip" (1 file,');
     expect(text).toContain('Attached file "src.zip/README.md":\n# Read me');
   });
 

@@ -23,7 +23,7 @@ import { ATTACHMENT_NOT_FOUND, openAttachmentPath } from './open.js';
  * The readers' version: raise it when a reader in agent/read/ changes what it gives (a new kind read, other
  * words), so every cached summary is computed again instead of promising what the agent no longer gets.
  */
-export const AGENT_VIEW_VERSION = 2;
+export const AGENT_VIEW_VERSION = 3;
 /** Summaries computed at once: each may convert an Office file or transcribe audio (seconds of CPU each), on a
  *  machine that also runs the turn; the rest wait their turn rather than starve it. */
 export const MAX_AGENT_VIEW_COMPUTATIONS = 2;

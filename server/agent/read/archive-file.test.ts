@@ -125,7 +125,7 @@ describe('an archive not extracted reaches the agent as its list and its text fi
     const read = await readAttachment(attachment('evil.tar.gz'), new Budget(200_000), { roots: [root] });
     const text = texts(read.parts);
     expect(text.split('\n').slice(0, 3)).toEqual([
-      'Archive "evil.tar.gz" (1 files, 1 skipped, not extracted):',
+      'Archive "evil.tar.gz" (1 file, 1 skipped, not extracted):',
       '- project/README.md (17 bytes)',
       '- in/../../src/evil.txt (skipped: its path leads outside the archive, so extracting it is refused)',
     ]);

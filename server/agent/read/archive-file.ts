@@ -11,7 +11,7 @@ import { MAX_ARCHIVE_MEMBERS } from '../../archive/limits.js';
 import { looksLikeText, SNIFF_BYTES } from '../../workspace/file-kind.js';
 import { archiveListingRead, MAX_ARCHIVE_LISTED, MAX_ARCHIVE_MEMBER_BYTES } from './archive.js';
 import type { Budget } from './budget.js';
-import { count, unreadable } from './summary.js';
+import { count, plural, unreadable } from './summary.js';
 import { bytesAsText } from './text.js';
 import { closeOpened, openUnder, readAt } from './open.js';
 import type { AttachmentRead, InputOptions } from './types.js';
@@ -108,7 +108,7 @@ export async function archiveFileRead(
   return archiveListingRead(
     {
       name,
-      heading: `Archive "${name}" (${total} files${skipped ? `, ${skipped} skipped` : ''}, not extracted)`,
+      heading: `Archive "${name}" (${plural(total, 'file')}${skipped ? `, ${skipped} skipped` : ''}, not extracted)`,
       files: listed,
       total,
       ...(complete ? {} : { incomplete: `and more not listed (the list stops after ${MAX_LISTED_TAR_BYTES / (1024 * 1024)} MiB of the archive)` }),

@@ -77,7 +77,7 @@ export async function extractedArchiveRead(a: { name?: string; path: string }, b
   return archiveListingRead(
     {
       name,
-      heading: `Extracted archive "${name}" (${total} files, at ${a.path})`,
+      heading: `Extracted archive "${name}" (${plural(total, 'file')}, at ${a.path})`,
       files,
       total,
       ...(complete ? {} : { incomplete: `and more not counted (the list stops after ${MAX_ENTRIES_WALKED} entries or ${MAX_WALK_DEPTH} folders deep)` }),
