@@ -9,7 +9,8 @@ import type { Chip } from './store.js';
 import { extractedList, ProgressView } from './upload-view.js';
 
 export interface ChipActions {
-  extract(id: number): void;
+  /** Extract an archive chip; absent, archives are sent as they are (the quick-capture window). */
+  extract?(id: number): void;
   /** Remove the chip, or cancel what it is doing (its upload or extraction). */
   cancel(id: number): void;
   /** The session the chips' uploads are stored in (the draft's), to ask what the agent will get from each. */
@@ -138,8 +139,9 @@ export class ChipsView {
     );
     const actions = h('div', { class: 'chip-actions' });
     // Only a stored upload extracts (a sent message's extraction reference has its archive's name but no file).
-    if (storedUpload(chip) && isArchiveName(name) && !chip.extract) {
-      actions.appendChild(h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'attachment-extract', onclick: () => this.actions.extract(chip.id) }, 'Extract'));
+    const extract = this.actions.extract?.bind(this.actions);
+    if (extract && storedUpload(chip) && isArchiveName(name) && !chip.extract) {
+      actions.appendChild(h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'attachment-extract', onclick: () => extract(chip.id) }, 'Extract'));
     }
     const busy = chip.status === 'uploading' || extracting;
     actions.appendChild(
