@@ -33,6 +33,8 @@ export const PUSH_TO_TALK_KEY = 'F8';
 /** What the page tells the desktop shell (its preload listens on window): close the window / a capture went. */
 export const CLOSE_EVENT = 'satchel:capture-close';
 export const SENT_EVENT = 'satchel:capture-sent';
+/** How long a window that asked to close may take before the page says it is still open. */
+const CLOSE_FALLBACK_MS = 500;
 
 class CapturePage {
   private state: CaptureState = EMPTY_CAPTURE;
@@ -287,6 +289,8 @@ class CapturePage {
     await this.flush();
     window.dispatchEvent(new CustomEvent(CLOSE_EVENT));
     window.close();
+    // Still here: a browser tab the page did not open itself cannot be closed by it.
+    setTimeout(() => this.set({ notice: { kind: 'info', text: 'The draft is kept. Close this tab when you like.' } }), CLOSE_FALLBACK_MS);
   }
 }
 
