@@ -3,7 +3,9 @@
 // delivers the text and the staged uploads to the current conversation, the Inbox conversation, or a new
 // conversation asking the agent (the reply streams like any turn: the main window follows it). Uploads are staged
 // in one conversation (the draft's `session_id`); sent elsewhere, they move to the target conversation first.
+import { constants, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { HandlerInput } from '../app.js';
@@ -20,6 +22,7 @@ import { sessionVisible, visibleSession } from '../store/profiles.js';
 import { placeUnique } from '../store/files.js';
 import { MAX_MESSAGE_CHARS, sessionSummary, type Attachment, type Session } from '../store/sessions.js';
 import { removeUnsentAttachment } from '../drafts/remove.js';
+import { ATTACHMENT_NOT_FOUND } from '../attachments/open.js';
 import { MAX_DRAFT_TEXT_CHARS } from '../drafts/store.js';
 import { isCaptureDestination, readCaptureDraft, writeCaptureDraft, type CaptureDestination } from '../drafts/capture.js';
 
@@ -125,6 +128,25 @@ async function targetSession(input: HandlerInput, destination: CaptureDestinatio
 }
 
 /**
+ * Copy a stored upload to `to` (a new file), never through a symlink: only a regular file the session folder
+ * holds itself is copied, whatever its record names.
+ */
+async function copyStoredFile(from: string, to: string): Promise<void> {
+  let src: fs.FileHandle;
+  try {
+    src = await fs.open(from, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch {
+    throw new HttpError(404, ATTACHMENT_NOT_FOUND);
+  }
+  try {
+    if (!(await src.stat()).isFile()) throw new HttpError(404, ATTACHMENT_NOT_FOUND);
+    await pipeline(src.createReadStream({ autoClose: false }), createWriteStream(to, { flags: 'wx', mode: 0o600 }));
+  } finally {
+    await src.close();
+  }
+}
+
+/**
  * Move the staged uploads into `target`: each copied in under a name unique there, recorded, then taken off the
  * staging conversation. Returns the target's paths in the same order. A copy that fails leaves the staged upload
  * where it was (the draft keeps naming it), and what was copied already is recorded in the target.
@@ -137,8 +159,8 @@ async function moveUploads(input: HandlerInput, from: Session, target: Session, 
     for (const p of paths) {
       const record = from.attachments.find((a) => a.path === p)!;
       const tmp = path.join(app.stagingDir, `capture-${randomBytes(8).toString('hex')}`);
-      await fs.copyFile(p, tmp);
       try {
+        await copyStoredFile(p, tmp);
         const placed = await placeUnique(tmp, dir, record.filename, {
           exists: () => `Upload destination already exists: ${record.filename}`,
           rejected: () => [403, 'Upload destination rejected'],
