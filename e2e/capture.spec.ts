@@ -4,6 +4,7 @@
 // the fake microphone (click and the F8 hold), Esc keeping the draft for the next opening, and "Ask the agent"
 // with its reply streaming in the main window. Its own server and agent: the agent it configures never reaches
 // the other specs. (The Inbox destination needs the Inbox conversation: server/handlers/capture.test.ts.)
+import AxeBuilder from '@axe-core/playwright';
 import { test, expect, type BrowserContext, type Page } from '@playwright/test';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -45,6 +46,9 @@ test.beforeAll(async ({ browser }) => {
   await main.goto(`${server.base}/#s=${targetId}`);
   await expect(main.getByTestId('app')).toHaveAttribute('data-ready', 'true');
 });
+test.afterEach(() => {
+  expect(policyErrors).toEqual([]);
+});
 test.afterAll(async () => {
   await context?.close();
   await server?.stop();
@@ -59,9 +63,15 @@ async function openCapture(query = ''): Promise<Page> {
     main.evaluate(([url, w, h]) => void window.open(url, '_blank', `popup,width=${w},height=${h}`), [`/capture${query}`, CAPTURE_VIEWPORT.width, CAPTURE_VIEWPORT.height] as const),
   ]);
   await page.setViewportSize(CAPTURE_VIEWPORT);
+  page.on('console', (m) => {
+    if (/Content Security Policy|Refused to/i.test(m.text())) policyErrors.push(m.text());
+  });
   await expect(page.getByTestId('capture')).toHaveAttribute('data-ready', 'true');
   return page;
 }
+
+/** Every CSP refusal any capture window reported on its console: the page needs nothing its policy refuses. */
+const policyErrors: string[] = [];
 
 const chip = (page: Page, name: string | RegExp) =>
   typeof name === 'string' ? page.locator(`[data-testid="attachment-chip"][data-filename="${name}"]`) : page.getByTestId('attachment-chip').filter({ hasText: name });
@@ -141,6 +151,12 @@ test('Esc closes the window and keeps the draft; opening it again restores text,
   // The same stored file, staged in the current conversation and in no message yet.
   expect(shownNames(path.join(server.stateDir, 'attachments', targetId))).toContain('receipt.txt');
   await again.getByTestId('destination-current').check();
+  // Readable by a screen reader and by contrast, light and dark.
+  for (const scheme of ['dark', 'light'] as const) {
+    await again.emulateMedia({ colorScheme: scheme });
+    const scan = await new AxeBuilder({ page: again }).analyze();
+    expect(scan.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${scheme} ${v.id}`)).toEqual([]);
+  }
   await again.screenshot({ path: path.join(screenshotDir(info), 'quick-capture.png') });
   // Taken off: its stored file goes, and the kept draft with it.
   await chip(again, 'receipt.txt').getByTestId('attachment-cancel').click();

@@ -3,13 +3,12 @@
 // limits and chip summaries are the same), dictation (the composer's Voice), and a destination: the current
 // conversation, the Inbox, or a new conversation asking the agent. Esc closes it; the draft (text, staged
 // uploads, destination) is kept on the server (PUT /api/capture/draft) and comes back when it opens again.
-import { api, ApiError, type Attachment, type Capability, type CaptureDestination } from './api.js';
-import { ChipsView, uploadedChip } from './composer-chips.js';
+import { api, ApiError, type Capability, type CaptureDestination } from './api.js';
+import { ChipsView, pickedChip, uploadChipFile, type PickedUpload } from './composer-chips.js';
 import { pastedFiles } from './composer-paste.js';
 import { DRAFT_SAVE_DEBOUNCE_MS, draftApi } from './draft-sync.js';
 import { byId, icon, ICONS } from './dom.js';
 import { fromFileList, type PickedFile } from './files.js';
-import { formatBytes } from './format.js';
 import {
   afterSend,
   draftBody,
@@ -23,7 +22,6 @@ import {
 import type { Chip } from './store.js';
 import { UploadQueue } from './upload-queue.js';
 import { dropZone } from './upload-view.js';
-import { sizeCheck, UploadAborted, uploadMultipart, type UploadHandle } from './upload.js';
 import { Voice } from './voice.js';
 
 /** Parallel uploads from the capture window: as many as one composer's (composer.ts MAX_PARALLEL_UPLOADS). */
@@ -51,7 +49,7 @@ class CapturePage {
     session: () => this.state.staging ?? undefined,
   });
   /** The picked files' bytes, until their upload stores them. */
-  private readonly files = new Map<number, { file: File; handle?: UploadHandle<Attachment> }>();
+  private readonly files = new Map<number, PickedUpload>();
   private readonly queue = new UploadQueue<number>(CAPTURE_PARALLEL_UPLOADS, (id) => this.upload(id));
   private readonly voice: Voice;
   private maxUploadBytes: number | undefined;
@@ -173,17 +171,7 @@ class CapturePage {
     const added: Chip[] = files.map(({ file }) => {
       const id = ++this.lastId;
       this.files.set(id, { file });
-      const tooBig = sizeCheck(file.name, file.size, this.maxUploadBytes, formatBytes);
-      return {
-        id,
-        name: file.name,
-        size: file.size,
-        origin: { kind: 'picked' },
-        status: tooBig ? 'error' : 'queued',
-        loaded: 0,
-        error: tooBig ?? undefined,
-        thumbUrl: file.type.startsWith('image/') ? URL.createObjectURL(file) : undefined,
-      };
+      return pickedChip(id, file, this.maxUploadBytes);
     });
     this.set({ chips: [...this.state.chips, ...added], notice: null });
     for (const chip of added) if (chip.status === 'queued') this.queue.add(chip.id);
@@ -210,22 +198,13 @@ class CapturePage {
   private async upload(id: number): Promise<void> {
     const up = this.files.get(id);
     if (!up || !this.held(id)) return;
-    this.setChip(id, (c) => ({ ...c, status: 'uploading' }));
-    try {
-      const sessionId = await this.stagingSession();
-      if (!this.held(id)) return;
-      up.handle = uploadMultipart<Attachment>('/api/upload', { session_id: sessionId }, [{ field: 'file', filename: up.file.name, blob: up.file }], (p) =>
-        this.setChip(id, (c) => ({ ...c, loaded: p.loaded })),
-      );
-      const result = await up.handle.promise;
-      this.setChip(id, (c) => uploadedChip(c, result));
-      this.scheduleSave();
-    } catch (err) {
-      if (err instanceof UploadAborted) return;
-      this.setChip(id, (c) => ({ ...c, status: 'error', error: err instanceof Error ? err.message : String(err) }));
-    } finally {
-      this.files.delete(id);
-    }
+    await uploadChipFile(id, up, {
+      session: () => this.stagingSession(),
+      held: (i) => this.held(i),
+      setChip: (i, change) => this.setChip(i, change),
+      stored: () => this.scheduleSave(),
+    });
+    this.files.delete(id);
   }
 
   /** A chip taken off: its upload stops, or its stored file goes (it was never sent). */
