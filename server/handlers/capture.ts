@@ -177,6 +177,8 @@ async function moveUploads(input: HandlerInput, from: Session, target: Session, 
   } finally {
     await dir.close();
   }
+  // The staging conversation lost its copies: a window showing it reads it again.
+  if (moved.length > 0) app.events.publish({ name: 'session_updated', profile: input.profile, data: { session_id: from.session_id } });
   return moved;
 }
 
