@@ -49,6 +49,7 @@ import { attachmentSummary } from './handlers/attachment-summary.js';
 import { extractStoredAttachment } from './handlers/attachment-extract.js';
 import { uploadToWorkspace } from './handlers/workspace-upload.js';
 import { addWorkspace, listWorkspaces } from './handlers/workspaces.js';
+import { getCapture, putCaptureDraft, sendCapture, type InboxResolver } from './handlers/capture.js';
 
 /** What every handler, the MCP tools and the attachment services are handed: the application's parts. */
 export interface App extends Host {
@@ -62,6 +63,8 @@ export interface App extends Host {
   turns: TurnManager;
   stagingDir: string;
   staticDir: string;
+  /** The Inbox conversation of a profile (server/inbox/session.ts); absent, quick capture's `inbox` answers 503. */
+  inbox?: InboxResolver;
 }
 
 export type HandlerInput = HandlerInputOf<App>;
@@ -112,6 +115,10 @@ export const routes: RouteTable<App> = {
   // The composer's unsent text and chips, kept across reloads and restarts; a removed chip takes its file along.
   '/api/session/draft': { GET: api(getDraft), PUT: api(putDraft, 'Could not save the draft') },
   '/api/session/attachment': { DELETE: api(deleteAttachment, 'Could not delete the attachment') },
+  // The quick-capture window (docs/API.md "Quick capture"): its state and draft, and sending to a destination.
+  '/api/capture': { GET: api(getCapture) },
+  '/api/capture/draft': { PUT: api(putCaptureDraft, 'Could not save the capture draft') },
+  '/api/capture/send': { POST: api(sendCapture, 'Could not send the capture') },
   '/api/workspaces': { GET: api(listWorkspaces) },
   '/api/workspaces/add': { POST: api(addWorkspace) },
   '/api/workspace/list': { GET: api(listWorkspace) },
@@ -225,6 +232,9 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
     staticDir: config.staticDir ?? defaultStaticDir(),
     stopping: stopping.signal,
   };
+  // Quick capture's Inbox destination: the one place it is wired (absent, `inbox` answers 503 "Inbox is not available").
+  const inboxSession = config.inboxSession;
+  if (inboxSession) app.inbox = { session: (profile) => inboxSession(app, profile) };
   attachMcpToken(app, await McpToken.open(config.mcpTokenStore ?? mcpTokenFileStore(config.stateDir)));
   // Uploads never sent and in no draft for a week go (drafts/sweep.ts): now, in the background, then periodically.
   const sweep = startAttachmentSweep(config.stateDir, sessions);

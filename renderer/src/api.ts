@@ -10,6 +10,9 @@ import type {
   AgentTestResponse,
   Attachment,
   AttachmentSummaryResponse,
+  CaptureDestination,
+  CaptureSendResponse,
+  CaptureView,
   CapabilityResponse as Capability,
   SentAttachment,
   ChatCancelResponse,
@@ -97,7 +100,7 @@ export interface AgentSettingsInput {
 
 export type DiscoveredAgent = AgentDiscoverResponse['agents'][number];
 
-async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+async function request<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
   let res: Response;
   try {
     res = await fetch(path, {
@@ -128,6 +131,12 @@ export function browseParams(id: string, path: string, hidden: boolean): Record<
 
 export const api = {
   config: () => request<ServerConfig>('GET', '/api/config'),
+  /** The quick-capture window (docs/API.md "Quick capture"). */
+  capture: (session?: string | null) => request<CaptureView>('GET', `/api/capture${session ? `?${q({ session })}` : ''}`),
+  saveCaptureDraft: (draft: { text: string; destination: CaptureDestination; session_id: string | null; attachments: string[] }) =>
+    request<{ ok: true }>('PUT', '/api/capture/draft', draft),
+  sendCapture: (body: { destination: CaptureDestination; session_id?: string; staging_session_id?: string; text: string; attachments: string[] }) =>
+    request<CaptureSendResponse>('POST', '/api/capture/send', body),
   profiles: () => request<{ active: string; profiles: string[] }>('GET', '/api/profiles'),
   switchProfile: (name: string) => request<{ ok: boolean; active: string }>('POST', '/api/profile/switch', { name }),
   sessions: () => request<{ sessions: SessionSummary[] }>('GET', '/api/sessions'),

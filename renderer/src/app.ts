@@ -406,6 +406,13 @@ class App {
         workspace_changed: (data) => {
           if (forCurrent(data)) this.workspace.scheduleRefresh();
         },
+        // The quick-capture window asked the agent: this window shows that new conversation and its reply.
+        capture_sent: (data) => {
+          const d = data as { session_id?: unknown; destination?: unknown };
+          this.refreshList();
+          if (d.destination === 'ask' && typeof d.session_id === 'string') void this.open(d.session_id).catch(() => undefined);
+          else if (forCurrent(data)) this.refreshCurrent();
+        },
         // An MCP client read something of the conversation on screen: its receipts line says so at once.
         mcp_read: (data) => {
           if (forCurrent(data)) this.receipts.reload();

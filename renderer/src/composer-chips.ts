@@ -1,15 +1,17 @@
 // The composer's attachment chips: built from the store's draft by id, a chip's element rebuilt only when more
 // than its byte count changed (a progress tick only sets the bar's values, so focus on its Cancel survives).
 import { agentViewLineFor } from './agent-view.js';
-import type { SentAttachment } from './api.js';
+import type { Attachment, SentAttachment } from './api.js';
 import { clear, h, icon, ICONS } from './dom.js';
-import { isArchiveName } from './format.js';
+import { formatBytes, isArchiveName } from './format.js';
+import { sizeCheck, UploadAborted, uploadMultipart, type UploadHandle } from './upload.js';
 import { withSkipped } from './skipped-view.js';
 import type { Chip } from './store.js';
 import { extractedList, ProgressView } from './upload-view.js';
 
 export interface ChipActions {
-  extract(id: number): void;
+  /** Extract an archive chip; absent, archives are sent as they are (the quick-capture window). */
+  extract?(id: number): void;
   /** Remove the chip, or cancel what it is doing (its upload or extraction). */
   cancel(id: number): void;
   /** The session the chips' uploads are stored in (the draft's), to ask what the agent will get from each. */
@@ -28,6 +30,61 @@ export function sentAttachments(chip: Chip): SentAttachment[] {
     out.push(chip.extract?.sent ?? { kind: 'extraction', name: chip.name, path: x.dest, extracted: true, file_count: x.extracted, ...archive });
   }
   return out;
+}
+
+/**
+ * The chip of a file picked, dropped or pasted in this page: queued for upload, or an error at once when it is
+ * bigger than the server takes (the same check and words in the composer and the quick-capture window).
+ */
+export function pickedChip(id: number, file: File, maxUploadBytes: number | undefined): Chip {
+  const tooBig = sizeCheck(file.name, file.size, maxUploadBytes, formatBytes);
+  return {
+    id,
+    name: file.name,
+    size: file.size,
+    origin: { kind: 'picked' },
+    status: tooBig ? 'error' : 'queued',
+    loaded: 0,
+    error: tooBig ?? undefined,
+    thumbUrl: file.type.startsWith('image/') ? URL.createObjectURL(file) : undefined,
+  };
+}
+
+/** A picked file's bytes and its upload while it runs: what the page holds beside the chip's data. */
+export interface PickedUpload {
+  file: File;
+  handle?: UploadHandle<Attachment>;
+}
+
+/** What uploading one chip's file needs from the page that holds the chip (the composer, quick capture). */
+export interface ChipUploadHost {
+  /** The conversation to store it in (made on first need). */
+  session(): Promise<string>;
+  /** The chip is still there (not removed while waiting). */
+  held(id: number): boolean;
+  setChip(id: number, change: (c: Chip) => Chip): void;
+  /** Stored: the draft has something new to keep. */
+  stored(): void;
+}
+
+/** Upload the chip's file into the page's conversation, its bar following the bytes; the chip says how it ended. */
+export async function uploadChipFile(id: number, up: PickedUpload, host: ChipUploadHost): Promise<void> {
+  host.setChip(id, (c) => ({ ...c, status: 'uploading' }));
+  try {
+    const sessionId = await host.session();
+    if (!host.held(id)) return; // cancelled while the session was being created
+    up.handle = uploadMultipart<Attachment>('/api/upload', { session_id: sessionId }, [{ field: 'file', filename: up.file.name, blob: up.file }], (p) =>
+      host.setChip(id, (c) => ({ ...c, loaded: p.loaded })),
+    );
+    const result = await up.handle.promise;
+    host.setChip(id, (c) => uploadedChip(c, result));
+    host.stored();
+  } catch (err) {
+    if (err instanceof UploadAborted) return; // the chip is already gone
+    host.setChip(id, (c) => ({ ...c, status: 'error', error: err instanceof Error ? err.message : String(err) }));
+  } finally {
+    up.handle = undefined;
+  }
 }
 
 /**
@@ -138,8 +195,9 @@ export class ChipsView {
     );
     const actions = h('div', { class: 'chip-actions' });
     // Only a stored upload extracts (a sent message's extraction reference has its archive's name but no file).
-    if (storedUpload(chip) && isArchiveName(name) && !chip.extract) {
-      actions.appendChild(h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'attachment-extract', onclick: () => this.actions.extract(chip.id) }, 'Extract'));
+    const extract = this.actions.extract?.bind(this.actions);
+    if (extract && storedUpload(chip) && isArchiveName(name) && !chip.extract) {
+      actions.appendChild(h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'attachment-extract', onclick: () => extract(chip.id) }, 'Extract'));
     }
     const busy = chip.status === 'uploading' || extracting;
     actions.appendChild(

@@ -2,20 +2,18 @@
 // paste and drag-and-drop of files and folders, and Send. What it holds is the store's draft: the draft of one
 // session, kept on the server (draft-sync.ts) so a reload or a restart brings it back. The textarea is written
 // from the draft when the draft changes elsewhere (loaded, Edit, sent), never read back as the state.
-import { api, ApiError, type NewVersion, type Attachment, type MessageSummaryAnswer, type SentAttachment, type Session } from './api.js';
+import { api, ApiError, type NewVersion, type MessageSummaryAnswer, type SentAttachment, type Session } from './api.js';
 import { carriedChips, draftContent, restoredChips } from './composer-draft.js';
-import { ChipsView, sentAttachments, storedUpload, uploadedChip } from './composer-chips.js';
+import { ChipsView, pickedChip, sentAttachments, storedUpload, uploadChipFile, type PickedUpload } from './composer-chips.js';
 import { ChipExtractions } from './composer-extract.js';
 import { pastedFiles } from './composer-paste.js';
 import { byId, icon, ICONS } from './dom.js';
 import { DraftSaver, draftApi } from './draft-sync.js';
 import { fromFileList, type PickedFile } from './files.js';
-import { formatBytes } from './format.js';
 import { notify } from './toast.js';
 import { turnRunning, withChip, type AppState, type Chip, type Draft, type Store } from './store.js';
 import { UploadQueue } from './upload-queue.js';
 import { dropZone } from './upload-view.js';
-import { sizeCheck, UploadAborted, uploadMultipart, type UploadHandle } from './upload.js';
 
 /** Parallel uploads from one composer: enough to keep a loopback link busy without starving the UI. */
 export const MAX_PARALLEL_UPLOADS = 3;
@@ -34,11 +32,6 @@ export interface ComposerDeps {
   stop(): void;
 }
 
-/** A picked file's bytes and its upload while it runs: what the page holds beside the chip's data. */
-interface Upload {
-  file: File;
-  handle?: UploadHandle<Attachment>;
-}
 
 export class Composer {
   private readonly input = byId<HTMLTextAreaElement>('composer-input');
@@ -48,7 +41,7 @@ export class Composer {
   private readonly form = byId<HTMLFormElement>('composer');
   private readonly fileInput = byId<HTMLInputElement>('file-input');
   private readonly chips: ChipsView;
-  private readonly uploads = new Map<number, Upload>();
+  private readonly uploads = new Map<number, PickedUpload>();
   private readonly extractions: ChipExtractions;
   private readonly queue = new UploadQueue<number>(MAX_PARALLEL_UPLOADS, (id) => this.upload(id));
   private nextId = 1;
@@ -264,17 +257,7 @@ export class Composer {
     const chips: Chip[] = files.map(({ file }) => {
       const id = this.newId();
       this.uploads.set(id, { file });
-      const tooBig = sizeCheck(file.name, file.size, this.deps.maxUploadBytes(), formatBytes);
-      return {
-        id,
-        name: file.name,
-        size: file.size,
-        origin: { kind: 'picked' },
-        status: tooBig ? 'error' : 'queued',
-        loaded: 0,
-        error: tooBig ?? undefined,
-        thumbUrl: file.type.startsWith('image/') ? URL.createObjectURL(file) : undefined,
-      };
+      return pickedChip(id, file, this.deps.maxUploadBytes());
     });
     if (chips.length === 0) return;
     this.setDraftFields({ chips: [...this.draft.chips, ...chips] });
@@ -288,24 +271,14 @@ export class Composer {
   private async upload(id: number): Promise<void> {
     const up = this.uploads.get(id);
     if (!up || !this.held(id)) return;
-    this.setChip(id, (c) => ({ ...c, status: 'uploading' }));
-    try {
-      const sessionId = await this.deps.ensureSession();
-      if (!this.held(id)) return; // cancelled while the session was being created
-      up.handle = uploadMultipart<Attachment>('/api/upload', { session_id: sessionId }, [{ field: 'file', filename: up.file.name, blob: up.file }], (p) =>
-        this.setChip(id, (c) => ({ ...c, loaded: p.loaded })),
-      );
-      const result = await up.handle.promise;
-      this.setChip(id, (c) => uploadedChip(c, result));
-      this.drafts.schedule();
-    } catch (err) {
-      if (err instanceof UploadAborted) return; // the chip is already gone
-      this.setChip(id, (c) => ({ ...c, status: 'error', error: err instanceof Error ? err.message : String(err) }));
-    } finally {
-      up.handle = undefined;
-      // Stored (or failed): its bytes are no longer needed in the page.
-      this.uploads.delete(id);
-    }
+    await uploadChipFile(id, up, {
+      session: () => this.deps.ensureSession(),
+      held: (i) => this.held(i),
+      setChip: (i, change) => this.setChip(i, change),
+      stored: () => this.drafts.schedule(),
+    });
+    // Stored (or failed): its bytes are no longer needed in the page.
+    this.uploads.delete(id);
   }
 
   private remove(id: number): void {

@@ -113,6 +113,25 @@ export class Voice {
     this.render();
   }
 
+  /** The microphone is open or its recording is being transcribed (Esc then cancels it, not the page). */
+  get busy(): boolean {
+    return this.state !== 'idle';
+  }
+
+  /** A push-to-talk key went down (the capture page's): record until holdEnd(). */
+  holdStart(): void {
+    if (this.state !== 'idle' || this.unavailable !== null) return;
+    this.releasedHold = false;
+    void this.start();
+  }
+
+  /** The push-to-talk key came up: stop and transcribe (as releasing a held button does). */
+  holdEnd(): void {
+    if (this.state !== 'recording' && this.state !== 'starting') return;
+    this.releasedHold = true;
+    this.stop();
+  }
+
   /** Why dictation is not offered (shown on the disabled microphone), or null when it is. */
   private unavailable: string | null = null;
 

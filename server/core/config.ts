@@ -51,6 +51,11 @@ export interface ServerConfig {
   sessionDeleteGraceMs?: number;
   /** Tests replace the agent side (a scripted upstream, a fixed configuration); unset parts are the real ones. */
   agent?: Partial<TurnDependencies>;
+  /**
+   * The Inbox conversation of a profile, for quick capture's `inbox` destination (handlers/capture.ts). The real
+   * one is server/inbox/session.ts, wired in app.ts; tests hand a fake here. `app` is the built application.
+   */
+  inboxSession?: (app: import('../app.js').App, profile: string) => Promise<import('../store/sessions.js').Session>;
 }
 
 /** The platform's per-user app-data folder, as Electron's app.getPath('userData') would give it. */

@@ -353,9 +353,32 @@ export interface ServerEvents {
   workspace_changed: { session_id: string; path: string };
   /** An MCP client read something of the session: the receipt as it stands after this read. */
   mcp_read: { session_id: string; receipt: McpReceipt };
+  /** The quick-capture window sent to a conversation (`stream_id`: the agent's turn it started, for `ask`). */
+  capture_sent: { session_id: string; destination: 'current' | 'inbox' | 'ask'; stream_id?: string };
 }
 
 export type ServerEventName = keyof ServerEvents;
+
+/** Where the quick-capture window sends (docs/API.md "Quick capture"). */
+export type CaptureDestination = 'current' | 'inbox' | 'ask';
+
+/** GET /api/capture */
+export interface CaptureView {
+  /** The conversation `current` sends to: the one asked for with `?session=`, else the most recently active. */
+  current: { session_id: string; title: string } | null;
+  /** Whether the Inbox conversation can be sent to. */
+  inbox: boolean;
+  draft: { text: string; destination: CaptureDestination; session_id: string | null; attachments: Attachment[] };
+}
+
+/** POST /api/capture/send */
+export interface CaptureSendResponse {
+  ok: true;
+  destination: CaptureDestination;
+  session_id: string;
+  /** For `ask`: the agent's turn, streaming in the conversation. */
+  stream_id?: string;
+}
 
 /** POST /api/chat/start */
 export type ChatStartResponse =

@@ -65,7 +65,7 @@ export async function readDraft(stateDir: string, sessionId: string): Promise<St
 // One write at a time per draft file: the last PUT to arrive is the one on disk.
 const queues = new Map<string, Promise<unknown>>();
 
-function serialized<T>(key: string, work: () => Promise<T>): Promise<T> {
+export function serialized<T>(key: string, work: () => Promise<T>): Promise<T> {
   const next = (queues.get(key) ?? Promise.resolve()).catch(() => {}).then(work);
   queues.set(key, next);
   void next

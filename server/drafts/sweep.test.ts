@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SessionStore, type Attachment } from '../store/sessions.js';
 import { writeDraft } from './store.js';
+import { writeCaptureDraft } from './capture.js';
 import { sweepUnsentAttachments, UNSENT_ATTACHMENT_MAX_AGE_MS } from './sweep.js';
 
 let tmp: string;
@@ -57,6 +58,19 @@ describe('sweepUnsentAttachments', () => {
     expect(await sweepUnsentAttachments(tmp, store, { now: () => now + 2 * DAY })).toBe(1);
     expect(await exists(recent.path)).toBe(false);
     expect((await store.get(s.session_id))?.attachments.map((a) => a.filename)).toEqual(['sent.txt', 'drafted.txt']);
+  });
+
+  it("keeps the quick-capture window's staged uploads while its draft names them", async () => {
+    const now = Date.parse('2030-01-10T00:00:00Z');
+    const s = await store.create({ workspace: tmp, profile: 'default' });
+    const staged = await stored(s.session_id, 'staged.png', 30 * DAY, now);
+    await writeCaptureDraft(tmp, 'default', { text: '', attachments: [staged.path], session_id: s.session_id, destination: 'inbox' });
+    expect(await sweepUnsentAttachments(tmp, store, { now: () => now })).toBe(0);
+    expect(await exists(staged.path)).toBe(true);
+    // Taken off the capture draft: abandoned like any other.
+    await writeCaptureDraft(tmp, 'default', { text: '', attachments: [], session_id: null, destination: 'current' });
+    expect(await sweepUnsentAttachments(tmp, store, { now: () => now })).toBe(1);
+    expect(await exists(staged.path)).toBe(false);
   });
 
   it('keeps the age limit at a week', () => {

@@ -6,6 +6,7 @@ import { log } from '../core/log.js';
 import type { SessionStore } from '../store/sessions.js';
 import { removeUnsentAttachment, sentPaths } from './remove.js';
 import { readDraft } from './store.js';
+import { captureKeeps } from './capture.js';
 
 /** An unsent upload outside any draft is kept this long after it was stored. */
 export const UNSENT_ATTACHMENT_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
@@ -23,10 +24,12 @@ export async function sweepUnsentAttachments(stateDir: string, sessions: Session
   const now = (opts.now ?? Date.now)();
   const maxAge = opts.maxAgeMs ?? UNSENT_ATTACHMENT_MAX_AGE_MS;
   let removed = 0;
+  // The quick-capture window's staged uploads are a draft too (capture.ts).
+  const captured = await captureKeeps(stateDir);
   // Only sessions with uploads are read whole (the others' messages stay on disk).
   for (const listed of sessions.list().filter((s) => s.attachment_count > 0)) {
     const draft = await readDraft(stateDir, listed.session_id);
-    const keep = new Set(draft.attachments.map((a) => a.path));
+    const keep = new Set([...draft.attachments.map((a) => a.path), ...(captured.get(listed.session_id) ?? [])]);
     const uploads = (await sessions.get(listed.session_id))?.attachments ?? [];
     for (const a of uploads) {
       // Read fresh each time: a message sent meanwhile makes the file one to keep.

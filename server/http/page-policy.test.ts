@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { contentSecurityPolicy } from './headers.js';
+import { PAGES } from './static.js';
 
 /** The only sources the page's policy may name, per directive (anything else is refused by the test). */
 const ALLOWED_SOURCES: Record<string, readonly string[]> = {
@@ -25,14 +26,15 @@ const ALLOWED_SOURCES: Record<string, readonly string[]> = {
 };
 
 let srv: TestServer;
-let html: string;
-let headerPolicy: string | null;
+/** Each page the server serves at a path of its own (static.ts PAGES): the main window and quick capture. */
+const served = new Map<string, { html: string; headerPolicy: string | null }>();
 beforeAll(async () => {
   srv = await startTestServer({ staticDir: path.resolve('renderer') });
-  const res = await fetch(`${srv.origin}/`);
-  expect(res.status).toBe(200);
-  headerPolicy = res.headers.get('content-security-policy');
-  html = await res.text();
+  for (const page of Object.keys(PAGES)) {
+    const res = await fetch(`${srv.origin}${page}`);
+    expect(res.status).toBe(200);
+    served.set(page, { headerPolicy: res.headers.get('content-security-policy'), html: await res.text() });
+  }
 });
 afterAll(async () => {
   await srv.stop();
@@ -53,7 +55,13 @@ function directives(policy: string): Map<string, string[]> {
   return out;
 }
 
-describe("the page's own policy", () => {
+describe.each(Object.keys(PAGES))("the page's own policy: %s", (page) => {
+  let html: string;
+  let headerPolicy: string | null;
+  beforeAll(() => {
+    ({ html, headerPolicy } = served.get(page)!);
+  });
+
   it('is one <meta>, before every script, stylesheet and image the page loads', () => {
     const metas = metaPolicies(html);
     expect(metas).toHaveLength(1);

@@ -10,6 +10,8 @@ import { isInside } from '../core/paths.js';
 import { sendText } from './respond.js';
 
 export const MAX_STATIC_BYTES = 16 * 1024 * 1024;
+/** The pages served at a path of their own: the main window, and the desktop shell's quick-capture window. */
+export const PAGES: Readonly<Record<string, string>> = { '/': 'index.html', '/capture': 'capture.html' };
 const SAFE_PATH = /^(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*\/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
 
 /** The web UI's folder, besides what every handler's application has. */
@@ -22,16 +24,21 @@ export async function serveStatic({ ctx, app }: HandlerInput<StaticHost>): Promi
   if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, 'Method not allowed');
   const { pathname, searchParams } = ctx.url;
 
-  if (pathname === '/' && searchParams.has('token')) {
+  const page = Object.hasOwn(PAGES, pathname) ? PAGES[pathname] : undefined;
+  if (page && searchParams.has('token')) {
     if (!tokensEqual(searchParams.get('token') ?? '', app.token)) throw new HttpError(403, 'Invalid access token');
     ctx.cookies.push(accessCookie(app.token));
-    sendText(ctx, 302, 'Redirecting…', { headers: { Location: '/' } });
+    // The page again without the token; the capture window's `?session=` stays.
+    const rest = new URLSearchParams(searchParams);
+    rest.delete('token');
+    const query = rest.toString();
+    sendText(ctx, 302, 'Redirecting…', { headers: { Location: query ? `${pathname}?${query}` : pathname } });
     return;
   }
 
   let relative: string;
   try {
-    relative = pathname === '/' ? 'index.html' : decodeURIComponent(pathname.slice(1));
+    relative = page ?? decodeURIComponent(pathname.slice(1));
   } catch {
     throw new HttpError(404, 'Not found');
   }

@@ -1,0 +1,277 @@
+// The quick-capture window (renderer/capture.html, served at /capture): the desktop shell opens it always on top
+// with a global shortcut. Text, pasted or dropped files and images (the composer's upload queue and chips, so
+// limits and chip summaries are the same), dictation (the composer's Voice), and a destination: the current
+// conversation, the Inbox, or a new conversation asking the agent. Esc closes it; the draft (text, staged
+// uploads, destination) is kept on the server (PUT /api/capture/draft) and comes back when it opens again.
+import { api, ApiError, type Capability, type CaptureDestination } from './api.js';
+import { ChipsView, pickedChip, uploadChipFile, type PickedUpload } from './composer-chips.js';
+import { pastedFiles } from './composer-paste.js';
+import { DRAFT_SAVE_DEBOUNCE_MS, draftApi } from './draft-sync.js';
+import { byId, icon, ICONS } from './dom.js';
+import { fromFileList, type PickedFile } from './files.js';
+import {
+  afterSend,
+  draftBody,
+  EMPTY_CAPTURE,
+  insertDictation,
+  sendBlocker,
+  sendBody,
+  stateFromServer,
+  type CaptureState,
+} from './capture-state.js';
+import type { Chip } from './store.js';
+import { UploadQueue } from './upload-queue.js';
+import { dropZone } from './upload-view.js';
+import { Voice } from './voice.js';
+
+/** Parallel uploads from the capture window: as many as one composer's (composer.ts MAX_PARALLEL_UPLOADS). */
+export const CAPTURE_PARALLEL_UPLOADS = 3;
+/** Held down, this key records until it is released (push to talk); the page's hint names it. */
+export const PUSH_TO_TALK_KEY = 'F8';
+/** What the page tells the desktop shell (its preload listens on window): close the window / a capture went. */
+export const CLOSE_EVENT = 'satchel:capture-close';
+export const SENT_EVENT = 'satchel:capture-sent';
+/** How long a window that asked to close may take before the page says it is still open. */
+const CLOSE_FALLBACK_MS = 500;
+
+class CapturePage {
+  private state: CaptureState = EMPTY_CAPTURE;
+  private readonly root = byId('app');
+  private readonly form = byId<HTMLFormElement>('capture-form');
+  private readonly input = byId<HTMLTextAreaElement>('capture-input');
+  private readonly send = byId<HTMLButtonElement>('send-button');
+  private readonly notice = byId('capture-notice');
+  private readonly currentLabel = byId('destination-current-label');
+  private readonly inboxLabel = byId('destination-inbox-label');
+  private readonly radios = Array.from(this.form.querySelectorAll<HTMLInputElement>('input[name="destination"]'));
+  private readonly chips = new ChipsView(byId<HTMLUListElement>('attachments'), {
+    cancel: (id) => this.remove(id),
+    session: () => this.state.staging ?? undefined,
+  });
+  /** The picked files' bytes, until their upload stores them. */
+  private readonly files = new Map<number, PickedUpload>();
+  private readonly queue = new UploadQueue<number>(CAPTURE_PARALLEL_UPLOADS, (id) => this.upload(id));
+  private readonly voice: Voice;
+  private maxUploadBytes: number | undefined;
+  private lastId = 0;
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The staging conversation being made for the first upload (one for all the files dropped at once). */
+  private staging: Promise<string> | undefined;
+
+  constructor() {
+    byId('capture-close').appendChild(icon([...ICONS.x]));
+    const attach = byId<HTMLButtonElement>('attach-button');
+    attach.appendChild(icon([...ICONS.paperclip]));
+    const picker = byId<HTMLInputElement>('file-input');
+    attach.addEventListener('click', () => picker.click());
+    picker.addEventListener('change', () => {
+      this.addFiles(fromFileList(picker.files ?? []));
+      picker.value = '';
+    });
+    this.voice = new Voice((spoken) => {
+      const at = insertDictation(this.input.value, this.input.selectionStart ?? this.input.value.length, spoken);
+      this.set({ text: at.text });
+      this.input.setSelectionRange(at.caret, at.caret);
+      this.input.focus();
+      this.scheduleSave();
+    });
+    this.input.addEventListener('input', () => {
+      this.set({ text: this.input.value });
+      this.scheduleSave();
+    });
+    this.input.addEventListener('paste', (e) => this.addFiles(pastedFiles(e)));
+    dropZone(this.root, { hoverClass: 'dragging', onFiles: (files) => this.addFiles(files) });
+    for (const r of this.radios) {
+      r.addEventListener('change', () => {
+        if (!r.checked) return;
+        this.set({ destination: r.value as CaptureDestination, notice: null });
+        this.scheduleSave();
+      });
+    }
+    this.form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      void this.submit();
+    });
+    this.input.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        void this.submit();
+      }
+    });
+    byId('capture-close').addEventListener('click', () => void this.close());
+    document.addEventListener('keydown', (e) => {
+      if (e.key === PUSH_TO_TALK_KEY) {
+        e.preventDefault();
+        if (!e.repeat) this.voice.holdStart();
+      } else if (e.key === 'Escape' && !this.voice.busy && !e.defaultPrevented) {
+        // While the microphone is open, Esc cancels the recording (voice.ts), not the window.
+        e.preventDefault();
+        void this.close();
+      }
+    }, { capture: true }); // before voice.ts's own Esc, which may end the recording and make it look idle
+    document.addEventListener('keyup', (e) => {
+      if (e.key === PUSH_TO_TALK_KEY) this.voice.holdEnd();
+    });
+    window.addEventListener('pagehide', () => this.flush(true));
+  }
+
+  async load(): Promise<void> {
+    const asked = new URLSearchParams(location.search).get('session');
+    let view;
+    try {
+      view = await api.capture(asked);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) {
+        byId('auth-required').hidden = false;
+        return;
+      }
+      throw err;
+    }
+    this.state = stateFromServer(view, () => ++this.lastId);
+    this.input.value = this.state.text;
+    this.render();
+    this.root.hidden = false;
+    this.input.focus();
+    this.input.setSelectionRange(this.input.value.length, this.input.value.length);
+    const [config, cap] = await Promise.all([api.config().catch(() => null), api.capability().catch((): Capability | null => null)]);
+    this.maxUploadBytes = config?.max_upload_bytes;
+    this.voice.setCapability(cap);
+    this.root.dataset.ready = 'true';
+  }
+
+  private set(change: Partial<CaptureState>): void {
+    this.state = { ...this.state, ...change };
+    this.render();
+  }
+
+  private setChip(id: number, change: (c: Chip) => Chip): void {
+    this.set({ chips: this.state.chips.map((c) => (c.id === id ? change(c) : c)) });
+  }
+
+  /** The one place the page is drawn from its state. */
+  private render(): void {
+    const s = this.state;
+    if (this.input.value !== s.text) this.input.value = s.text;
+    this.chips.update(s.chips);
+    this.currentLabel.textContent = s.current ? `Current conversation: ${s.current.title}` : 'Current conversation (none yet)';
+    this.inboxLabel.textContent = s.inbox ? 'Inbox' : 'Inbox (not available)';
+    for (const r of this.radios) {
+      r.checked = r.value === s.destination;
+      r.disabled = (r.value === 'current' && !s.current) || (r.value === 'inbox' && !s.inbox);
+    }
+    const blocker = sendBlocker(s);
+    this.send.disabled = blocker !== null;
+    this.send.title = blocker ?? 'Send (Enter)';
+    this.notice.textContent = s.notice?.text ?? '';
+    this.notice.dataset.kind = s.notice?.kind ?? '';
+  }
+
+  private addFiles(files: PickedFile[]): void {
+    if (files.length === 0) return;
+    const added: Chip[] = files.map(({ file }) => {
+      const id = ++this.lastId;
+      this.files.set(id, { file });
+      return pickedChip(id, file, this.maxUploadBytes);
+    });
+    this.set({ chips: [...this.state.chips, ...added], notice: null });
+    for (const chip of added) if (chip.status === 'queued') this.queue.add(chip.id);
+  }
+
+  /** The conversation uploads are stored in: the draft's, else the current one, else a new one made now. */
+  private stagingSession(): Promise<string> {
+    const known = this.state.staging ?? this.state.current?.session_id;
+    if (known) {
+      if (!this.state.staging) this.set({ staging: known });
+      return Promise.resolve(known);
+    }
+    this.staging ??= api.newSession().then(({ session }) => {
+      this.set({ staging: session.session_id, current: { session_id: session.session_id, title: session.title } });
+      return session.session_id;
+    });
+    return this.staging;
+  }
+
+  private held(id: number): boolean {
+    return this.state.chips.some((c) => c.id === id);
+  }
+
+  private async upload(id: number): Promise<void> {
+    const up = this.files.get(id);
+    if (!up || !this.held(id)) return;
+    await uploadChipFile(id, up, {
+      session: () => this.stagingSession(),
+      held: (i) => this.held(i),
+      setChip: (i, change) => this.setChip(i, change),
+      stored: () => this.scheduleSave(),
+    });
+    this.files.delete(id);
+  }
+
+  /** A chip taken off: its upload stops, or its stored file goes (it was never sent). */
+  private remove(id: number): void {
+    const chip = this.state.chips.find((c) => c.id === id);
+    if (!chip) return;
+    this.queue.remove(id);
+    this.files.get(id)?.handle?.abort();
+    this.files.delete(id);
+    if (chip.thumbUrl?.startsWith('blob:')) URL.revokeObjectURL(chip.thumbUrl);
+    this.set({ chips: this.state.chips.filter((c) => c.id !== id) });
+    const stored = chip.status === 'done' && chip.result && 'filename' in chip.result ? chip.result.path : undefined;
+    if (stored && this.state.staging) void draftApi.deleteAttachment(this.state.staging, stored).catch(() => undefined);
+    this.scheduleSave();
+    this.input.focus();
+  }
+
+  private scheduleSave(): void {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(() => void this.flush(), DRAFT_SAVE_DEBOUNCE_MS);
+  }
+
+  /** Save the draft now (the window is closing, or the debounce ran out). */
+  private flush(keepalive = false): Promise<void> {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    const body = draftBody(this.state);
+    if (keepalive) {
+      // The page is going: a keepalive request outlives it.
+      void fetch('/api/capture/draft', { method: 'PUT', credentials: 'same-origin', keepalive: true, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }).catch(
+        () => undefined,
+      );
+      return Promise.resolve();
+    }
+    return api.saveCaptureDraft(body).then(
+      () => undefined,
+      () => undefined, // not saved (the server is gone): the next change tries again
+    );
+  }
+
+  private async submit(): Promise<void> {
+    if (sendBlocker(this.state) !== null) return;
+    clearTimeout(this.saveTimer);
+    this.set({ sending: true, notice: null });
+    try {
+      const sent = await api.sendCapture(sendBody(this.state));
+      for (const c of this.state.chips) if (c.thumbUrl?.startsWith('blob:')) URL.revokeObjectURL(c.thumbUrl);
+      this.state = afterSend(this.state);
+      this.staging = undefined;
+      this.render();
+      window.dispatchEvent(new CustomEvent(SENT_EVENT, { detail: { destination: sent.destination, session_id: sent.session_id } }));
+    } catch (err) {
+      this.set({ sending: false, notice: { kind: 'error', text: err instanceof Error ? err.message : String(err) } });
+      this.scheduleSave();
+    }
+    this.input.focus();
+  }
+
+  /** Esc or the close button: keep the draft, then ask the shell (or the browser) to close the window. */
+  private async close(): Promise<void> {
+    await this.flush();
+    window.dispatchEvent(new CustomEvent(CLOSE_EVENT));
+    window.close();
+    // Still here: a browser tab the page did not open itself cannot be closed by it.
+    setTimeout(() => this.set({ notice: { kind: 'info', text: 'The draft is kept. Close this tab when you like.' } }), CLOSE_FALLBACK_MS);
+  }
+}
+
+const page = new CapturePage();
+void page.load();

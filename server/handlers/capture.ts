@@ -1,0 +1,209 @@
+// The quick-capture window's routes (docs/API.md "Quick capture"): GET /api/capture (which conversation is
+// current, whether the Inbox is there, the kept draft), PUT /api/capture/draft, and POST /api/capture/send, which
+// delivers the text and the staged uploads to the current conversation, the Inbox conversation, or a new
+// conversation asking the agent (the reply streams like any turn: the main window follows it). Uploads are staged
+// in one conversation (the draft's `session_id`); sent elsewhere, they move to the target conversation first.
+import { constants, createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { HandlerInput } from '../app.js';
+import { HttpError, ValueError } from '../core/errors.js';
+import type * as wire from '../core/wire.js';
+import { log } from '../core/log.js';
+import { readJsonBody } from '../http/body.js';
+import { sendJson } from '../http/respond.js';
+import { openSessionFolder } from '../attachments/layout.js';
+import { namedAttachments } from '../attachments/extracted.js';
+import { publicAttachment } from '../projections/index.js';
+import { redactText, serverValue } from '../projections/brand.js';
+import { sessionVisible, visibleSession } from '../store/profiles.js';
+import { placeUnique } from '../store/files.js';
+import { MAX_MESSAGE_CHARS, sessionSummary, type Attachment, type Session } from '../store/sessions.js';
+import { removeUnsentAttachment } from '../drafts/remove.js';
+import { ATTACHMENT_NOT_FOUND } from '../attachments/open.js';
+import { MAX_DRAFT_TEXT_CHARS } from '../drafts/store.js';
+import { isCaptureDestination, readCaptureDraft, writeCaptureDraft, type CaptureDestination } from '../drafts/capture.js';
+
+/** A capture carries at most as many files as one turn may (handlers/chat.ts MAX_TURN_ATTACHMENTS). */
+export const MAX_CAPTURE_ATTACHMENTS = 20;
+export const INBOX_UNAVAILABLE = 'Inbox is not available';
+export const CAPTURE_EMPTY = 'Nothing to send: type something or add a file';
+
+/**
+ * The Inbox conversation of a profile, found or made (server/inbox/session.ts provides it). The one place the
+ * capture route reaches the Inbox: absent, the `inbox` destination answers 503.
+ */
+export interface InboxResolver {
+  session(profile: string): Promise<Session>;
+}
+
+/** The conversation a capture goes to by default: the one asked for, or the profile's most recently active. */
+async function currentSession(input: HandlerInput, asked: string | null): Promise<Session | null> {
+  const { app, profile } = input;
+  if (asked) return visibleSession(app.sessions, asked, profile);
+  const latest = app.sessions.list().find((s) => sessionVisible(s.profile, profile));
+  return latest ? ((await app.sessions.get(latest.session_id)) ?? null) : null;
+}
+
+/** The staged uploads the conversation still has, in the draft's order (one removed since just drops out). */
+function stagedUploads(session: Session | null, paths: readonly string[]): wire.Attachment[] {
+  if (!session) return [];
+  const known = new Map(session.attachments.map((a) => [a.path, a]));
+  return paths.flatMap((p) => (known.has(p) ? [known.get(p)!] : []));
+}
+
+async function stagingSession(input: HandlerInput, id: unknown): Promise<Session | null> {
+  if (id === undefined || id === null || id === '') return null;
+  return visibleSession(input.app.sessions, id, input.profile);
+}
+
+function textOf(value: unknown, max: number): string {
+  const text = value === undefined || value === null ? '' : value;
+  if (typeof text !== 'string') throw new ValueError('Text must be a string');
+  if (text.length > max) throw new ValueError(`Text too long (max ${max} characters)`);
+  return text;
+}
+
+/** The given paths, each an upload of `staging` (a client cannot name any other file). */
+function pathsIn(value: unknown, staging: Session | null): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new ValueError('Invalid attachments');
+  if (value.length > MAX_CAPTURE_ATTACHMENTS) throw new ValueError(`Too many attachments (max ${MAX_CAPTURE_ATTACHMENTS})`);
+  const known = new Set(staging?.attachments.map((a) => a.path) ?? []);
+  return value.map((p: unknown) => {
+    if (typeof p !== 'string' || !known.has(p)) throw new ValueError('Unknown attachment');
+    return p;
+  });
+}
+
+function destinationOf(value: unknown): CaptureDestination {
+  if (value === undefined || value === null || value === '') return 'current';
+  if (!isCaptureDestination(value)) throw new ValueError('Invalid destination (current, inbox or ask)');
+  return value;
+}
+
+export async function getCapture(input: HandlerInput): Promise<void> {
+  const { ctx, app, profile } = input;
+  const current = await currentSession(input, ctx.url.searchParams.get('session'));
+  const stored = await readCaptureDraft(app.config.stateDir, profile);
+  const staging = stored.session_id ? await app.sessions.get(stored.session_id) : undefined;
+  const visible = staging && sessionVisible(staging.profile, profile) ? staging : null;
+  await sendJson(ctx, 200, {
+    current: current ? { session_id: serverValue(current.session_id), title: redactText(current.title) } : null,
+    inbox: app.inbox !== undefined,
+    draft: {
+      text: redactText(stored.text),
+      destination: serverValue(stored.destination),
+      session_id: visible ? serverValue(visible.session_id) : null,
+      attachments: stagedUploads(visible, stored.attachments).map(publicAttachment),
+    },
+  });
+}
+
+export async function putCaptureDraft(input: HandlerInput): Promise<void> {
+  const { ctx, app, profile } = input;
+  const body = await readJsonBody(ctx);
+  const text = textOf(body.text, MAX_DRAFT_TEXT_CHARS);
+  const destination = destinationOf(body.destination);
+  const staging = await stagingSession(input, body.session_id);
+  const attachments = pathsIn(body.attachments, staging);
+  const stored = await writeCaptureDraft(app.config.stateDir, profile, { text, attachments, session_id: staging?.session_id ?? null, destination });
+  await sendJson(ctx, 200, { ok: true, updated_at: serverValue(stored.updated_at) }, { compact: true });
+}
+
+/** The conversation the capture goes to. */
+async function targetSession(input: HandlerInput, destination: CaptureDestination, id: unknown): Promise<Session> {
+  const { app, profile } = input;
+  if (destination === 'current') return visibleSession(app.sessions, id, profile);
+  if (destination === 'inbox') {
+    if (!app.inbox) throw new HttpError(503, INBOX_UNAVAILABLE);
+    return app.inbox.session(profile);
+  }
+  const workspace = await app.workspaces.validate(app.workspaces.fallbackWorkspace);
+  const session = await app.sessions.create({ workspace, profile });
+  app.events.publish({ name: 'session_created', profile, data: { session: sessionSummary(session) } });
+  return session;
+}
+
+/**
+ * Copy a stored upload to `to` (a new file), never through a symlink: only a regular file the session folder
+ * holds itself is copied, whatever its record names.
+ */
+async function copyStoredFile(from: string, to: string): Promise<void> {
+  let src: fs.FileHandle;
+  try {
+    src = await fs.open(from, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch {
+    throw new HttpError(404, ATTACHMENT_NOT_FOUND);
+  }
+  try {
+    if (!(await src.stat()).isFile()) throw new HttpError(404, ATTACHMENT_NOT_FOUND);
+    await pipeline(src.createReadStream({ autoClose: false }), createWriteStream(to, { flags: 'wx', mode: 0o600 }));
+  } finally {
+    await src.close();
+  }
+}
+
+/**
+ * Move the staged uploads into `target`: each copied in under a name unique there, recorded, then taken off the
+ * staging conversation. Returns the target's paths in the same order. A copy that fails leaves the staged upload
+ * where it was (the draft keeps naming it), and what was copied already is recorded in the target.
+ */
+async function moveUploads(input: HandlerInput, from: Session, target: Session, paths: readonly string[]): Promise<string[]> {
+  const { app } = input;
+  const moved: string[] = [];
+  const dir = await openSessionFolder(app.config.stateDir, target.session_id);
+  try {
+    for (const p of paths) {
+      const record = from.attachments.find((a) => a.path === p)!;
+      const tmp = path.join(app.stagingDir, `capture-${randomBytes(8).toString('hex')}`);
+      try {
+        await copyStoredFile(p, tmp);
+        const placed = await placeUnique(tmp, dir, record.filename, {
+          exists: () => `Upload destination already exists: ${record.filename}`,
+          rejected: () => [403, 'Upload destination rejected'],
+        });
+        const copy: Attachment = { ...record, filename: placed.name, path: placed.path };
+        await app.sessions.addAttachment(target.session_id, copy);
+        moved.push(placed.path);
+      } finally {
+        await fs.rm(tmp, { force: true });
+      }
+      const fresh = (await app.sessions.get(from.session_id)) ?? from;
+      await removeUnsentAttachment(app.config.stateDir, app.sessions, fresh, p).catch((err: unknown) => log.warn('could not remove a moved capture upload', err));
+    }
+  } finally {
+    await dir.close();
+  }
+  // The staging conversation lost its copies: a window showing it reads it again.
+  if (moved.length > 0) app.events.publish({ name: 'session_updated', profile: input.profile, data: { session_id: from.session_id } });
+  return moved;
+}
+
+export async function sendCapture(input: HandlerInput): Promise<void> {
+  const { ctx, app, profile } = input;
+  const body = await readJsonBody(ctx);
+  const destination = destinationOf(body.destination);
+  const text = textOf(body.text, MAX_MESSAGE_CHARS);
+  const staging = await stagingSession(input, body.staging_session_id);
+  const staged = pathsIn(body.attachments, staging);
+  if (!text.trim() && staged.length === 0) throw new ValueError(CAPTURE_EMPTY);
+  let target = await targetSession(input, destination, body.session_id);
+  const paths = staging && staged.length > 0 && staging.session_id !== target.session_id ? await moveUploads(input, staging, target, staged) : staged;
+  target = (await app.sessions.get(target.session_id)) ?? target;
+  const attachments = namedAttachments(paths, target, app.config.stateDir);
+  let started: { stream_id: string } | undefined;
+  if (destination === 'ask') {
+    // A refusal (503 without an agent) is answered by the lifecycle; the new conversation keeps nothing then.
+    started = await app.turns.start({ session: target, profile, text, attachments });
+  } else {
+    const updated = await app.sessions.addMessage(target.session_id, text, attachments);
+    app.events.publish({ name: 'session_updated', profile, data: { session_id: updated.session_id, updated_at: updated.updated_at } });
+  }
+  // Sent: the window opens empty next time, on the same destination.
+  await writeCaptureDraft(app.config.stateDir, profile, { text: '', attachments: [], session_id: null, destination });
+  app.events.publish({ name: 'capture_sent', profile, data: { session_id: target.session_id, destination, ...(started ? { stream_id: started.stream_id } : {}) } });
+  await sendJson(ctx, 200, { ok: true, destination: serverValue(destination), session_id: serverValue(target.session_id), ...(started ? { stream_id: serverValue(started.stream_id) } : {}) });
+}
