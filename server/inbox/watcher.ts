@@ -281,21 +281,26 @@ export class InboxWatcher {
     if (c) {
       c.changedAt = Date.now();
       c.seq = ++this.seq;
-      if (sig) c.sig = sig;
+      // After an event the file is stat'ed afresh: the change it announced settles from the event's time.
+      c.sig = sig;
     } else f.candidates.set(name, { sig, changedAt: Date.now(), seq: ++this.seq });
   }
 
   private scanAll(): Promise<void> {
     if (!this.active) return Promise.resolve();
     // One scan at a time: a slow folder (a network share) must not pile scans up.
-    this.scanning ??= (async () => {
-      try {
-        for (const f of [...this.folders]) await this.scanFolder(f);
-      } finally {
-        this.scanning = undefined;
-      }
-    })();
-    return this.scanning;
+    if (this.scanning) return this.scanning;
+    const run = (async () => {
+      // Yield first: with no folder the loop would end synchronously, before `scanning` is even set.
+      await Promise.resolve();
+      for (const f of [...this.folders]) await this.scanFolder(f);
+    })()
+      .catch((err: unknown) => log.warn('inbox: a scan of the watched folders failed', err))
+      .finally(() => {
+        if (this.scanning === run) this.scanning = undefined;
+      });
+    this.scanning = run;
+    return run;
   }
 
   /** The folder as it is now: gone (unwatched until it is back), back (checked, watched), and its names. */
@@ -454,6 +459,8 @@ export class InboxWatcher {
           log.warn(`inbox: a file of ${sig.size} bytes is over the upload limit (${this.opts.maxFileBytes}); skipped`);
           continue;
         }
+        // Taken as seen from now: a rescan before it is read must not queue it twice (a "changed" read undoes this).
+        f.known.set(name, sig);
         ready.push({ folder: f, name, sig, seq: c.seq });
       }
     }
@@ -467,8 +474,11 @@ export class InboxWatcher {
   // --- arrivals ------------------------------------------------------------------------------------------------
 
   private drain(): void {
-    if (this.draining || !this.active) return;
-    this.draining = (async () => {
+    if (this.draining || !this.active || this.queue.length === 0) return;
+    let running: Promise<void> | undefined;
+    const run: Promise<void> = (async () => {
+      // Yield first, so `draining` is set before this can end (and clear it).
+      await Promise.resolve();
       try {
         while (this.active && this.queue.length > 0) {
           if (!this.rate.take(Date.now())) {
@@ -486,9 +496,11 @@ export class InboxWatcher {
           });
         }
       } finally {
-        this.draining = undefined;
+        if (this.draining === running) this.draining = undefined;
       }
     })();
+    this.draining = run;
+    running = run;
   }
 
   private async arrive(item: Ready): Promise<void> {
@@ -499,6 +511,7 @@ export class InboxWatcher {
       const read = await this.copyIfUnchanged(path.join(f.real, name), item.sig, staged);
       if (read === 'changed') {
         // Written to again while it was read: it waits to settle once more.
+        f.known.delete(name);
         this.touch(f, name);
         return;
       }
