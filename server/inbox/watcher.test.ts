@@ -6,7 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../testing/harness.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+import { openSse } from '../testing/sse.js';
 import { WATCH_SHARED, WATCH_SYMLINK } from './folders.js';
 import { INBOX_TITLE } from './session.js';
 import type { InboxCounts } from './watcher.js';
@@ -192,5 +196,25 @@ describe('Inbox folder watcher', () => {
     await until('c', async () => ((await inbox(s2)).counts.arrived === 2 ? true : undefined));
     // The deleted Inbox is not brought back: a new one holds c alone.
     expect((await inboxAttachments(s2)).map((a) => a.filename)).toEqual(['c.txt']);
+  });
+
+  it('announces an arrival: attachment_added on the events stream, list_changed to MCP clients', async () => {
+    const { s, dir } = await watched();
+    const events = await openSse(s.port, '/api/events', { Authorization: `Bearer ${TEST_TOKEN}` });
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(s.origin + '/mcp'), { requestInit: { headers: { Authorization: `Bearer ${TEST_TOKEN}` } } }));
+    const changed = new Promise<void>((resolve) => client.setNotificationHandler(ResourceListChangedNotificationSchema, () => resolve()));
+    // The MCP notification stream opens right after initialize; give it a moment to be listening.
+    await sleep(300);
+    try {
+      await fs.writeFile(path.join(dir, 'scan-001.txt'), 'scanned page');
+      const frame = await events.until((b) => b.event === 'attachment_added', 10_000);
+      const data = JSON.parse(frame.data!) as { session_id: string; attachment: { filename: string } };
+      expect(data.attachment.filename).toBe('scan-001.txt');
+      await expect(Promise.race([changed.then(() => 'notified'), sleep(5_000).then(() => 'timeout')])).resolves.toBe('notified');
+    } finally {
+      events.close();
+      await client.close();
+    }
   });
 });
