@@ -48,12 +48,9 @@ describe('Inbox folders (attack)', () => {
       let body: { counts: { arrived: number; symlink: number } };
       for (;;) {
         body = (await (await s.api('/api/inbox/folders')).json()) as typeof body;
-        if (body.counts.arrived === 1 || Date.now() > deadline) break;
+        if (body.counts.arrived >= 1 || Date.now() > deadline) break;
         await new Promise((r) => setTimeout(r, 50));
       }
-      expect(body.counts.arrived).toBe(1);
-      // All three links were seen and passed over as links.
-      expect(body.counts.symlink).toBeGreaterThanOrEqual(3);
       const sessions = (await (await s.api('/api/sessions')).json()) as { sessions: { session_id: string }[] };
       const session = (await (await s.api(`/api/session?session_id=${sessions.sessions[0]!.session_id}`)).json()) as { session: { attachments: { filename: string }[] } };
       expect(session.session.attachments.map((a) => a.filename)).toEqual(['real.txt']);
@@ -61,6 +58,9 @@ describe('Inbox folders (attack)', () => {
         expect((await fs.readFile(file)).includes(MARK), file).toBe(false);
       }
       expect(lines.filter((l) => l.includes(MARK))).toEqual([]);
+      expect(body.counts.arrived).toBe(1);
+      // All three links were seen and passed over as links.
+      expect(body.counts.symlink).toBeGreaterThanOrEqual(3);
     } finally {
       restore();
     }
