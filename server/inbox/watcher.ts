@@ -97,6 +97,8 @@ interface Folder {
   candidates: Map<string, Candidate>;
   /** The files as last read or passed over: a name whose signature differs is a change. */
   known: Map<string, Signature>;
+  /** Temporary and hidden names seen, so each is counted once (a download's hundred writes are one skip). */
+  ignored: Set<string>;
 }
 
 interface Ready {
@@ -104,6 +106,18 @@ interface Ready {
   name: string;
   sig: Signature;
   seq: number;
+}
+
+/** A file being read into staging ahead of its turn to be stored. */
+interface Fetched {
+  staged: string;
+  read: { hash: string } | 'changed' | 'gone';
+  error?: unknown;
+}
+
+interface Fetching {
+  item: Ready;
+  fetched: Promise<Fetched>;
 }
 
 interface StoredState {
@@ -178,7 +192,7 @@ export class InboxWatcher {
   }
 
   private newFolder(configured: string, source: Folder['source'], profile: string): Folder {
-    const folder: Folder = { configured, source, profile, status: 'missing', candidates: new Map(), known: new Map() };
+    const folder: Folder = { configured, source, profile, status: 'missing', candidates: new Map(), known: new Map(), ignored: new Set() };
     const stored = this.storedKnown.get(configured);
     if (stored) folder.known = stored;
     return folder;
@@ -351,7 +365,7 @@ export class InboxWatcher {
           return;
         }
         const name = filename.toString();
-        if (name.includes('/') || name.includes('\\') || ignoredName(name)) return;
+        if (name.includes('/') || name.includes('\\') || this.isIgnored(f, name)) return;
         this.touch(f, name);
       });
       // The folder was deleted or unmounted under the watch: the rescan finds it when it is back.
@@ -364,6 +378,18 @@ export class InboxWatcher {
       log.warn('inbox: could not watch a folder; it is rescanned instead', err);
     }
     this.storedKnown.set(f.configured, f.known);
+  }
+
+  /** A temporary or hidden name: never read; counted (and logged, at debug) the first time it is seen. */
+  private isIgnored(f: Folder, name: string): boolean {
+    const why = ignoredName(name);
+    if (!why) return false;
+    if (!f.ignored.has(name) && f.ignored.size < this.opts.maxFilesPerScan) {
+      f.ignored.add(name);
+      this.counts.ignored++;
+      log.debug(`inbox: a ${why} file was passed over`);
+    }
+    return true;
   }
 
   private async baseline(f: Folder): Promise<void> {
@@ -392,7 +418,7 @@ export class InboxWatcher {
     const present = new Set(names);
     for (const name of f.known.keys()) if (!present.has(name)) f.known.delete(name);
     for (const name of names) {
-      if (ignoredName(name) || f.candidates.has(name)) continue;
+      if (this.isIgnored(f, name) || f.candidates.has(name)) continue;
       const st = await fs.lstat(path.join(where, name)).catch(() => undefined);
       if (!st || !st.isFile()) continue;
       const sig = sigOf(st);
@@ -479,23 +505,34 @@ export class InboxWatcher {
     const run: Promise<void> = (async () => {
       // Yield first, so `draining` is set before this can end (and clear it).
       await Promise.resolve();
+      // One file is read ahead while the one before it is stored: storing (the database, the search index) is
+      // the slow half, and the order of storing stays the order of the queue.
+      let ahead: Fetching | undefined;
       try {
-        while (this.active && this.queue.length > 0) {
-          if (!this.rate.take(Date.now())) {
+        while (this.active && (ahead || this.queue.length > 0)) {
+          const current = ahead ?? this.fetchNext();
+          ahead = undefined;
+          if (!current) {
             this.rateTimer = setTimeout(() => {
               this.rateTimer = undefined;
               this.drain();
             }, RATE_RETRY_MS).unref();
             return;
           }
-          const item = this.queue.shift()!;
-          await this.arrive(item).catch((err: unknown) => {
+          if (this.queue.length > 0) ahead = this.fetchNext();
+          await this.deliver(current.item, await current.fetched).catch((err: unknown) => {
             this.counts.failed++;
-            item.folder.known.set(item.name, item.sig);
+            current.item.folder.known.set(current.item.name, current.item.sig);
             log.warn('inbox: a file could not be brought in', err);
           });
         }
       } finally {
+        // Paused or stopped with a file read ahead: it goes back to the front of the queue, its copy away.
+        if (ahead) {
+          const { staged } = await ahead.fetched;
+          await fs.rm(staged, { force: true });
+          this.queue.unshift(ahead.item);
+        }
         if (this.draining === running) this.draining = undefined;
       }
     })();
@@ -503,21 +540,34 @@ export class InboxWatcher {
     running = run;
   }
 
-  private async arrive(item: Ready): Promise<void> {
-    const { folder: f, name } = item;
-    if (!this.folders.includes(f) || !f.real) return;
+  /** Start reading the next queued file into staging, or undefined when this minute's arrivals are used up. */
+  private fetchNext(): Fetching | undefined {
+    if (!this.rate.take(Date.now())) return undefined;
+    const item = this.queue.shift()!;
     const staged = path.join(this.app.stagingDir, `inbox-${randomBytes(8).toString('hex')}`);
+    const where = item.folder.real;
+    const fetched: Promise<Fetched> = where
+      ? this.copyIfUnchanged(path.join(where, item.name), item.sig, staged).then(
+          (read) => ({ staged, read }),
+          (error: unknown) => ({ staged, read: 'gone' as const, error }),
+        )
+      : Promise.resolve({ staged, read: 'gone' as const });
+    return { item, fetched };
+  }
+
+  /** Store one file that was read, in queue order: unless it changed meanwhile or its bytes came before. */
+  private async deliver(item: Ready, { staged, read, error }: Fetched): Promise<void> {
+    const { folder: f, name } = item;
     try {
-      const read = await this.copyIfUnchanged(path.join(f.real, name), item.sig, staged);
+      if (error) throw error;
+      if (!this.folders.includes(f) || read === 'gone') return;
       if (read === 'changed') {
         // Written to again while it was read: it waits to settle once more.
         f.known.delete(name);
         this.touch(f, name);
         return;
       }
-      if (read === 'gone') return;
       const key = `${f.profile}:${read.hash}`;
-      f.known.set(name, item.sig);
       if (this.hashes.has(key)) {
         this.counts.duplicate++;
         return;
