@@ -23,8 +23,9 @@ export const MAX_ARRIVALS_PER_MINUTE = 2_000;
 export const MAX_FILES_PER_SCAN = 10_000;
 /** At most this many folders are watched (each holds an fs.watch handle and a rescan). */
 export const MAX_WATCHED_FOLDERS = 32;
-/** Content hashes remembered so the same bytes never arrive twice; the oldest are forgotten beyond this. */
-export const MAX_REMEMBERED_HASHES = 100_000;
+/** Content hashes remembered so the same bytes never arrive twice; the oldest are forgotten beyond this. Each is
+ *  ~75 bytes in `<state>/inbox.json`, rewritten after a burst of arrivals: 20,000 keep it near 1.5 MB. */
+export const MAX_REMEMBERED_HASHES = 20_000;
 /** The watcher's bookkeeping is written at most this often (after a burst of arrivals, once). */
 export const STATE_WRITE_DELAY_MS = 500;
 

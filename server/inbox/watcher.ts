@@ -243,6 +243,7 @@ export class InboxWatcher {
     }
     const [folder] = this.folders.splice(i, 1);
     this.closeWatch(folder!);
+    this.storedKnown.delete(folder!.configured);
     for (let q = this.queue.length - 1; q >= 0; q--) if (this.queue[q]!.folder === folder) this.queue.splice(q, 1);
     this.writeStateSoon(0);
   }
