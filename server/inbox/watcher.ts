@@ -298,7 +298,8 @@ export class InboxWatcher {
       c.seq = ++this.seq;
       // After an event the file is stat'ed afresh: the change it announced settles from the event's time.
       c.sig = sig;
-    } else f.candidates.set(name, { sig, changedAt: Date.now(), seq: ++this.seq });
+    } else if (f.candidates.size < this.opts.maxFilesPerScan) f.candidates.set(name, { sig, changedAt: Date.now(), seq: ++this.seq });
+    // Beyond that many files waiting at once a name is not tracked from its event; a later rescan finds it.
   }
 
   private scanAll(): Promise<void> {
