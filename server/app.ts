@@ -26,6 +26,7 @@ import { EventBus } from './store/events.js';
 import { SessionStore } from './store/sessions.js';
 import { SessionDeletions } from './sessions/deletion.js';
 import { Workspaces } from './store/workspaces.js';
+import { InboxWatcher } from './inbox/watcher.js';
 // The handlers, for the route table below.
 import { uploadAndExtract, uploadAttachment } from './handlers/attachments.js';
 import { defaultConnectionRoute, deleteConnectionRoute, discoverAgents, getAgentSettings, listAgentModels, listConnectionsRoute, saveAgentSettingsRoute, saveConnectionRoute, testAgent } from './handlers/agent-settings.js';
@@ -50,6 +51,8 @@ import { extractStoredAttachment } from './handlers/attachment-extract.js';
 import { uploadToWorkspace } from './handlers/workspace-upload.js';
 import { addWorkspace, listWorkspaces } from './handlers/workspaces.js';
 import { getCapture, putCaptureDraft, sendCapture, type InboxResolver } from './handlers/capture.js';
+import { changeInboxFolders, getInboxFolders, pauseInbox } from './inbox/routes.js';
+import { inboxSession } from './inbox/session.js';
 
 /** What every handler, the MCP tools and the attachment services are handed: the application's parts. */
 export interface App extends Host {
@@ -63,8 +66,10 @@ export interface App extends Host {
   turns: TurnManager;
   stagingDir: string;
   staticDir: string;
-  /** The Inbox conversation of a profile (server/inbox/session.ts); absent, quick capture's `inbox` answers 503. */
-  inbox?: InboxResolver;
+  /** The Inbox folder watcher (inbox/watcher.ts): SATCHEL_INBOX_FOLDERS and the folders the settings add. */
+  inbox: InboxWatcher;
+  /** The Inbox conversation of a profile (server/inbox/session.ts), quick capture's `inbox` destination. */
+  inboxDestination: InboxResolver;
 }
 
 export type HandlerInput = HandlerInputOf<App>;
@@ -121,6 +126,9 @@ export const routes: RouteTable<App> = {
   '/api/capture/send': { POST: api(sendCapture, 'Could not send the capture') },
   '/api/workspaces': { GET: api(listWorkspaces) },
   '/api/workspaces/add': { POST: api(addWorkspace) },
+  // Inbox folders (docs/API.md "Inbox folders"): watched folders, add/remove, pause and resume.
+  '/api/inbox/folders': { GET: api(getInboxFolders), POST: api(changeInboxFolders, 'Could not change the watched folders') },
+  '/api/inbox/pause': { POST: api(pauseInbox, 'Could not pause or resume watching') },
   '/api/workspace/list': { GET: api(listWorkspace) },
   '/api/workspace/file': { GET: api(readWorkspaceFile) },
   // Previews by kind and raw bytes (images, downloads): docs/API.md "File previews".
@@ -231,10 +239,13 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
     stagingDir,
     staticDir: config.staticDir ?? defaultStaticDir(),
     stopping: stopping.signal,
+    inbox: new InboxWatcher(config.inboxFolders ?? [], config.inbox),
+    // Quick capture's Inbox destination, the one place it is wired: the same conversation the watched folders fill
+    // (a test may give its own).
+    inboxDestination: { session: (profile) => (config.inboxSession ?? inboxSession)(app, profile) },
   };
-  // Quick capture's Inbox destination: the one place it is wired (absent, `inbox` answers 503 "Inbox is not available").
-  const inboxSession = config.inboxSession;
-  if (inboxSession) app.inbox = { session: (profile) => inboxSession(app, profile) };
+  // Watched folders (SATCHEL_INBOX_FOLDERS and the settings'), in the background: a slow folder never delays start.
+  const inboxStarted = app.inbox.start(app).catch((err: unknown) => log.warn('inbox: watching could not start', err));
   attachMcpToken(app, await McpToken.open(config.mcpTokenStore ?? mcpTokenFileStore(config.stateDir)));
   // Uploads never sent and in no draft for a week go (drafts/sweep.ts): now, in the background, then periodically.
   const sweep = startAttachmentSweep(config.stateDir, sessions);
@@ -245,7 +256,8 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
       stopping.abort();
-      await Promise.all([turns.stop(), sweep.stop(), deletions.stop(), backfill.stop()]);
+      await inboxStarted;
+      await Promise.all([turns.stop(), sweep.stop(), deletions.stop(), backfill.stop(), app.inbox.stop()]);
       await sessions.close();
     })();
     return stopped;

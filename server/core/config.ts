@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { SecretStore } from '../agent/secret-store.js';
 import type { TurnDependencies } from '../agent/turns.js';
+import type { InboxOptions } from '../inbox/watcher.js';
 import { expandUser } from '../settings/parsers.js';
 import { DEFAULT_HOST, DEFAULT_MAX_UPLOAD_MB, readSetting, SETTINGS, type FlagSettingName } from '../settings/table.js';
 
@@ -24,6 +25,10 @@ export interface ServerConfig {
   maxUploadBytes: number;
   /** Trusted default workspace root (SATCHEL_WEBUI_DEFAULT_WORKSPACE), absolute, or undefined. */
   defaultWorkspace?: string;
+  /** Folders watched into the Inbox conversation (SATCHEL_INBOX_FOLDERS), absolute; settings may add more. */
+  inboxFolders?: string[];
+  /** The watcher's timings and limits (inbox/rules.ts); tests shorten them. */
+  inbox?: Partial<InboxOptions>;
   /** Directory holding the built web UI; undefined = the renderer next to the compiled server. */
   staticDir?: string;
   /** Load the on-device speech model at start (SATCHEL_STT_PRELOAD=0 turns it off) so the first dictation is fast. */
@@ -86,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: CliFlags
     maxUploadBytes: Math.floor((readSetting('maxUploadMb', env) ?? DEFAULT_MAX_UPLOAD_MB) * BYTES_PER_MIB),
     defaultWorkspace: readSetting('defaultWorkspace', env),
     preloadSpeech: readSetting('sttPreload', env) ?? true,
+    inboxFolders: readSetting('inboxFolders', env),
   };
 }
 

@@ -9,7 +9,7 @@ import { storedJson } from '../testing/stored-session.js';
 import { contentSecurityPolicy } from '../http/headers.js';
 import type { App } from '../app.js';
 import type { Session } from '../store/sessions.js';
-import { CAPTURE_EMPTY, INBOX_UNAVAILABLE, MAX_CAPTURE_ATTACHMENTS } from './capture.js';
+import { CAPTURE_EMPTY, MAX_CAPTURE_ATTACHMENTS } from './capture.js';
 
 let srv: TestServer;
 let bare: TestServer;
@@ -84,7 +84,7 @@ describe('GET /api/capture and the draft', () => {
     const other = await srv.newSession({ profile: 'work' });
     expect((await srv.api(`/api/capture?session=${other}`)).status).toBe(404);
     expect((await view(srv)).inbox).toBe(true);
-    expect((await view(bare)).inbox).toBe(false);
+    expect((await view(bare)).inbox).toBe(true);
   });
 
   it('keeps the text, the staged uploads and the destination; a foreign path is refused', async () => {
@@ -135,10 +135,16 @@ describe('POST /api/capture/send', () => {
     expect((await storedJson(srv.stateDir, staging)).attachments).toEqual([]);
   });
 
-  it('to the Inbox without a resolver: 503 "Inbox is not available"', async () => {
-    const res = await send(bare, { destination: 'inbox', text: 'x' });
-    expect(res.status).toBe(503);
-    expect(await res.json()).toEqual({ error: INBOX_UNAVAILABLE });
+  it('to the Inbox of a server with nothing injected: the same Inbox conversation the watched folders fill', async () => {
+    const res = await send(bare, { destination: 'inbox', text: 'a note for later' });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { session_id: string };
+    const inbox = await storedJson(bare.stateDir, body.session_id);
+    expect(inbox.title).toBe('Inbox');
+    expect(inbox.messages[0].content).toBe('a note for later');
+    // Again: the same conversation, not a second Inbox.
+    const again = (await (await send(bare, { destination: 'inbox', text: 'another' })).json()) as { session_id: string };
+    expect(again.session_id).toBe(body.session_id);
   });
 
   it('asking the agent: a new conversation with the text as the question, its turn running', async () => {

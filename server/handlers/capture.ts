@@ -28,7 +28,6 @@ import { isCaptureDestination, readCaptureDraft, writeCaptureDraft, type Capture
 
 /** A capture carries at most as many files as one turn may (handlers/chat.ts MAX_TURN_ATTACHMENTS). */
 export const MAX_CAPTURE_ATTACHMENTS = 20;
-export const INBOX_UNAVAILABLE = 'Inbox is not available';
 export const CAPTURE_EMPTY = 'Nothing to send: type something or add a file';
 
 /**
@@ -92,7 +91,7 @@ export async function getCapture(input: HandlerInput): Promise<void> {
   const visible = staging && sessionVisible(staging.profile, profile) ? staging : null;
   await sendJson(ctx, 200, {
     current: current ? { session_id: serverValue(current.session_id), title: redactText(current.title) } : null,
-    inbox: app.inbox !== undefined,
+    inbox: true,
     draft: {
       text: redactText(stored.text),
       destination: serverValue(stored.destination),
@@ -118,8 +117,7 @@ async function targetSession(input: HandlerInput, destination: CaptureDestinatio
   const { app, profile } = input;
   if (destination === 'current') return visibleSession(app.sessions, id, profile);
   if (destination === 'inbox') {
-    if (!app.inbox) throw new HttpError(503, INBOX_UNAVAILABLE);
-    return app.inbox.session(profile);
+    return app.inboxDestination.session(profile);
   }
   const workspace = await app.workspaces.validate(app.workspaces.fallbackWorkspace);
   const session = await app.sessions.create({ workspace, profile });

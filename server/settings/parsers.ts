@@ -55,6 +55,15 @@ export const dir: Parser<string> = (raw, ctx) => {
   return value === undefined ? undefined : path.resolve(expandUser(value));
 };
 
+/** Folders separated by the platform's path-list delimiter (`:` or `;`): each trimmed, `~` expanded, absolute;
+ *  blank entries dropped, duplicates once. */
+export const dirList: Parser<string[]> = (raw, ctx) => {
+  const value = text(raw, ctx);
+  if (value === undefined) return undefined;
+  const dirs = value.split(path.delimiter).map((p) => p.trim()).filter((p) => p !== '').map((p) => path.resolve(expandUser(p)));
+  return dirs.length === 0 ? undefined : [...new Set(dirs)];
+};
+
 /** A TCP port, 0 (any free port) to 65535; anything else is unusable. */
 export const port: Parser<number> = (raw) => {
   if (typeof raw !== 'string' || raw.trim() === '') return undefined;

@@ -11,6 +11,7 @@ import {
   argv,
   boolean,
   dir,
+  dirList,
   language,
   port,
   positiveDecimal,
@@ -313,6 +314,14 @@ export const SETTINGS = {
     default: String(DEFAULT_AGENT_CONTEXT_CHARS),
     perRequest: true,
     meaning: 'characters of history and inlined attachments sent per turn',
+  }),
+  // Watched by the server itself (server/inbox/), so the headless server watches too; the settings panel adds more.
+  inboxFolders: row({
+    env: 'SATCHEL_INBOX_FOLDERS',
+    parse: dirList,
+    default: 'none',
+    perRequest: false,
+    meaning: 'folders whose new or changed files arrive once in the Inbox conversation, separated by `:` (`;` on Windows); each must pass the workspace rules',
   }),
 } as const;
 

@@ -1,0 +1,68 @@
+// Storing one staged file as a session's attachment: the upload's path (POST /api/upload) and every other way a
+// file reaches a conversation without a request of its own (the Inbox folder watcher, server/inbox/), so the
+// same limits, names, refusals, `.gz` handling and search indexing apply whatever brought the file.
+import fsp from 'node:fs/promises';
+import type { App } from '../app.js';
+import { guessMime } from '../core/mime.js';
+import { log } from '../core/log.js';
+import { maxExtractedBytes } from '../archive/index.js';
+import { storedAttachmentText } from '../search/attachment-text.js';
+import { placeUnique } from '../store/files.js';
+import type { Attachment } from '../store/sessions.js';
+import { attachKind, refusal } from './attach-kind.js';
+import { gunzipToStaging } from './gunzip-upload.js';
+import { openSessionFolder, storedName } from './layout.js';
+
+/** A file already in the staging folder, as it arrived: where it is, the name it came with, its size. */
+export interface StagedInput {
+  stagedPath: string;
+  filename: string;
+  size: number;
+}
+
+/**
+ * Store `file` (staged; the caller removes it afterwards) in session `sessionId` of `profile`, record it, index its
+ * text and announce it (`attachment_added`: open windows show it, MCP clients hear the list changed). A 7z or
+ * RAR archive is refused (ValueError, 400) before anything is stored; a plain `.gz` is stored as what it holds.
+ */
+export async function storeStagedAttachment(app: App, profile: string, sessionId: string, file: StagedInput): Promise<Attachment> {
+  let attachment: Attachment;
+  let gunzipped: { file: string; size: number } | undefined;
+  try {
+    const kind = await attachKind(file.stagedPath, file.filename);
+    if (kind.kind === 'refused') throw refusal(kind.reason);
+    gunzipped = kind.kind === 'gzip' ? await gunzipToStaging(file.stagedPath, app.stagingDir, maxExtractedBytes(app.config.maxUploadBytes)) : undefined;
+    // What a `.gz` holds is judged as a dropped file would be: a `notes.7z.gz` is still a 7z.
+    const inner = gunzipped && kind.kind === 'gzip' ? await attachKind(gunzipped.file, kind.innerName) : undefined;
+    if (inner?.kind === 'refused') throw refusal(inner.reason);
+    const safeName = storedName(kind.kind === 'gzip' ? kind.innerName : file.filename);
+    const dir = await openSessionFolder(app.config.stateDir, sessionId);
+    try {
+      const placed = await placeUnique(gunzipped?.file ?? file.stagedPath, dir, safeName, {
+        exists: () => `Upload destination already exists: ${safeName}`,
+        rejected: () => [403, 'Upload destination rejected'],
+      });
+      const type = guessMime(placed.name);
+      attachment = { filename: placed.name, path: placed.path, size: gunzipped?.size ?? file.size, mime: type, is_image: type.startsWith('image/') };
+      // The chip says "server.log (from server.log.gz)": the name the person dropped, as the upload's answer carries it.
+      if (gunzipped) attachment.decompressed_from = storedName(file.filename);
+      // A file the session does not record would be an orphan nobody can see: it goes if the record fails.
+      await app.sessions.addAttachment(sessionId, attachment).catch(async (err: unknown) => {
+        await dir.unlink(placed.name).catch((rmErr: unknown) => log.warn('could not remove an unrecorded attachment', rmErr));
+        throw err;
+      });
+    } finally {
+      await dir.close();
+    }
+  } finally {
+    if (gunzipped) await fsp.rm(gunzipped.file, { force: true });
+  }
+  // A text file's text is what the agent will get of it: searchable from now on (an Office document's, once a
+  // turn has converted it; search/attachment-text.ts). A failure here costs the search, never the upload.
+  if (!attachment.is_image) {
+    const text = await storedAttachmentText(app.config.stateDir, sessionId, attachment.filename);
+    if (text !== '') await app.sessions.indexAttachmentText(sessionId, attachment.path, text).catch((err: unknown) => log.warn('could not index an attachment\'s text', err));
+  }
+  app.events.publish({ name: 'attachment_added', profile, data: { session_id: sessionId, attachment } });
+  return attachment;
+}
