@@ -30,8 +30,14 @@ export function startAttachmentTextBackfill(stateDir: string, sessions: SessionS
   const stopping = new AbortController();
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      stopping.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      // Each pause's listener goes with it: the loop pauses every few seconds for the server's lifetime, and
+      // listeners left on the signal would pile up (Node warns past 10).
+      const onAbort = () => (clearTimeout(timer), resolve());
+      const timer = setTimeout(() => {
+        stopping.signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      stopping.signal.addEventListener('abort', onAbort, { once: true });
     });
   let drained!: () => void;
   const idle = new Promise<void>((resolve) => (drained = resolve));
