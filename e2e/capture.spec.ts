@@ -82,7 +82,7 @@ test('text goes to the current conversation and shows in the main window', async
   const page = await openCapture();
   await expect(page.getByTestId('destination-current')).toBeChecked();
   await expect(page.locator('#destination-current-label')).toHaveText('Current conversation: Reading list');
-  await expect(page.getByTestId('destination-inbox')).toBeDisabled();
+  await expect(page.getByTestId('destination-inbox')).toBeEnabled();
   await expect(page.getByTestId('send')).toBeDisabled();
   await page.getByTestId('capture-input').fill('Read the Moonshine paper');
   await page.getByTestId('send').click();
@@ -226,4 +226,15 @@ test('dictation: the microphone button and the held F8 key record, the transcrip
     await mic.close();
     fs.rmSync(wavDir, { recursive: true, force: true });
   }
+});
+
+// Last: the destination is part of the kept draft, and the tests above send to the current conversation.
+test('to the Inbox: the Inbox conversation appears in the main window with the note', async () => {
+  const page = await openCapture();
+  await page.getByTestId('destination-inbox').check();
+  await page.getByTestId('capture-input').fill('Call the plumber on Monday');
+  await page.getByTestId('send').click();
+  await expect(page.getByTestId('capture-notice')).toContainText('Inbox');
+  await expect(main.getByTestId('session-item').filter({ hasText: 'Inbox' })).toHaveCount(1);
+  await page.close();
 });
