@@ -23,6 +23,10 @@ describe('pathArguments', () => {
     expect(pathArguments(['/opt/Satchel/satchel', 'a.pdf', '--no-sandbox'], true)).toEqual(['a.pdf', '--no-sandbox']);
     expect(pathArguments(['/usr/bin/electron', '.', 'a.pdf'], false)).toEqual(['a.pdf']);
   });
+  it("the value of Satchel's own flags is not a path", () => {
+    expect(pathArguments(['satchel', '--state-dir', '/data', '--port', '8123', 'notes.md'], true)).toEqual(['--state-dir', '--port', 'notes.md']);
+    expect(pathArguments(['satchel', '--port=8123', 'notes.md'], true)).toEqual(['--port=8123', 'notes.md']);
+  });
   it('after --, a name starting with a dash is a path', () => {
     expect(pathArguments(['satchel', '--flag', '--', '-dash.txt'], true)).toEqual(['--flag', './-dash.txt']);
   });

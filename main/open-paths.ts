@@ -4,6 +4,7 @@
 // at most MAX_OPEN_PATHS at once. The delivery itself (the server's upload path) is injected.
 import type { Stats } from 'node:fs';
 import path from 'node:path';
+import { FLAG_SETTING_NAMES, SETTINGS } from '../server/settings/table.js';
 
 /** As many as one message may carry (docs/API.md: attachments ≤ 100); a larger selection is cut, and said so. */
 export const MAX_OPEN_PATHS = 100;
@@ -32,10 +33,16 @@ export interface OpenPathsResult {
 export function pathArguments(argv: readonly string[], isPackaged: boolean): string[] {
   const rest = argv.slice(isPackaged ? 1 : 2);
   const end = rest.indexOf('--');
-  // Flags stay in: acceptOpenPaths refuses them (Chromium adds its own switches to a second instance's argv).
-  if (end < 0) return rest;
-  return [...rest.slice(0, end), ...rest.slice(end + 1).map((a) => (a.startsWith('-') ? `./${a}` : a))];
+  const before = end < 0 ? rest : rest.slice(0, end);
+  // Flags stay in (acceptOpenPaths refuses them; Chromium adds its own switches to a second instance's argv),
+  // but the value after one of Satchel's value flags (`--port 8123`, `--state-dir D`) is not a file to open.
+  const options = before.filter((arg, i) => !(i > 0 && VALUE_FLAGS.has(before[i - 1]!) && !arg.startsWith('--')));
+  if (end < 0) return options;
+  return [...options, ...rest.slice(end + 1).map((a) => (a.startsWith('-') ? `./${a}` : a))];
 }
+
+/** The flags that take a value (server/settings/args.ts reads the same table column). */
+const VALUE_FLAGS = new Set<string>(FLAG_SETTING_NAMES.map((name) => SETTINGS[name].flag));
 
 export async function acceptOpenPaths(candidates: readonly string[], cwd: string, deps: OpenPathsDeps): Promise<OpenPathsResult> {
   const result: OpenPathsResult = { accepted: [], refused: [] };
