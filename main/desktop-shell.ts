@@ -2,7 +2,6 @@
 // window, "reply ready" notifications and files opened with Satchel. Thin on purpose: every decision is a
 // tested pure function (tray-menu.ts, shortcuts.ts, app-menu.ts, open-paths.ts, window-options.ts); this
 // file only builds Electron objects from their answers. Driven by main/electron-main.test.ts's fake electron.
-import path from 'node:path';
 import { app, BrowserWindow, globalShortcut, Menu, nativeImage, Notification, Tray } from 'electron';
 import { log } from '../server/core/log.js';
 import type { FinishedReply } from '../server/agent/turns.js';
@@ -16,6 +15,7 @@ import {
   recentConversations,
   replyNotification,
   shouldNotifyReply,
+  trayIconPath,
   trayMenuTemplate,
   type RecentConversation,
   type WatchingState,
@@ -44,11 +44,6 @@ export interface ShellContext {
   /** The main window, if it is open (it may be hidden in the tray). */
   mainWindow(): BrowserWindow | undefined;
   watch?: WatchControl;
-}
-
-/** Where the tray icon is: beside app.asar when packaged (electron-builder.yml extraResources), else build/. */
-export function trayIconPath(input: { isPackaged: boolean; resourcesPath: string; appPath: string }): string {
-  return input.isPackaged ? path.join(input.resourcesPath, 'tray-icon.png') : path.join(input.appPath, 'build', 'icon.png');
 }
 
 export class DesktopShell {

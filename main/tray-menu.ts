@@ -1,5 +1,6 @@
 // The tray (menu-bar) icon's menu, what closing the window does, and when a finished reply raises a system
 // notification: each a pure function of state, so the glue only builds Electron objects from the answers.
+import path from 'node:path';
 import type { MenuItemConstructorOptions } from 'electron';
 
 /** Recent conversations in the tray menu: enough to return to today's, few enough to keep the menu short. */
@@ -114,4 +115,9 @@ export function replyNotification(title: string): { title: string; body: string 
 /** The window's address for one conversation (renderer/src/app.ts reads #s=<id>); undefined for a bad id. */
 export function conversationUrl(appOrigin: string, sessionId: string): string | undefined {
   return SESSION_ID.test(sessionId) ? `${appOrigin}/#s=${sessionId}` : undefined;
+}
+
+/** Where the tray icon is: beside app.asar when packaged (electron-builder.yml extraResources), else build/. */
+export function trayIconPath(input: { isPackaged: boolean; resourcesPath: string; appPath: string }): string {
+  return input.isPackaged ? path.join(input.resourcesPath, 'tray-icon.png') : path.join(input.appPath, 'build', 'icon.png');
 }
