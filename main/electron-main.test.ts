@@ -319,7 +319,13 @@ const fake = vi.hoisted(() => {
         return defaultSession;
       },
     },
-    ipcMain: { handle: (channel: string) => state.log.push(`ipcMain.handle ${channel}`) },
+    ipcMain: {
+      handlers: new Map<string, Listener>(),
+      handle(channel: string, handler: Listener) {
+        state.log.push(`ipcMain.handle ${channel}`);
+        this.handlers.set(channel, handler);
+      },
+    },
     // Like Electron's: it answers only after 'ready'. The "encryption" reverses the bytes behind a marker,
     // enough to tell an encrypted file from the key (secret-file-store.test.ts checks real encryption).
     safeStorage: {
@@ -708,6 +714,21 @@ describe('startElectron: the desktop companion', () => {
     fake.state.notifications[0]!.emit('click');
     expect(fake.state.loads.at(-1)!.url).toBe(`${APP_ORIGIN}/#s=s2`);
     expect(win.isVisible()).toBe(true);
+  });
+
+  it('the settings page can read and change the desktop settings over IPC (desktop-settings-ipc.ts)', async () => {
+    fake.state.takenShortcuts = ['CommandOrControl+Shift+Space'];
+    await startWindowAndLoad();
+    const handler = fake.electron.ipcMain.handlers.get('satchel:desktop-settings')!;
+    const page = { senderFrame: { url: `${APP_ORIGIN}/`, parent: null } };
+    expect((await handler(page)).problems).toEqual([
+      'Quick capture: CommandOrControl+Shift+Space is in use by another application; choose another shortcut in Settings',
+    ]);
+    const changed = await handler(page, { shortcuts: { quickCapture: 'Alt+Shift+Space' } });
+    expect(changed.problems).toEqual([]);
+    expect([...fake.state.shortcuts.keys()].sort()).toEqual(['Alt+Shift+Space', 'CommandOrControl+Shift+D']);
+    expect(JSON.parse(readFileSync(path.join(userData, 'desktop-settings.json'), 'utf8')).shortcuts.quickCapture).toBe('Alt+Shift+Space');
+    await expect(handler({ senderFrame: { url: 'https://example.com/', parent: null } })).rejects.toThrow('untrusted sender');
   });
 
   it('the application menu has the standard Edit roles, so copy and paste work on macOS', async () => {

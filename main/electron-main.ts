@@ -23,6 +23,7 @@ import { accessCookieDetails, appRootUrl } from './access-cookie.js';
 import { parseMainArgs, type MainArgs } from './args.js';
 import { attachGuards } from './guards.js';
 import { DesktopShell, type WatchControl } from './desktop-shell.js';
+import { createDesktopSettingsHandler, DESKTOP_SETTINGS_CHANNEL } from './desktop-settings-ipc.js';
 import { guiServerPlan, loadDesktopSettings } from './gui-config.js';
 import { OpenPathQueue, pathArguments } from './open-paths.js';
 import { debounced, loadWindowState, rememberWindow, restoreWindow, saveWindowState } from './window-state.js';
@@ -209,6 +210,17 @@ function startWindow(args: MainArgs, singleInstance: boolean, argv: readonly str
         watch: deps.watchControl?.(server),
       });
       desktop.start();
+      const companion = desktop;
+      ipcMain.handle(
+        DESKTOP_SETTINGS_CHANNEL,
+        createDesktopSettingsHandler({
+          appOrigin,
+          platform: process.platform,
+          current: () => settings,
+          statuses: () => companion.shortcutStatuses,
+          update: (change) => companion.updateSettings(change),
+        }),
+      );
       let windowState = await loadWindowState(userData);
       const restored = restoreWindow(windowState, screen.getAllDisplays(), screen.getPrimaryDisplay());
       const win = new BrowserWindow({ ...popupOptions(), ...restored.bounds });
