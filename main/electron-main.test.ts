@@ -719,7 +719,7 @@ describe('startElectron: the desktop companion', () => {
   it('the settings page can read and change the desktop settings over IPC (desktop-settings-ipc.ts)', async () => {
     fake.state.takenShortcuts = ['CommandOrControl+Shift+Space'];
     await startWindowAndLoad();
-    const handler = fake.electron.ipcMain.handlers.get('satchel:desktop-settings')!;
+    const handler = fake.electron.ipcMain.handlers.get('satchel:desktop-settings')! as (...args: unknown[]) => Promise<any>;
     const page = { senderFrame: { url: `${APP_ORIGIN}/`, parent: null } };
     expect((await handler(page)).problems).toEqual([
       'Quick capture: CommandOrControl+Shift+Space is in use by another application; choose another shortcut in Settings',
