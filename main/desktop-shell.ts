@@ -20,7 +20,7 @@ import {
   type RecentConversation,
   type WatchingState,
 } from './tray-menu.js';
-import { CAPTURE_PATH, captureWindowOptions, DICTATE_QUERY } from './window-options.js';
+import { captureUrl, captureWindowOptions } from './window-options.js';
 
 /** The tray icon's size in points; Electron picks the @2x pixels on a Retina display from the same image. */
 export const TRAY_ICON_SIZE = 16;
@@ -52,6 +52,8 @@ export class DesktopShell {
   private shortcuts: ShortcutStatus[] = [];
   private recent: RecentConversation[] = [];
   private quitting = false;
+  /** Push-to-talk presses while the capture window is open (captureUrl's #ptt=<n>). */
+  private presses = 0;
 
   constructor(private readonly ctx: ShellContext) {}
 
@@ -100,13 +102,16 @@ export class DesktopShell {
 
   /** The quick-capture window (one at a time); Dictate opens it recording. */
   openCapture(dictate = false): void {
-    const url = `${this.ctx.appOrigin}${CAPTURE_PATH}${dictate ? DICTATE_QUERY : ''}`;
     const existing = this.capture;
     if (existing && !existing.isDestroyed()) {
-      if (dictate) void existing.loadURL(url).catch((err: unknown) => log.warn('Opening quick capture failed:', err));
+      if (dictate) {
+        const url = captureUrl(this.ctx.appOrigin, true, ++this.presses);
+        void existing.loadURL(url).catch((err: unknown) => log.warn('Opening quick capture failed:', err));
+      }
       focusWindow(existing);
       return;
     }
+    const url = captureUrl(this.ctx.appOrigin, dictate);
     const win = new BrowserWindow(captureWindowOptions({ preloadPath: this.ctx.preloadPath, version: this.ctx.version }));
     this.capture = win;
     win.once('ready-to-show', () => win.show());

@@ -651,6 +651,10 @@ describe('startElectron: the desktop companion', () => {
     expect([...fake.state.shortcuts.keys()]).toEqual(['CommandOrControl+Shift+Space', 'CommandOrControl+Shift+D']);
     fake.state.shortcuts.get('CommandOrControl+Shift+D')!();
     expect(fake.state.loads.at(-1)!.url).toBe(`${APP_ORIGIN}/capture?dictate=1`);
+    // Pressed again: the open page is told through its fragment (press to toggle), no second window.
+    fake.state.shortcuts.get('CommandOrControl+Shift+D')!();
+    expect(fake.state.loads.at(-1)!.url).toBe(`${APP_ORIGIN}/capture?dictate=1#ptt=1`);
+    expect(fake.state.windows).toHaveLength(2);
     // The menu shows them beside Quick capture and Dictate.
     expect(tray().menu[0]).toMatchObject({ accelerator: 'CommandOrControl+Shift+Space' });
     const file = fake.state.appMenu!.find((m) => m.id === 'file').submenu;

@@ -54,6 +54,15 @@ export function windowOptions(input: WindowOptionsInput): BrowserWindowConstruct
 export const CAPTURE_PATH = '/capture';
 /** Push-to-talk opens the same page recording at once. */
 export const DICTATE_QUERY = '?dictate=1';
+
+/**
+ * The capture page's address. Push-to-talk pressed while the page is already open for dictation changes only
+ * the fragment (`#ptt=<n>`): a same-document navigation, so the page is not reloaded and gets a `hashchange`
+ * to toggle its recording (globalShortcut reports presses, never releases, so "press to toggle" is the mode).
+ */
+export function captureUrl(appOrigin: string, dictate: boolean, press = 0): string {
+  return `${appOrigin}${CAPTURE_PATH}${dictate ? DICTATE_QUERY : ''}${dictate && press > 0 ? `#ptt=${press}` : ''}`;
+}
 /** Small enough to sit over any window, large enough for a paragraph, a thumbnail row and the send buttons. */
 export const CAPTURE_WIDTH = 560;
 export const CAPTURE_HEIGHT = 420;
