@@ -845,7 +845,7 @@ describe('startElectron --server-only', () => {
     });
     startElectron(['.', '--server-only', '--state-dir', userData, ...extra]);
     fake.emitReady();
-    await vi.waitFor(() => expect(printed).toHaveLength(1));
+    await vi.waitFor(() => expect(printed, JSON.stringify(printed)).toHaveLength(1));
     return printed[0]!;
   }
 
