@@ -9,6 +9,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs script without type declarations
 import { STAMP } from '../scripts/build-if-stale.mjs';
+import { trayIconPath } from './tray-menu.js';
 import { PACKAGED_MODEL_SUBDIR } from './model-dir.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -46,6 +47,31 @@ describe('electron-builder.yml against electron-builder’s schema', () => {
       /configuration\.electronFuses should be/,
     );
     await expect(validate({ ...config, mac: { ...config.mac, hardenedRuntime: 'yes' } })).rejects.toThrow(/hardenedRuntime/);
+  });
+});
+
+describe('the desktop companion: open with, the .desktop entry, macOS usage strings', () => {
+  const associations = () => config.fileAssociations as Array<{ ext: string | string[]; mimeType: string; role: string; rank: string }>;
+  const exts = () => associations().flatMap((a) => (Array.isArray(a.ext) ? a.ext : [a.ext]));
+
+  it('associates common documents, images, archives and audio, as a Viewer that never takes the default', () => {
+    for (const ext of ['pdf', 'docx', 'xlsx', 'pptx', 'txt', 'md', 'csv', 'png', 'jpg', 'jpeg', 'webp', 'zip', 'gz', 'mp3', 'wav', 'm4a']) {
+      expect(exts(), ext).toContain(ext);
+    }
+    expect(new Set(exts()).size, 'each extension once').toBe(exts().length);
+    for (const a of associations()) {
+      expect(a, String(a.ext)).toMatchObject({ role: 'Viewer', rank: 'Alternate' });
+      // Linux builds its MimeType line from these: each a real type/subtype.
+      expect(a.mimeType, String(a.ext)).toMatch(/^[a-z]+\/[a-z0-9.+-]+$/);
+    }
+  });
+  it('the Linux .desktop entry passes local files (%F) and lists folders among its types', () => {
+    expect(config.linux.executableArgs).toEqual(['%F']);
+    expect(config.linux.mimeTypes).toContain('inode/directory');
+  });
+  it('macOS asks for the microphone and the screen with a sentence saying why', () => {
+    expect(config.mac.extendInfo.NSMicrophoneUsageDescription).toMatch(/microphone only while you dictate/);
+    expect(config.mac.extendInfo.NSScreenCaptureUsageDescription).toMatch(/only when you take a screenshot/);
   });
 });
 
@@ -111,7 +137,10 @@ describe('what the app relies on', () => {
     expect(config.asarUnpack).toContain('node_modules/onnxruntime-node/**');
     expect(config.extraResources).toEqual([
       { from: 'models/moonshine-tiny', to: PACKAGED_MODEL_SUBDIR.split(path.sep).join('/'), filter: ['**/*.onnx'] },
+      // The tray icon, where main/desktop-shell.ts trayIconPath looks for it when packaged.
+      { from: 'build/icon.png', to: path.basename(trayIconPath({ isPackaged: true, resourcesPath: '/r', appPath: '/a' })) },
     ]);
+    expect(existsSync(path.join(ROOT, 'build', 'icon.png'))).toBe(true);
   });
   /** Whether electron-builder unpacks `file`, by the minimatch it matches asarUnpack with itself. */
   function unpackedBy(patterns: readonly string[]): (file: string) => boolean {

@@ -81,6 +81,15 @@ const fake = vi.hoisted(() => {
     exitCode: undefined as number | undefined,
     quitted: false,
     resolveReady: (): void => {},
+    /** Global shortcuts held by other applications: register answers false for these. */
+    takenShortcuts: [] as string[],
+    shortcuts: new Map<string, () => void>(),
+    trays: [] as FakeTray[],
+    appMenu: undefined as any[] | undefined,
+    notifications: [] as FakeNotification[],
+    loginItem: undefined as { openAtLogin: boolean } | undefined,
+    displays: [{ id: 1, bounds: { x: 0, y: 0, width: 1920, height: 1080 }, workArea: { x: 0, y: 0, width: 1920, height: 1040 } }],
+    iconMissing: false,
   };
   let readyPromise = Promise.resolve();
 
@@ -109,9 +118,15 @@ const fake = vi.hoisted(() => {
       if (name !== 'userData') throw new Error(`unexpected getPath(${name})`);
       return state.userData;
     },
+    getAppPath: () => '/app',
+    setLoginItemSettings(settings: { openAtLogin: boolean }) {
+      state.loginItem = settings;
+    },
     getVersion: () => '1.2.3',
     quit() {
       state.log.push('quit');
+      // As in Electron: before-quit first (windows are then closed), will-quit after.
+      app.emit('before-quit', preventable());
       const event = preventable();
       app.emit('will-quit', event);
       if (!event.defaultPrevented) state.quitted = true;
@@ -167,11 +182,81 @@ const fake = vi.hoisted(() => {
       });
       return Promise.resolve();
     }
+    visible = false;
+    focused = false;
+    maximized = false;
     isDestroyed = () => this.destroyed;
     isMinimized = () => this.minimized;
+    isVisible = () => this.visible;
+    isFocused = () => this.focused;
+    isMaximized = () => this.maximized;
+    maximize = () => {
+      this.maximized = true;
+      state.log.push('window.maximize');
+    };
+    getNormalBounds = () => ({ ...this.bounds });
+    get bounds() {
+      const o = this.options as { x?: number; y?: number; width?: number; height?: number };
+      return this.moved ?? { x: o.x ?? 0, y: o.y ?? 0, width: o.width ?? 800, height: o.height ?? 600 };
+    }
+    moved: { x: number; y: number; width: number; height: number } | undefined;
     restore = () => state.log.push('window.restore');
-    show = () => state.log.push('window.show');
-    focus = () => state.log.push('window.focus');
+    show = () => {
+      this.visible = true;
+      state.log.push('window.show');
+    };
+    hide = () => {
+      this.visible = false;
+      state.log.push('window.hide');
+      this.emit('hide');
+    };
+    focus = () => {
+      this.focused = true;
+      state.log.push('window.focus');
+    };
+    /** The person clicks the close button: 'close' (preventable), then 'closed' unless prevented. */
+    close(): boolean {
+      const event = preventable();
+      this.emit('close', event);
+      if (event.defaultPrevented) return false;
+      this.destroyed = true;
+      this.emit('closed');
+      return true;
+    }
+  }
+
+  class FakeTray extends Emitter {
+    menu: any[] = [];
+    tooltip = '';
+    constructor(readonly image: unknown) {
+      super();
+      if (!state.ready) throw new Error('Cannot create Tray before app is ready');
+      state.trays.push(this);
+    }
+    setToolTip(text: string) {
+      this.tooltip = text;
+    }
+    setContextMenu(menu: { template: any[] }) {
+      this.menu = menu.template;
+    }
+    /** A click on the tray menu's item with this id. */
+    clickItem(id: string, checked?: boolean) {
+      const item = this.menu.find((i) => i.id === id);
+      if (!item) throw new Error(`no tray item ${id}: ${this.menu.map((i) => i.id).join(', ')}`);
+      item.click({ checked });
+    }
+  }
+
+  class FakeNotification extends Emitter {
+    static isSupported = () => true;
+    shown = false;
+    constructor(readonly options: { title: string; body: string }) {
+      super();
+      state.notifications.push(this);
+    }
+    show() {
+      this.shown = true;
+    }
   }
 
   const defaultSession = {
@@ -200,13 +285,47 @@ const fake = vi.hoisted(() => {
   const electron = {
     app,
     BrowserWindow: FakeWindow,
+    Tray: FakeTray,
+    Notification: FakeNotification,
+    Menu: {
+      buildFromTemplate: (template: any[]) => ({ template }),
+      setApplicationMenu(menu: { template: any[] }) {
+        state.appMenu = menu.template;
+      },
+    },
+    nativeImage: {
+      createFromPath: (p: string) => {
+        const image = { path: p, size: 0, isEmpty: () => state.iconMissing, setTemplateImage: () => {}, resize: (o: { width: number }) => ({ ...image, size: o.width }) };
+        return image;
+      },
+    },
+    globalShortcut: {
+      register(accelerator: string, callback: () => void) {
+        if (!state.ready) throw new Error('globalShortcut cannot be used before the app is ready');
+        if (state.takenShortcuts.includes(accelerator)) return false;
+        state.shortcuts.set(accelerator, callback);
+        return true;
+      },
+      unregister: (accelerator: string) => void state.shortcuts.delete(accelerator),
+      unregisterAll: () => state.shortcuts.clear(),
+    },
+    screen: {
+      getAllDisplays: () => state.displays,
+      getPrimaryDisplay: () => state.displays[0],
+    },
     session: {
       get defaultSession() {
         if (!state.ready) throw new Error('Session can only be received when app is ready');
         return defaultSession;
       },
     },
-    ipcMain: { handle: (channel: string) => state.log.push(`ipcMain.handle ${channel}`) },
+    ipcMain: {
+      handlers: new Map<string, Listener>(),
+      handle(channel: string, handler: Listener) {
+        state.log.push(`ipcMain.handle ${channel}`);
+        this.handlers.set(channel, handler);
+      },
+    },
     // Like Electron's: it answers only after 'ready'. The "encryption" reverses the bytes behind a marker,
     // enough to tell an encrypted file from the key (secret-file-store.test.ts checks real encryption).
     safeStorage: {
@@ -278,6 +397,14 @@ const fake = vi.hoisted(() => {
       openedExternally: [],
       exitCode: undefined,
       quitted: false,
+      takenShortcuts: [],
+      shortcuts: new Map(),
+      trays: [],
+      appMenu: undefined,
+      notifications: [],
+      loginItem: undefined,
+      displays: [{ id: 1, bounds: { x: 0, y: 0, width: 1920, height: 1080 }, workArea: { x: 0, y: 0, width: 1920, height: 1040 } }],
+      iconMissing: false,
     });
     Object.assign(server, { started: 0, fail: undefined, closed: 0 });
     readyPromise = new Promise<void>((resolve) => (state.resolveReady = resolve));
@@ -290,7 +417,7 @@ const fake = vi.hoisted(() => {
     state.resolveReady();
   }
 
-  return { electron, state, server, startServer, reset, emitReady, FakeWebContents };
+  return { electron, state, server, startServer, reset, emitReady, FakeWebContents, FakeWindow };
 });
 
 vi.mock('electron', () => fake.electron);
@@ -312,7 +439,19 @@ beforeEach(() => {
   signalListenersBefore = new Map(SIGNALS.map((s) => [s, process.listeners(s)]));
   savedLogLevel = process.env.SATCHEL_LOG_LEVEL;
   process.env.SATCHEL_LOG_LEVEL = 'silent';
+  // The tray reads the recent conversations from the server's GET /api/sessions; the fake server has no socket.
+  vi.stubGlobal('fetch', sessionsFetch([]));
 });
+
+/** A fetch answering GET /api/sessions with these sessions (and recording the token it was sent). */
+function sessionsFetch(sessions: Array<{ session_id: string; title: string; archived?: boolean }>) {
+  return vi.fn(async (url: string, init?: { headers?: Record<string, string> }) => {
+    if (url !== `${APP_ORIGIN}/api/sessions` || init?.headers?.Authorization !== `Bearer ${TOKEN}`) {
+      return new Response(JSON.stringify({ error: 'Unauthorized' }), { status: 401 });
+    }
+    return new Response(JSON.stringify({ sessions }), { headers: { 'Content-Type': 'application/json' } });
+  });
+}
 
 afterEach(() => {
   // startElectron hooks SIGINT/SIGTERM on this very process; take those hooks off again.
@@ -322,6 +461,7 @@ afterEach(() => {
   if (savedLogLevel === undefined) delete process.env.SATCHEL_LOG_LEVEL;
   else process.env.SATCHEL_LOG_LEVEL = savedLogLevel;
   vi.restoreAllMocks();
+  vi.unstubAllGlobals();
   rmSync(userData, { recursive: true, force: true });
 });
 
@@ -467,6 +607,197 @@ describe('startElectron: the window', () => {
   });
 });
 
+describe('startElectron: the desktop companion', () => {
+  const tray = () => fake.state.trays[0]!;
+  const itemIds = (menu: any[]) => menu.map((i) => i.id ?? i.role ?? i.type);
+
+  it('puts a tray icon up with capture, dictate, the recent conversations from the server, open and quit', async () => {
+    vi.stubGlobal('fetch', sessionsFetch([{ session_id: 's-new', title: 'Invoices' }, { session_id: 's-old', title: 'Old', archived: true }]));
+    await startWindowAndLoad();
+    expect(fake.state.trays).toHaveLength(1);
+    expect(tray().tooltip).toBe('Satchel');
+    expect(tray().image).toMatchObject({ path: path.join('/app', 'build', 'icon.png'), size: 16 });
+    await vi.waitFor(() => expect(itemIds(tray().menu)).toContain('recent:s-new'));
+    expect(tray().menu.map((i) => i.label ?? '---')).toEqual([
+      'Quick capture', 'Dictate', '---', 'Recent conversations', 'Invoices', '---', 'Open Satchel', '---', 'Quit Satchel',
+    ]);
+  });
+
+  it('tray clicks: a recent conversation opens in the window, Quick capture opens the capture window, Quit quits', async () => {
+    vi.stubGlobal('fetch', sessionsFetch([{ session_id: 's-new', title: 'Invoices' }]));
+    const { win } = await startWindowAndLoad();
+    await vi.waitFor(() => expect(itemIds(tray().menu)).toContain('recent:s-new'));
+    win.hide();
+    tray().clickItem('recent:s-new');
+    expect(fake.state.loads.at(-1)!.url).toBe(`${APP_ORIGIN}/#s=s-new`);
+    expect(win.isVisible()).toBe(true);
+
+    tray().clickItem('quick-capture');
+    const capture = fake.state.windows[1]!;
+    expect(capture.options).toMatchObject({ alwaysOnTop: true, width: 560, webPreferences: { sandbox: true, contextIsolation: true } });
+    expect(fake.state.loads.at(-1)!.url).toBe(`${APP_ORIGIN}/capture`);
+    // The capture page is in the app's origin: the same cookie, the same permission handlers, guarded navigation.
+    expect(fake.state.loads.at(-1)!.cookies[0]).toMatchObject({ name: 'satchel_access' });
+    expect(capture.webContents.navigate(EXTERNAL)).toBe(true);
+    tray().clickItem('quick-capture');
+    expect(fake.state.windows, 'one capture window at a time').toHaveLength(2);
+
+    tray().clickItem('quit');
+    await vi.waitFor(() => expect(fake.state.quitted).toBe(true));
+  });
+
+  it('global shortcuts: the defaults are registered, a press opens capture or dictation', async () => {
+    await startWindowAndLoad();
+    expect([...fake.state.shortcuts.keys()]).toEqual(['CommandOrControl+Shift+Space', 'CommandOrControl+Shift+D']);
+    fake.state.shortcuts.get('CommandOrControl+Shift+D')!();
+    expect(fake.state.loads.at(-1)!.url).toBe(`${APP_ORIGIN}/capture?dictate=1`);
+    // Pressed again: the open page is told through its fragment (press to toggle), no second window.
+    fake.state.shortcuts.get('CommandOrControl+Shift+D')!();
+    expect(fake.state.loads.at(-1)!.url).toBe(`${APP_ORIGIN}/capture?dictate=1#ptt=1`);
+    expect(fake.state.windows).toHaveLength(2);
+    // The menu shows them beside Quick capture and Dictate.
+    expect(tray().menu[0]).toMatchObject({ accelerator: 'CommandOrControl+Shift+Space' });
+    const file = fake.state.appMenu!.find((m) => m.id === 'file').submenu;
+    expect(file[1]).toMatchObject({ label: 'Dictate', accelerator: 'CommandOrControl+Shift+D', registerAccelerator: false });
+    fake.electron.app.quit();
+    expect(fake.state.shortcuts.size, 'released at quit').toBe(0);
+  });
+
+  it('a shortcut another application holds is reported in a notification, not silently lost', async () => {
+    fake.state.takenShortcuts = ['CommandOrControl+Shift+Space'];
+    await startWindowAndLoad();
+    expect([...fake.state.shortcuts.keys()]).toEqual(['CommandOrControl+Shift+D']);
+    expect(fake.state.notifications.map((n) => [n.options.title, n.options.body, n.shown])).toEqual([
+      ['A Satchel shortcut does not work', 'Quick capture: CommandOrControl+Shift+Space is in use by another application; choose another shortcut in Settings', true],
+    ]);
+    expect(tray().menu[0].accelerator, 'not shown as if it worked').toBeUndefined();
+  });
+
+  it('shortcuts come from desktop-settings.json; a conflict between two is reported', async () => {
+    writeFileSync(path.join(userData, 'desktop-settings.json'), JSON.stringify({ shortcuts: { quickCapture: 'Alt+Shift+K', pushToTalk: 'alt+shift+k' } }));
+    await startWindowAndLoad();
+    expect([...fake.state.shortcuts.keys()]).toEqual(['Alt+Shift+K']);
+    expect(fake.state.notifications[0]!.options.body).toBe("Push-to-talk: alt+shift+k is already Quick capture's shortcut");
+  });
+
+  it('closing the window keeps Satchel in the tray when the setting is on; Quit still quits', async () => {
+    writeFileSync(path.join(userData, 'desktop-settings.json'), JSON.stringify({ closeToTray: true }));
+    const { win } = await startWindowAndLoad();
+    win.emit('ready-to-show');
+    expect(win.close(), 'the close was turned into a hide').toBe(false);
+    expect(win.isVisible()).toBe(false);
+    expect(fake.state.quitted).toBe(false);
+    tray().clickItem('open');
+    expect(win.isVisible()).toBe(true);
+    fake.electron.app.quit();
+    expect(win.close(), 'quitting closes for real').toBe(true);
+  });
+
+  it('with the setting off (the Linux default) the window closes', async () => {
+    const { win } = await startWindowAndLoad();
+    expect(win.close()).toBe(process.platform === 'linux' ? true : false);
+  });
+
+  it('the menu switch turns close-to-tray on and saves it', async () => {
+    await startWindowAndLoad();
+    const file = fake.state.appMenu!.find((m) => m.id === 'file').submenu;
+    file.find((i: any) => i.id === 'close-to-tray').click({ checked: true });
+    await vi.waitFor(() => expect(JSON.parse(readFileSync(path.join(userData, 'desktop-settings.json'), 'utf8')).closeToTray).toBe(true));
+  });
+
+  it('a finished reply raises a notification while the window is hidden, whose click opens the conversation', async () => {
+    const { win } = await startWindowAndLoad();
+    const onReplyFinished = (fake.state.serverConfigs[0] as { agent?: { onReplyFinished?: (r: object) => void } }).agent!.onReplyFinished!;
+    win.show();
+    win.focus();
+    onReplyFinished({ session_id: 's1', profile: 'default', title: 'Looked at' });
+    expect(fake.state.notifications, 'not for the window the person is looking at').toEqual([]);
+    win.hide();
+    onReplyFinished({ session_id: 's2', profile: 'default', title: 'Tax return' });
+    expect(fake.state.notifications.map((n) => n.options)).toMatchObject([{ title: 'Tax return', body: 'The reply is ready. Click to open the conversation.' }]);
+    fake.state.notifications[0]!.emit('click');
+    expect(fake.state.loads.at(-1)!.url).toBe(`${APP_ORIGIN}/#s=s2`);
+    expect(win.isVisible()).toBe(true);
+  });
+
+  it('the settings page can read and change the desktop settings over IPC (desktop-settings-ipc.ts)', async () => {
+    fake.state.takenShortcuts = ['CommandOrControl+Shift+Space'];
+    await startWindowAndLoad();
+    const handler = fake.electron.ipcMain.handlers.get('satchel:desktop-settings')! as (...args: unknown[]) => Promise<any>;
+    const page = { senderFrame: { url: `${APP_ORIGIN}/`, parent: null } };
+    expect((await handler(page)).problems).toEqual([
+      'Quick capture: CommandOrControl+Shift+Space is in use by another application; choose another shortcut in Settings',
+    ]);
+    const changed = await handler(page, { shortcuts: { quickCapture: 'Alt+Shift+Space' } });
+    expect(changed.problems).toEqual([]);
+    expect([...fake.state.shortcuts.keys()].sort()).toEqual(['Alt+Shift+Space', 'CommandOrControl+Shift+D']);
+    expect(JSON.parse(readFileSync(path.join(userData, 'desktop-settings.json'), 'utf8')).shortcuts.quickCapture).toBe('Alt+Shift+Space');
+    await expect(handler({ senderFrame: { url: 'https://example.com/', parent: null } })).rejects.toThrow('untrusted sender');
+  });
+
+  it('the application menu has the standard Edit roles, so copy and paste work on macOS', async () => {
+    await startWindowAndLoad();
+    const edit = fake.state.appMenu!.find((m) => m.id === 'edit').submenu.map((i: any) => i.role ?? i.type);
+    expect(edit).toEqual(expect.arrayContaining(['undo', 'redo', 'cut', 'copy', 'paste', 'selectAll']));
+  });
+
+  it('the window opens where it was left, and its place is saved after it moves', async () => {
+    writeFileSync(
+      path.join(userData, 'window-state.json'),
+      JSON.stringify({ displays: { '0,0,1920x1080': { bounds: { x: 1500, y: 100, width: 1000, height: 700 }, maximized: true } }, last: '0,0,1920x1080' }),
+    );
+    const { win } = await startWindowAndLoad();
+    // Clamped into the 1920-wide work area, and maximized again.
+    expect(win.options).toMatchObject({ x: 920, y: 100, width: 1000, height: 700 });
+    expect(win.isMaximized()).toBe(true);
+    win.maximized = false;
+    win.moved = { x: 40, y: 50, width: 900, height: 600 };
+    win.emit('move');
+    win.emit('close', { preventDefault: () => {} });
+    await vi.waitFor(() =>
+      expect(JSON.parse(readFileSync(path.join(userData, 'window-state.json'), 'utf8')).displays['0,0,1920x1080']).toEqual({
+        bounds: { x: 40, y: 50, width: 900, height: 600 },
+        maximized: false,
+      }),
+    );
+  });
+
+  it('open-file before ready and a second instance\'s arguments reach the Inbox through the injected delivery', async () => {
+    const file = path.join(userData, 'scan.pdf');
+    writeFileSync(file, '%PDF-1.4');
+    const delivered: string[][] = [];
+    startElectron(['.'], {
+      deliverOpenPaths: async (_server, paths) => {
+        delivered.push(paths);
+        return { sessionId: 'inbox-1' };
+      },
+    });
+    // macOS: the file the app was launched with comes as open-file before 'ready'.
+    const early = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
+    fake.electron.app.emit('open-file', early, file);
+    expect(early.defaultPrevented).toBe(true);
+    fake.emitReady();
+    await vi.waitFor(() => expect(delivered).toEqual([[file]]));
+    await vi.waitFor(() => expect(fake.state.loads.at(-1)!.url).toBe(`${APP_ORIGIN}/#s=inbox-1`));
+
+    // Windows/Linux: "Open with" starts a second instance; its argv and folder come here. Flags, URLs and
+    // missing files are not handed on.
+    fake.electron.app.emit('second-instance', {}, ['/usr/bin/electron', '.', '--flag', 'scan.pdf', 'https://example.com/a.pdf', 'gone.txt'], userData, {});
+    await vi.waitFor(() => expect(delivered).toEqual([[file], [file]]));
+  });
+
+  it('files passed on the first launch (the .desktop entry\'s %F) are delivered once the server is up', async () => {
+    const file = path.join(userData, 'photo.png');
+    writeFileSync(file, 'png');
+    const delivered: string[][] = [];
+    startElectron(['.', file], { deliverOpenPaths: async (_server, paths) => void delivered.push(paths) });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(delivered, 'nothing before the server').toEqual([]);
+    fake.emitReady();
+    await vi.waitFor(() => expect(delivered).toEqual([[file]]));
+  });
+});
+
 describe('startElectron --server-only', () => {
   it('creates no window and takes no lock, prints the URL, and exits 0 on SIGTERM', async () => {
     const printed: string[] = [];
@@ -514,7 +845,7 @@ describe('startElectron --server-only', () => {
     });
     startElectron(['.', '--server-only', '--state-dir', userData, ...extra]);
     fake.emitReady();
-    await vi.waitFor(() => expect(printed).toHaveLength(1));
+    await vi.waitFor(() => expect(printed, JSON.stringify(printed)).toHaveLength(1));
     return printed[0]!;
   }
 

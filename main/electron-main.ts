@@ -1,6 +1,6 @@
 // Electron glue: wires the tested pieces to Electron's objects. Kept thin on purpose; every decision it
 // makes lives in a module with unit tests. Imported only when running under Electron (see index.ts).
-import { lstat } from 'node:fs/promises';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import {
   app,
@@ -8,6 +8,7 @@ import {
   dialog,
   ipcMain,
   safeStorage,
+  screen,
   session,
   shell,
   systemPreferences,
@@ -21,7 +22,11 @@ import { log } from '../server/core/log.js';
 import { accessCookieDetails, appRootUrl } from './access-cookie.js';
 import { parseMainArgs, type MainArgs } from './args.js';
 import { attachGuards } from './guards.js';
-import { guiServerPlan } from './gui-config.js';
+import { DesktopShell, type WatchControl } from './desktop-shell.js';
+import { createDesktopSettingsHandler, DESKTOP_SETTINGS_CHANNEL } from './desktop-settings-ipc.js';
+import { guiServerPlan, loadDesktopSettings } from './gui-config.js';
+import { OpenPathQueue, pathArguments } from './open-paths.js';
+import { debounced, loadWindowState, rememberWindow, restoreWindow, saveWindowState } from './window-state.js';
 import { closeWithDeadline, onStopSignal } from './lifecycle.js';
 import { applyPackagedModelDir } from './model-dir.js';
 import { installPermissionHandlers } from './permissions.js';
@@ -38,7 +43,15 @@ import { windowOptions } from './window-options.js';
 const PRELOAD_PATH = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
 const FOLDER_DIALOG: OpenDialogOptions = { properties: ['openDirectory'] };
 
-export function startElectron(argv: readonly string[]): void {
+/** What the lead's wiring hands in: the parts of the companion that live in the server (server/inbox). */
+export interface ElectronDeps {
+  /** Files opened with Satchel → the Inbox conversation's upload path; its session id, to show it. */
+  deliverOpenPaths?: (server: RunningServer, paths: string[]) => Promise<{ sessionId?: string } | void>;
+  /** The Inbox watcher's pause switch, for the tray. */
+  watchControl?: (server: RunningServer) => WatchControl | undefined;
+}
+
+export function startElectron(argv: readonly string[], deps: ElectronDeps = {}): void {
   let args: MainArgs;
   try {
     args = parseMainArgs(argv);
@@ -55,7 +68,7 @@ export function startElectron(argv: readonly string[]): void {
   for (const [name, value] of plan.switches) app.commandLine.appendSwitch(name, value);
   if (plan.disableHardwareAcceleration) app.disableHardwareAcceleration();
   if (plan.mode === 'server-only') startServerOnly(args);
-  else startWindow(args, plan.singleInstanceLock);
+  else startWindow(args, plan.singleInstanceLock, argv, deps);
 }
 
 /** The agent's key and the MCP token in the system's secure storage (secret-file-store.ts); safeStorage answers only after 'ready'. */
@@ -90,15 +103,40 @@ function startServerOnly(args: MainArgs): void {
     });
 }
 
-function startWindow(args: MainArgs, singleInstance: boolean): void {
+function startWindow(args: MainArgs, singleInstance: boolean, argv: readonly string[], deps: ElectronDeps): void {
   let mainWindow: BrowserWindow | undefined;
   let server: RunningServer | undefined;
+  let desktop: DesktopShell | undefined;
   let closed = false;
 
-  if (singleInstance && !claimSingleInstance(app, () => mainWindow)) {
+  // Files opened with Satchel wait here until the server and the window are up (open-paths.ts).
+  const opened = new OpenPathQueue({
+    realpath: (p) => realpath(p),
+    stat: (p) => stat(p),
+    deliver: async (paths) => {
+      if (!server) return;
+      if (!deps.deliverOpenPaths) {
+        log.warn(`${paths.length} file(s) opened with Satchel were not added: the Inbox is not available in this build`);
+        return;
+      }
+      return deps.deliverOpenPaths(server, paths);
+    },
+    onDelivered: (result) => (result?.sessionId ? desktop?.openConversation(result.sessionId) : desktop?.showMain()),
+    onRefused: (refused) => log.info(`Not opened: ${refused.map((r) => `${r.path} (${r.reason})`).join(', ')}`),
+    onError: (err) => log.warn('Adding opened files failed:', err),
+  });
+  const secondInstance = (secondArgv: string[], cwd: string) => opened.add(pathArguments(secondArgv, app.isPackaged), cwd);
+  if (singleInstance && !claimSingleInstance(app, () => mainWindow, secondInstance)) {
     app.quit();
     return;
   }
+  // macOS sends files opened with the app (Finder, the Dock) as open-file, before 'ready' for the one it
+  // launched with; on Windows and Linux they are the first instance's own arguments (the .desktop entry's %F).
+  app.on('open-file', (event, file) => {
+    event.preventDefault();
+    opened.add([file], '/');
+  });
+  opened.add(pathArguments(['', ...argv], app.isPackaged), process.cwd());
 
   app.on('window-all-closed', () => app.quit());
   app.on('will-quit', (event) => {
@@ -120,7 +158,10 @@ function startWindow(args: MainArgs, singleInstance: boolean): void {
     .then(async () => {
       const userData = app.getPath('userData');
       const plan = guiServerPlan(loadConfig(process.env, args.flags), args.flags, process.env, userData);
-      const config = await withSecretStores(plan.config);
+      const settings = await loadDesktopSettings(userData, process.platform);
+      const secured = await withSecretStores(plan.config);
+      // A reply stored whole reaches the shell in process (server/agent/turns.ts onReplyFinished).
+      const config: ServerConfig = { ...secured, agent: { ...secured.agent, onReplyFinished: (reply) => desktop?.replyFinished(reply) } };
       server = plan.rememberPort
         ? await startOnRememberedPort(userData, (port) => startServer({ ...config, port }), {
             onFallback: (port, err) => log.info(`Port ${port} is unavailable (${(err as Error).message}); using another`),
@@ -158,13 +199,47 @@ function startWindow(args: MainArgs, singleInstance: boolean): void {
       );
 
       await session.defaultSession.cookies.set(accessCookieDetails(appOrigin, server.token));
-      const win = new BrowserWindow(popupOptions());
+      desktop = new DesktopShell({
+        appOrigin,
+        token: server.token,
+        userData,
+        preloadPath: PRELOAD_PATH,
+        version: app.getVersion(),
+        settings,
+        mainWindow: () => mainWindow,
+        watch: deps.watchControl?.(server),
+      });
+      desktop.start();
+      const companion = desktop;
+      ipcMain.handle(
+        DESKTOP_SETTINGS_CHANNEL,
+        createDesktopSettingsHandler({
+          appOrigin,
+          platform: process.platform,
+          current: () => settings,
+          statuses: () => companion.shortcutStatuses,
+          update: (change) => companion.updateSettings(change),
+        }),
+      );
+      let windowState = await loadWindowState(userData);
+      const restored = restoreWindow(windowState, screen.getAllDisplays(), screen.getPrimaryDisplay());
+      const win = new BrowserWindow({ ...popupOptions(), ...restored.bounds });
       mainWindow = win;
+      if (restored.maximized) win.maximize();
       win.once('ready-to-show', () => win.show());
+      const saver = debounced(() => {
+        if (win.isDestroyed() || win.isMinimized()) return;
+        windowState = rememberWindow(windowState, win.getNormalBounds(), win.isMaximized(), screen.getAllDisplays());
+        void saveWindowState(userData, windowState).catch((err: unknown) => log.warn('Could not remember the window:', err));
+      });
+      for (const event of ['resize', 'move', 'maximize', 'unmaximize'] as const) win.on(event as 'resize', () => saver.schedule());
+      win.on('close', () => saver.flush());
+      desktop.attachWindow(win);
       win.on('closed', () => {
         mainWindow = undefined;
       });
       await win.loadURL(appRootUrl(appOrigin));
+      opened.start();
     })
     .catch((err: unknown) => {
       log.error('Satchel could not start:', err);

@@ -1,6 +1,9 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../server/core/config.js';
-import { guiServerPlan } from './gui-config.js';
+import { defaultDesktopSettings, guiServerPlan, loadDesktopSettings, parseDesktopSettings, saveDesktopSettings } from './gui-config.js';
 
 const USER_DATA = '/home/u/.config/Satchel';
 
@@ -39,5 +42,37 @@ describe('guiServerPlan', () => {
     const plan = guiServerPlan(loadConfig(env), {}, env, USER_DATA);
     expect(plan.config.maxUploadBytes).toBe(5 * 1024 * 1024);
     expect(plan.config.token).toBe('fixed');
+  });
+});
+
+describe('desktop settings (desktop-settings.json)', () => {
+  it('defaults: the tray on macOS and Windows, not Linux; the default shortcuts; not at login', () => {
+    expect(defaultDesktopSettings('darwin')).toEqual({
+      closeToTray: true,
+      openAtLogin: false,
+      shortcuts: { quickCapture: 'CommandOrControl+Shift+Space', pushToTalk: 'CommandOrControl+Shift+D' },
+    });
+    expect(defaultDesktopSettings('linux').closeToTray).toBe(false);
+  });
+  it('keeps each well-typed field; a wrong one falls back alone', () => {
+    expect(parseDesktopSettings({ closeToTray: 'yes', openAtLogin: true, shortcuts: { quickCapture: 'Alt+K', pushToTalk: 7 } }, 'win32')).toEqual({
+      closeToTray: true,
+      openAtLogin: true,
+      shortcuts: { quickCapture: 'Alt+K', pushToTalk: 'CommandOrControl+Shift+D' },
+    });
+    expect(parseDesktopSettings({ shortcuts: { quickCapture: '' } }, 'linux').shortcuts.quickCapture).toBe('');
+  });
+  it('is saved and read back; a damaged file gives the defaults', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'satchel-desktop-settings-'));
+    try {
+      const settings = { ...defaultDesktopSettings('linux'), closeToTray: true };
+      await saveDesktopSettings(dir, settings);
+      expect(JSON.parse(readFileSync(path.join(dir, 'desktop-settings.json'), 'utf8'))).toEqual(settings);
+      expect(await loadDesktopSettings(dir, 'linux')).toEqual(settings);
+      writeFileSync(path.join(dir, 'desktop-settings.json'), '[');
+      expect(await loadDesktopSettings(dir, 'linux')).toEqual(defaultDesktopSettings('linux'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -14,10 +14,10 @@ function fakeWindow(state: { minimized?: boolean; destroyed?: boolean } = {}) {
 }
 
 function fakeApp(gotLock: boolean) {
-  const listeners: Array<() => void> = [];
+  const listeners: Array<(...args: unknown[]) => void> = [];
   const app = {
     requestSingleInstanceLock: () => gotLock,
-    on(event: string, listener: () => void) {
+    on(event: string, listener: (...args: unknown[]) => void) {
       if (event === 'second-instance') listeners.push(listener);
       return app;
     },
@@ -48,6 +48,14 @@ describe('claimSingleInstance', () => {
     expect(listeners).toHaveLength(1);
     listeners[0]!();
     expect(calls).toEqual(['show', 'focus']);
+  });
+  it("a second launch's arguments and folder are handed on after the window is focused", () => {
+    const { app, listeners } = fakeApp(true);
+    const { win, calls } = fakeWindow();
+    const asked: unknown[] = [];
+    claimSingleInstance(app, () => win, (argv, cwd) => asked.push([calls.length, argv, cwd]));
+    listeners[0]!({}, ['/opt/Satchel/satchel', 'notes.md'], '/home/u');
+    expect(asked).toEqual([[2, ['/opt/Satchel/satchel', 'notes.md'], '/home/u']]);
   });
   it('a second instance is told to quit and registers nothing', () => {
     const { app, listeners } = fakeApp(false);

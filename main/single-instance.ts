@@ -12,9 +12,23 @@ export function focusWindow(window: FocusableWindow | undefined): void {
   window.focus();
 }
 
-/** Take the lock. False means another instance holds it (and has been told to focus): quit now. */
-export function claimSingleInstance(app: SingleInstanceApp, currentWindow: () => FocusableWindow | undefined): boolean {
+/** What a second launch asked for: its arguments and the folder it was started in (open-paths.ts reads them). */
+export type SecondInstanceListener = (argv: string[], workingDirectory: string) => void;
+
+/**
+ * Take the lock. False means another instance holds it (and has been told to focus): quit now. A second
+ * launch brings the window forward, then hands its arguments on (the files "Open with" names on Windows
+ * and Linux arrive this way).
+ */
+export function claimSingleInstance(
+  app: SingleInstanceApp,
+  currentWindow: () => FocusableWindow | undefined,
+  onSecondInstance?: SecondInstanceListener,
+): boolean {
   if (!app.requestSingleInstanceLock()) return false;
-  app.on('second-instance', () => focusWindow(currentWindow()));
+  app.on('second-instance', (_event, argv, workingDirectory) => {
+    focusWindow(currentWindow());
+    onSecondInstance?.(Array.isArray(argv) ? argv : [], typeof workingDirectory === 'string' ? workingDirectory : '');
+  });
   return true;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VERSION_ARG_PREFIX, windowOptions } from './window-options.js';
+import { captureUrl, captureWindowOptions, VERSION_ARG_PREFIX, windowOptions } from './window-options.js';
 
 describe('windowOptions', () => {
   const options = windowOptions({ preloadPath: '/app/dist/preload/index.cjs', version: '0.1.0' });
@@ -37,5 +37,23 @@ describe('windowOptions', () => {
     const b = windowOptions({ preloadPath: '/p.cjs', version: '1' });
     expect(a).not.toBe(b);
     expect(a.webPreferences).not.toBe(b.webPreferences);
+  });
+});
+
+describe('captureWindowOptions', () => {
+  const input = { preloadPath: '/app/dist/preload/index.cjs', version: '0.1.0' };
+  it('is small, always on top and out of the taskbar, shown only when ready', () => {
+    expect(captureWindowOptions(input)).toMatchObject({ width: 560, height: 420, alwaysOnTop: true, skipTaskbar: true, show: false, title: 'Quick capture' });
+  });
+  it("has exactly the main window's web preferences (sandbox, isolation, preload, no Node)", () => {
+    expect(captureWindowOptions(input).webPreferences).toEqual(windowOptions(input).webPreferences);
+  });
+});
+
+describe('captureUrl', () => {
+  it('quick capture, dictation, and a later push-to-talk press as a fragment only (no reload)', () => {
+    expect(captureUrl('http://127.0.0.1:4000', false)).toBe('http://127.0.0.1:4000/capture');
+    expect(captureUrl('http://127.0.0.1:4000', true)).toBe('http://127.0.0.1:4000/capture?dictate=1');
+    expect(captureUrl('http://127.0.0.1:4000', true, 3)).toBe('http://127.0.0.1:4000/capture?dictate=1#ptt=3');
   });
 });

@@ -49,3 +49,45 @@ export function windowOptions(input: WindowOptionsInput): BrowserWindowConstruct
     },
   };
 }
+
+/** The quick-capture page (served by the server, like every other page of the UI). */
+export const CAPTURE_PATH = '/capture';
+/** Push-to-talk opens the same page recording at once. */
+export const DICTATE_QUERY = '?dictate=1';
+
+/**
+ * The capture page's address. Push-to-talk pressed while the page is already open for dictation changes only
+ * the fragment (`#ptt=<n>`): a same-document navigation, so the page is not reloaded and gets a `hashchange`
+ * to toggle its recording (globalShortcut reports presses, never releases, so "press to toggle" is the mode).
+ */
+export function captureUrl(appOrigin: string, dictate: boolean, press = 0): string {
+  return `${appOrigin}${CAPTURE_PATH}${dictate ? DICTATE_QUERY : ''}${dictate && press > 0 ? `#ptt=${press}` : ''}`;
+}
+/** Small enough to sit over any window, large enough for a paragraph, a thumbnail row and the send buttons. */
+export const CAPTURE_WIDTH = 560;
+export const CAPTURE_HEIGHT = 420;
+export const CAPTURE_MIN_WIDTH = 400;
+export const CAPTURE_MIN_HEIGHT = 280;
+
+/**
+ * The quick-capture window: small, always on top, out of the taskbar, with a frame (a frameless window would
+ * need a drag region the page would have to draw). Its web preferences are the main window's, whole: the same
+ * sandbox, isolation and preload, and the session's permission handlers and the navigation guards of every
+ * web contents apply to it as they do to the main window.
+ */
+export function captureWindowOptions(input: WindowOptionsInput): BrowserWindowConstructorOptions {
+  const main = windowOptions({ ...input, title: input.title ?? 'Quick capture' });
+  return {
+    ...main,
+    width: CAPTURE_WIDTH,
+    height: CAPTURE_HEIGHT,
+    minWidth: CAPTURE_MIN_WIDTH,
+    minHeight: CAPTURE_MIN_HEIGHT,
+    alwaysOnTop: true,
+    skipTaskbar: true,
+    minimizable: false,
+    maximizable: false,
+    fullscreenable: false,
+    center: true,
+  };
+}

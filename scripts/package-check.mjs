@@ -66,6 +66,11 @@ const OCR_WORDS = 'Packaged recognition reads invoices';
 /** Electron's own defaults for the 8 v1 fuses ('1' enabled, '0' disabled), as a fresh binary carries them. */
 const STOCK_FUSE_WIRE = '10110001';
 
+/** Where the afterPack hook writes the computed .desktop entry (beside the unpacked app). */
+const DESKTOP_ENTRY_FILE = 'satchel-computed.desktop';
+/** Types the .desktop entry must list: a document, an image, an archive, audio, and folders. */
+const DESKTOP_MIME_TYPES = ['application/pdf', 'image/png', 'application/zip', 'audio/mpeg', 'inode/directory'];
+
 const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const electronVersion = pkg.devDependencies.electron;
 const failures = [];
@@ -83,7 +88,41 @@ function makeStandInElectron(dir) {
   mkdirSync(path.join(dir, 'resources'));
 }
 
-function build(electronDist, outDir) {
+/**
+ * A `--linux dir` build writes no .desktop entry (only AppImage and deb do). This afterPack hook asks the same
+ * electron-builder code those targets use (LinuxTargetHelper.computeDesktopEntry) for the entry this
+ * configuration gives, and writes it beside the unpacked app for checkDesktopEntry.
+ */
+function writeDesktopEntryHook(dir) {
+  const hook = path.join(dir, 'desktop-entry-hook.cjs');
+  const helper = require.resolve('app-builder-lib/out/targets/LinuxTargetHelper.js');
+  writeFileSync(
+    hook,
+    `const { writeFileSync } = require('node:fs');
+const path = require('node:path');
+const { LinuxTargetHelper } = require(${JSON.stringify(helper)});
+exports.default = async (context) => {
+  const entry = await new LinuxTargetHelper(context.packager).computeDesktopEntry(context.packager.platformSpecificBuildOptions);
+  writeFileSync(path.join(context.appOutDir, '..', ${JSON.stringify(DESKTOP_ENTRY_FILE)}), entry);
+};
+`,
+  );
+  return hook;
+}
+
+/** The .desktop entry as an installed deb or AppImage would carry it: Exec ends in %F, MimeType lists the associations. */
+function checkDesktopEntry(file) {
+  if (!existsSync(file)) return fail('no .desktop entry was computed');
+  const entry = Object.fromEntries(
+    readFileSync(file, 'utf8').split('\n').filter((line) => line.includes('=')).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+  if (!/ %F$/.test(entry.Exec ?? '')) fail(`the .desktop entry's Exec does not end in %F: ${entry.Exec}`);
+  const types = (entry.MimeType ?? '').split(';').filter(Boolean);
+  for (const type of DESKTOP_MIME_TYPES) if (!types.includes(type)) fail(`the .desktop entry's MimeType lacks ${type}`);
+  console.log(`package:check: .desktop entry: Exec=${entry.Exec}, ${types.length} MIME types`);
+}
+
+function build(electronDist, outDir, afterPack) {
   const result = spawnSync(
     process.execPath,
     [
@@ -94,6 +133,7 @@ function build(electronDist, outDir) {
       `-c.electronDist=${electronDist}`,
       `-c.electronVersion=${electronVersion}`,
       `-c.directories.output=${outDir}`,
+      `-c.afterPack=${afterPack}`,
     ],
     { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' } },
   );
@@ -453,7 +493,8 @@ async function main() {
     const electronDist = path.join(work, 'electron-dist');
     makeStandInElectron(electronDist);
     const out = path.join(work, 'release');
-    build(electronDist, out);
+    build(electronDist, out, writeDesktopEntryHook(work));
+    checkDesktopEntry(path.join(out, DESKTOP_ENTRY_FILE));
     const appOut = path.join(out, `${TARGET.platform}-unpacked`);
     const resources = path.join(appOut, 'resources');
     const asarPath = path.join(resources, 'app.asar');
@@ -463,6 +504,11 @@ async function main() {
     const modelDir = path.join(resources, 'models', 'moonshine-tiny');
     const modelFiles = walk(modelDir).map((f) => f.path).sort();
     if (modelFiles.join() !== 'decoder_model_merged.onnx,encoder_model.onnx') fail(`resources/models/moonshine-tiny holds ${modelFiles.join(', ') || 'nothing'}`);
+    // The tray icon, where main/tray-menu.ts trayIconPath looks when packaged: a PNG, not empty.
+    const trayIcon = path.join(resources, 'tray-icon.png');
+    if (!existsSync(trayIcon) || !readFileSync(trayIcon).subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) {
+      fail('resources/tray-icon.png is missing or not a PNG');
+    }
 
     const executable = path.join(appOut, pkg.name);
     await checkFuses(executable);

@@ -78,6 +78,19 @@ export interface TurnDependencies {
   /** The connection's agent (`connection`: the conversation's; absent or deleted: the default), or none. */
   loadConfig: (connection?: string) => AgentConfig | undefined;
   buildRequest: (input: BuildRequestInput) => TurnRequest | Promise<TurnRequest>;
+  /**
+   * Called once a reply is stored whole (not for a failed or stopped turn): the desktop shell's hook for its
+   * "reply ready" notification (main/tray-menu.ts). In process, so no event stream is opened for it; a hook
+   * that throws is logged and changes nothing.
+   */
+  onReplyFinished?: (reply: FinishedReply) => void;
+}
+
+/** What onReplyFinished is told: which conversation, whose, and its title after the turn. */
+export interface FinishedReply {
+  session_id: string;
+  profile: string;
+  title: string;
 }
 
 /** One watcher of a stream: gets each frame's text, then `end` once nothing more will come. */
@@ -328,6 +341,11 @@ export class TurnManager {
       return;
     }
     this.publish(turn, titled);
+    try {
+      this.deps.onReplyFinished?.({ session_id: turn.sessionId, profile: turn.profile, title: stored.title });
+    } catch (err) {
+      log.warn('the reply-finished hook failed:', err);
+    }
     const { usage, durationSeconds } = reply;
     const chatUsage = reply.chatUsage();
     turn.emit('done', { session: sessionSummary(stored), usage: chatUsage });
