@@ -372,6 +372,14 @@ const fake = vi.hoisted(() => {
       token: 'fake-token-0123456789',
       tokenUrl: `${origin}/?token=fake-token-0123456789`,
       stateDir: config.stateDir,
+      // The server's own hooks for the shell (server/index.ts DesktopHooks), recorded.
+      desktop: {
+        addToInbox: async (paths: readonly string[]) => {
+          state.log.push(`addToInbox:${paths.join('|')}`);
+          return { sessionId: 'inbox0000001', added: paths.map((p) => p.split('/').pop()!), skipped: [] };
+        },
+        watching: { state: () => 'none' as const, pause: () => state.log.push('inbox.pause'), resume: () => state.log.push('inbox.resume') },
+      },
       close: async () => {
         state.log.push('server.close');
         server.closed++;
@@ -784,6 +792,16 @@ describe('startElectron: the desktop companion', () => {
     // missing files are not handed on.
     fake.electron.app.emit('second-instance', {}, ['/usr/bin/electron', '.', '--flag', 'scan.pdf', 'https://example.com/a.pdf', 'gone.txt'], userData, {});
     await vi.waitFor(() => expect(delivered).toEqual([[file], [file]]));
+  });
+
+  it('with nothing injected, a file opened with Satchel goes to the server\'s own Inbox and the window opens it', async () => {
+    const file = path.join(userData, 'receipt.txt');
+    writeFileSync(file, 'paid');
+    startElectron(['.']);
+    fake.emitReady();
+    fake.electron.app.emit('second-instance', {}, ['/usr/bin/electron', '.', 'receipt.txt'], userData, {});
+    await vi.waitFor(() => expect(fake.state.log).toContain(`addToInbox:${file}`));
+    await vi.waitFor(() => expect(fake.state.loads.at(-1)!.url).toBe(`${APP_ORIGIN}/#s=inbox0000001`));
   });
 
   it('files passed on the first launch (the .desktop entry\'s %F) are delivered once the server is up', async () => {

@@ -115,11 +115,11 @@ function startWindow(args: MainArgs, singleInstance: boolean, argv: readonly str
     stat: (p) => stat(p),
     deliver: async (paths) => {
       if (!server) return;
-      if (!deps.deliverOpenPaths) {
-        log.warn(`${paths.length} file(s) opened with Satchel were not added: the Inbox is not available in this build`);
-        return;
-      }
-      return deps.deliverOpenPaths(server, paths);
+      // The server's own Inbox (server/inbox/open-with.ts) unless a test gives its own.
+      if (deps.deliverOpenPaths) return deps.deliverOpenPaths(server, paths);
+      const result = await server.desktop.addToInbox(paths);
+      if (result.skipped.length) log.info(`Not added to the Inbox: ${result.skipped.map((s) => `${s.path} (${s.reason})`).join(', ')}`);
+      return result;
     },
     onDelivered: (result) => (result?.sessionId ? desktop?.openConversation(result.sessionId) : desktop?.showMain()),
     onRefused: (refused) => log.info(`Not opened: ${refused.map((r) => `${r.path} (${r.reason})`).join(', ')}`),
@@ -207,7 +207,7 @@ function startWindow(args: MainArgs, singleInstance: boolean, argv: readonly str
         version: app.getVersion(),
         settings,
         mainWindow: () => mainWindow,
-        watch: deps.watchControl?.(server),
+        watch: deps.watchControl ? deps.watchControl(server) : server.desktop.watching,
       });
       desktop.start();
       const companion = desktop;

@@ -10,6 +10,8 @@ import { CONNECTIONS_CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_M
 import type { ServerConfig } from './core/config.js';
 import { log } from './core/log.js';
 import { loadSttConfig, preloadSpeech } from './speech/index.js';
+import { addFilesToInbox, type OpenedResult } from './inbox/open-with.js';
+import { DEFAULT_PROFILE } from './store/profiles.js';
 
 export { ACCESS_COOKIE } from './http/access.js';
 
@@ -22,7 +24,16 @@ export interface RunningServer {
   token: string;
   tokenUrl: string;
   stateDir: string;
+  /** For the desktop shell in the same process (main/): what the tray and "Open with" do to the server. */
+  desktop: DesktopHooks;
   close(): Promise<void>;
+}
+
+export interface DesktopHooks {
+  /** Files opened with Satchel, into the default profile's Inbox conversation (inbox/open-with.ts). */
+  addToInbox(paths: readonly string[]): Promise<OpenedResult>;
+  /** The Inbox folder watcher, for the tray's Pause/Resume watching. */
+  watching: { state(): 'watching' | 'paused' | 'none'; pause(): void; resume(): void };
 }
 
 function listen(server: http.Server, port: number, host: string): Promise<void> {
@@ -106,5 +117,13 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     return closing;
   };
 
-  return { host: config.host, port, origin, token: app.token, tokenUrl: `${origin}/?token=${app.token}`, stateDir: config.stateDir, close };
+  const desktop: DesktopHooks = {
+    addToInbox: (paths) => addFilesToInbox(app, DEFAULT_PROFILE, paths),
+    watching: {
+      state: () => (app.inbox.list(DEFAULT_PROFILE).length === 0 ? 'none' : app.inbox.isPaused ? 'paused' : 'watching'),
+      pause: () => void app.inbox.setPaused(true).catch((err: unknown) => log.warn('inbox: could not pause', err)),
+      resume: () => void app.inbox.setPaused(false).catch((err: unknown) => log.warn('inbox: could not resume', err)),
+    },
+  };
+  return { host: config.host, port, origin, token: app.token, tokenUrl: `${origin}/?token=${app.token}`, stateDir: config.stateDir, desktop, close };
 }
