@@ -222,6 +222,20 @@ test('dictation: the microphone button and the held F8 key record, the transcrip
     await expect(page.getByTestId('recording-indicator')).toBeHidden();
     await page.keyboard.up('F8');
     expect(page.isClosed()).toBe(false);
+
+    // The desktop shell's global push-to-talk: each press sets the fragment to #ptt=<n> (it has no key-up), the
+    // first starting the microphone, the next stopping it; ?dictate=1 opens the page recording.
+    await page.evaluate(() => (location.hash = '#ptt=1'));
+    await expect(page.getByTestId('recording-indicator')).toBeVisible();
+    await page.waitForTimeout(800);
+    await page.evaluate(() => (location.hash = '#ptt=2'));
+    await expect(page.getByTestId('recording-indicator')).toBeHidden();
+    await expect(button).toHaveAttribute('data-state', 'idle', { timeout: 30_000 });
+    await page.goto(`${server.base}/capture?dictate=1`);
+    await expect(page.getByTestId('capture')).toHaveAttribute('data-ready', 'true');
+    await expect(page.getByTestId('recording-indicator')).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(page.getByTestId('recording-indicator')).toBeHidden();
   } finally {
     await mic.close();
     fs.rmSync(wavDir, { recursive: true, force: true });

@@ -137,6 +137,13 @@ class CapturePage {
     this.maxUploadBytes = config?.max_upload_bytes;
     this.voice.setCapability(cap);
     this.root.dataset.ready = 'true';
+    // The desktop shell opens the page with ?dictate=1 (the tray's Dictate, push-to-talk while it was closed), and
+    // while it is open changes only the fragment to #ptt=<n> on each press (main/desktop-shell.ts): a global
+    // shortcut has no key-up, so each press starts the microphone or stops and transcribes.
+    if (new URLSearchParams(location.search).get('dictate') === '1') this.voice.toggle();
+    window.addEventListener('hashchange', () => {
+      if (/^#ptt=\d+$/.test(location.hash)) this.voice.toggle();
+    });
   }
 
   private set(change: Partial<CaptureState>): void {

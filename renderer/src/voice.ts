@@ -132,6 +132,12 @@ export class Voice {
     this.stop();
   }
 
+  /** A press of a global push-to-talk shortcut (the desktop shell): it has no key-up, so each press toggles. */
+  toggle(): void {
+    if (this.state === 'idle') this.holdStart();
+    else if (this.state === 'recording' || this.state === 'starting') this.holdEnd();
+  }
+
   /** Why dictation is not offered (shown on the disabled microphone), or null when it is. */
   private unavailable: string | null = null;
 
