@@ -11,7 +11,7 @@ import path from 'node:path';
 import { reply, type FakeAgent } from '../server/testing/fake-agent.js';
 import { hasTool } from '../server/archive/testing/real-tools.js';
 import { newSession } from './fixtures.js';
-import { configureAgent, openApp } from './helpers/chat.js';
+import { openApp } from './helpers/chat.js';
 import { ownServerAndAgent } from './helpers/own-agent.js';
 import { screenshotDir } from './helpers/screenshot-dir.js';
 import type { RunningServer } from './helpers/server.js';
@@ -127,13 +127,14 @@ test('each chip says what the agent will get, by a word and a colour, before sen
   test.setTimeout(180_000);
   browserRef = browser;
   await openApp(page, server);
-  await configureAgent(page, agent, KEY);
-  // The saved connection's budget, as a person sets it: the chips use the turn's own.
-  const saved = await page.evaluate(async ({ base, size }) => {
-    const res = await fetch('/api/agent/settings', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ base_url: base, model: 'fake-model', context_chars: size }) });
+  // The connection, with the budget the chips use, saved through the settings route (the dialog itself is
+  // chat.spec.ts's); the page is loaded again to know it.
+  const saved = await page.evaluate(async ({ base, size, key }) => {
+    const res = await fetch('/api/agent/settings', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ base_url: base, model: 'fake-model', api_key: key, context_chars: size }) });
     return res.status;
-  }, { base: agent.baseUrl, size: CONTEXT_CHARS });
+  }, { base: agent.baseUrl, size: CONTEXT_CHARS, key: KEY });
   expect(saved).toBe(200);
+  await page.reload();
   await newSession(page, server.workspace);
 
   const files = await Promise.all(KINDS.map(async (k) => ({ name: k.drop, mimeType: k.mime, buffer: await k.bytes() })));

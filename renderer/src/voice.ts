@@ -167,6 +167,14 @@ export class Voice {
         // Raw audio: the browser's voice processing smears speech for a recogniser and can eat the first word.
         audio: { echoCancellation: false, noiseSuppression: false, autoGainControl: false },
       });
+      // Esc while the microphone was still being opened (a permission prompt, a slow device): the person gave up,
+      // so the stream that arrives now is closed instead of recording anyway.
+      if (this.cancelled) {
+        this.teardown();
+        this.state = 'idle';
+        this.render();
+        return;
+      }
       const options = MediaRecorder.isTypeSupported(MIME) ? { mimeType: MIME } : undefined;
       this.recorder = new MediaRecorder(this.stream, options);
       this.chunks = [];
