@@ -55,4 +55,10 @@ describe('the desktop settings IPC', () => {
       change: { shortcuts: { quickCapture: 'CommandOrControl+Shift+Space', pushToTalk: '' } },
     });
   });
+  it('parseSettingsChange takes the destinations by name and refuses any other', () => {
+    const current = defaultDesktopSettings('linux');
+    expect(parseSettingsChange({ pushToTalkTo: 'message', openWithTo: 'current' }, current)).toEqual({ change: { pushToTalkTo: 'message', openWithTo: 'current' } });
+    expect(parseSettingsChange({ pushToTalkTo: 'email' }, current)).toEqual({ error: 'pushToTalkTo must be one of capture, clipboard, message' });
+    expect(parseSettingsChange({ openWithTo: true }, current)).toEqual({ error: 'openWithTo must be one of inbox, current' });
+  });
 });

@@ -2,7 +2,7 @@
 // any shortcut that does not work (taken by another application, a conflict, a typo), and change them. Only
 // the app's own top-level page may ask; a change is checked field by field before anything is saved.
 import { loginItemSupported } from './app-menu.js';
-import type { DesktopSettings } from './gui-config.js';
+import { isOpenWithDestination, isPushToTalkDestination, OPEN_WITH_DESTINATIONS, PUSH_TO_TALK_DESTINATIONS, type DesktopSettings } from './gui-config.js';
 import { isTrustedSender, type InvokeEvent } from './pick-folder.js';
 import { DEFAULT_SHORTCUTS, MAX_ACCELERATOR_CHARS, SHORTCUT_ACTIONS, shortcutProblems, type ShortcutStatus } from './shortcuts.js';
 
@@ -32,6 +32,12 @@ export function parseSettingsChange(value: unknown, current: DesktopSettings): {
     if (key === 'closeToTray' || key === 'openAtLogin') {
       if (typeof field !== 'boolean') return { error: `${key} must be true or false` };
       change[key] = field;
+    } else if (key === 'pushToTalkTo') {
+      if (!isPushToTalkDestination(field)) return { error: `pushToTalkTo must be one of ${PUSH_TO_TALK_DESTINATIONS.join(', ')}` };
+      change.pushToTalkTo = field;
+    } else if (key === 'openWithTo') {
+      if (!isOpenWithDestination(field)) return { error: `openWithTo must be one of ${OPEN_WITH_DESTINATIONS.join(', ')}` };
+      change.openWithTo = field;
     } else if (key === 'shortcuts') {
       if (typeof field !== 'object' || field === null) return { error: 'shortcuts must be an object' };
       const shortcuts = { ...current.shortcuts };

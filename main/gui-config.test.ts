@@ -51,6 +51,8 @@ describe('desktop settings (desktop-settings.json)', () => {
       closeToTray: true,
       openAtLogin: false,
       shortcuts: { quickCapture: 'CommandOrControl+Shift+Space', pushToTalk: 'CommandOrControl+Shift+D' },
+      pushToTalkTo: 'capture',
+      openWithTo: 'inbox',
     });
     expect(defaultDesktopSettings('linux').closeToTray).toBe(false);
   });
@@ -59,7 +61,11 @@ describe('desktop settings (desktop-settings.json)', () => {
       closeToTray: true,
       openAtLogin: true,
       shortcuts: { quickCapture: 'Alt+K', pushToTalk: 'CommandOrControl+Shift+D' },
+      pushToTalkTo: 'capture',
+      openWithTo: 'inbox',
     });
+    expect(parseDesktopSettings({ pushToTalkTo: 'clipboard', openWithTo: 'current' }, 'linux')).toMatchObject({ pushToTalkTo: 'clipboard', openWithTo: 'current' });
+    expect(parseDesktopSettings({ pushToTalkTo: 'mail', openWithTo: 7 }, 'linux')).toMatchObject({ pushToTalkTo: 'capture', openWithTo: 'inbox' });
     expect(parseDesktopSettings({ shortcuts: { quickCapture: '' } }, 'linux').shortcuts.quickCapture).toBe('');
   });
   it('is saved and read back; a damaged file gives the defaults', async () => {

@@ -40,14 +40,37 @@ export const DESKTOP_SETTINGS_FILE = 'desktop-settings.json';
 /** Ours is a few hundred bytes; anything larger is not ours, and is ignored. */
 export const MAX_DESKTOP_SETTINGS_BYTES = 64 * 1024;
 
+/** Where push-to-talk's text goes: into quick capture, onto the clipboard, or sent as a message (the three). */
+export const PUSH_TO_TALK_DESTINATIONS = ['capture', 'clipboard', 'message'] as const;
+export type PushToTalkDestination = (typeof PUSH_TO_TALK_DESTINATIONS)[number];
+/** Where files opened with Satchel arrive: the Inbox conversation, or the conversation in use. */
+export const OPEN_WITH_DESTINATIONS = ['inbox', 'current'] as const;
+export type OpenWithDestination = (typeof OPEN_WITH_DESTINATIONS)[number];
+
 export interface DesktopSettings {
   closeToTray: boolean;
   openAtLogin: boolean;
   shortcuts: ShortcutSettings;
+  pushToTalkTo: PushToTalkDestination;
+  openWithTo: OpenWithDestination;
 }
 
 export function defaultDesktopSettings(platform: NodeJS.Platform): DesktopSettings {
-  return { closeToTray: defaultCloseToTray(platform), openAtLogin: false, shortcuts: { ...DEFAULT_SHORTCUTS } };
+  return {
+    closeToTray: defaultCloseToTray(platform),
+    openAtLogin: false,
+    shortcuts: { ...DEFAULT_SHORTCUTS },
+    pushToTalkTo: 'capture',
+    openWithTo: 'inbox',
+  };
+}
+
+export function isPushToTalkDestination(value: unknown): value is PushToTalkDestination {
+  return (PUSH_TO_TALK_DESTINATIONS as readonly unknown[]).includes(value);
+}
+
+export function isOpenWithDestination(value: unknown): value is OpenWithDestination {
+  return (OPEN_WITH_DESTINATIONS as readonly unknown[]).includes(value);
 }
 
 /**
@@ -60,6 +83,8 @@ export function parseDesktopSettings(value: unknown, platform: NodeJS.Platform):
   const raw = value as Record<string, unknown>;
   if (typeof raw.closeToTray === 'boolean') settings.closeToTray = raw.closeToTray;
   if (typeof raw.openAtLogin === 'boolean') settings.openAtLogin = raw.openAtLogin;
+  if (isPushToTalkDestination(raw.pushToTalkTo)) settings.pushToTalkTo = raw.pushToTalkTo;
+  if (isOpenWithDestination(raw.openWithTo)) settings.openWithTo = raw.openWithTo;
   const shortcuts = raw.shortcuts as Record<string, unknown> | undefined;
   if (typeof shortcuts === 'object' && shortcuts !== null) {
     for (const action of SHORTCUT_ACTIONS) {
