@@ -374,8 +374,8 @@ const fake = vi.hoisted(() => {
       stateDir: config.stateDir,
       // The server's own hooks for the shell (server/index.ts DesktopHooks), recorded.
       desktop: {
-        addToInbox: async (paths: readonly string[]) => {
-          state.log.push(`addToInbox:${paths.join('|')}`);
+        addToInbox: async (paths: readonly string[], to?: string) => {
+          state.log.push(`addToInbox:${paths.join('|')} to ${to}`);
           return { sessionId: 'inbox0000001', added: paths.map((p) => p.split('/').pop()!), skipped: [] };
         },
         watching: { state: () => 'none' as const, pause: () => state.log.push('inbox.pause'), resume: () => state.log.push('inbox.resume') },
@@ -800,8 +800,18 @@ describe('startElectron: the desktop companion', () => {
     startElectron(['.']);
     fake.emitReady();
     fake.electron.app.emit('second-instance', {}, ['/usr/bin/electron', '.', 'receipt.txt'], userData, {});
-    await vi.waitFor(() => expect(fake.state.log).toContain(`addToInbox:${file}`));
+    await vi.waitFor(() => expect(fake.state.log).toContain(`addToInbox:${file} to inbox`));
     await vi.waitFor(() => expect(fake.state.loads.at(-1)!.url).toBe(`${APP_ORIGIN}/#s=inbox0000001`));
+  });
+
+  it('with openWithTo "current" in desktop-settings.json, opened files go to the conversation in use', async () => {
+    const file = path.join(userData, 'receipt.txt');
+    writeFileSync(file, 'paid');
+    writeFileSync(path.join(userData, 'desktop-settings.json'), JSON.stringify({ openWithTo: 'current' }));
+    startElectron(['.']);
+    fake.emitReady();
+    fake.electron.app.emit('second-instance', {}, ['/usr/bin/electron', '.', 'receipt.txt'], userData, {});
+    await vi.waitFor(() => expect(fake.state.log).toContain(`addToInbox:${file} to current`));
   });
 
   it('files passed on the first launch (the .desktop entry\'s %F) are delivered once the server is up', async () => {

@@ -24,7 +24,7 @@ import { parseMainArgs, type MainArgs } from './args.js';
 import { attachGuards } from './guards.js';
 import { DesktopShell, type WatchControl } from './desktop-shell.js';
 import { createDesktopSettingsHandler, DESKTOP_SETTINGS_CHANNEL } from './desktop-settings-ipc.js';
-import { guiServerPlan, loadDesktopSettings } from './gui-config.js';
+import { guiServerPlan, loadDesktopSettings, type DesktopSettings } from './gui-config.js';
 import { OpenPathQueue, pathArguments } from './open-paths.js';
 import { debounced, loadWindowState, rememberWindow, restoreWindow, saveWindowState } from './window-state.js';
 import { closeWithDeadline, onStopSignal } from './lifecycle.js';
@@ -107,6 +107,8 @@ function startWindow(args: MainArgs, singleInstance: boolean, argv: readonly str
   let mainWindow: BrowserWindow | undefined;
   let server: RunningServer | undefined;
   let desktop: DesktopShell | undefined;
+  // The desktop settings once read (openWithTo says where opened files go); the shell changes them in place.
+  let settings: DesktopSettings | undefined;
   let closed = false;
 
   // Files opened with Satchel wait here until the server and the window are up (open-paths.ts).
@@ -117,7 +119,7 @@ function startWindow(args: MainArgs, singleInstance: boolean, argv: readonly str
       if (!server) return;
       // The server's own Inbox (server/inbox/open-with.ts) unless a test gives its own.
       if (deps.deliverOpenPaths) return deps.deliverOpenPaths(server, paths);
-      const result = await server.desktop.addToInbox(paths);
+      const result = await server.desktop.addToInbox(paths, settings?.openWithTo);
       if (result.skipped.length) log.info(`Not added to the Inbox: ${result.skipped.map((s) => `${s.path} (${s.reason})`).join(', ')}`);
       return result;
     },
@@ -158,7 +160,8 @@ function startWindow(args: MainArgs, singleInstance: boolean, argv: readonly str
     .then(async () => {
       const userData = app.getPath('userData');
       const plan = guiServerPlan(loadConfig(process.env, args.flags), args.flags, process.env, userData);
-      const settings = await loadDesktopSettings(userData, process.platform);
+      const loaded = await loadDesktopSettings(userData, process.platform);
+      settings = loaded;
       const secured = await withSecretStores(plan.config);
       // A reply stored whole reaches the shell in process (server/agent/turns.ts onReplyFinished).
       const config: ServerConfig = { ...secured, agent: { ...secured.agent, onReplyFinished: (reply) => desktop?.replyFinished(reply) } };
@@ -205,7 +208,7 @@ function startWindow(args: MainArgs, singleInstance: boolean, argv: readonly str
         userData,
         preloadPath: PRELOAD_PATH,
         version: app.getVersion(),
-        settings,
+        settings: loaded,
         mainWindow: () => mainWindow,
         watch: deps.watchControl ? deps.watchControl(server) : server.desktop.watching,
       });
@@ -216,7 +219,7 @@ function startWindow(args: MainArgs, singleInstance: boolean, argv: readonly str
         createDesktopSettingsHandler({
           appOrigin,
           platform: process.platform,
-          current: () => settings,
+          current: () => loaded,
           statuses: () => companion.shortcutStatuses,
           update: (change) => companion.updateSettings(change),
         }),

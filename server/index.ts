@@ -10,7 +10,7 @@ import { CONNECTIONS_CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_M
 import type { ServerConfig } from './core/config.js';
 import { log } from './core/log.js';
 import { loadSttConfig, preloadSpeech } from './speech/index.js';
-import { addFilesToInbox, type OpenedResult } from './inbox/open-with.js';
+import { addFilesToInbox, type OpenedDestination, type OpenedResult } from './inbox/open-with.js';
 import { DEFAULT_PROFILE } from './store/profiles.js';
 
 export { ACCESS_COOKIE } from './http/access.js';
@@ -30,8 +30,11 @@ export interface RunningServer {
 }
 
 export interface DesktopHooks {
-  /** Files opened with Satchel, into the default profile's Inbox conversation (inbox/open-with.ts). */
-  addToInbox(paths: readonly string[]): Promise<OpenedResult>;
+  /**
+   * Files and folders opened with Satchel, into the default profile's Inbox conversation, or its conversation in
+   * use when `to` is 'current' (the desktop setting openWithTo; inbox/open-with.ts).
+   */
+  addToInbox(paths: readonly string[], to?: OpenedDestination): Promise<OpenedResult>;
   /** The Inbox folder watcher, for the tray's Pause/Resume watching. */
   watching: { state(): 'watching' | 'paused' | 'none'; pause(): void; resume(): void };
 }
@@ -118,7 +121,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   };
 
   const desktop: DesktopHooks = {
-    addToInbox: (paths) => addFilesToInbox(app, DEFAULT_PROFILE, paths),
+    addToInbox: (paths, to) => addFilesToInbox(app, DEFAULT_PROFILE, paths, to),
     watching: {
       state: () => (app.inbox.list(DEFAULT_PROFILE).length === 0 ? 'none' : app.inbox.isPaused ? 'paused' : 'watching'),
       pause: () => void app.inbox.setPaused(true).catch((err: unknown) => log.warn('inbox: could not pause', err)),

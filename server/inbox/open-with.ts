@@ -1,91 +1,233 @@
 // Files opened with Satchel (the desktop shell: a file association, `open-file`, a second instance's arguments,
-// a drop on the dock or tray icon) arrive in the Inbox conversation through the same storing step as a drop
-// (attachments/store-upload.ts: names, limits, .gz, refusals, the search index, `attachment_added`). Each is
-// copied into staging through a descriptor opened without following a symlink, and only a regular file within
-// the upload limit is taken; what is not taken is said, never thrown.
+// a drop on the dock or tray icon) arrive in the Inbox conversation, or the conversation in use when the
+// person's settings say so, through the same storing step as a drop (attachments/store-upload.ts: names,
+// limits, .gz, refusals, the search index, `attachment_added`). Each file is copied into staging through a
+// descriptor opened without following a symlink, and only a regular file within the upload limit is taken; a
+// folder is walked as a dropped folder is (its files, flat), through anchored directories, so a folder swapped
+// for a symlink mid-walk is never followed. What is not taken is said, never thrown.
 import { constants as fsc, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { App } from '../app.js';
 import { storeStagedAttachment } from '../attachments/store-upload.js';
 import { log } from '../core/log.js';
+import { AnchoredDir, errno } from '../store/anchored.js';
+import { sessionVisible } from '../store/profiles.js';
+import type { Session } from '../store/sessions.js';
+import { checkWatchFolder } from './folders.js';
+import { ignoredName } from './rules.js';
 import { inboxSession } from './session.js';
 
-/** Files taken from one open: the shell bounds it too (open-paths.ts); this bounds what the server does. */
+/** Files taken from one open, counting those inside opened folders: the shell bounds it too (open-paths.ts). */
 export const MAX_OPENED_FILES = 100;
+/** How deep an opened folder is walked: a scanner's `2026/11/` nests two; deeper is a tree, not a handful of files. */
+export const MAX_OPENED_FOLDER_DEPTH = 8;
+/**
+ * Entries looked at across one open's folders, files or not: a folder of a million empty subfolders ends the
+ * walk here instead of holding the server.
+ */
+export const MAX_OPENED_ENTRIES = 10_000;
 const COPY_CHUNK_BYTES = 1024 * 1024;
 
+/** Where opened files go (the desktop setting `openWithTo`): the Inbox, or the conversation last in use. */
+export type OpenedDestination = 'inbox' | 'current';
+
 export interface OpenedResult {
-  /** The Inbox conversation, when anything arrived. */
+  /** The conversation the files went to, when anything arrived. */
   sessionId?: string;
   added: string[];
   skipped: { path: string; reason: string }[];
 }
 
-/** Copy `file` into `staged` through a descriptor that follows no symlink, at most `max` bytes; its size, or why not. */
-async function copyIn(file: string, staged: string, max: number): Promise<number | string> {
+const SYMLINK_SKIPPED = 'a symlink is not followed';
+
+/** Copy what `src` holds into `staged`, at most `max` bytes; its size, or why not. */
+async function copyFrom(src: fs.FileHandle, staged: string, max: number): Promise<number | string> {
+  const stat = await src.stat();
+  if (!stat.isFile()) return 'not a regular file';
+  if (stat.size > max) return `larger than the upload limit (${max} bytes)`;
+  const out = await fs.open(staged, 'wx', 0o600);
+  let total = 0;
+  try {
+    const buf = Buffer.allocUnsafe(COPY_CHUNK_BYTES);
+    for (;;) {
+      const { bytesRead } = await src.read(buf, 0, buf.length, total);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      // A file still growing past the limit is not taken half-read.
+      if (total > max) return `larger than the upload limit (${max} bytes)`;
+      await out.write(buf, 0, bytesRead);
+    }
+  } finally {
+    await out.close();
+  }
+  return total;
+}
+
+/** The file to read, opened without following a symlink (O_NONBLOCK: a FIFO never blocks the open). */
+type Opener = () => Promise<fs.FileHandle>;
+
+async function copyIn(open: Opener, staged: string, max: number): Promise<number | string> {
   let src: fs.FileHandle;
   try {
-    src = await fs.open(file, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK);
+    src = await open();
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return code === 'ELOOP' ? 'a symlink is not followed' : 'it could not be opened';
+    return errno(err) === 'ELOOP' ? SYMLINK_SKIPPED : 'it could not be opened';
   }
   try {
-    const stat = await src.stat();
-    if (!stat.isFile()) return 'not a regular file';
-    if (stat.size > max) return `larger than the upload limit (${max} bytes)`;
-    const out = await fs.open(staged, 'wx', 0o600);
-    let total = 0;
-    try {
-      const buf = Buffer.allocUnsafe(COPY_CHUNK_BYTES);
-      for (;;) {
-        const { bytesRead } = await src.read(buf, 0, buf.length, total);
-        if (bytesRead === 0) break;
-        total += bytesRead;
-        // A file still growing past the limit is not taken half-read.
-        if (total > max) return `larger than the upload limit (${max} bytes)`;
-        await out.write(buf, 0, bytesRead);
-      }
-    } finally {
-      await out.close();
-    }
-    return total;
+    return await copyFrom(src, staged, max);
   } finally {
     await src.close();
   }
 }
 
-/** `paths` (absolute, as the shell accepted them) into `profile`'s Inbox conversation. */
-export async function addFilesToInbox(app: App, profile: string, paths: readonly string[]): Promise<OpenedResult> {
-  const result: OpenedResult = { added: [], skipped: [] };
-  for (const [i, file] of paths.entries()) {
-    if (i >= MAX_OPENED_FILES) {
-      result.skipped.push({ path: file, reason: `more than ${MAX_OPENED_FILES} files at once` });
-      continue;
-    }
-    if (!path.isAbsolute(file)) {
-      result.skipped.push({ path: file, reason: 'not an absolute path' });
-      continue;
-    }
-    const staged = path.join(app.stagingDir, `open-${randomBytes(8).toString('hex')}`);
+/** One open's work: the destination, found on the first file that arrives, and the shared limits. */
+class Delivery {
+  readonly result: OpenedResult = { added: [], skipped: [] };
+  private files = 0;
+  private entries = 0;
+  private target: Session | undefined;
+
+  constructor(
+    private readonly app: App,
+    private readonly profile: string,
+    private readonly to: OpenedDestination,
+  ) {}
+
+  skip(file: string, reason: string): void {
+    this.result.skipped.push({ path: file, reason });
+  }
+
+  /** False once the open has taken as many files as it may: the rest is skipped, said once per item. */
+  roomForFile(): boolean {
+    return this.files < MAX_OPENED_FILES;
+  }
+
+  countEntry(): boolean {
+    return ++this.entries <= MAX_OPENED_ENTRIES;
+  }
+
+  /** `display` (a path for the person) through `open` into the destination. */
+  async take(display: string, open: Opener): Promise<void> {
+    this.files++;
+    const staged = path.join(this.app.stagingDir, `open-${randomBytes(8).toString('hex')}`);
     try {
-      const copied = await copyIn(file, staged, app.config.maxUploadBytes);
-      if (typeof copied === 'string') {
-        result.skipped.push({ path: file, reason: copied });
-        continue;
-      }
-      const session = await inboxSession(app, profile);
-      const stored = await storeStagedAttachment(app, profile, session.session_id, { stagedPath: staged, filename: path.basename(file), size: copied });
-      result.sessionId = session.session_id;
-      result.added.push(stored.filename);
+      const copied = await copyIn(open, staged, this.app.config.maxUploadBytes);
+      if (typeof copied === 'string') return this.skip(display, copied);
+      const session = await this.destination();
+      const stored = await storeStagedAttachment(this.app, this.profile, session.session_id, { stagedPath: staged, filename: path.basename(display), size: copied });
+      this.result.sessionId = session.session_id;
+      this.result.added.push(stored.filename);
     } catch (err) {
       // A refused kind (7z, RAR) or a full disk: this file is not added, the others still are.
-      result.skipped.push({ path: file, reason: err instanceof Error ? err.message : 'it could not be stored' });
+      this.skip(display, err instanceof Error ? err.message : 'it could not be stored');
       log.warn('open with Satchel: a file was not added', err);
     } finally {
       await fs.rm(staged, { force: true });
     }
   }
-  return result;
+
+  /** The conversation in use is the profile's most recently active one; without any, the Inbox. */
+  private async destination(): Promise<Session> {
+    if (this.target) return (this.target = (await this.app.sessions.get(this.target.session_id)) ?? this.target);
+    if (this.to === 'current') {
+      const latest = this.app.sessions.list().find((s) => sessionVisible(s.profile, this.profile));
+      const session = latest ? await this.app.sessions.get(latest.session_id) : undefined;
+      if (session) return (this.target = session);
+    }
+    return (this.target = await inboxSession(this.app, this.profile));
+  }
+}
+
+/**
+ * Walk an opened folder (anchored: each step is taken inside the directory already open) and take its files as
+ * a dropped folder gives them: flat, in name order, hidden and temporary files left out as a watched folder
+ * leaves them, subfolders up to MAX_OPENED_FOLDER_DEPTH.
+ */
+async function takeFolder(delivery: Delivery, dir: AnchoredDir, shown: string, depth: number): Promise<void> {
+  const entries = (await dir.readdir()).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    if (ignoredName(entry.name)) continue;
+    const display = path.join(shown, entry.name);
+    if (!delivery.countEntry()) return delivery.skip(display, `more than ${MAX_OPENED_ENTRIES} entries in the opened folders`);
+    if (entry.isSymbolicLink()) {
+      delivery.skip(display, SYMLINK_SKIPPED);
+    } else if (entry.isDirectory()) {
+      if (depth >= MAX_OPENED_FOLDER_DEPTH) {
+        delivery.skip(display, `deeper than ${MAX_OPENED_FOLDER_DEPTH} folders`);
+        continue;
+      }
+      let child: AnchoredDir;
+      try {
+        child = await dir.openDir(entry.name);
+      } catch (err) {
+        // Swapped for a symlink since readdir (ELOOP/ENOTDIR) or gone: never followed.
+        delivery.skip(display, errno(err) === 'ELOOP' || errno(err) === 'ENOTDIR' ? SYMLINK_SKIPPED : 'it could not be opened');
+        continue;
+      }
+      try {
+        await takeFolder(delivery, child, display, depth + 1);
+      } finally {
+        await child.close();
+      }
+    } else if (entry.isFile()) {
+      if (!delivery.roomForFile()) return delivery.skip(display, `more than ${MAX_OPENED_FILES} files at once`);
+      await delivery.take(display, () => dir.openFile(entry.name, fsc.O_RDONLY | fsc.O_NONBLOCK));
+    } else {
+      delivery.skip(display, 'not a regular file');
+    }
+  }
+}
+
+async function openFolder(app: App, delivery: Delivery, folder: string): Promise<void> {
+  // The rules of a watched folder: an opened ~/.ssh (a local process can start Satchel with any argument) or a
+  // system folder is never read into a conversation; the sentence says why.
+  try {
+    await checkWatchFolder(app.workspaces, folder);
+  } catch (err) {
+    return delivery.skip(folder, err instanceof Error ? err.message : 'it could not be opened');
+  }
+  let parent: AnchoredDir | undefined;
+  let dir: AnchoredDir | undefined;
+  try {
+    parent = await AnchoredDir.open(path.dirname(folder));
+    dir = await parent.openDir(path.basename(folder));
+  } catch (err) {
+    await parent?.close();
+    return delivery.skip(folder, errno(err) === 'ELOOP' || errno(err) === 'ENOTDIR' ? SYMLINK_SKIPPED : 'it could not be opened');
+  }
+  try {
+    await takeFolder(delivery, dir, folder, 1);
+  } finally {
+    await dir.close();
+    await parent.close();
+  }
+}
+
+/** `paths` (absolute, as the shell accepted them) into `profile`'s Inbox conversation, or the one in use. */
+export async function addFilesToInbox(app: App, profile: string, paths: readonly string[], to: OpenedDestination = 'inbox'): Promise<OpenedResult> {
+  const delivery = new Delivery(app, profile, to);
+  for (const item of paths) {
+    if (!path.isAbsolute(item)) {
+      delivery.skip(item, 'not an absolute path');
+      continue;
+    }
+    let stat;
+    try {
+      stat = await fs.lstat(item);
+    } catch {
+      delivery.skip(item, 'it could not be opened');
+      continue;
+    }
+    if (stat.isDirectory()) {
+      await openFolder(app, delivery, item);
+      continue;
+    }
+    if (!delivery.roomForFile()) {
+      delivery.skip(item, `more than ${MAX_OPENED_FILES} files at once`);
+      continue;
+    }
+    await delivery.take(item, () => fs.open(item, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK));
+  }
+  return delivery.result;
 }
