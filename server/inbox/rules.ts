@@ -28,6 +28,12 @@ export const MAX_WATCHED_FOLDERS = 32;
 export const MAX_REMEMBERED_HASHES = 20_000;
 /** The watcher's bookkeeping is written at most this often (after a burst of arrivals, once). */
 export const STATE_WRITE_DELAY_MS = 500;
+/**
+ * A settled file that some process still holds open for writing waits at most this long (open-writers.ts): a
+ * copy that paused, a scanner between pages, finish well within it; an editor that keeps the document open while
+ * the person works on it (LibreOffice) must not keep a saved file out of the Inbox for longer.
+ */
+export const MAX_WRITER_WAIT_MS = 60_000;
 
 // Names of files still being written, or that belong to an application rather than the person.
 const TEMP_SUFFIXES = ['.crdownload', '.part', '.partial', '.download', '.tmp', '.temp', '.swp', '.swx', '.opdownload', '.!ut', '.aria2', '~'];

@@ -150,6 +150,39 @@ describe('Inbox folder watcher', () => {
     }
   });
 
+  it.runIf(process.platform === 'linux')('a writer that pauses longer than the settle time, its file still open, arrives once and whole', async () => {
+    const { s, dir } = await watched();
+    const file = path.join(dir, 'scan.pdf');
+    // One process writes half, holds the file open for 4 settle times (a scanner between pages), writes the rest.
+    const child = spawn('bash', ['-c', 'exec 3>>"$1"; printf "page one\\n" >&3; sleep 0.8; printf "page two\\n" >&3; exec 3>&-', 'scanner', file]);
+    await new Promise((r) => child.once('exit', r));
+    const arrived = await until('the scan', async () => {
+      const list = await inboxAttachments(s);
+      return list.length > 0 ? list : undefined;
+    });
+    // Had the half been read while the scanner paused, it would be here too (a second arrival a moment later).
+    await sleep(FAST.settleMs * 3);
+    const after = await inboxAttachments(s);
+    expect(after.map((a) => a.filename)).toEqual(['scan.pdf']);
+    expect(await fs.readFile(arrived[0]!.path, 'utf8')).toBe('page one\npage two\n');
+  });
+
+  it('a file held open for writing longer than maxWriterWaitMs is read anyway (an editor keeping a saved document open)', async () => {
+    const { s, dir } = await watched({ inbox: { ...FAST, maxWriterWaitMs: 600 } });
+    const file = path.join(dir, 'notes.odt');
+    await fs.writeFile(file, 'saved');
+    const editor = spawn('bash', ['-c', 'exec 3>>"$1"; sleep 30', 'editor', file]);
+    try {
+      const arrived = await until('the saved document', async () => {
+        const list = await inboxAttachments(s);
+        return list.length > 0 ? list : undefined;
+      });
+      expect(arrived.map((a) => a.filename)).toEqual(['notes.odt']);
+    } finally {
+      editor.kill('SIGKILL');
+    }
+  });
+
   it('pause holds arrivals; resume brings what came meanwhile', async () => {
     const { s, dir } = await watched();
     const paused = await s.json('/api/inbox/pause', { paused: true });

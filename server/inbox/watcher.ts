@@ -20,12 +20,14 @@ import { log } from '../core/log.js';
 import { writeFileAtomic } from '../store/atomic.js';
 import { DEFAULT_PROFILE } from '../store/profiles.js';
 import { checkWatchFolder } from './folders.js';
+import { filesOpenForWriting } from './open-writers.js';
 import {
   ignoredName,
   MAX_ARRIVALS_PER_MINUTE,
   MAX_FILES_PER_SCAN,
   MAX_REMEMBERED_HASHES,
   MAX_WATCHED_FOLDERS,
+  MAX_WRITER_WAIT_MS,
   POLL_MS,
   RateWindow,
   RESCAN_MS,
@@ -51,6 +53,10 @@ export interface InboxOptions {
   maxFilesPerScan: number;
   /** The upload limit (SATCHEL_WEBUI_MAX_UPLOAD_MB): a watched file is an upload by other means. */
   maxFileBytes: number;
+  /** How long a settled file some process still holds open for writing waits before it is read anyway. */
+  maxWriterWaitMs: number;
+  /** Of these paths, the ones held open for writing; null when that cannot be known (open-writers.ts). */
+  openWriters(paths: ReadonlySet<string>): Promise<Set<string> | null>;
 }
 
 export type FolderStatus = 'watching' | 'missing' | 'refused' | 'paused';
@@ -83,6 +89,8 @@ interface Candidate {
   changedAt: number;
   /** Order of the last change among all files: arrivals keep it. */
   seq: number;
+  /** When it was first found settled but still open for writing (our clock); it waits from then. */
+  heldSince?: number;
 }
 
 interface Folder {
@@ -130,7 +138,16 @@ interface StoredState {
 const sigOf = (st: { size: number; mtimeMs: number; ctimeMs: number; ino: number }): Signature => ({ size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino });
 
 export function defaultInboxOptions(maxFileBytes: number): InboxOptions {
-  return { settleMs: SETTLE_MS, pollMs: POLL_MS, rescanMs: RESCAN_MS, maxArrivalsPerMinute: MAX_ARRIVALS_PER_MINUTE, maxFilesPerScan: MAX_FILES_PER_SCAN, maxFileBytes };
+  return {
+    settleMs: SETTLE_MS,
+    pollMs: POLL_MS,
+    rescanMs: RESCAN_MS,
+    maxArrivalsPerMinute: MAX_ARRIVALS_PER_MINUTE,
+    maxFilesPerScan: MAX_FILES_PER_SCAN,
+    maxFileBytes,
+    maxWriterWaitMs: MAX_WRITER_WAIT_MS,
+    openWriters: (paths) => filesOpenForWriting(paths),
+  };
 }
 
 export class InboxWatcher {
@@ -443,7 +460,7 @@ export class InboxWatcher {
   }
 
   private async pollOnce(): Promise<void> {
-    const ready: Ready[] = [];
+    const settled: { f: Folder; name: string; c: Candidate; sig: Signature }[] = [];
     const now = Date.now();
     for (const f of this.folders) {
       if (!f.real || f.status !== 'watching') continue;
@@ -473,24 +490,42 @@ export class InboxWatcher {
           continue;
         }
         if (now - c.changedAt < this.opts.settleMs) continue;
-        f.candidates.delete(name);
-        if (sameSignature(f.known.get(name), sig)) continue;
-        if (sig.size === 0) {
-          // Browsers make the final name empty first and fill it later (Firefox): an empty file is no arrival.
-          this.counts.empty++;
-          f.known.set(name, sig);
+        if (sameSignature(f.known.get(name), sig)) {
+          f.candidates.delete(name);
           continue;
         }
-        if (sig.size > this.opts.maxFileBytes) {
-          this.counts.too_large++;
-          f.known.set(name, sig);
-          log.warn(`inbox: a file of ${sig.size} bytes is over the upload limit (${this.opts.maxFileBytes}); skipped`);
-          continue;
-        }
-        // Taken as seen from now: a rescan before it is read must not queue it twice (a "changed" read undoes this).
-        f.known.set(name, sig);
-        ready.push({ folder: f, name, sig, seq: c.seq });
+        settled.push({ f, name, c, sig });
       }
+    }
+    if (settled.length === 0) return;
+    // A writer that paused longer than the settle time still holds its file open: that file waits (up to
+    // maxWriterWaitMs), rather than arriving half now and whole later.
+    const writers = await this.opts.openWriters(new Set(settled.map(({ f, name }) => path.join(f.real!, name)))).catch(() => null);
+    const ready: Ready[] = [];
+    for (const { f, name, c, sig } of settled) {
+      // Touched by an event, or the folder went away, while the writers were looked for: it settles again.
+      if (f.candidates.get(name) !== c || !sameSignature(c.sig, sig) || !f.real) continue;
+      if (writers?.has(path.join(f.real, name))) {
+        c.heldSince ??= now;
+        if (now - c.heldSince < this.opts.maxWriterWaitMs) continue;
+        log.info(`inbox: a file open for writing for ${Math.round((now - c.heldSince) / 1000)} s is read anyway`);
+      }
+      f.candidates.delete(name);
+      if (sig.size === 0) {
+        // Browsers make the final name empty first and fill it later (Firefox): an empty file is no arrival.
+        this.counts.empty++;
+        f.known.set(name, sig);
+        continue;
+      }
+      if (sig.size > this.opts.maxFileBytes) {
+        this.counts.too_large++;
+        f.known.set(name, sig);
+        log.warn(`inbox: a file of ${sig.size} bytes is over the upload limit (${this.opts.maxFileBytes}); skipped`);
+        continue;
+      }
+      // Taken as seen from now: a rescan before it is read must not queue it twice (a "changed" read undoes this).
+      f.known.set(name, sig);
+      ready.push({ folder: f, name, sig, seq: c.seq });
     }
     if (ready.length === 0) return;
     // In the order the files became complete (their last change), across folders.
