@@ -44,6 +44,8 @@ export interface ShellContext {
   /** The main window, if it is open (it may be hidden in the tray). */
   mainWindow(): BrowserWindow | undefined;
   watch?: WatchControl;
+  /** Files dropped on the tray icon (macOS), handed to the same queue as files opened with Satchel. */
+  openPaths?: (paths: readonly string[]) => void;
 }
 
 export class DesktopShell {
@@ -228,6 +230,10 @@ export class DesktopShell {
     this.tray.setToolTip('Satchel');
     // Windows and Linux: a click on the icon opens the window (the menu is on the right click / its own click).
     this.tray.on('click', () => this.showMain());
+    // macOS: files dropped on the menu-bar icon arrive like files opened with Satchel (open-paths.ts checks them).
+    this.tray.on('drop-files', (_event: unknown, files: unknown) => {
+      if (Array.isArray(files)) this.ctx.openPaths?.(files.filter((f): f is string => typeof f === 'string'));
+    });
   }
 
   /** The recent conversations, from the server's own list (GET /api/sessions), then the tray menu again. */

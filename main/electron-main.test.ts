@@ -804,6 +804,16 @@ describe('startElectron: the desktop companion', () => {
     await vi.waitFor(() => expect(fake.state.loads.at(-1)!.url).toBe(`${APP_ORIGIN}/#s=inbox0000001`));
   });
 
+  it('files dropped on the tray icon (macOS drop-files) arrive like files opened with Satchel', async () => {
+    const file = path.join(userData, 'dropped.txt');
+    writeFileSync(file, 'dropped');
+    startElectron(['.']);
+    fake.emitReady();
+    await vi.waitFor(() => expect(fake.state.trays).toHaveLength(1));
+    fake.state.trays[0]!.emit('drop-files', {}, [file, 'relative.txt', 42]);
+    await vi.waitFor(() => expect(fake.state.log).toContain(`addToInbox:${file} to inbox`));
+  });
+
   it('with openWithTo "current" in desktop-settings.json, opened files go to the conversation in use', async () => {
     const file = path.join(userData, 'receipt.txt');
     writeFileSync(file, 'paid');

@@ -1,6 +1,7 @@
 // Electron glue: wires the tested pieces to Electron's objects. Kept thin on purpose; every decision it
 // makes lives in a module with unit tests. Imported only when running under Electron (see index.ts).
 import { lstat, realpath, stat } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   app,
@@ -211,6 +212,8 @@ function startWindow(args: MainArgs, singleInstance: boolean, argv: readonly str
         settings: loaded,
         mainWindow: () => mainWindow,
         watch: deps.watchControl ? deps.watchControl(server) : server.desktop.watching,
+        // A drop names absolute paths; anything else is not resolved against some folder, it is left out.
+        openPaths: (paths) => opened.add(paths.filter((p) => isAbsolute(p)), userData),
       });
       desktop.start();
       const companion = desktop;
