@@ -27,6 +27,7 @@ import { SessionStore } from './store/sessions.js';
 import { SessionDeletions } from './sessions/deletion.js';
 import { Workspaces } from './store/workspaces.js';
 import { InboxWatcher } from './inbox/watcher.js';
+import { startArrivalPreparation, type ArrivalPreparation } from './inbox/prepare.js';
 // The handlers, for the route table below.
 import { uploadAndExtract, uploadAttachment } from './handlers/attachments.js';
 import { defaultConnectionRoute, deleteConnectionRoute, discoverAgents, getAgentSettings, listAgentModels, listConnectionsRoute, saveAgentSettingsRoute, saveConnectionRoute, testAgent } from './handlers/agent-settings.js';
@@ -70,6 +71,8 @@ export interface App extends Host {
   inbox: InboxWatcher;
   /** The Inbox conversation of a profile (server/inbox/session.ts), quick capture's `inbox` destination. */
   inboxDestination: InboxResolver;
+  /** Arrivals in the Inbox prepared in the background: their chips' summaries, transcripts, OCR (inbox/prepare.ts). */
+  inboxPreparation?: ArrivalPreparation;
 }
 
 export type HandlerInput = HandlerInputOf<App>;
@@ -244,6 +247,7 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
     // (a test may give its own).
     inboxDestination: { session: (profile) => (config.inboxSession ?? inboxSession)(app, profile) },
   };
+  app.inboxPreparation = startArrivalPreparation(app);
   // Watched folders (SATCHEL_INBOX_FOLDERS and the settings'), in the background: a slow folder never delays start.
   const inboxStarted = app.inbox.start(app).catch((err: unknown) => log.warn('inbox: watching could not start', err));
   attachMcpToken(app, await McpToken.open(config.mcpTokenStore ?? mcpTokenFileStore(config.stateDir)));
@@ -256,6 +260,7 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
       stopping.abort();
+      app.inboxPreparation?.stop();
       await inboxStarted;
       await Promise.all([turns.stop(), sweep.stop(), deletions.stop(), backfill.stop(), app.inbox.stop()]);
       await sessions.close();

@@ -63,3 +63,9 @@ export function inboxSession(app: App, profile: string): Promise<Session> {
   });
   return run;
 }
+
+/** Whether `sessionId` is the Inbox conversation of `profile` (as remembered; a deleted one no longer is). */
+export async function isInboxSession(app: App, profile: string, sessionId: string): Promise<boolean> {
+  const ids = await readIds(app.config.stateDir);
+  return ids[profile] === sessionId;
+}

@@ -33,6 +33,15 @@ export class EventBus {
     return this.subscribers;
   }
 
+  /**
+   * An in-process listener (the Inbox's background preparation): not an event stream, so it does not take one
+   * of the MAX_SUBSCRIBERS places clients have. Until the returned function is called.
+   */
+  observe(listener: (event: ServerEvent) => void): () => void {
+    this.emitter.on('event', listener);
+    return () => this.emitter.off('event', listener);
+  }
+
   /** Deliver every event to `listener` until the returned function is called; undefined when full. */
   subscribe(listener: (event: ServerEvent) => void): (() => void) | undefined {
     if (this.subscribers >= MAX_SUBSCRIBERS) return undefined;
