@@ -1,0 +1,217 @@
+/// <reference lib="dom" />
+// Issue 26, "Push-to-talk anywhere": the desktop shell opens the capture page recording with the setting
+// pushToTalkTo in its address (`/capture?dictate=1&then=clipboard|message`, main/window-options.ts), and each
+// further press of the global shortcut sets `#ptt=<n>`. Here a Chromium whose fake microphone plays a spoken WAV
+// stands in for the person, and the server's own speech model transcribes it: the words land on the clipboard,
+// or in the current conversation as a message the agent answers; silence and Esc copy and send nothing.
+import { test, expect, type Page } from '@playwright/test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { reply, type FakeAgent } from '../server/testing/fake-agent.js';
+import { storedSession } from '../server/testing/stored-session.js';
+import { openApp } from './helpers/chat.js';
+import { KNOWN_SENTENCE, KNOWN_SENTENCE_WORDS, micBrowser, skipWithoutSpeechTools, skipWithoutTranscription, type MicBrowser } from './helpers/mic.js';
+import { ownServerAndAgent } from './helpers/own-agent.js';
+import { screenshotDir } from './helpers/screenshot-dir.js';
+import type { RunningServer } from './helpers/server.js';
+import { speechWav } from './helpers/speech.js';
+
+const KEY = 'sk-capture-ptt-e2e-key';
+/** The capture window's size as the shell opens it. */
+const CAPTURE_VIEWPORT = { width: 560, height: 440 };
+/** The spoken WAV is about 4.5 s with its padding: recording to this clock reading takes all of it. */
+const RECORDING_DONE = '0:05';
+const RECORDING_DEADLINE_MS = 10_000;
+/** Transcribing on the device under the load of a shared CI machine. */
+const TRANSCRIBE_DEADLINE_MS = 30_000;
+/** Seconds of digital silence the "said nothing" microphone plays. */
+const SILENCE_S = 3;
+const SILENCE_RATE = 16_000;
+
+let server: RunningServer;
+let agent: FakeAgent;
+ownServerAndAgent(KEY, (s, a) => {
+  server = s;
+  agent = a;
+});
+
+let wavDir: string;
+let spoken: string;
+let silent: string;
+let targetId: string;
+
+/** A 16-bit mono WAV of zeros: a microphone in a quiet room, to the recogniser. */
+function silenceWav(out: string): void {
+  const data = Buffer.alloc(SILENCE_S * SILENCE_RATE * 2);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write('WAVEfmt ', 8, 'ascii');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(SILENCE_RATE, 24);
+  header.writeUInt32LE(SILENCE_RATE * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(data.length, 40);
+  fs.writeFileSync(out, Buffer.concat([header, data]));
+}
+
+test.beforeAll(async () => {
+  skipWithoutSpeechTools('capture push-to-talk');
+  const res = await fetch(`${server.base}/api/agent/settings`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ base_url: agent.baseUrl, api_key: KEY, model: 'fake-model' }),
+  });
+  expect(res.status, await res.text()).toBe(200);
+  const auth = { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json' };
+  const made = (await (await fetch(`${server.base}/api/session/new`, { method: 'POST', headers: auth, body: '{}' })).json()) as { session: { session_id: string } };
+  targetId = made.session.session_id;
+  await fetch(`${server.base}/api/session/rename`, { method: 'POST', headers: auth, body: JSON.stringify({ session_id: targetId, title: 'Groceries' }) });
+  wavDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-ptt-'));
+  spoken = path.join(wavDir, 'spoken.wav');
+  speechWav(KNOWN_SENTENCE, spoken);
+  silent = path.join(wavDir, 'silent.wav');
+  silenceWav(silent);
+});
+test.afterAll(() => {
+  if (wavDir) fs.rmSync(wavDir, { recursive: true, force: true });
+});
+
+const storedMessages = async () => (await storedSession(server.stateDir, targetId))!.messages as unknown as { role: string; content: string }[];
+
+interface PttWindow {
+  mic: MicBrowser;
+  main: Page;
+  page: Page;
+}
+
+/**
+ * A browser whose microphone plays `wav`, its main window on the conversation, and the capture window opened as
+ * the shell opens it for push-to-talk (by the main window's script, so it may close itself), recording at once.
+ */
+async function pushToTalk(wav: string, then: 'clipboard' | 'message'): Promise<PttWindow> {
+  const mic = await micBrowser(wav);
+  await mic.ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.base });
+  const main = mic.ctx.pages()[0] ?? (await mic.ctx.newPage());
+  await openApp(main, server);
+  await main.goto(`${server.base}/#s=${targetId}`);
+  await expect(main.getByTestId('app')).toHaveAttribute('data-ready', 'true');
+  await skipWithoutTranscription(main, 'capture push-to-talk');
+  const [page] = await Promise.all([
+    mic.ctx.waitForEvent('page'),
+    main.evaluate(([url, w, h]) => void window.open(url, '_blank', `popup,width=${w},height=${h}`), [`/capture?dictate=1&then=${then}`, CAPTURE_VIEWPORT.width, CAPTURE_VIEWPORT.height] as const),
+  ]);
+  await page.setViewportSize(CAPTURE_VIEWPORT);
+  await expect(page.getByTestId('capture')).toHaveAttribute('data-ready', 'true');
+  return { mic, main, page };
+}
+
+/** The second press of the shortcut: the shell changes only the fragment. */
+const press = (page: Page, n: number) => page.evaluate((hash) => (location.hash = hash), `#ptt=${n}`);
+
+test('then=clipboard: the words go onto the clipboard, "Copied to the clipboard", and the window closes itself', async ({}, info) => {
+  const { mic, main, page } = await pushToTalk(spoken, 'clipboard');
+  try {
+    const before = (await storedMessages()).length;
+    await main.bringToFront();
+    await main.evaluate(() => navigator.clipboard.writeText('left on the clipboard before'));
+    await page.bringToFront();
+    // The recording indicator is up while the microphone is open, as in every mode.
+    await expect(page.getByTestId('recording-indicator')).toBeVisible();
+    await expect(page.getByTestId('capture-notice')).toHaveText('Dictating for the clipboard: press the shortcut again to stop, Esc to cancel.');
+    await page.screenshot({ path: path.join(screenshotDir(info), 'push-to-talk-clipboard.png') });
+    await expect(page.getByTestId('recording-elapsed')).toHaveText(RECORDING_DONE, { timeout: RECORDING_DEADLINE_MS });
+    const closed = page.waitForEvent('close', { timeout: TRANSCRIBE_DEADLINE_MS });
+    await press(page, 1);
+    await expect(page.getByTestId('recording-indicator')).toBeHidden();
+    await expect(page.getByTestId('capture-notice')).toHaveText('Copied to the clipboard.', { timeout: TRANSCRIBE_DEADLINE_MS });
+    await closed;
+    await main.bringToFront();
+    const copied = (await main.evaluate(() => navigator.clipboard.readText())).toLowerCase();
+    for (const word of KNOWN_SENTENCE_WORDS) expect(copied, copied).toContain(word);
+    // Copied, not sent.
+    expect(await storedMessages()).toHaveLength(before);
+  } finally {
+    await mic.close();
+  }
+});
+
+test('then=message: the words are a message in the current conversation, the agent answers, the main window shows both', async () => {
+  agent.next(reply('Opening the settings window now.'));
+  // A half-written quick-capture draft is not what push-to-talk sends, and it is still there afterwards.
+  const kept = await fetch(`${server.base}/api/capture/draft`, {
+    method: 'PUT',
+    headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ text: 'half a list' }),
+  });
+  expect(kept.status).toBe(200);
+  const { mic, main, page } = await pushToTalk(spoken, 'message');
+  try {
+    await expect(page.getByTestId('capture-input')).toHaveValue('half a list');
+    await expect(page.getByTestId('recording-indicator')).toBeVisible();
+    await expect(page.getByTestId('recording-elapsed')).toHaveText(RECORDING_DONE, { timeout: RECORDING_DEADLINE_MS });
+    const closed = page.waitForEvent('close', { timeout: TRANSCRIBE_DEADLINE_MS });
+    await press(page, 1);
+    await expect(page.getByTestId('capture-notice')).toHaveText('Sent to “Groceries”.', { timeout: TRANSCRIBE_DEADLINE_MS });
+    await closed;
+    await expect.poll(async () => (await storedMessages()).map((m) => m.role)).toEqual(['user', 'assistant']);
+    const [question, answer] = await storedMessages();
+    for (const word of KNOWN_SENTENCE_WORDS) expect(question!.content.toLowerCase(), question!.content).toContain(word);
+    expect(question!.content).not.toContain('half a list');
+    expect(answer!.content).toBe('Opening the settings window now.');
+    // The main window, on that conversation, shows the spoken question and the reply.
+    await expect(main.getByTestId('message-text').first()).toContainText(/settings/i);
+    await expect(main.getByText('Opening the settings window now.')).toBeVisible();
+    const draft = await main.evaluate(async () => ((await (await fetch('/api/capture')).json()) as { draft: { text: string } }).draft.text);
+    expect(draft).toBe('half a list');
+    await fetch(`${server.base}/api/capture/draft`, { method: 'PUT', headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json' }, body: '{}' });
+  } finally {
+    await mic.close();
+  }
+});
+
+test('silence sends nothing and says so; the window stays for another try', async () => {
+  const { mic, page } = await pushToTalk(silent, 'message');
+  try {
+    const before = (await storedMessages()).length;
+    await expect(page.getByTestId('recording-indicator')).toBeVisible();
+    await expect(page.getByTestId('recording-elapsed')).toHaveText('0:02', { timeout: RECORDING_DEADLINE_MS });
+    await press(page, 1);
+    await expect(page.getByTestId('capture-notice')).toHaveText('No speech was recognised: nothing was sent.', { timeout: TRANSCRIBE_DEADLINE_MS });
+    await expect(page.getByTestId('mic-button')).toHaveAttribute('data-state', 'idle');
+    expect(page.isClosed()).toBe(false);
+    expect(await storedMessages()).toHaveLength(before);
+    await expect(page.getByTestId('capture-input')).toHaveValue('');
+  } finally {
+    await mic.close();
+  }
+});
+
+test('Esc while recording cancels: nothing copied, nothing sent', async () => {
+  for (const then of ['clipboard', 'message'] as const) {
+    const { mic, main, page } = await pushToTalk(spoken, then);
+    try {
+      const before = (await storedMessages()).length;
+      await main.bringToFront();
+      await main.evaluate(() => navigator.clipboard.writeText('left on the clipboard before'));
+      await page.bringToFront();
+      await expect(page.getByTestId('recording-indicator')).toBeVisible();
+      await expect(page.getByTestId('recording-elapsed')).toHaveText('0:02', { timeout: RECORDING_DEADLINE_MS });
+      await page.keyboard.press('Escape');
+      await expect(page.getByTestId('recording-indicator')).toBeHidden();
+      await expect(page.getByTestId('capture-notice')).toHaveText(`Recording cancelled: nothing was ${then === 'clipboard' ? 'copied' : 'sent'}.`);
+      await expect(page.getByTestId('mic-button')).toHaveAttribute('data-state', 'idle');
+      expect(page.isClosed()).toBe(false);
+      await main.bringToFront();
+      expect(await main.evaluate(() => navigator.clipboard.readText())).toBe('left on the clipboard before');
+      expect(await storedMessages()).toHaveLength(before);
+    } finally {
+      await mic.close();
+    }
+  }
+});
