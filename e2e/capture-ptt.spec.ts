@@ -16,6 +16,7 @@ import { ownServerAndAgent } from './helpers/own-agent.js';
 import { screenshotDir } from './helpers/screenshot-dir.js';
 import type { RunningServer } from './helpers/server.js';
 import { speechWav } from './helpers/speech.js';
+import { writeToneWav } from '../server/speech/testing/tone.js';
 
 const KEY = 'sk-capture-ptt-e2e-key';
 /** The capture window's size as the shell opens it. */
@@ -41,25 +42,6 @@ let spoken: string;
 let silent: string;
 let targetId: string;
 
-/** A 16-bit mono WAV of zeros: a microphone in a quiet room, to the recogniser. */
-function silenceWav(out: string): void {
-  const data = Buffer.alloc(SILENCE_S * SILENCE_RATE * 2);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20); // PCM
-  header.writeUInt16LE(1, 22); // mono
-  header.writeUInt32LE(SILENCE_RATE, 24);
-  header.writeUInt32LE(SILENCE_RATE * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(data.length, 40);
-  fs.writeFileSync(out, Buffer.concat([header, data]));
-}
-
 test.beforeAll(async () => {
   skipWithoutSpeechTools('capture push-to-talk');
   const res = await fetch(`${server.base}/api/agent/settings`, {
@@ -76,7 +58,8 @@ test.beforeAll(async () => {
   spoken = path.join(wavDir, 'spoken.wav');
   speechWav(KNOWN_SENTENCE, spoken);
   silent = path.join(wavDir, 'silent.wav');
-  silenceWav(silent);
+  // A tone of amplitude 0: a microphone in a quiet room, to the recogniser.
+  writeToneWav(silent, SILENCE_S, SILENCE_RATE, 1, 440, 0);
 });
 test.afterAll(() => {
   if (wavDir) fs.rmSync(wavDir, { recursive: true, force: true });
@@ -111,6 +94,16 @@ async function pushToTalk(wav: string, then: 'clipboard' | 'message'): Promise<P
   return { mic, main, page };
 }
 
+/** What the clipboard holds before push-to-talk: still there after Esc. */
+const BEFORE_CLIP = 'left on the clipboard before';
+
+/** Put `text` on the clipboard from the main window (the clipboard wants a focused page), then back to capture. */
+async function clipboardHolds(main: Page, page: Page, text: string): Promise<void> {
+  await main.bringToFront();
+  await main.evaluate((t) => navigator.clipboard.writeText(t), text);
+  await page.bringToFront();
+}
+
 /** The second press of the shortcut: the shell changes only the fragment. */
 const press = (page: Page, n: number) => page.evaluate((hash) => (location.hash = hash), `#ptt=${n}`);
 
@@ -118,9 +111,7 @@ test('then=clipboard: the words go onto the clipboard, "Copied to the clipboard"
   const { mic, main, page } = await pushToTalk(spoken, 'clipboard');
   try {
     const before = (await storedMessages()).length;
-    await main.bringToFront();
-    await main.evaluate(() => navigator.clipboard.writeText('left on the clipboard before'));
-    await page.bringToFront();
+    await clipboardHolds(main, page, BEFORE_CLIP);
     // The recording indicator is up while the microphone is open, as in every mode.
     await expect(page.getByTestId('recording-indicator')).toBeVisible();
     await expect(page.getByTestId('capture-notice')).toHaveText('Dictating for the clipboard: press the shortcut again to stop, Esc to cancel.');
@@ -197,9 +188,7 @@ test('Esc while recording cancels: nothing copied, nothing sent', async () => {
     const { mic, main, page } = await pushToTalk(spoken, then);
     try {
       const before = (await storedMessages()).length;
-      await main.bringToFront();
-      await main.evaluate(() => navigator.clipboard.writeText('left on the clipboard before'));
-      await page.bringToFront();
+      await clipboardHolds(main, page, BEFORE_CLIP);
       await expect(page.getByTestId('recording-indicator')).toBeVisible();
       await expect(page.getByTestId('recording-elapsed')).toHaveText('0:02', { timeout: RECORDING_DEADLINE_MS });
       await page.keyboard.press('Escape');
@@ -208,7 +197,7 @@ test('Esc while recording cancels: nothing copied, nothing sent', async () => {
       await expect(page.getByTestId('mic-button')).toHaveAttribute('data-state', 'idle');
       expect(page.isClosed()).toBe(false);
       await main.bringToFront();
-      expect(await main.evaluate(() => navigator.clipboard.readText())).toBe('left on the clipboard before');
+      expect(await main.evaluate(() => navigator.clipboard.readText())).toBe(BEFORE_CLIP);
       expect(await storedMessages()).toHaveLength(before);
     } finally {
       await mic.close();
