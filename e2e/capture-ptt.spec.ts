@@ -77,9 +77,15 @@ interface PttWindow {
  * A browser whose microphone plays `wav`, its main window on the conversation, and the capture window opened as
  * the shell opens it for push-to-talk (by the main window's script, so it may close itself), recording at once.
  */
-async function pushToTalk(wav: string, then: 'clipboard' | 'message'): Promise<PttWindow> {
+async function pushToTalk(wav: string, then: 'clipboard' | 'message', opts: { refuseClipboard?: boolean } = {}): Promise<PttWindow> {
   const mic = await micBrowser(wav);
   await mic.ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.base });
+  // A system that refuses the write (an unfocused window, a policy): what the browser answers then.
+  if (opts.refuseClipboard) {
+    await mic.ctx.addInitScript(() => {
+      navigator.clipboard.writeText = () => Promise.reject(new DOMException('Write permission denied.', 'NotAllowedError'));
+    });
+  }
   const main = mic.ctx.pages()[0] ?? (await mic.ctx.newPage());
   await openApp(main, server);
   await main.goto(`${server.base}/#s=${targetId}`);
@@ -202,5 +208,26 @@ test('Esc while recording cancels: nothing copied, nothing sent', async () => {
     } finally {
       await mic.close();
     }
+  }
+});
+
+test('a refused clipboard: the page says so and the words stay in the field (and in the kept draft); the window stays', async () => {
+  const { mic, main, page } = await pushToTalk(spoken, 'clipboard', { refuseClipboard: true });
+  try {
+    await expect(page.getByTestId('recording-elapsed')).toHaveText(RECORDING_DONE, { timeout: RECORDING_DEADLINE_MS });
+    await press(page, 1);
+    await expect(page.getByTestId('capture-notice')).toHaveText('Could not copy to the clipboard (the system refused it). The text is in the field: copy it from there.', {
+      timeout: TRANSCRIBE_DEADLINE_MS,
+    });
+    const field = (await page.getByTestId('capture-input').inputValue()).toLowerCase();
+    for (const word of KNOWN_SENTENCE_WORDS) expect(field, field).toContain(word);
+    await expect
+      .poll(async () => (await main.evaluate(async () => ((await (await fetch('/api/capture')).json()) as { draft: { text: string } }).draft.text)).toLowerCase())
+      .toContain('settings');
+    expect(page.isClosed()).toBe(false);
+  } finally {
+    // Closed first: the page saves its draft as it goes.
+    await mic.close();
+    await fetch(`${server.base}/api/capture/draft`, { method: 'PUT', headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json' }, body: '{}' });
   }
 });
