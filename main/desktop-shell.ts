@@ -107,13 +107,13 @@ export class DesktopShell {
     const existing = this.capture;
     if (existing && !existing.isDestroyed()) {
       if (dictate) {
-        const url = captureUrl(this.ctx.appOrigin, true, ++this.presses);
+        const url = captureUrl(this.ctx.appOrigin, true, ++this.presses, this.ctx.settings.pushToTalkTo);
         void existing.loadURL(url).catch((err: unknown) => log.warn('Opening quick capture failed:', err));
       }
       focusWindow(existing);
       return;
     }
-    const url = captureUrl(this.ctx.appOrigin, dictate);
+    const url = captureUrl(this.ctx.appOrigin, dictate, 0, this.ctx.settings.pushToTalkTo);
     const win = new BrowserWindow(captureWindowOptions({ preloadPath: this.ctx.preloadPath, version: this.ctx.version }));
     this.capture = win;
     win.once('ready-to-show', () => win.show());

@@ -671,6 +671,19 @@ describe('startElectron: the desktop companion', () => {
     expect(fake.state.shortcuts.size, 'released at quit').toBe(0);
   });
 
+  it('push-to-talk set to the clipboard or a message: the capture page is opened saying so, press after press', async () => {
+    writeFileSync(path.join(userData, 'desktop-settings.json'), JSON.stringify({ pushToTalkTo: 'clipboard' }));
+    await startWindowAndLoad();
+    fake.state.shortcuts.get('CommandOrControl+Shift+D')!();
+    expect(fake.state.loads.at(-1)!.url).toBe(`${APP_ORIGIN}/capture?dictate=1&then=clipboard`);
+    fake.state.shortcuts.get('CommandOrControl+Shift+D')!();
+    expect(fake.state.loads.at(-1)!.url).toBe(`${APP_ORIGIN}/capture?dictate=1&then=clipboard#ptt=1`);
+    // Quick capture's own shortcut still opens the page to type in.
+    fake.state.windows[1]!.close();
+    fake.state.shortcuts.get('CommandOrControl+Shift+Space')!();
+    expect(fake.state.loads.at(-1)!.url).toBe(`${APP_ORIGIN}/capture`);
+  });
+
   it('a shortcut another application holds is reported in a notification, not silently lost', async () => {
     fake.state.takenShortcuts = ['CommandOrControl+Shift+Space'];
     await startWindowAndLoad();

@@ -56,4 +56,11 @@ describe('captureUrl', () => {
     expect(captureUrl('http://127.0.0.1:4000', true)).toBe('http://127.0.0.1:4000/capture?dictate=1');
     expect(captureUrl('http://127.0.0.1:4000', true, 3)).toBe('http://127.0.0.1:4000/capture?dictate=1#ptt=3');
   });
+  it('dictation carries where its text goes (pushToTalkTo); into the field is the default and adds nothing', () => {
+    expect(captureUrl('http://127.0.0.1:4000', true, 0, 'capture')).toBe('http://127.0.0.1:4000/capture?dictate=1');
+    expect(captureUrl('http://127.0.0.1:4000', true, 0, 'clipboard')).toBe('http://127.0.0.1:4000/capture?dictate=1&then=clipboard');
+    expect(captureUrl('http://127.0.0.1:4000', true, 2, 'message')).toBe('http://127.0.0.1:4000/capture?dictate=1&then=message#ptt=2');
+    // Quick capture by its own shortcut is the page to type in, whatever push-to-talk is set to.
+    expect(captureUrl('http://127.0.0.1:4000', false, 0, 'clipboard')).toBe('http://127.0.0.1:4000/capture');
+  });
 });

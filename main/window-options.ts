@@ -1,5 +1,6 @@
 // The window's construction options, chosen in one place so every hardening switch is visible and tested.
 import type { BrowserWindowConstructorOptions } from 'electron';
+import type { PushToTalkDestination } from './gui-config.js';
 
 export const WINDOW_WIDTH = 1200;
 export const WINDOW_HEIGHT = 820;
@@ -59,9 +60,14 @@ export const DICTATE_QUERY = '?dictate=1';
  * The capture page's address. Push-to-talk pressed while the page is already open for dictation changes only
  * the fragment (`#ptt=<n>`): a same-document navigation, so the page is not reloaded and gets a `hashchange`
  * to toggle its recording (globalShortcut reports presses, never releases, so "press to toggle" is the mode).
+ * `then` (the setting pushToTalkTo) says where dictation's text goes: into the page's field (`capture`, the
+ * default, no parameter), or `&then=clipboard` / `&then=message`, after which the page closes itself. Only
+ * dictation carries it: quick capture opened by its own shortcut is always the page to type in.
  */
-export function captureUrl(appOrigin: string, dictate: boolean, press = 0): string {
-  return `${appOrigin}${CAPTURE_PATH}${dictate ? DICTATE_QUERY : ''}${dictate && press > 0 ? `#ptt=${press}` : ''}`;
+export function captureUrl(appOrigin: string, dictate: boolean, press = 0, then: PushToTalkDestination = 'capture'): string {
+  if (!dictate) return `${appOrigin}${CAPTURE_PATH}`;
+  const destination = then === 'capture' ? '' : `&then=${then}`;
+  return `${appOrigin}${CAPTURE_PATH}${DICTATE_QUERY}${destination}${press > 0 ? `#ptt=${press}` : ''}`;
 }
 /** Small enough to sit over any window, large enough for a paragraph, a thumbnail row and the send buttons. */
 export const CAPTURE_WIDTH = 560;

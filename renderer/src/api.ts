@@ -135,7 +135,7 @@ export const api = {
   capture: (session?: string | null) => request<CaptureView>('GET', `/api/capture${session ? `?${q({ session })}` : ''}`),
   saveCaptureDraft: (draft: { text: string; destination: CaptureDestination; session_id: string | null; attachments: string[] }) =>
     request<{ ok: true }>('PUT', '/api/capture/draft', draft),
-  sendCapture: (body: { destination: CaptureDestination; session_id?: string; staging_session_id?: string; text: string; attachments: string[] }) =>
+  sendCapture: (body: { destination: CaptureDestination; session_id?: string; staging_session_id?: string; text: string; attachments: string[]; reply?: boolean }) =>
     request<CaptureSendResponse>('POST', '/api/capture/send', body),
   profiles: () => request<{ active: string; profiles: string[] }>('GET', '/api/profiles'),
   switchProfile: (name: string) => request<{ ok: boolean; active: string }>('POST', '/api/profile/switch', { name }),

@@ -22,7 +22,8 @@ import {
 import type { Chip } from './store.js';
 import { UploadQueue } from './upload-queue.js';
 import { dropZone } from './upload-view.js';
-import { Voice } from './voice.js';
+import { clipboardRefusal, pttStep, pttThen, type PttEffect, type PttEvent, type PttState } from './ptt-flow.js';
+import { Voice, type VoiceEvent } from './voice.js';
 
 /** Parallel uploads from the capture window: as many as one composer's (composer.ts MAX_PARALLEL_UPLOADS). */
 export const CAPTURE_PARALLEL_UPLOADS = 3;
@@ -57,6 +58,8 @@ class CapturePage {
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
   /** The staging conversation being made for the first upload (one for all the files dropped at once). */
   private staging: Promise<string> | undefined;
+  /** Push-to-talk's destination (the shell's `&then=`) and how far its dictation got (ptt-flow.ts). */
+  private ptt: PttState = { then: pttThen(location.search), phase: 'off' };
 
   constructor() {
     byId('capture-close').appendChild(icon([...ICONS.x]));
@@ -68,13 +71,10 @@ class CapturePage {
       this.addFiles(fromFileList(picker.files ?? []));
       picker.value = '';
     });
-    this.voice = new Voice((spoken) => {
-      const at = insertDictation(this.input.value, this.input.selectionStart ?? this.input.value.length, spoken);
-      this.set({ text: at.text });
-      this.input.setSelectionRange(at.caret, at.caret);
-      this.input.focus();
-      this.scheduleSave();
-    });
+    this.voice = new Voice(
+      (spoken) => this.pttFeed({ type: 'transcript', text: spoken }),
+      (event) => this.pttFeed(voiceToPtt(event)),
+    );
     this.input.addEventListener('input', () => {
       this.set({ text: this.input.value });
       this.scheduleSave();
@@ -140,10 +140,77 @@ class CapturePage {
     // The desktop shell opens the page with ?dictate=1 (the tray's Dictate, push-to-talk while it was closed), and
     // while it is open changes only the fragment to #ptt=<n> on each press (main/desktop-shell.ts): a global
     // shortcut has no key-up, so each press starts the microphone or stops and transcribes.
-    if (new URLSearchParams(location.search).get('dictate') === '1') this.voice.toggle();
+    if (new URLSearchParams(location.search).get('dictate') === '1') this.pttPress();
     window.addEventListener('hashchange', () => {
-      if (/^#ptt=\d+$/.test(location.hash)) this.voice.toggle();
+      if (/^#ptt=\d+$/.test(location.hash)) this.pttPress();
     });
+  }
+
+  /** Dictated text into the field at the caret (quick capture's dictation, or push-to-talk's that failed). */
+  private insertSpoken(spoken: string): void {
+    const at = insertDictation(this.input.value, this.input.selectionStart ?? this.input.value.length, spoken);
+    this.set({ text: at.text });
+    this.input.setSelectionRange(at.caret, at.caret);
+    this.input.focus();
+    this.scheduleSave();
+  }
+
+  /** The global push-to-talk shortcut was pressed: each press starts or stops the microphone. */
+  private pttPress(): void {
+    this.pttFeed({ type: 'press' });
+    this.voice.toggle();
+  }
+
+  /** Push-to-talk's decision (ptt-flow.ts) for what just happened, carried out. */
+  private pttFeed(event: PttEvent): void {
+    const step = pttStep(this.ptt, event);
+    this.ptt = step.state;
+    this.root.dataset.ptt = step.state.phase;
+    for (const effect of step.effects) this.pttEffect(effect);
+  }
+
+  private pttEffect(effect: PttEffect): void {
+    switch (effect.kind) {
+      case 'insert':
+        return this.insertSpoken(effect.text);
+      case 'notice':
+        return this.set({ notice: { kind: effect.level, text: effect.text } });
+      case 'copy':
+        return void this.pttCopy(effect.text);
+      case 'send':
+        return void this.pttSend(effect.text);
+      case 'close':
+        setTimeout(() => void this.close(), effect.afterMs);
+        return;
+    }
+  }
+
+  /** The transcript onto the clipboard; refused, the machine puts it in the field instead. */
+  private async pttCopy(text: string): Promise<void> {
+    try {
+      await navigator.clipboard.writeText(text);
+      this.pttFeed({ type: 'copied' });
+    } catch (err) {
+      this.pttFeed({ type: 'copy-refused', text, reason: clipboardRefusal(err) });
+    }
+  }
+
+  /**
+   * The transcript alone as a message the agent answers: in the current conversation (a turn there), or, with
+   * none yet, a new one asking the agent. The field's draft is not part of it and is kept.
+   */
+  private async pttSend(text: string): Promise<void> {
+    const current = this.state.current;
+    try {
+      const body = current ? { destination: 'current' as const, session_id: current.session_id, text, attachments: [], reply: true } : { destination: 'ask' as const, text, attachments: [] };
+      const sent = await api.sendCapture(body);
+      // Sending clears the kept draft on the server; this message was not the draft, so it is written back.
+      await this.flush();
+      window.dispatchEvent(new CustomEvent(SENT_EVENT, { detail: { destination: sent.destination, session_id: sent.session_id } }));
+      this.pttFeed({ type: 'sent', title: current?.title ?? null });
+    } catch (err) {
+      this.pttFeed({ type: 'send-failed', text, reason: err instanceof Error ? err.message : String(err) });
+    }
   }
 
   private set(change: Partial<CaptureState>): void {
@@ -278,6 +345,11 @@ class CapturePage {
     // Still here: a browser tab the page did not open itself cannot be closed by it.
     setTimeout(() => this.set({ notice: { kind: 'info', text: 'The draft is kept. Close this tab when you like.' } }), CLOSE_FALLBACK_MS);
   }
+}
+
+/** The microphone's news in push-to-talk's terms. */
+function voiceToPtt(event: VoiceEvent): PttEvent {
+  return event === 'failed' ? { type: 'voice-failed' } : { type: event };
 }
 
 const page = new CapturePage();

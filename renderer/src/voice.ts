@@ -34,6 +34,13 @@ export function micErrorMessage(err: unknown): string {
 type State = 'idle' | 'starting' | 'recording' | 'transcribing';
 
 /**
+ * What a dictation came to, for a page that routes its transcript elsewhere (quick capture's push-to-talk,
+ * ptt-flow.ts): the microphone opened, the recording is being transcribed, or it ended with no text (silence,
+ * Esc, or a failure the voice bar shows). A transcript itself goes to `insert`.
+ */
+export type VoiceEvent = 'recording' | 'transcribing' | 'empty' | 'cancelled' | 'failed';
+
+/**
  * Why dictation cannot be offered, in words a person can act on, or null when it can. The probe says only
  * `{available, provider}`: an unavailable `local` provider means this machine's speech engine or model is
  * missing (an installer without the ONNX Runtime binding for it, such as an Intel Mac's).
@@ -75,7 +82,10 @@ export class Voice {
   private releasedHold = false;
 
   /** `insert` gets the transcript and whether it was spoken with the button held (push to talk). */
-  constructor(private readonly insert: (text: string, held: boolean) => void) {
+  constructor(
+    private readonly insert: (text: string, held: boolean) => void,
+    private readonly observe: (event: VoiceEvent) => void = () => undefined,
+  ) {
     this.button.addEventListener('pointerdown', (e) => {
       if (e.button !== 0) return;
       // The recording bar appears and moves the button: capture keeps the release ours wherever it happens.
@@ -187,6 +197,7 @@ export class Voice {
       this.startedAt = performance.now();
       this.state = 'recording';
       this.render();
+      this.observe('recording');
       this.tick();
       if (this.stopWanted) this.stop();
     } catch (err) {
@@ -194,6 +205,7 @@ export class Voice {
       this.state = 'idle';
       this.render();
       this.showError(err instanceof Error && err.message === INSECURE_MESSAGE ? INSECURE_MESSAGE : micErrorMessage(err));
+      this.observe('failed');
     }
   }
 
@@ -242,6 +254,7 @@ export class Voice {
     if (this.state !== 'recording' || !this.recorder) return;
     this.state = 'transcribing';
     this.render();
+    this.observe('transcribing');
     this.recorder.stop(); // → onstop → finish()
   }
 
@@ -255,6 +268,7 @@ export class Voice {
       this.render();
     }
     this.status.textContent = 'Recording cancelled.';
+    this.observe('cancelled');
   }
 
   private teardown(): void {
@@ -289,9 +303,13 @@ export class Voice {
         this.status.textContent = '';
       } else {
         this.status.textContent = 'No speech was recognised. Try again, a little closer to the microphone.';
+        this.observe('empty');
       }
     } catch (err) {
-      if (!(err instanceof UploadAborted)) this.showError(err instanceof ApiError ? `Transcription failed: ${err.message}` : String(err));
+      if (!(err instanceof UploadAborted)) {
+        this.showError(err instanceof ApiError ? `Transcription failed: ${err.message}` : String(err));
+        this.observe('failed');
+      }
     } finally {
       this.upload = null;
       this.state = 'idle';

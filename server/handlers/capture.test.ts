@@ -9,7 +9,7 @@ import { storedJson } from '../testing/stored-session.js';
 import { contentSecurityPolicy } from '../http/headers.js';
 import type { App } from '../app.js';
 import type { Session } from '../store/sessions.js';
-import { CAPTURE_EMPTY, MAX_CAPTURE_ATTACHMENTS } from './capture.js';
+import { CAPTURE_EMPTY, MAX_CAPTURE_ATTACHMENTS, REPLY_NOT_BOOLEAN, REPLY_ONLY_CURRENT } from './capture.js';
 
 let srv: TestServer;
 let bare: TestServer;
@@ -160,6 +160,44 @@ describe('POST /api/capture/send', () => {
       ['user', 'What is the capital of Portugal?'],
       ['assistant', 'Lisbon.'],
     ]);
+  });
+
+  it('to the current conversation with reply: the message is a turn the agent answers there', async () => {
+    const id = await srv.newSession();
+    const before = agent.turns.length;
+    const res = await send(srv, { destination: 'current', session_id: id, text: 'How long does the tea steep?', reply: true });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { destination: string; session_id: string; stream_id: string };
+    expect(body).toMatchObject({ destination: 'current', session_id: id });
+    expect(body.stream_id).toMatch(/\S/);
+    const upstream = await agent.turn(before);
+    upstream.push({ kind: 'token', text: 'Three minutes.' });
+    upstream.finish();
+    await expect.poll(async () => (await storedJson(srv.stateDir, id)).messages.map((m: { role: string; content: string }) => [m.role, m.content])).toEqual([
+      ['user', 'How long does the tea steep?'],
+      ['assistant', 'Three minutes.'],
+    ]);
+  });
+
+  it('reply: refused while a turn runs there, without an agent, and where it means nothing; nothing is stored', async () => {
+    const id = await srv.newSession();
+    const before = agent.turns.length;
+    expect((await send(srv, { destination: 'current', session_id: id, text: 'first', reply: true })).status).toBe(200);
+    const upstream = await agent.turn(before);
+    const busy = await send(srv, { destination: 'current', session_id: id, text: 'second', reply: true });
+    expect(busy.status).toBe(409);
+    upstream.finish();
+    await expect.poll(async () => (await storedJson(srv.stateDir, id)).messages.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content)).toEqual(['first']);
+    await expect.poll(async () => (await storedJson(srv.stateDir, id)).active_stream_id ?? null).toBe(null);
+    const lone = await bare.newSession();
+    const refused = await send(bare, { destination: 'current', session_id: lone, text: 'hello?', reply: true });
+    expect(refused.status).toBe(503);
+    expect((await storedJson(bare.stateDir, lone)).messages).toEqual([]);
+    expect(await (await send(srv, { destination: 'current', session_id: id, text: 'x', reply: 'yes' })).json()).toEqual({ error: REPLY_NOT_BOOLEAN });
+    expect(await (await send(srv, { destination: 'inbox', text: 'x', reply: true })).json()).toEqual({ error: REPLY_ONLY_CURRENT });
+    expect(await (await send(srv, { destination: 'ask', text: 'x', reply: false })).json()).toEqual({ error: REPLY_ONLY_CURRENT });
+    // Another profile's conversation is not found, reply or not.
+    expect((await send(srv, { destination: 'current', session_id: 'abcdefabcdef', text: 'x', reply: true })).status).toBe(404);
   });
 
   it('refuses what is not a capture, with the reason', async () => {

@@ -1,6 +1,7 @@
 // The quick-capture window's routes (docs/API.md "Quick capture"): GET /api/capture (which conversation is
 // current, whether the Inbox is there, the kept draft), PUT /api/capture/draft, and POST /api/capture/send, which
-// delivers the text and the staged uploads to the current conversation, the Inbox conversation, or a new
+// delivers the text and the staged uploads to the current conversation (with `reply: true`, as a turn the agent
+// answers: push-to-talk's "as a message"), the Inbox conversation, or a new
 // conversation asking the agent (the reply streams like any turn: the main window follows it). Uploads are staged
 // in one conversation (the draft's `session_id`); sent elsewhere, they move to the target conversation first.
 import { constants, createWriteStream } from 'node:fs';
@@ -75,6 +76,22 @@ function pathsIn(value: unknown, staging: Session | null): string[] {
     if (typeof p !== 'string' || !known.has(p)) throw new ValueError('Unknown attachment');
     return p;
   });
+}
+
+export const REPLY_NOT_BOOLEAN = 'reply must be true or false';
+export const REPLY_ONLY_CURRENT = 'reply is for the current conversation (ask always starts a turn; the Inbox is not sent to the agent)';
+
+/**
+ * Whether the message starts the agent's turn. `ask` always does; `current` does when asked (push-to-talk's
+ * "as a message": a question spoken is a message the agent answers, as in any chat's voice input); the Inbox
+ * keeps notes, never questions.
+ */
+function replyOf(value: unknown, destination: CaptureDestination): boolean {
+  if (value === undefined || value === null) return destination === 'ask';
+  if (typeof value !== 'boolean') throw new ValueError(REPLY_NOT_BOOLEAN);
+  if (value && destination === 'inbox') throw new ValueError(REPLY_ONLY_CURRENT);
+  if (!value && destination === 'ask') throw new ValueError(REPLY_ONLY_CURRENT);
+  return value;
 }
 
 function destinationOf(value: unknown): CaptureDestination {
@@ -184,6 +201,7 @@ export async function sendCapture(input: HandlerInput): Promise<void> {
   const { ctx, app, profile } = input;
   const body = await readJsonBody(ctx);
   const destination = destinationOf(body.destination);
+  const reply = replyOf(body.reply, destination);
   const text = textOf(body.text, MAX_MESSAGE_CHARS);
   const staging = await stagingSession(input, body.staging_session_id);
   const staged = pathsIn(body.attachments, staging);
@@ -193,8 +211,9 @@ export async function sendCapture(input: HandlerInput): Promise<void> {
   target = (await app.sessions.get(target.session_id)) ?? target;
   const attachments = namedAttachments(paths, target, app.config.stateDir);
   let started: { stream_id: string } | undefined;
-  if (destination === 'ask') {
-    // A refusal (503 without an agent) is answered by the lifecycle; the new conversation keeps nothing then.
+  if (reply) {
+    // A refusal (503 without an agent, 409 while a turn runs there) is answered by the lifecycle, and nothing is
+    // stored: the capture page keeps the text.
     started = await app.turns.start({ session: target, profile, text, attachments });
   } else {
     const updated = await app.sessions.addMessage(target.session_id, text, attachments);
