@@ -77,6 +77,7 @@ export async function addFilesToInbox(app: App, profile: string, paths: readonly
       }
       const session = await inboxSession(app, profile);
       const stored = await storeStagedAttachment(app, profile, session.session_id, { stagedPath: staged, filename: path.basename(file), size: copied });
+      app.arrivals.record(profile, session.session_id, { source: 'open-with' }, stored);
       result.sessionId = session.session_id;
       result.added.push(stored.filename);
     } catch (err) {
