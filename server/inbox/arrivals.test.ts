@@ -6,10 +6,10 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FileAttachment, Message, Session } from '../core/wire.js';
+import type { FileAttachment } from '../core/wire.js';
 import { startServer } from '../index.js';
 import { EventBus, type ServerEvent } from '../store/events.js';
-import { SessionStore } from '../store/sessions.js';
+import { SessionStore, type Message, type Session } from '../store/sessions.js';
 import { TEST_TOKEN } from '../testing/harness.js';
 import { appendArrivals, ARRIVAL_GROUP_MS, arrivalText, ArrivalLog, MAX_FILES_PER_ARRIVAL_ROW } from './arrivals.js';
 
@@ -107,7 +107,7 @@ describe('arrival rows through the server', () => {
     tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'satchel-arrivals-srv-'));
     const workspace = path.join(tmp, 'workspace');
     fs.mkdirSync(workspace);
-    const config = { host: '127.0.0.1', port: 0, stateDir: path.join(tmp, 'state'), token: TEST_TOKEN, defaultWorkspace: workspace };
+    const config = { host: '127.0.0.1', port: 0, stateDir: path.join(tmp, 'state'), token: TEST_TOKEN, defaultWorkspace: workspace, maxUploadBytes: 1024 * 1024 };
     const get = (origin: string, p: string) => fetch(origin + p, { headers: { Authorization: `Bearer ${TEST_TOKEN}` } });
     const report = path.join(tmp, 'quarterly report.txt');
     fs.writeFileSync(report, 'revenue went up');
