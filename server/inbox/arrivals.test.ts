@@ -10,8 +10,8 @@ import type { FileAttachment } from '../core/wire.js';
 import { startServer } from '../index.js';
 import { EventBus, type ServerEvent } from '../store/events.js';
 import { SessionStore, type Message, type Session } from '../store/sessions.js';
-import { TEST_TOKEN } from '../testing/harness.js';
-import { appendArrivals, ARRIVAL_GROUP_MS, arrivalText, ArrivalLog, MAX_FILES_PER_ARRIVAL_ROW } from './arrivals.js';
+import { postMultipart, TEST_TOKEN } from '../testing/harness.js';
+import { appendArrivals, arrivalFrom, ARRIVAL_GROUP_MS, arrivalText, ArrivalLog, MAX_FILES_PER_ARRIVAL_ROW } from './arrivals.js';
 
 const file = (name: string): FileAttachment => ({ kind: 'file', filename: name, path: `/state/${name}`, size: 1, mime: 'text/plain', is_image: false });
 const downloads = { source: 'folder' as const, from: 'Downloads' };
@@ -62,6 +62,14 @@ describe('arrival rows (pure)', () => {
       'e.pdf arrived from Downloads',
       'f.pdf arrived from Downloads',
     ]);
+  });
+
+  it('an imported row keeps an arrival only of the shape this version writes', () => {
+    expect(arrivalFrom({ source: 'folder', from: 'Scans', last_at: 5 })).toEqual({ source: 'folder', from: 'Scans', last_at: 5 });
+    expect(arrivalFrom({ source: 'open-with', last_at: 5, extra: '<x>' })).toEqual({ source: 'open-with', last_at: 5 });
+    for (const bad of [null, [], 'folder', { source: 'mail', last_at: 1 }, { source: 'folder', last_at: '1' }, { source: 'folder', from: 7, last_at: 1 }, { source: 'folder', from: 'x'.repeat(256), last_at: 1 }]) {
+      expect(arrivalFrom(bad)).toBeUndefined();
+    }
   });
 
   it(`a row holds at most ${MAX_FILES_PER_ARRIVAL_ROW} files`, () => {
@@ -134,6 +142,13 @@ describe('arrival rows through the server', () => {
       const exported = JSON.parse(execFileSync('unzip', ['-p', zipPath, 'conversation.json'], { encoding: 'utf8' })) as { messages: Message[] };
       expect(exported.messages[0]).toMatchObject({ role: 'system', content: 'quarterly_report.txt arrived (opened with Satchel)', arrival: { source: 'open-with' } });
       expect(exported.messages[0]!.attachments![0]).toMatchObject({ filename: 'quarterly_report.txt', path: 'attachments/quarterly_report.txt' });
+
+      // Imported back, the row is still an arrival, its file in the new conversation's folder.
+      const imported = await postMultipart({ api: (p, init) => fetch(again.origin + p, { ...init, headers: { Authorization: `Bearer ${TEST_TOKEN}`, ...(init?.headers as Record<string, string>) } }) }, '/api/session/import', [{ name: 'file', filename: 'x.zip', content: fs.readFileSync(zipPath) }]);
+      expect(imported.status).toBe(200);
+      const copy = (await (await get(again.origin, `/api/session?session_id=${imported.body.session.session_id}`)).json()) as { session: Session };
+      expect(copy.session.messages[0]).toMatchObject({ role: 'system', arrival: { source: 'open-with', last_at: row.arrival!.last_at } });
+      expect(fs.readFileSync((copy.session.messages[0]!.attachments![0] as FileAttachment).path, 'utf8')).toBe('revenue went up');
     } finally {
       await again.close();
     }

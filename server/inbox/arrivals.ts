@@ -21,6 +21,19 @@ export const ARRIVAL_GROUP_MS = 60_000;
 /** A row holds at most this many files: the row is rewritten as it grows, so its size bounds every flush. */
 export const MAX_FILES_PER_ARRIVAL_ROW = 500;
 
+/** A folder name longer than this in an imported row is no arrival (a real one is a path segment: 255 bytes). */
+const MAX_FROM_CHARS = 255;
+
+/** `raw` (an imported export's `arrival`) when it is one this version writes, else undefined: the row stays a note. */
+export function arrivalFrom(raw: unknown): Arrival | undefined {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const { source, from, last_at } = raw as Record<string, unknown>;
+  if (source !== 'folder' && source !== 'open-with') return undefined;
+  if (typeof last_at !== 'number' || !Number.isFinite(last_at)) return undefined;
+  if (from !== undefined && (typeof from !== 'string' || from.length > MAX_FROM_CHARS)) return undefined;
+  return { source, ...(typeof from === 'string' ? { from } : {}), last_at };
+}
+
 /** Where a file came from, as its row says it. */
 export type ArrivalSource = Pick<Arrival, 'source' | 'from'>;
 
