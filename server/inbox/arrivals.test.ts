@@ -133,6 +133,10 @@ describe('arrival rows through the server', () => {
       expect(row.attachments).toEqual([{ ...body.session.attachments[0], kind: 'file' }]);
       expect(fs.readFileSync((row.attachments![0] as FileAttachment).path, 'utf8')).toBe('revenue went up');
 
+      // The file counts as sent: it cannot be deleted from under its row.
+      const del = await fetch(`${again.origin}/api/session/attachment?session_id=${result.sessionId}&path=${encodeURIComponent((row.attachments![0] as FileAttachment).path)}`, { method: 'DELETE', headers: { Authorization: `Bearer ${TEST_TOKEN}` } });
+      expect([del.status, await del.json()]).toEqual([409, { error: 'This attachment belongs to a sent message and cannot be deleted' }]);
+
       const search = (await (await get(again.origin, '/api/search?q=arrived')).json()) as { results: { kind: string; message_index?: number }[] };
       expect(search.results).toContainEqual(expect.objectContaining({ kind: 'message', message_index: 0 }));
 
