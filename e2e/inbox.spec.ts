@@ -79,4 +79,13 @@ test('a file saved into a watched folder appears once in the Inbox conversation,
   await expect(lines.first()).toHaveText('Ready: 46 characters of text');
   await expect.poll(async () => (await lines.allTextContents()).slice(1).sort()).toEqual(['Ready: 29 characters of text', 'Ready: 78 characters of text']);
   await page.screenshot({ path: path.join(screenshotDir(info), 'inbox.png') });
+
+  // A bigger burst stays a few lines tall: 6 chips, and a button for the rest.
+  for (let i = 1; i <= 5; i++) fs.writeFileSync(path.join(downloads, `page-${i}.txt`), `Scanned page ${i}.\n`);
+  const row = page.getByTestId('arrival-row');
+  await expect(row.getByTestId('arrival-text')).toHaveText('8 files arrived from Downloads', { timeout: 20_000 });
+  await expect(row.getByTestId('message-attachment')).toHaveCount(6);
+  await row.getByTestId('arrival-more').filter({ hasText: 'Show all 8 files' }).click();
+  await expect(row.getByTestId('message-attachment')).toHaveCount(8);
+  await expect(row.getByTestId('arrival-more')).toHaveCount(0);
 });
