@@ -53,6 +53,7 @@ import { uploadToWorkspace } from './handlers/workspace-upload.js';
 import { addWorkspace, listWorkspaces } from './handlers/workspaces.js';
 import { getCapture, putCaptureDraft, sendCapture, type InboxResolver } from './handlers/capture.js';
 import { changeInboxFolders, getInboxFolders, pauseInbox } from './inbox/routes.js';
+import { ArrivalLog } from './inbox/arrivals.js';
 import { inboxSession } from './inbox/session.js';
 
 /** What every handler, the MCP tools and the attachment services are handed: the application's parts. */
@@ -69,6 +70,8 @@ export interface App extends Host {
   staticDir: string;
   /** The Inbox folder watcher (inbox/watcher.ts): SATCHEL_INBOX_FOLDERS and the folders the settings add. */
   inbox: InboxWatcher;
+  /** The Inbox's arrival rows (inbox/arrivals.ts): what the watcher and "Open with" brought, one row per burst. */
+  arrivals: ArrivalLog;
   /** The Inbox conversation of a profile (server/inbox/session.ts), quick capture's `inbox` destination. */
   inboxDestination: InboxResolver;
   /** Arrivals in the Inbox prepared in the background: their chips' summaries, transcripts, OCR (inbox/prepare.ts). */
@@ -243,6 +246,7 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
     staticDir: config.staticDir ?? defaultStaticDir(),
     stopping: stopping.signal,
     inbox: new InboxWatcher(config.inboxFolders ?? [], config.inbox),
+    arrivals: new ArrivalLog(sessions, events),
     // Quick capture's Inbox destination, the one place it is wired: the same conversation the watched folders fill
     // (a test may give its own).
     inboxDestination: { session: (profile) => (config.inboxSession ?? inboxSession)(app, profile) },
@@ -263,6 +267,8 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
       app.inboxPreparation?.stop();
       await inboxStarted;
       await Promise.all([turns.stop(), sweep.stop(), deletions.stop(), backfill.stop(), app.inbox.stop()]);
+      // The rows of what arrived last, before the store closes.
+      await app.arrivals.flush();
       await sessions.close();
     })();
     return stopped;

@@ -1,6 +1,6 @@
 // A stored message row as the view draws it (server/core/wire.d.ts `Message`, one shape: the server normalizes
 // older rows as it loads them), with every field a row may lack given its empty value.
-import type { ChatErrorAction, ExtractedAttachment, Message, MessageRole, MessageVersions, SentAttachment, Session, StoppedBy } from './api.js';
+import type { Arrival, ChatErrorAction, ExtractedAttachment, Message, MessageRole, MessageVersions, SentAttachment, Session, StoppedBy } from './api.js';
 import { replyActivity, type ReplyActivity } from './reply-activity.js';
 
 export interface MessageRow {
@@ -25,6 +25,8 @@ export interface MessageRow {
   stoppedBy: StoppedBy | null;
   /** A failure's row: what happened (its content without the `**Error:**` label), what to do, its button. */
   failure: { message: string; hint?: string; action?: ChatErrorAction } | null;
+  /** An Inbox arrival row (server/inbox/arrivals.ts): where its files came from. */
+  arrival?: Arrival;
 }
 
 /** A stop's row as turns.ts stores it; a row stored before `error_type` by its words (CANCELLED_TEXT there). */
@@ -62,7 +64,15 @@ export function normalizeMessage(m: Message, index = 0): MessageRow {
     versions: validVersions(m.versions),
     stoppedBy: stop,
     failure: m._error === true && !stop ? failure(m, text) : null,
+    arrival: arrivalOf(m),
   };
+}
+
+/** A row's `arrival` as the view reads it, or undefined for any other row (or a malformed one). */
+export function arrivalOf(m: { role?: unknown; arrival?: unknown }): Arrival | undefined {
+  const a = m.arrival as Partial<Arrival> | undefined;
+  if (m.role !== 'system' || !a || typeof a !== 'object' || (a.source !== 'folder' && a.source !== 'open-with')) return undefined;
+  return { source: a.source, ...(typeof a.from === 'string' ? { from: a.from } : {}), last_at: typeof a.last_at === 'number' ? a.last_at : 0 };
 }
 
 function validVersions(v: MessageVersions | undefined): MessageVersions | undefined {

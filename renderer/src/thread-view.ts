@@ -8,7 +8,8 @@
 // stays where it was, unless the person is at the bottom: then the thread follows the bottom.
 import { visibleRows, type MessageRow } from './message-rows.js';
 import { switcherPlaces, versionSwitcher, versionText } from './version-switcher.js';
-import { actionButton, assistantMessage, userMessage } from './messages.js';
+import { arrivalMessage } from './arrival-view.js';
+import { actionButton, assistantMessage, attachmentChip, userMessage } from './messages.js';
 import { byId, h } from './dom.js';
 import { ICONS } from './dom.js';
 import type { AppState } from './store.js';
@@ -318,8 +319,9 @@ export class ThreadView {
     const regenerate = r.role !== 'user' && last && !busy && canAsk;
     const fork = switchers.get(i);
     const switcher = fork ? versionSwitcher(fork.versions!, (v) => this.actions.showVersion(fork.index, v), busy) : null;
-    const el =
-      r.role === 'user'
+    const el = r.arrival
+      ? arrivalMessage(r, r.arrival, (a) => attachmentChip(a, sessionId))
+      : r.role === 'user'
         ? userMessage(r.text, r.attachments, r.time, sessionId, switcher, edit ? actionButton('edit-message', 'Edit: send it again changed, as a new version', ICONS.edit, () => this.actions.edit(r)) : null)
         : assistantMessage(r, last, { busy, regenerate: regenerate ? () => this.actions.regenerate() : undefined, lastUsage: outcome?.usage, switcher }, sessionId);
     // Where the row is in session.messages: what reveal() and Edit name.

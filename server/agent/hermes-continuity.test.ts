@@ -61,6 +61,16 @@ describe('beginHermesTurn', () => {
     }
   });
 
+  it('Inbox arrival rows after the marked answer keep it in step: they go with the new turn, not the gateway\'s history', () => {
+    const s = inStep(2);
+    const arrival: Message = { role: 'system', content: 'a.pdf arrived from Downloads', timestamp: 1, attachments: [], arrival: { source: 'folder', from: 'Downloads', last_at: 1 } };
+    s.messages.push(arrival, { ...arrival });
+    expect(beginHermesTurn(s, HERMES, random)).toEqual({ id: `satchel-${SID}-00000abc`, mark: `satchel-${SID}-00000abc#3` });
+    // An Inbox holding only arrivals: nothing the gateway has seen, a fresh id.
+    const fresh = session([arrival]);
+    expect(beginHermesTurn(fresh, HERMES, random)?.mark).toMatch(/#1$/);
+  });
+
   it('out of step after an Edit of a later message: the mark is not the last row any more', () => {
     const s = inStep(2);
     const id = hermesOf(s)!.id;

@@ -12,6 +12,7 @@
 // a public projection (store/sessions.ts INTERNAL_SESSION_FIELDS, INTERNAL_MESSAGE_FIELDS).
 import { randomBytes } from 'node:crypto';
 import type { Message, Session } from '../store/sessions.js';
+import { isArrivalRow } from './arrivals-input.js';
 import { sameAgentAddress } from './config.js';
 import type { AgentConfig } from './types.js';
 
@@ -63,11 +64,14 @@ export function beginHermesTurn(s: Session, config: AgentConfig, random?: () => 
   const session = s as HermesSession;
   const state = stateOf(session);
   let id: string;
-  if (s.messages.length === 0) {
+  // Inbox arrival rows are not in the gateway's database: those since the last turn go with the new user turn
+  // (arrivals-input.ts), those before it went with an earlier one. The last other row decides.
+  const shown = s.messages.filter((m) => !isArrivalRow(m));
+  if (shown.length === 0) {
     // Nothing shown: a new id, whose database is empty, is in step (a first turn, or an edit of the first message).
     id = freshHermesId(s.session_id, random);
   } else {
-    const last: Message | undefined = s.messages.at(-1);
+    const last: Message | undefined = shown.at(-1);
     const inStep = state !== undefined && sameAgentAddress(state.base_url, config.baseUrl) && last?._hermes_turn === mark(state.id, state.n);
     if (!inStep) return undefined;
     id = state.id;

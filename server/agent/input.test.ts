@@ -7,6 +7,7 @@ import type { ChatAttachment } from '../core/wire.js';
 import { buildTurnMessages, MAX_IMAGE_BYTES, truncationMarker, type StoredMessage } from './input.js';
 import type { AgentConfig, ChatMessage, ContentPart } from './types.js';
 import { stopRow } from './turn-rows.js';
+import { MAX_ARRIVED_FILES_READ } from './arrivals-input.js';
 
 let tmp: string;
 let root: string;
@@ -246,5 +247,66 @@ describe('history', () => {
     expect(messages).toHaveLength(1);
     expect(messages[0]!.role).toBe('user');
     expect(allText(messages[0]!.content as ContentPart[])).toContain('note');
+  });
+});
+
+describe('Inbox arrival rows (arrivals-input.ts)', () => {
+  const T = 1_800_000_000;
+  function arrivalRow(at: number, from: string, ...files: ChatAttachment[]): StoredMessage {
+    const what = files.length === 1 ? (files[0] as { filename: string }).filename : `${files.length} files`;
+    return { role: 'system', content: `${what} arrived from ${from}`, timestamp: at, attachments: files, arrival: { source: 'folder', from, last_at: at } };
+  }
+
+  it('files that arrived since the last message are read into the new turn, as dropped files are; earlier ones are named in the history', async () => {
+    const early = upload('old-invoice.txt', 'INVOICE 2025 total 10', 'text/plain');
+    const report = upload('report.txt', 'revenue went up 12%', 'text/plain');
+    const scan = upload('scan.png', PNG, 'image/png');
+    const history: StoredMessage[] = [
+      arrivalRow(T, 'Downloads', early),
+      { role: 'user', content: 'file it', timestamp: T + 10, attachments: [] },
+      { role: 'assistant', content: 'filed', timestamp: T + 20 },
+      arrivalRow(T + 30, 'Downloads', report, scan),
+    ];
+    const messages = await buildTurnMessages(history, 'what came in today?', [], config(), { roots: [root] });
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    // The earlier arrival: Satchel's note on the person's side, merged with the message after it, never a system prompt.
+    expect(messages[0]!.content).toBe(`old-invoice.txt arrived from Downloads (2027-01-15 08:00 UTC)\n[arrived earlier: "old-invoice.txt" at ${early.path}]\n\nfile it`);
+    const parts = messages[2]!.content as ContentPart[];
+    expect(parts[0]).toEqual({ type: 'text', text: 'what came in today?' });
+    expect(parts[1]).toEqual({ type: 'text', text: 'Files that arrived in the Inbox since the last message:' });
+    expect(parts[2]).toEqual({ type: 'text', text: '2 files arrived from Downloads (2027-01-15 08:00 UTC)' });
+    expect(allText(parts)).toContain('revenue went up 12%');
+    expect(parts.filter((p) => p.type === 'image_url')).toHaveLength(1);
+    // Nothing of the new arrivals in the history: they are in the turn, once.
+    expect(JSON.stringify(messages.slice(0, 2))).not.toContain('report.txt');
+  });
+
+  it('with the gateway keeping the history, the new arrivals still go with the turn', async () => {
+    const report = upload('report.txt', 'revenue went up 12%', 'text/plain');
+    const history: StoredMessage[] = [
+      { role: 'user', content: 'hi', timestamp: T },
+      { role: 'assistant', content: 'hello', timestamp: T + 1 },
+      arrivalRow(T + 30, 'Downloads', report),
+    ];
+    const messages = await buildTurnMessages(history, 'anything new?', [], config({ kind: 'hermes' }), { roots: [root] }, true);
+    expect(messages).toHaveLength(1);
+    expect(allText(messages[0]!.content as ContentPart[])).toContain('revenue went up 12%');
+  });
+
+  it('an arrival stored while a turn ran (before that turn\'s rows, after its start) is new to the agent', async () => {
+    const late = upload('late.txt', 'arrived mid-turn', 'text/plain');
+    const history: StoredMessage[] = [arrivalRow(T + 5, 'Downloads', late), { role: 'user', content: 'q', timestamp: T }, { role: 'assistant', content: 'a', timestamp: T + 9 }];
+    const messages = await buildTurnMessages(history, 'and now?', [], config(), { roots: [root] });
+    expect(allText(messages.at(-1)!.content as ContentPart[])).toContain('arrived mid-turn');
+  });
+
+  it(`a burst reads ${MAX_ARRIVED_FILES_READ} files and names the rest`, async () => {
+    const files = Array.from({ length: MAX_ARRIVED_FILES_READ + 3 }, (_, i) => upload(`f${i}.txt`, `body ${i}`, 'text/plain'));
+    const messages = await buildTurnMessages([arrivalRow(T, 'Scans', ...files)], 'summarize', [], config(), { roots: [root] });
+    const text = allText(messages.at(-1)!.content as ContentPart[]);
+    expect(text).toContain(`body ${MAX_ARRIVED_FILES_READ - 1}`);
+    expect(text).not.toContain(`body ${MAX_ARRIVED_FILES_READ}`);
+    expect(text).toContain(`3 more arrived file(s), named only (at most ${MAX_ARRIVED_FILES_READ} are read per message):`);
+    expect(text).toContain(`[arrived, not read in this turn: "f${MAX_ARRIVED_FILES_READ + 2}.txt" at ${files.at(-1)!.path}]`);
   });
 });

@@ -5,6 +5,7 @@
 // is cut with a visible marker, never silently. Each attachment is read by its kind's reader in read/.
 import path from 'node:path';
 import type { ChatAttachment } from '../core/wire.js';
+import { arrivalNote, arrivalParts, isArrivalRow, unseenArrivals } from './arrivals-input.js';
 import { Budget, readAttachment, type InputOptions } from './read/index.js';
 import type { AgentConfig, ChatMessage, ContentPart } from './types.js';
 
@@ -15,6 +16,9 @@ export interface StoredMessage {
   role: string;
   content?: unknown;
   attachments?: unknown;
+  timestamp?: unknown;
+  /** An Inbox arrival row (arrivals-input.ts). */
+  arrival?: unknown;
   _error?: boolean;
 }
 
@@ -57,15 +61,26 @@ function storedText(row: StoredMessage): string {
 /** The stored history as Chat Completions messages, newest kept first within `budget`, oldest dropped. */
 export function historyMessages(history: readonly StoredMessage[], budget: Budget): ChatMessage[] {
   const kept: ChatMessage[] = [];
+  const notes = new Set<ChatMessage>();
   for (let i = history.length - 1; i >= 0; i--) {
     const row = history[i]!;
     // Error banners are Satchel's words, and tool rows need the assistant's tool_calls beside them: not sent.
     if (row._error || (row.role !== 'user' && row.role !== 'assistant' && row.role !== 'system')) continue;
-    const content = storedText(row);
+    // An arrival is Satchel's note of files, not a system prompt: it goes with the person's side of the talk.
+    const arrival = isArrivalRow(row);
+    const content = arrival ? arrivalNote(row) : storedText(row);
     if (!content) continue;
     if (content.length > budget.left) break;
     budget.left -= content.length;
-    kept.push({ role: row.role as ChatMessage['role'], content });
+    const before = kept.at(-1);
+    // Chat templates want the roles to alternate: an arrival joins the person's message next to it.
+    if (before?.role === 'user' && (arrival || notes.has(before)) && typeof before.content === 'string') {
+      before.content = `${content}\n\n${before.content}`;
+      continue;
+    }
+    const message: ChatMessage = { role: arrival ? 'user' : (row.role as ChatMessage['role']), content };
+    if (arrival) notes.add(message);
+    kept.push(message);
   }
   kept.reverse();
   // Chat templates expect the conversation to open with the person, not with a reply cut from its question.
@@ -91,7 +106,10 @@ export async function buildTurnMessages(
   // The person wrote it for every turn: sent whole (it is bounded when stored), and what it takes is taken first.
   const system: ChatMessage[] = opts.systemPrompt ? [{ role: 'system', content: opts.systemPrompt }] : [];
   budget.left = Math.max(0, budget.left - (opts.systemPrompt?.length ?? 0));
-  const user: ChatMessage = { role: 'user', content: await buildUserContent(text, attachments, budget, opts) };
+  const unseen = unseenArrivals(history);
+  const content = await buildUserContent(text, attachments, budget, opts);
+  const arrived = await arrivalParts(history.filter((r) => unseen.has(r)), budget, opts);
+  const user: ChatMessage = { role: 'user', content: arrived.length === 0 ? content : [...(typeof content === 'string' ? (content ? [{ type: 'text' as const, text: content }] : []) : content), ...arrived] };
   if (historyKept) return [...system, user];
-  return [...system, ...historyMessages(history, budget), user];
+  return [...system, ...historyMessages(history.filter((r) => !unseen.has(r)), budget), user];
 }

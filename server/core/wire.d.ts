@@ -102,6 +102,21 @@ export interface Message {
    * one `messages` shows from here on, of how many. Only in what the server sends; never stored in this form.
    */
   versions?: MessageVersions;
+  /**
+   * A `system` row saying files arrived in the Inbox (issue 26, docs/API.md "Inbox folders"): where from; the
+   * files are its `attachments`, its `timestamp` the first one's.
+   */
+  arrival?: Arrival;
+}
+
+/** Where an Inbox arrival row's files came from. */
+export interface Arrival {
+  /** A watched folder, or "Open with Satchel" (the desktop shell). */
+  source: 'folder' | 'open-with';
+  /** The watched folder's name (its last path segment), for `folder`. */
+  from?: string;
+  /** Epoch seconds of the row's last file (a row gathers a burst: server/inbox/arrivals.ts). */
+  last_at: number;
 }
 
 /** A message's versions (docs/API.md, "Versions"). */

@@ -4,6 +4,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ArrivalLog } from '../inbox/arrivals.js';
+import { EventBus } from '../store/events.js';
 import { SessionStore, type Attachment } from '../store/sessions.js';
 import { writeDraft } from './store.js';
 import { writeCaptureDraft } from './capture.js';
@@ -58,6 +60,17 @@ describe('sweepUnsentAttachments', () => {
     expect(await sweepUnsentAttachments(tmp, store, { now: () => now + 2 * DAY })).toBe(1);
     expect(await exists(recent.path)).toBe(false);
     expect((await store.get(s.session_id))?.attachments.map((a) => a.filename)).toEqual(['sent.txt', 'drafted.txt']);
+  });
+
+  it('keeps a week-old Inbox arrival: its row in the thread refers to it', async () => {
+    const now = Date.parse('2030-01-10T00:00:00Z');
+    const s = await store.create({ workspace: tmp, profile: 'default' });
+    const arrived = await stored(s.session_id, 'scan.pdf', 30 * DAY, now);
+    const arrivals = new ArrivalLog(store, new EventBus(), 0);
+    arrivals.record('default', s.session_id, { source: 'folder', from: 'Scans' }, arrived);
+    await arrivals.flush();
+    expect(await sweepUnsentAttachments(tmp, store, { now: () => now })).toBe(0);
+    expect(await exists(arrived.path)).toBe(true);
   });
 
   it("keeps the quick-capture window's staged uploads while its draft names them", async () => {

@@ -47,4 +47,11 @@ describe('conversation.md', () => {
       ].join('\n'),
     );
   });
+
+  it('heads an Inbox arrival row "Inbox", with its files linked', () => {
+    const text = conversationMarkdown(
+      doc([{ role: 'system', content: 'report.pdf arrived from Downloads', timestamp: 1714565000, arrival: { source: 'folder', from: 'Downloads', last_at: 1714565000 }, attachments: [{ kind: 'file', filename: 'report.pdf', path: 'attachments/report.pdf', size: 2048, mime: 'application/pdf', is_image: false }] }]),
+    );
+    expect(text).toContain('### Inbox · 2024-05-01 12:03 UTC\n\nreport.pdf arrived from Downloads\n\n**Attachments:**\n\n- [report.pdf](attachments/report.pdf)');
+  });
 });

@@ -50,7 +50,9 @@ function versionNote(m: ExportedMessage): string | undefined {
 
 function messageBlock(m: ExportedMessage): string {
   const when = markdownTime(m.timestamp);
-  const head = `### ${ROLE_NAMES[m.role] ?? m.role}${when ? ` · ${when}` : ''}`;
+  // An Inbox arrival row is Satchel's note of files, not a system prompt: headed by where it happened.
+  const who = m.role === 'system' && m.arrival ? 'Inbox' : (ROLE_NAMES[m.role] ?? m.role);
+  const head = `### ${who}${when ? ` · ${when}` : ''}`;
   const parts = [head];
   const note = versionNote(m);
   if (note) parts.push(note);

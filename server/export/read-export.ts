@@ -13,6 +13,7 @@ import { guessMime } from '../core/mime.js';
 import type * as wire from '../core/wire.js';
 import { EXPORT_ATTACHMENTS_DIR, EXPORT_MARKER, EXPORT_VERSION } from '../projections/export.js';
 import { MAX_REPLY_BYTES } from '../agent/stream/reply.js';
+import { arrivalFrom } from '../inbox/arrivals.js';
 import { normalizeMessage, type Message } from '../store/messages.js';
 import { MAX_ATTACHMENTS_PER_SESSION, MAX_MESSAGE_CHARS, MAX_MESSAGES_PER_SESSION, MAX_SESSION_FILE_BYTES, MAX_TITLE_CHARS, type Session } from '../store/sessions.js';
 import { MAX_VERSIONS_PER_MESSAGE, VERSIONS_FIELD } from '../store/versions.js';
@@ -155,6 +156,9 @@ class RowReader {
     if (Array.isArray(raw.tool_calls)) row.tool_calls = raw.tool_calls.filter(isToolCall).map((c) => ({ id: c.id, function: { name: c.function.name, arguments: c.function.arguments } }));
     if (raw.attachments !== undefined) row.attachments = rowAttachments(raw.attachments, this.target, this.uploads);
     if (raw[VERSIONS_FIELD] !== undefined) row[VERSIONS_FIELD] = this.fork(raw[VERSIONS_FIELD], depth);
+    // An Inbox arrival row stays one (its files are its attachments, checked above), on a system row only.
+    const arrival = row.role === 'system' ? arrivalFrom(raw.arrival) : undefined;
+    if (arrival) row.arrival = arrival;
     return row;
   }
 

@@ -2,6 +2,8 @@
 // is exactly the conversation Satchel shows. With `X-Hermes-Session-Id` the real gateway ignores the body's
 // history and loads its own, so the header may only go out while its database holds exactly the shown rows
 // (agent/hermes-continuity.ts); otherwise the body carries the whole shown history and there is no header.
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chunk, contentChunk, reply, startFakeAgent, type FakeAgent, type RecordedRequest, type Script } from '../testing/fake-agent.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
@@ -167,5 +169,52 @@ describe("Hermes' gateway sees exactly the shown conversation", () => {
     } finally {
       await open.close();
     }
+  });
+});
+
+describe('Inbox arrivals reach the agent (server/agent/arrivals-input.ts)', () => {
+  /** The files opened with Satchel into the Inbox, once their row is written; the Inbox's id. */
+  async function arrive(name: string, text: string): Promise<string> {
+    const file = path.join(srv.tmp, name);
+    fs.writeFileSync(file, text);
+    const { sessionId } = await srv.desktop.addToInbox([file]);
+    for (let i = 0; i < 100; i++) {
+      const { session } = (await (await srv.api(`/api/session?session_id=${sessionId}`)).json()) as { session: { messages: { content: string }[] } };
+      if (session.messages.some((m) => m.content.startsWith(`${name} arrived`))) return sessionId!;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`no row for ${name}`);
+  }
+  const textOf = (r: RecordedRequest) => JSON.stringify(messagesOf(r).at(-1)!.content);
+
+  it("the first question gets the arrived file's text, with the gateway keeping the history; a later arrival keeps it in step", async () => {
+    const inbox = await arrive('invoice-0425.txt', 'Invoice 0425: 3 hours of plumbing, 180 euros.');
+    const first = await turn(hermes, { session_id: inbox, message: 'what came in today?' }, reply('An invoice for plumbing.'));
+    expect(first.headers[HEADER]).toMatch(new RegExp(`^satchel-${inbox}-[0-9a-f]{8}$`));
+    expect(messagesOf(first)).toHaveLength(1);
+    expect(textOf(first)).toContain('Files that arrived in the Inbox since the last message:');
+    expect(textOf(first)).toContain('Invoice 0425: 3 hours of plumbing, 180 euros.');
+
+    await arrive('receipt.txt', 'Receipt: paid 180 euros on 26 November.');
+    const second = await turn(hermes, { session_id: inbox, message: 'and now?' }, reply('A receipt.'));
+    // Still in step: the same Hermes id, only the new turn, which carries the new file and not the old one again.
+    expect(second.headers[HEADER]).toBe(first.headers[HEADER]);
+    expect(messagesOf(second)).toHaveLength(1);
+    expect(textOf(second)).toContain('Receipt: paid 180 euros on 26 November.');
+    expect(textOf(second)).not.toContain('Invoice 0425');
+  });
+
+  it('an OpenAI-compatible server gets the earlier arrival named in the history, on the person\'s side', async () => {
+    await useAgent(plain);
+    const inbox = await arrive('scan-7.txt', 'Scanned page seven.');
+    await turn(plain, { session_id: inbox, message: 'file it' }, reply('Filed.'));
+    await arrive('scan-8.txt', 'Scanned page eight.');
+    const r = await turn(plain, { session_id: inbox, message: 'summarize everything' }, reply('Done.'));
+    const sent = messagesOf(r);
+    expect(sent.every((m) => m.role !== 'system')).toBe(true);
+    // Earlier: named where it arrived, joined to the person's next message; new: read into this turn.
+    expect(sent.find((m) => JSON.stringify(m.content).includes('[arrived earlier: \\"scan-7.txt\\"'))?.role).toBe('user');
+    expect(textOf(r)).toContain('Scanned page eight.');
+    expect(textOf(r)).not.toContain('Scanned page seven.');
   });
 });

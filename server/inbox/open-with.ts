@@ -116,6 +116,8 @@ class Delivery {
       if (typeof copied === 'string') return this.skip(display, copied);
       const session = await this.destination();
       const stored = await storeStagedAttachment(this.app, this.profile, session.session_id, { stagedPath: staged, filename: path.basename(display), size: copied });
+      // A row in the conversation's thread says what arrived and from where (inbox/arrivals.ts).
+      this.app.arrivals.record(this.profile, session.session_id, { source: 'open-with' }, stored);
       this.result.sessionId = session.session_id;
       this.result.added.push(stored.filename);
     } catch (err) {

@@ -44,6 +44,12 @@ async function inboxAttachments(s: TestServer): Promise<{ filename: string; path
   return body.session.attachments;
 }
 
+async function inboxRows(s: TestServer): Promise<{ role: string; content: string; attachments: { filename: string }[]; arrival?: { source: string; from?: string } }[]> {
+  const list = (await (await s.api('/api/sessions')).json()) as { sessions: { session_id: string; title: string }[] };
+  const id = list.sessions.find((x) => x.title === INBOX_TITLE)!.session_id;
+  return ((await (await s.api(`/api/session?session_id=${id}`)).json()) as { session: { messages: never[] } }).session.messages;
+}
+
 async function until<T>(what: string, probe: () => Promise<T | undefined>, deadlineMs = 20_000): Promise<T> {
   const end = Date.now() + deadlineMs;
   for (;;) {
@@ -73,6 +79,7 @@ describe('Inbox folder watcher', () => {
     const dir = path.join(s.tmp, 'Downloads');
     await fs.mkdir(dir);
     expect((await s.json('/api/inbox/folders', { add: dir })).status).toBe(200);
+    const events = await openSse(s.port, '/api/events', { Authorization: `Bearer ${TEST_TOKEN}` });
     const started = Date.now();
     // Files started over 6 s, each written in 3–5 chunks 600 ms apart (under the 1.5 s settle time).
     const child = spawn(process.execPath, [WRITER, dir, '1000', '6000', '600'], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -95,7 +102,15 @@ describe('Inbox folder watcher', () => {
     const { counts } = await inbox(s);
     expect(counts.arrived).toBe(1000);
     expect(counts.duplicate).toBe(0);
-    console.log(`1,000 files: the writer took ${writerDone} ms; all had arrived ${elapsed} ms after it started`);
+    // The thread's rows carry the same files in the same order, a burst per row (inbox/arrivals.ts), and the
+    // window heard of them once per row write, not once per file.
+    const rows = await inboxRows(s);
+    expect(rows.flatMap((r) => r.attachments.map((a) => a.filename))).toEqual(completed);
+    for (const r of rows) expect(r.content).toMatch(r.attachments.length === 1 ? / arrived from Downloads$/ : new RegExp(`^${r.attachments.length.toLocaleString('en-US')} files arrived from Downloads$`));
+    const updates = events.frames().filter((f) => f.event === 'session_updated').length;
+    events.close();
+    expect(updates).toBeLessThan(100);
+    console.log(`1,000 files: the writer took ${writerDone} ms; all had arrived ${elapsed} ms after it started; ${rows.length} arrival rows, ${updates} session_updated events`);
   }, 60_000);
 
   it('ignores temporary and hidden files, takes the same bytes once, and does not import what was there when the folder was added', async () => {
@@ -224,6 +239,12 @@ describe('Inbox folder watcher', () => {
     server = { ...s2, stop: async () => { await s2.stop(); await fs.rm(s.tmp, { recursive: true, force: true }); } };
     await fs.writeFile(path.join(dir, 'b.txt'), 'b');
     await until('b', async () => ((await inboxAttachments(s2)).length === 2 ? true : undefined));
+    // a's row was kept through the restart, and b, arriving within the row's minute, joins it.
+    await until('b in the row', async () => ((await inboxRows(s2))[0]?.attachments.length === 2 ? true : undefined));
+    expect((await inboxRows(s2)).map((r) => [r.role, r.content, r.attachments.map((a) => a.filename), r.arrival])).toEqual([
+      ['system', '2 files arrived from Downloads', ['a.txt', 'b.txt'], { source: 'folder', from: 'Downloads', last_at: expect.any(Number) }],
+    ]);
+
     const list = (await (await s2.api('/api/sessions')).json()) as { sessions: { session_id: string; title: string }[] };
     const id = list.sessions.find((x) => x.title === INBOX_TITLE)!.session_id;
     expect((await s2.json('/api/session/delete', { session_id: id })).status).toBe(200);

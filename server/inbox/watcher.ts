@@ -611,7 +611,8 @@ export class InboxWatcher {
       }
       const session = await inboxSession(this.app, f.profile);
       try {
-        await storeStagedAttachment(this.app, f.profile, session.session_id, { stagedPath: staged, filename: name, size: item.sig.size });
+        const stored = await storeStagedAttachment(this.app, f.profile, session.session_id, { stagedPath: staged, filename: name, size: item.sig.size });
+        this.app.arrivals.record(f.profile, session.session_id, { source: 'folder', from: path.basename(f.real ?? f.configured) }, stored);
       } catch (err) {
         if (err instanceof ValueError || (err instanceof HttpError && err.status < 500)) {
           this.counts.refused++;

@@ -63,6 +63,13 @@ export interface PublicMessage {
   error_hint?: RedactedText;
   error_action?: RedactedText;
   stopped_by?: RedactedText;
+  arrival?: PublicArrival;
+}
+
+export interface PublicArrival {
+  source: ServerValue;
+  from?: ServerValue;
+  last_at: number;
 }
 
 /** A profile name is validated before it is stored; a stored session may carry none, or (older stores) anything. */
@@ -162,6 +169,11 @@ export function publicUsage(u: wire.ChatUsage): wire.ChatUsage {
  * One stored row. The internal fields of the specification are left out; a field no projection knows (a store
  * written by another version) goes out with every string in it redacted, as it did before projections.
  */
+/** An Inbox arrival's place: a folder's name is the person's own, as a file name is. */
+function publicArrival(a: wire.Arrival): PublicArrival {
+  return { source: serverValue(a.source), from: optional(a.from, serverValue), last_at: a.last_at };
+}
+
 export function publicMessage(m: wire.Message): PublicMessage {
   const out: PublicMessage = {
     role: serverValue(m.role),
@@ -181,6 +193,7 @@ export function publicMessage(m: wire.Message): PublicMessage {
     error_hint: optional(m.error_hint, redactText),
     error_action: optional(m.error_action, redactText),
     stopped_by: optional(m.stopped_by, redactText),
+    arrival: optional(m.arrival, publicArrival),
   };
   return carryUnknown(out, m, INTERNAL);
 }

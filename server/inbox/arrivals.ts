@@ -1,0 +1,127 @@
+// What arrived in the Inbox, as rows of its conversation (issue 26): "report.pdf arrived from Downloads" with
+// the file's chip, in time order, so the thread, search, export and the agent's history all read one list.
+// An arrival row is a `system` row with an `arrival` field (wire.d.ts `Arrival`) carrying the stored files; its
+// `timestamp` is its first file's, `arrival.last_at` its last's.
+//
+// Bursts: files are held here for ARRIVAL_FLUSH_MS and written together, one store write per flush (not one per
+// file), and arrivals from the same place within ARRIVAL_GROUP_MS of a row's first file join that row while it
+// is still the conversation's last ("3 files arrived from Downloads"). A flush replaces at most that last row
+// and appends, so 1,000 files make a few dozen small row writes, and the window gets one `session_updated` per
+// flush instead of a thousand. The files themselves are recorded at once (attachments/store-upload.ts): a crash
+// inside the flush window loses only the row, never the file.
+import type { Arrival, FileAttachment } from '../core/wire.js';
+import type { EventBus } from '../store/events.js';
+import { MAX_MESSAGES_PER_SESSION, type Message, type Session, type SessionStore } from '../store/sessions.js';
+import { log } from '../core/log.js';
+
+/** Files that arrive within this long are written in one store write: a burst costs a few writes, not one each. */
+export const ARRIVAL_FLUSH_MS = 500;
+/** A row gathers the arrivals from one place for this long after its first file, then a new row starts. */
+export const ARRIVAL_GROUP_MS = 60_000;
+/** A row holds at most this many files: the row is rewritten as it grows, so its size bounds every flush. */
+export const MAX_FILES_PER_ARRIVAL_ROW = 500;
+
+/** A folder name longer than this in an imported row is no arrival (a real one is a path segment: 255 bytes). */
+const MAX_FROM_CHARS = 255;
+
+/** `raw` (an imported export's `arrival`) when it is one this version writes, else undefined: the row stays a note. */
+export function arrivalFrom(raw: unknown): Arrival | undefined {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const { source, from, last_at } = raw as Record<string, unknown>;
+  if (source !== 'folder' && source !== 'open-with') return undefined;
+  if (typeof last_at !== 'number' || !Number.isFinite(last_at)) return undefined;
+  if (from !== undefined && (typeof from !== 'string' || from.length > MAX_FROM_CHARS)) return undefined;
+  return { source, ...(typeof from === 'string' ? { from } : {}), last_at };
+}
+
+/** Where a file came from, as its row says it. */
+export type ArrivalSource = Pick<Arrival, 'source' | 'from'>;
+
+interface Held {
+  profile: string;
+  items: { source: ArrivalSource; file: FileAttachment; at: number }[];
+  timer?: NodeJS.Timeout;
+}
+
+/** The row's words: "report.pdf arrived from Downloads", "3 files arrived from Downloads", "… (opened with Satchel)". */
+export function arrivalText(source: ArrivalSource, files: readonly { filename: string }[]): string {
+  const what = files.length === 1 ? files[0]!.filename : `${files.length.toLocaleString('en-US')} files`;
+  return source.source === 'folder' ? `${what} arrived from ${source.from}` : `${what} arrived (opened with Satchel)`;
+}
+
+/** The stored arrival row at the end of `messages` that a file from `source` at `at` (epoch s) may join, or -1. */
+export function joinableRow(messages: readonly Message[], source: ArrivalSource, at: number): number {
+  const i = messages.length - 1;
+  const last = messages[i];
+  const a = last?.arrival;
+  if (!last || last.role !== 'system' || !a || a.source !== source.source || a.from !== source.from) return -1;
+  if ((last.attachments?.length ?? 0) >= MAX_FILES_PER_ARRIVAL_ROW) return -1;
+  return at - (last.timestamp ?? 0) <= ARRIVAL_GROUP_MS / 1000 ? i : -1;
+}
+
+/** Add the held `items` to the session's rows: into the last row while it may take them, else in new rows. */
+export function appendArrivals(s: Session, items: Held['items']): void {
+  for (const { source, file, at } of items) {
+    const i = joinableRow(s.messages, source, at);
+    if (i >= 0) {
+      // Stored rows are frozen: the row is replaced, never changed in place.
+      const row = s.messages[i]!;
+      const files = [...(row.attachments ?? []), file] as FileAttachment[];
+      s.messages[i] = { ...row, content: arrivalText(source, files), attachments: files, arrival: { ...row.arrival!, last_at: at } };
+      continue;
+    }
+    if (s.messages.length >= MAX_MESSAGES_PER_SESSION) {
+      log.warn('inbox: the Inbox conversation is full; the file is kept in its attachments without a row');
+      continue;
+    }
+    const arrival: Arrival = { ...source, last_at: at };
+    s.messages.push({ role: 'system', content: arrivalText(source, [file]), timestamp: at, attachments: [file], arrival });
+  }
+}
+
+/** The arrival rows of the running server: held per conversation, written together. */
+export class ArrivalLog {
+  private readonly held = new Map<string, Held>();
+  private readonly writes = new Set<Promise<void>>();
+  /** Store writes made (tests and the burst measurement read it). */
+  writeCount = 0;
+
+  constructor(
+    private readonly sessions: SessionStore,
+    private readonly events: EventBus,
+    private readonly flushMs = ARRIVAL_FLUSH_MS,
+  ) {}
+
+  /** `file` (already stored and recorded in the session's attachments) arrived in `sessionId` from `source`. */
+  record(profile: string, sessionId: string, source: ArrivalSource, file: FileAttachment | Omit<FileAttachment, 'kind'>): void {
+    let held = this.held.get(sessionId);
+    if (!held) {
+      held = { profile, items: [] };
+      this.held.set(sessionId, held);
+    }
+    held.items.push({ source, file: { ...file, kind: 'file' }, at: Date.now() / 1000 });
+    held.timer ??= setTimeout(() => this.write(sessionId), this.flushMs).unref();
+  }
+
+  private write(sessionId: string): Promise<void> {
+    const held = this.held.get(sessionId);
+    if (!held) return Promise.resolve();
+    this.held.delete(sessionId);
+    clearTimeout(held.timer);
+    this.writeCount++;
+    const run = this.sessions
+      .update(sessionId, (s) => appendArrivals(s, held.items))
+      .then((s) => this.events.publish({ name: 'session_updated', profile: held.profile, data: { session_id: sessionId, updated_at: s.updated_at } }))
+      // The Inbox was deleted meanwhile, or the disk is full: the files stay recorded; only the row is missing.
+      .catch((err: unknown) => log.warn(`inbox: ${held.items.length} arrival row(s) could not be written`, err));
+    this.writes.add(run);
+    void run.finally(() => this.writes.delete(run));
+    return run;
+  }
+
+  /** Write every held arrival now and wait for every write (the server's stop, and tests). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.held.keys()].map((id) => this.write(id)));
+    await Promise.all([...this.writes]);
+  }
+}
