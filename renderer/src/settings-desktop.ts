@@ -4,10 +4,11 @@
 // is left or Enter pressed), not on a Save: main answers every change with the shortcuts' problems as they now
 // are (a combination another application holds is found only by trying to register it), so the sentence appears
 // beside the field the person just changed, while they still look at it. Changes go one after another, in order.
-import { byId } from './dom.js';
+import { byId, h } from './dom.js';
 import {
   defaultText,
   DESKTOP_SHORTCUTS,
+  MAX_ACCELERATOR_CHARS,
   openAtLoginReason,
   problemsByField,
   shortcutChange,
@@ -47,15 +48,31 @@ export class DesktopSettingsSection {
 
   constructor(private readonly bridge: DesktopSettingsBridge) {
     this.section.hidden = false;
-    for (const { action } of DESKTOP_SHORTCUTS) {
-      const row = this.section.querySelector<HTMLElement>(`[data-testid="shortcut-setting"][data-action="${action}"]`);
-      if (!row) throw new Error(`index.html: no shortcut-setting row for ${action}`);
+    const rows = byId('shortcut-settings');
+    for (const { action, label } of DESKTOP_SHORTCUTS) {
       const fields: ShortcutFields = {
-        input: byId<HTMLInputElement>(`shortcut-${action}`),
-        reset: row.querySelector<HTMLButtonElement>('[data-testid="shortcut-reset"]')!,
-        defaults: byId(`shortcut-${action}-default`),
-        problem: byId(`shortcut-${action}-problem`),
+        input: h('input', {
+          id: `shortcut-${action}`,
+          'data-testid': 'shortcut-input',
+          autocomplete: 'off',
+          spellcheck: 'false',
+          maxlength: MAX_ACCELERATOR_CHARS,
+          'aria-describedby': `shortcut-${action}-default shortcut-${action}-problem`,
+        }),
+        reset: h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'shortcut-reset', 'aria-label': `Reset ${label} to its default` }, 'Reset'),
+        defaults: h('span', { id: `shortcut-${action}-default`, class: 'muted small', 'data-testid': 'shortcut-default' }),
+        problem: h('p', { id: `shortcut-${action}-problem`, class: 'error-text small', 'data-testid': 'shortcut-problem', role: 'alert', hidden: true }),
       };
+      rows.appendChild(
+        h(
+          'div',
+          { class: 'shortcut-setting', 'data-testid': 'shortcut-setting', 'data-action': action },
+          h('label', { class: 'field' }, h('span', { class: 'field-label' }, label), fields.input),
+          fields.reset,
+          fields.defaults,
+          fields.problem,
+        ),
+      );
       this.shortcuts.set(action, fields);
       fields.input.addEventListener('change', () => {
         const view = this.state.view;

@@ -5,6 +5,8 @@ import {
   defaultText,
   desktopBridge,
   folderRow,
+  DESKTOP_SHORTCUTS,
+  MAX_ACCELERATOR_CHARS,
   openAtLoginReason,
   pausedLine,
   pauseButtonText,
@@ -55,6 +57,12 @@ const VIEW: DesktopSettingsView = {
 };
 
 describe('Desktop settings', () => {
+  it("lists main's shortcuts under main's labels (the problem sentences start with them) and its length limit", async () => {
+    const main = await import('../../main/shortcuts.js');
+    expect(DESKTOP_SHORTCUTS.map((s) => s.action)).toEqual([...main.SHORTCUT_ACTIONS]);
+    expect(DESKTOP_SHORTCUTS.map((s) => s.label)).toEqual(main.SHORTCUT_ACTIONS.map((a) => main.SHORTCUT_LABELS[a]));
+    expect(MAX_ACCELERATOR_CHARS).toBe(main.MAX_ACCELERATOR_CHARS);
+  });
   it("puts each of main's problem sentences beside its shortcut, and keeps any other one", () => {
     const taken = 'Quick capture: Alt+Space is in use by another application; choose another shortcut in Settings';
     const conflict = "Push-to-talk: Alt+Space is already Quick capture's shortcut";

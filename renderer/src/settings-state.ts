@@ -69,6 +69,8 @@ export function pausedLine(paused: boolean): string {
 // --- Desktop (the Electron window's preload; preload/index.cts declares the same shapes) ---
 
 export type DesktopShortcutAction = 'quickCapture' | 'pushToTalk';
+/** Main refuses a longer accelerator (main/shortcuts.ts MAX_ACCELERATOR_CHARS); the field stops there too. */
+export const MAX_ACCELERATOR_CHARS = 100;
 /** In the order the dialog lists them; their labels are the ones main's problem sentences start with. */
 export const DESKTOP_SHORTCUTS: ReadonlyArray<{ action: DesktopShortcutAction; label: string }> = [
   { action: 'quickCapture', label: 'Quick capture' },
