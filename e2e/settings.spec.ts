@@ -75,6 +75,10 @@ test('Inbox folders in a plain browser: add, refuse with the rule’s words, cou
     await expect(field).toHaveValue(folder);
   }
   await expect(rows).toHaveCount(1);
+  // Closed and opened again, the dialog starts without the last refusal.
+  await page.keyboard.press('Escape');
+  await openSettings(page);
+  await expect(addError).toBeHidden();
 
   await field.fill(scans);
   await dialog.getByTestId('inbox-add').click();

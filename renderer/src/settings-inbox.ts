@@ -51,7 +51,9 @@ export class InboxSettingsView {
     });
   }
 
+  /** Each time the dialog opens: the list afresh, and no sentence left from the last time. */
   async load(): Promise<void> {
+    this.update({ ...this.state, addError: '' });
     await this.run(() => api.inboxFolders());
   }
 
