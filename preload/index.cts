@@ -1,12 +1,19 @@
 // Preload for the sandboxed window. A sandboxed preload is CommonJS and can require only 'electron' (no local
 // files), so everything it needs is in this one file. It exposes only what the page cannot do over HTTP:
-// window.satchel = { version, pickFolder(), showInFolder(path) }.
+// window.satchel = { version, pickFolder(), showInFolder(path), desktopSettings(change?) }.
 import { contextBridge, ipcRenderer } from 'electron';
 
 // Must match main/pick-folder.ts and main/window-options.ts (this file cannot import them when sandboxed).
 export const PICK_FOLDER_CHANNEL = 'satchel:pick-folder';
 // Must match main/show-in-folder.ts.
 export const SHOW_IN_FOLDER_CHANNEL = 'satchel:show-in-folder';
+// Must match main/desktop-settings-ipc.ts, main/shortcuts.ts (SHORTCUT_ACTIONS) and main/gui-config.ts.
+export const DESKTOP_SETTINGS_CHANNEL = 'satchel:desktop-settings';
+const SHORTCUT_ACTIONS = ['quickCapture', 'pushToTalk'] as const;
+const BOOLEAN_SETTINGS = ['closeToTray', 'openAtLogin'] as const;
+const CHOICE_SETTINGS = ['pushToTalkTo', 'openWithTo'] as const;
+/** What the page is told when main's answer is not a settings view or an error (it never should be). */
+export const UNREADABLE_SETTINGS = 'Satchel could not read the desktop settings';
 export const VERSION_ARG_PREFIX = '--satchel-version=';
 const VERSION_PATTERN = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/;
 
@@ -15,6 +22,81 @@ export interface SatchelApi {
   pickFolder(): Promise<string | null>;
   /** Reveal a previewed file in the system's file manager; true when it was shown. */
   showInFolder(path: string): Promise<boolean>;
+  /** Read the desktop settings (no argument) or change some (one object); the view again, or what is wrong. */
+  desktopSettings(change?: DesktopSettingsChange): Promise<DesktopSettingsView | { error: string }>;
+}
+
+type ShortcutAction = (typeof SHORTCUT_ACTIONS)[number];
+export interface DesktopSettingsValues {
+  closeToTray: boolean;
+  openAtLogin: boolean;
+  shortcuts: Record<ShortcutAction, string>;
+  pushToTalkTo: string;
+  openWithTo: string;
+}
+export type DesktopSettingsChange = Partial<Omit<DesktopSettingsValues, 'shortcuts'> & { shortcuts: Partial<Record<ShortcutAction, string>> }>;
+export interface DesktopSettingsView {
+  settings: DesktopSettingsValues;
+  defaults: Record<ShortcutAction, string>;
+  problems: string[];
+  openAtLoginSupported: boolean;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The shortcut fields of `value` that are strings, copied; undefined when `value` is not an object. */
+function copyShortcuts(value: unknown): Partial<Record<ShortcutAction, string>> | undefined {
+  if (!isRecord(value)) return undefined;
+  const out: Partial<Record<ShortcutAction, string>> = {};
+  for (const action of SHORTCUT_ACTIONS) {
+    const accelerator = value[action];
+    if (typeof accelerator === 'string') out[action] = accelerator;
+  }
+  return out;
+}
+
+/** A change as the page passed it → a fresh plain object of the known fields of the right type (main checks
+ * the values again); null when it is not an object at all. Getters, prototypes and extra keys stay behind. */
+export function cloneSettingsChange(value: unknown): DesktopSettingsChange | null {
+  if (!isRecord(value)) return null;
+  const change: DesktopSettingsChange = {};
+  // Each field is read once: a getter cannot answer the check with one value and the copy with another.
+  for (const key of BOOLEAN_SETTINGS) {
+    const field = value[key];
+    if (typeof field === 'boolean') change[key] = field;
+  }
+  for (const key of CHOICE_SETTINGS) {
+    const field = value[key];
+    if (typeof field === 'string') change[key] = field;
+  }
+  const shortcuts = copyShortcuts(value.shortcuts);
+  if (shortcuts) change.shortcuts = shortcuts;
+  return change;
+}
+
+/** Main's answer → a well-formed view (rebuilt field by field) or `{error}`; anything else is an error. */
+export function readSettingsAnswer(value: unknown): DesktopSettingsView | { error: string } {
+  if (isRecord(value) && typeof value.error === 'string') return { error: value.error };
+  if (!isRecord(value) || !isRecord(value.settings) || !Array.isArray(value.problems) || typeof value.openAtLoginSupported !== 'boolean') {
+    return { error: UNREADABLE_SETTINGS };
+  }
+  const s = value.settings;
+  const shortcuts = copyShortcuts(s.shortcuts);
+  const defaults = copyShortcuts(value.defaults);
+  const complete = (v: Partial<Record<ShortcutAction, string>> | undefined): v is Record<ShortcutAction, string> =>
+    v !== undefined && SHORTCUT_ACTIONS.every((a) => typeof v[a] === 'string');
+  if (
+    typeof s.closeToTray !== 'boolean' || typeof s.openAtLogin !== 'boolean' || typeof s.pushToTalkTo !== 'string' ||
+    typeof s.openWithTo !== 'string' || !complete(shortcuts) || !complete(defaults) || !value.problems.every((p) => typeof p === 'string')
+  ) {
+    return { error: UNREADABLE_SETTINGS };
+  }
+  return {
+    settings: { closeToTray: s.closeToTray, openAtLogin: s.openAtLogin, shortcuts, pushToTalkTo: s.pushToTalkTo, openWithTo: s.openWithTo },
+    defaults,
+    problems: [...(value.problems as string[])],
+    openAtLoginSupported: value.openAtLoginSupported,
+  };
 }
 
 /** The version main passed through webPreferences.additionalArguments, or '' when absent or malformed. */
@@ -39,6 +121,18 @@ export function createApi(invoke: Invoke, argv: readonly string[]): SatchelApi {
     showInFolder: async (path: unknown): Promise<boolean> => {
       if (typeof path !== 'string') return false;
       return (await invoke(SHOW_IN_FOLDER_CHANNEL, path)) === true;
+    },
+    // No argument reads; otherwise exactly one cloned object goes to main, which checks every field again.
+    desktopSettings: async (...args: unknown[]): Promise<DesktopSettingsView | { error: string }> => {
+      let answer: unknown;
+      if (args.length === 0 || args[0] === undefined) {
+        answer = await invoke(DESKTOP_SETTINGS_CHANNEL);
+      } else {
+        const change = cloneSettingsChange(args[0]);
+        if (!change) return { error: 'Settings must be an object' };
+        answer = await invoke(DESKTOP_SETTINGS_CHANNEL, change);
+      }
+      return readSettingsAnswer(answer);
     },
   });
 }

@@ -25,8 +25,11 @@ interface PreloadModule {
     version: string;
     pickFolder(): Promise<string | null>;
     showInFolder(path: unknown): Promise<boolean>;
+    desktopSettings(...args: unknown[]): Promise<unknown>;
   };
   SHOW_IN_FOLDER_CHANNEL: string;
+  DESKTOP_SETTINGS_CHANNEL: string;
+  UNREADABLE_SETTINGS: string;
 }
 
 function loadPreload(argv: string[]): PreloadModule {
@@ -47,11 +50,11 @@ function loadPreload(argv: string[]): PreloadModule {
 const preload = loadPreload(['/electron', '--type=renderer', '--satchel-version=0.1.0']);
 
 describe('preload on load', () => {
-  it('exposes exactly window.satchel = { version, pickFolder, showInFolder }', () => {
+  it('exposes exactly window.satchel = { version, pickFolder, showInFolder, desktopSettings }', () => {
     expect(exposed.calls).toHaveLength(1);
     const [key, api] = exposed.calls[0]!;
     expect(key).toBe('satchel');
-    expect(Object.keys(api as object).sort()).toEqual(['pickFolder', 'showInFolder', 'version']);
+    expect(Object.keys(api as object).sort()).toEqual(['desktopSettings', 'pickFolder', 'showInFolder', 'version']);
     expect(Object.isFrozen(api)).toBe(true);
     expect((api as { version: string }).version).toBe('0.1.0');
   });
@@ -105,6 +108,84 @@ describe('createApi', () => {
   });
 });
 
+describe('desktopSettings', () => {
+  const view = {
+    settings: { closeToTray: true, openAtLogin: false, shortcuts: { quickCapture: 'Alt+Space', pushToTalk: '' }, pushToTalkTo: 'clipboard', openWithTo: 'inbox' },
+    defaults: { quickCapture: 'CommandOrControl+Shift+Space', pushToTalk: 'CommandOrControl+Shift+D' },
+    problems: ['Quick capture: Alt+Space is in use by another application; choose another shortcut in Settings'],
+    openAtLoginSupported: false,
+  };
+  function recording(reply: unknown) {
+    const calls: unknown[][] = [];
+    const api = preload.createApi(async (...args) => {
+      calls.push(args);
+      return reply;
+    }, []);
+    return { calls, api };
+  }
+
+  it('with no argument reads: the channel alone, and the view comes back', async () => {
+    const { calls, api } = recording(view);
+    await expect(api.desktopSettings()).resolves.toEqual(view);
+    expect(calls).toEqual([['satchel:desktop-settings']]);
+  });
+  it('sends one plain object of the known fields only; extra arguments, keys, wrong types and getters stay behind', async () => {
+    const { calls, api } = recording(view);
+    let getterRead = 0;
+    const change = {
+      shortcuts: { quickCapture: 'Alt+Space', evil: 'x', pushToTalk: 42 },
+      closeToTray: false,
+      openAtLogin: 'yes',
+      pushToTalkTo: 'message',
+      __proto__: { openWithTo: 'current' },
+      get openWithTo() {
+        getterRead += 1;
+        return 'current';
+      },
+      extra: { deep: true },
+    };
+    await api.desktopSettings(change, 'second', { third: true });
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toEqual(['satchel:desktop-settings', { shortcuts: { quickCapture: 'Alt+Space' }, closeToTray: false, pushToTalkTo: 'message', openWithTo: 'current' }]);
+    const sent = calls[0]![1] as object;
+    expect(Object.getPrototypeOf(sent)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(sent, 'openWithTo')).toHaveProperty('value', 'current');
+    expect(getterRead).toBe(1);
+  });
+  it('does not call main for a change that is not an object', async () => {
+    const { calls, api } = recording(view);
+    for (const bad of [null, 'closeToTray', 42, ['x'], true]) {
+      await expect(api.desktopSettings(bad), JSON.stringify(bad)).resolves.toEqual({ error: 'Settings must be an object' });
+    }
+    expect(calls).toEqual([]);
+  });
+  it("passes main's {error} sentence on, and nothing else with it", async () => {
+    const { api } = recording({ error: 'pushToTalkTo must be one of capture, clipboard, message', stack: 'secret' });
+    await expect(api.desktopSettings({ pushToTalkTo: 'fax' })).resolves.toEqual({ error: 'pushToTalkTo must be one of capture, clipboard, message' });
+  });
+  it('rebuilds the view field by field: extra fields are dropped', async () => {
+    const { api } = recording({ ...view, settings: { ...view.settings, token: 'x' }, extra: 1 });
+    await expect(api.desktopSettings()).resolves.toEqual(view);
+  });
+  it('turns a malformed answer into the one error sentence', async () => {
+    const bad = [
+      null,
+      'view',
+      { ...view, problems: 'none' },
+      { ...view, problems: [1] },
+      { ...view, openAtLoginSupported: 'no' },
+      { ...view, defaults: { quickCapture: 'A' } },
+      { ...view, settings: { ...view.settings, shortcuts: { quickCapture: 'A' } } },
+      { ...view, settings: { ...view.settings, closeToTray: 1 } },
+      { ...view, settings: { ...view.settings, openWithTo: null } },
+    ];
+    for (const reply of bad) {
+      const { api } = recording(reply);
+      await expect(api.desktopSettings(), JSON.stringify(reply)).resolves.toEqual({ error: preload.UNREADABLE_SETTINGS });
+    }
+  });
+});
+
 describe('versionFromArgv', () => {
   it('reads the version main passed through additionalArguments', () => {
     expect(preload.versionFromArgv(['/electron', '--type=renderer', '--satchel-version=0.1.0'])).toBe('0.1.0');
@@ -122,6 +203,16 @@ describe('constants shared with main (the sandboxed preload cannot import them)'
     const { PICK_FOLDER_CHANNEL } = await import('../main/pick-folder.js');
     const { SHOW_IN_FOLDER_CHANNEL } = await import('../main/show-in-folder.js');
     expect(preload.SHOW_IN_FOLDER_CHANNEL).toBe(SHOW_IN_FOLDER_CHANNEL);
+    const { DESKTOP_SETTINGS_CHANNEL } = await import('../main/desktop-settings-ipc.js');
+    expect(preload.DESKTOP_SETTINGS_CHANNEL).toBe(DESKTOP_SETTINGS_CHANNEL);
+    // The fields the preload copies are the ones main accepts: a full change of them passes main's check.
+    const { parseSettingsChange } = await import('../main/desktop-settings-ipc.js');
+    const { defaultDesktopSettings } = await import('../main/gui-config.js');
+    const { calls, api } = { calls: [] as unknown[][], api: preload.createApi(async (...a) => (calls.push(a), null), []) };
+    const full = { closeToTray: true, openAtLogin: true, pushToTalkTo: 'message', openWithTo: 'current', shortcuts: { quickCapture: 'Alt+Q', pushToTalk: 'Alt+W' } };
+    await api.desktopSettings(full);
+    expect(calls[0]![1]).toEqual(full);
+    expect(parseSettingsChange(calls[0]![1], defaultDesktopSettings('linux'))).toEqual({ change: full });
     const { VERSION_ARG_PREFIX, VERSION_PATTERN } = await import('../main/window-options.js');
     expect(preload.PICK_FOLDER_CHANNEL).toBe(PICK_FOLDER_CHANNEL);
     expect(preload.VERSION_ARG_PREFIX).toBe(VERSION_ARG_PREFIX);

@@ -13,6 +13,7 @@ import type {
   CaptureDestination,
   CaptureSendResponse,
   CaptureView,
+  InboxFoldersResponse,
   CapabilityResponse as Capability,
   SentAttachment,
   ChatCancelResponse,
@@ -137,6 +138,11 @@ export const api = {
     request<{ ok: true }>('PUT', '/api/capture/draft', draft),
   sendCapture: (body: { destination: CaptureDestination; session_id?: string; staging_session_id?: string; text: string; attachments: string[]; reply?: boolean }) =>
     request<CaptureSendResponse>('POST', '/api/capture/send', body),
+  /** The watched Inbox folders (docs/API.md "Inbox folders"); a refused folder is a 400 with the rule's words. */
+  inboxFolders: () => request<InboxFoldersResponse>('GET', '/api/inbox/folders'),
+  addInboxFolder: (path: string) => request<InboxFoldersResponse>('POST', '/api/inbox/folders', { add: path }),
+  removeInboxFolder: (path: string) => request<InboxFoldersResponse>('POST', '/api/inbox/folders', { remove: path }),
+  pauseInbox: (paused: boolean) => request<InboxFoldersResponse>('POST', '/api/inbox/pause', { paused }),
   profiles: () => request<{ active: string; profiles: string[] }>('GET', '/api/profiles'),
   switchProfile: (name: string) => request<{ ok: boolean; active: string }>('POST', '/api/profile/switch', { name }),
   sessions: () => request<{ sessions: SessionSummary[] }>('GET', '/api/sessions'),

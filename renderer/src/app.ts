@@ -21,6 +21,7 @@ import { ConversationSettingsView } from './conversation-settings.js';
 import { Receipts } from './receipts-view.js';
 import { installShortcuts, ShortcutsDialog } from './keyboard.js';
 import { initReadAloud } from './read-aloud.js';
+import { SettingsDialog } from './settings-dialog.js';
 import { notify } from './toast.js';
 import { Voice } from './voice.js';
 import { WorkspacePanel } from './workspace.js';
@@ -131,6 +132,7 @@ class App {
     });
     initReadAloud();
     const shortcuts = new ShortcutsDialog();
+    const settings = new SettingsDialog();
     installShortcuts({
       'new-session': () => void this.sidebar.openNewDialog(true),
       search: () => {
@@ -147,6 +149,7 @@ class App {
       'previous-session': () => this.step(-1),
       'next-session': () => this.step(1),
       'show-shortcuts': () => shortcuts.open(),
+      'open-settings': () => settings.open(),
     });
   }
 

@@ -10,7 +10,7 @@ describe('the shortcut table', () => {
   it('has one entry per action, each with a label, and no two actions on one chord', () => {
     const actions = SHORTCUTS.map((s) => s.action);
     expect(new Set(actions).size).toBe(actions.length);
-    expect(actions.sort()).toEqual(['focus-composer', 'new-session', 'next-session', 'previous-session', 'regenerate', 'search', 'show-shortcuts', 'stop']);
+    expect(actions.sort()).toEqual(['focus-composer', 'new-session', 'next-session', 'open-settings', 'previous-session', 'regenerate', 'search', 'show-shortcuts', 'stop']);
     const chords = SHORTCUTS.map((s) => JSON.stringify(chordKeys(s.chord, false)));
     expect(new Set(chords).size).toBe(chords.length);
     for (const s of SHORTCUTS) expect(s.label.length).toBeGreaterThan(3);
@@ -41,6 +41,11 @@ describe('matchShortcut', () => {
     expect(action(press('ArrowDown', { altKey: true }))).toBe('next-session');
     expect(action(press('/'))).toBe('focus-composer');
     expect(action(press('?', { shiftKey: true }))).toBe('show-shortcuts');
+    expect(action(press(',', { ctrlKey: true }))).toBe('open-settings');
+    expect(action(press(',', { metaKey: true }), MAC)).toBe('open-settings');
+    // In a text field too: Ctrl/⌘+, types nothing.
+    expect(action(press(',', { ctrlKey: true }), { mac: false, inTextField: true })).toBe('open-settings');
+    expect(action(press(','))).toBeUndefined();
   });
 
   it('wants the modifiers exactly: an extra or a missing one is another key', () => {

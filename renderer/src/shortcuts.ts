@@ -14,7 +14,8 @@ export type ShortcutAction =
   | 'regenerate'
   | 'previous-session'
   | 'next-session'
-  | 'show-shortcuts';
+  | 'show-shortcuts'
+  | 'open-settings';
 
 export interface Chord {
   /** KeyboardEvent.key: a letter (either case), a sign, or a named key (ArrowUp). */
@@ -45,6 +46,8 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { action: 'previous-session', label: 'Previous conversation in the list', chord: { key: 'ArrowUp', alt: true }, inTextFields: 'not-mac', repeats: true },
   { action: 'next-session', label: 'Next conversation in the list', chord: { key: 'ArrowDown', alt: true }, inTextFields: 'not-mac', repeats: true },
   { action: 'show-shortcuts', label: 'Show these shortcuts', chord: { key: '?' }, inTextFields: 'no' },
+  // Settings (issue 26): Ctrl/⌘+, as in most desktop applications.
+  { action: 'open-settings', label: 'Open Settings (Inbox folders, desktop shortcuts)', chord: { key: ',', mod: true }, inTextFields: 'yes' },
 ];
 
 /** What the matcher reads of a KeyboardEvent. */

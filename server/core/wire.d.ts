@@ -588,3 +588,31 @@ export interface AttachmentFolder {
   /** False when the walk stopped at MAX_FOLDER_ENTRIES_WALKED before seeing every entry. */
   complete: boolean;
 }
+
+/** GET and POST /api/inbox/folders, POST /api/inbox/pause (server/inbox/routes.ts): the watched folders. */
+export type InboxFolderStatus = 'watching' | 'missing' | 'refused' | 'paused';
+export interface InboxFolder {
+  path: string;
+  /** `env`: from SATCHEL_INBOX_FOLDERS (cannot be removed through the API); `settings`: added by the profile. */
+  source: 'env' | 'settings';
+  status: InboxFolderStatus;
+  /** The rule's words when the folder is refused. */
+  error?: string;
+}
+export interface InboxCounts {
+  arrived: number;
+  duplicate: number;
+  ignored: number;
+  symlink: number;
+  empty: number;
+  too_large: number;
+  refused: number;
+  failed: number;
+  over_scan_limit: number;
+}
+export interface InboxFoldersResponse {
+  folders: InboxFolder[];
+  paused: boolean;
+  /** Since the server started. */
+  counts: InboxCounts;
+}

@@ -1,6 +1,7 @@
 // The Inbox settings routes (docs/API.md "Inbox folders"): the folders watched for the active profile, adding
 // and removing one, and pausing (the tray's "Pause watching"). A refused folder is a 400 with the rule's words.
 import type { HandlerInput } from '../app.js';
+import type { InboxFoldersResponse } from '../core/wire.js';
 import { ValueError } from '../core/errors.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
@@ -15,7 +16,8 @@ async function answer(input: HandlerInput): Promise<void> {
     status: f.status,
     ...(f.error !== undefined ? { error: serverValue(f.error) } : {}),
   }));
-  await sendJson(input.ctx, 200, { folders, paused: inbox.isPaused, counts: { ...inbox.counts } });
+  // `satisfies`: the page's type (wire.d.ts) holds the shape, while the strings keep their brands for sendJson.
+  await sendJson(input.ctx, 200, { folders, paused: inbox.isPaused, counts: { ...inbox.counts } } satisfies InboxFoldersResponse);
 }
 
 export function getInboxFolders(input: HandlerInput): Promise<void> {
