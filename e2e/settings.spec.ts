@@ -230,3 +230,22 @@ test('the Desktop section in the desktop window: each change is sent at once, pr
     fs.rmSync(picked, { recursive: true, force: true });
   }
 });
+
+test('the desktop menus’ Settings… address (#settings) opens the dialog, then gives the address back to the conversation', async ({ page }) => {
+  await openApp(page, server);
+  const before = new URL(page.url()).hash;
+  expect(before).toMatch(/^#s=/);
+  // What main/desktop-shell.ts does for File → Settings… and the tray's Settings…: load the same page at #settings.
+  await page.evaluate(() => {
+    location.hash = '#settings';
+  });
+  await expect(page.getByTestId('settings-dialog')).toBeVisible();
+  expect(new URL(page.url()).hash).toBe(before);
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('settings-dialog')).toBeHidden();
+  // Loaded at #settings from the start (the window opened by the menu): the dialog opens over the last conversation.
+  await page.goto(`${server.base}/#settings`);
+  await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
+  await expect(page.getByTestId('settings-dialog')).toBeVisible();
+  expect(new URL(page.url()).hash).toBe(before);
+});

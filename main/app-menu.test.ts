@@ -18,6 +18,7 @@ function actions() {
     dictate: () => calls.push('dictate'),
     setOpenAtLogin: (on: boolean) => calls.push(`login ${on}`),
     setCloseToTray: (on: boolean) => calls.push(`tray ${on}`),
+    openSettings: () => calls.push('settings'),
   };
 }
 const submenu = (items: MenuItemConstructorOptions[], id: string) => items.find((i) => i.id === id)!.submenu as MenuItemConstructorOptions[];
@@ -32,7 +33,7 @@ describe('appMenuTemplate', () => {
   it('Linux: no app menu, Quit in File, no Open at Login (Electron cannot set it there)', () => {
     const menu = appMenuTemplate({ ...STATE, platform: 'linux' }, actions());
     expect(roles(menu)).toEqual(['file', 'edit', 'view', 'windowMenu', 'help']);
-    expect(roles(submenu(menu, 'file'))).toEqual(['quick-capture', 'dictate', 'separator', 'close-to-tray', 'separator', 'quit']);
+    expect(roles(submenu(menu, 'file'))).toEqual(['quick-capture', 'dictate', 'separator', 'settings', 'close-to-tray', 'separator', 'quit']);
     expect(loginItemSupported('linux')).toBe(false);
   });
   it('Satchel items show their global shortcuts without registering them a second time', () => {
@@ -50,7 +51,9 @@ describe('appMenuTemplate', () => {
     (item('open-at-login').click as (i: { checked: boolean }) => void)({ checked: true });
     (item('close-to-tray').click as (i: { checked: boolean }) => void)({ checked: false });
     (item('quick-capture').click as () => void)();
-    expect(a.calls).toEqual(['login true', 'tray false', 'capture']);
+    expect(item('settings')).toMatchObject({ label: 'Settings…', accelerator: 'CommandOrControl+,' });
+    (item('settings').click as () => void)();
+    expect(a.calls).toEqual(['login true', 'tray false', 'capture', 'settings']);
   });
   it('developer tools only outside the packaged app', () => {
     expect(roles(submenu(appMenuTemplate(STATE, actions()), 'view'))).not.toContain('toggleDevTools');

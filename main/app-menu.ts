@@ -18,6 +18,8 @@ export interface AppMenuActions {
   dictate(): void;
   setOpenAtLogin(on: boolean): void;
   setCloseToTray(on: boolean): void;
+  /** The window's Settings dialog (opened through the address: tray-menu.ts settingsUrl). */
+  openSettings(): void;
 }
 
 /** app.setLoginItemSettings works on macOS and Windows only (Electron's docs); elsewhere the item is not shown. */
@@ -50,7 +52,15 @@ export function appMenuTemplate(state: AppMenuState, actions: AppMenuActions): M
     {
       id: 'file',
       label: 'File',
-      submenu: [...satchelItems, { type: 'separator' }, ...settings, { type: 'separator' }, mac ? { role: 'close' } : { role: 'quit' }],
+      submenu: [
+        ...satchelItems,
+        { type: 'separator' },
+        // The usual place and keys for an app's settings (macOS puts them under the app's name; File works too).
+        { id: 'settings', label: 'Settings…', accelerator: 'CommandOrControl+,', click: () => actions.openSettings() },
+        ...settings,
+        { type: 'separator' },
+        mac ? { role: 'close' } : { role: 'quit' },
+      ],
     },
     {
       id: 'edit',

@@ -14,6 +14,7 @@ import {
   decideClose,
   recentConversations,
   replyNotification,
+  settingsUrl,
   shouldNotifyReply,
   trayIconPath,
   trayMenuTemplate,
@@ -188,6 +189,7 @@ export class DesktopShell {
             dictate: () => this.openCapture(true),
             setOpenAtLogin: (on) => void this.updateSettings({ openAtLogin: on }).catch((err: unknown) => log.warn('Saving a setting failed:', err)),
             setCloseToTray: (on) => void this.updateSettings({ closeToTray: on }).catch((err: unknown) => log.warn('Saving a setting failed:', err)),
+            openSettings: () => this.showMain(settingsUrl(this.ctx.appOrigin)),
           },
         ),
       ),
@@ -201,6 +203,7 @@ export class DesktopShell {
             dictate: () => this.openCapture(true),
             openConversation: (id) => this.openConversation(id),
             openWindow: () => this.showMain(),
+            openSettings: () => this.showMain(settingsUrl(this.ctx.appOrigin)),
             pauseWatching: () => {
               this.ctx.watch?.pause();
               this.rebuildMenus();

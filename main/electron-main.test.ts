@@ -627,8 +627,11 @@ describe('startElectron: the desktop companion', () => {
     expect(tray().image).toMatchObject({ path: path.join('/app', 'build', 'icon.png'), size: 16 });
     await vi.waitFor(() => expect(itemIds(tray().menu)).toContain('recent:s-new'));
     expect(tray().menu.map((i) => i.label ?? '---')).toEqual([
-      'Quick capture', 'Dictate', '---', 'Recent conversations', 'Invoices', '---', 'Open Satchel', '---', 'Quit Satchel',
+      'Quick capture', 'Dictate', '---', 'Recent conversations', 'Invoices', '---', 'Open Satchel', 'Settings…', '---', 'Quit Satchel',
     ]);
+    // Settings… shows the window at its Settings dialog (the page reads #settings).
+    tray().clickItem('settings');
+    expect(fake.state.loads.at(-1)!.url).toBe(`${APP_ORIGIN}/#settings`);
   });
 
   it('tray clicks: a recent conversation opens in the window, Quick capture opens the capture window, Quit quits', async () => {

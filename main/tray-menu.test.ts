@@ -2,6 +2,7 @@ import type { MenuItemConstructorOptions } from 'electron';
 import { describe, expect, it } from 'vitest';
 import {
   conversationUrl,
+  settingsUrl,
   decideClose,
   defaultCloseToTray,
   MAX_TRAY_RECENT,
@@ -20,6 +21,7 @@ function actions() {
     dictate: () => calls.push('dictate'),
     openConversation: (id: string) => calls.push(`open ${id}`),
     openWindow: () => calls.push('window'),
+    openSettings: () => calls.push('settings'),
     pauseWatching: () => calls.push('pause'),
     resumeWatching: () => calls.push('resume'),
     quit: () => calls.push('quit'),
@@ -41,7 +43,7 @@ describe('trayMenuTemplate', () => {
     expect(labels(items)).toEqual([
       'Quick capture', 'Dictate', '---',
       'Recent conversations', 'Quarterly report && notes', 'Untitled conversation', '---',
-      'Open Satchel', 'Pause watching', '---', 'Quit Satchel',
+      'Open Satchel', 'Settings…', 'Pause watching', '---', 'Quit Satchel',
     ]);
     expect(items[0]!.accelerator).toBe('CommandOrControl+Shift+Space');
     expect(items[1]!.accelerator).toBeUndefined();
@@ -49,15 +51,15 @@ describe('trayMenuTemplate', () => {
   it('each item calls its action; a recent one opens that conversation', () => {
     const a = actions();
     const items = trayMenuTemplate(STATE, a);
-    for (const id of ['quick-capture', 'dictate', 'recent:s2', 'open', 'pause-watching', 'quit']) click(items, id);
-    expect(a.calls).toEqual(['capture', 'dictate', 'open s2', 'window', 'pause', 'quit']);
+    for (const id of ['quick-capture', 'dictate', 'recent:s2', 'open', 'settings', 'pause-watching', 'quit']) click(items, id);
+    expect(a.calls).toEqual(['capture', 'dictate', 'open s2', 'window', 'settings', 'pause', 'quit']);
   });
   it('paused shows Resume; no folders and no conversations show neither', () => {
     const a = actions();
     const paused = trayMenuTemplate({ ...STATE, watching: 'paused' }, a);
     click(paused, 'resume-watching');
     expect(a.calls).toEqual(['resume']);
-    expect(labels(trayMenuTemplate({ ...STATE, watching: 'none', recent: [] }, a))).toEqual(['Quick capture', 'Dictate', '---', 'Open Satchel', '---', 'Quit Satchel']);
+    expect(labels(trayMenuTemplate({ ...STATE, watching: 'none', recent: [] }, a))).toEqual(['Quick capture', 'Dictate', '---', 'Open Satchel', 'Settings…', '---', 'Quit Satchel']);
   });
 });
 
@@ -103,5 +105,6 @@ describe('closing and notifying', () => {
     expect(replyNotification('Tax & receipts')).toEqual({ title: 'Tax & receipts', body: 'The reply is ready. Click to open the conversation.' });
     expect(conversationUrl('http://127.0.0.1:4000', 'abc-123')).toBe('http://127.0.0.1:4000/#s=abc-123');
     expect(conversationUrl('http://127.0.0.1:4000', 'a/../b')).toBeUndefined();
+    expect(settingsUrl('http://127.0.0.1:4000')).toBe('http://127.0.0.1:4000/#settings');
   });
 });

@@ -33,6 +33,7 @@ export interface TrayActions {
   dictate(): void;
   openConversation(sessionId: string): void;
   openWindow(): void;
+  openSettings(): void;
   pauseWatching(): void;
   resumeWatching(): void;
   quit(): void;
@@ -76,7 +77,7 @@ export function trayMenuTemplate(state: TrayState, actions: TrayActions): MenuIt
     }
     items.push({ type: 'separator' });
   }
-  items.push({ id: 'open', label: 'Open Satchel', click: () => actions.openWindow() });
+  items.push({ id: 'open', label: 'Open Satchel', click: () => actions.openWindow() }, { id: 'settings', label: 'Settings…', click: () => actions.openSettings() });
   if (state.watching === 'watching') items.push({ id: 'pause-watching', label: 'Pause watching', click: () => actions.pauseWatching() });
   if (state.watching === 'paused') items.push({ id: 'resume-watching', label: 'Resume watching', click: () => actions.resumeWatching() });
   items.push({ type: 'separator' }, { id: 'quit', label: 'Quit Satchel', click: () => actions.quit() });
@@ -113,6 +114,12 @@ export function replyNotification(title: string): { title: string; body: string 
 }
 
 /** The window's address for one conversation (renderer/src/app.ts reads #s=<id>); undefined for a bad id. */
+/** The window's address that opens its Settings dialog (renderer/src/app.ts reads `#settings`, then puts the
+ *  conversation's address back): a fragment change, so the page is not reloaded, and no IPC is needed. */
+export function settingsUrl(appOrigin: string): string {
+  return `${appOrigin}/#settings`;
+}
+
 export function conversationUrl(appOrigin: string, sessionId: string): string | undefined {
   return SESSION_ID.test(sessionId) ? `${appOrigin}/#s=${sessionId}` : undefined;
 }

@@ -27,6 +27,8 @@ import { Voice } from './voice.js';
 import { WorkspacePanel } from './workspace.js';
 
 const LAST_SESSION_KEY = 'satchel.lastSession';
+/** The address fragment that opens the Settings dialog (main/tray-menu.ts settingsUrl builds the same). */
+const SETTINGS_HASH = '#settings';
 /** Server-sent events come in bursts (a message with attachments fires several): one reload per burst. */
 const EVENT_RELOAD_DEBOUNCE_MS = 100;
 
@@ -43,6 +45,7 @@ class App {
   readonly voice: Voice;
   readonly chat: Chat;
   readonly agentDialog: AgentSettingsDialog;
+  private readonly settings: SettingsDialog;
   /** The header's model and system prompt of the conversation on screen. */
   readonly conversationSettings: ConversationSettingsView;
   private readonly receipts = new Receipts();
@@ -132,7 +135,7 @@ class App {
     });
     initReadAloud();
     const shortcuts = new ShortcutsDialog();
-    const settings = new SettingsDialog();
+    const settings = (this.settings = new SettingsDialog());
     installShortcuts({
       'new-session': () => void this.sidebar.openNewDialog(true),
       search: () => {
@@ -183,6 +186,7 @@ class App {
     await this.reloadAll(this.initialSessionId());
     this.listen();
     window.addEventListener('hashchange', () => {
+      if (this.openSettingsFromAddress()) return;
       const id = this.hashSession();
       if (id && id !== this.current?.session_id) void this.open(id);
       else if (id && this.revealOnOpen) {
@@ -191,8 +195,20 @@ class App {
       }
     });
     this.composer.focus();
+    this.openSettingsFromAddress();
     // Tests (and anyone scripting the UI) wait for this before acting.
     byId('app').dataset.ready = 'true';
+  }
+
+  /**
+   * `#settings` (the desktop app's "Settings…" menu items load it: main/tray-menu.ts settingsUrl) opens the
+   * Settings dialog, and the address goes back to the conversation's, so Back and a reload stay where they were.
+   */
+  private openSettingsFromAddress(): boolean {
+    if (location.hash !== SETTINGS_HASH) return false;
+    history.replaceState(null, '', this.current ? `#s=${this.current.session_id}` : location.pathname + location.search);
+    this.settings.open();
+    return true;
   }
 
   /** The session the address names (#s=<id>), and the message to scroll to in it (&m=<index in its messages>). */
