@@ -19,6 +19,8 @@ import { startServer, type RunningServer } from './helpers/server.js';
 const CAPTURE_VIEWPORT = { width: 560, height: 440 };
 /** The page names it `Screenshot 2026-11-26 at 17.52.03.png`; the server stores it with the upload path's own
  * sanitizing (spec-notes 4.3: characters other than word characters, dots and dashes become `_`). */
+/** More than capture.ts's CLOSE_FALLBACK_MS (500 ms), after which a window that asked to close says so. */
+const CLOSE_FALLBACK_WAIT_MS = 800;
 const SHOT_NAME = /^Screenshot_\d{4}-\d\d-\d\d_at_\d\d\.\d\d\.\d\d\.png$/;
 
 let server: RunningServer;
@@ -149,10 +151,15 @@ test('Esc in the overlay cancels only the screenshot: the window stays and the d
   const { context, page } = await openCapture();
   const screen = await sharedSize(page);
   await page.getByTestId('capture-input').fill('Keep this thought');
+  // The page asks the shell to close it with this event (capture.ts CLOSE_EVENT); it must not, here.
+  await page.evaluate(() => window.addEventListener('satchel:capture-close', () => ((window as unknown as { closeAsked: boolean }).closeAsked = true)));
   await page.keyboard.press('Control+Shift+S');
   await expect(page.getByTestId('shot-overlay')).toBeVisible();
   await page.keyboard.press('Escape');
   await expect(page.getByTestId('shot-overlay')).toHaveCount(0);
+  // Longer than the page waits before saying a window that asked to close is still open (CLOSE_FALLBACK_MS).
+  await page.waitForTimeout(CLOSE_FALLBACK_WAIT_MS);
+  expect(await page.evaluate(() => (window as unknown as { closeAsked?: boolean }).closeAsked ?? false), 'Esc closed the overlay, not the window').toBe(false);
   await expect(page.getByTestId('capture-input')).toHaveValue('Keep this thought');
   await expect(page.getByTestId('capture-input')).toBeFocused();
   await expect(page.getByTestId('attachment-chip')).toHaveCount(0);
