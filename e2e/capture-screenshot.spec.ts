@@ -6,6 +6,7 @@
 // region is dragged with the mouse or set with the keys; the stored file is a PNG of exactly the region's
 // pixels (its IHDR is read). In the desktop shell the pixels come from the preload's screenSources() and
 // captureScreen(id): a fake window.satchel stands in for it and hands a known PNG over.
+import AxeBuilder from '@axe-core/playwright';
 import { chromium, test, expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -108,6 +109,12 @@ async function sharedSize(page: Page): Promise<{ width: number; height: number }
     for (const t of stream.getTracks()) t.stop();
     return { width: video.videoWidth, height: video.videoHeight };
   });
+}
+
+/** Serious or critical accessibility problems axe finds on the page as it is now. */
+async function axeProblems(page: Page): Promise<string[]> {
+  const scan = await new AxeBuilder({ page }).analyze();
+  return scan.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
 async function dims(page: Page): Promise<{ width: number; height: number }> {
@@ -247,8 +254,12 @@ test('in the desktop shell: the picker offers screens and windows; a screen is c
   const sources = page.getByTestId('shot-source');
   await expect(sources).toHaveText(['Entire screen', 'Editor']);
   await expect(sources.first().locator('img')).toHaveJSProperty('naturalWidth', 32);
+  await expect(sources.first()).toBeFocused();
+  expect(await axeProblems(page), 'the picker').toEqual([]);
+  await page.screenshot({ path: path.join(screenshotDir(info), 'capture-picker.png') });
   await sources.first().click();
   await expect(page.getByTestId('shot-overlay')).toBeVisible();
+  expect(await axeProblems(page), 'the region overlay').toEqual([]);
   expect(await dims(page)).toEqual({ width: 2560, height: 1600 });
   await drag(page, [0.1, 0.2], [0.6, 0.7]);
   const region = await dims(page);

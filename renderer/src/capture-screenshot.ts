@@ -191,7 +191,7 @@ function chooseRegion(image: ImageBitmap): Promise<Rect | null> {
     let fit: Fit = { scale: 1, left: 0, top: 0 };
     let dragFrom: Point | null = null;
 
-    const canvas = h('canvas', { class: 'shot-image', width: size.width, height: size.height, 'data-testid': 'shot-image' });
+    const canvas = h('canvas', { class: 'shot-image', width: size.width, height: size.height, role: 'img', 'aria-label': `The screenshot, ${size.width} × ${size.height} pixels`, 'data-testid': 'shot-image' });
     canvas.getContext('2d')!.drawImage(image, 0, 0);
     const selection = h('div', { class: 'shot-selection', 'data-testid': 'shot-selection', hidden: true });
     const dims = h('span', { class: 'shot-dims', 'data-testid': 'shot-dims' });
