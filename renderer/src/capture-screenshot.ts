@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 // Quick capture's Screenshot: where the pixels come from, and the overlay where a region of them is chosen.
 // In the desktop shell the preload offers window.satchel.screenSources() (a picker of screens and windows) and
 // captureScreen(id) (its full-resolution PNG, taken by main with the capture window hidden). In a plain browser
