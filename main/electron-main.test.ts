@@ -88,8 +88,11 @@ const fake = vi.hoisted(() => {
     appMenu: undefined as any[] | undefined,
     notifications: [] as FakeNotification[],
     loginItem: undefined as { openAtLogin: boolean } | undefined,
-    displays: [{ id: 1, bounds: { x: 0, y: 0, width: 1920, height: 1080 }, workArea: { x: 0, y: 0, width: 1920, height: 1040 } }],
+    displays: [{ id: 1, bounds: { x: 0, y: 0, width: 1920, height: 1080 }, workArea: { x: 0, y: 0, width: 1920, height: 1040 }, size: { width: 1920, height: 1080 }, scaleFactor: 2 }],
     iconMissing: false,
+    /** What desktopCapturer.getSources was asked, and the screens and windows it has. */
+    capturerCalls: [] as Array<{ types: string[]; thumbnailSize: { width: number; height: number } }>,
+    capturerSources: [] as Array<{ id: string; name: string; display_id: string }>,
   };
   let readyPromise = Promise.resolve();
 
@@ -214,6 +217,9 @@ const fake = vi.hoisted(() => {
       this.focused = true;
       state.log.push('window.focus');
     };
+    getMediaSourceId = () => `window:${1000 + state.windows.indexOf(this)}:0`;
+    static getAllWindows = () => state.windows.filter((w) => !w.destroyed);
+    static fromWebContents = (contents: unknown) => state.windows.find((w) => w.webContents === contents) ?? null;
     /** The person clicks the close button: 'close' (preventable), then 'closed' unless prevented. */
     close(): boolean {
       const event = preventable();
@@ -308,6 +314,22 @@ const fake = vi.hoisted(() => {
       },
       unregister: (accelerator: string) => void state.shortcuts.delete(accelerator),
       unregisterAll: () => state.shortcuts.clear(),
+    },
+    // Its "thumbnail" is a PNG-ish marker naming the size it was asked for, as Electron scales a screen to it.
+    desktopCapturer: {
+      getSources(options: { types: string[]; thumbnailSize: { width: number; height: number } }) {
+        state.log.push(`desktopCapturer.getSources ${options.thumbnailSize.width}x${options.thumbnailSize.height}`);
+        state.capturerCalls.push(options);
+        const { width, height } = options.thumbnailSize;
+        return Promise.resolve(
+          state.capturerSources
+            .filter((s) => options.types.some((t) => s.id.startsWith(`${t}:`)))
+            .map((s) => ({
+              ...s,
+              thumbnail: { isEmpty: () => false, getSize: () => ({ width, height }), toPNG: () => Buffer.from(`PNG ${width}x${height}`), toDataURL: () => `data:image/png;base64,${width}x${height}` },
+            })),
+        );
+      },
     },
     screen: {
       getAllDisplays: () => state.displays,
@@ -411,8 +433,10 @@ const fake = vi.hoisted(() => {
       appMenu: undefined,
       notifications: [],
       loginItem: undefined,
-      displays: [{ id: 1, bounds: { x: 0, y: 0, width: 1920, height: 1080 }, workArea: { x: 0, y: 0, width: 1920, height: 1040 } }],
+      displays: [{ id: 1, bounds: { x: 0, y: 0, width: 1920, height: 1080 }, workArea: { x: 0, y: 0, width: 1920, height: 1040 }, size: { width: 1920, height: 1080 }, scaleFactor: 2 }],
       iconMissing: false,
+      capturerCalls: [],
+      capturerSources: [],
     });
     Object.assign(server, { started: 0, fail: undefined, closed: 0 });
     readyPromise = new Promise<void>((resolve) => (state.resolveReady = resolve));
@@ -742,6 +766,33 @@ describe('startElectron: the desktop companion', () => {
     fake.state.notifications[0]!.emit('click');
     expect(fake.state.loads.at(-1)!.url).toBe(`${APP_ORIGIN}/#s=s2`);
     expect(win.isVisible()).toBe(true);
+  });
+
+  it('quick capture\'s Screenshot: the sources without Satchel\'s own windows, then a screen at its HiDPI size with the capture window hidden meanwhile', async () => {
+    fake.state.capturerSources = [
+      { id: 'screen:0:0', name: 'Entire screen', display_id: '1' },
+      { id: 'window:77:0', name: 'Terminal', display_id: '' },
+      { id: 'window:1001:0', name: 'Quick capture', display_id: '' },
+    ];
+    await startWindowAndLoad();
+    tray().clickItem('quick-capture');
+    const capture = fake.state.windows[1]!;
+    capture.emit('ready-to-show');
+    const asking = { senderFrame: { url: `${APP_ORIGIN}/capture`, parent: null }, sender: capture.webContents };
+    const sources = fake.electron.ipcMain.handlers.get('satchel:screen-sources')! as (...args: unknown[]) => Promise<any[]>;
+    const take = fake.electron.ipcMain.handlers.get('satchel:capture-screen')! as (...args: unknown[]) => Promise<Uint8Array | null>;
+    expect((await sources(asking)).map((s) => [s.id, s.kind, s.thumbnail])).toEqual([
+      ['screen:0:0', 'screen', 'data:image/png;base64,320x200'],
+      ['window:77:0', 'window', 'data:image/png;base64,320x200'],
+    ]);
+    fake.state.log.length = 0;
+    const png = await take(asking, 'screen:0:0');
+    // The 1920×1080 display at scale factor 2: 3840×2160 pixels.
+    expect(Buffer.from(png!).toString()).toBe('PNG 3840x2160');
+    expect(fake.state.log).toEqual(['window.hide', 'desktopCapturer.getSources 1x1', 'desktopCapturer.getSources 3840x2160', 'window.show']);
+    expect(capture.isVisible()).toBe(true);
+    expect(await take(asking, 'window:1001:0'), 'never its own window').toBeNull();
+    await expect(take({ senderFrame: { url: 'https://example.com/', parent: null }, sender: capture.webContents }, 'screen:0:0')).rejects.toThrow('untrusted sender');
   });
 
   it('the settings page can read and change the desktop settings over IPC (desktop-settings-ipc.ts)', async () => {

@@ -33,6 +33,8 @@ import { applyPackagedModelDir } from './model-dir.js';
 import { installPermissionHandlers } from './permissions.js';
 import { createPickFolderHandler, PICK_FOLDER_CHANNEL } from './pick-folder.js';
 import { createShowInFolderHandler, SHOW_IN_FOLDER_CHANNEL } from './show-in-folder.js';
+import { CAPTURE_SCREEN_CHANNEL, createCaptureScreenHandler, createScreenSourcesHandler, SCREEN_SOURCES_CHANNEL } from './screen-capture.js';
+import { electronScreenCaptureDeps } from './screen-capture-electron.js';
 import { startOnRememberedPort } from '../server/process/port-store.js';
 import { openAgentKeyStore, openMcpTokenStore } from './secret-file-store.js';
 import { remembersPort, startHeadless } from '../server/cli.js';
@@ -201,6 +203,10 @@ function startWindow(args: MainArgs, singleInstance: boolean, argv: readonly str
         SHOW_IN_FOLDER_CHANNEL,
         createShowInFolderHandler({ appOrigin, lstat: (p) => lstat(p), showItemInFolder: (p) => shell.showItemInFolder(p) }),
       );
+      // Quick capture's Screenshot: the picker's list, then one source's full-size PNG (main/screen-capture.ts).
+      const screenCapture = electronScreenCaptureDeps(appOrigin);
+      ipcMain.handle(SCREEN_SOURCES_CHANNEL, createScreenSourcesHandler(screenCapture));
+      ipcMain.handle(CAPTURE_SCREEN_CHANNEL, createCaptureScreenHandler(screenCapture));
 
       await session.defaultSession.cookies.set(accessCookieDetails(appOrigin, server.token));
       desktop = new DesktopShell({

@@ -59,6 +59,20 @@ describe('decidePermissionRequest', () => {
   });
 });
 
+describe('display capture (quick capture\'s Screenshot goes through main/screen-capture.ts, not getDisplayMedia)', () => {
+  const CAPTURE_PAGE = `${APP}/capture`;
+  it('is denied to every page: other origins, sub-frames, and the app\'s own pages too', () => {
+    for (const requestingUrl of [CAPTURE_PAGE, PAGE, 'https://evil.test/', 'http://127.0.0.1:1/capture']) {
+      for (const isMainFrame of [true, false]) {
+        expect(decidePermissionRequest(APP, { permission: 'display-capture', isMainFrame, requestingUrl }), requestingUrl).toBe(false);
+        expect(decidePermissionRequest(APP, { permission: 'media', isMainFrame, requestingUrl, mediaTypes: ['video'] }), requestingUrl).toBe(false);
+        expect(decidePermissionCheck(APP, { permission: 'display-capture', isMainFrame, requestingOrigin: requestingUrl }), requestingUrl).toBe(false);
+        expect(decidePermissionCheck(APP, { permission: 'media', isMainFrame, requestingOrigin: requestingUrl, mediaType: 'video' }), requestingUrl).toBe(false);
+      }
+    }
+  });
+});
+
 describe('decidePermissionCheck', () => {
   const mic = { permission: 'media', isMainFrame: true, requestingOrigin: `${APP}/`, mediaType: 'audio' };
 

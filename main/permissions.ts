@@ -2,6 +2,9 @@
 // main frame: the microphone (dictation: media with audio alone) and writing text to the clipboard (the copy
 // buttons on messages and code; Chromium asks for it on navigator.clipboard.writeText). Reading the clipboard,
 // every other permission, every other origin and every sub-frame are denied.
+// Display capture (getDisplayMedia, 'display-capture', video media) stays denied to every page, the app's own
+// included: quick capture's Screenshot takes the screen through main (screen-capture.ts, desktopCapturer), so no
+// page ever holds a grant to record the screen.
 import type { Session } from 'electron';
 import { isAppUrl } from './navigation.js';
 

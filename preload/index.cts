@@ -1,6 +1,7 @@
 // Preload for the sandboxed window. A sandboxed preload is CommonJS and can require only 'electron' (no local
 // files), so everything it needs is in this one file. It exposes only what the page cannot do over HTTP:
-// window.satchel = { version, pickFolder(), showInFolder(path), desktopSettings(change?) }.
+// window.satchel = { version, pickFolder(), showInFolder(path), desktopSettings(change?), screenSources(),
+// captureScreen(id) }.
 import { contextBridge, ipcRenderer } from 'electron';
 
 // Must match main/pick-folder.ts and main/window-options.ts (this file cannot import them when sandboxed).
@@ -14,6 +15,10 @@ const BOOLEAN_SETTINGS = ['closeToTray', 'openAtLogin'] as const;
 const CHOICE_SETTINGS = ['pushToTalkTo', 'openWithTo'] as const;
 /** What the page is told when main's answer is not a settings view or an error (it never should be). */
 export const UNREADABLE_SETTINGS = 'Satchel could not read the desktop settings';
+// Must match main/screen-capture.ts.
+export const SCREEN_SOURCES_CHANNEL = 'satchel:screen-sources';
+export const CAPTURE_SCREEN_CHANNEL = 'satchel:capture-screen';
+const SOURCE_ID_PATTERN = /^(screen|window):\d{1,20}:\d{1,20}$/;
 export const VERSION_ARG_PREFIX = '--satchel-version=';
 const VERSION_PATTERN = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/;
 
@@ -24,6 +29,10 @@ export interface SatchelApi {
   showInFolder(path: string): Promise<boolean>;
   /** Read the desktop settings (no argument) or change some (one object); the view again, or what is wrong. */
   desktopSettings(change?: DesktopSettingsChange): Promise<DesktopSettingsView | { error: string }>;
+  /** The screens and windows quick capture may take, with small PNG thumbnails (data: URLs) for a picker. */
+  screenSources(): Promise<ScreenSource[]>;
+  /** One of them at full resolution, as PNG bytes; null when it could not be taken. */
+  captureScreen(id: string): Promise<Uint8Array | null>;
 }
 
 type ShortcutAction = (typeof SHORTCUT_ACTIONS)[number];
@@ -99,6 +108,21 @@ export function readSettingsAnswer(value: unknown): DesktopSettingsView | { erro
   };
 }
 
+export interface ScreenSource {
+  id: string;
+  name: string;
+  kind: 'screen' | 'window';
+  thumbnail: string;
+}
+
+/** Only plain strings of the expected fields reach the page, whatever main sent back. */
+function screenSource(value: unknown): ScreenSource[] {
+  if (!value || typeof value !== 'object') return [];
+  const { id, name, kind, thumbnail } = value as Record<string, unknown>;
+  if (typeof id !== 'string' || typeof name !== 'string' || (kind !== 'screen' && kind !== 'window') || typeof thumbnail !== 'string') return [];
+  return [{ id, name, kind, thumbnail }];
+}
+
 /** The version main passed through webPreferences.additionalArguments, or '' when absent or malformed. */
 export function versionFromArgv(argv: readonly string[]): string {
   const arg = argv.find((a) => a.startsWith(VERSION_ARG_PREFIX));
@@ -133,6 +157,16 @@ export function createApi(invoke: Invoke, argv: readonly string[]): SatchelApi {
         answer = await invoke(DESKTOP_SETTINGS_CHANNEL, change);
       }
       return readSettingsAnswer(answer);
+    },
+    screenSources: async (): Promise<ScreenSource[]> => {
+      const result = await invoke(SCREEN_SOURCES_CHANNEL);
+      return Array.isArray(result) ? result.flatMap(screenSource) : [];
+    },
+    // Only an id string goes to main (main checks it again); only bytes or null come back.
+    captureScreen: async (id: unknown): Promise<Uint8Array | null> => {
+      if (typeof id !== 'string' || !SOURCE_ID_PATTERN.test(id)) return null;
+      const result = await invoke(CAPTURE_SCREEN_CHANNEL, id);
+      return result instanceof Uint8Array && result.byteLength > 0 ? result : null;
     },
   });
 }

@@ -26,10 +26,14 @@ interface PreloadModule {
     pickFolder(): Promise<string | null>;
     showInFolder(path: unknown): Promise<boolean>;
     desktopSettings(...args: unknown[]): Promise<unknown>;
+    screenSources(...args: unknown[]): Promise<unknown[]>;
+    captureScreen(id: unknown, ...rest: unknown[]): Promise<Uint8Array | null>;
   };
   SHOW_IN_FOLDER_CHANNEL: string;
   DESKTOP_SETTINGS_CHANNEL: string;
   UNREADABLE_SETTINGS: string;
+  SCREEN_SOURCES_CHANNEL: string;
+  CAPTURE_SCREEN_CHANNEL: string;
 }
 
 function loadPreload(argv: string[]): PreloadModule {
@@ -50,11 +54,11 @@ function loadPreload(argv: string[]): PreloadModule {
 const preload = loadPreload(['/electron', '--type=renderer', '--satchel-version=0.1.0']);
 
 describe('preload on load', () => {
-  it('exposes exactly window.satchel = { version, pickFolder, showInFolder, desktopSettings }', () => {
+  it('exposes exactly window.satchel = { version, pickFolder, showInFolder, desktopSettings, screenSources, captureScreen }', () => {
     expect(exposed.calls).toHaveLength(1);
     const [key, api] = exposed.calls[0]!;
     expect(key).toBe('satchel');
-    expect(Object.keys(api as object).sort()).toEqual(['desktopSettings', 'pickFolder', 'showInFolder', 'version']);
+    expect(Object.keys(api as object).sort()).toEqual(['captureScreen', 'desktopSettings', 'pickFolder', 'screenSources', 'showInFolder', 'version']);
     expect(Object.isFrozen(api)).toBe(true);
     expect((api as { version: string }).version).toBe('0.1.0');
   });
@@ -99,6 +103,41 @@ describe('createApi', () => {
       ['satchel:show-in-folder', '/w/a.bin'],
       ['satchel:show-in-folder', '/w/a.bin'],
     ]);
+  });
+  it('screenSources sends no arguments and passes on only well-formed entries, as plain strings', async () => {
+    const calls: unknown[][] = [];
+    const api = preload.createApi(async (...args) => {
+      calls.push(args);
+      return exposed.reply;
+    }, []);
+    exposed.reply = [
+      { id: 'screen:0:0', name: 'Entire screen', kind: 'screen', thumbnail: 'data:image/png;base64,AA==', extra: { secret: 1 } },
+      { id: 'window:1:0', name: 'Bad kind', kind: 'tab', thumbnail: '' },
+      { id: 42, name: 'x', kind: 'window', thumbnail: '' },
+      null,
+    ];
+    await expect(api.screenSources('ignored')).resolves.toEqual([{ id: 'screen:0:0', name: 'Entire screen', kind: 'screen', thumbnail: 'data:image/png;base64,AA==' }]);
+    exposed.reply = { sources: [] };
+    await expect(api.screenSources()).resolves.toEqual([]);
+    expect(calls).toEqual([['satchel:screen-sources'], ['satchel:screen-sources']]);
+  });
+  it('captureScreen sends only one well-formed id string and gives back only bytes or null', async () => {
+    const calls: unknown[][] = [];
+    const api = preload.createApi(async (...args) => {
+      calls.push(args);
+      return exposed.reply;
+    }, []);
+    const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47]);
+    exposed.reply = png;
+    await expect(api.captureScreen('screen:0:0', { extra: true })).resolves.toBe(png);
+    for (const bad of [{ id: 'screen:0:0' }, 'screen:0', '../x', 7]) await expect(api.captureScreen(bad)).resolves.toBeNull();
+    for (const reply of [null, 'PNG', [1, 2], { byteLength: 4 }, new Uint8Array(0)]) {
+      exposed.reply = reply;
+      await expect(api.captureScreen('window:12:0'), String(reply)).resolves.toBeNull();
+    }
+    expect(calls[0]).toEqual(['satchel:capture-screen', 'screen:0:0']);
+    expect(calls.every((c) => c.length === 2 && typeof c[1] === 'string')).toBe(true);
+    expect(calls).toHaveLength(6);
   });
   it('the exposed pickFolder goes through ipcRenderer.invoke', async () => {
     exposed.reply = '/chosen';
@@ -213,6 +252,8 @@ describe('constants shared with main (the sandboxed preload cannot import them)'
     await api.desktopSettings(full);
     expect(calls[0]![1]).toEqual(full);
     expect(parseSettingsChange(calls[0]![1], defaultDesktopSettings('linux'))).toEqual({ change: full });
+    const screen = await import('../main/screen-capture.js');
+    expect([preload.SCREEN_SOURCES_CHANNEL, preload.CAPTURE_SCREEN_CHANNEL]).toEqual([screen.SCREEN_SOURCES_CHANNEL, screen.CAPTURE_SCREEN_CHANNEL]);
     const { VERSION_ARG_PREFIX, VERSION_PATTERN } = await import('../main/window-options.js');
     expect(preload.PICK_FOLDER_CHANNEL).toBe(PICK_FOLDER_CHANNEL);
     expect(preload.VERSION_ARG_PREFIX).toBe(VERSION_ARG_PREFIX);

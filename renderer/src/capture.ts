@@ -6,6 +6,7 @@
 import { api, ApiError, type Capability, type CaptureDestination } from './api.js';
 import { ChipsView, pickedChip, uploadChipFile, type PickedUpload } from './composer-chips.js';
 import { pastedFiles } from './composer-paste.js';
+import { ScreenshotError, takeScreenshot } from './capture-screenshot.js';
 import { DRAFT_SAVE_DEBOUNCE_MS, draftApi } from './draft-sync.js';
 import { byId, icon, ICONS } from './dom.js';
 import { fromFileList, type PickedFile } from './files.js';
@@ -32,6 +33,8 @@ export const PUSH_TO_TALK_KEY = 'F8';
 /** What the page tells the desktop shell (its preload listens on window): close the window / a capture went. */
 export const CLOSE_EVENT = 'satchel:capture-close';
 export const SENT_EVENT = 'satchel:capture-sent';
+/** With Ctrl (⌘ on macOS) and Shift, this key takes a screenshot; the page's hint names it. */
+export const SCREENSHOT_KEY = 'S';
 /** How long a window that asked to close may take before the page says it is still open. */
 const CLOSE_FALLBACK_MS = 500;
 
@@ -60,6 +63,8 @@ class CapturePage {
   private staging: Promise<string> | undefined;
   /** Push-to-talk's destination (the shell's `&then=`) and how far its dictation got (ptt-flow.ts). */
   private ptt: PttState = { then: pttThen(location.search), phase: 'off' };
+  /** A screenshot is being taken (its picker or region overlay is open). */
+  private shooting = false;
 
   constructor() {
     byId('capture-close').appendChild(icon([...ICONS.x]));
@@ -113,6 +118,41 @@ class CapturePage {
       if (e.key === PUSH_TO_TALK_KEY) this.voice.holdEnd();
     });
     window.addEventListener('pagehide', () => this.flush(true));
+    this.setupScreenshot();
+  }
+
+  /** The Screenshot button and its shortcut (Ctrl+Shift+S, ⌘⇧S on macOS), named in the page's hint. */
+  private setupScreenshot(): void {
+    const button = byId<HTMLButtonElement>('screenshot-button');
+    button.appendChild(icon([...SCREENSHOT_ICON]));
+    button.addEventListener('click', () => void this.screenshot());
+    const mac = /Mac/.test(navigator.platform);
+    const keys = mac ? '⌘⇧S' : 'Ctrl+Shift+S';
+    button.title = `Screenshot (${keys})`;
+    byId('screenshot-hint').textContent = `${keys} screenshot`;
+    document.addEventListener('keydown', (e) => {
+      if (e.key.toUpperCase() === SCREENSHOT_KEY && e.shiftKey && !e.altKey && (mac ? e.metaKey : e.ctrlKey)) {
+        e.preventDefault();
+        void this.screenshot();
+      }
+    });
+  }
+
+  /** Take a screenshot and add it like a pasted image (the same queue, limits and chip); a refusal is a notice. */
+  private async screenshot(): Promise<void> {
+    if (this.shooting || this.state.sending) return;
+    this.shooting = true;
+    this.set({ notice: null });
+    try {
+      const file = await takeScreenshot();
+      if (file) this.addFiles([{ file, relativePath: file.name }]);
+    } catch (err) {
+      const text = err instanceof ScreenshotError ? err.message : 'The screenshot could not be taken.';
+      this.set({ notice: { kind: 'error', text } });
+    } finally {
+      this.shooting = false;
+      this.input.focus();
+    }
   }
 
   async load(): Promise<void> {
@@ -351,6 +391,8 @@ class CapturePage {
 function voiceToPtt(event: VoiceEvent): PttEvent {
   return event === 'failed' ? { type: 'voice-failed' } : { type: event };
 }
+/** A dashed frame with corner marks: the Screenshot button's icon. */
+const SCREENSHOT_ICON = ['M4 8V5a1 1 0 0 1 1-1h3', 'M16 4h3a1 1 0 0 1 1 1v3', 'M20 16v3a1 1 0 0 1-1 1h-3', 'M8 20H5a1 1 0 0 1-1-1v-3', 'M9 9h6v6H9z'];
 
 const page = new CapturePage();
 void page.load();
