@@ -152,11 +152,13 @@ describe('node dist/main/index.js --server-only', () => {
     const importers = readdirSync(mainDir)
       .filter((name) => name.endsWith('.js'))
       .filter((name) => /from ['"]electron['"]|import\(['"]electron['"]\)|require\(['"]electron['"]\)/.test(source(name)));
-    // electron-main.js, and the glue it alone imports (desktop-shell.js: tray, shortcuts, menu, notifications).
-    expect(importers).toEqual(['desktop-shell.js', 'electron-main.js']);
+    // electron-main.js, and the glue it alone imports (desktop-shell.js: tray, shortcuts, menu, notifications;
+    // screen-capture-electron.js: quick capture's screenshots).
+    expect(importers).toEqual(['desktop-shell.js', 'electron-main.js', 'screen-capture-electron.js']);
     const importedBy = (name: string) =>
       readdirSync(mainDir).filter((other) => other.endsWith('.js') && other !== name && source(other).includes(`from './${name}'`));
     expect(importedBy('desktop-shell.js')).toEqual(['electron-main.js']);
+    expect(importedBy('screen-capture-electron.js')).toEqual(['electron-main.js']);
     expect(readFileSync(entry, 'utf8')).toContain("await import('./electron-main.js')");
     expect(readFileSync(entry, 'utf8')).not.toContain('desktop-shell');
   });
