@@ -1,7 +1,7 @@
 // The Inbox's arrival rows (server/inbox/arrivals.ts) as the agent gets them. A row is Satchel's note, not the
 // person's words, and not a system prompt (Hermes' gateway takes a body's `system` messages as the prompt):
 // - the files that arrived since the person last sent a message are read into the new turn, as the files of a
-//   drop are, after the person's text, under "Files that arrived in the Inbox…", so "what came in today?" is
+//   drop are, after the person's text, under "Files that arrived since the last message…", so "what came in today?" is
 //   answered from their contents;
 // - an arrival the agent was given in an earlier turn is named in the history, as an earlier attachment is
 //   ("[attached earlier: …]"): it saw it in its turn.
@@ -12,7 +12,8 @@ import type { ContentPart } from './types.js';
 /** At most this many arrived files are read into one turn; the rest are named (a burst of 1,000 stays one request). */
 export const MAX_ARRIVED_FILES_READ = 20;
 
-export const ARRIVALS_HEADING = 'Files that arrived in the Inbox since the last message:';
+/** Said wherever the rows are: the Inbox, or the conversation "Open with" sent files to (openWithTo: current). */
+export const ARRIVALS_HEADING = 'Files that arrived since the last message (from watched folders or opened with Satchel):';
 
 /** A stored row, as far as arrivals are concerned. */
 export interface ArrivalLike {

@@ -273,7 +273,7 @@ describe('Inbox arrival rows (arrivals-input.ts)', () => {
     expect(messages[0]!.content).toBe(`old-invoice.txt arrived from Downloads (2027-01-15 08:00 UTC)\n[arrived earlier: "old-invoice.txt" at ${early.path}]\n\nfile it`);
     const parts = messages[2]!.content as ContentPart[];
     expect(parts[0]).toEqual({ type: 'text', text: 'what came in today?' });
-    expect(parts[1]).toEqual({ type: 'text', text: 'Files that arrived in the Inbox since the last message:' });
+    expect(parts[1]).toEqual({ type: 'text', text: 'Files that arrived since the last message (from watched folders or opened with Satchel):' });
     expect(parts[2]).toEqual({ type: 'text', text: '2 files arrived from Downloads (2027-01-15 08:00 UTC)' });
     expect(allText(parts)).toContain('revenue went up 12%');
     expect(parts.filter((p) => p.type === 'image_url')).toHaveLength(1);

@@ -192,7 +192,7 @@ describe('Inbox arrivals reach the agent (server/agent/arrivals-input.ts)', () =
     const first = await turn(hermes, { session_id: inbox, message: 'what came in today?' }, reply('An invoice for plumbing.'));
     expect(first.headers[HEADER]).toMatch(new RegExp(`^satchel-${inbox}-[0-9a-f]{8}$`));
     expect(messagesOf(first)).toHaveLength(1);
-    expect(textOf(first)).toContain('Files that arrived in the Inbox since the last message:');
+    expect(textOf(first)).toContain('Files that arrived since the last message (from watched folders or opened with Satchel):');
     expect(textOf(first)).toContain('Invoice 0425: 3 hours of plumbing, 180 euros.');
 
     await arrive('receipt.txt', 'Receipt: paid 180 euros on 26 November.');
