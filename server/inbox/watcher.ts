@@ -14,6 +14,7 @@ import { constants as fsc, watch, type FSWatcher } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { App } from '../app.js';
+import type { InboxCounts as WireInboxCounts, InboxFolder, InboxFolderStatus } from '../core/wire.js';
 import { storeStagedAttachment } from '../attachments/store-upload.js';
 import { HttpError, ValueError } from '../core/errors.js';
 import { log } from '../core/log.js';
@@ -59,28 +60,12 @@ export interface InboxOptions {
   openWriters(paths: ReadonlySet<string>): Promise<Set<string> | null>;
 }
 
-export type FolderStatus = 'watching' | 'missing' | 'refused' | 'paused';
-
-export interface FolderView {
-  path: string;
-  source: 'env' | 'settings';
-  status: FolderStatus;
-  /** Why a folder is refused (the workspace rules' words). */
-  error?: string;
-}
-
+// The shapes GET /api/inbox/folders sends (wire.d.ts, which the page reads too): one declaration for both sides.
+export type FolderStatus = InboxFolderStatus;
+/** A watched folder as the settings panel lists it. */
+export type FolderView = InboxFolder;
 /** What the watcher did, for the settings panel and the tests. */
-export interface InboxCounts {
-  arrived: number;
-  duplicate: number;
-  ignored: number;
-  symlink: number;
-  empty: number;
-  too_large: number;
-  refused: number;
-  failed: number;
-  over_scan_limit: number;
-}
+export type InboxCounts = WireInboxCounts;
 
 interface Candidate {
   /** undefined until stat'ed after an event. */
