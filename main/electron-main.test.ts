@@ -33,6 +33,10 @@ const fake = vi.hoisted(() => {
       for (const l of all) l.fn(...args);
       return all.length > 0;
     }
+    removeListener(event: string, fn: Listener) {
+      this.listeners.set(event, (this.listeners.get(event) ?? []).filter((l) => l.fn !== fn));
+      return this;
+    }
     listenerCount(event: string): number {
       return this.listeners.get(event)?.length ?? 0;
     }
@@ -203,6 +207,29 @@ const fake = vi.hoisted(() => {
       return this.moved ?? { x: o.x ?? 0, y: o.y ?? 0, width: o.width ?? 800, height: o.height ?? 600 };
     }
     moved: { x: number; y: number; width: number; height: number } | undefined;
+    getBounds = () => ({ ...this.bounds });
+    setBounds = (b: { x: number; y: number; width: number; height: number }) => {
+      this.moved = { ...b };
+      state.log.push(`window.setBounds ${b.x},${b.y} ${b.width}x${b.height}`);
+    };
+    onTop: boolean | undefined;
+    isAlwaysOnTop = () => this.onTop ?? (this.options as { alwaysOnTop?: boolean }).alwaysOnTop === true;
+    setAlwaysOnTop = (flag: boolean, level?: string) => {
+      this.onTop = flag;
+      state.log.push(`window.setAlwaysOnTop ${flag}${level === undefined ? '' : ` ${level}`}`);
+    };
+    resizable = true;
+    isResizable = () => this.resizable;
+    setResizable = (value: boolean) => {
+      this.resizable = value;
+      state.log.push(`window.setResizable ${value}`);
+    };
+    movable = true;
+    isMovable = () => this.movable;
+    setMovable = (value: boolean) => {
+      this.movable = value;
+      state.log.push(`window.setMovable ${value}`);
+    };
     restore = () => state.log.push('window.restore');
     show = () => {
       this.visible = true;
@@ -793,6 +820,61 @@ describe('startElectron: the desktop companion', () => {
     expect(capture.isVisible()).toBe(true);
     expect(await take(asking, 'window:1001:0'), 'never its own window').toBeNull();
     await expect(take({ senderFrame: { url: 'https://example.com/', parent: null }, sender: capture.webContents }, 'screen:0:0')).rejects.toThrow('untrusted sender');
+  });
+
+  it('quick capture\'s region step: the capture window covers the taken screen\'s display and is put back on request, blur, close and error', async () => {
+    fake.state.capturerSources = [{ id: 'screen:0:0', name: 'Entire screen', display_id: '1' }];
+    await startWindowAndLoad();
+    tray().clickItem('quick-capture');
+    const capture = fake.state.windows[1]!;
+    capture.emit('ready-to-show');
+    const asking = { senderFrame: { url: `${APP_ORIGIN}/capture`, parent: null }, sender: capture.webContents };
+    const overlay = fake.electron.ipcMain.handlers.get('satchel:region-overlay')! as (...args: unknown[]) => Promise<boolean>;
+    const COVER = ['desktopCapturer.getSources 1x1', 'window.setAlwaysOnTop true screen-saver', 'window.setResizable false', 'window.setMovable false', 'window.setBounds 0,0 1920x1080'];
+    const PUT_BACK = ['window.setBounds 0,0 560x420', 'window.setResizable true', 'window.setMovable true', 'window.setAlwaysOnTop true floating'];
+    const steps = async (act: () => unknown) => {
+      fake.state.log.length = 0;
+      await act();
+      return fake.state.log.filter((l) => !l.startsWith('window.show') && !l.startsWith('window.focus'));
+    };
+
+    // Enter or Esc in the overlay: the page asks to be put back.
+    expect(await steps(async () => expect(await overlay(asking, { on: true, sourceId: 'screen:0:0' })).toBe(true))).toEqual(COVER);
+    expect(capture.getBounds()).toEqual({ x: 0, y: 0, width: 1920, height: 1080 });
+    expect(await steps(async () => expect(await overlay(asking, { on: false })).toBe(true))).toEqual(PUT_BACK);
+    expect(capture.getBounds()).toEqual({ x: 0, y: 0, width: 560, height: 420 });
+    expect([capture.isAlwaysOnTop(), capture.isResizable(), capture.isMovable()]).toEqual([true, true, true]);
+
+    // The person switches to another application: put back at once.
+    await overlay(asking, { on: true, sourceId: 'screen:0:0' });
+    expect(await steps(() => capture.emit('blur'))).toEqual(PUT_BACK);
+    expect(await steps(() => overlay(asking, { on: false })), 'already put back').toEqual([]);
+
+    // Setting the bounds fails: the rest is put back and the page is told no.
+    await overlay(asking, { on: true, sourceId: 'screen:0:0' });
+    await overlay(asking, { on: false });
+    const setBounds = capture.setBounds;
+    capture.setBounds = () => {
+      throw new Error('no such display');
+    };
+    expect(await steps(async () => expect(await overlay(asking, { on: true, sourceId: 'screen:0:0' })).toBe(false))).toEqual([
+      'desktopCapturer.getSources 1x1',
+      'window.setAlwaysOnTop true screen-saver',
+      'window.setResizable false',
+      'window.setMovable false',
+      'window.setResizable true',
+      'window.setMovable true',
+      'window.setAlwaysOnTop true floating',
+    ]);
+    capture.setBounds = setBounds;
+
+    // The window is closed while covering: put back before it goes (a hidden-not-closed window keeps its size).
+    await overlay(asking, { on: true, sourceId: 'screen:0:0' });
+    expect(await steps(() => capture.close())).toEqual(PUT_BACK);
+    expect(await overlay(asking, { on: true, sourceId: 'screen:0:0' }), 'no window any more').toBe(false);
+
+    const main = { senderFrame: { url: `${APP_ORIGIN}/`, parent: null }, sender: fake.state.windows[0]!.webContents };
+    await expect(overlay(main, { on: true, sourceId: 'screen:0:0' }), 'only the capture page').rejects.toThrow('untrusted sender');
   });
 
   it('the settings page can read and change the desktop settings over IPC (desktop-settings-ipc.ts)', async () => {

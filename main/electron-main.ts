@@ -34,7 +34,8 @@ import { installPermissionHandlers } from './permissions.js';
 import { createPickFolderHandler, PICK_FOLDER_CHANNEL } from './pick-folder.js';
 import { createShowInFolderHandler, SHOW_IN_FOLDER_CHANNEL } from './show-in-folder.js';
 import { CAPTURE_SCREEN_CHANNEL, createCaptureScreenHandler, createScreenSourcesHandler, SCREEN_SOURCES_CHANNEL } from './screen-capture.js';
-import { electronScreenCaptureDeps } from './screen-capture-electron.js';
+import { electronRegionOverlayDeps, electronScreenCaptureDeps } from './screen-capture-electron.js';
+import { createRegionOverlayHandler, REGION_OVERLAY_CHANNEL } from './region-overlay.js';
 import { startOnRememberedPort } from '../server/process/port-store.js';
 import { openAgentKeyStore, openMcpTokenStore } from './secret-file-store.js';
 import { remembersPort, startHeadless } from '../server/cli.js';
@@ -207,6 +208,11 @@ function startWindow(args: MainArgs, singleInstance: boolean, argv: readonly str
       const screenCapture = electronScreenCaptureDeps(appOrigin);
       ipcMain.handle(SCREEN_SOURCES_CHANNEL, createScreenSourcesHandler(screenCapture));
       ipcMain.handle(CAPTURE_SCREEN_CHANNEL, createCaptureScreenHandler(screenCapture));
+      // Its region step: the capture window covers the taken screen's display (main/region-overlay.ts).
+      ipcMain.handle(
+        REGION_OVERLAY_CHANNEL,
+        createRegionOverlayHandler(electronRegionOverlayDeps(appOrigin, (err) => log.warn('Covering the screen for a screenshot failed:', err))),
+      );
 
       await session.defaultSession.cookies.set(accessCookieDetails(appOrigin, server.token));
       desktop = new DesktopShell({
