@@ -1,7 +1,7 @@
 // Preload for the sandboxed window. A sandboxed preload is CommonJS and can require only 'electron' (no local
 // files), so everything it needs is in this one file. It exposes only what the page cannot do over HTTP:
 // window.satchel = { version, pickFolder(), showInFolder(path), desktopSettings(change?), screenSources(),
-// captureScreen(id) }.
+// captureScreen(id), regionOverlay(request) }.
 import { contextBridge, ipcRenderer } from 'electron';
 
 // Must match main/pick-folder.ts and main/window-options.ts (this file cannot import them when sandboxed).
@@ -18,7 +18,11 @@ export const UNREADABLE_SETTINGS = 'Satchel could not read the desktop settings'
 // Must match main/screen-capture.ts.
 export const SCREEN_SOURCES_CHANNEL = 'satchel:screen-sources';
 export const CAPTURE_SCREEN_CHANNEL = 'satchel:capture-screen';
+// Must match main/region-overlay.ts.
+export const REGION_OVERLAY_CHANNEL = 'satchel:region-overlay';
 const SOURCE_ID_PATTERN = /^(screen|window):\d{1,20}:\d{1,20}$/;
+/** Only a screen is covered (a window is taken whole). */
+const SCREEN_ID_PATTERN = /^screen:\d{1,20}:\d{1,20}$/;
 export const VERSION_ARG_PREFIX = '--satchel-version=';
 const VERSION_PATTERN = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/;
 
@@ -33,6 +37,9 @@ export interface SatchelApi {
   screenSources(): Promise<ScreenSource[]>;
   /** One of them at full resolution, as PNG bytes; null when it could not be taken. */
   captureScreen(id: string): Promise<Uint8Array | null>;
+  /** `{on: true, sourceId}`: cover the taken screen's display with the capture window (true when it does);
+   * `{on: false}`: put the window back. */
+  regionOverlay(request: { on: true; sourceId: string } | { on: false }): Promise<boolean>;
 }
 
 type ShortcutAction = (typeof SHORTCUT_ACTIONS)[number];
@@ -167,6 +174,19 @@ export function createApi(invoke: Invoke, argv: readonly string[]): SatchelApi {
       if (typeof id !== 'string' || !SOURCE_ID_PATTERN.test(id)) return null;
       const result = await invoke(CAPTURE_SCREEN_CHANNEL, id);
       return result instanceof Uint8Array && result.byteLength > 0 ? result : null;
+    },
+    // A fresh object of exactly the known shape goes to main (each field read once); only true comes back true.
+    regionOverlay: async (request: unknown): Promise<boolean> => {
+      if (!isRecord(request)) return false;
+      const on = request.on;
+      let message: { on: true; sourceId: string } | { on: false };
+      if (on === false) message = { on: false };
+      else {
+        const sourceId = request.sourceId;
+        if (on !== true || typeof sourceId !== 'string' || !SCREEN_ID_PATTERN.test(sourceId)) return false;
+        message = { on: true, sourceId };
+      }
+      return (await invoke(REGION_OVERLAY_CHANNEL, message)) === true;
     },
   });
 }

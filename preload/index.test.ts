@@ -28,12 +28,14 @@ interface PreloadModule {
     desktopSettings(...args: unknown[]): Promise<unknown>;
     screenSources(...args: unknown[]): Promise<unknown[]>;
     captureScreen(id: unknown, ...rest: unknown[]): Promise<Uint8Array | null>;
+    regionOverlay(...args: unknown[]): Promise<boolean>;
   };
   SHOW_IN_FOLDER_CHANNEL: string;
   DESKTOP_SETTINGS_CHANNEL: string;
   UNREADABLE_SETTINGS: string;
   SCREEN_SOURCES_CHANNEL: string;
   CAPTURE_SCREEN_CHANNEL: string;
+  REGION_OVERLAY_CHANNEL: string;
 }
 
 function loadPreload(argv: string[]): PreloadModule {
@@ -54,11 +56,11 @@ function loadPreload(argv: string[]): PreloadModule {
 const preload = loadPreload(['/electron', '--type=renderer', '--satchel-version=0.1.0']);
 
 describe('preload on load', () => {
-  it('exposes exactly window.satchel = { version, pickFolder, showInFolder, desktopSettings, screenSources, captureScreen }', () => {
+  it('exposes exactly window.satchel = { version, pickFolder, showInFolder, desktopSettings, screenSources, captureScreen, regionOverlay }', () => {
     expect(exposed.calls).toHaveLength(1);
     const [key, api] = exposed.calls[0]!;
     expect(key).toBe('satchel');
-    expect(Object.keys(api as object).sort()).toEqual(['captureScreen', 'desktopSettings', 'pickFolder', 'screenSources', 'showInFolder', 'version']);
+    expect(Object.keys(api as object).sort()).toEqual(['captureScreen', 'desktopSettings', 'pickFolder', 'regionOverlay', 'screenSources', 'showInFolder', 'version']);
     expect(Object.isFrozen(api)).toBe(true);
     expect((api as { version: string }).version).toBe('0.1.0');
   });
@@ -138,6 +140,37 @@ describe('createApi', () => {
     expect(calls[0]).toEqual(['satchel:capture-screen', 'screen:0:0']);
     expect(calls.every((c) => c.length === 2 && typeof c[1] === 'string')).toBe(true);
     expect(calls).toHaveLength(6);
+  });
+  it('regionOverlay sends a fresh {on: true, sourceId} for a screen or {on: false}, nothing else, and answers true only when main does', async () => {
+    const calls: unknown[][] = [];
+    const api = preload.createApi(async (...args) => {
+      calls.push(args);
+      return exposed.reply;
+    }, []);
+    exposed.reply = true;
+    let reads = 0;
+    const tricky = {
+      on: true,
+      get sourceId() {
+        reads++;
+        return reads === 1 ? 'screen:1:0' : 'window:9:0';
+      },
+      bounds: { x: 0, y: 0, width: 99999, height: 99999 },
+    };
+    await expect(api.regionOverlay(tricky, 'extra')).resolves.toBe(true);
+    await expect(api.regionOverlay({ on: false, sourceId: 'screen:1:0', bounds: {} })).resolves.toBe(true);
+    expect(calls).toEqual([
+      ['satchel:region-overlay', { on: true, sourceId: 'screen:1:0' }],
+      ['satchel:region-overlay', { on: false }],
+    ]);
+    for (const bad of [{ on: true, sourceId: 'window:9:0' }, { on: true }, { on: 'true', sourceId: 'screen:1:0' }, { sourceId: 'screen:1:0' }, 'screen:1:0', null, [true]]) {
+      await expect(api.regionOverlay(bad), JSON.stringify(bad)).resolves.toBe(false);
+    }
+    expect(calls, 'main was not asked').toHaveLength(2);
+    for (const reply of [false, 'true', 1, { on: true }, null]) {
+      exposed.reply = reply;
+      await expect(api.regionOverlay({ on: false }), String(reply)).resolves.toBe(false);
+    }
   });
   it('the exposed pickFolder goes through ipcRenderer.invoke', async () => {
     exposed.reply = '/chosen';
@@ -254,6 +287,14 @@ describe('constants shared with main (the sandboxed preload cannot import them)'
     expect(parseSettingsChange(calls[0]![1], defaultDesktopSettings('linux'))).toEqual({ change: full });
     const screen = await import('../main/screen-capture.js');
     expect([preload.SCREEN_SOURCES_CHANNEL, preload.CAPTURE_SCREEN_CHANNEL]).toEqual([screen.SCREEN_SOURCES_CHANNEL, screen.CAPTURE_SCREEN_CHANNEL]);
+    const { REGION_OVERLAY_CHANNEL, overlayRequest } = await import('../main/region-overlay.js');
+    expect(preload.REGION_OVERLAY_CHANNEL).toBe(REGION_OVERLAY_CHANNEL);
+    // What the preload sends is what main accepts.
+    const sent: unknown[][] = [];
+    const overlayApi = preload.createApi(async (...a) => (sent.push(a), true), []);
+    await overlayApi.regionOverlay({ on: true, sourceId: 'screen:3:0' });
+    await overlayApi.regionOverlay({ on: false });
+    expect(sent.map((c) => overlayRequest(c.slice(1)))).toEqual([{ on: true, sourceId: 'screen:3:0' }, { on: false }]);
     const { VERSION_ARG_PREFIX, VERSION_PATTERN } = await import('../main/window-options.js');
     expect(preload.PICK_FOLDER_CHANNEL).toBe(PICK_FOLDER_CHANNEL);
     expect(preload.VERSION_ARG_PREFIX).toBe(VERSION_ARG_PREFIX);
