@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   dataUrlBytes,
+  deviceScale,
   dragRect,
   fitImage,
   initialRect,
@@ -25,6 +26,18 @@ describe('the image in the overlay', () => {
     expect(fit.left).toBe(0);
     expect(fit.top).toBeCloseTo((420 - 1800 * (560 / 2880)) / 2);
     expect(fitImage({ width: 100, height: 50 }, BOX)).toEqual({ scale: 1, left: 230, top: 185 });
+  });
+
+  it('over the whole screen, one image pixel per device pixel: the shot lies exactly where the screen was', () => {
+    // The window covers the 1440×900-point Retina display; the 2880×1800 shot is drawn 1440×900 CSS pixels at 0,0.
+    const fit = fitImage(RETINA, { width: 1440, height: 900 }, deviceScale(2));
+    expect(fit).toEqual({ scale: 0.5, left: 0, top: 0 });
+    expect(toImagePoint({ x: 100, y: 50 }, fit, RETINA)).toEqual({ x: 200, y: 100 });
+    // Still inside a smaller window (before it covers the screen, or once it is put back): fitted, not cut.
+    expect(fitImage(RETINA, BOX, deviceScale(2)).scale).toBeCloseTo(560 / 2880);
+    // A 125% Windows display: 1920 image pixels are 1536 CSS pixels.
+    expect(fitImage({ width: 1920, height: 1080 }, { width: 1536, height: 864 }, deviceScale(1.25))).toEqual({ scale: 0.8, left: 0, top: 0 });
+    expect([deviceScale(1), deviceScale(0), deviceScale(Number.NaN), deviceScale(-2)]).toEqual([1, 1, 1, 1]);
   });
 
   it('a point on the page is a point in image pixels, clamped to the image', () => {

@@ -31,10 +31,18 @@ export interface Fit {
   top: number;
 }
 
-/** The image scaled to fit the box whole, centered, never enlarged past its own pixels. */
-export function fitImage(image: Size, box: Size): Fit {
-  const scale = Math.min(box.width / image.width, box.height / image.height, 1);
+/** The image scaled to fit the box whole, centered, never enlarged past `maxScale` CSS pixels per image pixel
+ * (1: its own pixels as CSS pixels; see deviceScale for a window covering the screen). */
+export function fitImage(image: Size, box: Size, maxScale = 1): Fit {
+  const scale = Math.min(box.width / image.width, box.height / image.height, maxScale);
   return { scale, left: (box.width - image.width * scale) / 2, top: (box.height - image.height * scale) / 2 };
+}
+
+/** CSS pixels per image pixel when one image pixel is one device pixel: 1 / devicePixelRatio (a 2880×1800 shot of
+ * a Retina screen drawn 1440×900 CSS pixels, exactly over the screen it was taken of). 1 for a ratio that is not a
+ * positive number. */
+export function deviceScale(devicePixelRatio: number): number {
+  return Number.isFinite(devicePixelRatio) && devicePixelRatio > 0 ? 1 / devicePixelRatio : 1;
 }
 
 /** A point on the page (relative to the box) in the image's pixels, clamped to the image. */

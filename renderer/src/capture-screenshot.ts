@@ -3,9 +3,13 @@
 // captureScreen(id) (its full-resolution PNG, taken by main with the capture window hidden). In a plain browser
 // (the headless server) the page asks getDisplayMedia for one frame. A screen is then shown in an overlay over
 // the page where a rectangle is dragged (or moved with the keyboard); the crop is made at the image's own pixels.
-// A window is taken whole. The result is a PNG File for the capture's upload queue, or null when cancelled.
+// A window is taken whole. When the preload also offers regionOverlay (preload/index.cts), a screen's region is
+// chosen over the screen itself: main makes the capture window cover that display (main/region-overlay.ts) and
+// the shot is drawn at one image pixel per device pixel, so it lies exactly where the screen was (the screen
+// "freezes", as with macOS's Cmd+Shift+4); the window is put back when the overlay closes. The result is a PNG File for the capture's upload queue, or null when cancelled.
 import {
   dataUrlBytes,
+  deviceScale,
   dragRect,
   fitImage,
   initialRect,
@@ -22,10 +26,18 @@ import {
 } from './capture-region.js';
 import { h } from './dom.js';
 
-/** The preload's two calls (preload/index.cts), when the page runs in the desktop shell. */
+/** The preload's calls (preload/index.cts), when the page runs in the desktop shell. regionOverlay is optional:
+ * without it the region is chosen inside the capture window. */
 interface ScreenApi {
   screenSources(): Promise<unknown>;
   captureScreen(id: string): Promise<Uint8Array | null>;
+  regionOverlay?(request: { on: true; sourceId: string } | { on: false }): Promise<boolean>;
+}
+
+/** Covering the screen for the region step: `on` resolves true when the window now covers the shot's display. */
+interface Cover {
+  on(): Promise<boolean>;
+  off(): void;
 }
 
 /** How long a display-capture stream may take to show its first frame before the page gives up. */
@@ -50,7 +62,7 @@ export async function takeScreenshot(): Promise<File | null> {
   const taken = api ? await fromDesktop(api) : await fromDisplayMedia();
   if (!taken) return null;
   try {
-    const rect = taken.whole ? wholeImage(taken.image) : await chooseRegion(taken.image);
+    const rect = taken.whole ? wholeImage(taken.image) : await chooseRegion(taken.image, taken.cover);
     return rect ? await crop(taken.image, rect) : null;
   } finally {
     taken.image.close();
@@ -61,6 +73,19 @@ interface Taken {
   image: ImageBitmap;
   /** A window is taken whole: no region to choose. */
   whole: boolean;
+  /** A screen in the desktop shell: how to cover its display for the region step. */
+  cover?: Cover;
+}
+
+function coverFor(api: ScreenApi, source: ScreenSource): Cover | undefined {
+  const regionOverlay = api.regionOverlay;
+  if (source.kind !== 'screen' || typeof regionOverlay !== 'function') return undefined;
+  return {
+    on: () => regionOverlay({ on: true, sourceId: source.id }).then((covered) => covered === true, () => false),
+    // Nothing waits for it: the crop goes on whether or not main answers (it also puts the window back itself
+    // when the window loses focus or closes).
+    off: () => void regionOverlay({ on: false }).catch(() => false),
+  };
 }
 
 async function fromDesktop(api: ScreenApi): Promise<Taken | null> {
@@ -72,7 +97,7 @@ async function fromDesktop(api: ScreenApi): Promise<Taken | null> {
   if (!png) throw new ScreenshotError(SHOT_FAILED);
   const image = await createImageBitmap(new Blob([png as BlobPart], { type: 'image/png' })).catch(() => null);
   if (!image) throw new ScreenshotError(SHOT_FAILED);
-  return { image, whole: source.kind === 'window' };
+  return { image, whole: source.kind === 'window', cover: coverFor(api, source) };
 }
 
 /** One frame of a getDisplayMedia stream (the browser's own picker chooses the screen, window or tab). */
@@ -182,12 +207,15 @@ function pickSource(sources: ScreenSource[]): Promise<ScreenSource | null> {
   });
 }
 
-/** The region overlay: the shot drawn to fit, a rectangle dragged over it (or moved with the keys). */
-function chooseRegion(image: ImageBitmap): Promise<Rect | null> {
+/** The region overlay: the shot drawn to fit, a rectangle dragged over it (or moved with the keys). With `cover`,
+ * the window is asked to cover the screen once the overlay is up, the shot is drawn at one image pixel per device
+ * pixel (it then fills the window exactly) and the bar floats over it; the window is put back when it closes. */
+function chooseRegion(image: ImageBitmap, cover?: Cover): Promise<Rect | null> {
   return new Promise((resolve) => {
     const size = { width: image.width, height: image.height };
     let rect: Rect | null = null;
     let fit: Fit = { scale: 1, left: 0, top: 0 };
+    let covering = false;
     let dragFrom: Point | null = null;
 
     const canvas = h('canvas', { class: 'shot-image', width: size.width, height: size.height, role: 'img', 'aria-label': `The screenshot, ${size.width} × ${size.height} pixels`, 'data-testid': 'shot-image' });
@@ -202,6 +230,7 @@ function chooseRegion(image: ImageBitmap): Promise<Rect | null> {
     const finish = (r: Rect | null) => {
       resized.disconnect();
       layer.close();
+      if (cover) cover.off();
       resolve(r);
     };
     const layer = overlay('Choose a region of the screenshot', 'shot-overlay', (e) => {
@@ -228,7 +257,7 @@ function chooseRegion(image: ImageBitmap): Promise<Rect | null> {
       Object.assign(selection.style, { left: `${box.x}px`, top: `${box.y}px`, width: `${box.width}px`, height: `${box.height}px` });
     };
     function layout() {
-      fit = fitImage(size, { width: stage.clientWidth, height: stage.clientHeight });
+      fit = fitImage(size, { width: stage.clientWidth, height: stage.clientHeight }, covering ? deviceScale(window.devicePixelRatio) : 1);
       Object.assign(canvas.style, { left: `${fit.left}px`, top: `${fit.top}px`, width: `${size.width * fit.scale}px`, height: `${size.height * fit.scale}px` });
       draw();
     }
@@ -269,6 +298,18 @@ function chooseRegion(image: ImageBitmap): Promise<Rect | null> {
     );
     layer.root.setAttribute('aria-describedby', 'shot-help');
     resized.observe(stage);
+    if (cover) {
+      // The bar floats (the stage is the whole window) from the start, so the stage is already the display's
+      // size when the window has grown to it; the image fits the small window until then.
+      layer.root.classList.add('shot-cover');
+      covering = true;
+      void cover.on().then((covered) => {
+        if (covered || !layer.root.isConnected) return;
+        covering = false;
+        layer.root.classList.remove('shot-cover');
+        layout();
+      });
+    }
     layout();
     layer.root.focus();
   });
