@@ -830,8 +830,8 @@ describe('startElectron: the desktop companion', () => {
     capture.emit('ready-to-show');
     const asking = { senderFrame: { url: `${APP_ORIGIN}/capture`, parent: null }, sender: capture.webContents };
     const overlay = fake.electron.ipcMain.handlers.get('satchel:region-overlay')! as (...args: unknown[]) => Promise<boolean>;
-    const COVER = ['desktopCapturer.getSources 1x1', 'window.setAlwaysOnTop true screen-saver', 'window.setResizable false', 'window.setMovable false', 'window.setBounds 0,0 1920x1080'];
-    const PUT_BACK = ['window.setBounds 0,0 560x420', 'window.setResizable true', 'window.setMovable true', 'window.setAlwaysOnTop true floating'];
+    const COVER = ['desktopCapturer.getSources 1x1', 'window.setAlwaysOnTop true screen-saver', 'window.setBounds 0,0 1920x1080', 'window.setResizable false', 'window.setMovable false'];
+    const PUT_BACK = ['window.setResizable true', 'window.setMovable true', 'window.setBounds 0,0 560x420', 'window.setAlwaysOnTop true floating'];
     const steps = async (act: () => unknown) => {
       fake.state.log.length = 0;
       await act();
@@ -860,8 +860,6 @@ describe('startElectron: the desktop companion', () => {
     expect(await steps(async () => expect(await overlay(asking, { on: true, sourceId: 'screen:0:0' })).toBe(false))).toEqual([
       'desktopCapturer.getSources 1x1',
       'window.setAlwaysOnTop true screen-saver',
-      'window.setResizable false',
-      'window.setMovable false',
       'window.setResizable true',
       'window.setMovable true',
       'window.setAlwaysOnTop true floating',

@@ -40,22 +40,23 @@ describe('coverSteps and restoreSteps', () => {
   it('covers on top of everything, fixed, at the display\'s bounds', () => {
     expect(coverSteps(RIGHT.bounds)).toEqual([
       { op: 'setAlwaysOnTop', flag: true, level: COVER_LEVEL },
+      { op: 'setBounds', bounds: RIGHT.bounds },
       { op: 'setResizable', value: false },
       { op: 'setMovable', value: false },
-      { op: 'setBounds', bounds: RIGHT.bounds },
     ]);
   });
   it('puts back the bounds, resizable, movable and level that were saved', () => {
     const bounds = { x: 680, y: 330, width: 560, height: 420 };
     expect(restoreSteps({ bounds, alwaysOnTop: true, resizable: true, movable: true })).toEqual([
-      { op: 'setBounds', bounds },
       { op: 'setResizable', value: true },
       { op: 'setMovable', value: true },
+      { op: 'setBounds', bounds },
       { op: 'setAlwaysOnTop', flag: true, level: CAPTURE_LEVEL },
     ]);
-    expect(restoreSteps({ bounds, alwaysOnTop: false, resizable: false, movable: false }).slice(1)).toEqual([
+    expect(restoreSteps({ bounds, alwaysOnTop: false, resizable: false, movable: false })).toEqual([
       { op: 'setResizable', value: false },
       { op: 'setMovable', value: false },
+      { op: 'setBounds', bounds },
       { op: 'setAlwaysOnTop', flag: false },
     ]);
   });
@@ -159,8 +160,8 @@ function harness(win: Win | null = new Win()) {
   return { handler, win: win!, errors, asked, state, release: () => release?.() };
 }
 
-const COVERED_RIGHT = ['setAlwaysOnTop true screen-saver', 'setResizable false', 'setMovable false', 'setBounds 1440,-200 2560x1440'];
-const PUT_BACK = ['setBounds 680,330 560x420', 'setResizable true', 'setMovable true', 'setAlwaysOnTop true floating'];
+const COVERED_RIGHT = ['setAlwaysOnTop true screen-saver', 'setBounds 1440,-200 2560x1440', 'setResizable false', 'setMovable false'];
+const PUT_BACK = ['setResizable true', 'setMovable true', 'setBounds 680,330 560x420', 'setAlwaysOnTop true floating'];
 
 describe('createRegionOverlayHandler', () => {
   it('covers the source\'s display, and puts the window back as it was when the page asks', async () => {
@@ -217,7 +218,7 @@ describe('createRegionOverlayHandler', () => {
     const { handler, win, errors } = harness();
     win.failOn = 'setBounds';
     expect(await handler(capturePage, { on: true, sourceId: 'screen:9:0' })).toBe(false);
-    expect(win.log).toEqual(['setAlwaysOnTop true screen-saver', 'setResizable false', 'setMovable false', 'setResizable true', 'setMovable true', 'setAlwaysOnTop true floating']);
+    expect(win.log).toEqual(['setAlwaysOnTop true screen-saver', 'setResizable true', 'setMovable true', 'setAlwaysOnTop true floating']);
     expect(errors.map(String), 'covering and putting back the bounds both failed').toEqual(['Error: setBounds failed', 'Error: setBounds failed']);
     expect(win.listening()).toBe(0);
   });

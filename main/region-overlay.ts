@@ -64,24 +64,26 @@ export type RestoreStep =
   | { op: 'setMovable'; value: boolean }
   | { op: 'setBounds'; bounds: Bounds };
 
-/** Covering, step by step: the level first, so the window never shows over the screen below other windows;
- * resizing and moving off, then the bounds (a non-resizable window still takes setBounds). */
+/** Covering, step by step: the level first, so the window never shows over the screen below other windows; the
+ * bounds while it is still resizable (on Linux a non-resizable window's size is pinned by its size hints), then
+ * resizing and moving off. */
 export function coverSteps(bounds: Bounds): RestoreStep[] {
   return [
     { op: 'setAlwaysOnTop', flag: true, level: COVER_LEVEL },
+    { op: 'setBounds', bounds: { ...bounds } },
     { op: 'setResizable', value: false },
     { op: 'setMovable', value: false },
-    { op: 'setBounds', bounds: { ...bounds } },
   ];
 }
 
-/** Putting the window back: bounds first (while it is still on top, so it does not drop behind and jump), then
- * resizable and movable as they were, then its level as it was (the capture window's own, or none). */
+/** Putting the window back: resizable and movable as they were (so the bounds can change), the bounds (while it
+ * is still on top, so it does not drop behind and jump), then its level as it was (the capture window's own, or
+ * none). */
 export function restoreSteps(saved: WindowLook): RestoreStep[] {
   return [
-    { op: 'setBounds', bounds: { ...saved.bounds } },
     { op: 'setResizable', value: saved.resizable },
     { op: 'setMovable', value: saved.movable },
+    { op: 'setBounds', bounds: { ...saved.bounds } },
     saved.alwaysOnTop ? { op: 'setAlwaysOnTop', flag: true, level: CAPTURE_LEVEL } : { op: 'setAlwaysOnTop', flag: false },
   ];
 }
