@@ -212,6 +212,11 @@ const fake = vi.hoisted(() => {
       this.moved = { ...b };
       state.log.push(`window.setBounds ${b.x},${b.y} ${b.width}x${b.height}`);
     };
+    /** The fake window has no frame: its content is its bounds. */
+    setContentBounds = (b: { x: number; y: number; width: number; height: number }) => {
+      this.moved = { ...b };
+      state.log.push(`window.setContentBounds ${b.x},${b.y} ${b.width}x${b.height}`);
+    };
     onTop: boolean | undefined;
     isAlwaysOnTop = () => this.onTop ?? (this.options as { alwaysOnTop?: boolean }).alwaysOnTop === true;
     setAlwaysOnTop = (flag: boolean, level?: string) => {
@@ -830,7 +835,7 @@ describe('startElectron: the desktop companion', () => {
     capture.emit('ready-to-show');
     const asking = { senderFrame: { url: `${APP_ORIGIN}/capture`, parent: null }, sender: capture.webContents };
     const overlay = fake.electron.ipcMain.handlers.get('satchel:region-overlay')! as (...args: unknown[]) => Promise<boolean>;
-    const COVER = ['desktopCapturer.getSources 1x1', 'window.setAlwaysOnTop true screen-saver', 'window.setBounds 0,0 1920x1080', 'window.setResizable false', 'window.setMovable false'];
+    const COVER = ['desktopCapturer.getSources 1x1', 'window.setAlwaysOnTop true screen-saver', 'window.setContentBounds 0,0 1920x1080', 'window.setResizable false', 'window.setMovable false'];
     const PUT_BACK = ['window.setResizable true', 'window.setMovable true', 'window.setBounds 0,0 560x420', 'window.setAlwaysOnTop true floating'];
     const steps = async (act: () => unknown) => {
       fake.state.log.length = 0;
@@ -850,21 +855,16 @@ describe('startElectron: the desktop companion', () => {
     expect(await steps(() => capture.emit('blur'))).toEqual(PUT_BACK);
     expect(await steps(() => overlay(asking, { on: false })), 'already put back').toEqual([]);
 
-    // Setting the bounds fails: the rest is put back and the page is told no.
+    // Covering the display fails: the rest is put back and the page is told no.
     await overlay(asking, { on: true, sourceId: 'screen:0:0' });
     await overlay(asking, { on: false });
-    const setBounds = capture.setBounds;
-    capture.setBounds = () => {
+    const setContentBounds = capture.setContentBounds;
+    capture.setContentBounds = () => {
       throw new Error('no such display');
     };
     expect(await steps(async () => expect(await overlay(asking, { on: true, sourceId: 'screen:0:0' })).toBe(false))).toEqual([
-      'desktopCapturer.getSources 1x1',
-      'window.setAlwaysOnTop true screen-saver',
-      'window.setResizable true',
-      'window.setMovable true',
-      'window.setAlwaysOnTop true floating',
-    ]);
-    capture.setBounds = setBounds;
+'desktopCapturer.getSources 1x1', 'window.setAlwaysOnTop true screen-saver', ...PUT_BACK]);
+    capture.setContentBounds = setContentBounds;
 
     // The window is closed while covering: put back before it goes (a hidden-not-closed window keeps its size).
     await overlay(asking, { on: true, sourceId: 'screen:0:0' });

@@ -40,7 +40,7 @@ describe('coverSteps and restoreSteps', () => {
   it('covers on top of everything, fixed, at the display\'s bounds', () => {
     expect(coverSteps(RIGHT.bounds)).toEqual([
       { op: 'setAlwaysOnTop', flag: true, level: COVER_LEVEL },
-      { op: 'setBounds', bounds: RIGHT.bounds },
+      { op: 'setContentBounds', bounds: RIGHT.bounds },
       { op: 'setResizable', value: false },
       { op: 'setMovable', value: false },
     ]);
@@ -99,6 +99,11 @@ class Win implements CoverableWindow {
   setBounds = (b: Bounds) => {
     if (this.failOn === 'setBounds') throw new Error('setBounds failed');
     this.log.push(`setBounds ${b.x},${b.y} ${b.width}x${b.height}`);
+    this.bounds = { ...b };
+  };
+  setContentBounds = (b: Bounds) => {
+    if (this.failOn === 'setContentBounds') throw new Error('setContentBounds failed');
+    this.log.push(`setContentBounds ${b.x},${b.y} ${b.width}x${b.height}`);
     this.bounds = { ...b };
   };
   isAlwaysOnTop = () => this.top;
@@ -160,7 +165,7 @@ function harness(win: Win | null = new Win()) {
   return { handler, win: win!, errors, asked, state, release: () => release?.() };
 }
 
-const COVERED_RIGHT = ['setAlwaysOnTop true screen-saver', 'setBounds 1440,-200 2560x1440', 'setResizable false', 'setMovable false'];
+const COVERED_RIGHT = ['setAlwaysOnTop true screen-saver', 'setContentBounds 1440,-200 2560x1440', 'setResizable false', 'setMovable false'];
 const PUT_BACK = ['setResizable true', 'setMovable true', 'setBounds 680,330 560x420', 'setAlwaysOnTop true floating'];
 
 describe('createRegionOverlayHandler', () => {
@@ -216,10 +221,21 @@ describe('createRegionOverlayHandler', () => {
 
   it('a failure while covering puts back what it can, step by step, and answers false', async () => {
     const { handler, win, errors } = harness();
-    win.failOn = 'setBounds';
+    win.failOn = 'setContentBounds';
     expect(await handler(capturePage, { on: true, sourceId: 'screen:9:0' })).toBe(false);
-    expect(win.log).toEqual(['setAlwaysOnTop true screen-saver', 'setResizable true', 'setMovable true', 'setAlwaysOnTop true floating']);
-    expect(errors.map(String), 'covering and putting back the bounds both failed').toEqual(['Error: setBounds failed', 'Error: setBounds failed']);
+    expect(win.log).toEqual(['setAlwaysOnTop true screen-saver', ...PUT_BACK]);
+    expect(errors.map(String)).toEqual(['Error: setContentBounds failed']);
+    expect(win.listening()).toBe(0);
+  });
+
+  it('a step that fails while putting back does not keep the others from being put back', async () => {
+    const { handler, win, errors } = harness();
+    await handler(capturePage, { on: true, sourceId: 'screen:9:0' });
+    win.log = [];
+    win.failOn = 'setBounds';
+    win.emit('blur');
+    expect(win.log).toEqual(['setResizable true', 'setMovable true', 'setAlwaysOnTop true floating']);
+    expect(errors.map(String)).toEqual(['Error: setBounds failed']);
     expect(win.listening()).toBe(0);
   });
 

@@ -62,15 +62,17 @@ export type RestoreStep =
   | { op: 'setAlwaysOnTop'; flag: boolean; level?: string }
   | { op: 'setResizable'; value: boolean }
   | { op: 'setMovable'; value: boolean }
-  | { op: 'setBounds'; bounds: Bounds };
+  | { op: 'setBounds'; bounds: Bounds }
+  | { op: 'setContentBounds'; bounds: Bounds };
 
 /** Covering, step by step: the level first, so the window never shows over the screen below other windows; the
  * bounds while it is still resizable (on Linux a non-resizable window's size is pinned by its size hints), then
- * resizing and moving off. */
+ * resizing and moving off. The capture window has a frame: its content (the page) is what must lie on the
+ * display, so the frame goes above it, off the display where the system allows. */
 export function coverSteps(bounds: Bounds): RestoreStep[] {
   return [
     { op: 'setAlwaysOnTop', flag: true, level: COVER_LEVEL },
-    { op: 'setBounds', bounds: { ...bounds } },
+    { op: 'setContentBounds', bounds: { ...bounds } },
     { op: 'setResizable', value: false },
     { op: 'setMovable', value: false },
   ];
@@ -104,6 +106,7 @@ export function overlayRequest(args: readonly unknown[]): { on: true; sourceId: 
 export interface CoverableWindow {
   getBounds(): Bounds;
   setBounds(bounds: Bounds): void;
+  setContentBounds(bounds: Bounds): void;
   isAlwaysOnTop(): boolean;
   setAlwaysOnTop(flag: boolean, level?: string): void;
   isResizable(): boolean;
@@ -137,6 +140,7 @@ export interface RegionOverlayDeps {
 function apply(win: CoverableWindow, steps: readonly RestoreStep[]): void {
   for (const s of steps) {
     if (s.op === 'setBounds') win.setBounds(s.bounds);
+    else if (s.op === 'setContentBounds') win.setContentBounds(s.bounds);
     else if (s.op === 'setResizable') win.setResizable(s.value);
     else if (s.op === 'setMovable') win.setMovable(s.value);
     else if (s.level === undefined) win.setAlwaysOnTop(s.flag);
