@@ -863,7 +863,10 @@ describe('startElectron: the desktop companion', () => {
       throw new Error('no such display');
     };
     expect(await steps(async () => expect(await overlay(asking, { on: true, sourceId: 'screen:0:0' })).toBe(false))).toEqual([
-'desktopCapturer.getSources 1x1', 'window.setAlwaysOnTop true screen-saver', ...PUT_BACK]);
+      'desktopCapturer.getSources 1x1',
+      'window.setAlwaysOnTop true screen-saver',
+      ...PUT_BACK,
+    ]);
     capture.setContentBounds = setContentBounds;
 
     // The window is closed while covering: put back before it goes (a hidden-not-closed window keeps its size).
