@@ -6,7 +6,8 @@
 // A window is taken whole. When the preload also offers regionOverlay (preload/index.cts), a screen's region is
 // chosen over the screen itself: main makes the capture window cover that display (main/region-overlay.ts) and
 // the shot is drawn at one image pixel per device pixel, so it lies exactly where the screen was (the screen
-// "freezes", as with macOS's Cmd+Shift+4); the window is put back when the overlay closes. The result is a PNG File for the capture's upload queue, or null when cancelled.
+// "freezes", as with macOS's Cmd+Shift+4); the window is put back when the overlay closes. The result is a PNG
+// File for the capture's upload queue, or null when cancelled.
 import {
   dataUrlBytes,
   deviceScale,
