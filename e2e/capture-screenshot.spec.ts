@@ -18,6 +18,8 @@ import { startServer, type RunningServer } from './helpers/server.js';
 
 /** The quick-capture window's size as the shell opens it. */
 const CAPTURE_VIEWPORT = { width: 560, height: 440 };
+/** The desktop tests' display, in points (CSS pixels); its screenshot is twice that, a HiDPI screen. */
+const DISPLAY = { width: 1280, height: 800 };
 /** The page names it `Screenshot 2026-11-26 at 17.52.03.png`; the server stores it with the upload path's own
  * sanitizing (spec-notes 4.3: characters other than word characters, dots and dashes become `_`). */
 /** More than capture.ts's CLOSE_FALLBACK_MS (500 ms), after which a window that asked to close says so. */
@@ -47,8 +49,8 @@ test.afterEach(() => {
 });
 
 /** A capture window with the app's cookie; `init` runs before the page's own script (a fake preload). */
-async function openCapture(init?: { script: (arg: string) => void; arg: string }): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: CAPTURE_VIEWPORT });
+async function openCapture(init?: { script: (arg: string) => void; arg: string }, deviceScaleFactor = 1): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: CAPTURE_VIEWPORT, deviceScaleFactor });
   const page = await context.newPage();
   page.on('console', (m) => {
     if (/Content Security Policy|Refused to/i.test(m.text())) policyErrors.push(m.text());
@@ -215,9 +217,10 @@ test('a browser that refuses display capture, or has none, gets a sentence, not 
   await none.context.close();
 });
 
-/** A fake preload: screenSources() lists a screen and a window; captureScreen(id) hands over known PNGs. */
+/** A fake preload: screenSources() lists a screen and a window; captureScreen(id) hands over known PNGs. With
+ * `overlay`, regionOverlay(request) too, which has the test resize the viewport as main resizes the window. */
 function fakePreload(arg: string): void {
-  const { screen, window: win, thumb } = JSON.parse(arg) as { screen: string; window: string; thumb: string };
+  const { screen, window: win, thumb, overlay } = JSON.parse(arg) as { screen: string; window: string; thumb: string; overlay?: boolean };
   const bytes = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
   const calls: unknown[][] = [];
   (window as unknown as { satchelCalls: unknown[][] }).satchelCalls = calls;
@@ -234,12 +237,23 @@ function fakePreload(arg: string): void {
       calls.push(['captureScreen', ...args]);
       return args[0] === 'screen:0:0' ? bytes(screen) : args[0] === 'window:9:0' ? bytes(win) : null;
     },
+    ...(overlay
+      ? {
+          regionOverlay: async (...args: unknown[]) => {
+            calls.push(['regionOverlay', ...args]);
+            const cover = (window as unknown as { satchelTestCover?: (on: boolean) => Promise<void> }).satchelTestCover;
+            await cover?.((args[0] as { on: boolean }).on);
+            return true;
+          },
+        }
+      : {}),
   });
 }
 
-test('in the desktop shell: the picker offers screens and windows; a screen is cropped at its own pixels, a window taken whole', async ({}, info) => {
-  // The "screen" is a real picture of Satchel's main window at twice its CSS size (a HiDPI display).
-  const shooter = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 2 });
+/** The "screen" of the desktop tests: a real picture of Satchel's main window at twice its CSS size (a HiDPI
+ * display of 1280×800 points), as a PNG, with the preload's other images. */
+async function desktopImages(): Promise<{ arg: (overlay: boolean) => string }> {
+  const shooter = await browser.newContext({ viewport: DISPLAY, deviceScaleFactor: 2 });
   const appPage = await shooter.newPage();
   await openApp(appPage, server);
   const screenPng = await appPage.screenshot();
@@ -247,8 +261,13 @@ test('in the desktop shell: the picker offers screens and windows; a screen is c
   expect(pngSize(screenPng)).toEqual({ width: 2560, height: 1600 });
   const windowPng = buildPng(300, 200, (x, y) => [x % 256, y, 120]);
   const thumb = buildPng(32, 20, () => [90, 90, 200]);
-  const arg = JSON.stringify({ screen: screenPng.toString('base64'), window: windowPng.toString('base64'), thumb: thumb.toString('base64') });
-  const { context, page } = await openCapture({ script: fakePreload, arg });
+  const images = { screen: screenPng.toString('base64'), window: windowPng.toString('base64'), thumb: thumb.toString('base64') };
+  return { arg: (overlay) => JSON.stringify({ ...images, overlay }) };
+}
+
+test('in the desktop shell: the picker offers screens and windows; a screen is cropped at its own pixels, a window taken whole', async ({}, info) => {
+  const { arg } = await desktopImages();
+  const { context, page } = await openCapture({ script: fakePreload, arg: arg(false) });
 
   await page.getByTestId('screenshot-button').click();
   const sources = page.getByTestId('shot-source');
@@ -284,5 +303,62 @@ test('in the desktop shell: the picker offers screens and windows; a screen is c
     ['screenSources'],
     ['captureScreen', 'window:9:0'],
   ]);
+  await context.close();
+});
+
+test('in the desktop shell with regionOverlay: the window covers the screen, the shot lies where the screen was at 1 image pixel per device pixel, and the window is put back after', async ({}, info) => {
+  const { arg } = await desktopImages();
+  // The capture window on the same HiDPI display (devicePixelRatio 2).
+  const { context, page } = await openCapture({ script: fakePreload, arg: arg(true) }, 2);
+  // What main does for regionOverlay: the window covers the display (here the viewport becomes the display's size).
+  await page.exposeFunction('satchelTestCover', (on: boolean) => page.setViewportSize(on ? DISPLAY : CAPTURE_VIEWPORT));
+  const calls = () => page.evaluate(() => (window as unknown as { satchelCalls: unknown[][] }).satchelCalls.filter((c) => c[0] === 'regionOverlay'));
+
+  await page.getByTestId('screenshot-button').click();
+  await page.getByTestId('shot-source').filter({ hasText: 'Entire screen' }).click();
+  await expect(page.getByTestId('shot-overlay')).toBeVisible();
+  await expect.poll(calls).toEqual([['regionOverlay', { on: true, sourceId: 'screen:0:0' }]]);
+  expect(await page.evaluate(() => [window.innerWidth, window.innerHeight, window.devicePixelRatio])).toEqual([1280, 800, 2]);
+  // The 2560×1600 shot drawn 1280×800 CSS pixels at the window's corner: exactly over the screen it was taken of.
+  await expect.poll(async () => page.getByTestId('shot-image').boundingBox()).toEqual({ x: 0, y: 0, width: 1280, height: 800 });
+  expect(await dims(page)).toEqual({ width: 2560, height: 1600 });
+  expect(await axeProblems(page), 'the region overlay over the screen').toEqual([]);
+  // A drag from screen point (100, 60) to (740, 460) is the image's pixels (200, 120)–(1480, 920).
+  await page.mouse.move(100, 60);
+  await page.mouse.down();
+  await page.mouse.move(400, 260, { steps: 4 });
+  await page.mouse.move(740, 460, { steps: 4 });
+  await page.mouse.up();
+  expect(await dims(page)).toEqual({ width: 1280, height: 800 });
+  expect(await page.getByTestId('shot-selection').boundingBox()).toEqual({ x: 100, y: 60, width: 640, height: 400 });
+  await page.screenshot({ path: path.join(screenshotDir(info), 'capture-region-over-screen.png') });
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('shot-overlay')).toHaveCount(0);
+  await expect.poll(calls).toEqual([
+    ['regionOverlay', { on: true, sourceId: 'screen:0:0' }],
+    ['regionOverlay', { on: false }],
+  ]);
+  expect(await page.evaluate(() => [window.innerWidth, window.innerHeight])).toEqual([CAPTURE_VIEWPORT.width, CAPTURE_VIEWPORT.height]);
+  const shot = await storedShot(page);
+  expect(pngSize(shot.bytes)).toEqual({ width: 1280, height: 800 });
+
+  // Esc: covered, then put back, nothing taken; a window source is never covered.
+  await page.getByTestId('attachment-chip').getByRole('button', { name: /^Remove/ }).click();
+  await expect(page.getByTestId('attachment-chip')).toHaveCount(0);
+  await page.getByTestId('screenshot-button').click();
+  await page.getByTestId('shot-source').filter({ hasText: 'Entire screen' }).click();
+  await expect.poll(async () => (await calls()).length).toBe(3);
+  await expect.poll(async () => page.getByTestId('shot-image').boundingBox()).toEqual({ x: 0, y: 0, width: 1280, height: 800 });
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('shot-overlay')).toHaveCount(0);
+  await expect.poll(async () => (await calls()).slice(2)).toEqual([
+    ['regionOverlay', { on: true, sourceId: 'screen:0:0' }],
+    ['regionOverlay', { on: false }],
+  ]);
+  await page.getByTestId('screenshot-button').click();
+  await page.getByTestId('shot-source').filter({ hasText: 'Editor' }).click();
+  expect(pngSize((await storedShot(page)).bytes)).toEqual({ width: 300, height: 200 });
+  expect(await calls(), 'a window is not covered').toHaveLength(4);
+  await expect(page.getByTestId('attachment-chip')).toHaveCount(1);
   await context.close();
 });
