@@ -355,10 +355,29 @@ test('in the desktop shell with regionOverlay: the window covers the screen, the
     ['regionOverlay', { on: true, sourceId: 'screen:0:0' }],
     ['regionOverlay', { on: false }],
   ]);
+
+  // The person switches to another application: main puts the window back, and the page fits the shot to it again
+  // with its bar in place; the overlay still works there.
+  await page.getByTestId('screenshot-button').click();
+  await page.getByTestId('shot-source').filter({ hasText: 'Entire screen' }).click();
+  await expect.poll(async () => page.getByTestId('shot-image').boundingBox()).toEqual({ x: 0, y: 0, width: 1280, height: 800 });
+  await page.setViewportSize(CAPTURE_VIEWPORT);
+  await page.evaluate(() => window.dispatchEvent(new Event('blur')));
+  await expect(page.getByTestId('shot-overlay')).not.toHaveClass(/shot-cover/);
+  const bar = (await page.locator('.shot-overlay .shot-bar').boundingBox())!;
+  const fitted = (await page.getByTestId('shot-image').boundingBox())!;
+  expect(fitted.y, 'the shot is below the bar').toBeGreaterThanOrEqual(bar.y + bar.height - 1);
+  expect(fitted.width).toBeLessThanOrEqual(CAPTURE_VIEWPORT.width);
+  expect(fitted.width / fitted.height).toBeCloseTo(2560 / 1600, 2);
+  await page.getByTestId('shot-whole').click();
+  expect(pngSize((await storedShot(page)).bytes)).toEqual({ width: 2560, height: 1600 });
+  await page.getByTestId('attachment-chip').getByRole('button', { name: /^Remove/ }).click();
+  await expect(page.getByTestId('attachment-chip')).toHaveCount(0);
+
   await page.getByTestId('screenshot-button').click();
   await page.getByTestId('shot-source').filter({ hasText: 'Editor' }).click();
   expect(pngSize((await storedShot(page)).bytes)).toEqual({ width: 300, height: 200 });
-  expect(await calls(), 'a window is not covered').toHaveLength(4);
+  expect(await calls(), 'a window is not covered').toHaveLength(6);
   await expect(page.getByTestId('attachment-chip')).toHaveCount(1);
   await context.close();
 });

@@ -230,9 +230,18 @@ function chooseRegion(image: ImageBitmap, cover?: Cover): Promise<Rect | null> {
     const resized = new ResizeObserver(() => layout());
     const finish = (r: Rect | null) => {
       resized.disconnect();
+      window.removeEventListener('blur', uncovered);
       layer.close();
       if (cover) cover.off();
       resolve(r);
+    };
+    /** Back in the window's own size (main would not cover, or put the window back when it lost focus): the bar
+     * in its place again and the shot fitted to the window. */
+    const uncovered = () => {
+      if (!covering) return;
+      covering = false;
+      layer.root.classList.remove('shot-cover');
+      layout();
     };
     const layer = overlay('Choose a region of the screenshot', 'shot-overlay', (e) => {
       if (e.key === 'Escape') {
@@ -304,11 +313,10 @@ function chooseRegion(image: ImageBitmap, cover?: Cover): Promise<Rect | null> {
       // size when the window has grown to it; the image fits the small window until then.
       layer.root.classList.add('shot-cover');
       covering = true;
+      // Main puts the window back when it loses focus (region-overlay.ts); the page follows.
+      window.addEventListener('blur', uncovered);
       void cover.on().then((covered) => {
-        if (covered || !layer.root.isConnected) return;
-        covering = false;
-        layer.root.classList.remove('shot-cover');
-        layout();
+        if (!covered && layer.root.isConnected) uncovered();
       });
     }
     layout();
