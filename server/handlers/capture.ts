@@ -19,7 +19,7 @@ import { openSessionFolder } from '../attachments/layout.js';
 import { namedAttachments } from '../attachments/extracted.js';
 import { publicAttachment } from '../projections/index.js';
 import { redactText, serverValue } from '../projections/brand.js';
-import { sessionVisible, visibleSession } from '../store/profiles.js';
+import { latestVisibleSession, sessionVisible, visibleSession } from '../store/profiles.js';
 import { placeUnique } from '../store/files.js';
 import { MAX_MESSAGE_CHARS, sessionSummary, type Attachment, type Session } from '../store/sessions.js';
 import { removeUnsentAttachment } from '../drafts/remove.js';
@@ -43,8 +43,7 @@ export interface InboxResolver {
 async function currentSession(input: HandlerInput, asked: string | null): Promise<Session | null> {
   const { app, profile } = input;
   if (asked) return visibleSession(app.sessions, asked, profile);
-  const latest = app.sessions.list().find((s) => sessionVisible(s.profile, profile));
-  return latest ? ((await app.sessions.get(latest.session_id)) ?? null) : null;
+  return latestVisibleSession(app.sessions, profile);
 }
 
 /** The staged uploads the conversation still has, in the draft's order (one removed since just drops out). */

@@ -12,7 +12,7 @@ import type { App } from '../app.js';
 import { storeStagedAttachment } from '../attachments/store-upload.js';
 import { log } from '../core/log.js';
 import { AnchoredDir, errno } from '../store/anchored.js';
-import { sessionVisible } from '../store/profiles.js';
+import { latestVisibleSession } from '../store/profiles.js';
 import type { Session } from '../store/sessions.js';
 import { checkWatchFolder } from './folders.js';
 import { ignoredName } from './rules.js';
@@ -131,10 +131,10 @@ class Delivery {
 
   /** The conversation in use is the profile's most recently active one; without any, the Inbox. */
   private async destination(): Promise<Session> {
-    if (this.target) return (this.target = (await this.app.sessions.get(this.target.session_id)) ?? this.target);
+    // Found once per open: every file of it goes to the same conversation (only its id is used).
+    if (this.target) return this.target;
     if (this.to === 'current') {
-      const latest = this.app.sessions.list().find((s) => sessionVisible(s.profile, this.profile));
-      const session = latest ? await this.app.sessions.get(latest.session_id) : undefined;
+      const session = await latestVisibleSession(this.app.sessions, this.profile);
       if (session) return (this.target = session);
     }
     return (this.target = await inboxSession(this.app, this.profile));

@@ -165,15 +165,15 @@ export function publicUsage(u: wire.ChatUsage): wire.ChatUsage {
   };
 }
 
-/**
- * One stored row. The internal fields of the specification are left out; a field no projection knows (a store
- * written by another version) goes out with every string in it redacted, as it did before projections.
- */
 /** An Inbox arrival's place: a folder's name is the person's own, as a file name is. */
 function publicArrival(a: wire.Arrival): PublicArrival {
   return { source: serverValue(a.source), from: optional(a.from, serverValue), last_at: a.last_at };
 }
 
+/**
+ * One stored row. The internal fields of the specification are left out; a field no projection knows (a store
+ * written by another version) goes out with every string in it redacted, as it did before projections.
+ */
 export function publicMessage(m: wire.Message): PublicMessage {
   const out: PublicMessage = {
     role: serverValue(m.role),

@@ -23,3 +23,12 @@ export async function visibleSession(sessions: Pick<SessionStore, 'get'>, id: un
   if (!session || !sessionVisible(session.profile, profile)) throw new HttpError(404, 'Session not found');
   return session;
 }
+
+/**
+ * The conversation `profile` is using: its most recently active one (the store lists newest first), or null when
+ * it has none. Quick capture's "current conversation" and "Open with"'s openWithTo 'current' both mean this.
+ */
+export async function latestVisibleSession(sessions: Pick<SessionStore, 'get' | 'list'>, profile: string): Promise<Session | null> {
+  const latest = sessions.list().find((s) => sessionVisible(s.profile, profile));
+  return latest ? ((await sessions.get(latest.session_id)) ?? null) : null;
+}
