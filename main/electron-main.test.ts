@@ -6,8 +6,10 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { SecretStore } from '../server/agent/secret-store.js';
+import { claimStateFolder, type StateLock } from '../server/process/state-lock.js';
+import { OPENED_ELSEWHERE } from './running-instance.js';
 
 const APP_PORT = 41234;
 const APP_ORIGIN = `http://127.0.0.1:${APP_PORT}`;
@@ -97,6 +99,8 @@ const fake = vi.hoisted(() => {
     /** What desktopCapturer.getSources was asked, and the screens and windows it has. */
     capturerCalls: [] as Array<{ types: string[]; thumbnailSize: { width: number; height: number } }>,
     capturerSources: [] as Array<{ id: string; name: string; display_id: string }>,
+    /** The state folder's lock handed to each startServer (undefined: none). */
+    locks: [] as Array<{ release(): Promise<void> } | undefined>,
   };
   let readyPromise = Promise.resolve();
 
@@ -412,8 +416,10 @@ const fake = vi.hoisted(() => {
     fail: undefined as Error | undefined,
     closed: 0,
   };
-  async function startServer(config: (typeof state.serverConfigs)[number]) {
+  /** The glue claims the state folder (the real lock, server/process/state-lock.ts) and hands it over here. */
+  async function startServer(config: (typeof state.serverConfigs)[number], lock?: { release(): Promise<void> }) {
     state.log.push('startServer');
+    state.locks.push(lock);
     state.serverConfigs.push(config);
     if (server.fail) throw server.fail;
     server.started++;
@@ -437,6 +443,7 @@ const fake = vi.hoisted(() => {
       close: async () => {
         state.log.push('server.close');
         server.closed++;
+        await lock?.release();
       },
     };
   }
@@ -469,6 +476,7 @@ const fake = vi.hoisted(() => {
       iconMissing: false,
       capturerCalls: [],
       capturerSources: [],
+      locks: [],
     });
     Object.assign(server, { started: 0, fail: undefined, closed: 0 });
     readyPromise = new Promise<void>((resolve) => (state.resolveReady = resolve));
@@ -517,11 +525,13 @@ function sessionsFetch(sessions: Array<{ session_id: string; title: string; arch
   });
 }
 
-afterEach(() => {
+afterEach(async () => {
   // startElectron hooks SIGINT/SIGTERM on this very process; take those hooks off again.
   for (const signal of SIGNALS) {
     for (const listener of addedSignalListeners(signal)) process.removeListener(signal, listener as () => void);
   }
+  // The state folder's locks the fake servers were handed and no quit released.
+  await Promise.all(fake.state.locks.map((lock) => lock?.release()));
   if (savedLogLevel === undefined) delete process.env.SATCHEL_LOG_LEVEL;
   else process.env.SATCHEL_LOG_LEVEL = savedLogLevel;
   vi.restoreAllMocks();
@@ -614,6 +624,58 @@ describe('startElectron: the window', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(fake.server.started).toBe(0);
     expect(fake.state.windows).toEqual([]);
+  });
+
+  it('with a server already running on its state folder, opens that one: no second server, its cookie, its page', async () => {
+    // Another Satchel (`npm run serve`, `--server-only`) owns the folder: the real lock, and its address beside it.
+    const running = { url: 'http://127.0.0.1:45111/', token: 'running-token-0123456789' };
+    const owner = await claimStateFolder(userData);
+    try {
+      await owner.announce(running);
+      const { load } = await startWindowAndLoad();
+      expect(fake.server.started).toBe(0);
+      expect(fake.state.log).not.toContain('startServer');
+      expect(load.url).toBe(running.url);
+      expect(load.cookies).toEqual([expect.objectContaining({ url: running.url, name: 'satchel_access', value: running.token, httpOnly: true })]);
+      // Its permission handlers are for that origin.
+      expect(await permissionRequest(load.requestHandler!, running.url)).toBe(true);
+      expect(await permissionRequest(load.requestHandler!, `${APP_ORIGIN}/`)).toBe(false);
+      // Quitting closes no server of its own and lets the owner run on.
+      fake.electron.app.quit();
+      await vi.waitFor(() => expect(fake.state.quitted).toBe(true));
+      expect(fake.server.closed).toBe(0);
+      await expect(claimStateFolder(userData, { addressWaitMs: 0 })).rejects.toThrow(`Satchel is already running on this state folder (${userData}): ${running.url}`);
+    } finally {
+      await owner.release();
+    }
+  });
+
+  it('a file opened with Satchel while the window shows another process\'s server is refused with a reason, not lost silently', async () => {
+    const owner = await claimStateFolder(userData);
+    try {
+      await owner.announce({ url: 'http://127.0.0.1:45111/', token: 'running-token-0123456789' });
+      const info = vi.fn();
+      const { log } = await import('../server/core/log.js');
+      vi.spyOn(log, 'info').mockImplementation(info);
+      const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'satchel-electron-opened-'));
+      const file = path.join(elsewhere, 'notes.txt');
+      writeFileSync(file, 'notes');
+      onTestFinished(() => rmSync(elsewhere, { recursive: true, force: true }));
+      await startWindowAndLoad(['.', file]);
+      await vi.waitFor(() => expect(info.mock.calls.flat().join(' ')).toContain(`Not added to the Inbox: ${file} (${OPENED_ELSEWHERE})`));
+    } finally {
+      await owner.release();
+    }
+  });
+
+  it('takes the state folder\'s lock before the server starts and lets it go when it quits', async () => {
+    await startWindowAndLoad();
+    expect(fake.state.locks).toHaveLength(1);
+    await expect(claimStateFolder(userData, { addressWaitMs: 0 })).rejects.toThrow(`Satchel is already running on this state folder (${userData})`);
+    fake.electron.app.quit();
+    await vi.waitFor(() => expect(fake.state.quitted).toBe(true));
+    const next: StateLock = await claimStateFolder(userData, { addressWaitMs: 0 });
+    await next.release();
   });
 
   it('quitting waits for the server to close, then quits', async () => {
@@ -1012,6 +1074,25 @@ describe('startElectron --server-only', () => {
     expect(fake.server.closed).toBe(1);
   });
 
+  it('refuses in one sentence naming the folder and the running server, exit 3, when another Satchel owns the folder', async () => {
+    const written: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const owner = await claimStateFolder(userData);
+    try {
+      await owner.announce({ url: 'http://127.0.0.1:45222/', token: 'running-token-0123456789' });
+      startElectron(['.', '--server-only', '--state-dir', userData]);
+      fake.emitReady();
+      await vi.waitFor(() => expect(fake.state.exitCode).toBe(3));
+      expect(written).toEqual([`Satchel is already running on this state folder (${userData}): http://127.0.0.1:45222/\n`]);
+      expect(fake.server.started).toBe(0);
+    } finally {
+      await owner.release();
+    }
+  });
+
   it('hands startServer the safeStorage key store for its state folder', async () => {
     vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     const key = 'sk-electron-server-only-key-8901';
@@ -1041,6 +1122,8 @@ describe('startElectron --server-only', () => {
     expect(await serverOnlyUrl()).toContain(`${APP_ORIGIN}/`);
     expect(JSON.parse(readFileSync(path.join(userData, 'last-port.json'), 'utf8'))).toEqual({ port: APP_PORT });
 
+    // The first server gone (its process would have exited, and the state folder's lock with it).
+    await Promise.all(fake.state.locks.map((lock) => lock?.release()));
     fake.reset(userData);
     writeFileSync(path.join(userData, 'last-port.json'), JSON.stringify({ port: 45678 }));
     expect(await serverOnlyUrl()).toContain('http://127.0.0.1:45678/?token=');

@@ -38,9 +38,11 @@ import { electronRegionOverlayDeps, electronScreenCaptureDeps } from './screen-c
 import { createRegionOverlayHandler, REGION_OVERLAY_CHANNEL } from './region-overlay.js';
 import { startOnRememberedPort } from '../server/process/port-store.js';
 import { openAgentKeyStore, openMcpTokenStore } from './secret-file-store.js';
-import { remembersPort, startHeadless } from '../server/cli.js';
+import { remembersPort, startFailure, startHeadless } from '../server/cli.js';
 import { runHeadless } from '../server/headless.js';
 import { claimSingleInstance } from './single-instance.js';
+import { claimStateFolder, StateFolderInUse, type StateLock } from '../server/process/state-lock.js';
+import { attachedServer } from './running-instance.js';
 import { startupPlan } from './startup-plan.js';
 import { windowOptions } from './window-options.js';
 
@@ -93,7 +95,14 @@ function startServerOnly(args: MainArgs): void {
         // The port is remembered in the state folder exactly as `npm run serve` does (server/cli.ts).
         start: async () => {
           const config = loadConfig(process.env, args.flags);
-          return startHeadless(await withSecretStores(config), remembersPort(config, args.flags, process.env));
+          // The folder is ours before its key store is touched (a key is moved out of agent.json).
+          const lock = await claimStateFolder(config.stateDir);
+          try {
+            return await startHeadless(await withSecretStores(config), remembersPort(config, args.flags, process.env), lock);
+          } catch (err) {
+            await lock.release();
+            throw err;
+          }
         },
         print: (line) => process.stdout.write(line + '\n'),
         signals: process,
@@ -102,6 +111,13 @@ function startServerOnly(args: MainArgs): void {
       });
     })
     .catch((err: unknown) => {
+      // Another Satchel on the state folder: its one sentence, and its own exit code (as `npm run serve`).
+      if (err instanceof StateFolderInUse) {
+        const { line, code } = startFailure(err);
+        process.stderr.write(`${line}\n`);
+        app.exit(code);
+        return;
+      }
       log.error('Satchel could not start:', err);
       app.exit(1);
     });
@@ -166,15 +182,32 @@ function startWindow(args: MainArgs, singleInstance: boolean, argv: readonly str
       const plan = guiServerPlan(loadConfig(process.env, args.flags), args.flags, process.env, userData);
       const loaded = await loadDesktopSettings(userData, process.platform);
       settings = loaded;
-      const secured = await withSecretStores(plan.config);
-      // A reply stored whole reaches the shell in process (server/agent/turns.ts onReplyFinished).
-      const config: ServerConfig = { ...secured, agent: { ...secured.agent, onReplyFinished: (reply) => desktop?.replyFinished(reply) } };
-      server = plan.rememberPort
-        ? await startOnRememberedPort(userData, (port) => startServer({ ...config, port }), {
-            onFallback: (port, err) => log.info(`Port ${port} is unavailable (${(err as Error).message}); using another`),
-            onSaveError: (err) => log.warn('Could not remember the port:', err),
-          })
-        : await startServer(config);
+      // The folder is ours before its key store is touched; a server already running on it (`npm run serve`,
+      // `--server-only`) is opened in the window instead (running-instance.ts).
+      const claimed: StateLock | StateFolderInUse = await claimStateFolder(plan.config.stateDir).catch((err: unknown) => {
+        if (err instanceof StateFolderInUse && err.instance) return err;
+        throw err;
+      });
+      if (claimed instanceof StateFolderInUse) {
+        log.info(`${claimed.message}; opening it in the window`);
+        server = attachedServer(claimed.stateDir, claimed.instance!);
+      } else {
+        const lock = claimed;
+        try {
+          const secured = await withSecretStores(plan.config);
+          // A reply stored whole reaches the shell in process (server/agent/turns.ts onReplyFinished).
+          const config: ServerConfig = { ...secured, agent: { ...secured.agent, onReplyFinished: (reply) => desktop?.replyFinished(reply) } };
+          server = plan.rememberPort
+            ? await startOnRememberedPort(userData, (port) => startServer({ ...config, port }, lock), {
+                onFallback: (port, err) => log.info(`Port ${port} is unavailable (${(err as Error).message}); using another`),
+                onSaveError: (err) => log.warn('Could not remember the port:', err),
+              })
+            : await startServer(config, lock);
+        } catch (err) {
+          await lock.release();
+          throw err;
+        }
+      }
       const appOrigin = server.origin;
 
       installPermissionHandlers(session.defaultSession, appOrigin, {

@@ -8,12 +8,21 @@ import { runHeadless } from './headless.js';
 import { startServer, type RunningServer } from './index.js';
 import { log, safeLogText } from './core/log.js';
 import { startOnRememberedPort } from './process/port-store.js';
+import { StateFolderInUse, type StateLock } from './process/state-lock.js';
 import { parseServerArgs, USAGE } from './settings/args.js';
 import { isSettingSet } from './settings/table.js';
 
 export { USAGE } from './settings/args.js';
 export const EXIT_USAGE = 2;
 export const EXIT_START_FAILED = 1;
+/** Another Satchel owns the state folder (process/state-lock.ts): its own code, so a script can tell it apart. */
+export const EXIT_ALREADY_RUNNING = 3;
+
+/** What a start failure prints (one line) and the exit code: the refusal of a second server is its own sentence. */
+export function startFailure(err: unknown): { line: string; code: number } {
+  if (err instanceof StateFolderInUse) return { line: safeLogText(err.message), code: EXIT_ALREADY_RUNNING };
+  return { line: `Satchel could not start: ${safeLogText((err as Error).message)}`, code: EXIT_START_FAILED };
+}
 
 /** True unless the user fixed a port (`--port` or SATCHEL_WEBUI_PORT, other than 0 = any): the same rule as
  * the desktop window's (main/gui-config.ts). */
@@ -22,10 +31,11 @@ export function remembersPort(config: ServerConfig, flags: CliFlags, env: NodeJS
   return !chosen || config.port === 0;
 }
 
-/** Start on the remembered port when there is one and the user fixed none; any free port when it is taken. */
-export function startHeadless(config: ServerConfig, remember: boolean): Promise<RunningServer> {
-  if (!remember) return startServer(config);
-  return startOnRememberedPort(config.stateDir, (port) => startServer({ ...config, port }), {
+/** Start on the remembered port when there is one and the user fixed none; any free port when it is taken.
+ * `claimed`: the state folder's lock when the caller took it first (index.ts startServer). */
+export function startHeadless(config: ServerConfig, remember: boolean, claimed?: StateLock): Promise<RunningServer> {
+  if (!remember) return startServer(config, claimed);
+  return startOnRememberedPort(config.stateDir, (port) => startServer({ ...config, port }, claimed), {
     onFallback: (port, err) => log.info(`Port ${port} is unavailable (${(err as Error).message}); using another`),
     onSaveError: (err) => log.warn('Could not remember the port:', err),
   });
@@ -56,12 +66,14 @@ export async function runCli(argv: string[]): Promise<void> {
   });
 }
 
-/** The command: run, and turn a start failure (port taken, state folder unwritable) into one line and exit 1.
- * `npm run serve` calls it from scripts/serve.mjs after its build check, in the same process. */
+/** The command: run, and turn a start failure (port taken, state folder unwritable) into one line and exit 1, or
+ * 3 when another Satchel runs on the state folder. `npm run serve` calls it from scripts/serve.mjs after its build
+ * check, in the same process. */
 export function main(argv: string[]): void {
   runCli(argv).catch((err) => {
-    process.stderr.write(`Satchel could not start: ${safeLogText((err as Error).message)}\n`);
-    process.exit(EXIT_START_FAILED);
+    const { line, code } = startFailure(err);
+    process.stderr.write(`${line}\n`);
+    process.exit(code);
   });
 }
 

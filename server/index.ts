@@ -12,6 +12,7 @@ import { log } from './core/log.js';
 import { loadSttConfig, preloadSpeech } from './speech/index.js';
 import { addFilesToInbox, type OpenedDestination, type OpenedResult } from './inbox/open-with.js';
 import { DEFAULT_PROFILE } from './store/profiles.js';
+import { claimStateFolder, type StateLock } from './process/state-lock.js';
 
 export { ACCESS_COOKIE } from './http/access.js';
 
@@ -69,7 +70,24 @@ function answerAndClose(req: http.IncomingMessage, socket: Duplex, listener: htt
   listener(req, res);
 }
 
-export async function startServer(config: ServerConfig): Promise<RunningServer> {
+/**
+ * Start the server on `config.stateDir`, which it owns until it closes (process/state-lock.ts): a second one on the
+ * same folder is refused with StateFolderInUse. A caller that must own the folder before it touches it (the desktop
+ * app moves the agent's key into its keychain file first) claims it itself and passes its lock: the server releases
+ * it when it closes, the caller when the start fails.
+ */
+export async function startServer(config: ServerConfig, claimed?: StateLock): Promise<RunningServer> {
+  // Before anything in the folder is touched (createApp empties its staging folder).
+  const lock = claimed ?? (await claimStateFolder(config.stateDir));
+  try {
+    return await serve(config, lock);
+  } catch (err) {
+    if (!claimed) await lock.release();
+    throw err;
+  }
+}
+
+async function serve(config: ServerConfig, lock: StateLock): Promise<RunningServer> {
   const { app, listener, stop } = await createApp(config);
   const headersTimeout = config.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const server = http.createServer(
@@ -97,11 +115,18 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   // but throws away whatever was pipelined behind it and keeps the connection open; here it is answered as an
   // ordinary request and the connection closes after it, so a client knows to send the rest again.
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex) => answerAndClose(req, socket, listener));
-  await listen(server, config.port, config.host);
+  try {
+    await listen(server, config.port, config.host);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 
   const { port } = server.address() as AddressInfo;
   const hostPart = config.host.includes(':') ? `[${config.host}]` : config.host;
   const origin = `http://${hostPart}:${port}`;
+  // Where a second start on this folder is sent (its refusal, or the desktop window opening this one).
+  await lock.announce({ url: `${origin}/`, token: app.token }).catch((err: unknown) => log.warn('Could not record this server\'s address in its state folder:', err));
   log.info(`listening on ${origin}`);
   if (config.preloadSpeech) {
     // In the background: the server answers at once; a dictation arriving meanwhile queues behind the load.
@@ -112,7 +137,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const close = (): Promise<void> => {
     closing ??= new Promise<void>((resolve) => {
       // Running turns are cancelled and what they streamed is stored before close resolves.
-      const stored = stop();
+      const stored = stop().finally(() => lock.release());
       server.close(() => void stored.then(() => resolve()));
       server.closeIdleConnections();
       setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs ?? SHUTDOWN_GRACE_MS).unref();
