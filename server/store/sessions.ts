@@ -15,6 +15,7 @@ import {
   pendingAttachmentTexts,
   readListings,
   readSession,
+  SessionConflict,
   writeSession,
   type PendingAttachmentText,
   type SessionListing,
@@ -553,6 +554,9 @@ export class SessionStore {
     try {
       await this.opened().transaction((q) => writeSession(q, before, stored));
     } catch (err) {
+      // Another writer on the database changed it (db/session-rows.ts SessionConflict): the kept copy is stale, and
+      // the next use reads what is stored.
+      if (err instanceof SessionConflict) this.forget(id);
       const failure = writeFailure(err);
       for (const item of carried) item.reject(failure);
       return;

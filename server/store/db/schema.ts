@@ -104,6 +104,12 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX mcp_receipts_recent ON mcp_receipts (session_id, last_at);
   `,
+  // 4 (issue 33): each session's revision, raised by every write of it (session-rows.ts writeSession). A write
+  // names the revision it read and is refused when the stored one moved on, so a writer holding a stale copy
+  // (a second process on the state folder) can never replace rows another one stored.
+  `
+  ALTER TABLE sessions ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /** The schema version this build writes. */

@@ -3,7 +3,26 @@
 import type { Queries } from './connection.js';
 import type { Message, Session } from '../sessions.js';
 import type * as wire from '../../core/wire.js';
+import { HttpError } from '../../core/errors.js';
 import { indexText } from './search-query.js';
+
+/**
+ * The stored revision (schema 4) each session object was read or written at. Beside the object, not in it: the
+ * header is stored whole and would otherwise carry the number; a WeakMap lets a copy go with its object.
+ */
+const revisions = new WeakMap<Session, number>();
+
+export const SESSION_CHANGED_ELSEWHERE = 'This conversation was changed by another Satchel on the same state folder: reload it and try again';
+
+/**
+ * A write whose base is no longer what is stored (another writer on the database changed the session since it was
+ * read): refused whole, nothing written. 409, as any write meeting a state it did not expect.
+ */
+export class SessionConflict extends HttpError {
+  constructor() {
+    super(409, SESSION_CHANGED_ELSEWHERE);
+  }
+}
 
 /**
  * Rows per INSERT when many are written at once (an import, a rewrite): each row takes 3 parameters and
@@ -59,15 +78,19 @@ export async function readListings(q: Queries): Promise<SessionListing[]> {
 
 /** One session whole, as it is stored; undefined when there is none. */
 export async function readSession(q: Queries, id: string): Promise<Session | undefined> {
-  const head = await q.get<{ header: string }>('SELECT header FROM sessions WHERE id = ?', [id]);
+  // The revision with the header, before the rows: rows another writer stored meanwhile only make a write on
+  // this copy refused, never accepted.
+  const head = await q.get<{ header: string; revision: number }>('SELECT header, revision FROM sessions WHERE id = ?', [id]);
   if (!head) return undefined;
   const messages = await q.all<{ row: string }>('SELECT row FROM messages WHERE session_id = ? ORDER BY position', [id]);
   const attachments = await q.all<{ record: string }>('SELECT record FROM attachments WHERE session_id = ? ORDER BY position', [id]);
-  return {
+  const session: Session = {
     ...(JSON.parse(head.header) as SessionHeader),
     messages: messages.map((m) => JSON.parse(m.row) as Message),
     attachments: attachments.map((a) => JSON.parse(a.record) as wire.Attachment),
   };
+  revisions.set(session, head.revision);
+  return session;
 }
 
 /** How many leading rows `after` still shares, object for object, with `before`. */
@@ -118,16 +141,34 @@ async function writeRows<T>(q: Queries, kind: RowKind<T>, id: string, before: re
 /**
  * Store `after` where it differs from `before` (undefined: a session not stored yet). The header is small and
  * written whole; messages and attachments by writeRows; the title's index row when it changed.
+ *
+ * Only over what `before` was read as: the header is written first, and only where the stored revision is still
+ * the one `before` was read or written at (a new session: where no session has its id); otherwise SessionConflict
+ * and nothing is written, so a stale copy never replaces another writer's rows (nor collides with them: an
+ * append past rows it never saw was a SQLITE_CONSTRAINT). A `before` of unknown revision (made by hand, not read
+ * here) is checked against nothing, as before schema 4.
  */
 export async function writeSession(q: Queries, before: Session | undefined, after: Session): Promise<void> {
   const id = after.session_id;
   const header = JSON.stringify(headerOf(after));
-  await q.run(
-    `INSERT INTO sessions (id, updated_at, message_count, attachment_count, header) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, message_count = excluded.message_count,
-       attachment_count = excluded.attachment_count, header = excluded.header`,
-    [id, after.updated_at, after.messages.length, after.attachments.length, header],
-  );
+  const expected = before ? revisions.get(before) : undefined;
+  let revision: number;
+  if (!before) {
+    const { changes } = await q.run(
+      `INSERT INTO sessions (id, updated_at, message_count, attachment_count, header, revision) VALUES (?, ?, ?, ?, ?, 0) ON CONFLICT (id) DO NOTHING`,
+      [id, after.updated_at, after.messages.length, after.attachments.length, header],
+    );
+    if (changes === 0) throw new SessionConflict();
+    revision = 0;
+  } else {
+    const found = await q.get<{ revision: number }>(
+      `UPDATE sessions SET updated_at = ?, message_count = ?, attachment_count = ?, header = ?, revision = revision + 1
+       WHERE id = ? AND (? IS NULL OR revision = ?) RETURNING revision`,
+      [after.updated_at, after.messages.length, after.attachments.length, header, id, expected ?? null, expected ?? null],
+    );
+    if (!found) throw new SessionConflict();
+    revision = found.revision;
+  }
   if (before?.title !== after.title) {
     await q.run(
       `INSERT INTO search_docs (session_id, kind, position, text) VALUES (?, 'title', 0, ?)
@@ -137,6 +178,7 @@ export async function writeSession(q: Queries, before: Session | undefined, afte
   }
   await writeRows(q, MESSAGE_ROWS, id, before?.messages ?? [], after.messages);
   await writeAttachmentRows(q, id, before?.attachments ?? [], after.attachments);
+  revisions.set(after, revision);
 }
 
 /**
