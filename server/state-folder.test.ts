@@ -10,6 +10,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EXIT_ALREADY_RUNNING } from './cli.js';
 import { READY_PREFIX } from './headless.js';
 import { REPO_ROOT } from './testing/compile.js';
+import { startTestServer } from './testing/harness.js';
+import { SESSION_CHANGED_ELSEWHERE } from './store/db/session-rows.js';
+import { SessionStore } from './store/sessions.js';
 
 const START_DEADLINE_MS = 30_000;
 
@@ -98,3 +101,26 @@ it('a second server on the same state folder refuses, naming the first one, and 
   // A clean stop leaves no address behind.
   expect((await fs.readdir(stateDir)).filter((n) => n.startsWith('instance.'))).toEqual(['instance.lock']);
 }, 120_000);
+
+it('without the lock (another writer on the database), a stale write over HTTP is a 409 with its sentence, never a 500, and asked again it keeps both', async () => {
+  const srv = await startTestServer();
+  const other = new SessionStore(srv.stateDir);
+  try {
+    const id = await srv.newSession();
+    const send = (text: string) => srv.json('/api/session/message', { session_id: id, text });
+    expect((await send('first')).status).toBe(200);
+    await other.load();
+    await other.addMessage(id, 'from elsewhere', []);
+
+    const stale = await send('stale');
+    expect(stale.status).toBe(409);
+    expect(await stale.json()).toEqual({ error: SESSION_CHANGED_ELSEWHERE });
+    const again = await send('stale');
+    expect(again.status).toBe(200);
+    const { session } = (await (await srv.api(`/api/session?session_id=${id}`)).json()) as { session: { messages: { content: string }[] } };
+    expect(session.messages.map((m) => m.content)).toEqual(['first', 'from elsewhere', 'stale']);
+  } finally {
+    await other.close();
+    await srv.stop();
+  }
+});
