@@ -294,7 +294,9 @@ function startWindow(args: MainArgs, singleInstance: boolean, argv: readonly str
     })
     .catch((err: unknown) => {
       log.error('Satchel could not start:', err);
-      dialog.showErrorBox('Satchel could not start', sanitizeErrorText(err instanceof Error ? err.message : String(err)));
+      // The refusal names the person's own state folder on purpose (another Satchel still starting there).
+      const text = err instanceof StateFolderInUse ? err.message : sanitizeErrorText(err instanceof Error ? err.message : String(err));
+      dialog.showErrorBox('Satchel could not start', text);
       app.exit(1);
     });
 }
