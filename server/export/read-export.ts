@@ -17,6 +17,7 @@ import { arrivalFrom } from '../inbox/arrivals.js';
 import { normalizeMessage, type Message } from '../store/messages.js';
 import { MAX_ATTACHMENTS_PER_SESSION, MAX_MESSAGE_CHARS, MAX_MESSAGES_PER_SESSION, MAX_SESSION_FILE_BYTES, MAX_TITLE_CHARS, type Session } from '../store/sessions.js';
 import { MAX_VERSIONS_PER_MESSAGE, VERSIONS_FIELD } from '../store/versions.js';
+import { MAX_DRAFT_ATTACHMENTS, MAX_DRAFT_TEXT_CHARS, type StoredDraftItem } from '../drafts/store.js';
 
 export const NOT_AN_EXPORT = 'This file is not a Satchel export. Choose a .json or .zip file made by Export in Satchel.';
 export const newerExport = (version: number) => `This export was made by a newer Satchel (format ${version}); this Satchel reads format ${EXPORT_VERSION}.`;
@@ -198,4 +199,27 @@ export function importedSession(doc: Record<string, unknown>, target: ImportTarg
     messages,
     attachments,
   };
+}
+
+/**
+ * The composer's draft an export carries (projections/export.ts `draft`), for the imported `session`: its text
+ * under the draft's cap, and chips only for uploads the import stored (another reference is dropped, as a stored
+ * draft's chip whose upload is gone is). None when it holds nothing. Restored so that an upload only the draft
+ * named stays named: the sweep of unsent uploads (drafts/sweep.ts) keeps what a draft holds.
+ */
+export function importedDraft(doc: Record<string, unknown>, session: Session): { text: string; attachments: StoredDraftItem[] } | undefined {
+  const raw = doc.draft;
+  if (raw === undefined) return undefined;
+  if (!isObject(raw)) throw new ValueError(badExport('its draft is not one Satchel keeps'));
+  const text = typeof raw.text === 'string' ? raw.text : '';
+  if (text.length > MAX_DRAFT_TEXT_CHARS) throw new ValueError(badExport(`its draft is longer than Satchel keeps (${MAX_DRAFT_TEXT_CHARS} characters)`));
+  const list = Array.isArray(raw.attachments) ? raw.attachments : [];
+  if (list.length > MAX_DRAFT_ATTACHMENTS) throw new ValueError(badExport(`its draft has more than ${MAX_DRAFT_ATTACHMENTS} attachments`));
+  const stored = new Map(session.attachments.map((a) => [`${EXPORT_ATTACHMENTS_DIR}/${a.filename}`, a.path]));
+  const attachments: StoredDraftItem[] = [];
+  for (const item of list) {
+    const found = stored.get(String(isObject(item) ? item.path : item));
+    if (found !== undefined && !attachments.some((a) => a.path === found)) attachments.push({ path: found });
+  }
+  return text || attachments.length > 0 ? { text, attachments } : undefined;
 }
