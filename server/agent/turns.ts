@@ -10,6 +10,7 @@ import type { EventBus } from '../store/events.js';
 import { messageText, sessionSummary, type Session, type SessionStore, type Message } from '../store/sessions.js';
 import { lastExchangeStart } from '../store/messages.js';
 import { branch } from '../store/versions.js';
+import { refuseOverCap } from '../store/caps.js';
 import type * as wire from '../core/wire.js';
 import { abortable, untilAborted } from './abortable.js';
 import { Turn } from './turn.js';
@@ -192,6 +193,7 @@ export class TurnManager {
           // Carried by the turn's first stored row, whatever the outcome (turn-rows.ts pushRows).
           s._pending_versions = fork;
         }
+        refuseOverCap('messages', s.messages.length);
         text = input.text ?? (replaced ? messageText(replaced) : '');
         attachments = input.attachments ?? (Array.isArray(replaced?.attachments) ? replaced.attachments : []);
         if (!text.trim() && attachments.length === 0) throw new ValueError(MESSAGE_REQUIRED);

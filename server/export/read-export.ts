@@ -15,8 +15,9 @@ import { EXPORT_ATTACHMENTS_DIR, EXPORT_MARKER, EXPORT_VERSION } from '../projec
 import { MAX_REPLY_BYTES } from '../agent/stream/reply.js';
 import { arrivalFrom } from '../inbox/arrivals.js';
 import { normalizeMessage, type Message } from '../store/messages.js';
-import { MAX_ATTACHMENTS_PER_SESSION, MAX_MESSAGE_CHARS, MAX_MESSAGES_PER_SESSION, MAX_SESSION_FILE_BYTES, MAX_TITLE_CHARS, type Session } from '../store/sessions.js';
+import { MAX_MESSAGE_CHARS, MAX_MESSAGES_PER_SESSION, MAX_SESSION_FILE_BYTES, MAX_TITLE_CHARS, type Session } from '../store/sessions.js';
 import { MAX_VERSIONS_PER_MESSAGE, VERSIONS_FIELD } from '../store/versions.js';
+import { passesCap } from '../store/caps.js';
 import { MAX_DRAFT_ATTACHMENTS, MAX_DRAFT_TEXT_CHARS, type StoredDraftItem } from '../drafts/store.js';
 
 export const NOT_AN_EXPORT = 'This file is not a Satchel export. Choose a .json or .zip file made by Export in Satchel.';
@@ -95,7 +96,7 @@ function heldName(ref: unknown, kind: HeldEntry['kind'], target: ImportTarget): 
 
 function uploadsOf(list: unknown, target: ImportTarget): wire.Attachment[] {
   if (list === undefined) return [];
-  if (!Array.isArray(list) || list.length > MAX_ATTACHMENTS_PER_SESSION) throw new ValueError(badExport('its attachment list is not one Satchel keeps'));
+  if (!Array.isArray(list) || passesCap('attachments', 0, list.length)) throw new ValueError(badExport('its attachment list is not one Satchel keeps'));
   const folder = sessionFolder(target.stateDir, target.sessionId);
   const out = new Map<string, wire.Attachment>();
   for (const item of list) {
@@ -141,7 +142,7 @@ class RowReader {
 
   rows(list: unknown, depth: number): Message[] {
     if (!Array.isArray(list)) throw new ValueError(badExport('its messages are not a list'));
-    if (list.length > MAX_MESSAGES_PER_SESSION) throw new ValueError(badExport(`it has more than ${MAX_MESSAGES_PER_SESSION} messages`));
+    if (passesCap('messages', 0, list.length)) throw new ValueError(badExport(`it has more than ${MAX_MESSAGES_PER_SESSION} messages`));
     return list.map((row: unknown, i) => this.row(row, i, depth));
   }
 
@@ -168,7 +169,7 @@ class RowReader {
     const f = isObject(raw) ? raw : {};
     const tails = (list: unknown) => (Array.isArray(list) ? list.map((tail) => this.rows(tail, depth + 1)).filter((t) => t.length > 0) : []);
     const fork = { before: tails(f.before), after: tails(f.after) };
-    if (fork.before.length + fork.after.length + 1 > MAX_VERSIONS_PER_MESSAGE) throw new ValueError(badExport(`a message has more than ${MAX_VERSIONS_PER_MESSAGE} versions`));
+    if (passesCap('versions', 0, fork.before.length + fork.after.length + 1)) throw new ValueError(badExport(`a message has more than ${MAX_VERSIONS_PER_MESSAGE} versions`));
     return fork;
   }
 }

@@ -23,14 +23,15 @@ import type { Message } from './messages.js';
 import { indexAttachmentText, searchSessions, type SearchHits } from './search.js';
 import { indexedAttachmentNames, type SearchScope } from './db/search.js';
 import { listReceipts, recordReceipt, type ReceiptInput, type StoredReceipt } from './receipts.js';
+import { refuseOverCap } from './caps.js';
 import { isUserRowAt, NO_SUCH_MESSAGE, refuseWhileTurnRuns, withNewVersion, type Fork } from './versions.js';
 
 export type { Message } from './messages.js';
 
 export const MAX_TITLE_CHARS = 200;
 export const MAX_MESSAGE_CHARS = 100_000;
-export const MAX_MESSAGES_PER_SESSION = 10_000;
-export const MAX_ATTACHMENTS_PER_SESSION = 10_000;
+// The caps of a conversation live in caps.ts, the one rule the store and the handlers both ask.
+export { MAX_ATTACHMENTS_PER_SESSION, MAX_MESSAGES_PER_SESSION } from './caps.js';
 /** A model name: the longest ids listed by OpenRouter and Hugging Face-served models are under 100 characters. */
 export const MAX_MODEL_CHARS = 200;
 /**
@@ -681,7 +682,7 @@ export class SessionStore {
   async addMessage(id: string, text: string, attachments: wire.ChatAttachment[]): Promise<Session> {
     if (text.length > MAX_MESSAGE_CHARS) throw new ValueError(`Message too long (max ${MAX_MESSAGE_CHARS} characters)`);
     return this.update(id, (s) => {
-      if (s.messages.length >= MAX_MESSAGES_PER_SESSION) throw new ValueError('Session has too many messages');
+      refuseOverCap('messages', s.messages.length);
       s.messages.push({ role: 'user', content: text, timestamp: Date.now() / 1000, attachments });
     });
   }
@@ -730,7 +731,9 @@ export class SessionStore {
 
   addAttachment(id: string, attachment: Attachment): Promise<Session> {
     return this.update(id, (s) => {
-      if (s.attachments.length < MAX_ATTACHMENTS_PER_SESSION) s.attachments.push(attachment);
+      // Refused, not dropped: the caller removes the file it placed (attachments/store-upload.ts).
+      refuseOverCap('attachments', s.attachments.length);
+      s.attachments.push(attachment);
     });
   }
 }
