@@ -53,6 +53,14 @@ export function stopRow(by: StoppedBy): Message {
   return { role: 'assistant', content: `**Task cancelled:** ${CANCELLED_TEXT[by]}`, timestamp: now(), _error: true, error_type: 'cancelled', stopped_by: by };
 }
 
+/**
+ * The partial reply of a turn found unfinished at start, from the text it had shown (store/streamed-text.ts): the
+ * row a stop stores (`Reply.partialRows`), with the text as the person read it (already through the live redactor).
+ */
+export function shownPartialRow(shown: { content: string; reasoning: string }): Message {
+  return { role: 'assistant', content: shown.content, timestamp: now(), ...(shown.reasoning ? { reasoning: shown.reasoning } : {}), _partial: true };
+}
+
 /** The row of a turn found unfinished at start. */
 export function interruptedRow(): Message {
   return { role: 'assistant', content: `**Interrupted:** ${INTERRUPTED}`, timestamp: now(), _error: true, error_type: 'interrupted', error_hint: RETRY_HINT, error_action: 'retry' };

@@ -22,6 +22,7 @@ import {
 import type { Message } from './messages.js';
 import { indexAttachmentText, searchSessions, type SearchHits } from './search.js';
 import { indexedAttachmentNames, type SearchScope } from './db/search.js';
+import { appendStreamedText, readStreamedText, removeStreamedText, type StreamedText } from './streamed-text.js';
 import { listReceipts, recordReceipt, type ReceiptInput, type StoredReceipt } from './receipts.js';
 import { refuseOverCap } from './caps.js';
 import { isUserRowAt, NO_SUCH_MESSAGE, refuseWhileTurnRuns, withNewVersion, type Fork } from './versions.js';
@@ -668,6 +669,21 @@ export class SessionStore {
   /** Record an MCP client's read of the session (store/receipts.ts), coalesced and bounded there. */
   recordReceipt(id: string, read: ReceiptInput, now?: number): Promise<StoredReceipt> {
     return this.opened().transaction((q) => recordReceipt(q, id, read, now));
+  }
+
+  /** Keep one batch of a streaming reply's shown text (store/streamed-text.ts). */
+  appendStreamedText(id: string, streamId: string, batch: StreamedText): Promise<void> {
+    return this.opened().transaction((q) => appendStreamedText(q, id, streamId, batch));
+  }
+
+  /** The shown text kept of a stream (its turn interrupted by a crash). */
+  streamedText(id: string, streamId: string): Promise<StreamedText> {
+    return readStreamedText(this.opened(), id, streamId);
+  }
+
+  /** Drop the kept text of one stream (its rows are stored), or of all (at start, after recovery). */
+  removeStreamedText(stream?: { sessionId: string; streamId: string }): Promise<void> {
+    return this.opened().transaction((q) => removeStreamedText(q, stream));
   }
 
   /** The session's MCP read receipts, the latest first. */
