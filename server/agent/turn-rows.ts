@@ -1,7 +1,8 @@
 // What a turn writes into its session: rows appended, the pending turn cleared.
 import { log } from '../core/log.js';
 import type { StoppedBy } from '../core/wire.js';
-import { MAX_MESSAGES_PER_SESSION, type Message, type Session } from '../store/sessions.js';
+import type { Message, Session } from '../store/sessions.js';
+import { passesCap } from '../store/caps.js';
 import { VERSIONS_FIELD } from '../store/versions.js';
 import { CANCELLED_TEXT, INTERRUPTED } from './turn-texts.js';
 import { RETRY_HINT } from './upstream-errors.js';
@@ -21,8 +22,9 @@ export function clearPending(s: Session): void {
 }
 
 export function pushRows(s: Session, rows: Message[]): void {
-  // The cap counts rows already there: a turn's own rows always fit, so a full session still records why.
-  if (s.messages.length >= MAX_MESSAGES_PER_SESSION) log.warn('session over its message cap; storing the turn anyway');
+  // A full conversation refuses a new turn at its start (turns.ts); a turn accepted there always stores its own
+  // rows, so a conversation that fills up during one still records its answer or why it has none.
+  if (passesCap('messages', s.messages.length, rows.length)) log.warn('session over its message cap; storing the turn anyway');
   // A turn that made a new version: its first row carries the versions it replaced (store/versions.ts).
   const fork = s._pending_versions;
   const [first, ...rest] = rows;
@@ -49,6 +51,14 @@ export function failureRow(failure: AgentError): Message {
 /** The row agent.md requires after a stop: shown as a quiet marker, never sent to the agent (input.ts). */
 export function stopRow(by: StoppedBy): Message {
   return { role: 'assistant', content: `**Task cancelled:** ${CANCELLED_TEXT[by]}`, timestamp: now(), _error: true, error_type: 'cancelled', stopped_by: by };
+}
+
+/**
+ * The partial reply of a turn found unfinished at start, from the text it had shown (store/streamed-text.ts): the
+ * row a stop stores (`Reply.partialRows`), with the text as the person read it (already through the live redactor).
+ */
+export function shownPartialRow(shown: { content: string; reasoning: string }): Message {
+  return { role: 'assistant', content: shown.content, timestamp: now(), ...(shown.reasoning ? { reasoning: shown.reasoning } : {}), _partial: true };
 }
 
 /** The row of a turn found unfinished at start. */

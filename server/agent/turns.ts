@@ -10,10 +10,12 @@ import type { EventBus } from '../store/events.js';
 import { messageText, sessionSummary, type Session, type SessionStore, type Message } from '../store/sessions.js';
 import { lastExchangeStart } from '../store/messages.js';
 import { branch } from '../store/versions.js';
+import { refuseOverCap } from '../store/caps.js';
 import type * as wire from '../core/wire.js';
 import { abortable, untilAborted } from './abortable.js';
 import { Turn } from './turn.js';
-import { clearPending, failureRow, interruptedRow, now, pushRows, stopRow } from './turn-rows.js';
+import { clearPending, failureRow, interruptedRow, now, pushRows, shownPartialRow, stopRow } from './turn-rows.js';
+import { StreamedBatches } from './streamed-batches.js';
 import { CANCELLED_BY_STOP, CANCELLED_BY_USER, CANCELLED_TEXT, DISK_FULL_HINT, NO_AGENT, NO_AGENT_HINT, NOT_SAVED, NOT_SAVED_DISK_FULL, ACTIVE_STREAM, NOTHING_TO_REGENERATE, turnDeadlineText, TURN_DEADLINE_HINT } from './turn-texts.js';
 import { RETRY_HINT } from './upstream-errors.js';
 import { MAX_REPLY_BYTES, Reply } from './stream/reply.js';
@@ -192,6 +194,7 @@ export class TurnManager {
           // Carried by the turn's first stored row, whatever the outcome (turn-rows.ts pushRows).
           s._pending_versions = fork;
         }
+        refuseOverCap('messages', s.messages.length);
         text = input.text ?? (replaced ? messageText(replaced) : '');
         attachments = input.attachments ?? (Array.isArray(replaced?.attachments) ? replaced.attachments : []);
         if (!text.trim() && attachments.length === 0) throw new ValueError(MESSAGE_REQUIRED);
@@ -259,14 +262,20 @@ export class TurnManager {
 
   private async run(turn: Turn, config: AgentConfig, build: BuildRequestInput, startedAt: number): Promise<void> {
     const userRow: Message = { role: 'user', content: build.text, timestamp: startedAt, attachments: build.attachments };
-    const outcome = await this.converse(turn, config, build);
-    switch (outcome.kind) {
-      case 'answered':
-        return this.answered(turn, config, build, userRow, outcome);
-      case 'failed':
-        return this.failed(turn, userRow, outcome.reply.partialRows(), outcome.error);
-      case 'cancelled':
-        return this.cancelled(turn, userRow, outcome.reply.partialRows(), outcome.by);
+    // The shown text kept as it streams, so a crash keeps it; dropped once the turn's own rows are stored.
+    const streamed = new StreamedBatches(this.sessions, turn.sessionId, turn.streamId);
+    const outcome = await this.converse(turn, config, build, streamed);
+    try {
+      switch (outcome.kind) {
+        case 'answered':
+          return await this.answered(turn, config, build, userRow, outcome);
+        case 'failed':
+          return await this.failed(turn, userRow, outcome.reply.partialRows(), outcome.error);
+        case 'cancelled':
+          return await this.cancelled(turn, userRow, outcome.reply.partialRows(), outcome.by);
+      }
+    } finally {
+      await streamed.discard();
     }
   }
 
@@ -274,9 +283,12 @@ export class TurnManager {
    * Asks the agent and reads its stream into a Reply until it ends, is cut, fails or is aborted (a cancel, the
    * stop, the turn deadline: one signal). Sends the live frames; stores nothing.
    */
-  private async converse(turn: Turn, config: AgentConfig, build: BuildRequestInput): Promise<TurnOutcome> {
+  private async converse(turn: Turn, config: AgentConfig, build: BuildRequestInput, streamed: StreamedBatches): Promise<TurnOutcome> {
     const t0 = performance.now();
-    const reply = new Reply((event, data) => turn.emit(event, data), t0);
+    const reply = new Reply((event, data) => {
+      turn.emit(event, data);
+      streamed.shown(event, data);
+    }, t0);
     const { signal } = turn.abort;
     // Keepalives and a trickle of tokens reset the idle timeout (upstream.ts); this one nothing resets.
     const turnMaxMs = config.turnMaxMs ?? DEFAULT_AGENT_TURN_MAX_MS;
@@ -309,6 +321,7 @@ export class TurnManager {
     } finally {
       clearTimeout(deadline);
       reply.flush();
+      await streamed.close();
     }
   }
 
@@ -412,6 +425,7 @@ export class TurnManager {
 export async function recoverInterruptedTurns(sessions: SessionStore): Promise<number> {
   const stale = sessions.list().filter((s) => typeof s.active_stream_id === 'string');
   for (const session of stale) {
+    const shown = await sessions.streamedText(session.session_id, session.active_stream_id!).catch(() => ({ content: '', reasoning: '' }));
     await sessions
       .update(session.session_id, (s) => {
         const text = typeof s.pending_user_message === 'string' ? s.pending_user_message : '';
@@ -419,11 +433,15 @@ export async function recoverInterruptedTurns(sessions: SessionStore): Promise<n
         const at = typeof s.pending_started_at === 'number' ? s.pending_started_at : now();
         const rows: Message[] = [];
         if (text || attachments.length > 0) rows.push({ role: 'user', content: text, timestamp: at, attachments });
+        // What the reply had shown, as a stop keeps it: a partial reply before the marker.
+        if (shown.content || shown.reasoning) rows.push(shownPartialRow(shown));
         rows.push(interruptedRow());
         pushRows(s, rows);
         clearPending(s);
       })
       .catch((err: unknown) => log.warn('could not mark an interrupted turn:', err));
   }
+  // No turn runs yet: whatever text is kept belonged to a turn now stored (or to one stored before a crash).
+  await sessions.removeStreamedText().catch((err: unknown) => log.warn('could not remove kept reply text:', err));
   return stale.length;
 }

@@ -8,6 +8,7 @@ import { log } from '../core/log.js';
 import { maxExtractedBytes } from '../archive/index.js';
 import { storedAttachmentText } from '../search/attachment-text.js';
 import { placeUnique } from '../store/files.js';
+import { refuseOverCap } from '../store/caps.js';
 import type { Attachment } from '../store/sessions.js';
 import { attachKind, refusal } from './attach-kind.js';
 import { gunzipToStaging } from './gunzip-upload.js';
@@ -23,11 +24,14 @@ export interface StagedInput {
 /**
  * Store `file` (staged; the caller removes it afterwards) in session `sessionId` of `profile`, record it, index its
  * text and announce it (`attachment_added`: open windows show it, MCP clients hear the list changed). A 7z or
- * RAR archive is refused (ValueError, 400) before anything is stored; a plain `.gz` is stored as what it holds.
+ * RAR archive, or a file for a conversation at its attachment cap (store/caps.ts), is refused (ValueError, 400)
+ * before anything is stored; a plain `.gz` is stored as what it holds.
  */
 export async function storeStagedAttachment(app: App, profile: string, sessionId: string, file: StagedInput): Promise<Attachment> {
   let attachment: Attachment;
   let gunzipped: { file: string; size: number } | undefined;
+  // A full conversation is refused before anything is written (the store checks again in its transaction).
+  refuseOverCap('attachments', (await app.sessions.get(sessionId))?.attachments.length ?? 0);
   try {
     const kind = await attachKind(file.stagedPath, file.filename);
     if (kind.kind === 'refused') throw refusal(kind.reason);

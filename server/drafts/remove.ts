@@ -1,6 +1,6 @@
 // Removing an unsent attachment (a chip taken off a draft, or one the sweep found abandoned): its file, an
 // Office sidecar written beside it, the extraction folder its draft chip made, and its record in the session.
-// A file a sent message refers to is never removed: the conversation would point at nothing.
+// A file a sent message refers to, in any version, is never removed: the conversation would point at nothing.
 import path from 'node:path';
 import { agentViewSidecarName } from '../attachments/agent-view.js';
 import { openSessionFolder, sidecarOf } from '../attachments/layout.js';
@@ -9,18 +9,52 @@ import { HttpError } from '../core/errors.js';
 import { log } from '../core/log.js';
 import { officeFormat } from '../office/index.js';
 import type { Session, SessionStore } from '../store/sessions.js';
+import { VERSIONS_FIELD } from '../store/versions.js';
 import { updateDraft } from './store.js';
 
 export const ATTACHMENT_SENT = 'This attachment belongs to a sent message and cannot be deleted';
 
-/** Every path the session's messages (and a turn still running) refer to: uploads and extraction folders. */
-export function sentPaths(session: Session): Set<string> {
+/**
+ * Every path the session's messages refer to, in every version (store/versions.ts: the versions not shown live
+ * on the first row of each fork, `_versions`, and a running turn that replaces a tail holds it in
+ * `_pending_versions`), and what a turn still running sends: uploads, extraction folders and the archives they
+ * came from. A file one of these names is never unsent: switching back to that version shows its chip.
+ * Kept per session object (a change replaces the object), so a sweep over many uploads walks each once.
+ */
+export function sentPaths(session: Session): ReadonlySet<string> {
+  let paths = namedBySession.get(session);
+  if (!paths) {
+    paths = namedPaths(session);
+    namedBySession.set(session, paths);
+  }
+  return paths;
+}
+
+const namedBySession = new WeakMap<Session, ReadonlySet<string>>();
+
+function namedPaths(session: Session): Set<string> {
   const paths = new Set<string>();
   const add = (list: unknown): void => {
     if (!Array.isArray(list)) return;
-    for (const a of list) if (typeof (a as { path?: unknown })?.path === 'string') paths.add((a as { path: string }).path);
+    for (const a of list as unknown[]) {
+      const { path: p, archive_path: archive } = (a ?? {}) as { path?: unknown; archive_path?: unknown };
+      if (typeof p === 'string') paths.add(p);
+      if (typeof archive === 'string') paths.add(archive);
+    }
   };
-  for (const m of session.messages) add(m.attachments);
+  // Forks nest (a branch of a branch): walked with a list, not recursion, so no stored depth can overflow the stack.
+  const rows: unknown[] = [...session.messages];
+  const tails = (fork: unknown): void => {
+    if (!fork || typeof fork !== 'object') return;
+    const { before, after } = fork as { before?: unknown; after?: unknown };
+    for (const side of [before, after]) if (Array.isArray(side)) for (const tail of side as unknown[]) if (Array.isArray(tail)) rows.push(...(tail as unknown[]));
+  };
+  tails(session._pending_versions);
+  for (let row = rows.pop(); row !== undefined; row = rows.pop()) {
+    if (!row || typeof row !== 'object') continue;
+    add((row as { attachments?: unknown }).attachments);
+    tails((row as Record<string, unknown>)[VERSIONS_FIELD]);
+  }
   add(session.pending_attachments);
   return paths;
 }

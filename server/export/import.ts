@@ -20,7 +20,8 @@ import { EXPORT_ATTACHMENTS_DIR } from '../projections/export.js';
 import { AnchoredDir, errno } from '../store/anchored.js';
 import { ensureDir, readFileHead } from '../store/files.js';
 import type { Session } from '../store/sessions.js';
-import { EXPORT_TOO_LARGE, importedSession, MAX_EXPORT_JSON_BYTES, NOT_AN_EXPORT, parseExportText, type HeldEntry, type ImportTarget } from './read-export.js';
+import { writeDraft } from '../drafts/store.js';
+import { EXPORT_TOO_LARGE, importedDraft, importedSession, MAX_EXPORT_JSON_BYTES, NOT_AN_EXPORT, parseExportText, type HeldEntry, type ImportTarget } from './read-export.js';
 
 /** The conversation's JSON in an export's .zip (export/zip-out.ts writes it at the root). */
 export const EXPORT_JSON_NAME = 'conversation.json';
@@ -56,7 +57,27 @@ export async function importConversations(app: App, staged: string, profile: str
     await handle.close();
   }
   // No folder: a reference to any attachment is one the export does not hold.
-  return [await app.sessions.insert(importedSession(parseExportText(text), { ...base, sessionId: app.sessions.freshId(), held: new Map() }))];
+  const drafts = new Drafts();
+  const doc = parseExportText(text);
+  const stored = [await app.sessions.insert(drafts.read(doc, importedSession(doc, { ...base, sessionId: app.sessions.freshId(), held: new Map() })))];
+  await drafts.write(app.config.stateDir);
+  return stored;
+}
+
+/** The drafts an import's conversations carry: read (and checked) with each conversation, written once it is stored. */
+class Drafts {
+  private readonly found = new Map<string, NonNullable<ReturnType<typeof importedDraft>>>();
+
+  read(doc: Record<string, unknown>, session: Session): Session {
+    const draft = importedDraft(doc, session);
+    if (draft) this.found.set(session.session_id, draft);
+    return session;
+  }
+
+  /** After the conversations are stored: a draft that cannot be written costs its text and chips, never the import. */
+  async write(stateDir: string): Promise<void> {
+    for (const [id, draft] of this.found) await writeDraft(stateDir, id, draft).catch((err: unknown) => log.warn('could not restore an imported draft', err));
+  }
 }
 
 type ImportBase = Omit<ImportTarget, 'held' | 'sessionId'>;
@@ -104,6 +125,7 @@ async function importZip(app: App, staged: string, base: ImportBase, signal: Abo
   const rootPath = attachmentRoot(app.config.stateDir);
   await ensureDir(rootPath);
   const folders = new ImportFolders(app, await AnchoredDir.open(rootPath));
+  const drafts = new Drafts();
   try {
     // The archive is unpacked inside the first session's folder; it is that conversation's if it holds one.
     const first = await folders.make();
@@ -122,13 +144,15 @@ async function importZip(app: App, staged: string, base: ImportBase, signal: Abo
         const held = await withDir(folders.root, id, heldEntries);
         // A conversation without files has no folder, as one made in Satchel has none before its first upload.
         if (held.size === 0) await folders.root.removeTree(id);
-        out.push(naming(name, () => importedSession(doc, { ...base, sessionId: id, held })));
+        out.push(naming(name, () => drafts.read(doc, importedSession(doc, { ...base, sessionId: id, held }))));
       }
       return out;
     });
     // The first folder held only the work folder when the archive was an "Export all": it goes now.
     if (!sessions.some((s) => s.session_id === first)) await folders.root.removeTree(first);
-    return await app.sessions.insertAll(sessions);
+    const stored = await app.sessions.insertAll(sessions);
+    await drafts.write(app.config.stateDir);
+    return stored;
   } catch (err) {
     await folders.removeAll();
     throw err;

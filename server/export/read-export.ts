@@ -15,8 +15,10 @@ import { EXPORT_ATTACHMENTS_DIR, EXPORT_MARKER, EXPORT_VERSION } from '../projec
 import { MAX_REPLY_BYTES } from '../agent/stream/reply.js';
 import { arrivalFrom } from '../inbox/arrivals.js';
 import { normalizeMessage, type Message } from '../store/messages.js';
-import { MAX_ATTACHMENTS_PER_SESSION, MAX_MESSAGE_CHARS, MAX_MESSAGES_PER_SESSION, MAX_SESSION_FILE_BYTES, MAX_TITLE_CHARS, type Session } from '../store/sessions.js';
+import { MAX_MESSAGE_CHARS, MAX_MESSAGES_PER_SESSION, MAX_SESSION_FILE_BYTES, MAX_TITLE_CHARS, type Session } from '../store/sessions.js';
 import { MAX_VERSIONS_PER_MESSAGE, VERSIONS_FIELD } from '../store/versions.js';
+import { passesCap } from '../store/caps.js';
+import { MAX_DRAFT_ATTACHMENTS, MAX_DRAFT_TEXT_CHARS, type StoredDraftItem } from '../drafts/store.js';
 
 export const NOT_AN_EXPORT = 'This file is not a Satchel export. Choose a .json or .zip file made by Export in Satchel.';
 export const newerExport = (version: number) => `This export was made by a newer Satchel (format ${version}); this Satchel reads format ${EXPORT_VERSION}.`;
@@ -94,7 +96,7 @@ function heldName(ref: unknown, kind: HeldEntry['kind'], target: ImportTarget): 
 
 function uploadsOf(list: unknown, target: ImportTarget): wire.Attachment[] {
   if (list === undefined) return [];
-  if (!Array.isArray(list) || list.length > MAX_ATTACHMENTS_PER_SESSION) throw new ValueError(badExport('its attachment list is not one Satchel keeps'));
+  if (!Array.isArray(list) || passesCap('attachments', 0, list.length)) throw new ValueError(badExport('its attachment list is not one Satchel keeps'));
   const folder = sessionFolder(target.stateDir, target.sessionId);
   const out = new Map<string, wire.Attachment>();
   for (const item of list) {
@@ -140,7 +142,7 @@ class RowReader {
 
   rows(list: unknown, depth: number): Message[] {
     if (!Array.isArray(list)) throw new ValueError(badExport('its messages are not a list'));
-    if (list.length > MAX_MESSAGES_PER_SESSION) throw new ValueError(badExport(`it has more than ${MAX_MESSAGES_PER_SESSION} messages`));
+    if (passesCap('messages', 0, list.length)) throw new ValueError(badExport(`it has more than ${MAX_MESSAGES_PER_SESSION} messages`));
     return list.map((row: unknown, i) => this.row(row, i, depth));
   }
 
@@ -167,7 +169,7 @@ class RowReader {
     const f = isObject(raw) ? raw : {};
     const tails = (list: unknown) => (Array.isArray(list) ? list.map((tail) => this.rows(tail, depth + 1)).filter((t) => t.length > 0) : []);
     const fork = { before: tails(f.before), after: tails(f.after) };
-    if (fork.before.length + fork.after.length + 1 > MAX_VERSIONS_PER_MESSAGE) throw new ValueError(badExport(`a message has more than ${MAX_VERSIONS_PER_MESSAGE} versions`));
+    if (passesCap('versions', 0, fork.before.length + fork.after.length + 1)) throw new ValueError(badExport(`a message has more than ${MAX_VERSIONS_PER_MESSAGE} versions`));
     return fork;
   }
 }
@@ -198,4 +200,27 @@ export function importedSession(doc: Record<string, unknown>, target: ImportTarg
     messages,
     attachments,
   };
+}
+
+/**
+ * The composer's draft an export carries (projections/export.ts `draft`), for the imported `session`: its text
+ * under the draft's cap, and chips only for uploads the import stored (another reference is dropped, as a stored
+ * draft's chip whose upload is gone is). None when it holds nothing. Restored so that an upload only the draft
+ * named stays named: the sweep of unsent uploads (drafts/sweep.ts) keeps what a draft holds.
+ */
+export function importedDraft(doc: Record<string, unknown>, session: Session): { text: string; attachments: StoredDraftItem[] } | undefined {
+  const raw = doc.draft;
+  if (raw === undefined) return undefined;
+  if (!isObject(raw)) throw new ValueError(badExport('its draft is not one Satchel keeps'));
+  const text = typeof raw.text === 'string' ? raw.text : '';
+  if (text.length > MAX_DRAFT_TEXT_CHARS) throw new ValueError(badExport(`its draft is longer than Satchel keeps (${MAX_DRAFT_TEXT_CHARS} characters)`));
+  const list = Array.isArray(raw.attachments) ? raw.attachments : [];
+  if (list.length > MAX_DRAFT_ATTACHMENTS) throw new ValueError(badExport(`its draft has more than ${MAX_DRAFT_ATTACHMENTS} attachments`));
+  const stored = new Map(session.attachments.map((a) => [`${EXPORT_ATTACHMENTS_DIR}/${a.filename}`, a.path]));
+  const attachments: StoredDraftItem[] = [];
+  for (const item of list) {
+    const found = stored.get(String(isObject(item) ? item.path : item));
+    if (found !== undefined && !attachments.some((a) => a.path === found)) attachments.push({ path: found });
+  }
+  return text || attachments.length > 0 ? { text, attachments } : undefined;
 }

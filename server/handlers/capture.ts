@@ -13,6 +13,7 @@ import type { HandlerInput } from '../app.js';
 import { HttpError, ValueError } from '../core/errors.js';
 import type * as wire from '../core/wire.js';
 import { log } from '../core/log.js';
+import { refuseOverCap } from '../store/caps.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 import { openSessionFolder } from '../attachments/layout.js';
@@ -168,6 +169,8 @@ async function copyStoredFile(from: string, to: string): Promise<void> {
 async function moveUploads(input: HandlerInput, from: Session, target: Session, paths: readonly string[]): Promise<string[]> {
   const { app } = input;
   const moved: string[] = [];
+  // All of them or none: a full target is refused before a file is copied (the store checks each again).
+  refuseOverCap('attachments', target.attachments.length, paths.length);
   const dir = await openSessionFolder(app.config.stateDir, target.session_id);
   try {
     for (const p of paths) {
@@ -180,7 +183,10 @@ async function moveUploads(input: HandlerInput, from: Session, target: Session, 
           rejected: () => [403, 'Upload destination rejected'],
         });
         const copy: Attachment = { ...record, filename: placed.name, path: placed.path };
-        await app.sessions.addAttachment(target.session_id, copy);
+        await app.sessions.addAttachment(target.session_id, copy).catch(async (err: unknown) => {
+          await dir.unlink(placed.name).catch((rmErr: unknown) => log.warn('could not remove an unrecorded capture upload', rmErr));
+          throw err;
+        });
         moved.push(placed.path);
       } finally {
         await fs.rm(tmp, { force: true });

@@ -3,6 +3,7 @@
 import type { HandlerInput } from '../app.js';
 import { ValueError } from '../core/errors.js';
 import { sanitizeName } from '../core/names.js';
+import { readDraft, type StoredDraft } from '../drafts/store.js';
 import { conversationMarkdown } from '../export/markdown.js';
 import { EXPORT_JSON_NAME, importConversations } from '../export/import.js';
 import { sessionFiles, type SessionFiles } from '../export/session-files.js';
@@ -33,8 +34,8 @@ export function nameOf(title: string): string {
   return sanitizeName(title, MAX_TITLE_IN_NAME) ?? 'conversation';
 }
 
-function documentOf(app: HandlerInput['app'], session: Session, files: SessionFiles): ExportedConversation {
-  return exportedConversation(session, { folder: files.folder, held: files.held }, { appVersion: app.version, now: new Date() });
+function documentOf(app: HandlerInput['app'], session: Session, files: SessionFiles, draft: StoredDraft): ExportedConversation {
+  return exportedConversation({ ...session, draft }, { folder: files.folder, held: files.held }, { appVersion: app.version, now: new Date() });
 }
 
 /** One conversation's members under `prefix` (`''` or a folder ending in `/`). */
@@ -49,7 +50,7 @@ export async function exportSession({ ctx, app, profile }: HandlerInput): Promis
   const format = formatOf(ctx.url.searchParams.get('format'));
   const session = await visibleSession(app.sessions, ctx.url.searchParams.get('session_id'), profile);
   const files = await sessionFiles(app.config.stateDir, session.session_id);
-  const doc = documentOf(app, session, files);
+  const doc = documentOf(app, session, files, await readDraft(app.config.stateDir, session.session_id));
   const name = nameOf(doc.title);
   if (format === 'json' && files.files.length === 0) {
     // Nothing to carry beside it: the JSON alone, which imports back as it is.
@@ -76,7 +77,8 @@ export async function exportAllSessions({ ctx, app, profile }: HandlerInput): Pr
       // its messages may come from the database); one deleted meanwhile is left out.
       const session = await app.sessions.get(listed.session_id);
       if (!session) continue;
-      const doc = () => documentOf(app, session, files);
+      const draft = await readDraft(app.config.stateDir, session.session_id);
+      const doc = () => documentOf(app, session, files, draft);
       const folder = `${listed.created_at.slice(0, 10)} ${nameOf(redactText(listed.title))} ${listed.session_id}/`;
       addConversation(zip, folder, doc, files, ['json', 'md']);
     }

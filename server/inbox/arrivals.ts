@@ -11,7 +11,8 @@
 // inside the flush window loses only the row, never the file.
 import type { Arrival, FileAttachment } from '../core/wire.js';
 import type { EventBus } from '../store/events.js';
-import { MAX_MESSAGES_PER_SESSION, type Message, type Session, type SessionStore } from '../store/sessions.js';
+import type { Message, Session, SessionStore } from '../store/sessions.js';
+import { passesCap } from '../store/caps.js';
 import { log } from '../core/log.js';
 
 /** Files that arrive within this long are written in one store write: a burst costs a few writes, not one each. */
@@ -70,7 +71,7 @@ export function appendArrivals(s: Session, items: Held['items']): void {
       s.messages[i] = { ...row, content: arrivalText(source, files), attachments: files, arrival: { ...row.arrival!, last_at: at } };
       continue;
     }
-    if (s.messages.length >= MAX_MESSAGES_PER_SESSION) {
+    if (passesCap('messages', s.messages.length)) {
       log.warn('inbox: the Inbox conversation is full; the file is kept in its attachments without a row');
       continue;
     }

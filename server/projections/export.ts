@@ -36,6 +36,13 @@ export interface ExportedConversation {
   updated_at: ServerValue;
   messages: ExportedMessage[];
   attachments: PublicAttachment[];
+  /** The composer's unsent draft (drafts/store.ts), when it holds anything: its text and the uploads it names. */
+  draft?: ExportedDraft;
+}
+
+export interface ExportedDraft {
+  text: RedactedText;
+  attachments: { path: ServerValue }[];
 }
 
 /** What the export reads of a stored session (its rows may carry internal fields, `_versions` among them). */
@@ -45,6 +52,8 @@ export interface ExportSource {
   updated_at: string;
   messages: readonly wire.Message[];
   attachments: readonly wire.Attachment[];
+  /** The conversation's stored draft: an upload only it names is kept by it (drafts/sweep.ts), so it travels too. */
+  draft?: { text: string; attachments: readonly { path: string }[] };
 }
 
 /** Where the session's files are and which of them the export holds (export/session-files.ts). */
@@ -118,5 +127,16 @@ export function exportedConversation(s: ExportSource, where: ExportFolder, meta:
     updated_at: serverValue(s.updated_at),
     messages: s.messages.map((m) => exportedMessage(m, where)),
     attachments,
+    ...exportedDraft(s.draft, where),
   };
+}
+
+function exportedDraft(draft: ExportSource['draft'], where: ExportFolder): { draft?: ExportedDraft } {
+  if (!draft) return {};
+  const attachments: { path: ServerValue }[] = [];
+  for (const a of draft.attachments) {
+    const ref = exportedPath(where, a.path);
+    if (ref !== undefined) attachments.push({ path: serverValue(ref) });
+  }
+  return draft.text || attachments.length > 0 ? { draft: { text: redactText(draft.text), attachments } } : {};
 }

@@ -23,15 +23,17 @@ import {
 import type { Message } from './messages.js';
 import { indexAttachmentText, searchSessions, type SearchHits } from './search.js';
 import { indexedAttachmentNames, type SearchScope } from './db/search.js';
+import { appendStreamedText, readStreamedText, removeStreamedText, type StreamedText } from './streamed-text.js';
 import { listReceipts, recordReceipt, type ReceiptInput, type StoredReceipt } from './receipts.js';
+import { refuseOverCap } from './caps.js';
 import { isUserRowAt, NO_SUCH_MESSAGE, refuseWhileTurnRuns, withNewVersion, type Fork } from './versions.js';
 
 export type { Message } from './messages.js';
 
 export const MAX_TITLE_CHARS = 200;
 export const MAX_MESSAGE_CHARS = 100_000;
-export const MAX_MESSAGES_PER_SESSION = 10_000;
-export const MAX_ATTACHMENTS_PER_SESSION = 10_000;
+// The caps of a conversation live in caps.ts, the one rule the store and the handlers both ask.
+export { MAX_ATTACHMENTS_PER_SESSION, MAX_MESSAGES_PER_SESSION } from './caps.js';
 /** A model name: the longest ids listed by OpenRouter and Hugging Face-served models are under 100 characters. */
 export const MAX_MODEL_CHARS = 200;
 /**
@@ -673,6 +675,21 @@ export class SessionStore {
     return this.opened().transaction((q) => recordReceipt(q, id, read, now));
   }
 
+  /** Keep one batch of a streaming reply's shown text (store/streamed-text.ts). */
+  appendStreamedText(id: string, streamId: string, batch: StreamedText): Promise<void> {
+    return this.opened().transaction((q) => appendStreamedText(q, id, streamId, batch));
+  }
+
+  /** The shown text kept of a stream (its turn interrupted by a crash). */
+  streamedText(id: string, streamId: string): Promise<StreamedText> {
+    return readStreamedText(this.opened(), id, streamId);
+  }
+
+  /** Drop the kept text of one stream (its rows are stored), or of all (at start, after recovery). */
+  removeStreamedText(stream?: { sessionId: string; streamId: string }): Promise<void> {
+    return this.opened().transaction((q) => removeStreamedText(q, stream));
+  }
+
   /** The session's MCP read receipts, the latest first. */
   receipts(id: string): Promise<StoredReceipt[]> {
     return listReceipts(this.opened(), id);
@@ -685,7 +702,7 @@ export class SessionStore {
   async addMessage(id: string, text: string, attachments: wire.ChatAttachment[]): Promise<Session> {
     if (text.length > MAX_MESSAGE_CHARS) throw new ValueError(`Message too long (max ${MAX_MESSAGE_CHARS} characters)`);
     return this.update(id, (s) => {
-      if (s.messages.length >= MAX_MESSAGES_PER_SESSION) throw new ValueError('Session has too many messages');
+      refuseOverCap('messages', s.messages.length);
       s.messages.push({ role: 'user', content: text, timestamp: Date.now() / 1000, attachments });
     });
   }
@@ -734,7 +751,9 @@ export class SessionStore {
 
   addAttachment(id: string, attachment: Attachment): Promise<Session> {
     return this.update(id, (s) => {
-      if (s.attachments.length < MAX_ATTACHMENTS_PER_SESSION) s.attachments.push(attachment);
+      // Refused, not dropped: the caller removes the file it placed (attachments/store-upload.ts).
+      refuseOverCap('attachments', s.attachments.length);
+      s.attachments.push(attachment);
     });
   }
 }

@@ -12,15 +12,11 @@
 import { HttpError, ValueError } from '../core/errors.js';
 import type * as wire from '../core/wire.js';
 import type { Message } from './messages.js';
+import { capRefusal, refuseOverCap } from './caps.js';
 
-/**
- * Versions kept at one position. Each is a whole tail of the conversation, and a person regenerating the same
- * reply fifty times is already far past useful; the bound keeps one position from growing a session file
- * without end (the store refuses to load a file over 64 MiB).
- */
-export const MAX_VERSIONS_PER_MESSAGE = 50;
-
-export const TOO_MANY_VERSIONS = `This message already has ${MAX_VERSIONS_PER_MESSAGE} versions, the most Satchel keeps`;
+// The cap on versions per position is one of a conversation's caps (caps.ts).
+export { MAX_VERSIONS_PER_MESSAGE } from './caps.js';
+export const TOO_MANY_VERSIONS = capRefusal('versions');
 export const NO_SUCH_MESSAGE = 'message_index must be the index of one of your messages in the conversation';
 export const NO_VERSIONS = 'That message has no other versions';
 export const NO_SUCH_VERSION = 'version must be the index of one of the message’s versions';
@@ -96,7 +92,8 @@ export function branch(messages: readonly Message[], at: number): { kept: Messag
   if (!isUserRowAt(messages, at)) throw new ValueError(NO_SUCH_MESSAGE);
   const tail = messages.slice(at);
   const old = forkOf(tail[0]) ?? { before: [], after: [] };
-  if (old.before.length + old.after.length + 2 > MAX_VERSIONS_PER_MESSAGE) throw new ValueError(TOO_MANY_VERSIONS);
+  // The versions there now (the others and the one shown), and one more.
+  refuseOverCap('versions', old.before.length + old.after.length + 1);
   return { kept: messages.slice(0, at), fork: { before: [...old.before, detached(tail), ...old.after], after: [] } };
 }
 

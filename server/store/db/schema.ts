@@ -110,6 +110,19 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE sessions ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
   `,
+  // 5 (issue 33 #11): a streaming reply's text as it was shown, in batches
+  // (store/streamed-text.ts), so a crash keeps it: the next start stores it as the interrupted turn's partial reply.
+  // One small INSERT per batch, never a rewrite of the conversation's rows; removed once the turn's rows are stored.
+  `
+  CREATE TABLE streamed_text (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    stream_id TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('content', 'reasoning')),
+    text TEXT NOT NULL
+  );
+  CREATE INDEX streamed_text_stream ON streamed_text (session_id, stream_id, id);
+  `,
 ];
 
 /** The schema version this build writes. */
