@@ -20,12 +20,13 @@ import { ValueError } from '../core/errors.js';
  */
 export const MAX_EXPORT_JSON_VALUES = 500_000;
 /**
- * Nesting of arrays and objects. A real export nests four levels per version of a version (row → `_versions` →
- * `before` → tail → row) to at most MAX_VERSION_DEPTH (read-export.ts), plus a few for a row's own fields; the
- * bound is checked before any walk that recurses (the store's own copy and freeze of a row recurse: 100,000
- * levels overflowed the stack there).
+ * Nesting of arrays and objects, checked before any walk that recurses: the store's copy and freeze of a row
+ * recurse (100,000 levels overflowed the stack in `sealRows`, a generic 500), and a structured clone (this
+ * worker's answer, the store's copy) deeper than about 1,900 levels is lost or throws on Node 20. A real export
+ * nests four levels per version of a version (row → `_versions` → `before` → tail → row) plus a few for a row's
+ * own fields: MAX_VERSION_DEPTH of those, about half the clone's limit.
  */
-export const MAX_VERSION_DEPTH = 500;
+export const MAX_VERSION_DEPTH = 240;
 export const MAX_EXPORT_JSON_DEPTH = 4 * MAX_VERSION_DEPTH + 16;
 /**
  * Arrays and objects inside fields an import does not read (a newer Satchel's additions, or padding). They are
