@@ -202,6 +202,8 @@ describe('an import the last run died in (finding 3)', () => {
     await fs.mkdir(path.join(root, orphan, IMPORT_WORK_DIR), { recursive: true });
     await fs.writeFile(path.join(root, orphan, IMPORT_WORK_DIR, 'conversation.json'), 'x'.repeat(1024));
     await fs.writeFile(path.join(root, orphan, 'moved.txt'), 'moved');
+    // An import killed between making a folder and marking it: empty, of no stored session.
+    await fs.mkdir(path.join(root, '111111111111'));
     // A folder of no stored session without the mark is not an import's: left as it is.
     const unmarked = 'ba9876543210';
     await fs.mkdir(path.join(root, unmarked));

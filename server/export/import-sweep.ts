@@ -2,9 +2,10 @@
 // server and left a 257 MB `.satchel-import/` behind for good). Every session folder an import makes holds its
 // work folder from the moment it is made until the import is stored (export/import.ts `ImportFolders`), so at
 // the next start a folder holding one is an unfinished import's: removed whole when no session is stored under
-// its id (the import never committed), or only its work folder when one is (it died after the commit). Nothing
-// else in the attachment folders is touched: a folder without the mark is a conversation's, whatever the store
-// says of it (a damaged database must never cost the person their files).
+// its id (the import never committed), or only its work folder when one is (it died after the commit). An empty
+// folder of no stored session goes too (an import that died between making the folder and marking it). Nothing
+// else in the attachment folders is touched: a folder with files and without the mark is a conversation's,
+// whatever the store says of it (a damaged database must never cost the person their files).
 import { attachmentRoot } from '../attachments/layout.js';
 import { log } from '../core/log.js';
 import { AnchoredDir, errno } from '../store/anchored.js';
@@ -31,8 +32,10 @@ export async function sweepUnfinishedImports(stateDir: string, isStored: (id: st
       if (!dir) continue;
       let marked: boolean;
       try {
-        marked = await dir.lstat(IMPORT_WORK_DIR).then(() => true, () => false);
-        if (marked && isStored(entry.name)) await dir.removeTree(IMPORT_WORK_DIR);
+        const names = (await dir.readdir()).map((e) => e.name);
+        // Empty: made by an import that died before it could mark it (or by nothing at all); it holds nothing.
+        marked = names.includes(IMPORT_WORK_DIR) || names.length === 0;
+        if (marked && isStored(entry.name) && names.length > 0) await dir.removeTree(IMPORT_WORK_DIR);
       } finally {
         await dir.close();
       }
