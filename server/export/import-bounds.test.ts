@@ -78,6 +78,11 @@ describe('an import is bounded before it is parsed (finding 3)', () => {
     expect(ok.body.session.messages[0]).not.toHaveProperty('extra');
     const big = JSON.stringify(exportDoc([{ role: 'user', content: 'x', extra: JSON.parse(padding(MAX_UNKNOWN_FIELD_VALUES + 1)) }]));
     expect(await importFile('big.json', big)).toEqual({ status: 400, body: { error: tooManyUnknown } });
+    // Versions are known, however many rows they hold: two earlier versions of 6,000 rows each import whole.
+    const tail = (v: string) => Array.from({ length: 6_000 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `${v}${i}` }));
+    const versions = await importFile('versions.json', JSON.stringify(exportDoc([{ role: 'user', content: 'now', _versions: { before: [tail('a'), tail('b')], after: [] } }])));
+    expect(versions.status).toBe(200);
+    expect(versions.body.session.messages[0].versions).toMatchObject({ count: 3 });
   });
 
   it('100,000 levels of nesting, in a known field or an unknown one, are 400 with the sentence (no stack overflow, no 500)', async () => {

@@ -31,13 +31,13 @@ function isoTime(iso: unknown): string {
 }
 
 /** A relative link target: each segment percent-encoded, so spaces and brackets in a name keep the link whole. */
-export function linkTarget(relative: string): string {
-  return relative.split('/').map(encodeURIComponent).join('/');
+export function linkTarget(relative: unknown): string {
+  return String(relative ?? '').split('/').map(encodeURIComponent).join('/');
 }
 
 /** Text for inside `[...]`: the characters that would end or nest the link, escaped. */
-export function linkText(text: string): string {
-  return text.replace(/[\\[\]`*_<>]/g, (c) => `\\${c}`).replace(/[\r\n]+/g, ' ');
+export function linkText(text: unknown): string {
+  return String(text ?? '').replace(/[\\[\]`*_<>]/g, (c) => `\\${c}`).replace(/[\r\n]+/g, ' ');
 }
 
 function attachmentLines(m: ExportedMessage): string[] {

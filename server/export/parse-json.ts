@@ -110,10 +110,13 @@ function containers(value, budget) {
   return count;
 }
 
-function pick(raw, fields, state) {
+// The known fields of raw; the containers of the others counted against their bound. A field walked apart
+// (a row's versions) is neither.
+function pick(raw, fields, state, apart) {
   const out = {};
   for (const key of Object.keys(raw)) {
     if (fields.includes(key)) out[key] = raw[key];
+    else if (key === apart) continue;
     else if ((state.unknown += containers(raw[key], L.maxUnknown - state.unknown + 1)) > L.maxUnknown) throw 'unknown';
   }
   return out;
@@ -123,7 +126,7 @@ function rows(list, state) {
   if (!Array.isArray(list)) return list;
   return list.map((raw) => {
     if (!isObject(raw)) return raw;
-    const row = pick(raw, L.rowFields, state);
+    const row = pick(raw, L.rowFields, state, '_versions');
     const fork = raw._versions;
     if (fork !== undefined) {
       const tails = (t) => (Array.isArray(t) ? t.map((tail) => rows(tail, state)) : t);
