@@ -13,7 +13,7 @@ import { postMultipart, startTestServer, TEST_TOKEN, type TestServer } from '../
 import { IMPORT_WORK_DIR } from './import.js';
 import { UNKNOWN_TIME } from './markdown.js';
 import { MAX_EXPORT_JSON_DEPTH, MAX_EXPORT_JSON_VALUES, MAX_UNKNOWN_FIELD_VALUES, tooDeep, tooManyUnknown, tooManyValues } from './parse-json.js';
-import { badExport } from './read-export.js';
+import { badExport, MAX_IMPORTED_ROWS } from './read-export.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
@@ -96,6 +96,13 @@ describe('an import is bounded before it is parsed (finding 3)', () => {
     const ok = await importFile('nested.json', JSON.stringify(exportDoc([{ role: 'assistant', content: 'x', reasoning: 0 }])).replace('"reasoning":0', `"reasoning":${nested}`));
     expect(ok.status).toBe(200);
     expect(ok.body.session.messages[0]).not.toHaveProperty('reasoning');
+  });
+
+  it('more rows in all versions together than the bound are refused', async () => {
+    const tail = (v: number) => Array.from({ length: 10_000 }, (_, i) => ({ role: 'user', content: `${v}.${i}` }));
+    const fork = { before: Array.from({ length: MAX_IMPORTED_ROWS / 10_000 }, (_, v) => tail(v)), after: [] };
+    const { status, body } = await importFile('rows.json', JSON.stringify(exportDoc([{ role: 'user', content: 'now', _versions: fork }])));
+    expect([status, body]).toEqual([400, { error: badExport(`it has more than ${MAX_IMPORTED_ROWS} messages in all its versions`) }]);
   });
 
   it('more tool calls on one row than one reply can make are refused', async () => {

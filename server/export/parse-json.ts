@@ -188,7 +188,8 @@ export class ExportJsonReader {
       documentFields: EXPORT_DOCUMENT_FIELDS,
       rowFields: EXPORT_ROW_FIELDS,
     };
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: limits, resourceLimits: { maxOldGenerationSizeMb: PARSE_WORKER_MAX_HEAP_MB }, stdout: false, stderr: false });
+    // No inherited flags: a parent started with `--input-type=module` would make the script a module (no `require`).
+    const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: limits, resourceLimits: { maxOldGenerationSizeMb: PARSE_WORKER_MAX_HEAP_MB }, stdout: false, stderr: false });
     worker.unref();
     worker.on('message', (reply: Reply) => {
       const wait = this.waiting.get(reply.id);
