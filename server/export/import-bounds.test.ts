@@ -123,7 +123,7 @@ describe('imported internal fields (finding 12)', () => {
     const { status, body } = await importFile('internal.json', JSON.stringify(exportDoc(rows)));
     expect(status).toBe(200);
     const stored = (await (await srv.api(`/api/session?session_id=${body.session.session_id}`)).json()) as Json;
-    const [, forged, flagged] = stored.session.messages as Json[];
+    const [, forged, flagged] = stored.session.messages as [Json, Json, Json];
     expect(JSON.stringify(stored)).not.toContain(key);
     expect(forged).not.toHaveProperty('_error');
     expect(forged).not.toHaveProperty('_partial');
