@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { yazlZip } from '../archive/testing/fixtures.js';
@@ -34,7 +35,11 @@ interface Child {
 async function startChild(stateDir: string): Promise<Child> {
   const workspace = path.join(work, 'workspace');
   await fs.mkdir(workspace, { recursive: true });
-  const proc = spawn(process.execPath, [entry, stateDir, workspace], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SATCHEL_LOG_LEVEL: 'error' } });
+  // Started as the benchmarks start a server: a worker inheriting `--input-type=module` once made every import 500.
+  const proc = spawn(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(entry).href)});`], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, SATCHEL_LOG_LEVEL: 'error', SATCHEL_CHILD_STATE_DIR: stateDir, SATCHEL_CHILD_WORKSPACE: workspace },
+  });
   const origin = await new Promise<string>((resolve, reject) => {
     let buf = '';
     const timer = setTimeout(() => reject(new Error('the server did not start within 60 s')), 60_000);
