@@ -41,11 +41,12 @@ const MAX_ROW_TOOL_CALLS = MAX_TOOL_CALLS;
 /** Tools one row's activity keeps: as many as a reply stores (agent/stream/activity.ts). */
 const MAX_ROW_TOOL_ACTIVITY = MAX_STORED_TOOLS;
 /**
- * Rows of every version together. Each version is a whole tail of the conversation, so versions multiply rows;
- * the bound keeps what the server's thread copies, freezes and indexes after the parse to well under a second
- * (490,000 rows of versions held it 3.1 s).
+ * Rows of every version together: five versions of a conversation at the store's 10,000 messages. Each version is
+ * a whole tail of the conversation, so versions multiply rows, and every row is checked, copied, frozen and indexed
+ * on the server's thread after the parse (490,000 rows held it 3.1 s; 90,000 held it 2-4 s on a loaded 2-core
+ * machine, 10,000 0.6 s): the bound keeps that to about a second there.
  */
-export const MAX_IMPORTED_ROWS = 100_000;
+export const MAX_IMPORTED_ROWS = 50_000;
 /**
  * The latest time a row may carry, in epoch seconds: 9999-12-31 23:59:59 UTC, the last second every reader
  * (the page, Markdown, ISO 8601) writes with a four-digit year. A time before 1970 or after this is dropped on
