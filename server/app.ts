@@ -16,6 +16,7 @@ import { streamTurn } from './agent/upstream.js';
 import { sessionFolder } from './attachments/layout.js';
 import type { ServerConfig } from './core/config.js';
 import { startAttachmentSweep } from './drafts/sweep.js';
+import { sweepUnfinishedImports } from './export/import-sweep.js';
 import { startAttachmentTextBackfill } from './search/backfill.js';
 import { newToken } from './http/access.js';
 import { createRequestListener, type Handler as HandlerOf, type HandlerInput as HandlerInputOf, type Host, type Route as RouteOf, type RouteTable } from './http/lifecycle.js';
@@ -208,6 +209,8 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
   const sessions = new SessionStore(config.stateDir);
   const workspaces = new Workspaces(config.stateDir, config.defaultWorkspace);
   await Promise.all([sessions.load(), workspaces.load()]);
+  // An import the last run died in leaves nothing (export/import-sweep.ts); before serving, so none is running.
+  await sweepUnfinishedImports(config.stateDir, (id) => sessions.list().some((s) => s.session_id === id) || sessions.getDeleted(id) !== undefined).catch((err: unknown) => log.warn('could not sweep unfinished imports', err));
   // Sessions a previous run deleted and did not purge (a crash, or a quit inside the grace period) go when due.
   const deletions = new SessionDeletions(config.stateDir, sessions, config.sessionDeleteGraceMs);
   deletions.start();

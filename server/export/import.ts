@@ -21,7 +21,8 @@ import { AnchoredDir, errno } from '../store/anchored.js';
 import { ensureDir, readFileHead } from '../store/files.js';
 import type { Session } from '../store/sessions.js';
 import { writeDraft } from '../drafts/store.js';
-import { EXPORT_TOO_LARGE, importedDraft, importedSession, MAX_EXPORT_JSON_BYTES, NOT_AN_EXPORT, parseExportText, type HeldEntry, type ImportTarget } from './read-export.js';
+import { ExportJsonReader } from './parse-json.js';
+import { EXPORT_TOO_LARGE, exportDocument, importedDraft, importedSession, MAX_EXPORT_JSON_BYTES, NOT_AN_EXPORT, type HeldEntry, type ImportTarget } from './read-export.js';
 
 /** The conversation's JSON in an export's .zip (export/zip-out.ts writes it at the root). */
 export const EXPORT_JSON_NAME = 'conversation.json';
@@ -34,31 +35,43 @@ const ZIP_MAGIC = [Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('PK\x05\x06'
 /** Enough of the start to tell a zip from JSON (which may open with some white space) from anything else. */
 const HEAD_BYTES = 64;
 
-/** The JSON text of an open file, refused past MAX_EXPORT_JSON_BYTES before a byte is read. */
-async function readJsonText(handle: fsp.FileHandle): Promise<string> {
+/** The document of an open file's JSON, refused past MAX_EXPORT_JSON_BYTES before a byte is read. */
+async function readDocument(handle: fsp.FileHandle, reader: ExportJsonReader, signal: AbortSignal): Promise<Record<string, unknown>> {
   const { size } = await handle.stat();
   if (size > MAX_EXPORT_JSON_BYTES) throw new HttpError(413, EXPORT_TOO_LARGE);
-  return handle.readFile('utf8');
+  // Bytes, not text: decoding and parsing happen in the reader's worker, off the event loop.
+  return exportDocument(await reader.read(await handle.readFile(), signal));
 }
 
 /** Import the staged upload at `staged` as new sessions of `profile`: one, or each of an "Export all" archive. */
 export async function importConversations(app: App, staged: string, profile: string, signal: AbortSignal): Promise<Session[]> {
   const head = await readFileHead(staged, HEAD_BYTES);
   const workspace = await app.workspaces.validate(app.workspaces.fallbackWorkspace);
-  const base: ImportBase = { stateDir: app.config.stateDir, workspace, profile, now: new Date() };
-  if (ZIP_MAGIC.some((magic) => head.subarray(0, magic.length).equals(magic))) return importZip(app, staged, base, signal);
+  if (ZIP_MAGIC.some((magic) => head.subarray(0, magic.length).equals(magic))) {
+    const reader = new ExportJsonReader();
+    try {
+      return await importZip(app, staged, { stateDir: app.config.stateDir, workspace, profile, now: new Date(), reader }, signal);
+    } finally {
+      await reader.close();
+    }
+  }
+  const base = { stateDir: app.config.stateDir, workspace, profile, now: new Date() };
   // Not even the start of a JSON object (a photo, a PDF): said at once, without reading the rest.
   if (!/^\s*(?:\{|$)/.test(head.toString('latin1'))) throw new ValueError(NOT_AN_EXPORT);
-  const handle = await fsp.open(staged, 'r');
-  let text: string;
+  const reader = new ExportJsonReader();
+  let doc: Record<string, unknown>;
   try {
-    text = await readJsonText(handle);
+    const handle = await fsp.open(staged, 'r');
+    try {
+      doc = await readDocument(handle, reader, signal);
+    } finally {
+      await handle.close();
+    }
   } finally {
-    await handle.close();
+    await reader.close();
   }
   // No folder: a reference to any attachment is one the export does not hold.
   const drafts = new Drafts();
-  const doc = parseExportText(text);
   const stored = [await app.sessions.insert(drafts.read(doc, importedSession(doc, { ...base, sessionId: app.sessions.freshId(), held: new Map() })))];
   await drafts.write(app.config.stateDir);
   return stored;
@@ -80,7 +93,7 @@ class Drafts {
   }
 }
 
-type ImportBase = Omit<ImportTarget, 'held' | 'sessionId'>;
+type ImportBase = Omit<ImportTarget, 'held' | 'sessionId'> & { reader: ExportJsonReader };
 
 /** The extractor's failures: its refusals (400) and a full disk as they are; a zip it cannot read is no export. */
 function extractionFailure(err: unknown, signal: AbortSignal): unknown {
@@ -100,7 +113,11 @@ class ImportFolders {
     readonly root: AnchoredDir,
   ) {}
 
-  /** A new session id whose folder this import has just created (exclusive: one already there is never taken over). */
+  /**
+   * A new session id whose folder this import has just created (exclusive: one already there is never taken
+   * over), holding the work folder from the first moment: the mark by which the next start knows a folder an
+   * import left when the process died (sweepUnfinishedImports).
+   */
   async make(): Promise<string> {
     for (;;) {
       const id = this.app.sessions.freshId();
@@ -112,12 +129,22 @@ class ImportFolders {
         throw err;
       }
       this.made.push(id);
+      await withDir(this.root, id, (dir) => dir.mkdir(IMPORT_WORK_DIR));
       return id;
     }
   }
 
   async removeAll(): Promise<void> {
     for (const id of this.made) await this.root.removeTree(id).catch((err: unknown) => log.warn('could not remove a failed import', err));
+  }
+
+  /** The import is stored: each folder it kept loses its mark (and the first its unpacked leftovers). */
+  async unmarkAll(): Promise<void> {
+    for (const id of this.made) {
+      await withDir(this.root, id, (dir) => dir.removeTree(IMPORT_WORK_DIR)).catch((err: unknown) => {
+        if (errno(err) !== 'ENOENT') log.warn('could not remove an import\'s work folder (the next start does)', err);
+      });
+    }
   }
 }
 
@@ -134,11 +161,10 @@ async function importZip(app: App, staged: string, base: ImportBase, signal: Abo
       const work = await folder.openDir(IMPORT_WORK_DIR);
       let found: Found[];
       try {
-        found = (await holds(work, EXPORT_JSON_NAME)) ? [{ id: first, doc: await readConversation(work, folder) }] : await readEveryConversation(work, folders);
+        found = (await holds(work, EXPORT_JSON_NAME)) ? [{ id: first, doc: await readConversation(work, folder, base.reader, signal) }] : await readEveryConversation(work, folders, base.reader, signal);
       } finally {
         await work.close();
       }
-      await folder.removeTree(IMPORT_WORK_DIR);
       const out: Session[] = [];
       for (const { id, name, doc } of found) {
         const held = await withDir(folders.root, id, heldEntries);
@@ -151,6 +177,7 @@ async function importZip(app: App, staged: string, base: ImportBase, signal: Abo
     // The first folder held only the work folder when the archive was an "Export all": it goes now.
     if (!sessions.some((s) => s.session_id === first)) await folders.root.removeTree(first);
     const stored = await app.sessions.insertAll(sessions);
+    await folders.unmarkAll();
     await drafts.write(app.config.stateDir);
     return stored;
   } catch (err) {
@@ -203,14 +230,13 @@ async function withDir<T>(root: AnchoredDir, name: string, use: (dir: AnchoredDi
 
 /** Unpack the archive into `folder`'s hidden work folder. */
 async function unpack(app: App, staged: string, folder: AnchoredDir, signal: AbortSignal): Promise<void> {
-  await folder.mkdir(IMPORT_WORK_DIR);
   await extractArchive(staged, ARCHIVE_NAME, folder.pathOf(IMPORT_WORK_DIR), folder, { maxBytes: maxExtractedBytes(app.config.maxUploadBytes), signal }).catch((err: unknown) => {
     throw extractionFailure(err, signal);
   });
 }
 
 /** One conversation laid out in `from` (its JSON, `attachments/`): its document, its files moved into `to`. */
-async function readConversation(from: AnchoredDir, to: AnchoredDir): Promise<Record<string, unknown>> {
+async function readConversation(from: AnchoredDir, to: AnchoredDir, reader: ExportJsonReader, signal: AbortSignal): Promise<Record<string, unknown>> {
   const handle = await from.openFile(EXPORT_JSON_NAME, fsc.O_RDONLY).catch((err: unknown) => {
     // Missing, a folder, a link: whatever this archive is, it is not an export.
     if (errno(err) !== undefined) throw new ValueError(NOT_AN_EXPORT);
@@ -219,7 +245,7 @@ async function readConversation(from: AnchoredDir, to: AnchoredDir): Promise<Rec
   let doc: Record<string, unknown>;
   try {
     if (!(await handle.stat()).isFile()) throw new ValueError(NOT_AN_EXPORT);
-    doc = parseExportText(await readJsonText(handle));
+    doc = await readDocument(handle, reader, signal);
   } finally {
     await handle.close();
   }
@@ -232,7 +258,7 @@ async function readConversation(from: AnchoredDir, to: AnchoredDir): Promise<Rec
  * in the archive's order of names. Other entries (a note someone added) are left with the work folder; an
  * archive with no such folder is no export. A refusal names the conversation's folder, so the person knows which.
  */
-async function readEveryConversation(work: AnchoredDir, folders: ImportFolders): Promise<Found[]> {
+async function readEveryConversation(work: AnchoredDir, folders: ImportFolders, reader: ExportJsonReader, signal: AbortSignal): Promise<Found[]> {
   const names = (await work.readdir())
     .filter((e) => e.isDirectory() && !isHiddenName(e.name))
     .map((e) => e.name)
@@ -242,7 +268,7 @@ async function readEveryConversation(work: AnchoredDir, folders: ImportFolders):
     const doc = await withDir(work, name, async (part) => {
       if (!(await holds(part, EXPORT_JSON_NAME))) return undefined;
       const id = await folders.make();
-      return { id, name, doc: await naming(name, () => withDir(folders.root, id, (to) => readConversation(part, to))) };
+      return { id, name, doc: await naming(name, () => withDir(folders.root, id, (to) => readConversation(part, to, reader, signal))) };
     });
     if (doc) out.push(doc);
   }
@@ -275,6 +301,8 @@ async function moveAttachments(work: AnchoredDir, folder: AnchoredDir): Promise<
 async function heldEntries(folder: AnchoredDir): Promise<Map<string, HeldEntry>> {
   const out = new Map<string, HeldEntry>();
   for (const entry of await folder.readdir()) {
+    // The work folder (the import's mark) and nothing else hidden: an export holds no hidden name.
+    if (isHiddenName(entry.name)) continue;
     if (entry.isDirectory()) out.set(entry.name, { kind: 'dir', size: 0 });
     else if (entry.isFile()) out.set(entry.name, { kind: 'file', size: (await folder.lstat(entry.name)).size });
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ExportedConversation } from '../projections/export.js';
-import { conversationMarkdown, linkTarget, linkText, markdownTime } from './markdown.js';
+import { conversationMarkdown, linkTarget, linkText, markdownTime, UNKNOWN_TIME } from './markdown.js';
 
 const doc = (messages: unknown[]): ExportedConversation =>
   ({ satchel_export: 1, exported_at: '', app_version: '1.2.3', title: 'Plans\nfor May', created_at: '2024-05-01T12:03:09.000Z', updated_at: 'not a time', messages, attachments: [] }) as unknown as ExportedConversation;
@@ -53,5 +53,17 @@ describe('conversation.md', () => {
       doc([{ role: 'system', content: 'report.pdf arrived from Downloads', timestamp: 1714565000, arrival: { source: 'folder', from: 'Downloads', last_at: 1714565000 }, attachments: [{ kind: 'file', filename: 'report.pdf', path: 'attachments/report.pdf', size: 2048, mime: 'application/pdf', is_image: false }] }]),
     );
     expect(text).toContain('### Inbox · 2024-05-01 12:03 UTC\n\nreport.pdf arrived from Downloads\n\n**Attachments:**\n\n- [report.pdf](attachments/report.pdf)');
+  });
+
+  it('is total over whatever is stored: a time no date can be made of prints as unknown, nothing throws', () => {
+    for (const bad of [1e300, -1e300, Number.NaN, Number.POSITIVE_INFINITY, 1e15, '2024']) expect(markdownTime(bad)).toBe(UNKNOWN_TIME);
+    const text = conversationMarkdown(
+      doc([
+        { role: 'user', content: 'far', timestamp: 1e300 },
+        { role: 'assistant', content: 'odd', timestamp: 'yesterday', attachments: [{ kind: 'file', path: 'attachments/x' }, { kind: 'extraction' }] },
+      ]),
+    );
+    expect(text).toContain(`### You · ${UNKNOWN_TIME}\n\nfar`);
+    expect(text).toContain(`### Assistant · ${UNKNOWN_TIME}\n\nodd\n\n**Attachments:**\n\n- [](attachments/x)\n- [/](/) (extracted archive)`);
   });
 });

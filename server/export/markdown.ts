@@ -6,26 +6,38 @@ import type { ExportedConversation, ExportedMessage } from '../projections/expor
 
 const ROLE_NAMES: Record<string, string> = { user: 'You', assistant: 'Assistant', tool: 'Tool result', system: 'System' };
 
-/** Epoch seconds as `2024-05-01 12:03 UTC`; minutes are what a reader of a conversation needs. */
-export function markdownTime(seconds: number | undefined): string | undefined {
-  if (typeof seconds !== 'number' || !Number.isFinite(seconds)) return undefined;
-  const iso = new Date(seconds * 1000).toISOString();
+/** What a row's or a conversation's time prints as when it is stored but cannot be written as a date. */
+export const UNKNOWN_TIME = 'unknown time';
+/** The first and last milliseconds of a four-digit year (0000-01-01, 9999-12-31): outside, `toISOString` writes `+010000-…` or throws. */
+const FIRST_WRITABLE_MS = -62_167_219_200_000;
+const LAST_WRITABLE_MS = 253_402_300_799_999;
+
+/**
+ * Epoch seconds as `2024-05-01 12:03 UTC`; minutes are what a reader of a conversation needs. Total over whatever
+ * is stored (an export must never fail on a value): a number no date can be made of (1e300, a store of another
+ * version, an import before times were checked) prints as UNKNOWN_TIME; undefined only for a row with no time.
+ */
+export function markdownTime(seconds: unknown): string | undefined {
+  if (seconds === undefined || seconds === null) return undefined;
+  const ms = typeof seconds === 'number' ? seconds * 1000 : NaN;
+  if (!(ms >= FIRST_WRITABLE_MS && ms <= LAST_WRITABLE_MS)) return UNKNOWN_TIME;
+  const iso = new Date(ms).toISOString();
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 }
 
-function isoTime(iso: string): string {
-  const ms = Date.parse(iso);
-  return Number.isFinite(ms) ? markdownTime(ms / 1000)! : iso;
+function isoTime(iso: unknown): string {
+  const ms = typeof iso === 'string' ? Date.parse(iso) : NaN;
+  return Number.isFinite(ms) ? markdownTime(ms / 1000)! : typeof iso === 'string' ? iso : UNKNOWN_TIME;
 }
 
 /** A relative link target: each segment percent-encoded, so spaces and brackets in a name keep the link whole. */
-export function linkTarget(relative: string): string {
-  return relative.split('/').map(encodeURIComponent).join('/');
+export function linkTarget(relative: unknown): string {
+  return String(relative ?? '').split('/').map(encodeURIComponent).join('/');
 }
 
 /** Text for inside `[...]`: the characters that would end or nest the link, escaped. */
-export function linkText(text: string): string {
-  return text.replace(/[\\[\]`*_<>]/g, (c) => `\\${c}`).replace(/[\r\n]+/g, ' ');
+export function linkText(text: unknown): string {
+  return String(text ?? '').replace(/[\\[\]`*_<>]/g, (c) => `\\${c}`).replace(/[\r\n]+/g, ' ');
 }
 
 function attachmentLines(m: ExportedMessage): string[] {

@@ -4,6 +4,8 @@
 // placed in the new session's folder (its name, size and type come from that file, not from the JSON); its
 // absolute path is the new folder's. Rows keep the fields a stored row has (wire.d.ts `Message`) and the other
 // versions of the conversation (`_versions`, store/versions.ts); nothing internal of another session comes along.
+// The JSON itself was parsed off the event loop within bounds (parse-json.ts); each field is then taken only
+// with the type a row Satchel writes has, and times only within the years every reader can write.
 import path from 'node:path';
 import { quotedName } from '../archive/limits.js';
 import { namedAttachment } from '../attachments/extracted.js';
@@ -12,10 +14,13 @@ import { ValueError } from '../core/errors.js';
 import { guessMime } from '../core/mime.js';
 import type * as wire from '../core/wire.js';
 import { EXPORT_ATTACHMENTS_DIR, EXPORT_MARKER, EXPORT_VERSION } from '../projections/export.js';
+import { MAX_STORED_TOOLS } from '../agent/stream/activity.js';
 import { MAX_REPLY_BYTES } from '../agent/stream/reply.js';
+import { MAX_TOOL_CALLS } from '../agent/stream/tool-calls.js';
 import { arrivalFrom } from '../inbox/arrivals.js';
 import { normalizeMessage, type Message } from '../store/messages.js';
-import { MAX_MESSAGE_CHARS, MAX_MESSAGES_PER_SESSION, MAX_SESSION_FILE_BYTES, MAX_TITLE_CHARS, type Session } from '../store/sessions.js';
+import { MAX_VERSION_DEPTH } from './parse-json.js';
+import { MAX_ATTACHMENTS_PER_SESSION, MAX_MESSAGE_CHARS, MAX_MESSAGES_PER_SESSION, MAX_SESSION_FILE_BYTES, MAX_TITLE_CHARS, type Session } from '../store/sessions.js';
 import { MAX_VERSIONS_PER_MESSAGE, VERSIONS_FIELD } from '../store/versions.js';
 import { passesCap } from '../store/caps.js';
 import { MAX_DRAFT_ATTACHMENTS, MAX_DRAFT_TEXT_CHARS, type StoredDraftItem } from '../drafts/store.js';
@@ -33,17 +38,39 @@ const MAX_USER_ROW_CHARS = MAX_MESSAGE_CHARS;
 const MAX_OTHER_ROW_CHARS = MAX_REPLY_BYTES;
 /** Attachments one row may carry: as many as a message may name (handlers/sessions.ts MAX_MESSAGE_ATTACHMENTS). */
 const MAX_ROW_ATTACHMENTS = 100;
+/** Tool calls one row may carry: as many as one reply of the agent's may make (agent/stream/tool-calls.ts). */
+const MAX_ROW_TOOL_CALLS = MAX_TOOL_CALLS;
+/** Tools one row's activity keeps: as many as a reply stores (agent/stream/activity.ts). */
+const MAX_ROW_TOOL_ACTIVITY = MAX_STORED_TOOLS;
 /**
- * Versions nested in versions: each level is a branch of a branch further down one conversation, so no real
- * conversation nests deeper than it has messages of the person's; the bound keeps the reader's recursion short.
+ * Rows of every version together: five versions of a conversation at the store's 10,000 messages. Each version is
+ * a whole tail of the conversation, so versions multiply rows, and every row is checked, copied, frozen and indexed
+ * on the server's thread after the parse (490,000 rows held it 3.1 s; 90,000 held it 2-4 s on a loaded 2-core
+ * machine, 10,000 0.6 s): the bound keeps that to about a second there.
  */
-const MAX_VERSION_DEPTH = 500;
+export const MAX_IMPORTED_ROWS = 50_000;
+/**
+ * The latest time a row may carry, in epoch seconds: 9999-12-31 23:59:59 UTC, the last second every reader
+ * (the page, Markdown, ISO 8601) writes with a four-digit year. A time before 1970 or after this is dropped on
+ * import (the row is kept without one, as a row whose time is not a number), never stored: one of 1e300 broke
+ * every Markdown export of the profile.
+ */
+export const MAX_TIMESTAMP_SECONDS = 253_402_300_799;
 
-/** The fields a row keeps (wire.d.ts `Message`); `versions` is only ever sent, `_versions` handled apart. */
-const ROW_FIELDS = [
-  'role', 'content', 'timestamp', 'reasoning', 'tool_call_id', 'tool_activity', 'tool_activity_omitted', 'usage',
-  '_partial', '_error', 'error_type', 'error_hint', 'error_action', 'stopped_by',
-] as const;
+/** An epoch-seconds time Satchel can write back, or undefined. */
+export function storableTimestamp(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= MAX_TIMESTAMP_SECONDS ? value : undefined;
+}
+
+/**
+ * The string fields of a row kept as the file has them (stored, then redacted on the way out like any text).
+ * Not among them: `error_action` (a failure's button belongs to the machine where the turn failed: an imported
+ * one drew a working "Agent settings" button under any row the file made), and `_partial`/`_error`, which are
+ * flags (kept only as `true`).
+ */
+const ROW_TEXT_FIELDS = ['reasoning', 'tool_call_id', 'error_type', 'error_hint', 'stopped_by'] as const;
+/** The flags of a row, kept only when `true`: a string here was served as it was, past the redactor. */
+const ROW_FLAGS = ['_partial', '_error'] as const;
 
 /** A file or folder the import placed directly in the new session's folder. */
 export interface HeldEntry {
@@ -61,14 +88,11 @@ export interface ImportTarget {
   now: Date;
 }
 
-/** The export's JSON text: its document, or ValueError with the sentence a person reads. */
-export function parseExportText(text: string): Record<string, unknown> {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    throw new ValueError(NOT_AN_EXPORT);
-  }
+/**
+ * An export's parsed JSON (parse-json.ts: undefined when it was not JSON) as an export's document, or ValueError
+ * with the sentence a person reads.
+ */
+export function exportDocument(doc: unknown): Record<string, unknown> {
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new ValueError(NOT_AN_EXPORT);
   const version = (doc as Record<string, unknown>)[EXPORT_MARKER];
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) throw new ValueError(NOT_AN_EXPORT);
@@ -130,7 +154,33 @@ function isToolCall(v: unknown): v is wire.ToolCall {
   return isObject(v) && typeof v.id === 'string' && isObject(v.function) && typeof v.function.name === 'string' && typeof v.function.arguments === 'string';
 }
 
+/** A row's tool activity as a reply stores it (wire.d.ts `ToolActivity`), or undefined. */
+function toolActivityOf(list: unknown): wire.ToolActivity[] | undefined {
+  if (!Array.isArray(list)) return undefined;
+  if (list.length > MAX_ROW_TOOL_ACTIVITY) throw new ValueError(badExport(`a message lists more than ${MAX_ROW_TOOL_ACTIVITY} tools`));
+  return list.filter(isObject).map((t) => {
+    const out: wire.ToolActivity = {
+      name: typeof t.name === 'string' ? t.name : '',
+      preview: typeof t.preview === 'string' ? t.preview : '',
+      status: t.status === 'finished' || t.status === 'failed' ? t.status : 'stopped',
+    };
+    if (typeof t.duration_seconds === 'number' && Number.isFinite(t.duration_seconds)) out.duration_seconds = t.duration_seconds;
+    return out;
+  });
+}
+
+/** A row's usage as a reply stores it: numbers only. */
+function usageOf(raw: unknown): wire.ChatUsage | undefined {
+  if (!isObject(raw)) return undefined;
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+  const usage: wire.ChatUsage = { input_tokens: n(raw.input_tokens) ?? 0, output_tokens: n(raw.output_tokens) ?? 0, duration_seconds: n(raw.duration_seconds) ?? 0, ttft_ms: n(raw.ttft_ms) ?? null };
+  if (typeof raw.reported === 'boolean') usage.reported = raw.reported;
+  return usage;
+}
+
 class RowReader {
+  /** Rows read so far, in every version. */
+  private count = 0;
   private readonly uploads: ReadonlyMap<string, wire.Attachment>;
 
   constructor(
@@ -148,19 +198,31 @@ class RowReader {
 
   private row(raw: unknown, index: number, depth: number): Message {
     if (!isObject(raw)) throw new ValueError(badExport(`message ${index + 1} is not a message`));
-    const picked: Record<string, unknown> = {};
-    for (const field of ROW_FIELDS) if (raw[field] !== undefined) picked[field] = raw[field];
-    if (typeof picked.content !== 'string') picked.content = '';
-    if (typeof picked.timestamp !== 'number' || !Number.isFinite(picked.timestamp)) delete picked.timestamp;
+    if (++this.count > MAX_IMPORTED_ROWS) throw new ValueError(badExport(`it has more than ${MAX_IMPORTED_ROWS} messages in all its versions`));
+    // Each field as a row Satchel writes holds it: a value of another type (an object where text belongs, nested
+    // as deep as the file likes) is dropped, never stored for the store's recursive copy to walk.
+    const picked: Record<string, unknown> = { role: raw.role, content: typeof raw.content === 'string' ? raw.content : '' };
+    const timestamp = storableTimestamp(raw.timestamp);
+    if (timestamp !== undefined) picked.timestamp = timestamp;
+    for (const field of ROW_TEXT_FIELDS) if (typeof raw[field] === 'string') picked[field] = raw[field];
+    for (const flag of ROW_FLAGS) if (raw[flag] === true) picked[flag] = true;
+    const activity = toolActivityOf(raw.tool_activity);
+    if (activity) picked.tool_activity = activity;
+    if (typeof raw.tool_activity_omitted === 'number' && Number.isSafeInteger(raw.tool_activity_omitted) && raw.tool_activity_omitted > 0) picked.tool_activity_omitted = raw.tool_activity_omitted;
+    const usage = usageOf(raw.usage);
+    if (usage) picked.usage = usage;
     const row = normalizeMessage(picked);
     const cap = row.role === 'user' ? MAX_USER_ROW_CHARS : MAX_OTHER_ROW_CHARS;
     if (row.content.length > cap) throw new ValueError(badExport(`message ${index + 1} is longer than Satchel keeps (${cap} characters)`));
-    if (Array.isArray(raw.tool_calls)) row.tool_calls = raw.tool_calls.filter(isToolCall).map((c) => ({ id: c.id, function: { name: c.function.name, arguments: c.function.arguments } }));
+    if (Array.isArray(raw.tool_calls)) {
+      if (raw.tool_calls.length > MAX_ROW_TOOL_CALLS) throw new ValueError(badExport(`message ${index + 1} has more than ${MAX_ROW_TOOL_CALLS} tool calls`));
+      row.tool_calls = raw.tool_calls.filter(isToolCall).map((c) => ({ id: c.id, function: { name: c.function.name, arguments: c.function.arguments } }));
+    }
     if (raw.attachments !== undefined) row.attachments = rowAttachments(raw.attachments, this.target, this.uploads);
     if (raw[VERSIONS_FIELD] !== undefined) row[VERSIONS_FIELD] = this.fork(raw[VERSIONS_FIELD], depth);
     // An Inbox arrival row stays one (its files are its attachments, checked above), on a system row only.
     const arrival = row.role === 'system' ? arrivalFrom(raw.arrival) : undefined;
-    if (arrival) row.arrival = arrival;
+    if (arrival && storableTimestamp(arrival.last_at) !== undefined) row.arrival = arrival;
     return row;
   }
 
@@ -174,10 +236,10 @@ class RowReader {
   }
 }
 
-/** An ISO 8601 time of the file as the server writes one, or `fallback`. */
+/** An ISO 8601 time of the file as the server writes one, or `fallback` (not a time, or outside 1970-9999). */
 function isoTime(value: unknown, fallback: Date): string {
   const ms = typeof value === 'string' ? Date.parse(value) : NaN;
-  return new Date(Number.isFinite(ms) ? ms : fallback.getTime()).toISOString();
+  return new Date(storableTimestamp(ms / 1000) !== undefined ? ms : fallback.getTime()).toISOString();
 }
 
 /** The title as the store keeps one (store/sessions.ts `rename`), `Untitled` when nothing of it is left. */

@@ -47,7 +47,9 @@ export interface PublicMcpMessage {
 
 /** One message of read_session: its text redacted (and then bounded: cutRedacted) by the caller. */
 export function publicMcpMessage(m: wire.Message, index: number, text: RedactedText, attachments: PublicMcpNamed[]): PublicMcpMessage {
-  const time = m.timestamp === undefined ? undefined : serverValue(new Date(m.timestamp * 1000).toISOString());
+  // A stored time no date can be made of (1e300, imported before times were checked) is said as none, not thrown.
+  const date = typeof m.timestamp === 'number' ? new Date(m.timestamp * 1000) : undefined;
+  const time = date === undefined || Number.isNaN(date.getTime()) ? undefined : serverValue(date.toISOString());
   return { index, role: serverValue(m.role), text, time, attachments };
 }
 

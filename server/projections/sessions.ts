@@ -186,8 +186,9 @@ export function publicMessage(m: wire.Message): PublicMessage {
     tool_activity: optional(m.tool_activity, publicToolActivity),
     tool_activity_omitted: num(m.tool_activity_omitted),
     usage: m.usage && typeof m.usage === 'object' ? publicUsage(m.usage) : undefined,
-    _partial: m._partial,
-    _error: m._error,
+    // Flags: only `true` goes out (an imported string here was served as it was, past the redactor).
+    _partial: m._partial === true ? true : undefined,
+    _error: m._error === true ? true : undefined,
     versions: versionSummary(m),
     error_type: optional(m.error_type, redactText),
     error_hint: optional(m.error_hint, redactText),
