@@ -71,6 +71,8 @@ function withoutCutRuns(text: string, snippet: Snippet, start: number, end: numb
       after = true;
     }
   }
+  // Nothing left to show: one ellipsis.
+  if (from >= to) return { from: to, to, before: true, after: false, marks: [] };
   return { from, to, before, after, marks: snippet.marks };
 }
 

@@ -112,8 +112,11 @@ export class SearchReader {
       this.running = { stop };
       try {
         const result = await work(state);
-        if (this.closed || signal?.aborted) throw new SearchAbandoned();
+        if (state.abandoned) throw new SearchAbandoned();
         return result;
+      } catch (err) {
+        // Interrupted because its client left or the reader closed: given up, whatever the statement said.
+        throw state.abandoned ? new SearchAbandoned() : err;
       } finally {
         clearTimeout(timer);
         signal?.removeEventListener('abort', stop);
