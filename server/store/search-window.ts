@@ -19,8 +19,8 @@ export const SNIPPET_REDACT_MARGIN_CHARS = 512;
 export const SNIPPET_HEAD_CHARS = SNIPPET_SCAN_CHARS + 2 * SNIPPET_REDACT_MARGIN_CHARS;
 
 export type RedactedSnippet =
-  /** The snippet to show. */
-  | { kind: 'shown'; segments: SnippetSegment[] }
+  /** The snippet to show; `short`: what was read ended within its margin (read more for a better one). */
+  | { kind: 'shown'; segments: SnippetSegment[]; short?: true }
   /** The row (read whole) is not what the redactor makes of it now: `text` is; rewrite it and search again. */
   | { kind: 'stale'; text: string }
   /** The snippet holds what the redactor masks, and the row is too long to check whole here: not shown. */
@@ -89,7 +89,10 @@ export function redactedSnippet(head: string, cut: boolean, phrases: readonly Ph
   const openStart = start > 0 && !isBlank(head[start - 1]) && !isBlank(head[start]);
   const openEnd = end < head.length ? !isBlank(head[end - 1]) && !isBlank(head[end]) : cut && !isBlank(head[end - 1]);
   const redacted = indexText(window);
-  if (redacted === window) return { kind: 'shown', segments: snippetSegments(head, withoutCutRuns(head, snippet, start, end, openStart, openEnd)) };
+  if (redacted === window) {
+    const segments = snippetSegments(head, withoutCutRuns(head, snippet, start, end, openStart, openEnd));
+    return cut && end === head.length ? { kind: 'shown', segments, short: true } : { kind: 'shown', segments };
+  }
   if (cut) return { kind: 'unsure' };
   const whole = indexText(head);
   if (whole !== head) return { kind: 'stale', text: whole };

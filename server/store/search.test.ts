@@ -218,6 +218,22 @@ describe('a row with tens of thousands of hits (issue 33)', () => {
   }, 120_000);
 });
 
+describe('a hit far into its row', () => {
+  it('past the first characters read is still marked, and a stale row that long is still checked whole', async () => {
+    await store.load();
+    const { session_id: id } = await store.create({ workspace: '/w', profile: 'default' });
+    await store.addMessage(id, `${'filler '.repeat(3_000)}the whimbrel landed`, []);
+    expect(shown(await store.search('default', 'whimbrel', 20))).toEqual([`message:${SNIPPET_ELLIPSIS}filler filler filler filler filler filler filler filler filler filler filler the [whimbrel] landed`]);
+    // The same row as an older Satchel indexed it (unredacted), the key far past the first characters read.
+    await withDb((db) => db.run(`UPDATE search_docs SET text = ? WHERE kind = 'message'`, [`${'filler '.repeat(3_000)}the whimbrel ${SECRET} landed`]));
+    const found = shown(await store.search('default', 'whimbrel', 20));
+    expect(found).toHaveLength(1);
+    expect(found[0]).toContain('[whimbrel]');
+    expect(found[0]).not.toContain(SECRET.slice(6, -4));
+    await withDb(async (db) => expect((await db.get<{ text: string }>(`SELECT text FROM search_docs WHERE kind = 'message'`))!.text).not.toContain(SECRET));
+  });
+});
+
 describe('a search that runs out of time', () => {
   const interrupted = () => Object.assign(new Error('SQLITE_INTERRUPT: interrupted'), { code: 'SQLITE_INTERRUPT' });
 

@@ -21,6 +21,13 @@ import { redactedSnippet, SNIPPET_HEAD_CHARS } from './search-window.js';
  */
 const STALE_ROUNDS = 3;
 
+/**
+ * Characters of a returned row read first: its first hits are nearly always within them (a snippet needs its
+ * first 64 and 14 words around, then the redaction margins), so a 100 KB row is not carried whole to be cut;
+ * a row whose hits lie further in is read again, up to SNIPPET_HEAD_CHARS.
+ */
+export const SNIPPET_FIRST_READ_CHARS = 8_192;
+
 /** What an answer says when the search ran out of time (SEARCH_DEADLINE_MS) before it had ranked everything. */
 export const SEARCH_STOPPED = `This search took longer than ${SEARCH_DEADLINE_MS / 1000} s and was stopped: the newest matches are shown, not the best. Add a word to narrow it.`;
 /** …and before it had found anything. */
@@ -111,9 +118,15 @@ async function findRows(run: SearchRun, match: string, phrases: readonly Phrase[
   for (const row of ranked) {
     // Past the deadline each row is still one bounded read; a row's snippet is what makes its result readable.
     if (run.abandoned) break;
-    const head = await rowHead(run.q, row.id, SNIPPET_HEAD_CHARS);
+    let head = await rowHead(run.q, row.id, SNIPPET_FIRST_READ_CHARS);
     if (!head) continue;
-    const snippet = redactedSnippet(head.head, head.cut, phrases);
+    let snippet = redactedSnippet(head.head, head.cut, phrases);
+    if (head.cut && (snippet.kind === 'unsure' || (snippet.kind === 'shown' && (snippet.short || !snippet.segments.some((x) => x.match))))) {
+      // The first hits lie further in, or the row must be checked whole: read as far as a snippet looks.
+      head = await rowHead(run.q, row.id, SNIPPET_HEAD_CHARS);
+      if (!head) continue;
+      snippet = redactedSnippet(head.head, head.cut, phrases);
+    }
     if (snippet.kind === 'stale') stale.push({ id: row.id, was: head.head, text: snippet.text });
     if (snippet.kind !== 'shown') continue;
     rows.push({ ...row, attachment: head.attachment, role: head.role, snippet: snippet.segments });
