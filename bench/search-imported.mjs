@@ -1,4 +1,4 @@
-// Issue 33 finding 4, the worst case: // 51 conversations each with one 4 MiB row of `0 0 0 …` (an import's size), then the real CLI server: search `0`
+// Issue 33 finding 4, the worst case: 51 conversations each with one 4 MiB row of `0 0 0 …` (an import's size), then the real CLI server: search `0`
 // (time, /health during it, a save during it), and SIGTERM while a search runs (time to exit).
 // Usage: npm run build && node bench/search-imported.mjs [DIST_DIR, default dist]
 import { spawn } from 'node:child_process';
