@@ -211,7 +211,7 @@ test('when more match than are shown, the list says so', async ({ page }) => {
   await expect(page.getByTestId('search-more')).toBeHidden();
 });
 
-test('a failed request says so, and the titles still filter; an older answer arriving last never replaces the newer one', async ({ page }) => {
+test('a failed request says so, and the titles still filter; a query typed past is cancelled, and its answer never replaces the newer one', async ({ page }) => {
   await openApp(page, server);
   await conversation(page, 'Porto weekend', ['Tiles, port wine and the bridge.']);
   await reopen(page);
@@ -227,18 +227,26 @@ test('a failed request says so, and the titles still filter; an older answer arr
   let releaseHeron!: () => void;
   const heronHeld = new Promise<void>((resolve) => (releaseHeron = resolve));
   await page.route('**/api/search?*', async (route) => {
-    if (new URL(route.request().url()).searchParams.get('q') === 'heron') await heronHeld;
+    if (new URL(route.request().url()).searchParams.get('q') === 'heron') {
+      await heronHeld;
+      // The page gave it up meanwhile: nothing is left to answer.
+      await route.continue().catch(() => {});
+      return;
+    }
     await route.continue();
   });
-  const heronAsked = page.waitForRequest((r) => r.url().includes('/api/search?') && new URL(r.url()).searchParams.get('q') === 'heron');
+  const asked = (q: string) => page.waitForRequest((r) => r.url().includes('/api/search?') && new URL(r.url()).searchParams.get('q') === q);
+  const heronAsked = asked('heron');
   await field.fill('heron');
-  await heronAsked;
+  const heron = await heronAsked;
+  const heronGivenUp = page.waitForEvent('requestfailed', (r) => r === heron);
   await field.fill('porto');
+  // The page cancels the question typed past at once (the server stops its search), before it asks the new one.
+  expect((await heronGivenUp).failure()?.errorText).toBe('net::ERR_ABORTED');
   await expect(results(page).getByTestId('search-result-title')).toHaveText(['Porto weekend']);
-  const heronAnswered = page.waitForResponse((r) => r.url().includes('/api/search?') && new URL(r.url()).searchParams.get('q') === 'heron');
   releaseHeron();
-  await heronAnswered;
-  // The page has had the old answer; what it shows is still the newer one's.
+  // Whatever becomes of the old request, what the page shows is still the newer answer's.
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   await expect(results(page).getByTestId('search-result-title')).toHaveText(['Porto weekend']);
+  await expect(page.getByTestId('search-error')).toBeHidden();
 });

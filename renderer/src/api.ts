@@ -101,11 +101,12 @@ export interface AgentSettingsInput {
 
 export type DiscoveredAgent = AgentDiscoverResponse['agents'][number];
 
-async function request<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
+async function request<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   let res: Response;
   try {
     res = await fetch(path, {
       method,
+      signal,
       credentials: 'same-origin',
       headers: body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -206,7 +207,8 @@ export const api = {
   /** What the agent will get from an attachment of the session (its chip's line). */
   attachmentSummary: (id: string, name: string) => request<AttachmentSummaryResponse>('GET', `/api/attachment/summary?${q({ session_id: id, name })}`),
   /** Search everything of the active profile (docs/API.md "Search"): ranked results with snippets. */
-  search: (query: string, limit: number) => request<SearchResponse>('GET', `/api/search?${q({ q: query, limit: String(limit) })}`),
+  search: (query: string, limit: number, signal?: AbortSignal) =>
+    request<SearchResponse>('GET', `/api/search?${q({ q: query, limit: String(limit) })}`, undefined, signal),
   async fileText(id: string, path: string, hidden = false): Promise<string> {
     let res: Response;
     try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { again, answered, emptyText, errorText, moreText, failed, moveActive, NO_SEARCH, shownResults, shows, target, typed, whereFound, type SearchResponse, type SearchResult } from './search-model.js';
+import { again, answered, emptyText, errorText, moreText, failed, moveActive, NO_SEARCH, SearchRequests, shownResults, shows, target, typed, whereFound, type SearchResponse, type SearchResult } from './search-model.js';
 
 const result = (over: Partial<SearchResult> = {}): SearchResult => ({
   session_id: 'aaaaaaaaaaaa',
@@ -140,5 +140,29 @@ describe('target', () => {
     expect(target(result({ kind: 'title', message_index: undefined }))).toEqual({ sessionId: 'aaaaaaaaaaaa' });
     expect(target(result({ kind: 'attachment_text', message_index: undefined, attachment: 'a.txt' }))).toEqual({ sessionId: 'aaaaaaaaaaaa' });
     expect(target(result({ message_index: -1 }))).toEqual({ sessionId: 'aaaaaaaaaaaa' });
+  });
+});
+
+describe('SearchRequests', () => {
+  it('a new request aborts the one before it; dropping aborts the one in flight', () => {
+    const requests = new SearchRequests();
+    const her = requests.next();
+    const heron = requests.next();
+    expect([her.aborted, heron.aborted]).toEqual([true, false]);
+    requests.drop();
+    expect(heron.aborted).toBe(true);
+    requests.drop();
+    expect(requests.next().aborted).toBe(false);
+  });
+});
+
+describe('a search the server stopped at its deadline', () => {
+  it('keeps its sentence with the answer, and a later answer without one clears it', () => {
+    const asked = typed(NO_SEARCH, 'heron');
+    const note = 'This search took longer than 1 s and was stopped: the newest matches are shown, not the best. Add a word to narrow it.';
+    const stopped = answered(asked.state, asked.ask!.seq, { ...answer([result()]), complete: false, note });
+    expect(stopped.note).toBe(note);
+    const next = typed(stopped, 'heron grey');
+    expect(answered(next.state, next.ask!.seq, answer([result()])).note).toBeNull();
   });
 });

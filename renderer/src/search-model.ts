@@ -37,6 +37,8 @@ export interface SearchResponse {
   query: string;
   results: SearchResult[];
   complete: boolean;
+  /** The server stopped the search at its deadline: the sentence saying so (shown instead of ours). */
+  note?: string;
 }
 
 /** Where in the conversation the words were found, as the result says it. */
@@ -81,12 +83,14 @@ export interface SearchState {
   /** The query `results` answer. */
   answered: string;
   complete: boolean;
+  /** The server's sentence when it stopped the search (the answer's `note`): shown where ours would be. */
+  note: string | null;
   /** The picked result (arrow keys), -1 for none. */
   active: number;
   error: string | null;
 }
 
-export const NO_SEARCH: SearchState = { query: '', seq: 0, waiting: false, results: [], answered: '', complete: true, active: -1, error: null };
+export const NO_SEARCH: SearchState = { query: '', seq: 0, waiting: false, results: [], answered: '', complete: true, note: null, active: -1, error: null };
 
 /** The field now holds `text`. `ask`: the request to make (after the debounce), when there is a new query. */
 export function typed(state: SearchState, text: string): { state: SearchState; ask?: { seq: number; query: string } } {
@@ -112,7 +116,7 @@ export function answered(state: SearchState, seq: number, response: SearchRespon
   const picked = state.results[state.active];
   const kept = picked ? response.results.findIndex((r) => sameResult(r, picked)) : -1;
   const active = kept >= 0 ? kept : response.results.length ? 0 : -1;
-  return { ...state, waiting: false, results: response.results, answered: state.query, complete: response.complete, active, error: null };
+  return { ...state, waiting: false, results: response.results, answered: state.query, complete: response.complete, note: response.note ?? null, active, error: null };
 }
 
 /** The same place found (the API gives at most one result per conversation, kind and position). */
@@ -134,6 +138,27 @@ export function shows(state: SearchState): SearchShows {
   if (!state.answered) return 'list';
   if (state.results.length) return 'results';
   return state.waiting ? 'list' : 'empty';
+}
+
+/**
+ * The one search request in flight. A newer query, or none, aborts it: the person typed past it, so the server
+ * stops its search (it runs as they type) and its answer, never drawn anyway (`answered` drops it), is not read.
+ */
+export class SearchRequests {
+  private current: AbortController | undefined;
+
+  /** The signal of a new request; the one before it is aborted. */
+  next(): AbortSignal {
+    this.current?.abort();
+    this.current = new AbortController();
+    return this.current.signal;
+  }
+
+  /** The query changed or the search ended: the request in flight is aborted. */
+  drop(): void {
+    this.current?.abort();
+    this.current = undefined;
+  }
 }
 
 /** Home and End are the field's (they move the caret), so only the arrows pick. */

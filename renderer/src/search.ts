@@ -16,6 +16,7 @@ import {
   NO_SEARCH,
   SEARCH_DEBOUNCE_MS,
   SEARCH_LIMIT,
+  SearchRequests,
   shownResults,
   shows,
   target,
@@ -53,9 +54,9 @@ export class SearchResultsView {
     this.el.hidden = what !== 'results';
     this.el.setAttribute('aria-busy', String(state.waiting));
     this.empty.hidden = what !== 'empty';
-    this.empty.textContent = what === 'empty' ? emptyText(state.answered) : '';
-    this.more.hidden = what !== 'results' || state.complete;
-    this.more.textContent = this.more.hidden ? '' : moreText(results.length);
+    this.empty.textContent = what === 'empty' ? (state.note ?? emptyText(state.answered)) : '';
+    this.more.hidden = what !== 'results' || (state.complete && state.note === null);
+    this.more.textContent = this.more.hidden ? '' : (state.note ?? moreText(results.length));
     this.error.hidden = what !== 'error';
     this.error.textContent = what === 'error' ? errorText(state.error ?? '') : '';
     if (results !== this.drawn) {
@@ -104,6 +105,7 @@ export class SearchResultsView {
 export class SessionSearch {
   private state: SearchState = NO_SEARCH;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly requests = new SearchRequests();
   private readonly view: SearchResultsView;
 
   constructor(
@@ -143,16 +145,21 @@ export class SessionSearch {
 
   private input(): void {
     const { state, ask } = typed(this.state, this.field.value);
+    // Typed past (or cleared): the question in flight is no longer asked.
+    if (state.seq !== this.state.seq) this.requests.drop();
     this.set(state);
     clearTimeout(this.timer);
     if (ask) this.timer = setTimeout(() => void this.ask(ask.seq, ask.query), SEARCH_DEBOUNCE_MS);
   }
 
   private async ask(seq: number, query: string): Promise<void> {
+    const signal = this.requests.next();
     try {
-      const response = await api.search(query, SEARCH_LIMIT);
+      const response = await api.search(query, SEARCH_LIMIT, signal);
       this.set(answered(this.state, seq, response));
     } catch (err) {
+      // Aborted because a newer query replaced it: nothing to say.
+      if (signal.aborted) return;
       this.set(failed(this.state, seq, err instanceof ApiError || err instanceof Error ? err.message : String(err)));
     }
   }

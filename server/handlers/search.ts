@@ -23,6 +23,7 @@ export async function search({ ctx, app, profile }: HandlerInput): Promise<void>
   if (q.length > MAX_SEARCH_QUERY_CHARS) throw new ValueError(SEARCH_TOO_LONG);
   if (q.trim() === '') throw new ValueError(SEARCH_EMPTY);
   const limit = searchLimit(params.get('limit'));
-  const found = await app.sessions.search(profile, q, limit);
+  // ctx.signal: the page typed past this query and dropped the request; its search stops at once.
+  const found = await app.sessions.search(profile, q, limit, {}, ctx.signal);
   await sendJson(ctx, 200, publicSearchResults(found), { compact: true });
 }

@@ -425,5 +425,7 @@ export async function search(app: App, profile: string, id: unknown, query: stri
     files_searched: budget.files,
     bytes_searched: budget.bytes,
     complete: !budget.exhausted && hits.length < maxResults,
+    // The index search ran out of time (store/search.ts SEARCH_STOPPED): what it found is shown, and it says so.
+    ...(indexed.stopped !== undefined ? { note: redactText(indexed.stopped) } : {}),
   };
 }

@@ -26,6 +26,8 @@ export interface PublicSearchResults {
   query: RedactedText;
   results: PublicSearchResult[];
   complete: boolean;
+  /** The search ran out of time and was stopped: the sentence saying so (store/search.ts SEARCH_STOPPED). */
+  note?: ServerValue;
 }
 
 export function publicSearchResults(found: SearchHits): PublicSearchResults {
@@ -46,5 +48,6 @@ export function publicSearchResults(found: SearchHits): PublicSearchResults {
       };
     }),
     complete: found.complete,
+    ...(found.stopped !== undefined ? { note: serverValue(found.stopped) } : {}),
   };
 }

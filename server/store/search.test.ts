@@ -11,8 +11,11 @@ import { Db } from './db/connection.js';
 import { migrateSchema, SCHEMA_VERSION } from './db/schema.js';
 import { MAX_INDEXED_ATTACHMENT_CHARS } from './db/search-query.js';
 import { MAX_RANKED_ROWS } from './db/search.js';
+import { SearchReader, type SearchRun } from './db/search-reader.js';
+import type { Queries } from './db/connection.js';
 import { SessionStore } from './sessions.js';
-import type { SearchHits } from './search.js';
+import { SEARCH_STOPPED, SEARCH_STOPPED_EMPTY, searchSessions, type SearchHits } from './search.js';
+import { SNIPPET_ELLIPSIS } from './db/search-query.js';
 
 let dir: string;
 let store: SessionStore;
@@ -173,5 +176,107 @@ describe('versions', () => {
     expect((await store.search('default', 'knot', 20)).hits.map((h) => [h.kind, h.position])).toEqual([['message', 0]]);
     // The replaced text is kept inside the row (`_versions`), as the store keeps it, and is not in the index.
     expect(JSON.stringify((await store.get(id))!.messages[0])).toContain('stint');
+  });
+});
+
+/** Times `work`, in ms. */
+async function timed<T>(work: Promise<T>): Promise<{ ms: number; value: T }> {
+  const started = performance.now();
+  const value = await work;
+  return { ms: performance.now() - started, value };
+}
+
+describe('a row with tens of thousands of hits (issue 33)', () => {
+  /** Generous for a loaded two-core machine; FTS5's snippet() took 27 s on the message alone, quiet. */
+  const PROMPT_MS = 10_000;
+
+  it('a 100,000-character message of `0 0 0 …` and a 100 KB CSV of zeros are searched while a write completes promptly', async () => {
+    await store.load();
+    const zeros = `${'0 '.repeat(49_999)}0`;
+    expect(zeros.length).toBe(99_999);
+    const { session_id: message } = await store.create({ workspace: '/w', profile: 'default' });
+    await store.addMessage(message, zeros, []);
+    const { session_id: csv } = await store.create({ workspace: '/w', profile: 'default' });
+    await store.addAttachment(csv, { filename: 'zeros.csv', path: '/s/zeros.csv', size: 100_000, mime: 'text/csv', is_image: false });
+    expect(await store.indexAttachmentText(csv, '/s/zeros.csv', `${'0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n'.repeat(2_500)}`)).toBe(true);
+    const { session_id: other } = await store.create({ workspace: '/w', profile: 'default' });
+
+    const search = timed(store.search('default', '0', 20));
+    const write = timed(store.addMessage(other, 'a note saved while searching', []));
+    const [searched, wrote] = await Promise.all([search, write]);
+    expect(wrote.ms).toBeLessThan(PROMPT_MS);
+    expect(searched.ms).toBeLessThan(PROMPT_MS);
+    const found = new Map(shown(searched.value).map((s) => [s.split(':')[0], s.slice(s.indexOf(':') + 1)]));
+    expect(found).toEqual(
+      new Map([
+        ['message', `${'[0] '.repeat(13)}[0]${SNIPPET_ELLIPSIS}`],
+        ['attachment_text', `${'[0],'.repeat(13)}[0]${SNIPPET_ELLIPSIS}`],
+      ]),
+    );
+    expect(searched.value.complete).toBe(true);
+    expect((await store.get(other))!.messages.map((m) => m.content)).toEqual(['a note saved while searching']);
+  }, 120_000);
+});
+
+describe('a hit far into its row', () => {
+  it('past the first characters read is still marked, and a stale row that long is still checked whole', async () => {
+    await store.load();
+    const { session_id: id } = await store.create({ workspace: '/w', profile: 'default' });
+    await store.addMessage(id, `${'filler '.repeat(3_000)}the whimbrel landed`, []);
+    expect(shown(await store.search('default', 'whimbrel', 20))).toEqual([`message:${SNIPPET_ELLIPSIS}filler filler filler filler filler filler filler filler filler filler filler the [whimbrel] landed`]);
+    // The same row as an older Satchel indexed it (unredacted), the key far past the first characters read.
+    await withDb((db) => db.run(`UPDATE search_docs SET text = ? WHERE kind = 'message'`, [`${'filler '.repeat(3_000)}the whimbrel ${SECRET} landed`]));
+    const found = shown(await store.search('default', 'whimbrel', 20));
+    expect(found).toHaveLength(1);
+    expect(found[0]).toContain('[whimbrel]');
+    expect(found[0]).not.toContain(SECRET.slice(6, -4));
+    await withDb(async (db) => expect((await db.get<{ text: string }>(`SELECT text FROM search_docs WHERE kind = 'message'`))!.text).not.toContain(SECRET));
+  });
+});
+
+describe('a search that runs out of time', () => {
+  const interrupted = () => Object.assign(new Error('SQLITE_INTERRUPT: interrupted'), { code: 'SQLITE_INTERRUPT' });
+
+  /** The real reader, with the statements `fails` picks answering as an interrupted one does at the deadline. */
+  function readerInterrupting(real: SearchReader, fails: (sql: string) => boolean): SearchReader {
+    return {
+      run: <T>(work: (run: SearchRun) => Promise<T>, signal?: AbortSignal) =>
+        real.run((run) => {
+          let expired = false;
+          const q: Queries = {
+            ...run.q,
+            all: <R>(sql: string, params?: never) => {
+              if (!fails(sql)) return run.q.all<R>(sql, params);
+              expired = true;
+              return Promise.reject(interrupted());
+            },
+          };
+          return work({ q, get expired() { return expired; }, get abandoned() { return run.abandoned; } });
+        }, signal),
+    } as SearchReader;
+  }
+
+  it('answers the newest rows found, with their snippets, and says it was stopped; nothing found: says that', async () => {
+    await store.load();
+    const { session_id: id } = await store.create({ workspace: '/w', profile: 'default' });
+    for (const text of ['the first godwit', 'a godwit, then another godwit', 'the last godwit of the day']) await store.addMessage(id, text, []);
+    const real = await SearchReader.open(store.file);
+    try {
+      await withDb(async (db) => {
+        const listing = (sid: string) => store.list().find((l) => l.session_id === sid);
+        const ranking = readerInterrupting(real, (sql) => sql.includes('bm25('));
+        const found = await searchSessions(db, ranking, listing, 'godwit', { profile: 'default', limit: 2 });
+        expect(found.stopped).toBe(SEARCH_STOPPED);
+        expect(found.complete).toBe(false);
+        expect(found.hits.map((h) => [h.position, h.snippet.map((s) => (s.match ? `[${s.text}]` : s.text)).join('')])).toEqual([
+          [2, 'the last [godwit] of the day'],
+          [1, 'a [godwit], then another [godwit]'],
+        ]);
+        const matching = readerInterrupting(real, (sql) => sql.includes('MATCH'));
+        expect(await searchSessions(db, matching, listing, 'godwit', { profile: 'default', limit: 2 })).toEqual({ query: 'godwit', hits: [], complete: false, stopped: SEARCH_STOPPED_EMPTY });
+      });
+    } finally {
+      await real.close();
+    }
   });
 });

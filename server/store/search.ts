@@ -1,13 +1,18 @@
 // Search everything a profile has (GET /api/search, MCP `search`): the person's words against the FTS5 index,
 // every hit checked against the redactor before it leaves. The index holds redacted text (db/search-query.ts
 // indexText), but a secret can become known after its text was indexed (the agent's key, saved later), and a
-// database of an older Satchel indexed text unredacted: a hit whose stored text the redactor would now change is
-// rewritten (redacted) and the search run again, so neither its snippet nor the match shows part of a secret.
+// database of an older Satchel indexed text unredacted: a hit whose snippet the redactor would now change is
+// checked whole and rewritten (redacted), and the search run again, so neither its snippet nor the match shows
+// part of a secret (search-window.ts). The index is read on the search reader's own connection, with a deadline
+// (db/search-reader.ts): a search never holds a write, and answers what it found when time runs out.
 import { redact } from '../redact/index.js';
 import type { Db } from './db/connection.js';
-import { rewriteDocs, searchRows, type SearchKind, type SearchRow, type SearchScope } from './db/search.js';
-import { ftsQuery, indexText, MAX_INDEXED_ATTACHMENT_CHARS, snippetSegments, type SnippetSegment } from './db/search-query.js';
+import { isInterrupted, SEARCH_DEADLINE_MS, type SearchReader, type SearchRun } from './db/search-reader.js';
+import { matchingIds, newestRows, rankRows, rewriteDocs, rowHead, type RankedRow, type SearchKind, type SearchScope } from './db/search.js';
+import { ftsQuery, indexText, MAX_INDEXED_ATTACHMENT_CHARS, type SnippetSegment } from './db/search-query.js';
+import { queryPhrases, type Phrase } from './db/search-snippet.js';
 import { settlePendingAttachmentText, writeAttachmentText, type SessionListing } from './db/session-rows.js';
+import { redactedSnippet, SNIPPET_HEAD_CHARS } from './search-window.js';
 
 /**
  * Times a search rewrites stale rows and runs again before it drops those still stale. Each round rewrites the
@@ -15,6 +20,25 @@ import { settlePendingAttachmentText, writeAttachmentText, type SessionListing }
  * a search bounded when many old rows hold secrets, and a dropped hit comes back once its row is rewritten.
  */
 const STALE_ROUNDS = 3;
+
+/**
+ * Characters of a returned row read first: its first hits are nearly always within them (a snippet needs its
+ * first 64 and 14 words around, then the redaction margins), so a 100 KB row is not carried whole to be cut;
+ * a row whose hits lie further in is read again, up to SNIPPET_HEAD_CHARS.
+ */
+export const SNIPPET_FIRST_READ_CHARS = 8_192;
+
+/** What an answer says when the search ran out of time (SEARCH_DEADLINE_MS) before it had ranked everything. */
+export const SEARCH_STOPPED = `This search took longer than ${SEARCH_DEADLINE_MS / 1000} s and was stopped: the newest matches are shown, not the best. Add a word to narrow it.`;
+/** …after it had ranked, while it read the rows' snippets (SNIPPET_READ_GRACE_MS). */
+export const SEARCH_STOPPED_SOME = `This search took longer than ${SEARCH_DEADLINE_MS / 1000} s and was stopped: only some of the matches are shown. Add a word to narrow it.`;
+/**
+ * How long past the deadline the rows found may still have their snippets read; the rest are left out. Each read
+ * loads its row whole in SQLite (20 imported rows of 4 MiB took 0.7 s), and a row's result needs its snippet.
+ */
+export const SNIPPET_READ_GRACE_MS = 500;
+/** …and before it had found anything. */
+export const SEARCH_STOPPED_EMPTY = `This search took longer than ${SEARCH_DEADLINE_MS / 1000} s and was stopped before it found anything. Add a word to narrow it.`;
 
 export interface SearchHit {
   listing: SessionListing;
@@ -30,8 +54,10 @@ export interface SearchHits {
   /** The query as it was read: redacted. */
   query: string;
   hits: SearchHit[];
-  /** False when more matched than `limit`. */
+  /** False when more matched than `limit`, or the search was stopped. */
   complete: boolean;
+  /** The search ran out of time: what it says (SEARCH_STOPPED, SEARCH_STOPPED_EMPTY). */
+  stopped?: string;
 }
 
 /** Separates words, as ftsQuery splits them. */
@@ -50,30 +76,105 @@ function typedWords(query: string, redacted: string): string {
     .join(' ');
 }
 
+/** One row found, with what it shows. */
+interface FoundRow extends RankedRow {
+  attachment: string | null;
+  role: string | null;
+  snippet: SnippetSegment[];
+}
+
+interface Found {
+  rows: FoundRow[];
+  /** Rows whose text the redactor now changes, read whole: rewrite them and search again. */
+  stale: Array<{ id: number; was: string; text: string }>;
+  /** Rows matched in scope (at most the limit asked), shown or not. */
+  matched: number;
+  capped: boolean;
+  stopped?: string;
+}
+
+/**
+ * One pass over the index on the reader: the newest MAX_RANKED_ROWS matching ids, the best `scope.limit` of
+ * them (or, past the deadline, the newest), then the snippet of each row returned, from its first characters.
+ */
+async function findRows(run: SearchRun, match: string, phrases: readonly Phrase[], scope: SearchScope): Promise<Found> {
+  const until = performance.now() + SEARCH_DEADLINE_MS + SNIPPET_READ_GRACE_MS;
+  let ids: number[];
+  let capped: boolean;
+  try {
+    ({ ids, capped } = await matchingIds(run.q, match));
+  } catch (err) {
+    if (!isInterrupted(err)) throw err;
+    return { rows: [], stale: [], matched: 0, capped: true, stopped: SEARCH_STOPPED_EMPTY };
+  }
+  let ranked: RankedRow[] | undefined;
+  let stopped: string | undefined;
+  if (!run.expired) {
+    try {
+      ranked = await rankRows(run.q, match, capped ? ids.at(-1)! : 0, scope);
+    } catch (err) {
+      if (!isInterrupted(err)) throw err;
+    }
+  }
+  if (ranked === undefined) {
+    // Out of time while ranking: the newest of the rows found, looked up by id (bounded by their number).
+    ranked = await newestRows(run.q, ids, scope);
+    stopped = ranked.length > 0 ? SEARCH_STOPPED : SEARCH_STOPPED_EMPTY;
+  }
+  const rows: FoundRow[] = [];
+  const stale: Found['stale'] = [];
+  for (const row of ranked) {
+    // Past the deadline each row is still one bounded read; a row's snippet is what makes its result readable.
+    if (run.abandoned) break;
+    if (performance.now() > until) {
+      stopped ??= SEARCH_STOPPED_SOME;
+      break;
+    }
+    let head = await rowHead(run.q, row.id, SNIPPET_FIRST_READ_CHARS);
+    if (!head) continue;
+    let snippet = redactedSnippet(head.head, head.cut, phrases);
+    if (head.cut && (snippet.kind === 'unsure' || (snippet.kind === 'shown' && (snippet.short || !snippet.segments.some((x) => x.match))))) {
+      // The first hits lie further in, or the row must be checked whole: read as far as a snippet looks.
+      head = await rowHead(run.q, row.id, SNIPPET_HEAD_CHARS);
+      if (!head) continue;
+      snippet = redactedSnippet(head.head, head.cut, phrases);
+    }
+    if (snippet.kind === 'stale') stale.push({ id: row.id, was: head.head, text: snippet.text });
+    if (snippet.kind !== 'shown') continue;
+    rows.push({ ...row, attachment: head.attachment, role: head.role, snippet: snippet.segments });
+  }
+  return { rows, stale, matched: ranked.length, capped: capped || stopped !== undefined, ...(stopped ? { stopped } : {}) };
+}
+
 /**
  * The best `scope.limit` hits of `query` (the person's words) in `scope.profile`'s sessions that `listing` knows
  * and are not deleted. `listing` answers the store's in-memory listing of a session (title, flags, times).
+ * `signal`: the asker left (the page typed past this query): the search stops, and this rejects.
  */
-export async function searchSessions(db: Db, listing: (id: string) => SessionListing | undefined, query: string, scope: SearchScope): Promise<SearchHits> {
+export async function searchSessions(
+  db: Db,
+  reader: SearchReader,
+  listing: (id: string) => SessionListing | undefined,
+  query: string,
+  scope: SearchScope,
+  signal?: AbortSignal,
+): Promise<SearchHits> {
   const limit = scope.limit;
   const redacted = redact(query);
-  const match = ftsQuery(typedWords(query, redacted));
+  const words = typedWords(query, redacted);
+  const match = ftsQuery(words);
   if (match === undefined) return { query: redacted, hits: [], complete: true };
-  let rows: SearchRow[] = [];
-  let capped = false;
+  const phrases = queryPhrases(words);
+  let found: Found;
   for (let round = 0; ; round++) {
     // One more than asked: whether more matched.
-    ({ rows, capped } = await searchRows(db, match, { ...scope, limit: limit + 1 }));
-    const stale = rows.filter((r) => indexText(r.text) !== r.text);
-    if (stale.length === 0) break;
-    if (round === STALE_ROUNDS) {
-      rows = rows.filter((r) => !stale.includes(r));
-      break;
-    }
-    await db.transaction((q) => rewriteDocs(q, stale.map((r) => ({ id: r.id, text: indexText(r.text) }))));
+    found = await reader.run((run) => findRows(run, match, phrases, { ...scope, limit: limit + 1 }), signal);
+    if (found.stale.length === 0 || round === STALE_ROUNDS) break;
+    const stale = found.stale;
+    await db.transaction((q) => rewriteDocs(q, stale));
   }
   const hits: SearchHit[] = [];
-  for (const row of rows.slice(0, limit)) {
+  for (const row of found.rows.slice(0, limit)) {
     const known = listing(row.session_id);
     // Deleted or removed since the rows were read: never shown.
     if (!known || known.deleted_at !== undefined) continue;
@@ -81,12 +182,14 @@ export async function searchSessions(db: Db, listing: (id: string) => SessionLis
       listing: known,
       kind: row.kind,
       position: row.position,
-      ...(row.attachment !== null && row.attachment !== undefined ? { attachment: row.attachment } : {}),
+      ...(row.attachment !== null ? { attachment: row.attachment } : {}),
       ...(row.role === 'user' || row.role === 'assistant' ? { role: row.role } : {}),
-      snippet: snippetSegments(row.snippet),
+      snippet: row.snippet,
     });
   }
-  return { query: redacted, hits, complete: rows.length <= limit && !capped };
+  // A row left out (still stale, or not checkable) counts as a match: the answer is then not complete.
+  const complete = found.matched <= limit && !found.capped;
+  return { query: redacted, hits, complete, ...(found.stopped ? { stopped: found.stopped } : {}) };
 }
 
 /**

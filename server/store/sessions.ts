@@ -24,6 +24,7 @@ import type { Message } from './messages.js';
 import { indexAttachmentText, searchSessions, type SearchHits } from './search.js';
 import { indexedAttachmentNames, type SearchScope } from './db/search.js';
 import { appendStreamedText, readStreamedText, removeStreamedText, type StreamedText } from './streamed-text.js';
+import { SearchReader } from './db/search-reader.js';
 import { listReceipts, recordReceipt, type ReceiptInput, type StoredReceipt } from './receipts.js';
 import { refuseOverCap } from './caps.js';
 import { isUserRowAt, NO_SUCH_MESSAGE, refuseWhileTurnRuns, withNewVersion, type Fork } from './versions.js';
@@ -243,6 +244,8 @@ function applyChanges(base: Session, batch: PendingChange[]): { draft: Session; 
 
 export class SessionStore {
   private db: Db | undefined;
+  /** Searches' own read-only connection (db/search-reader.ts): a search never holds a write. */
+  private reader: SearchReader | undefined;
   /** Every session's listing (its header and counts), as stored; a deleted one too, until it is removed. */
   private readonly listings = new Map<string, SessionListing>();
   /**
@@ -351,6 +354,7 @@ export class SessionStore {
       await migrateSchema(db);
       await importJsonSessions(db, this.stateDir);
       for (const listing of await readListings(db)) this.setListing(listing);
+      this.reader = await SearchReader.open(this.file);
     } catch (err) {
       await db.close().catch(() => {});
       throw err;
@@ -362,6 +366,10 @@ export class SessionStore {
   async close(): Promise<void> {
     const db = this.db;
     if (!db) return;
+    // A search under way is stopped at once: stopping never waits on one.
+    const reader = this.reader;
+    this.reader = undefined;
+    await reader?.close();
     // Writes under way finish first (a stopping turn stores its rows); none can start after.
     while (this.draining.size > 0) await Promise.allSettled([...this.draining.values()]);
     this.db = undefined;
@@ -724,8 +732,9 @@ export class SessionStore {
    * The best `limit` hits of the person's words `query` in `profile`'s sessions, deleted ones never (search.ts):
    * titles, messages, attachment names and the text the agent got from attachments.
    */
-  search(profile: string, query: string, limit: number, only: Pick<SearchScope, 'sessionId' | 'kinds'> = {}): Promise<SearchHits> {
-    return searchSessions(this.opened(), (id) => this.listings.get(id), query, { profile, limit, ...only });
+  search(profile: string, query: string, limit: number, only: Pick<SearchScope, 'sessionId' | 'kinds'> = {}, signal?: AbortSignal): Promise<SearchHits> {
+    if (!this.reader) throw new Error('the session store is not open');
+    return searchSessions(this.opened(), this.reader, (id) => this.listings.get(id), query, { profile, limit, ...only }, signal);
   }
 
   /** The stored names of the session's attachments whose text the index holds (MCP's search walks the others). */

@@ -122,6 +122,18 @@ export class Db implements Queries {
     return done;
   }
 
+  /**
+   * Stop the statement under way on this connection: it rejects with SQLITE_INTERRUPT (search-reader.ts, a
+   * search's deadline). Nothing when none runs, or the connection is closing.
+   */
+  interrupt(): void {
+    try {
+      this.raw.interrupt();
+    } catch {
+      // Closing or closed: nothing runs that could be stopped.
+    }
+  }
+
   close(): Promise<void> {
     return new Promise((resolve, reject) => this.raw.close((err) => (err ? reject(err) : resolve())));
   }

@@ -1,27 +1,10 @@
 // Search over the FTS5 index (schema.ts `search` over `search_docs`): ranked with bm25, a title counting
-// double, one profile's sessions that are not deleted, each hit with FTS5's snippet of the indexed text.
+// double, one profile's sessions that are not deleted. No snippet() here: it is quadratic in a row's hits and
+// would run for every ranked row; the store cuts a snippet from the first characters of each row returned
+// (rowHead, search-snippet.ts). Run on the search reader's connection (search-reader.ts), never the writer's.
 import type { Queries } from './connection.js';
-import { MATCH_CLOSE, MATCH_OPEN, SNIPPET_ELLIPSIS, SNIPPET_TOKENS } from './search-query.js';
 
 export type SearchKind = 'title' | 'message' | 'attachment' | 'attachment_text';
-
-/** One matched row of the index, best first. */
-export interface SearchRow {
-  /** The index row's id (search_docs.id), to rewrite it when it is found stale. */
-  id: number;
-  session_id: string;
-  kind: SearchKind;
-  /** The message's or attachment's position in its session (0 for a title). */
-  position: number;
-  /** The whole indexed text, to check it is still what the redactor makes of it (sessions.ts `search`). */
-  text: string;
-  /** snippet() with MATCH_OPEN / MATCH_CLOSE around the words found. */
-  snippet: string;
-  /** The attachment's stored name, for kinds attachment and attachment_text. */
-  attachment: string | null;
-  /** The stored message's role, for kind message. */
-  role: string | null;
-}
 
 /**
  * How much better a title match ranks than a message match of the same bm25 score: bm25 is negative (lower is
@@ -53,57 +36,101 @@ export interface SearchScope {
 export const MAX_RANKED_ROWS = 1_000;
 
 /**
- * The id from which on the newest MAX_RANKED_ROWS rows matching `match` lie (0 when fewer match), and whether
- * more match: FTS5 walks its lists by id, from the end, and stops there, without ranking anything.
+ * The ids of the newest MAX_RANKED_ROWS rows matching `match`, newest first, and whether more match: FTS5 walks
+ * its lists by id, from the end, and stops there, without ranking anything.
  */
-async function rankedFrom(q: Queries, match: string): Promise<{ from: number; capped: boolean }> {
-  const rows = await q.all<{ rowid: number }>(`SELECT rowid FROM search WHERE search MATCH ? ORDER BY rowid DESC LIMIT 2 OFFSET ${MAX_RANKED_ROWS - 1}`, [match]);
-  return { from: rows[0]?.rowid ?? 0, capped: rows.length > 1 };
+export async function matchingIds(q: Queries, match: string): Promise<{ ids: number[]; capped: boolean }> {
+  const rows = await q.all<{ rowid: number }>(`SELECT rowid FROM search WHERE search MATCH ? ORDER BY rowid DESC LIMIT ${MAX_RANKED_ROWS + 1}`, [match]);
+  return { ids: rows.slice(0, MAX_RANKED_ROWS).map((r) => r.rowid), capped: rows.length > MAX_RANKED_ROWS };
 }
 
-/**
- * At most `limit` rows matching `match` (an FTS5 expression from ftsQuery) in `profile`'s live sessions, best
- * first, among the newest MAX_RANKED_ROWS that match (`capped` when more matched).
- */
-export async function searchRows(q: Queries, match: string, scope: SearchScope): Promise<{ rows: SearchRow[]; capped: boolean }> {
-  const { from, capped } = await rankedFrom(q, match);
-  return { rows: await rankRows(q, match, from, scope), capped };
+/** One ranked row: where it is. What it shows (its text's head, its attachment's name, its role) is read by
+ *  rowHead for the rows returned only; read here, each of up to MAX_RANKED_ROWS rows would be loaded whole. */
+export interface RankedRow {
+  /** The index row's id (search_docs.id). */
+  id: number;
+  session_id: string;
+  kind: SearchKind;
+  /** The message's or attachment's position in its session (0 for a title). */
+  position: number;
 }
 
-function rankRows(q: Queries, match: string, from: number, scope: SearchScope): Promise<SearchRow[]> {
+function scopeFilter(scope: SearchScope): { sql: string; params: Array<string | number> } {
   const session = scope.sessionId === undefined ? '' : 'AND d.session_id = ?';
   const kinds = scope.kinds === undefined ? '' : `AND d.kind IN (${scope.kinds.map(() => '?').join(', ')})`;
-  return q.all<SearchRow>(
-    `SELECT d.id, d.session_id, d.kind, d.position, d.text,
-       snippet(search, 0, ?, ?, ?, ?) AS snippet,
-       CASE WHEN d.kind IN ('attachment', 'attachment_text') THEN json_extract(a.record, '$.filename') END AS attachment,
-       CASE WHEN d.kind = 'message' THEN json_extract(m.row, '$.role') END AS role
+  return {
+    sql: `json_extract(s.header, '$.deleted_at') IS NULL AND ${PROFILE} = ? ${session} ${kinds}`,
+    params: [scope.profile, ...(scope.sessionId === undefined ? [] : [scope.sessionId]), ...(scope.kinds ?? [])],
+  };
+}
+
+/** At most `scope.limit` rows matching `match` in scope, best first, among those with ids from `from` on. */
+export function rankRows(q: Queries, match: string, from: number, scope: SearchScope): Promise<RankedRow[]> {
+  const filter = scopeFilter(scope);
+  return q.all<RankedRow>(
+    `SELECT d.id, d.session_id, d.kind, d.position
      FROM search
      JOIN search_docs d ON d.id = search.rowid
      JOIN sessions s ON s.id = d.session_id
-     LEFT JOIN messages m ON m.session_id = d.session_id AND m.position = d.position AND d.kind = 'message'
-     LEFT JOIN attachments a ON a.session_id = d.session_id AND a.position = d.position AND d.kind IN ('attachment', 'attachment_text')
-     WHERE search MATCH ? AND search.rowid >= ? AND json_extract(s.header, '$.deleted_at') IS NULL AND ${PROFILE} = ? ${session} ${kinds}
+     WHERE search MATCH ? AND search.rowid >= ? AND ${filter.sql}
      ORDER BY bm25(search) * CASE d.kind WHEN 'title' THEN ${TITLE_WEIGHT} ELSE 1 END, d.id
      LIMIT ?`,
-    [
-      MATCH_OPEN,
-      MATCH_CLOSE,
-      SNIPPET_ELLIPSIS,
-      SNIPPET_TOKENS,
-      match,
-      from,
-      scope.profile,
-      ...(scope.sessionId === undefined ? [] : [scope.sessionId]),
-      ...(scope.kinds ?? []),
-      scope.limit,
-    ],
+    [match, from, ...filter.params, scope.limit],
   );
 }
 
-/** Replace index rows' texts (the triggers re-index them): a row found holding what the redactor now masks. */
-export async function rewriteDocs(q: Queries, docs: ReadonlyArray<{ id: number; text: string }>): Promise<void> {
-  for (const doc of docs) await q.run('UPDATE search_docs SET text = ? WHERE id = ?', [doc.text, doc.id]);
+/**
+ * At most `scope.limit` of the rows `ids` (matching ids, matchingIds) in scope, the newest first: what a search
+ * whose ranking ran out of time answers. No MATCH: a lookup by id, bounded by the ids' number.
+ */
+export function newestRows(q: Queries, ids: readonly number[], scope: SearchScope): Promise<RankedRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  const filter = scopeFilter(scope);
+  return q.all<RankedRow>(
+    `SELECT d.id, d.session_id, d.kind, d.position FROM search_docs d JOIN sessions s ON s.id = d.session_id
+     WHERE d.id IN (${ids.map(() => '?').join(', ')}) AND ${filter.sql}
+     ORDER BY d.id DESC LIMIT ?`,
+    [...ids, ...filter.params, scope.limit],
+  );
+}
+
+/** What a returned row shows: its text's first characters (and whether it goes on), its attachment's name, its role. */
+export interface RowHead {
+  head: string;
+  cut: boolean;
+  /** The attachment's stored name, for kinds attachment and attachment_text. */
+  attachment: string | null;
+  /** The stored message's role, for kind message. */
+  role: string | null;
+}
+
+/** The first `chars` characters of index row `id`'s text and what else it shows; undefined when it is gone. */
+export async function rowHead(q: Queries, id: number, chars: number): Promise<RowHead | undefined> {
+  // Whether the text goes on past them asked of the next character, not of length(), which would count all of it.
+  const row = await q.get<{ head: unknown; cut: unknown; attachment: unknown; role: unknown }>(
+    `SELECT substr(d.text, 1, ?) AS head, substr(d.text, ?, 1) <> '' AS cut,
+       CASE WHEN d.kind IN ('attachment', 'attachment_text') THEN json_extract(a.record, '$.filename') END AS attachment,
+       CASE WHEN d.kind = 'message' THEN json_extract(m.row, '$.role') END AS role
+     FROM search_docs d
+     LEFT JOIN messages m ON m.session_id = d.session_id AND m.position = d.position AND d.kind = 'message'
+     LEFT JOIN attachments a ON a.session_id = d.session_id AND a.position = d.position AND d.kind IN ('attachment', 'attachment_text')
+     WHERE d.id = ?`,
+    [chars, chars + 1, id],
+  );
+  if (!row || typeof row.head !== 'string') return undefined;
+  return {
+    head: row.head,
+    cut: row.cut === 1,
+    attachment: typeof row.attachment === 'string' ? row.attachment : null,
+    role: typeof row.role === 'string' ? row.role : null,
+  };
+}
+
+/** Replace index rows' texts (the triggers re-index them): rows found holding what the redactor now masks. */
+export async function rewriteDocs(q: Queries, docs: ReadonlyArray<{ id: number; was: string; text: string }>): Promise<void> {
+  // Only a row still holding what the search read (`was`): the search reads on its own connection, and a write
+  // may have replaced the row since.
+  for (const doc of docs) await q.run('UPDATE search_docs SET text = ? WHERE id = ? AND text = ?', [doc.text, doc.id, doc.was]);
 }
 
 /** The stored names of a session's attachments whose text is indexed. */

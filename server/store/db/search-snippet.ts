@@ -1,0 +1,245 @@
+// A search hit's snippet, made here from the first characters of its row instead of by FTS5's snippet(). That
+// function scores a window at every hit against every other hit of the row: quadratic in the hits of one row
+// (a 100 KB CSV of zeros searched for `0` held the one database connection for seconds, a 100,000-character
+// `0 0 0 …` for 27 s). Here the row's words are read in order only until the first SNIPPET_MAX_HITS hits (and
+// never past SNIPPET_SCAN_CHARS characters), and the window is chosen among those by FTS5's own rule (most
+// distinct words, centred, a sentence's start preferred), so a short row's snippet is the one snippet() made.
+// The words are the unicode61 tokenizer's (schema.ts: letters, numbers and private-use characters, combining
+// marks inside a word, case and Latin diacritics folded), so a hit here is a hit there.
+import { SNIPPET_ELLIPSIS, SNIPPET_TOKENS, queryTerms, type SnippetSegment } from './search-query.js';
+
+/**
+ * How far into a row its first hits are looked for: as long as the longest message a person can send
+ * (MAX_MESSAGE_CHARS) and the most of an attachment's text the index holds (MAX_INDEXED_ATTACHMENT_CHARS), so
+ * every row a person made shows its hit. A longer row (only an import makes one) whose first hit lies further
+ * shows its beginning, unmarked. Reading it is linear and stops at the hits: about a millisecond for 100,000.
+ */
+export const SNIPPET_SCAN_CHARS = 100_000;
+/**
+ * Hits the window is chosen among: FTS5 compares every hit with every other (the quadratic cost), here the
+ * first 64 of a row, 64 × 64 comparisons at most. A snippet shows 14 words, so more hits than that are one
+ * window's worth many times over.
+ */
+export const SNIPPET_MAX_HITS = 64;
+
+/** What a snippet shows of a text with no word in its first SNIPPET_SCAN_CHARS characters: about 14 words' worth. */
+export const SNIPPET_NO_WORD_CHARS = 120;
+
+/** One typed word as the index matches it: its tokens, folded; the last word's last token a prefix. */
+export interface Phrase {
+  tokens: string[];
+  prefix: boolean;
+}
+
+interface Token {
+  start: number;
+  end: number;
+  folded: string;
+}
+
+const TOKEN = /[\p{L}\p{N}\p{Co}][\p{L}\p{N}\p{Co}\p{Mn}]*/gu;
+const ASCII = /^[\x00-\x7f]*$/;
+const MARKS = /\p{Mn}/gu;
+
+/** unicode61's folding (remove_diacritics 2): lower case, the marks a letter decomposes into dropped. */
+function fold(word: string): string {
+  return ASCII.test(word) ? word.toLowerCase() : word.normalize('NFD').replace(MARKS, '').toLowerCase();
+}
+
+/** The phrases of `words` (the words searched, already redacted), as ftsQuery makes them. */
+export function queryPhrases(words: string): Phrase[] {
+  const terms = queryTerms(words);
+  return terms
+    // A fresh expression: matchAll starts where the shared one's lastIndex was left.
+    .map((term, i) => ({ tokens: Array.from(term.matchAll(new RegExp(TOKEN)), (m) => fold(m[0])), prefix: i === terms.length - 1 }))
+    .filter((p) => p.tokens.length > 0);
+}
+
+interface Hit {
+  phrase: number;
+  pos: number;
+  size: number;
+}
+
+/** What a row's first characters hold: its tokens up to the last one a window may need, and the first hits. */
+interface Scan {
+  tokens: Token[];
+  hits: Hit[];
+  /** Token positions that start a sentence (FTS5: the first, and any after `.` or `:` and a blank). */
+  sentences: number[];
+  /** Every token of the text was read: the window may end at the text's end. */
+  whole: boolean;
+}
+
+const BLANK = new Set([' ', '\t', '\n', '\r']);
+
+/** FTS5's sentence finder: a token after `.` or `:` and at least one blank. */
+function startsSentence(text: string, at: number): boolean {
+  let i = at - 1;
+  while (i >= 0 && BLANK.has(text[i]!)) i--;
+  return i !== at - 1 && i >= 0 && (text[i] === '.' || text[i] === ':');
+}
+
+function matchesAt(tokens: readonly Token[], at: number, p: Phrase): boolean {
+  for (let k = 0; k < p.tokens.length; k++) {
+    const t = tokens[at + k];
+    if (!t) return false;
+    const last = p.prefix && k === p.tokens.length - 1;
+    if (last ? !t.folded.startsWith(p.tokens[k]!) : t.folded !== p.tokens[k]) return false;
+  }
+  return true;
+}
+
+/** Reads `text`'s tokens in order, stopping SNIPPET_TOKENS tokens after the SNIPPET_MAX_HITS-th hit. */
+function scan(text: string, phrases: readonly Phrase[], cut: boolean): Scan {
+  const tokens: Token[] = [];
+  const hits: Hit[] = [];
+  const sentences: number[] = [];
+  const longest = Math.max(1, ...phrases.map((p) => p.tokens.length));
+  // A hit is known once its last token is read: it is checked at a position `longest - 1` tokens back.
+  const check = (at: number): void => {
+    for (let p = 0; p < phrases.length; p++) {
+      if (hits.length >= SNIPPET_MAX_HITS) return;
+      if (matchesAt(tokens, at, phrases[p]!)) {
+        hits.push({ phrase: p, pos: at, size: phrases[p]!.tokens.length });
+        // One phrase per position: FTS5 counts each phrase's hit, but a window's score needs each word once.
+      }
+    }
+  };
+  const limit = Math.min(text.length, SNIPPET_SCAN_CHARS);
+  let stopAt = Number.POSITIVE_INFINITY;
+  let whole = !cut;
+  TOKEN.lastIndex = 0;
+  for (let m = TOKEN.exec(text); m !== null; m = TOKEN.exec(text)) {
+    if (m.index >= limit || tokens.length >= stopAt) {
+      whole = false;
+      break;
+    }
+    const pos = tokens.length;
+    if (pos === 0 || startsSentence(text, m.index)) sentences.push(pos);
+    tokens.push({ start: m.index, end: m.index + m[0].length, folded: fold(m[0]) });
+    if (pos - longest + 1 >= 0) check(pos - longest + 1);
+    if (hits.length >= SNIPPET_MAX_HITS && stopAt === Number.POSITIVE_INFINITY) stopAt = tokens.length + SNIPPET_TOKENS;
+  }
+  TOKEN.lastIndex = 0;
+  // The last positions, whose phrases may be shorter than the longest.
+  for (let at = Math.max(0, tokens.length - longest + 1); at < tokens.length; at++) check(at);
+  hits.sort((a, b) => a.pos - b.pos || a.phrase - b.phrase);
+  return { tokens, hits, sentences, whole };
+}
+
+/** FTS5's fts5SnippetScore: 1000 for each phrase first seen in [from, from + SNIPPET_TOKENS), 1 for a repeat. */
+function score(hits: readonly Hit[], from: number, docSize: number): { score: number; start: number } {
+  const seen = new Set<number>();
+  let total = 0;
+  let first = -1;
+  let last = 0;
+  for (const h of hits) {
+    if (h.pos < from || h.pos >= from + SNIPPET_TOKENS) continue;
+    total += seen.has(h.phrase) ? 1 : 1000;
+    seen.add(h.phrase);
+    if (first < 0) first = h.pos;
+    last = h.pos + h.size;
+  }
+  // Centred on the words found, within the text.
+  let start = first - Math.trunc((SNIPPET_TOKENS - (last - first)) / 2);
+  if (start + SNIPPET_TOKENS > docSize) start = docSize - SNIPPET_TOKENS;
+  return { score: total, start: Math.max(0, start) };
+}
+
+/** The first token of the window FTS5's snippet() would choose among `hits`. */
+function windowStart(s: Scan): number {
+  const docSize = s.whole ? s.tokens.length : Number.POSITIVE_INFINITY;
+  let best = 0;
+  let bestStart = 0;
+  for (const h of s.hits) {
+    const at = score(s.hits, h.pos, docSize);
+    if (at.score > best) {
+      best = at.score;
+      bestStart = at.start;
+    }
+    // A window starting at the sentence this hit is in, when the text is longer than a window.
+    if (s.sentences.length > 0 && docSize > SNIPPET_TOKENS) {
+      let j = 0;
+      while (j < s.sentences.length - 1 && s.sentences[j + 1]! <= h.pos) j++;
+      const sentence = s.sentences[j]!;
+      if (sentence < h.pos) {
+        const bonus = score(s.hits, sentence, docSize).score + (sentence === 0 ? 120 : 100);
+        if (bonus > best) {
+          best = bonus;
+          bestStart = sentence;
+        }
+      }
+    }
+  }
+  return bestStart;
+}
+
+/** A snippet as places in its text: what it shows, [from, to), and the words found in it. */
+export interface Snippet {
+  from: number;
+  to: number;
+  /** The words found, [start, end) each, in order, inside [from, to). */
+  marks: Array<[number, number]>;
+  /** Text was left out before `from` / after `to`: an ellipsis goes there. */
+  before: boolean;
+  after: boolean;
+}
+
+/**
+ * The snippet of the row whose first characters are `text` (`cut`: the row goes on past them) for `phrases`:
+ * SNIPPET_TOKENS tokens around its first hits, an ellipsis where the text goes on. No hit among the tokens
+ * read (past SNIPPET_SCAN_CHARS, or a word the index folds differently): the row's first tokens, unmarked.
+ */
+export function snippetOf(text: string, phrases: readonly Phrase[], cut = false): Snippet {
+  const s = scan(text, phrases, cut);
+  if (s.tokens.length === 0) {
+    const to = Math.min(text.length, SNIPPET_NO_WORD_CHARS);
+    return { from: 0, to, marks: [], before: false, after: cut || to < text.length };
+  }
+  const start = windowStart(s);
+  const end = Math.min(start + SNIPPET_TOKENS, s.tokens.length) - 1;
+  const toEnd = s.whole && start + SNIPPET_TOKENS >= s.tokens.length;
+  const marks: Array<[number, number]> = [];
+  // Hits that overlap are marked as one (FTS5's coalesced instances); one that began before the window is not.
+  let open: { from: number; to: number } | undefined;
+  const close = (): void => {
+    if (open) marks.push([s.tokens[open.from]!.start, s.tokens[Math.min(open.to, end)]!.end]);
+    open = undefined;
+  };
+  for (const h of s.hits) {
+    if (h.pos < start || h.pos > end) continue;
+    const last = h.pos + h.size - 1;
+    if (open && h.pos <= open.to) open.to = Math.max(open.to, last);
+    else {
+      close();
+      open = { from: h.pos, to: last };
+    }
+  }
+  close();
+  return { from: start > 0 ? s.tokens[start]!.start : 0, to: toEnd ? text.length : s.tokens[end]!.end, marks, before: start > 0, after: !toEnd };
+}
+
+/** `snippet` of `text` as the answer's segments: `match` for the words found, ellipses where it was cut. */
+export function snippetSegments(text: string, snippet: Snippet): SnippetSegment[] {
+  const out: SnippetSegment[] = [];
+  const push = (piece: string, match: boolean): void => {
+    if (piece === '') return;
+    const last = out.at(-1);
+    if (last && last.match === match) last.text += piece;
+    else out.push({ text: piece, match });
+  };
+  if (snippet.before) push(SNIPPET_ELLIPSIS, false);
+  let at = snippet.from;
+  for (const [start, end] of snippet.marks) {
+    const from = Math.max(start, at);
+    const to = Math.min(end, snippet.to);
+    if (to <= from) continue;
+    push(text.slice(at, from), false);
+    push(text.slice(from, to), true);
+    at = to;
+  }
+  push(text.slice(at, snippet.to), false);
+  if (snippet.after) push(SNIPPET_ELLIPSIS, false);
+  return out;
+}
