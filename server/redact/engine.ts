@@ -5,6 +5,7 @@ import { RunCache } from './chars.js';
 import { apply, type Finding, resolve } from './finding.js';
 import { apiKeyHeaderAt, authorizationAt } from './headers.js';
 import { invisibleFindings } from './invisible.js';
+import { hasMarkdownEscape, mapBack, unescapeMarkdown } from './markdown-escapes.js';
 import { REDACTED_PRIVATE_KEY } from './mask.js';
 import { privateKeySpans } from './pem.js';
 import { scanAws, scanJwt, scanPhones, scanTwilio, telegramAt } from './tokens.js';
@@ -46,8 +47,19 @@ function handleOperator(text: string, at: number, out: Finding[]): void {
   telegramAt(text, at, out);
 }
 
-/** The resolved findings of one piece of text without private-key blocks. */
+/**
+ * The resolved findings of one piece of text without private-key blocks. A piece with Markdown escapes is read as
+ * Markdown shows it (markdown-escapes.ts): what the rules find there wins; what they find only in the text as
+ * written is kept where it overlaps nothing of that, so reading through never masks less. Private-key blocks
+ * are cut out before, on the text as written, so a block's bounds never depend on it.
+ */
 function pieceFindings(text: string): Finding[] {
+  if (!hasMarkdownEscape(text)) return pieceAsWritten(text);
+  const unescaped = unescapeMarkdown(text);
+  return resolve(text, mapBack(unescaped, pieceAsWritten(unescaped.copy)), pieceAsWritten(text));
+}
+
+function pieceAsWritten(text: string): Finding[] {
   RunCache.resetAll();
   const found: Finding[] = [];
   scanTokens(text, found);
