@@ -2,7 +2,8 @@
 // as `ghp\_…` and Word quotes `"api_key"` as `“api_key”`; the rules must still see the key a person sees. The same
 // keys in a .txt, a .docx, .xlsx and .pptx made by pandoc and by LibreOffice, and a PDF made by LibreOffice, come
 // out masked, the same mask in each, in every place text leaves: the attachment and workspace previews, the chip,
-// MCP read_attachment, read_workspace_file and search, and the REST search after a turn sent the text.
+// MCP read_attachment, read_workspace_file and search, and the REST search after a turn sent the text; and the
+// same files arriving through the Inbox.
 // Tools missing: the files they would make are skipped, saying why.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { SOFFICE, SOFFICE_MISSING, sofficeConvert } from '../office/testing/soffice.js';
 import { unescapeMarkdown } from '../redact/markdown-escapes.js';
 import { postMultipart, startTestServer, TEST_TOKEN, waitUntil, type TestServer } from '../testing/harness.js';
+import { INBOX_TITLE } from '../inbox/session.js';
 import { scriptedAgent, TEST_AGENT_CONFIG, type ScriptedAgent } from '../testing/scripted-agent.js';
 
 const run = promisify(execFile);
@@ -68,6 +70,9 @@ let agent: ScriptedAgent;
 let client: Client;
 let work: string;
 let session: string;
+let inboxDir: string;
+/** The Inbox's timings shortened, as its own tests do (inbox/rules.ts). */
+const INBOX_TIMINGS = { settleMs: 200, pollMs: 50, rescanMs: 300 };
 const made: Made[] = [];
 const skipped: string[] = [];
 
@@ -120,7 +125,9 @@ beforeAll(async () => {
   work = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-office-keys-'));
   await makeFiles();
   agent = scriptedAgent();
-  srv = await startTestServer({ agent: { streamTurn: agent.streamTurn, loadConfig: () => TEST_AGENT_CONFIG } });
+  inboxDir = path.join(work, 'inbox');
+  await fs.mkdir(inboxDir);
+  srv = await startTestServer({ agent: { streamTurn: agent.streamTurn, loadConfig: () => TEST_AGENT_CONFIG }, inbox: INBOX_TIMINGS, inboxFolders: [inboxDir] });
   session = await srv.newSession();
   const uploaded: Json[] = [];
   for (const f of made) {
@@ -208,6 +215,25 @@ describe('the same keys in a text file, Office files and a PDF', () => {
     for (const k of KEYS) {
       const found = ((await (await srv.api(`/api/search?q=${encodeURIComponent(k.key.slice(8, 20))}`)).json()) as Json).results as Json[];
       expect(found, k.label).toEqual([]);
+    }
+  });
+
+  it('arriving through the Inbox, are masked alike in its conversation (preview and MCP)', async () => {
+    for (const f of made) await fs.writeFile(path.join(inboxDir, f.name), f.bytes);
+    let inbox = '';
+    await waitUntil(async () => {
+      const list = ((await (await srv.api('/api/sessions')).json()) as Json).sessions as Json[];
+      inbox = list.find((x) => x.title === INBOX_TITLE)?.session_id ?? '';
+      if (!inbox) return false;
+      const held = ((await (await srv.api(`/api/session?session_id=${inbox}`)).json()) as Json).session.attachments as Json[];
+      return made.every((f) => held.some((a) => a.filename === f.name));
+    }, 'every file arrived in the Inbox', 60_000);
+    for (const f of made) {
+      expectAllMasked(toolText(await client.callTool({ name: 'read_attachment', arguments: { session_id: inbox, name: f.name } })), `Inbox read_attachment ${f.name}`);
+      if (f.name.endsWith('.pdf')) continue;
+      const res = await srv.api(`/api/attachment/preview?${new URLSearchParams({ session_id: inbox, name: f.name })}`);
+      expect(res.status, f.name).toBe(200);
+      expectAllMasked(String(((await res.json()) as Json).text ?? ''), `Inbox preview of ${f.name}`);
     }
   });
 });
