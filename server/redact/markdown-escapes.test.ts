@@ -2,6 +2,7 @@
 // Office converter writes `ghp_…` as `ghp\_…`, and Word quotes `"api_key"` as `“api_key”`.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { StreamRedactor } from '../agent/stream-redact.js';
 import { escapeInline } from '../office/markdown.js';
 import { redact } from './index.js';
 import { hasMarkdownEscape, unescapeMarkdown } from './markdown-escapes.js';
@@ -78,5 +79,35 @@ describe('redact: typographic quotes are quotes', () => {
 
   it('a value of quotes alone stays as it is', () => {
     expect(redact('API_KEY=“”')).toBe('API_KEY=“”');
+  });
+});
+
+describe('a streamed reply with Markdown escapes and typographic quotes', () => {
+  it('is sent as redact(whole) masks it, never a prefix more, in any chunking (property)', () => {
+    const construct = fc.constantFrom(
+      'API_KEY=“correct horse battery”',
+      '“api_key”: “abc123 def456 ghi789”',
+      '{”token”: ”abc def ghi jkl”}',
+      'password: ‘hunter2 again’',
+      `token ${escapeInline(GHP)} end`,
+      `“api\\_key”: “${VALUE}”`,
+      'plain words here',
+    );
+    fc.assert(
+      fc.property(fc.array(construct, { minLength: 1, maxLength: 4 }), fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 12 }), (parts, sizes) => {
+        const text = parts.join(' ');
+        const whole = redact(text);
+        const r = new StreamRedactor();
+        let sent = '';
+        for (let at = 0, i = 0; at < text.length; i++) {
+          const size = sizes[i % sizes.length]!;
+          sent += r.push(text.slice(at, at + size));
+          at += size;
+          expect(whole.startsWith(sent), `${JSON.stringify(sent)} / ${JSON.stringify(whole)}`).toBe(true);
+        }
+        expect(sent + r.flush()).toBe(whole);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
