@@ -143,6 +143,14 @@ beforeAll(async () => {
   const turn = await agent.turn(0, 180_000);
   turn.push({ kind: 'token', text: 'Read.' });
   turn.finish();
+  // The turn wrote each Office file's sidecar; one goes into the workspace too, as a workspace upload leaves it
+  // beside its document: a Markdown text file any workspace read shows.
+  for (const [i, f] of made.entries()) {
+    if (!f.office) continue;
+    const sidecar = `${uploaded[i]!.path}.md`;
+    await waitUntil(async () => existsSync(sidecar), `the sidecar of ${f.name}`, 60_000);
+    await fs.copyFile(sidecar, path.join(srv.workspace, `${f.name}.md`));
+  }
   client = new Client({ name: 'probe', version: '1' });
   await client.connect(new StreamableHTTPClientTransport(new URL(srv.origin + '/mcp'), { requestInit: { headers: { Authorization: `Bearer ${TEST_TOKEN}` } } }));
 }, 600_000);
@@ -173,10 +181,12 @@ describe('the same keys in a text file, Office files and a PDF', () => {
 
   it('are masked alike in the workspace preview', async () => {
     for (const f of made.filter((m) => m.name.endsWith('.pdf') === false)) {
-      const res = await srv.api(`/api/workspace/preview?${new URLSearchParams({ session_id: session, path: f.name })}`);
-      expect(res.status, f.name).toBe(200);
-      const body = (await res.json()) as Json;
-      expectAllMasked(String(body.text ?? ''), `workspace preview of ${f.name}`);
+      for (const name of f.office ? [f.name, `${f.name}.md`] : [f.name]) {
+        const res = await srv.api(`/api/workspace/preview?${new URLSearchParams({ session_id: session, path: name })}`);
+        expect(res.status, name).toBe(200);
+        const body = (await res.json()) as Json;
+        expectAllMasked(String(body.text ?? ''), `workspace preview of ${name}`);
+      }
     }
   });
 
@@ -189,8 +199,11 @@ describe('the same keys in a text file, Office files and a PDF', () => {
       if (f.name.endsWith('.pdf')) continue;
       const ws = toolText(await client.callTool({ name: 'read_workspace_file', arguments: { session_id: session, path: f.name } }));
       // read_workspace_file reads text files; an Office file is binary there (its name and size only).
-      if (f.office) expectNoSecret(ws, `read_workspace_file ${f.name}`);
-      else expectAllMasked(ws, `read_workspace_file ${f.name}`);
+      if (f.office) {
+        expectNoSecret(ws, `read_workspace_file ${f.name}`);
+        const sidecar = toolText(await client.callTool({ name: 'read_workspace_file', arguments: { session_id: session, path: `${f.name}.md` } }));
+        expectAllMasked(sidecar, `read_workspace_file ${f.name}.md`);
+      } else expectAllMasked(ws, `read_workspace_file ${f.name}`);
     }
   });
 
