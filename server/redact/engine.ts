@@ -49,14 +49,17 @@ function handleOperator(text: string, at: number, out: Finding[]): void {
 
 /**
  * The resolved findings of one piece of text without private-key blocks. A piece with Markdown escapes is read as
- * Markdown shows it (markdown-escapes.ts): what the rules find there wins; what they find only in the text as
- * written is kept where it overlaps nothing of that, so reading through never masks less. Private-key blocks
- * are cut out before, on the text as written, so a block's bounds never depend on it.
+ * Markdown shows it (markdown-escapes.ts): what the rules find there wins. What they find only in the text as
+ * written is kept where it overlaps nothing of that and holds no escape (at or next to its ends): a span with an
+ * escape is judged as shown only, or a mask made from escaped characters (`ABCDEF...\_key`) would be masked
+ * again as written, and redacting twice must change nothing. Private-key blocks are cut out before, on the text
+ * as written, so a block's bounds never depend on it.
  */
 function pieceFindings(text: string): Finding[] {
   if (!hasMarkdownEscape(text)) return pieceAsWritten(text);
   const unescaped = unescapeMarkdown(text);
-  return resolve(text, mapBack(unescaped, pieceAsWritten(unescaped.copy)), pieceAsWritten(text));
+  const asWritten = pieceAsWritten(text).filter((f) => !hasMarkdownEscape(text.slice(Math.max(0, f.start - 1), f.end + 1)));
+  return resolve(text, mapBack(unescaped, pieceAsWritten(unescaped.copy)), asWritten);
 }
 
 function pieceAsWritten(text: string): Finding[] {
