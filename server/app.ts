@@ -23,6 +23,7 @@ import { createRequestListener, type Handler as HandlerOf, type HandlerInput as 
 import { serveStatic } from './http/static.js';
 import { log } from './core/log.js';
 import { attachMcpToken, McpToken, mcpTokenFileStore } from './mcp/token.js';
+import { rememberOwnSecret } from './redact/known.js';
 import { EventBus } from './store/events.js';
 import { SessionStore } from './store/sessions.js';
 import { SessionDeletions } from './sessions/deletion.js';
@@ -236,9 +237,12 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
   // The agent's key becomes known to the redactor before the first request: a session stored by an older
   // version may hold what the agent echoed of it, and GET /api/session or MCP may read it at once.
   agent.loadConfig();
+  const token = config.token ?? newToken();
+  // The launch token too: pasted bare into a message, it would otherwise be served as it is (redact/known.ts).
+  rememberOwnSecret(token);
   const app: App = {
     config,
-    token: config.token ?? newToken(),
+    token,
     version: appVersion(),
     sessions,
     deletions,

@@ -24,7 +24,7 @@ import { isBlank, isSpace } from '../redact/chars.js';
 import { SCHEME_CHAR } from '../redact/headers.js';
 import { PEM_LABEL_MAX } from '../redact/pem.js';
 import { REDACTED_PRIVATE_KEY, VENDOR_SHAPES } from '../redact/index.js';
-import { skipBlanks, skipBlanksBack } from '../redact/values.js';
+import { closesQuote, isSmartQuote, skipBlanks, skipBlanksBack } from '../redact/values.js';
 
 const BEGIN_LITERAL = '-----BEGIN';
 const END_LITERAL = '-----END';
@@ -49,7 +49,7 @@ export const COLON = 0x3a;
 const NAME_CHAR = /[A-Za-z0-9_.-]/;
 
 function isQuote(c: number): boolean {
-  return c === 0x22 || c === 0x27 || c === 0x60;
+  return c === 0x22 || c === 0x27 || c === 0x60 || isSmartQuote(c);
 }
 
 function isHeaderQuote(c: number): boolean {
@@ -68,7 +68,7 @@ function closingQuote(text: string, open: number): number {
   const quote = text.charCodeAt(open);
   for (let i = open + 1; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === quote) return i;
+    if (closesQuote(quote, c)) return i;
     if (c === BACKSLASH) i++;
   }
   return -1;
@@ -89,7 +89,7 @@ function closingEscapedQuote(text: string, open: number): number {
 /** The name before `nameEnd` as the `=`/`:` rules see it, past a closing quote of a quoted key (`\"key\"`). */
 export function nameBefore(text: string, nameEnd: number): string {
   let end = nameEnd;
-  if (end > 0 && isHeaderQuote(text.charCodeAt(end - 1))) end--;
+  if (end > 0 && (isHeaderQuote(text.charCodeAt(end - 1)) || isSmartQuote(text.charCodeAt(end - 1)))) end--;
   if (end > 0 && text.charCodeAt(end - 1) === BACKSLASH) end--;
   let start = end;
   while (start > 0 && NAME_CHAR.test(text[start - 1]!)) start--;

@@ -38,6 +38,7 @@ import type { WorkspaceListing } from '../core/wire.js';
 import { IMAGE_TYPES, readImage } from './image-read.js';
 import { ARCHIVE_SNIFF_BYTES, archiveFileRead, archiveKindOf } from '../agent/read/archive-file.js';
 import { readAt } from '../agent/read/open.js';
+import { mcpWorkspaceGuard } from './kept-out.js';
 import * as L from './limits.js';
 
 /** A refusal that is not about HTTP: shown to the agent as it is. */
@@ -269,7 +270,7 @@ async function readOffice(at: WorkspacePath, base: string, format: NonNullable<R
 export async function listWorkspace(app: App, profile: string, id: unknown, requested: string): Promise<PublicWorkspaceListing> {
   const s = await findSession(app, profile, id);
   const workspace = await app.workspaces.validate(s.workspace);
-  const at = await openWorkspacePath(workspace, requested, false, app.workspaces.protectedPlaces);
+  const at = await openWorkspacePath(workspace, requested, false, await mcpWorkspaceGuard(app, profile));
   try {
     const listing = await listWorkspaceDir(at, L.MAX_WORKSPACE_ENTRIES);
     return publicWorkspaceListing(listing);
@@ -281,7 +282,7 @@ export async function listWorkspace(app: App, profile: string, id: unknown, requ
 export async function readWorkspaceFile(app: App, profile: string, id: unknown, requested: string, maxChars = L.MAX_TEXT_CHARS) {
   const s = await findSession(app, profile, id);
   const workspace = await app.workspaces.validate(s.workspace);
-  const at = await openWorkspacePath(workspace, requested, false, app.workspaces.protectedPlaces);
+  const at = await openWorkspacePath(workspace, requested, false, await mcpWorkspaceGuard(app, profile));
   try {
     const { bytes, size, path: rel } = await readWorkspaceBytes(at, L.MAX_READ_BYTES, true);
     if (!looksLikeText(bytes)) return { path: rel, size, binary: true as const };
@@ -407,7 +408,8 @@ export async function search(app: App, profile: string, id: unknown, query: stri
   }
   if (!budget.exhausted) {
     const workspace = await app.workspaces.validate(s.workspace).catch(() => undefined);
-    const at = workspace ? await openWorkspacePath(workspace, '', false, app.workspaces.protectedPlaces).catch(() => undefined) : undefined;
+    const guard = await mcpWorkspaceGuard(app, profile);
+    const at = workspace ? await openWorkspacePath(workspace, '', false, guard).catch(() => undefined) : undefined;
     if (at) {
       try {
         await searchTree(at, budget, (rel, text) => {

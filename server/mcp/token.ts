@@ -8,6 +8,7 @@ import type { SecretStore } from '../agent/secret-store.js';
 import { newToken, tokensEqual } from '../http/access.js';
 import type { App } from '../app.js';
 import { log } from '../core/log.js';
+import { rememberOwnSecret } from '../redact/known.js';
 import { fileSecretStore } from '../store/secret-file.js';
 
 export const MCP_TOKEN_FILE = 'mcp-token';
@@ -26,7 +27,10 @@ export class McpToken {
   private constructor(
     private readonly store: SecretStore,
     private current: string,
-  ) {}
+  ) {
+    // Masked wherever text leaves (a token pasted into a message is no longer served to MCP clients).
+    rememberOwnSecret(current);
+  }
 
   /** The stored token, or a new one stored now. A store that cannot save still yields a token for this run. */
   static async open(store: SecretStore): Promise<McpToken> {
@@ -54,6 +58,7 @@ export class McpToken {
     const next = newToken();
     await this.store.set(next);
     this.current = next;
+    rememberOwnSecret(next);
     return next;
   }
 }

@@ -4,7 +4,7 @@ import { ALNUM_UNDERSCORE, asciiTable, BACKSLASH, DIGIT, RunCache, hasAlphanumer
 import type { Finding } from './finding.js';
 import { cutsIntoMask, isMask, maskToken } from './mask.js';
 import { isEnvLookup, nameCounts, shouldMask, words } from './names.js';
-import { readValue, skipBlanks, skipBlanksBack, type Value } from './values.js';
+import { closesQuote, isDoubleQuote, isSmartQuote, readValue, skipBlanks, skipBlanksBack, type Value } from './values.js';
 
 /** Structural rules win a span over a bare token found inside it. */
 export const ASSIGNMENT_RANK = 10;
@@ -145,11 +145,12 @@ function quotedKeyBefore(text: string, colon: number): { start: number; end: num
   const close = skipBlanksBack(text, colon) - 1;
   if (close < 1) return null;
   const quote = text.charCodeAt(close);
-  if (quote !== 0x22 && quote !== 0x27) return null;
+  if (quote !== 0x22 && quote !== 0x27 && !isSmartQuote(quote)) return null;
   const escaped = text.charCodeAt(close - 1) === BACKSLASH;
   const end = escaped ? close - 1 : close;
   const start = runStart(text, end, CONFIG_KEY);
-  if (start === end || text.charCodeAt(start - 1) !== quote) return null;
+  const open = text.charCodeAt(start - 1);
+  if (start === end || !(open === quote || (isSmartQuote(open) && closesQuote(open, quote)))) return null;
   if (escaped && text.charCodeAt(start - 2) !== BACKSLASH) return null;
   return { start, end, quote };
 }
@@ -166,11 +167,11 @@ export function fieldAt(text: string, colon: number, out: Finding[]): void {
   // Python bytes: b'…' / b"…".
   if (c === 0x62 && (text.charCodeAt(from + 1) === 0x27 || text.charCodeAt(from + 1) === 0x22)) from++;
   const q = text.charCodeAt(from);
-  const quoted = q === 0x22 || q === 0x27 || (q === BACKSLASH && (text.charCodeAt(from + 1) === 0x22 || text.charCodeAt(from + 1) === 0x27));
+  const quoted = q === 0x22 || q === 0x27 || isSmartQuote(q) || (q === BACKSLASH && (text.charCodeAt(from + 1) === 0x22 || text.charCodeAt(from + 1) === 0x27));
   if (!quoted) return;
   const value = readValue(text, from);
   const v = valueText(text, value);
-  if (shouldMask(ws, v, name)) push(out, text, value.start, value.end, () => maskToken(v), key.quote === 0x22 ? 'json field' : 'python repr');
+  if (shouldMask(ws, v, name)) push(out, text, value.start, value.end, () => maskToken(v), isDoubleQuote(key.quote) ? 'json field' : 'python repr');
 }
 
 /** B3 YAML lines: `key: value` at the start of a line, one unquoted word, then the end of the line or a comment. */
@@ -187,7 +188,8 @@ export function yamlAt(text: string, colon: number, out: Finding[]): void {
   let end = value.end;
   if (value.start > from) {
     const quote = text.slice(from, value.start);
-    if (!text.startsWith(quote, value.end)) return;
+    const closed = text.startsWith(quote, value.end) || (quote.length === 1 && closesQuote(quote.charCodeAt(0), text.charCodeAt(value.end)));
+    if (!closed) return;
     end += quote.length;
   }
   const after = skipBlanks(text, end);

@@ -5,6 +5,7 @@ import { RunCache } from './chars.js';
 import { apply, type Finding, resolve } from './finding.js';
 import { apiKeyHeaderAt, authorizationAt } from './headers.js';
 import { invisibleFindings } from './invisible.js';
+import { hasMarkdownEscape, mapBack, unescapeMarkdown } from './markdown-escapes.js';
 import { REDACTED_PRIVATE_KEY } from './mask.js';
 import { privateKeySpans } from './pem.js';
 import { scanAws, scanJwt, scanPhones, scanTwilio, telegramAt } from './tokens.js';
@@ -46,8 +47,22 @@ function handleOperator(text: string, at: number, out: Finding[]): void {
   telegramAt(text, at, out);
 }
 
-/** The resolved findings of one piece of text without private-key blocks. */
+/**
+ * The resolved findings of one piece of text without private-key blocks. A piece with Markdown escapes is read as
+ * Markdown shows it (markdown-escapes.ts): what the rules find there wins. What they find only in the text as
+ * written is kept where it overlaps nothing of that and holds no escape (at or next to its ends): a span with an
+ * escape is judged as shown only, or a mask made from escaped characters (`ABCDEF...\_key`) would be masked
+ * again as written, and redacting twice must change nothing. Private-key blocks are cut out before, on the text
+ * as written, so a block's bounds never depend on it.
+ */
 function pieceFindings(text: string): Finding[] {
+  if (!hasMarkdownEscape(text)) return pieceAsWritten(text);
+  const unescaped = unescapeMarkdown(text);
+  const asWritten = pieceAsWritten(text).filter((f) => !hasMarkdownEscape(text.slice(Math.max(0, f.start - 1), f.end + 1)));
+  return resolve(text, mapBack(unescaped, pieceAsWritten(unescaped.copy)), asWritten);
+}
+
+function pieceAsWritten(text: string): Finding[] {
   RunCache.resetAll();
   const found: Finding[] = [];
   scanTokens(text, found);

@@ -1,5 +1,5 @@
-// Known secrets: values Satchel holds itself (the agent's API key) masked wherever they appear, whatever their
-// shape. The pattern rules (vendors.ts, assignments.ts, …) recognise a key by how it looks; a key with no known
+// Known secrets: values Satchel holds itself (the agent's API key, and its own access tokens: the launch token and
+// the MCP token) masked wherever they appear, whatever their shape. The pattern rules (vendors.ts, assignments.ts, …) recognise a key by how it looks; a key with no known
 // vendor shape, echoed by a hostile or broken agent in its reply, a tool name or a model name, looks like any
 // word. Satchel knows the exact value, so it masks that value and the forms an echo takes to slip past an
 // exact comparison:
@@ -26,6 +26,11 @@ export const KNOWN_HALF_MIN_CHARS = 8;
 export const SEPARATORS_BETWEEN = 2;
 /** Secrets remembered at once: the current key and a few previous ones (replies stored before a key change). */
 export const MAX_KNOWN_SECRETS = 8;
+/**
+ * Satchel's own tokens remembered at once (the launch token, the MCP token and ones it replaced), in a list of
+ * their own: a run of new MCP tokens never pushes the agent's earlier keys out, nor the reverse.
+ */
+export const MAX_OWN_SECRETS = 8;
 /** What every match becomes: the same mask as a short token's (redaction.md "Mask"), never part of the key. */
 export const KNOWN_SECRET_MASK = SHORT_MASK;
 
@@ -170,8 +175,14 @@ export class SecretMatcher {
 }
 
 let remembered: string[] = [];
+let own: string[] = [];
 let current = new SecretMatcher([]);
 let generation = 0;
+
+function rebuild(): void {
+  current = new SecretMatcher([...remembered, ...own.filter((s) => !remembered.includes(s))]);
+  generation++;
+}
 
 /**
  * Adds `secret` to the known secrets (the most recent kept first, at most MAX_KNOWN_SECRETS). Values shorter than
@@ -181,15 +192,26 @@ export function rememberSecret(secret: string | undefined): void {
   const value = secret?.trim();
   if (!value || value.length < KNOWN_SECRET_MIN_CHARS || remembered[0] === value) return;
   remembered = [value, ...remembered.filter((s) => s !== value)].slice(0, MAX_KNOWN_SECRETS);
-  current = new SecretMatcher(remembered);
-  generation++;
+  rebuild();
+}
+
+/**
+ * Adds one of Satchel's own tokens (app.ts: the launch token; mcp/token.ts: the MCP token, at start and when it
+ * is made again). Pasted bare into a message it looks like any word, and MCP clients must never be handed a
+ * token that opens Satchel; its `?token=` and `Bearer` forms the rules mask anyway.
+ */
+export function rememberOwnSecret(secret: string | undefined): void {
+  const value = secret?.trim();
+  if (!value || value.length < KNOWN_SECRET_MIN_CHARS || own[0] === value) return;
+  own = [value, ...own.filter((s) => s !== value)].slice(0, MAX_OWN_SECRETS);
+  rebuild();
 }
 
 /** Forgets every known secret (tests). */
 export function forgetSecrets(): void {
   remembered = [];
-  current = new SecretMatcher([]);
-  generation++;
+  own = [];
+  rebuild();
 }
 
 /** The matcher of the secrets known now. */

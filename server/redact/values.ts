@@ -13,8 +13,32 @@ const DOUBLE_QUOTE = 0x22;
 const SINGLE_QUOTE = 0x27;
 const BACKTICK = 0x60;
 
+// Typographic quotes. A word processor turns a typed `"` into “ or ” (” after a non-space, so `KEY="x"` becomes
+// `KEY=”x”`) and `'` into ‘ or ’; a key pasted into Word, Excel or PowerPoint is quoted with these, and the rules
+// read them as the quotes they stand for (issue 33): the value inside is masked, the quotes kept.
+const LEFT_DOUBLE = 0x201c;
+const RIGHT_DOUBLE = 0x201d;
+const LEFT_SINGLE = 0x2018;
+const RIGHT_SINGLE = 0x2019;
+
+export function isSmartQuote(c: number): boolean {
+  return c === LEFT_DOUBLE || c === RIGHT_DOUBLE || c === LEFT_SINGLE || c === RIGHT_SINGLE;
+}
+
 export function isQuote(c: number): boolean {
-  return c === DOUBLE_QUOTE || c === SINGLE_QUOTE || c === BACKTICK;
+  return c === DOUBLE_QUOTE || c === SINGLE_QUOTE || c === BACKTICK || isSmartQuote(c);
+}
+
+/** A straight or typographic double quote (the JSON field rule's quotes). */
+export function isDoubleQuote(c: number): boolean {
+  return c === DOUBLE_QUOTE || c === LEFT_DOUBLE || c === RIGHT_DOUBLE;
+}
+
+/** True when `c` closes a quote opened with `open`: the same character, or either of a typographic pair. */
+export function closesQuote(open: number, c: number): boolean {
+  if (open === LEFT_DOUBLE || open === RIGHT_DOUBLE) return c === RIGHT_DOUBLE || c === LEFT_DOUBLE;
+  if (open === LEFT_SINGLE || open === RIGHT_SINGLE) return c === RIGHT_SINGLE || c === LEFT_SINGLE;
+  return c === open;
 }
 
 /** Escapes that end an unquoted value: it sits inside an escaped JSON string (`…TOKEN=abc\n…`, `…=abc\"}`). */
@@ -38,7 +62,7 @@ export function skipBlanksBack(text: string, to: number): number {
 export function closingQuote(text: string, open: number, quote = text.charCodeAt(open)): number {
   for (let i = open + 1; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === quote) return i;
+    if (closesQuote(quote, c)) return i;
     if (isLineBreak(c)) return -1;
     if (c === BACKSLASH) {
       if (isLineBreak(text.charCodeAt(i + 1))) return -1;

@@ -111,6 +111,14 @@ const key = (st: Pick<Stats, 'dev' | 'ino'>): string => `${st.dev}:${st.ino}`;
  *  on a case-insensitive disk mounted there is still caught by its identity. */
 export const CASELESS_PLATFORMS: ReadonlySet<NodeJS.Platform> = new Set(['darwin', 'win32']);
 
+/** What a walk asks of its protected places (workspace/browse.ts): ProtectedPlaces, or MCP's wider guard
+ *  (mcp/kept-out.ts) that also hides the workspaces of conversations kept out of MCP. */
+export interface PlaceGuard {
+  fresh(): Promise<unknown>;
+  isPlace(dirPath: string, id?: Pick<Stats, 'dev' | 'ino'>): boolean;
+  check(dirPath: string, id: Pick<Stats, 'dev' | 'ino'>): void;
+}
+
 export class ProtectedPlaces {
   private ids = new Set<string>();
   /** The places' paths, case-folded, as of the last resolve(). */

@@ -8,7 +8,7 @@ import { AnchoredDir, EscapeError } from '../store/anchored.js';
 import { locateInside, openInside, type Located } from '../store/anchored-walk.js';
 import { HttpError } from '../core/errors.js';
 import { isCredentialPath, isHiddenName, isInside } from '../core/paths.js';
-import { ProtectedPlaceError, type ProtectedPlaces } from '../store/protected.js';
+import { ProtectedPlaceError, type PlaceGuard } from '../store/protected.js';
 import type { WorkspaceEntry, WorkspaceListing } from '../core/wire.js';
 
 export const MAX_LIST_ENTRIES = 5000;
@@ -25,7 +25,7 @@ export interface WorkspacePath {
   showHidden: boolean;
   /** A workspace's protected places (store/protected.ts): never listed, never walked into. Attachment folders,
    *  which lie inside the state folder by design, are opened without one. */
-  guard?: ProtectedPlaces;
+  guard?: PlaceGuard;
 }
 
 /** Hidden components only when asked for; credential stores never. */
@@ -35,7 +35,7 @@ export function visible(segments: readonly string[], showHidden: boolean): boole
 }
 
 /** Resolve `requested` (relative to the workspace; an absolute path must lie inside it) and open the workspace. */
-export async function openWorkspacePath(workspace: string, requested: string, showHidden: boolean, guard?: ProtectedPlaces): Promise<WorkspacePath> {
+export async function openWorkspacePath(workspace: string, requested: string, showHidden: boolean, guard?: PlaceGuard): Promise<WorkspacePath> {
   // No file has a NUL in its name: missing, as it always was.
   if (requested.includes('\0')) throw new HttpError(404, NOT_FOUND);
   const target = path.resolve(workspace, requested);
