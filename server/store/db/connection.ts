@@ -28,6 +28,14 @@ const SYNCHRONOUS = 'NORMAL';
 /** The database file's mode: sessions hold what the person wrote; the state folder is 0700 too. */
 const DB_FILE_MODE = 0o600;
 
+/** node-sqlite3's Backup object (its typings leave it out). */
+interface BackupHandle {
+  step(pages: number, done: (err: Error | null) => void): void;
+  finish(done: (err: Error | null) => void): void;
+  readonly completed: boolean;
+  readonly failed: boolean;
+}
+
 export type Params = ReadonlyArray<string | number | null> | Record<string, string | number | null>;
 
 export interface RunResult {
@@ -44,11 +52,29 @@ export interface Queries {
   get<T>(sql: string, params?: Params): Promise<T | undefined>;
 }
 
+/** Pages copied per step of an online backup: about 1 MiB at 4 KiB pages, so statements of the server's own
+ * requests run between two steps instead of waiting for a whole large database to be copied. */
+export const BACKUP_PAGES_PER_STEP = 256;
+
 export class Db implements Queries {
   /** The tail of the transaction queue: each transaction starts when the one before it has ended. */
   private lock: Promise<unknown> = Promise.resolve();
+  /** Told of the first SQLITE_CORRUPT / SQLITE_NOTADB a statement meets (db/damage.ts). */
+  onCorrupt: ((err: Error) => void) | undefined;
+  /** Set once the file is found damaged: every transaction is refused with it, so nothing more is written. */
+  private refusal: Error | undefined;
 
   private constructor(private readonly raw: sqlite3Types.Database) {}
+
+  /** From now on refuse every transaction with `err` (reads go on: what can still be read can be exported). */
+  refuseWrites(err: Error): void {
+    this.refusal ??= err;
+  }
+
+  private seen<E extends Error | null>(err: E): E {
+    if (err && isDatabaseCorrupt(err)) this.onCorrupt?.(err);
+    return err;
+  }
 
   /** Open (creating it when absent, mode 0600) the database at `file`, in WAL mode with foreign keys on. */
   static async open(file: string): Promise<Db> {
@@ -78,24 +104,46 @@ export class Db implements Queries {
   }
 
   exec(sql: string): Promise<void> {
-    return new Promise((resolve, reject) => this.raw.exec(sql, (err) => (err ? reject(err) : resolve())));
+    return new Promise((resolve, reject) => this.raw.exec(sql, (err) => (err ? reject(this.seen(err)) : resolve())));
   }
 
   run(sql: string, params: Params = []): Promise<RunResult> {
+    const seen = (err: Error) => this.seen(err);
     return new Promise((resolve, reject) =>
       this.raw.run(sql, params, function (this: sqlite3Types.RunResult, err: Error | null) {
-        if (err) reject(err);
+        if (err) reject(seen(err));
         else resolve({ changes: this.changes, lastID: this.lastID });
       }),
     );
   }
 
   all<T>(sql: string, params: Params = []): Promise<T[]> {
-    return new Promise((resolve, reject) => this.raw.all(sql, params, (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
+    return new Promise((resolve, reject) => this.raw.all(sql, params, (err, rows) => (err ? reject(this.seen(err)) : resolve(rows as T[]))));
   }
 
   get<T>(sql: string, params: Params = []): Promise<T | undefined> {
-    return new Promise((resolve, reject) => this.raw.get(sql, params, (err, row) => (err ? reject(err) : resolve(row as T | undefined))));
+    return new Promise((resolve, reject) => this.raw.get(sql, params, (err, row) => (err ? reject(this.seen(err)) : resolve(row as T | undefined))));
+  }
+
+  /**
+   * Copy the database page by page into `file` (SQLite's online backup, a new file), BACKUP_PAGES_PER_STEP at a
+   * time; this connection's own writes meanwhile reach the copy too. The copy is not checked here (backup.ts).
+   */
+  backupTo(file: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const backup: BackupHandle = (this.raw as unknown as { backup(file: string, done: (err: Error | null) => void): BackupHandle }).backup(file, (err: Error | null) => {
+        if (err) return reject(err);
+        const step = (): void => {
+          backup.step(BACKUP_PAGES_PER_STEP, (stepErr: Error | null) => {
+            if (stepErr) return backup.finish(() => reject(this.seen(stepErr)));
+            if (backup.completed) return backup.finish((e: Error | null) => (e ? reject(e) : resolve()));
+            if (backup.failed) return backup.finish(() => reject(new Error('the backup could not be completed')));
+            setImmediate(step);
+          });
+        };
+        step();
+      });
+    });
   }
 
   /**
@@ -105,6 +153,7 @@ export class Db implements Queries {
    */
   transaction<T>(work: (q: Queries) => Promise<T>): Promise<T> {
     const run = async (): Promise<T> => {
+      if (this.refusal) throw this.refusal;
       await this.exec('BEGIN IMMEDIATE');
       let result: T;
       try {
@@ -125,6 +174,12 @@ export class Db implements Queries {
   close(): Promise<void> {
     return new Promise((resolve, reject) => this.raw.close((err) => (err ? reject(err) : resolve())));
   }
+}
+
+/** SQLite found the file damaged (SQLITE_CORRUPT) or not a database at all (SQLITE_NOTADB). */
+export function isDatabaseCorrupt(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB';
 }
 
 /** SQLite's "disk or quota full" (SQLITE_FULL), as node-sqlite3 names it on the error. */

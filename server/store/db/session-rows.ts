@@ -4,6 +4,7 @@ import type { Queries } from './connection.js';
 import type { Message, Session } from '../sessions.js';
 import type * as wire from '../../core/wire.js';
 import { indexText } from './search-query.js';
+import { listingOfRow, type ListingRow, type UnreadableSession } from './damage.js';
 
 /**
  * Rows per INSERT when many are written at once (an import, a rewrite): each row takes 3 parameters and
@@ -51,10 +52,19 @@ export function pendingAttachmentTexts(q: Queries, limit: number): Promise<Pendi
   );
 }
 
-/** Every session's listing, for the list at start: no message is read. */
-export async function readListings(q: Queries): Promise<SessionListing[]> {
-  const rows = await q.all<{ header: string; message_count: number; attachment_count: number }>('SELECT header, message_count, attachment_count FROM sessions');
-  return rows.map((r) => ({ ...(JSON.parse(r.header) as SessionHeader), message_count: r.message_count, attachment_count: r.attachment_count }));
+/**
+ * Every session's listing, for the list at start: no message is read. A row whose header is not a conversation's
+ * is handed to `unreadable` and left out (damage.ts), so one damaged row never hides the others.
+ */
+export async function readListings(q: Queries, unreadable: (u: UnreadableSession) => void = () => {}): Promise<SessionListing[]> {
+  const rows = await q.all<ListingRow>('SELECT id, header, message_count, attachment_count FROM sessions');
+  const listings: SessionListing[] = [];
+  for (const row of rows) {
+    const listing = listingOfRow(row);
+    if ('reason' in listing) unreadable(listing);
+    else listings.push(listing);
+  }
+  return listings;
 }
 
 /** One session whole, as it is stored; undefined when there is none. */
