@@ -7,7 +7,7 @@ import { HttpError, isDiskFull, ValueError } from '../core/errors.js';
 import type * as wire from '../core/wire.js';
 import { log } from '../core/log.js';
 import { listBackups, makeBackup, type BackupInfo, type BackupReason } from './db/backup.js';
-import { Db, isDatabaseFull } from './db/connection.js';
+import { Db, isDatabaseCorrupt, isDatabaseFull } from './db/connection.js';
 import { corruptDamage, DATABASE_DAMAGED, damageSentence, missingRowDamage, type DatabaseDamage, type UnreadableSession } from './db/damage.js';
 import { DATABASE_REPLACING, openSessionDatabase } from './db/open.js';
 import {
@@ -176,6 +176,7 @@ export const DISK_FULL_SESSION = 'Not enough disk space to save the session';
 
 /** A failed session write: a full disk is 507 with its own text, anything else goes on as it is. */
 function writeFailure(err: unknown): unknown {
+  if (isDatabaseCorrupt(err)) return new HttpError(503, DATABASE_DAMAGED);
   return isDiskFull(err) || isDatabaseFull(err) ? new HttpError(507, DISK_FULL_SESSION) : err;
 }
 
@@ -445,6 +446,9 @@ export class SessionStore {
           if (known) return known.session;
           this.hold(sealRows(session));
           return session;
+        })
+        .catch((err: unknown) => {
+          throw writeFailure(err);
         })
         .finally(() => this.reading.delete(id));
       this.reading.set(id, reading);

@@ -28,6 +28,13 @@ export const BACKUP_FIRST_CHECK_MS = 15_000;
 const BACKUP_FILE_MODE = 0o600;
 const BACKUP_DIR_MODE = 0o700;
 const PARTIAL_PREFIX = '.partial-';
+/**
+ * FTS5's part of the check writes, so a connection that only reads (the one used here, never the server's own)
+ * cannot run it. The search index is derived data (rebuilt from search_docs); the rows it indexes are checked.
+ */
+const FTS_CHECK_NEEDS_WRITE = /^unable to validate the inverted index for FTS5 table .*: attempt to write a readonly database$/;
+/** Problems of a failed check named in the sentence; the rest are counted. */
+const PROBLEMS_SHOWN = 2;
 
 export type BackupReason = 'daily' | `before-schema-${number}`;
 
@@ -88,8 +95,13 @@ export async function checkDatabase(file: string): Promise<string | undefined> {
   }
   try {
     const rows = await db.all<{ quick_check: string }>('PRAGMA quick_check');
-    const problems = rows.map((r) => r.quick_check).filter((r) => r !== 'ok');
-    return problems.length === 0 ? undefined : problems.join('; ').slice(0, 500);
+    // One line for a sentence: SQLite's report lists one problem a line under a heading.
+    const problems = rows
+      .flatMap((r) => r.quick_check.split('\n'))
+      .filter((line) => line !== 'ok' && !line.startsWith('***') && !FTS_CHECK_NEEDS_WRITE.test(line));
+    if (problems.length === 0) return undefined;
+    const more = problems.length > PROBLEMS_SHOWN ? ` and ${problems.length - PROBLEMS_SHOWN} more` : '';
+    return problems.slice(0, PROBLEMS_SHOWN).join('; ') + more;
   } catch (err) {
     return (err as Error).message;
   } finally {
