@@ -122,7 +122,7 @@ export async function restoreBackup(stateDir: string, store: SessionStore, name:
   if (restoring.has(store)) throw new HttpError(409, RESTORE_UNDER_WAY);
   restoring.add(store);
   try {
-    const problem = await checkDatabase(path.join(backupDir(stateDir), chosen.name));
+    const problem = await checkDatabase(path.join(backupDir(stateDir), chosen.name), true);
     if (problem) throw new HttpError(409, `The backup of ${chosen.created_at} failed SQLite's check (${problem}): choose another`);
     let setAside = '';
     await store.replaceDatabase(async () => {

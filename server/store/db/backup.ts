@@ -85,11 +85,15 @@ export async function listBackups(stateDir: string): Promise<BackupInfo[]> {
   return found.sort((a, b) => b.name.localeCompare(a.name));
 }
 
-/** What `PRAGMA quick_check` says of the database in `file`: undefined when ok, else its first problems. */
-export async function checkDatabase(file: string): Promise<string | undefined> {
+/**
+ * What `PRAGMA quick_check` says of the database in `file`: undefined when ok, else its first problems. `copy`:
+ * a backup no server uses, opened read-write in rollback mode (nothing left beside it); else the live file,
+ * read on a connection of its own that never writes.
+ */
+export async function checkDatabase(file: string, copy = false): Promise<string | undefined> {
   let db: Db;
   try {
-    db = await Db.openReadOnly(file);
+    db = copy ? await Db.openCopy(file) : await Db.openReadOnly(file);
   } catch (err) {
     return (err as Error).message;
   }
@@ -135,16 +139,15 @@ export async function makeBackup(db: Db, stateDir: string, reason: BackupReason,
   try {
     await db.backupTo(partial);
     await fs.chmod(partial, BACKUP_FILE_MODE);
-    const problem = await checkDatabase(partial);
+    const problem = await checkDatabase(partial, true);
     if (problem) throw new BackupFailed(problem, true);
     // Never over another file: link under the real name, then drop the partial's name.
     await fs.link(partial, path.join(dir, name));
   } catch (err) {
     throw err instanceof BackupFailed ? err : new BackupFailed((err as Error).message, false);
   } finally {
-    await fs.rm(partial, { force: true });
-    // SQLite may leave a journal beside the copy it wrote.
-    await fs.rm(`${partial}-journal`, { force: true });
+    // The partial's name, and anything SQLite may have left beside it.
+    for (const suffix of ['', '-journal', '-wal', '-shm']) await fs.rm(partial + suffix, { force: true });
   }
   await pruneBackups(stateDir);
   const st = await fs.stat(path.join(dir, name));

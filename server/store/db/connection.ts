@@ -94,6 +94,25 @@ export class Db implements Queries {
     return db;
   }
 
+  /**
+   * Open an existing database file of Satchel's own that no server uses (a backup copy) read-write in rollback
+   * mode: no WAL or shared-memory file is left beside it, and checks that write scratch data (FTS5's) can run.
+   */
+  static async openCopy(file: string): Promise<Db> {
+    const raw = await new Promise<sqlite3Types.Database>((resolve, reject) => {
+      const db: sqlite3Types.Database = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(db)));
+    });
+    raw.configure('busyTimeout', BUSY_TIMEOUT_MS);
+    const db = new Db(raw);
+    try {
+      await db.exec('PRAGMA journal_mode = DELETE');
+    } catch (err) {
+      await db.close().catch(() => {});
+      throw err;
+    }
+    return db;
+  }
+
   /** Open an existing database to read it alone (tests and benches checking what is on disk). */
   static async openReadOnly(file: string): Promise<Db> {
     const raw = await new Promise<sqlite3Types.Database>((resolve, reject) => {
