@@ -203,3 +203,48 @@ describe('a damaged database at start', () => {
     });
   }
 });
+
+describe('damage met at run time', () => {
+  it('the first SQLITE_CORRUPT on a read marks the store damaged: the read and every write answer the sentence, the file is left as it was', async () => {
+    const { ids } = await stateWithConversations(3);
+    // Long messages, so the messages table has leaf pages of its own to damage.
+    const store0 = new SessionStore(stateDir);
+    await store0.load();
+    for (const id of ids) await store0.addMessage(id, 'x'.repeat(3000), []);
+    await store0.close();
+    const ro = await Db.openReadOnly(file);
+    const leaf = (await ro.get<{ pageno: number }>("SELECT pageno FROM dbstat WHERE name = 'messages' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1"))!.pageno;
+    await ro.close();
+
+    const store = new SessionStore(stateDir);
+    await store.load();
+    expect(store.damage).toBeUndefined();
+    // Damaged under the running store (only listings were read: no message page is in its cache).
+    const handle = await fs.open(file, 'r+');
+    await handle.write(Buffer.alloc(8, 0xff), 0, 8, (leaf - 1) * 4096);
+    await handle.close();
+    const damaged = await fs.readFile(file);
+    const results = await Promise.allSettled(ids.map((id) => store.get(id)));
+    expect(results.some((r) => r.status === 'rejected' && (r.reason as { status?: number; message: string }).status === 503 && (r.reason as Error).message === DATABASE_DAMAGED)).toBe(true);
+    expect(store.damage?.kind).toBe('corrupt');
+    await expect(store.create({ workspace: tmp, profile: 'default' })).rejects.toMatchObject({ status: 503, message: DATABASE_DAMAGED });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(logLines.some((l) => l.includes(' ERROR ') && l.includes(`Satchel's conversation database ${file} is damaged (SQLite reports "database disk image is malformed")`))).toBe(true);
+    await store.close();
+    expect(await sameBytes(file, damaged)).toBe(true);
+  });
+
+  it('a conversation listed but no longer found by its id is damage, not "Session not found"', async () => {
+    const { ids } = await stateWithConversations(2);
+    const store = new SessionStore(stateDir);
+    await store.load();
+    // Another writer (or a damaged index) takes the row away under the listing.
+    const other = await Db.open(file);
+    await other.run('DELETE FROM sessions WHERE id = ?', [ids[0]!]);
+    await other.close();
+    await expect(store.get(ids[0])).rejects.toMatchObject({ status: 503, message: DATABASE_DAMAGED });
+    expect(store.damage).toMatchObject({ kind: 'missing-row', what: `conversation ${ids[0]} is listed in it but cannot be read back` });
+    await expect(store.rename(ids[1]!, 'no more writes')).rejects.toMatchObject({ status: 503 });
+    await store.close();
+  });
+});
