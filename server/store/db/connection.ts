@@ -55,6 +55,10 @@ export interface Queries {
 /** Pages copied per step of an online backup: about 1 MiB at 4 KiB pages, so statements of the server's own
  * requests run between two steps instead of waiting for a whole large database to be copied. */
 export const BACKUP_PAGES_PER_STEP = 256;
+/** A step that met the server's own write lock is tried again after this long… */
+export const BACKUP_BUSY_RETRY_MS = 20;
+/** …this many times in a row at most (2 s of writes without a pause: it fails, the next hourly look tries again). */
+export const BACKUP_BUSY_RETRIES = 100;
 
 export class Db implements Queries {
   /** The tail of the transaction queue: each transaction starts when the one before it has ended. */
@@ -152,9 +156,19 @@ export class Db implements Queries {
     return new Promise((resolve, reject) => {
       const backup: BackupHandle = (this.raw as unknown as { backup(file: string, done: (err: Error | null) => void): BackupHandle }).backup(file, (err: Error | null) => {
         if (err) return reject(err);
+        let busy = 0;
         const step = (): void => {
           backup.step(BACKUP_PAGES_PER_STEP, (stepErr: Error | null) => {
+            // A transaction of the server's own holds the lock this step wanted (SQLITE_BUSY): not a failure
+            // (node-sqlite3 leaves the backup usable), so the step is tried again shortly, a bounded number of
+            // times in a row.
+            const code = (stepErr as { code?: string } | null)?.code;
+            if (stepErr && !backup.failed && (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') && busy++ < BACKUP_BUSY_RETRIES) {
+              setTimeout(step, BACKUP_BUSY_RETRY_MS);
+              return;
+            }
             if (stepErr) return backup.finish(() => reject(this.seen(stepErr)));
+            busy = 0;
             if (backup.completed) return backup.finish((e: Error | null) => (e ? reject(e) : resolve()));
             if (backup.failed) return backup.finish(() => reject(new Error('the backup could not be completed')));
             setImmediate(step);
