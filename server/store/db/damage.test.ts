@@ -1,6 +1,7 @@
 // A damaged conversation database, met at start by a real server (issue 33, finding 10): each case ends in one
 // sentence (the page's GET /api/database and the log), the damaged file and its WAL are left byte for byte as
 // they were, nothing more is written, and Export all never answers an archive that passes for a backup.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -246,5 +247,25 @@ describe('damage met at run time', () => {
     expect(store.damage).toMatchObject({ kind: 'missing-row', what: `conversation ${ids[0]} is listed in it but cannot be read back` });
     await expect(store.rename(ids[1]!, 'no more writes')).rejects.toMatchObject({ status: 503 });
     await store.close();
+  });
+
+  it('Export all, once a conversation cannot be read, holds the others and names it in NOT EXPORTED.txt', async () => {
+    const { ids } = await stateWithConversations(2);
+    const srv = await start();
+    // The row of the first goes from under the running server (a damaged page, another writer).
+    const other = await Db.open(file);
+    await other.run('DELETE FROM sessions WHERE id = ?', [ids[0]!]);
+    await other.close();
+    const res = await srv.api('/api/sessions/export');
+    expect(res.status).toBe(200);
+    const zip = path.join(tmp, 'all.zip');
+    await fs.writeFile(zip, Buffer.from(await res.arrayBuffer()));
+    const members = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).trim().split('\n');
+    expect(members).toContain('NOT EXPORTED.txt');
+    expect(members.some((m) => m.includes(ids[1]!) && m.endsWith('/conversation.json'))).toBe(true);
+    expect(members.some((m) => m.includes(ids[0]!))).toBe(false);
+    const note = execFileSync('unzip', ['-p', zip, 'NOT EXPORTED.txt'], { encoding: 'utf8' });
+    expect(note).toBe(`These conversations could not be read from the damaged database and are not in this archive (Settings → Backups may bring them back):\n\n${ids[0]}  Conversation 0\n`);
+    expect((await databaseState(srv)).state).toBe('damaged');
   });
 });
