@@ -38,6 +38,8 @@ import { deleteAttachment, getDraft, putDraft } from './handlers/drafts.js';
 import { events } from './handlers/events.js';
 import { exportAllSessions, exportSession, importSession } from './handlers/export.js';
 import { config, health } from './handlers/health.js';
+import { getDatabase, restoreDatabase } from './handlers/database.js';
+import { startDatabaseCare } from './store/database-care.js';
 import { listProfiles, switchProfile } from './handlers/profiles.js';
 import { showSessionVersion } from './handlers/session-version.js';
 import { getMcpSettings, regenerateMcpToken } from './handlers/mcp-settings.js';
@@ -102,6 +104,9 @@ export const routes: RouteTable<App> = {
   '/health': { GET: open(health) },
   '/api/health/agent': { GET: open(health) },
   '/api/config': { GET: api(config) },
+  // The database's state (damaged: one sentence of what to do) and its checked backups; restore one (issue 33).
+  '/api/database': { GET: api(getDatabase) },
+  '/api/database/restore': { POST: api(restoreDatabase, 'Could not restore the backup') },
   '/api/profiles': { GET: api(listProfiles) },
   '/api/profile/switch': { POST: api(switchProfile) },
   '/api/sessions': { GET: api(s.listSessions) },
@@ -266,6 +271,8 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
   const sweep = startAttachmentSweep(config.stateDir, sessions);
   // The text of attachments stored before the search index took it (search/backfill.ts), in the background.
   const backfill = startAttachmentTextBackfill(config.stateDir, sessions);
+  // SQLite's check of the database once started, then a checked backup daily (store/database-care.ts).
+  const care = startDatabaseCare(config.stateDir, sessions, config.databaseCare);
 
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {
@@ -273,7 +280,7 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
       stopping.abort();
       app.inboxPreparation?.stop();
       await inboxStarted;
-      await Promise.all([turns.stop(), sweep.stop(), deletions.stop(), backfill.stop(), app.inbox.stop()]);
+      await Promise.all([turns.stop(), sweep.stop(), deletions.stop(), backfill.stop(), app.inbox.stop(), care.stop()]);
       // The rows of what arrived last, before the store closes.
       await app.arrivals.flush();
       await sessions.close();

@@ -14,6 +14,8 @@ import type {
   CaptureSendResponse,
   CaptureView,
   InboxFoldersResponse,
+  DatabaseRestoreResponse,
+  DatabaseStateResponse,
   CapabilityResponse as Capability,
   SentAttachment,
   ChatCancelResponse,
@@ -144,6 +146,9 @@ export const api = {
   addInboxFolder: (path: string) => request<InboxFoldersResponse>('POST', '/api/inbox/folders', { add: path }),
   removeInboxFolder: (path: string) => request<InboxFoldersResponse>('POST', '/api/inbox/folders', { remove: path }),
   pauseInbox: (paused: boolean) => request<InboxFoldersResponse>('POST', '/api/inbox/pause', { paused }),
+  /** The conversation database's state and its checked backups; restore one (docs/API.md "Database and backups"). */
+  database: () => request<DatabaseStateResponse>('GET', '/api/database'),
+  restoreDatabase: (backup: string) => request<DatabaseRestoreResponse>('POST', '/api/database/restore', { backup }),
   profiles: () => request<{ active: string; profiles: string[] }>('GET', '/api/profiles'),
   switchProfile: (name: string) => request<{ ok: boolean; active: string }>('POST', '/api/profile/switch', { name }),
   sessions: () => request<{ sessions: SessionSummary[] }>('GET', '/api/sessions'),

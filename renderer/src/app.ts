@@ -22,6 +22,7 @@ import { Receipts } from './receipts-view.js';
 import { installShortcuts, ShortcutsDialog } from './keyboard.js';
 import { initReadAloud } from './read-aloud.js';
 import { SettingsDialog } from './settings-dialog.js';
+import { showDatabaseBanner } from './settings-backups.js';
 import { notify } from './toast.js';
 import { Voice } from './voice.js';
 import { WorkspacePanel } from './workspace.js';
@@ -136,6 +137,8 @@ class App {
     initReadAloud();
     const shortcuts = new ShortcutsDialog();
     const settings = (this.settings = new SettingsDialog());
+    // A damaged conversation database is said at once, over the page (settings-backups.ts).
+    void showDatabaseBanner(() => settings.open());
     installShortcuts({
       'new-session': () => void this.sidebar.openNewDialog(true),
       search: () => {

@@ -2,6 +2,7 @@
 // Desktop section only where the desktop app's preload offers window.satchel.desktopSettings. Both are read
 // afresh each time it opens: the tray's "Pause watching" or another window may have changed them.
 import { byId, icon, ICONS } from './dom.js';
+import { BackupsSection } from './settings-backups.js';
 import { DesktopSettingsSection } from './settings-desktop.js';
 import { InboxSettingsView } from './settings-inbox.js';
 import { desktopBridge } from './settings-state.js';
@@ -10,6 +11,8 @@ export class SettingsDialog {
   private readonly dialog = byId<HTMLDialogElement>('settings-dialog');
   private readonly inbox: InboxSettingsView;
   private readonly desktop: DesktopSettingsSection | undefined;
+  /** Settings → Backups: the database's state and its checked backups, each with Restore (issue 33). */
+  private readonly backups = new BackupsSection();
 
   constructor() {
     const satchel = (window as unknown as { satchel?: { pickFolder?: () => Promise<string | null> } }).satchel;
@@ -17,6 +20,7 @@ export class SettingsDialog {
     this.inbox = new InboxSettingsView(typeof pickFolder === 'function' ? () => pickFolder.call(satchel) : undefined);
     const bridge = desktopBridge(window);
     this.desktop = bridge ? new DesktopSettingsSection(bridge) : undefined;
+    this.dialog.querySelector('form.dialog-actions')?.before(this.backups.element);
     const button = byId<HTMLButtonElement>('settings-button');
     button.appendChild(icon([...ICONS.sliders]));
     button.title = 'Settings';
@@ -28,5 +32,6 @@ export class SettingsDialog {
     this.dialog.showModal();
     void this.inbox.load();
     void this.desktop?.load();
+    void this.backups.load();
   }
 }

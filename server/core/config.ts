@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { SecretStore } from '../agent/secret-store.js';
 import type { TurnDependencies } from '../agent/turns.js';
 import type { InboxOptions } from '../inbox/watcher.js';
+import type { CareTimings } from '../store/database-care.js';
 import { expandUser } from '../settings/parsers.js';
 import { DEFAULT_HOST, DEFAULT_MAX_UPLOAD_MB, readSetting, SETTINGS, type FlagSettingName } from '../settings/table.js';
 
@@ -54,6 +55,8 @@ export interface ServerConfig {
   mcpTokenStore?: SecretStore;
   /** How long a deleted session can be restored before it is purged (sessions/deletion.ts SESSION_DELETE_GRACE_MS); tests shorten it. */
   sessionDeleteGraceMs?: number;
+  /** When the database is checked and backed up (store/database-care.ts, db/backup.ts constants); tests shorten it. */
+  databaseCare?: CareTimings;
   /** Tests replace the agent side (a scripted upstream, a fixed configuration); unset parts are the real ones. */
   agent?: Partial<TurnDependencies>;
   /**

@@ -1,7 +1,7 @@
 // Export and import of conversations (docs/API.md "Export and import"): one conversation as Markdown or JSON,
 // every conversation of the profile in one archive, and an export back as a new conversation.
 import type { HandlerInput } from '../app.js';
-import { ValueError } from '../core/errors.js';
+import { HttpError, ValueError } from '../core/errors.js';
 import { sanitizeName } from '../core/names.js';
 import { readDraft, type StoredDraft } from '../drafts/store.js';
 import { conversationMarkdown } from '../export/markdown.js';
@@ -70,19 +70,47 @@ export async function exportSession({ ctx, app, profile }: HandlerInput): Promis
 export async function exportAllSessions({ ctx, app, profile }: HandlerInput): Promise<void> {
   const sessions = app.sessions.list().filter((s) => sessionVisible(s.profile, profile));
   const day = new Date().toISOString().slice(0, 10);
+  // A damaged database (store/db/damage.ts): an archive holding nothing read would pass for a backup, so it is
+  // refused with what to do unless at least one conversation can still be read.
+  if (app.sessions.damage && !(await anyReadable(app, sessions.map((s) => s.session_id)))) throw new HttpError(503, NOTHING_READABLE);
   await sendZip(ctx, `satchel-conversations-${day}.zip`, async (zip) => {
+    const notExported: string[] = [];
     for (const listed of sessions) {
       const files = await sessionFiles(app.config.stateDir, listed.session_id);
       // The session as it is when the archive is laid out, not when the list was taken (get is asynchronous:
       // its messages may come from the database); one deleted meanwhile is left out.
-      const session = await app.sessions.get(listed.session_id);
+      let session: Session | undefined;
+      try {
+        session = await app.sessions.get(listed.session_id);
+      } catch {
+        // Damaged where it is stored: named in the archive, never left out in silence.
+        notExported.push(`${listed.session_id}  ${redactText(listed.title)}`);
+        continue;
+      }
       if (!session) continue;
       const draft = await readDraft(app.config.stateDir, session.session_id);
       const doc = () => documentOf(app, session, files, draft);
       const folder = `${listed.created_at.slice(0, 10)} ${nameOf(redactText(listed.title))} ${listed.session_id}/`;
       addConversation(zip, folder, doc, files, ['json', 'md']);
     }
+    if (notExported.length > 0) zip.addText(NOT_EXPORTED_NAME, () => `${NOT_EXPORTED_TEXT}\n\n${notExported.join('\n')}\n`);
   });
+}
+
+export const NOTHING_READABLE = 'The conversation database is damaged and no conversation in it can be read, so there is nothing to export: open Settings → Backups to restore a backup';
+/** The member of an "Export all" archive naming the conversations that could not be read. */
+export const NOT_EXPORTED_NAME = 'NOT EXPORTED.txt';
+export const NOT_EXPORTED_TEXT = 'These conversations could not be read from the damaged database and are not in this archive (Settings → Backups may bring them back):';
+
+async function anyReadable(app: HandlerInput['app'], ids: readonly string[]): Promise<boolean> {
+  for (const id of ids) {
+    try {
+      if (await app.sessions.get(id)) return true;
+    } catch {
+      // Not readable: try the next.
+    }
+  }
+  return false;
 }
 
 /**

@@ -5,15 +5,16 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { HttpError, isDiskFull, ValueError } from '../core/errors.js';
 import type * as wire from '../core/wire.js';
-import { Db, isDatabaseFull } from './db/connection.js';
-import { importJsonSessions } from './db/import-json.js';
-import { migrateSchema } from './db/schema.js';
+import { log } from '../core/log.js';
+import { listBackups, makeBackup, type BackupInfo, type BackupReason } from './db/backup.js';
+import { Db, isDatabaseCorrupt, isDatabaseFull } from './db/connection.js';
+import { corruptDamage, DATABASE_DAMAGED, damageSentence, missingRowDamage, type DatabaseDamage, type UnreadableSession } from './db/damage.js';
+import { DATABASE_REPLACING, openSessionDatabase } from './db/open.js';
 import {
   deleteSession,
   headerOf,
   listingOf,
   pendingAttachmentTexts,
-  readListings,
   readSession,
   SessionConflict,
   writeSession,
@@ -179,6 +180,7 @@ export const DISK_FULL_SESSION = 'Not enough disk space to save the session';
 
 /** A failed session write: a full disk is 507 with its own text, anything else goes on as it is. */
 function writeFailure(err: unknown): unknown {
+  if (isDatabaseCorrupt(err)) return new HttpError(503, DATABASE_DAMAGED);
   return isDiskFull(err) || isDatabaseFull(err) ? new HttpError(507, DISK_FULL_SESSION) : err;
 }
 
@@ -267,6 +269,10 @@ export class SessionStore {
   /** The write loop of a session while one runs: remove() waits for it before the rows go, close() for all. */
   private readonly draining = new Map<string, Promise<void>>();
   private readonly stateDir: string;
+  /** Set once the database is found damaged (db/damage.ts): nothing is written from then on. */
+  damage: DatabaseDamage | undefined;
+  /** Conversations whose header could not be read at load: left in the database, not listed (db/damage.ts). */
+  unreadable: UnreadableSession[] = [];
 
   constructor(stateDir: string, limits: KeepLimits = { sessions: MAX_KEPT_SESSIONS, chars: MAX_KEPT_CHARS }) {
     this.stateDir = stateDir;
@@ -349,20 +355,31 @@ export class SessionStore {
    * older Satchel left (db/import-json.ts), and read every session's listing: no message is read here.
    */
   async load(): Promise<void> {
-    const db = await Db.open(this.file);
-    try {
-      await migrateSchema(db);
-      await importJsonSessions(db, this.stateDir);
-      for (const listing of await readListings(db)) this.setListing(listing);
-      this.reader = await SearchReader.open(this.file);
-    } catch (err) {
-      await db.close().catch(() => {});
+    // A damaged database (db/damage.ts) still loads: what can be read is listed, nothing is written.
+    const opened = await openSessionDatabase(this.stateDir, this.file, (err) => this.damaged(corruptDamage(this.file, err)));
+    for (const listing of opened.listings) this.setListing(listing);
+    this.unreadable = opened.unreadable;
+    this.db = opened.db;
+    if (opened.damage) this.damaged(opened.damage);
+    // Searches read on a connection of their own (db/search-reader.ts); a damaged file may refuse one, and then
+    // a search answers as every other read of a damaged database does.
+    this.reader = await SearchReader.open(this.file).catch((err: unknown) => {
+      if (this.damage) return undefined;
       throw err;
-    }
-    this.db = db;
+    });
   }
 
-  /** Close the database; waits for the writes under way. */
+  /** Found damaged (db/damage.ts), the first time: every write refused from now on, and said once in the log. */
+  damaged(found: DatabaseDamage): void {
+    if (this.damage) return;
+    this.damage = found;
+    this.db?.refuseWrites(new HttpError(503, DATABASE_DAMAGED));
+    void listBackups(this.stateDir)
+      .catch(() => [])
+      .then((backups) => log.error(damageSentence(found, backups[0]?.created_at)));
+  }
+
+  /** Close the database; waits for the writes under way. A damaged one is let go, not closed (below). */
   async close(): Promise<void> {
     const db = this.db;
     if (!db) return;
@@ -373,11 +390,34 @@ export class SessionStore {
     // Writes under way finish first (a stopping turn stores its rows); none can start after.
     while (this.draining.size > 0) await Promise.allSettled([...this.draining.values()]);
     this.db = undefined;
-    await db.close();
+    // Closing checkpoints the WAL into the file: a damaged file and its WAL are left exactly as they were found.
+    if (!this.damage) await db.close();
+  }
+
+  /**
+   * Put another database in place (a restore, db/backup.ts): writes stop, the connection is closed (let go if
+   * damaged), `swap` replaces the files, and the store loads again from them as at start.
+   */
+  async replaceDatabase(swap: () => Promise<void>): Promise<void> {
+    this.db?.refuseWrites(new HttpError(503, DATABASE_REPLACING));
+    await this.close();
+    await swap();
+    this.listings.clear();
+    this.sessions.clear();
+    this.keptTotal = 0;
+    this.version++;
+    this.sorted = undefined;
+    this.damage = undefined;
+    await this.load();
+  }
+
+  /** A checked backup of the database in backups/ (db/backup.ts). */
+  backup(reason: BackupReason, now?: Date): Promise<BackupInfo> {
+    return makeBackup(this.opened(), this.stateDir, reason, now);
   }
 
   private opened(): Db {
-    if (!this.db) throw new Error('the session store is not open');
+    if (!this.db) throw this.damage ? new HttpError(503, DATABASE_DAMAGED) : new Error('the session store is not open');
     return this.db;
   }
 
@@ -411,12 +451,20 @@ export class SessionStore {
     if (!reading) {
       reading = readSession(this.opened(), id)
         .then((session) => {
+          // Listed (read from the table) yet not found by its id: an index is damaged (db/damage.ts).
+          if (!session && this.listings.has(id)) {
+            this.damaged(missingRowDamage(this.file, id));
+            throw new HttpError(503, DATABASE_DAMAGED);
+          }
           // Removed or read again meanwhile: what is kept wins.
           if (!session || !this.listings.has(id)) return undefined;
           const known = this.sessions.get(id);
           if (known) return known.session;
           this.hold(sealRows(session));
           return session;
+        })
+        .catch((err: unknown) => {
+          throw writeFailure(err);
         })
         .finally(() => this.reading.delete(id));
       this.reading.set(id, reading);
@@ -440,7 +488,7 @@ export class SessionStore {
   freshId(): string {
     let id: string;
     do id = randomBytes(6).toString('hex');
-    while (this.listings.has(id));
+    while (this.listings.has(id) || this.unreadable.some((u) => u.session_id === id));
     return id;
   }
 
@@ -733,7 +781,7 @@ export class SessionStore {
    * titles, messages, attachment names and the text the agent got from attachments.
    */
   search(profile: string, query: string, limit: number, only: Pick<SearchScope, 'sessionId' | 'kinds'> = {}, signal?: AbortSignal): Promise<SearchHits> {
-    if (!this.reader) throw new Error('the session store is not open');
+    if (!this.reader) throw this.damage ? new HttpError(503, DATABASE_DAMAGED) : new Error('the session store is not open');
     return searchSessions(this.opened(), this.reader, (id) => this.listings.get(id), query, { profile, limit, ...only }, signal);
   }
 

@@ -28,6 +28,14 @@ const SYNCHRONOUS = 'NORMAL';
 /** The database file's mode: sessions hold what the person wrote; the state folder is 0700 too. */
 const DB_FILE_MODE = 0o600;
 
+/** node-sqlite3's Backup object (its typings leave it out). */
+interface BackupHandle {
+  step(pages: number, done: (err: Error | null) => void): void;
+  finish(done: (err: Error | null) => void): void;
+  readonly completed: boolean;
+  readonly failed: boolean;
+}
+
 export type Params = ReadonlyArray<string | number | null> | Record<string, string | number | null>;
 
 export interface RunResult {
@@ -44,11 +52,33 @@ export interface Queries {
   get<T>(sql: string, params?: Params): Promise<T | undefined>;
 }
 
+/** Pages copied per step of an online backup: about 1 MiB at 4 KiB pages, so statements of the server's own
+ * requests run between two steps instead of waiting for a whole large database to be copied. */
+export const BACKUP_PAGES_PER_STEP = 256;
+/** A step that met the server's own write lock is tried again after this long… */
+export const BACKUP_BUSY_RETRY_MS = 20;
+/** …this many times in a row at most (2 s of writes without a pause: it fails, the next hourly look tries again). */
+export const BACKUP_BUSY_RETRIES = 100;
+
 export class Db implements Queries {
   /** The tail of the transaction queue: each transaction starts when the one before it has ended. */
   private lock: Promise<unknown> = Promise.resolve();
+  /** Told of the first SQLITE_CORRUPT / SQLITE_NOTADB a statement meets (db/damage.ts). */
+  onCorrupt: ((err: Error) => void) | undefined;
+  /** Set once the file is found damaged: every transaction is refused with it, so nothing more is written. */
+  private refusal: Error | undefined;
 
   private constructor(private readonly raw: sqlite3Types.Database) {}
+
+  /** From now on refuse every transaction with `err` (reads go on: what can still be read can be exported). */
+  refuseWrites(err: Error): void {
+    this.refusal ??= err;
+  }
+
+  private seen<E extends Error | null>(err: E): E {
+    if (err && isDatabaseCorrupt(err)) this.onCorrupt?.(err);
+    return err;
+  }
 
   /** Open (creating it when absent, mode 0600) the database at `file`, in WAL mode with foreign keys on. */
   static async open(file: string): Promise<Db> {
@@ -68,6 +98,25 @@ export class Db implements Queries {
     return db;
   }
 
+  /**
+   * Open an existing database file of Satchel's own that no server uses (a backup copy) read-write in rollback
+   * mode: no WAL or shared-memory file is left beside it, and checks that write scratch data (FTS5's) can run.
+   */
+  static async openCopy(file: string): Promise<Db> {
+    const raw = await new Promise<sqlite3Types.Database>((resolve, reject) => {
+      const db: sqlite3Types.Database = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(db)));
+    });
+    raw.configure('busyTimeout', BUSY_TIMEOUT_MS);
+    const db = new Db(raw);
+    try {
+      await db.exec('PRAGMA journal_mode = DELETE');
+    } catch (err) {
+      await db.close().catch(() => {});
+      throw err;
+    }
+    return db;
+  }
+
   /** Open an existing database to read it alone (tests and benches checking what is on disk). */
   static async openReadOnly(file: string): Promise<Db> {
     const raw = await new Promise<sqlite3Types.Database>((resolve, reject) => {
@@ -78,24 +127,56 @@ export class Db implements Queries {
   }
 
   exec(sql: string): Promise<void> {
-    return new Promise((resolve, reject) => this.raw.exec(sql, (err) => (err ? reject(err) : resolve())));
+    return new Promise((resolve, reject) => this.raw.exec(sql, (err) => (err ? reject(this.seen(err)) : resolve())));
   }
 
   run(sql: string, params: Params = []): Promise<RunResult> {
+    const seen = (err: Error) => this.seen(err);
     return new Promise((resolve, reject) =>
       this.raw.run(sql, params, function (this: sqlite3Types.RunResult, err: Error | null) {
-        if (err) reject(err);
+        if (err) reject(seen(err));
         else resolve({ changes: this.changes, lastID: this.lastID });
       }),
     );
   }
 
   all<T>(sql: string, params: Params = []): Promise<T[]> {
-    return new Promise((resolve, reject) => this.raw.all(sql, params, (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
+    return new Promise((resolve, reject) => this.raw.all(sql, params, (err, rows) => (err ? reject(this.seen(err)) : resolve(rows as T[]))));
   }
 
   get<T>(sql: string, params: Params = []): Promise<T | undefined> {
-    return new Promise((resolve, reject) => this.raw.get(sql, params, (err, row) => (err ? reject(err) : resolve(row as T | undefined))));
+    return new Promise((resolve, reject) => this.raw.get(sql, params, (err, row) => (err ? reject(this.seen(err)) : resolve(row as T | undefined))));
+  }
+
+  /**
+   * Copy the database page by page into `file` (SQLite's online backup, a new file), BACKUP_PAGES_PER_STEP at a
+   * time; this connection's own writes meanwhile reach the copy too. The copy is not checked here (backup.ts).
+   */
+  backupTo(file: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const backup: BackupHandle = (this.raw as unknown as { backup(file: string, done: (err: Error | null) => void): BackupHandle }).backup(file, (err: Error | null) => {
+        if (err) return reject(err);
+        let busy = 0;
+        const step = (): void => {
+          backup.step(BACKUP_PAGES_PER_STEP, (stepErr: Error | null) => {
+            // A transaction of the server's own holds the lock this step wanted (SQLITE_BUSY): not a failure
+            // (node-sqlite3 leaves the backup usable), so the step is tried again shortly, a bounded number of
+            // times in a row.
+            const code = (stepErr as { code?: string } | null)?.code;
+            if (stepErr && !backup.failed && (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') && busy++ < BACKUP_BUSY_RETRIES) {
+              setTimeout(step, BACKUP_BUSY_RETRY_MS);
+              return;
+            }
+            if (stepErr) return backup.finish(() => reject(this.seen(stepErr)));
+            busy = 0;
+            if (backup.completed) return backup.finish((e: Error | null) => (e ? reject(e) : resolve()));
+            if (backup.failed) return backup.finish(() => reject(new Error('the backup could not be completed')));
+            setImmediate(step);
+          });
+        };
+        step();
+      });
+    });
   }
 
   /**
@@ -105,6 +186,7 @@ export class Db implements Queries {
    */
   transaction<T>(work: (q: Queries) => Promise<T>): Promise<T> {
     const run = async (): Promise<T> => {
+      if (this.refusal) throw this.refusal;
       await this.exec('BEGIN IMMEDIATE');
       let result: T;
       try {
@@ -137,6 +219,12 @@ export class Db implements Queries {
   close(): Promise<void> {
     return new Promise((resolve, reject) => this.raw.close((err) => (err ? reject(err) : resolve())));
   }
+}
+
+/** SQLite found the file damaged (SQLITE_CORRUPT) or not a database at all (SQLITE_NOTADB). */
+export function isDatabaseCorrupt(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB';
 }
 
 /** SQLite's "disk or quota full" (SQLITE_FULL), as node-sqlite3 names it on the error. */

@@ -5,6 +5,7 @@ import type { Message, Session } from '../sessions.js';
 import type * as wire from '../../core/wire.js';
 import { HttpError } from '../../core/errors.js';
 import { indexText } from './search-query.js';
+import { listingOfRow, type ListingRow, type UnreadableSession } from './damage.js';
 
 /**
  * The stored revision (schema 4) each session object was read or written at. Beside the object, not in it: the
@@ -70,10 +71,19 @@ export function pendingAttachmentTexts(q: Queries, limit: number): Promise<Pendi
   );
 }
 
-/** Every session's listing, for the list at start: no message is read. */
-export async function readListings(q: Queries): Promise<SessionListing[]> {
-  const rows = await q.all<{ header: string; message_count: number; attachment_count: number }>('SELECT header, message_count, attachment_count FROM sessions');
-  return rows.map((r) => ({ ...(JSON.parse(r.header) as SessionHeader), message_count: r.message_count, attachment_count: r.attachment_count }));
+/**
+ * Every session's listing, for the list at start: no message is read. A row whose header is not a conversation's
+ * is handed to `unreadable` and left out (damage.ts), so one damaged row never hides the others.
+ */
+export async function readListings(q: Queries, unreadable: (u: UnreadableSession) => void = () => {}): Promise<SessionListing[]> {
+  const rows = await q.all<ListingRow>('SELECT id, header, message_count, attachment_count FROM sessions');
+  const listings: SessionListing[] = [];
+  for (const row of rows) {
+    const listing = listingOfRow(row);
+    if ('reason' in listing) unreadable(listing);
+    else listings.push(listing);
+  }
+  return listings;
 }
 
 /** One session whole, as it is stored; undefined when there is none. */
