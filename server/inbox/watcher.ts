@@ -395,11 +395,13 @@ export class InboxWatcher {
    * checked by the rules and watched again, as one deleted and made again is).
    */
   private lose(f: Folder, now: Stats | undefined): void {
-    log.warn('inbox: a watched folder was moved or replaced while watched; nothing more is taken from it until a folder is back at its path');
     this.closeWatch(f);
     f.candidates.clear();
     for (let q = this.queue.length - 1; q >= 0; q--) if (this.queue[q]!.folder === f) this.queue.splice(q, 1);
     f.status = now?.isSymbolicLink() ? 'refused' : 'missing';
+    // Nothing at the path: deleted (or renamed away), said as a missing folder always was.
+    if (!now) return log.info('inbox: a watched folder is gone; it is watched again when it is back');
+    log.warn('inbox: a watched folder was moved or replaced while watched; nothing more is taken from it until a folder is back at its path');
     f.error = WATCH_REPLACED;
   }
 
