@@ -753,7 +753,9 @@ export class SessionStore {
     return this.update(
       id,
       (s) => {
-        if (s.attachments.length < MAX_ATTACHMENTS_PER_SESSION) s.attachments.push(attachment);
+        if (s.attachments.length >= MAX_ATTACHMENTS_PER_SESSION) return;
+        s.attachments.push(attachment);
+        // Only with the record: a row never names a file the session does not hold.
         alongside.change?.(s);
       },
       { also: alongside.also },
