@@ -76,6 +76,7 @@ export class InboxSettingsView {
           remove,
           h('span', { class: 'muted small inbox-folder-source', 'data-testid': 'inbox-folder-source' }, row.sourceText),
           row.error ? h('span', { class: 'error-text small inbox-folder-error', 'data-testid': 'inbox-folder-error' }, row.error) : null,
+          ...row.skipped.map((line) => h('span', { class: 'muted small inbox-folder-skipped', 'data-testid': 'inbox-folder-skipped' }, line)),
         ),
       );
     }

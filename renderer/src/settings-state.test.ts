@@ -15,7 +15,7 @@ import {
   type DesktopSettingsView,
 } from './settings-state.js';
 
-const ZERO: InboxCounts = { arrived: 0, duplicate: 0, ignored: 0, symlink: 0, empty: 0, too_large: 0, refused: 0, failed: 0, over_scan_limit: 0 };
+const ZERO: InboxCounts = { arrived: 0, duplicate: 0, ignored: 0, symlink: 0, empty: 0, too_large: 0, refused: 0, failed: 0, over_scan_limit: 0, unreadable: 0, bad_name: 0, hard_link: 0 };
 
 describe('Inbox folders', () => {
   it('a folder added in Settings can be removed; one from SATCHEL_INBOX_FOLDERS says where to change it', () => {
@@ -26,6 +26,7 @@ describe('Inbox folders', () => {
       sourceText: 'Added in Settings',
       removable: true,
       error: '',
+      skipped: [],
     });
     const env = folderRow({ path: '/srv/scans', source: 'env', status: 'missing' });
     expect(env.removable).toBe(false);
@@ -41,6 +42,21 @@ describe('Inbox folders', () => {
     expect(countsText(ZERO)).toBe('No file has arrived since Satchel started.');
     expect(countsText({ ...ZERO, ignored: 2, arrived: 1234, duplicate: 1, over_scan_limit: 3 })).toBe(
       'Since Satchel started: 1,234 arrived, 1 already there (same bytes), 2 ignored (hidden or temporary), 3 over the per-scan limit.',
+    );
+  });
+  it('files not taken are named with why, and counted (issue 33)', () => {
+    const row = folderRow({
+      path: '/home/me/Downloads',
+      source: 'settings',
+      status: 'watching',
+      skipped: [
+        { name: 'notes.txt', reason: 'it has more than one link' },
+        { name: 'report-\uFFFD.txt', reason: 'its name is not valid UTF-8; rename it to bring it in' },
+      ],
+    });
+    expect(row.skipped).toEqual(['Not taken: “notes.txt”: it has more than one link.', 'Not taken: “report-\uFFFD.txt”: its name is not valid UTF-8; rename it to bring it in.']);
+    expect(countsText({ ...ZERO, unreadable: 1, bad_name: 2, hard_link: 1 })).toBe(
+      'Since Satchel started: 1 not readable (permissions), 2 with a name that is not UTF-8, 1 refused as hard links.',
     );
   });
   it('the pause button and line follow the paused flag', () => {

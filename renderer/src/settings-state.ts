@@ -15,6 +15,8 @@ export interface FolderRow {
   removable: boolean;
   /** The rule's own words when the folder is refused (or why it cannot be watched). */
   error: string;
+  /** A line per file the watcher did not take: its name and why (unreadable, a name not UTF-8, a hard link). */
+  skipped: string[];
 }
 
 const STATUS_TEXT: Record<InboxFolderStatus, string> = {
@@ -33,6 +35,7 @@ export function folderRow(folder: InboxFolder): FolderRow {
     sourceText: fromEnv ? `Set by ${INBOX_ENV}: change it there, it cannot be removed here` : 'Added in Settings',
     removable: !fromEnv,
     error: folder.error ?? '',
+    skipped: (folder.skipped ?? []).map((x) => `Not taken: “${x.name}”: ${x.reason}.`),
   };
 }
 
@@ -47,6 +50,9 @@ const COUNT_WORDS: ReadonlyArray<[keyof InboxCounts, string]> = [
   ['refused', 'refused'],
   ['failed', 'failed'],
   ['over_scan_limit', 'over the per-scan limit'],
+  ['unreadable', 'not readable (permissions)'],
+  ['bad_name', 'with a name that is not UTF-8'],
+  ['hard_link', 'refused as hard links'],
 ];
 
 /** "Since Satchel started: 3 arrived, 1 already there (same bytes)." */

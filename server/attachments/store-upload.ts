@@ -9,7 +9,7 @@ import { maxExtractedBytes } from '../archive/index.js';
 import { storedAttachmentText } from '../search/attachment-text.js';
 import { placeUnique } from '../store/files.js';
 import { refuseOverCap } from '../store/caps.js';
-import type { Attachment } from '../store/sessions.js';
+import type { Attachment, AttachmentAlongside } from '../store/sessions.js';
 import { attachKind, refusal } from './attach-kind.js';
 import { gunzipToStaging } from './gunzip-upload.js';
 import { openSessionFolder, storedName } from './layout.js';
@@ -27,7 +27,14 @@ export interface StagedInput {
  * RAR archive, or a file for a conversation at its attachment cap (store/caps.ts), is refused (ValueError, 400)
  * before anything is stored; a plain `.gz` is stored as what it holds.
  */
-export async function storeStagedAttachment(app: App, profile: string, sessionId: string, file: StagedInput): Promise<Attachment> {
+export async function storeStagedAttachment(
+  app: App,
+  profile: string,
+  sessionId: string,
+  file: StagedInput,
+  /** What the caller stores with the record, in its transaction (the Inbox: the arrival row, the file's hash). */
+  alongside?: (attachment: Attachment) => AttachmentAlongside,
+): Promise<Attachment> {
   let attachment: Attachment;
   let gunzipped: { file: string; size: number } | undefined;
   // A full conversation is refused before anything is written (the store checks again in its transaction).
@@ -51,7 +58,7 @@ export async function storeStagedAttachment(app: App, profile: string, sessionId
       // The chip says "server.log (from server.log.gz)": the name the person dropped, as the upload's answer carries it.
       if (gunzipped) attachment.decompressed_from = storedName(file.filename);
       // A file the session does not record would be an orphan nobody can see: it goes if the record fails.
-      await app.sessions.addAttachment(sessionId, attachment).catch(async (err: unknown) => {
+      await app.sessions.addAttachment(sessionId, attachment, alongside?.(attachment)).catch(async (err: unknown) => {
         await dir.unlink(placed.name).catch((rmErr: unknown) => log.warn('could not remove an unrecorded attachment', rmErr));
         throw err;
       });

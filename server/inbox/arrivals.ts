@@ -7,8 +7,10 @@
 // file), and arrivals from the same place within ARRIVAL_GROUP_MS of a row's first file join that row while it
 // is still the conversation's last ("3 files arrived from Downloads"). A flush replaces at most that last row
 // and appends, so 1,000 files make a few dozen small row writes, and the window gets one `session_updated` per
-// flush instead of a thousand. The files themselves are recorded at once (attachments/store-upload.ts): a crash
-// inside the flush window loses only the row, never the file.
+// flush instead of a thousand. The watcher and "Open with" write a file's row in the very transaction that
+// records the file (`arrivalRow`, issue 33), so a crash never leaves a stored arrival without its row; only the
+// window's `session_updated` is held for the flush (`announce`). `record` (a row written later) stays for
+// callers with no transaction of their own.
 import type { Arrival, FileAttachment } from '../core/wire.js';
 import type { EventBus } from '../store/events.js';
 import type { Message, Session, SessionStore } from '../store/sessions.js';
@@ -80,10 +82,17 @@ export function appendArrivals(s: Session, items: Held['items']): void {
   }
 }
 
+/** The change that adds `file` (just recorded) from `source` as an arrival row: for the file's own store write. */
+export function arrivalRow(source: ArrivalSource, file: FileAttachment | Omit<FileAttachment, 'kind'>, at: number = Date.now() / 1000): (s: Session) => void {
+  return (s) => appendArrivals(s, [{ source, file: { ...file, kind: 'file' }, at }]);
+}
+
 /** The arrival rows of the running server: held per conversation, written together. */
 export class ArrivalLog {
   private readonly held = new Map<string, Held>();
   private readonly writes = new Set<Promise<void>>();
+  /** Conversations whose rows were written with their files and whose `session_updated` waits for the flush. */
+  private readonly announcing = new Map<string, { profile: string; timer: NodeJS.Timeout }>();
   /** Store writes made (tests and the burst measurement read it). */
   writeCount = 0;
 
@@ -104,6 +113,27 @@ export class ArrivalLog {
     held.timer ??= setTimeout(() => this.write(sessionId), this.flushMs).unref();
   }
 
+  /** A row was written with its file (arrivalRow): the window hears of it once per flush, not once per file. */
+  announce(profile: string, sessionId: string): void {
+    if (this.announcing.has(sessionId)) return;
+    const timer = setTimeout(() => {
+      this.announcing.delete(sessionId);
+      this.publishUpdate(profile, sessionId);
+    }, this.flushMs).unref();
+    this.announcing.set(sessionId, { profile, timer });
+  }
+
+  private publishUpdate(profile: string, sessionId: string): void {
+    const run = this.sessions
+      .get(sessionId)
+      .then((s) => {
+        if (s) this.events.publish({ name: 'session_updated', profile, data: { session_id: sessionId, updated_at: s.updated_at } });
+      })
+      .catch((err: unknown) => log.debug('inbox: an arrival could not be announced', err));
+    this.writes.add(run);
+    void run.finally(() => this.writes.delete(run));
+  }
+
   private write(sessionId: string): Promise<void> {
     const held = this.held.get(sessionId);
     if (!held) return Promise.resolve();
@@ -122,6 +152,11 @@ export class ArrivalLog {
 
   /** Write every held arrival now and wait for every write (the server's stop, and tests). */
   async flush(): Promise<void> {
+    for (const [id, { profile, timer }] of this.announcing) {
+      clearTimeout(timer);
+      this.publishUpdate(profile, id);
+    }
+    this.announcing.clear();
     await Promise.all([...this.held.keys()].map((id) => this.write(id)));
     await Promise.all([...this.writes]);
   }

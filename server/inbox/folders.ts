@@ -16,6 +16,8 @@ export const WATCH_SYSTEM = 'A system folder cannot be watched';
 export const WATCH_CREDENTIAL = 'A credential folder, or a folder inside one, cannot be watched';
 export const WATCH_PROTECTED = "Satchel's own data folder cannot be watched";
 export const WATCH_SHARED = 'A folder other users can write to cannot be watched';
+/** A watched folder renamed away, or something else put at its path, while it was watched (issue 33). */
+export const WATCH_REPLACED = 'The watched folder was moved or replaced while it was watched; nothing more is taken from it until a folder is back at its path';
 
 /** The folder's real path when it may be watched; a ValueError (400) saying why not otherwise. */
 export async function checkWatchFolder(workspaces: Pick<Workspaces, 'protectedPlaces'>, dir: unknown, home?: string): Promise<string> {

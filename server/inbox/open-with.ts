@@ -5,17 +5,24 @@
 // descriptor opened without following a symlink, and only a regular file within the upload limit is taken; a
 // folder is walked as a dropped folder is (its files, flat), through anchored directories, so a folder swapped
 // for a symlink mid-walk is never followed. What is not taken is said, never thrown.
+//
+// Issue 33: a local process can start Satchel with any argument, so a single file is judged by the protected-
+// place rule as folders are, on where the file really is (the descriptor's own path, after every symlink on
+// the way): a credential folder, Satchel's own state, /proc and system folders are refused with a sentence.
+// A file with more than one link (a hard link may be a key from anywhere) is refused wherever it is.
 import { constants as fsc, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { App } from '../app.js';
 import { storeStagedAttachment } from '../attachments/store-upload.js';
 import { log } from '../core/log.js';
-import { AnchoredDir, errno } from '../store/anchored.js';
+import { AnchoredDir, errno, PROC_FD_DIR, sameFile } from '../store/anchored.js';
+import { isCredentialDir, isSystemDir } from '../store/workspaces.js';
 import { latestVisibleSession } from '../store/profiles.js';
 import type { Session } from '../store/sessions.js';
+import { arrivalRow } from './arrivals.js';
 import { checkWatchFolder } from './folders.js';
-import { ignoredName } from './rules.js';
+import { HARD_LINK_REFUSED, ignoredName } from './rules.js';
 import { inboxSession } from './session.js';
 
 /** Files taken from one open, counting those inside opened folders: the shell bounds it too (open-paths.ts). */
@@ -40,11 +47,16 @@ export interface OpenedResult {
 }
 
 const SYMLINK_SKIPPED = 'a symlink is not followed';
+export const OPEN_CREDENTIAL = 'it is in a credential folder (such as ~/.ssh), which Satchel never reads';
+export const OPEN_PROTECTED = "it is in Satchel's own data or another protected folder, which Satchel never reads";
+export const OPEN_SYSTEM = 'it is a system file (such as in /etc or /proc), which Satchel never reads';
+export const OPEN_PROTECTED_FOLDER = "a protected folder (credentials or Satchel's own data) is never read";
 
 /** Copy what `src` holds into `staged`, at most `max` bytes; its size, or why not. */
 async function copyFrom(src: fs.FileHandle, staged: string, max: number): Promise<number | string> {
   const stat = await src.stat();
   if (!stat.isFile()) return 'not a regular file';
+  if (stat.nlink > 1) return HARD_LINK_REFUSED;
   if (stat.size > max) return `larger than the upload limit (${max} bytes)`;
   const out = await fs.open(staged, 'wx', 0o600);
   let total = 0;
@@ -58,6 +70,8 @@ async function copyFrom(src: fs.FileHandle, staged: string, max: number): Promis
       if (total > max) return `larger than the upload limit (${max} bytes)`;
       await out.write(buf, 0, bytesRead);
     }
+    // Linked while it was read: refused as one linked before.
+    if ((await src.stat()).nlink > 1) return HARD_LINK_REFUSED;
   } finally {
     await out.close();
   }
@@ -67,7 +81,10 @@ async function copyFrom(src: fs.FileHandle, staged: string, max: number): Promis
 /** The file to read, opened without following a symlink (O_NONBLOCK: a FIFO never blocks the open). */
 type Opener = () => Promise<fs.FileHandle>;
 
-async function copyIn(open: Opener, staged: string, max: number): Promise<number | string> {
+/** Why the opened file must not be read (where it really is), or undefined when it may. */
+type Judge = (src: fs.FileHandle) => Promise<string | undefined>;
+
+async function copyIn(open: Opener, staged: string, max: number, judge?: Judge): Promise<number | string> {
   let src: fs.FileHandle;
   try {
     src = await open();
@@ -75,6 +92,8 @@ async function copyIn(open: Opener, staged: string, max: number): Promise<number
     return errno(err) === 'ELOOP' ? SYMLINK_SKIPPED : 'it could not be opened';
   }
   try {
+    const refused = await judge?.(src);
+    if (refused) return refused;
     return await copyFrom(src, staged, max);
   } finally {
     await src.close();
@@ -103,21 +122,28 @@ class Delivery {
     return this.files < MAX_OPENED_FILES;
   }
 
+  isProtected(dirPath: string, id: { dev: number; ino: number }): boolean {
+    return this.app.workspaces.protectedPlaces.isPlace(dirPath, id);
+  }
+
   countEntry(): boolean {
     return ++this.entries <= MAX_OPENED_ENTRIES;
   }
 
   /** `display` (a path for the person) through `open` into the destination. */
-  async take(display: string, open: Opener): Promise<void> {
+  async take(display: string, open: Opener, judge?: Judge): Promise<void> {
     this.files++;
     const staged = path.join(this.app.stagingDir, `open-${randomBytes(8).toString('hex')}`);
     try {
-      const copied = await copyIn(open, staged, this.app.config.maxUploadBytes);
+      const copied = await copyIn(open, staged, this.app.config.maxUploadBytes, judge);
       if (typeof copied === 'string') return this.skip(display, copied);
       const session = await this.destination();
-      const stored = await storeStagedAttachment(this.app, this.profile, session.session_id, { stagedPath: staged, filename: path.basename(display), size: copied });
-      // A row in the conversation's thread says what arrived and from where (inbox/arrivals.ts).
-      this.app.arrivals.record(this.profile, session.session_id, { source: 'open-with' }, stored);
+      // A row in the conversation's thread says what arrived and from where (inbox/arrivals.ts), written with
+      // the file's record: a crash never leaves the file without it.
+      const stored = await storeStagedAttachment(this.app, this.profile, session.session_id, { stagedPath: staged, filename: path.basename(display), size: copied }, (a) => ({
+        change: arrivalRow({ source: 'open-with' }, a),
+      }));
+      this.app.arrivals.announce(this.profile, session.session_id);
       this.result.sessionId = session.session_id;
       this.result.added.push(stored.filename);
     } catch (err) {
@@ -168,7 +194,9 @@ async function takeFolder(delivery: Delivery, dir: AnchoredDir, shown: string, d
         continue;
       }
       try {
-        await takeFolder(delivery, child, display, depth + 1);
+        // A folder opened whole may hold a protected one not hidden by its name (~/Library/Keychains).
+        if (delivery.isProtected(display, child.id)) delivery.skip(display, OPEN_PROTECTED_FOLDER);
+        else await takeFolder(delivery, child, display, depth + 1);
       } finally {
         await child.close();
       }
@@ -229,7 +257,35 @@ export async function addFilesToInbox(app: App, profile: string, paths: readonly
       delivery.skip(item, `more than ${MAX_OPENED_FILES} files at once`);
       continue;
     }
-    await delivery.take(item, () => fs.open(item, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK));
+    await delivery.take(
+      item,
+      () => fs.open(item, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK),
+      (src) => protectedFile(app, item, src),
+    );
   }
   return delivery.result;
+}
+
+/**
+ * Where the opened file really is: on Linux the descriptor's own link (what was opened, whatever symlinks or
+ * swaps led there); elsewhere its real path, when the file there is still the one opened.
+ */
+async function realPathOf(given: string, src: fs.FileHandle): Promise<string | undefined> {
+  const viaProc = await fs.readlink(`${PROC_FD_DIR}/${src.fd}`).catch(() => undefined);
+  if (viaProc !== undefined && path.isAbsolute(viaProc)) return viaProc;
+  const real = await fs.realpath(given).catch(() => undefined);
+  if (real === undefined) return undefined;
+  const [there, opened] = await Promise.all([fs.stat(real).catch(() => undefined), src.stat()]);
+  return there && sameFile(there, opened) ? real : undefined;
+}
+
+/** The protected-place rule for one opened file, on its path as given and where it really is. */
+async function protectedFile(app: App, given: string, src: fs.FileHandle): Promise<string | undefined> {
+  const real = await realPathOf(given, src);
+  if (real === undefined) return 'it could not be opened';
+  if (isCredentialDir(given) || isCredentialDir(real)) return OPEN_CREDENTIAL;
+  if (isSystemDir(given) || isSystemDir(real)) return OPEN_SYSTEM;
+  const places = app.workspaces.protectedPlaces;
+  if ((await places.contains(path.dirname(given))) || (await places.contains(path.dirname(real)))) return OPEN_PROTECTED;
+  return undefined;
 }

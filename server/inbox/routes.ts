@@ -15,6 +15,8 @@ async function answer(input: HandlerInput): Promise<void> {
     source: f.source,
     status: f.status,
     ...(f.error !== undefined ? { error: serverValue(f.error) } : {}),
+    // The names of the person's own files not taken, and the watcher's fixed reasons.
+    ...(f.skipped ? { skipped: f.skipped.map((x) => ({ name: serverValue(x.name), reason: serverValue(x.reason) })) } : {}),
   }));
   // `satisfies`: the page's type (wire.d.ts) holds the shape, while the strings keep their brands for sendJson.
   await sendJson(input.ctx, 200, { folders, paused: inbox.isPaused, counts: { ...inbox.counts } } satisfies InboxFoldersResponse);

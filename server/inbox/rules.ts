@@ -24,9 +24,10 @@ export const MAX_FILES_PER_SCAN = 10_000;
 /** At most this many folders are watched (each holds an fs.watch handle and a rescan). */
 export const MAX_WATCHED_FOLDERS = 32;
 /** Content hashes remembered so the same bytes never arrive twice; the oldest are forgotten beyond this. Each is
- *  ~75 bytes in `<state>/inbox.json`, rewritten after a burst of arrivals: 20,000 keep it near 1.5 MB. */
+ *  a row of the database's inbox_taken (store/inbox-taken.ts), ~100 bytes: 20,000 keep it near 2 MB. */
 export const MAX_REMEMBERED_HASHES = 20_000;
-/** The watcher's bookkeeping is written at most this often (after a burst of arrivals, once). */
+/** The watcher's cache of what it saw (names and signatures, inbox.json) is written at most this often (after a
+ *  burst of arrivals, once). What it took is not: that is written with each file (store/inbox-taken.ts). */
 export const STATE_WRITE_DELAY_MS = 500;
 /**
  * A settled file that some process still holds open for writing waits at most this long (open-writers.ts): a
@@ -34,6 +35,9 @@ export const STATE_WRITE_DELAY_MS = 500;
  * the person works on it (LibreOffice) must not keep a saved file out of the Inbox for longer.
  */
 export const MAX_WRITER_WAIT_MS = 60_000;
+
+/** Why a file with more than one link is not taken (the watcher and "Open with" alike). */
+export const HARD_LINK_REFUSED = 'it has more than one link (a hard link can reach a file kept anywhere, such as a key), so it is not read';
 
 // Names of files still being written, or that belong to an application rather than the person.
 const TEMP_SUFFIXES = ['.crdownload', '.part', '.partial', '.download', '.tmp', '.temp', '.swp', '.swx', '.opdownload', '.!ut', '.aria2', '~'];

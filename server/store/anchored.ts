@@ -103,6 +103,17 @@ export class AnchoredDir {
     return AnchoredDir.anchor(real, real, real, mode);
   }
 
+  /**
+   * Anchor the directory at `dir` as named, its last component never a symlink (ELOOP), without resolving the
+   * path first (open() would follow a symlink put in place before the realpath). Where it really is, is then
+   * asked of the descriptor (whereNow), not of the path.
+   */
+  static async openExact(dir: string): Promise<AnchoredDir> {
+    const mode = await anchorMode();
+    const named = path.resolve(dir);
+    return AnchoredDir.anchor(named, named, named, mode);
+  }
+
   private static async anchor(reach: string, logical: string, root: string, mode: AnchorMode): Promise<AnchoredDir> {
     const handle = O_DIRECTORY ? await fsp.open(reach, DIR_FLAGS) : null;
     try {
@@ -126,6 +137,30 @@ export class AnchoredDir {
     const entry = this.entry(name);
     await this.verifySelf();
     return entry;
+  }
+
+  /**
+   * Where the held directory is now, as the kernel knows it (the descriptor's link in /proc), whatever was
+   * renamed or swapped since it was opened; verify mode: its path, when the directory there is still this one.
+   */
+  async whereNow(): Promise<string> {
+    if (this.mode === 'proc') return fsp.readlink(`${PROC_FD_DIR}/${this.handle!.fd}`);
+    const real = await fsp.realpath(this.path);
+    const now = await fsp.stat(real);
+    if (!sameFile(now, this.id)) throw new EscapeError();
+    return real;
+  }
+
+  /** A path that reaches this very directory for a watch (fs.watch): its descriptor's, or its path. */
+  watchPath(): string {
+    return this.mode === 'proc' ? `${PROC_FD_DIR}/${this.handle!.fd}` : this.path;
+  }
+
+  /** The names in this directory as bytes: a name that is not UTF-8 is seen as it is, not as U+FFFD. */
+  async readdirRaw(): Promise<Buffer[]> {
+    const names = await fsp.readdir(this.mode === 'proc' ? `${PROC_FD_DIR}/${this.handle!.fd}` : this.path, { encoding: 'buffer' });
+    await this.verifySelf();
+    return names;
   }
 
   /** The reported (real) path of `name` in this directory. */

@@ -7,7 +7,7 @@ import { HttpError, isDiskFull, ValueError } from '../core/errors.js';
 import type * as wire from '../core/wire.js';
 import { log } from '../core/log.js';
 import { listBackups, makeBackup, type BackupInfo, type BackupReason } from './db/backup.js';
-import { Db, isDatabaseCorrupt, isDatabaseFull } from './db/connection.js';
+import { Db, isDatabaseCorrupt, isDatabaseFull, type Queries } from './db/connection.js';
 import { corruptDamage, DATABASE_DAMAGED, damageSentence, missingRowDamage, type DatabaseDamage, type UnreadableSession } from './db/damage.js';
 import { DATABASE_REPLACING, openSessionDatabase } from './db/open.js';
 import {
@@ -137,12 +137,25 @@ export interface Session extends Omit<wire.Session, 'messages'> {
 
 export const SESSION_NOT_FOUND = 'Session not found';
 
+/** What is stored with an attachment's record, in its transaction (SessionStore.addAttachment). */
+export interface AttachmentAlongside {
+  /** A further change to the session (the arrival row). */
+  change?: (session: Session) => void;
+  /** Further statements (the Inbox's record of the file's hash). */
+  also?: (q: Queries) => Promise<void>;
+}
+
 /** What a store update may be: most changes are activity and move the session's `updated_at`; a flag is not. */
 interface UpdateOptions {
   /** Set `updated_at` to now (default true). Pinning, archiving, deleting or restoring a session is no activity. */
   touch?: boolean;
   /** Apply the change to a deleted session too (only deletion's own steps do). */
   deleted?: boolean;
+  /**
+   * More statements for the transaction that stores this change (the Inbox's record of what it took): both
+   * are committed or neither. Run only when the change itself was applied.
+   */
+  also?: (q: Queries) => Promise<void>;
 }
 
 export function isSessionId(id: unknown): id is string {
@@ -174,6 +187,7 @@ interface PendingChange {
   resolve: (session: Session) => void;
   reject: (err: unknown) => void;
   touch: boolean;
+  also?: (q: Queries) => Promise<void>;
 }
 
 export const DISK_FULL_SESSION = 'Not enough disk space to save the session';
@@ -565,7 +579,7 @@ export class SessionStore {
     if (!current || (current.deleted_at !== undefined && !opts.deleted)) return Promise.reject(new ValueError(SESSION_NOT_FOUND));
     return new Promise<Session>((resolve, reject) => {
       const queue = this.pending.get(id) ?? [];
-      queue.push({ change, resolve, reject, touch: opts.touch ?? true });
+      queue.push({ change, resolve, reject, touch: opts.touch ?? true, also: opts.also });
       this.pending.set(id, queue);
       if (!this.writing.has(id)) void this.drain(id);
     });
@@ -610,7 +624,10 @@ export class SessionStore {
     const stored = sealRows(draft);
     const before = base;
     try {
-      await this.opened().transaction((q) => writeSession(q, before, stored));
+      await this.opened().transaction(async (q) => {
+        await writeSession(q, before, stored);
+        for (const item of carried) await item.also?.(q);
+      });
     } catch (err) {
       // Another writer on the database changed it (db/session-rows.ts SessionConflict): the kept copy is stale, and
       // the next use reads what is stored.
@@ -806,11 +823,31 @@ export class SessionStore {
     return pendingAttachmentTexts(this.opened(), limit);
   }
 
-  addAttachment(id: string, attachment: Attachment): Promise<Session> {
-    return this.update(id, (s) => {
-      // Refused, not dropped: the caller removes the file it placed (attachments/store-upload.ts).
-      refuseOverCap('attachments', s.attachments.length);
-      s.attachments.push(attachment);
-    });
+  /**
+   * Record `attachment` in the session; `alongside` adds to the same transaction (the Inbox: the file's arrival
+   * row and the record that it was taken), so the file is never recorded without them, nor they without it.
+   */
+  addAttachment(id: string, attachment: Attachment, alongside: AttachmentAlongside = {}): Promise<Session> {
+    return this.update(
+      id,
+      (s) => {
+        // Refused, not dropped: the caller removes the file it placed (attachments/store-upload.ts).
+        refuseOverCap('attachments', s.attachments.length);
+        s.attachments.push(attachment);
+        // Only with the record: a row never names a file the session does not hold.
+        alongside.change?.(s);
+      },
+      { also: alongside.also },
+    );
+  }
+
+  /** Read from the database outside any session (the Inbox's record at start). */
+  query<T>(work: (q: Queries) => Promise<T>): Promise<T> {
+    return work(this.opened());
+  }
+
+  /** One transaction of the caller's own statements (the Inbox's record moved in from inbox.json). */
+  transaction<T>(work: (q: Queries) => Promise<T>): Promise<T> {
+    return this.opened().transaction(work);
   }
 }

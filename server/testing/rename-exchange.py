@@ -4,6 +4,9 @@ exchanges a directory inside a workspace with a symlink to outside while the ser
 
     rename-exchange.py A1 B1 [A2 B2 ...]
 
+SWAP_HOLD_MS=<ms> holds each state that long between exchanges (an attacker who swaps once and waits, as
+the Inbox's symlinked-parent race does), instead of swapping as fast as possible.
+
 renameat2(RENAME_EXCHANGE) through ctypes (coreutils 9.1 has no `mv --exchange`). Prints `ready` once the
 first exchange of every pair worked, and `swaps N` on exit. Exits 3 with `unsupported: <why>` when the C
 library or the file system cannot exchange.
@@ -12,6 +15,7 @@ import ctypes
 import os
 import signal
 import sys
+import time
 
 AT_FDCWD = -100
 RENAME_EXCHANGE = 2
@@ -30,6 +34,7 @@ def main():
         print("usage: rename-exchange.py A1 B1 [A2 B2 ...]", file=sys.stderr)
         return 2
     pairs = list(zip(paths[0::2], paths[1::2]))
+    hold = float(os.environ.get("SWAP_HOLD_MS", "0")) / 1000
     libc = ctypes.CDLL(None, use_errno=True)
     try:
         renameat2 = libc.renameat2
@@ -56,8 +61,11 @@ def main():
         for a, b in pairs:
             if exchange(a, b) == 0:
                 swaps += 1
-        # One core for the server on a two-core machine: swapping as fast as possible, but yielding.
-        os.sched_yield()
+        if hold:
+            time.sleep(hold)
+        else:
+            # One core for the server on a two-core machine: swapping as fast as possible, but yielding.
+            os.sched_yield()
     print(f"swaps {swaps}", flush=True)
     return 0
 

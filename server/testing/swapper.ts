@@ -28,7 +28,12 @@ export interface Swapper {
 
 /** Start exchanging each pair [a, b] of `paths`; resolves once every pair was exchanged once. */
 export function startSwapper(...paths: string[]): Promise<Swapper> {
-  const child: ChildProcess = spawn('python3', [SWAPPER, ...paths], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return startHoldingSwapper(0, ...paths);
+}
+
+/** As startSwapper, each state held `holdMs` (0: as fast as possible). */
+export function startHoldingSwapper(holdMs: number, ...paths: string[]): Promise<Swapper> {
+  const child: ChildProcess = spawn('python3', [SWAPPER, ...paths], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SWAP_HOLD_MS: String(holdMs) } });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -123,6 +123,19 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX streamed_text_stream ON streamed_text (session_id, stream_id, id);
   `,
+  // 6 (issue 33, the Inbox): the content hashes of the files the Inbox took (store/inbox-taken.ts), written in
+  // the very transaction that records the file and its arrival row, so a crash never takes a file twice. They
+  // were kept in `<state>/inbox.json`, written up to 500 ms later; the watcher moves that list in once. `id`
+  // orders them, so the oldest are forgotten first beyond MAX_REMEMBERED_HASHES. Not tied to a session: a file
+  // taken into an Inbox later deleted is still not taken again.
+  `
+  CREATE TABLE inbox_taken (
+    id INTEGER PRIMARY KEY,
+    profile TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    UNIQUE (profile, hash)
+  );
+  `,
 ];
 
 /** The schema version this build writes. */
