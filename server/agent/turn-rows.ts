@@ -3,6 +3,7 @@ import { log } from '../core/log.js';
 import type { StoppedBy } from '../core/wire.js';
 import { MAX_MESSAGES_PER_SESSION, type Message, type Session } from '../store/sessions.js';
 import { VERSIONS_FIELD } from '../store/versions.js';
+import { storeQueued } from '../store/queued.js';
 import { CANCELLED_TEXT, INTERRUPTED } from './turn-texts.js';
 import { RETRY_HINT } from './upstream-errors.js';
 import type { AgentError } from './types.js';
@@ -12,7 +13,12 @@ export function now(): number {
   return Date.now() / 1000;
 }
 
+/**
+ * The turn is over (its rows pushed just before): the pending turn goes, and the rows written while it ran follow
+ * its rows, in the order written (store/queued.ts).
+ */
 export function clearPending(s: Session): void {
+  storeQueued(s);
   delete s._pending_versions;
   delete s.active_stream_id;
   delete s.pending_user_message;

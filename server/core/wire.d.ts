@@ -161,6 +161,11 @@ export interface Session extends SessionHeader {
   pending_attachments?: ChatAttachment[];
   /** Epoch seconds, float. */
   pending_started_at?: number;
+  /**
+   * While a turn runs: messages written meanwhile (a note, quick capture, an arrival), in the order written. They are
+   * stored after the turn's rows when it ends, and shown after the reply being written (docs/API.md).
+   */
+  queued_messages?: Message[];
   /** The model this conversation's turns ask for (POST /api/session/settings); absent: the agent settings' model. */
   model?: string;
   /** Sent as the first `system` message of every turn of this conversation; absent: none. */
@@ -349,8 +354,11 @@ export interface ErrorResponse {
  */
 export interface MessageSummaryAnswer {
   session: SessionSummary;
-  message_index: number;
+  /** null while a turn runs: the message waits in `queued_messages` and is stored after the turn's rows. */
+  message_index: number | null;
   message: Message;
+  /** The message waits for the running turn (docs/API.md, "A message written while a reply streams"). */
+  queued?: true;
 }
 
 /** The server-sent events of GET /api/events, by name, with their `data`. */
@@ -393,6 +401,8 @@ export interface CaptureSendResponse {
   session_id: string;
   /** For `ask`: the agent's turn, streaming in the conversation. */
   stream_id?: string;
+  /** A reply was being written there: the message waits and is stored after it. */
+  queued?: true;
 }
 
 /** POST /api/chat/start */
