@@ -49,6 +49,8 @@ export interface FakeModel {
   requests: { messages: ModelMessage[]; tools: string[] }[];
   /** While true, a text answer streams slowly (SLOW_PIECE_MS a piece) until the gateway closes it. */
   slow: boolean;
+  /** While set, a text answer writes its first piece, then waits for this before it ends (a reply held mid-stream). */
+  hold?: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -105,6 +107,10 @@ export async function startFakeModel(): Promise<FakeModel> {
     } else {
       send({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
       send({ ...base, choices: [{ index: 0, delta: { content: text }, finish_reason: null }] });
+      if (model.hold) {
+        await model.hold;
+        send({ ...base, choices: [{ index: 0, delta: { content: ' (held, then finished)' }, finish_reason: null }] });
+      }
       if (model.slow) {
         for (let i = 0; i < SLOW_PIECES_MAX && !res.destroyed && !res.writableEnded; i++) {
           await sleep(SLOW_PIECE_MS);
