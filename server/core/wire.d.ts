@@ -387,8 +387,11 @@ export type CaptureDestination = 'current' | 'inbox' | 'ask';
 
 /** GET /api/capture */
 export interface CaptureView {
-  /** The conversation `current` sends to: the one asked for with `?session=`, else the most recently active. */
-  current: { session_id: string; title: string } | null;
+  /**
+   * The conversation `current` sends to: the one asked for with `?session=`, else the most recently active; `busy`
+   * while a reply is being written there (a message sent then comes after it).
+   */
+  current: { session_id: string; title: string; busy?: boolean } | null;
   /** Whether the Inbox conversation can be sent to. */
   inbox: boolean;
   draft: { text: string; destination: CaptureDestination; session_id: string | null; attachments: Attachment[] };

@@ -106,7 +106,7 @@ export async function getCapture(input: HandlerInput): Promise<void> {
   const staging = stored.session_id ? await app.sessions.get(stored.session_id) : undefined;
   const visible = staging && sessionVisible(staging.profile, profile) ? staging : null;
   await sendJson(ctx, 200, {
-    current: current ? { session_id: serverValue(current.session_id), title: redactText(current.title) } : null,
+    current: current ? { session_id: serverValue(current.session_id), title: redactText(current.title), busy: typeof current.active_stream_id === 'string' } : null,
     inbox: true,
     draft: {
       text: redactText(stored.text),
