@@ -60,7 +60,8 @@ export function freshHermesId(sessionId: string, random: () => string = () => ra
  * Whether `shown` (the rows Satchel shows, arrivals aside) is exactly what the gateway holds under `state.id`: the
  * exchanges of requests 1..n, each its user row then its reply marked with it. A request that left no marked reply
  * (failed, stopped, replaced by Regenerate or Edit) leaves its turn in the gateway and a gap here; a row the
- * gateway never received breaks the pairs. Linear in the rows: microseconds for a conversation of 10,000.
+ * gateway never received breaks the pairs. Linear in the rows, once per turn's start: a median of 6 ms for 10,000
+ * rows measured on the loaded 2-core test machine (the arrival filter before it already walked them all).
  */
 function gatewayHolds(shown: readonly Message[], state: HermesState): boolean {
   if (shown.length !== 2 * state.n) return false;
@@ -84,7 +85,7 @@ export function beginHermesTurn(s: Session, config: AgentConfig, random?: () => 
   const state = stateOf(session);
   let id: string;
   // Inbox arrival rows are not in the gateway's database: those since the last turn go with the new user turn
-  // (arrivals-input.ts), those before it went with an earlier one. The last other row decides.
+  // (arrivals-input.ts), those before it went with an earlier one. The other rows decide (gatewayHolds).
   const shown = s.messages.filter((m) => !isArrivalRow(m));
   if (shown.length === 0) {
     // Nothing shown: a new id, whose database is empty, is in step (a first turn, or an edit of the first message).
