@@ -8,8 +8,8 @@ import type { Chip } from './store.js';
 export interface CaptureState {
   text: string;
   destination: CaptureDestination;
-  /** The conversation `current` sends to. */
-  current: { session_id: string; title: string } | null;
+  /** The conversation `current` sends to (`busy`: a reply is being written there). */
+  current: { session_id: string; title: string; busy?: boolean } | null;
   /** The Inbox conversation can be sent to. */
   inbox: boolean;
   /** The conversation the chips' uploads are stored in (null until the first one is). */
@@ -76,15 +76,17 @@ export function draftBody(state: CaptureState): { text: string; destination: Cap
 }
 
 /** What the page says once a capture is sent. */
-export function sentNotice(destination: CaptureDestination, title: string | undefined): string {
-  if (destination === 'inbox') return 'Sent to the Inbox.';
+export function sentNotice(destination: CaptureDestination, title: string | undefined, queued = false): string {
+  if (destination === 'inbox') return queued ? 'Sent to the Inbox: it comes after the reply being written there.' : 'Sent to the Inbox.';
   if (destination === 'ask') return 'Asked the agent: the reply appears in the Satchel window.';
+  // The server keeps a message written while a reply streams after that reply (server/store/queued.ts).
+  if (queued) return title ? `Sent to “${title}”: it comes after the reply being written there.` : 'Sent: it comes after the reply being written.';
   return title ? `Sent to “${title}”.` : 'Sent.';
 }
 
-/** After a send: nothing left to send, on the same destination. */
-export function afterSend(state: CaptureState): CaptureState {
-  return { ...state, text: '', chips: [], staging: null, sending: false, notice: { kind: 'info', text: sentNotice(state.destination, state.current?.title) } };
+/** After a send (`queued`: the server said it waits for a reply being written): nothing left to send, on the same destination. */
+export function afterSend(state: CaptureState, queued = false): CaptureState {
+  return { ...state, text: '', chips: [], staging: null, sending: false, notice: { kind: 'info', text: sentNotice(state.destination, state.current?.title, queued) } };
 }
 
 /** The transcript goes where the caret is, a space apart from the text around it. */

@@ -267,7 +267,9 @@ class CapturePage {
     const s = this.state;
     if (this.input.value !== s.text) this.input.value = s.text;
     this.chips.update(s.chips);
-    this.currentLabel.textContent = s.current ? `Current conversation: ${s.current.title}` : 'Current conversation (none yet)';
+    this.currentLabel.textContent = s.current
+      ? `Current conversation: ${s.current.title}${s.current.busy ? ' (a reply is being written: your note comes after it)' : ''}`
+      : 'Current conversation (none yet)';
     this.inboxLabel.textContent = s.inbox ? 'Inbox' : 'Inbox (not available)';
     for (const r of this.radios) {
       r.checked = r.value === s.destination;
@@ -366,7 +368,7 @@ class CapturePage {
     try {
       const sent = await api.sendCapture(sendBody(this.state));
       for (const c of this.state.chips) if (c.thumbUrl?.startsWith('blob:')) URL.revokeObjectURL(c.thumbUrl);
-      this.state = afterSend(this.state);
+      this.state = afterSend(this.state, sent.queued === true);
       this.staging = undefined;
       this.render();
       window.dispatchEvent(new CustomEvent(SENT_EVENT, { detail: { destination: sent.destination, session_id: sent.session_id } }));

@@ -11,7 +11,7 @@ import type { MessageSummaryAnswer, Session } from './api.js';
 export function foldMessage(held: Session | null, answer: MessageSummaryAnswer): Session | null {
   const { session: summary, message_index: at, message } = answer;
   if (!held || held.session_id !== summary.session_id) return null;
-  if (!Number.isInteger(at) || at < 0 || at > held.messages.length || summary.message_count !== at + 1) return null;
+  if (typeof at !== 'number' || !Number.isInteger(at) || at < 0 || at > held.messages.length || summary.message_count !== at + 1) return null;
   const { title, workspace, profile, created_at, updated_at, pinned, archived } = summary;
   return { ...held, title, workspace, profile, created_at, updated_at, pinned, archived, messages: [...held.messages.slice(0, at), message] };
 }

@@ -6,7 +6,7 @@
 // the rest, at heights measured once a row is drawn (kept per row key) and estimated before. When heights change
 // (a row drawn for the first time, an image or formula loaded, the window resized) the row at the viewport's top
 // stays where it was, unless the person is at the bottom: then the thread follows the bottom.
-import { visibleRows, type MessageRow } from './message-rows.js';
+import { normalizeMessage, visibleRows, type MessageRow } from './message-rows.js';
 import { switcherPlaces, versionSwitcher, versionText } from './version-switcher.js';
 import { arrivalMessage } from './arrival-view.js';
 import { actionButton, assistantMessage, attachmentChip, userMessage } from './messages.js';
@@ -89,6 +89,13 @@ export class ThreadView {
   private box: { pad: number; gap: number } | null = null;
   private readonly sizes = new ResizeObserver((entries) => this.resized(entries));
   private live: { streamId: string; view: TurnView } | null = null;
+  /**
+   * Messages written while the turn runs (session.queued_messages: a note, quick capture, an arrival): drawn after
+   * the reply being written, where they will be stored when it ends (server/store/queued.ts). Rebuilt when the list
+   * changes; always the thread's last element.
+   */
+  private readonly waiting = h('div', { class: 'queued-rows', 'data-testid': 'queued-rows', hidden: true });
+  private waitingFrom: unknown = undefined;
   /** What the stored rows were last drawn from: the same inputs draw the same rows, so a turn's frames skip them. */
   private drawnFrom: unknown[] = [];
 
@@ -116,7 +123,8 @@ export class ThreadView {
       redraw = true;
     }
     moved = this.drawLive(turn) || moved;
-    this.empty.hidden = this.all.length > 0 || busy || Boolean(turn);
+    moved = this.drawWaiting(session) || moved;
+    this.empty.hidden = this.all.length > 0 || busy || Boolean(turn) || !this.waiting.hidden;
     // A row added or removed, a turn begun or ended: the conversation moved on, and the thread goes to its end.
     if (moved) this.pinned = true;
     if (redraw || moved) this.place(this.pinned ? 'bottom' : (anchor ?? this.anchorNow()));
@@ -408,6 +416,28 @@ export class ThreadView {
     });
   }
 
+  /** The rows waiting for the running turn, below it; true when they changed. */
+  private drawWaiting(session: AppState['session']): boolean {
+    const queued = session?.queued_messages;
+    // After the live turn, which drawLive may just have appended.
+    if (this.el.lastChild !== this.waiting) this.el.appendChild(this.waiting);
+    if (queued === this.waitingFrom) return false;
+    this.waitingFrom = queued;
+    const rows = Array.isArray(queued) ? queued : [];
+    const sessionId = session?.session_id ?? '';
+    const drawn = rows.map((m, i) => {
+      const r = normalizeMessage(m, -1 - i);
+      const el = r.arrival ? arrivalMessage(r, r.arrival, (a) => attachmentChip(a, sessionId)) : userMessage(r.text, r.attachments, r.time, sessionId);
+      el.classList.add('msg-queued');
+      el.querySelector('.msg-head')?.appendChild(h('span', { class: 'badge', 'data-testid': 'queued-badge', title: 'Written while the reply was being written: stored after it, and sent with your next message' }, 'After this reply'));
+      return el;
+    });
+    this.waiting.replaceChildren(...drawn);
+    const was = !this.waiting.hidden;
+    this.waiting.hidden = drawn.length === 0;
+    return drawn.length > 0 || was;
+  }
+
   /** The live turn below the rows: kept while its stream is the store's turn; true when it came or went. */
   private drawLive(turn: AppState['turn']): boolean {
     if (this.live && this.live.streamId !== turn?.streamId) {
@@ -422,7 +452,8 @@ export class ThreadView {
       return false;
     }
     this.live = { streamId: turn.streamId, view: new TurnView(turn) };
-    this.el.appendChild(this.live.view.el);
+    // Before the rows waiting for it (drawWaiting), which stay last.
+    this.el.insertBefore(this.live.view.el, this.waiting.parentNode === this.el ? this.waiting : null);
     return true;
   }
 }

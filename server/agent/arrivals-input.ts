@@ -35,11 +35,15 @@ function lastAt(row: ArrivalLike): number {
 }
 
 /**
- * The arrival rows the agent has not been given: any file of theirs arrived after the person's last message
- * started its turn (a row stored while a turn ran sits before that turn's rows, but arrived after its start).
+ * The arrival rows the agent has not been given: any file of theirs arrived after the last turn started (its user
+ * row: the last one before the last reply or outcome row). Not simply the last user row: a note stored without the
+ * agent, after the files arrived, was never a turn (store/queued.ts stores rows written during a turn after its
+ * rows). Older stores hold arrivals stored during a turn before its rows; they arrived after its start, so the time
+ * decides, not the place.
  */
 export function unseenArrivals(history: readonly ArrivalLike[]): Set<ArrivalLike> {
-  const lastUser = history.findLast((r) => r.role === 'user');
+  const lastReply = history.findLastIndex((r) => r.role === 'assistant');
+  const lastUser = lastReply < 0 ? undefined : history.slice(0, lastReply).findLast((r) => r.role === 'user');
   const since = lastUser && typeof lastUser.timestamp === 'number' ? lastUser.timestamp : -Infinity;
   return new Set(history.filter((r) => isArrivalRow(r) && lastAt(r) > since));
 }

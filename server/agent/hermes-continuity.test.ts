@@ -17,10 +17,11 @@ const user = (content: string): Message => ({ role: 'user', content });
 const answer = (content: string, mark?: string): Message => ({ role: 'assistant', content, ...(mark ? { _hermes_turn: mark } : {}) });
 const hermesOf = (s: Session) => (s as Session & { _hermes?: HermesState })._hermes;
 
-/** A session whose gateway id X has seen n requests, the last answered and shown. */
+/** A session whose gateway id X has seen n requests, each answered and shown. */
 function inStep(n = 1): Session {
   const id = `satchel-${SID}-00000abc`;
-  return session([user('hi'), answer('hello', `${id}#${n}`)], { id, n, base_url: GATEWAY });
+  const rows = Array.from({ length: n }, (_, k) => [user(`hi ${k + 1}`), answer(`hello ${k + 1}`, `${id}#${k + 1}`)]).flat();
+  return session(rows, { id, n, base_url: GATEWAY });
 }
 
 describe('beginHermesTurn', () => {
@@ -59,6 +60,22 @@ describe('beginHermesTurn', () => {
       s.messages.push(last);
       expect(beginHermesTurn(s, HERMES, random)).toBeUndefined();
     }
+  });
+
+  it('a row the gateway never received puts it out of step wherever it sits, not only last (issue 34)', () => {
+    // A note stored above the message whose reply was streaming (before the fix), or between two exchanges.
+    for (const at of [0, 1, 2, 3]) {
+      const s = inStep(2);
+      s.messages.splice(at, 0, user('a note the gateway never got'));
+      expect(beginHermesTurn(s, HERMES, random)).toBeUndefined();
+    }
+    // A reply of another gateway id, or an unmarked one, in the middle.
+    const other = inStep(2);
+    other.messages[1] = answer('hello 1', 'satchel-other-00000001#1');
+    expect(beginHermesTurn(other, HERMES, random)).toBeUndefined();
+    const unmarked = inStep(2);
+    unmarked.messages[1] = answer('hello 1');
+    expect(beginHermesTurn(unmarked, HERMES, random)).toBeUndefined();
   });
 
   it('Inbox arrival rows after the marked answer keep it in step: they go with the new turn, not the gateway\'s history', () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildDocx, wHeading, wPara } from '../office/testing/fixtures.js';
 import type { ChatAttachment } from '../core/wire.js';
-import { buildTurnMessages, MAX_IMAGE_BYTES, truncationMarker, type StoredMessage } from './input.js';
+import { AGENT_OPENING_NOTE, buildTurnMessages, MAX_IMAGE_BYTES, truncationMarker, type StoredMessage } from './input.js';
 import type { AgentConfig, ChatMessage, ContentPart } from './types.js';
 import { stopRow } from './turn-rows.js';
 import { MAX_ARRIVED_FILES_READ } from './arrivals-input.js';
@@ -234,6 +234,28 @@ describe('history', () => {
     ]);
     const kept = await buildTurnMessages(history, 'third', [], config({ kind: 'hermes' }), { roots: [root], systemPrompt: prompt }, true);
     expect(kept).toEqual<ChatMessage[]>([{ role: 'system', content: prompt }, { role: 'user', content: 'third' }]);
+  });
+
+  it('a conversation that opens with the agent (an import) sends that row, after a line saying so (issue 34)', async () => {
+    const opening: StoredMessage[] = [
+      { role: 'assistant', content: 'Hello! The code word is heliotrope.' },
+      { role: 'user', content: 'ok', attachments: [] },
+      { role: 'assistant', content: 'Ask me anything.' },
+    ];
+    const messages = await buildTurnMessages(opening, 'what was the code word?', [], config(), { roots: [root] });
+    expect(messages).toEqual<ChatMessage[]>([
+      { role: 'user', content: AGENT_OPENING_NOTE },
+      { role: 'assistant', content: 'Hello! The code word is heliotrope.' },
+      { role: 'user', content: 'ok' },
+      { role: 'assistant', content: 'Ask me anything.' },
+      { role: 'user', content: 'what was the code word?' },
+    ]);
+    // After the conversation's system prompt, still.
+    const prompted = await buildTurnMessages(opening, 'again', [], config(), { roots: [root], systemPrompt: 'Be brief.' });
+    expect(prompted.slice(0, 3).map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
+    // A reply whose question the budget cut is still dropped: it is no opening, it is half an exchange.
+    const cut = await buildTurnMessages(opening, 'again', [], config({ contextChars: 'again'.length + 'Ask me anything.'.length + 'ok'.length + 5 }), { roots: [root] });
+    expect(cut.map((m) => m.content)).toEqual(['ok', 'Ask me anything.', 'again']);
   });
 
   it('hermes: the history too, unless the gateway keeps exactly it (hermes-continuity.ts)', async () => {

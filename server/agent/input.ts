@@ -58,10 +58,17 @@ function storedText(row: StoredMessage): string {
   return [content, ...named].filter(Boolean).join('\n');
 }
 
+/**
+ * Said before a conversation's first row when it is the agent's (an imported conversation that opens with a
+ * greeting): chat templates want the person to speak first, and the row is part of what the person sees.
+ */
+export const AGENT_OPENING_NOTE = '[This conversation was imported; it opens with the assistant message below.]';
+
 /** The stored history as Chat Completions messages, newest kept first within `budget`, oldest dropped. */
 export function historyMessages(history: readonly StoredMessage[], budget: Budget): ChatMessage[] {
   const kept: ChatMessage[] = [];
   const notes = new Set<ChatMessage>();
+  let cut = false;
   for (let i = history.length - 1; i >= 0; i--) {
     const row = history[i]!;
     // Error banners are Satchel's words, and tool rows need the assistant's tool_calls beside them: not sent.
@@ -70,7 +77,10 @@ export function historyMessages(history: readonly StoredMessage[], budget: Budge
     const arrival = isArrivalRow(row);
     const content = arrival ? arrivalNote(row) : storedText(row);
     if (!content) continue;
-    if (content.length > budget.left) break;
+    if (content.length > budget.left) {
+      cut = true;
+      break;
+    }
     budget.left -= content.length;
     const before = kept.at(-1);
     // Chat templates want the roles to alternate: an arrival joins the person's message next to it.
@@ -83,8 +93,18 @@ export function historyMessages(history: readonly StoredMessage[], budget: Budge
     kept.push(message);
   }
   kept.reverse();
-  // Chat templates expect the conversation to open with the person, not with a reply cut from its question.
-  while (kept.length > 0 && kept[0]!.role === 'assistant') kept.shift();
+  // Chat templates expect the conversation to open with the person. A reply cut from its question by the budget
+  // goes; the conversation's own first row, when it is the agent's, is what the person sees first and is sent,
+  // after a short line of the person's side saying so (system rows before it stay first).
+  const first = kept.findIndex((m) => m.role !== 'system');
+  if (first >= 0 && kept[first]!.role === 'assistant') {
+    if (!cut && budget.left >= AGENT_OPENING_NOTE.length) {
+      budget.left -= AGENT_OPENING_NOTE.length;
+      kept.splice(first, 0, { role: 'user', content: AGENT_OPENING_NOTE });
+    } else {
+      while (kept[first]?.role === 'assistant') kept.splice(first, 1);
+    }
+  }
   return kept;
 }
 

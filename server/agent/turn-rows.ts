@@ -4,6 +4,7 @@ import type { StoppedBy } from '../core/wire.js';
 import type { Message, Session } from '../store/sessions.js';
 import { passesCap } from '../store/caps.js';
 import { VERSIONS_FIELD } from '../store/versions.js';
+import { storeQueued } from '../store/queued.js';
 import { CANCELLED_TEXT, INTERRUPTED } from './turn-texts.js';
 import { RETRY_HINT } from './upstream-errors.js';
 import type { AgentError } from './types.js';
@@ -13,7 +14,12 @@ export function now(): number {
   return Date.now() / 1000;
 }
 
+/**
+ * The turn is over (its rows pushed just before): the pending turn goes, and the rows written while it ran follow
+ * its rows, in the order written (store/queued.ts).
+ */
 export function clearPending(s: Session): void {
+  storeQueued(s);
   delete s._pending_versions;
   delete s.active_stream_id;
   delete s.pending_user_message;

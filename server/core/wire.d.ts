@@ -161,6 +161,11 @@ export interface Session extends SessionHeader {
   pending_attachments?: ChatAttachment[];
   /** Epoch seconds, float. */
   pending_started_at?: number;
+  /**
+   * While a turn runs: messages written meanwhile (a note, quick capture, an arrival), in the order written. They are
+   * stored after the turn's rows when it ends, and shown after the reply being written (docs/API.md).
+   */
+  queued_messages?: Message[];
   /** The model this conversation's turns ask for (POST /api/session/settings); absent: the agent settings' model. */
   model?: string;
   /** Sent as the first `system` message of every turn of this conversation; absent: none. */
@@ -349,8 +354,11 @@ export interface ErrorResponse {
  */
 export interface MessageSummaryAnswer {
   session: SessionSummary;
-  message_index: number;
+  /** null while a turn runs: the message waits in `queued_messages` and is stored after the turn's rows. */
+  message_index: number | null;
   message: Message;
+  /** The message waits for the running turn (docs/API.md, "A message written while a reply streams"). */
+  queued?: true;
 }
 
 /** The server-sent events of GET /api/events, by name, with their `data`. */
@@ -379,8 +387,11 @@ export type CaptureDestination = 'current' | 'inbox' | 'ask';
 
 /** GET /api/capture */
 export interface CaptureView {
-  /** The conversation `current` sends to: the one asked for with `?session=`, else the most recently active. */
-  current: { session_id: string; title: string } | null;
+  /**
+   * The conversation `current` sends to: the one asked for with `?session=`, else the most recently active; `busy`
+   * while a reply is being written there (a message sent then comes after it).
+   */
+  current: { session_id: string; title: string; busy?: boolean } | null;
   /** Whether the Inbox conversation can be sent to. */
   inbox: boolean;
   draft: { text: string; destination: CaptureDestination; session_id: string | null; attachments: Attachment[] };
@@ -393,6 +404,8 @@ export interface CaptureSendResponse {
   session_id: string;
   /** For `ask`: the agent's turn, streaming in the conversation. */
   stream_id?: string;
+  /** A reply was being written there: the message waits and is stored after it. */
+  queued?: true;
 }
 
 /** POST /api/chat/start */

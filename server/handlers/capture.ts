@@ -107,7 +107,7 @@ export async function getCapture(input: HandlerInput): Promise<void> {
   const staging = stored.session_id ? await app.sessions.get(stored.session_id) : undefined;
   const visible = staging && sessionVisible(staging.profile, profile) ? staging : null;
   await sendJson(ctx, 200, {
-    current: current ? { session_id: serverValue(current.session_id), title: redactText(current.title) } : null,
+    current: current ? { session_id: serverValue(current.session_id), title: redactText(current.title), busy: typeof current.active_stream_id === 'string' } : null,
     inbox: true,
     draft: {
       text: redactText(stored.text),
@@ -216,16 +216,19 @@ export async function sendCapture(input: HandlerInput): Promise<void> {
   target = (await app.sessions.get(target.session_id)) ?? target;
   const attachments = namedAttachments(paths, target, app.config.stateDir);
   let started: { stream_id: string } | undefined;
+  let queued = false;
   if (reply) {
     // A refusal (503 without an agent, 409 while a turn runs there) is answered by the lifecycle, and nothing is
     // stored: the capture page keeps the text.
     started = await app.turns.start({ session: target, profile, text, attachments });
   } else {
-    const updated = await app.sessions.addMessage(target.session_id, text, attachments);
+    // While a reply streams there, the note waits and is stored after it (store/queued.ts), as every message does.
+    const { session: updated, queued: waits } = await app.sessions.addMessage(target.session_id, text, attachments);
+    queued = waits;
     app.events.publish({ name: 'session_updated', profile, data: { session_id: updated.session_id, updated_at: updated.updated_at } });
   }
   // Sent: the window opens empty next time, on the same destination.
   await writeCaptureDraft(app.config.stateDir, profile, { text: '', attachments: [], session_id: null, destination });
   app.events.publish({ name: 'capture_sent', profile, data: { session_id: target.session_id, destination, ...(started ? { stream_id: started.stream_id } : {}) } });
-  await sendJson(ctx, 200, { ok: true, destination: serverValue(destination), session_id: serverValue(target.session_id), ...(started ? { stream_id: serverValue(started.stream_id) } : {}) });
+  await sendJson(ctx, 200, { ok: true, destination: serverValue(destination), session_id: serverValue(target.session_id), ...(started ? { stream_id: serverValue(started.stream_id) } : {}), ...(queued ? { queued: true } : {}) });
 }

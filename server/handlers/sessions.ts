@@ -121,12 +121,21 @@ export async function addMessage(input: HandlerInput): Promise<void> {
   // (Edit without an agent), keeping the one it replaces (docs/API.md, "Versions").
   const at = body.message_index;
   const answer = messageAnswer(body.answer);
-  const session =
-    at === undefined || at === null ? await app.sessions.addMessage(current.session_id, text, attachments) : await app.sessions.addVersion(current.session_id, at, text, attachments);
+  // While a turn runs, a plain message waits for the turn's rows (store/queued.ts); a new version is refused (409).
+  const { session, queued } =
+    at === undefined || at === null
+      ? await app.sessions.addMessage(current.session_id, text, attachments)
+      : { session: await app.sessions.addVersion(current.session_id, at, text, attachments), queued: false };
   // `updated_at` lets the window that sent it (which folds the answer in) know it already holds this change.
   app.events.publish({ name: 'session_updated', profile, data: { session_id: session.session_id, updated_at: session.updated_at } });
   if (answer === 'session') {
-    await sendJson(ctx, 200, { session: publicSession(session) });
+    await sendJson(ctx, 200, { session: publicSession(session), ...(queued ? { queued: true } : {}) });
+    return;
+  }
+  if (queued) {
+    // Not in `messages` yet: its index is known once the turn's rows are stored.
+    const waiting = session.queued_messages!;
+    await sendJson(ctx, 200, { session: publicSessionSummary(session), message_index: null, queued: true, message: publicMessage(waiting[waiting.length - 1]!) });
     return;
   }
   // The stored message is the session's last row either way (a new version replaces the rows from `at` on).

@@ -16,6 +16,7 @@ import type { EventBus } from '../store/events.js';
 import type { Message, Session, SessionStore } from '../store/sessions.js';
 import { passesCap } from '../store/caps.js';
 import { log } from '../core/log.js';
+import { queuedRows, queueHasRoom, writableRows } from '../store/queued.js';
 
 /** Files that arrive within this long are written in one store write: a burst costs a few writes, not one each. */
 export const ARRIVAL_FLUSH_MS = 500;
@@ -62,23 +63,27 @@ export function joinableRow(messages: readonly Message[], source: ArrivalSource,
   return at - (last.timestamp ?? 0) <= ARRIVAL_GROUP_MS / 1000 ? i : -1;
 }
 
-/** Add the held `items` to the session's rows: into the last row while it may take them, else in new rows. */
+/**
+ * Add the held `items` to the session's rows: into the last row while it may take them, else in new rows. While a
+ * turn runs there, the rows are the ones waiting for it (store/queued.ts: stored after the turn's rows).
+ */
 export function appendArrivals(s: Session, items: Held['items']): void {
+  const rows = writableRows(s);
   for (const { source, file, at } of items) {
-    const i = joinableRow(s.messages, source, at);
+    const i = joinableRow(rows, source, at);
     if (i >= 0) {
       // Stored rows are frozen: the row is replaced, never changed in place.
-      const row = s.messages[i]!;
+      const row = rows[i]!;
       const files = [...(row.attachments ?? []), file] as FileAttachment[];
-      s.messages[i] = { ...row, content: arrivalText(source, files), attachments: files, arrival: { ...row.arrival!, last_at: at } };
+      rows[i] = { ...row, content: arrivalText(source, files), attachments: files, arrival: { ...row.arrival!, last_at: at } };
       continue;
     }
-    if (passesCap('messages', s.messages.length)) {
-      log.warn('inbox: the Inbox conversation is full; the file is kept in its attachments without a row');
+    if (passesCap('messages', s.messages.length + queuedRows(s).length) || !queueHasRoom(s)) {
+      log.warn('inbox: the conversation is full (or its rows waiting for a reply are); the file is kept in its attachments without a row');
       continue;
     }
     const arrival: Arrival = { ...source, last_at: at };
-    s.messages.push({ role: 'system', content: arrivalText(source, [file]), timestamp: at, attachments: [file], arrival });
+    rows.push({ role: 'system', content: arrivalText(source, [file]), timestamp: at, attachments: [file], arrival });
   }
 }
 

@@ -98,6 +98,8 @@ export interface PublicSession extends PublicSessionHeader {
   pending_user_message?: RedactedText;
   pending_attachments?: PublicChatAttachment[];
   pending_started_at?: number;
+  /** Messages written while the turn runs, stored after its rows (store/queued.ts). */
+  queued_messages?: PublicMessage[];
   /** Free text the person chose (a model name, a prompt): redacted like every stored text. */
   model?: RedactedText;
   system_prompt?: RedactedText;
@@ -229,6 +231,7 @@ export function publicSession(s: SessionRecord): PublicSession {
     pending_user_message: optional(s.pending_user_message, redactText),
     pending_attachments: optional(s.pending_attachments, (list) => list.map(publicChatAttachment)),
     pending_started_at: s.pending_started_at,
+    queued_messages: Array.isArray(s.queued_messages) && s.queued_messages.length > 0 ? s.queued_messages.map(publicMessage) : undefined,
     model: optional(s.model, redactText),
     system_prompt: optional(s.system_prompt, redactText),
     connection: optional(s.connection, serverValue),

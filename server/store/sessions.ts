@@ -29,6 +29,7 @@ import { SearchReader } from './db/search-reader.js';
 import { listReceipts, recordReceipt, type ReceiptInput, type StoredReceipt } from './receipts.js';
 import { refuseOverCap } from './caps.js';
 import { isUserRowAt, NO_SUCH_MESSAGE, refuseWhileTurnRuns, withNewVersion, type Fork } from './versions.js';
+import { appendWritten, queuedRows } from './queued.js';
 
 export type { Message } from './messages.js';
 
@@ -127,8 +128,10 @@ export const INTERNAL_SESSION_FIELDS = ['_pending_versions', '_hermes', 'deleted
 export type Attachment = wire.Attachment;
 
 /** A stored session: the wire shape, with stored messages. */
-export interface Session extends Omit<wire.Session, 'messages'> {
+export interface Session extends Omit<wire.Session, 'messages' | 'queued_messages'> {
   messages: Message[];
+  /** Rows written while a turn runs, stored after its rows when it ends (queued.ts). */
+  queued_messages?: Message[];
   /** While a turn that makes a new version runs: the versions its first stored row will carry (versions.ts). */
   _pending_versions?: Fork;
   /** Deleted by the person at this time (ISO): hidden from every list and read until it is purged or restored. */
@@ -769,15 +772,18 @@ export class SessionStore {
   }
 
   /**
-   * Store a message without asking the agent (POST /api/session/message), as a user row of the one stored
-   * shape (`{role, content, timestamp, attachments}`). A conversation turn stores its rows through turns.ts.
+   * Store a message without asking the agent (POST /api/session/message, quick capture), as a user row of the one
+   * stored shape (`{role, content, timestamp, attachments}`); while a turn runs it waits for the turn's rows
+   * (queued.ts: `queued` says so). A conversation turn stores its rows through turns.ts.
    */
-  async addMessage(id: string, text: string, attachments: wire.ChatAttachment[]): Promise<Session> {
+  async addMessage(id: string, text: string, attachments: wire.ChatAttachment[]): Promise<{ session: Session; queued: boolean }> {
     if (text.length > MAX_MESSAGE_CHARS) throw new ValueError(`Message too long (max ${MAX_MESSAGE_CHARS} characters)`);
-    return this.update(id, (s) => {
-      refuseOverCap('messages', s.messages.length);
-      s.messages.push({ role: 'user', content: text, timestamp: Date.now() / 1000, attachments });
+    let queued = false;
+    const session = await this.update(id, (s) => {
+      refuseOverCap('messages', s.messages.length + queuedRows(s).length);
+      queued = appendWritten(s, { role: 'user', content: text, timestamp: Date.now() / 1000, attachments }) === 'queued';
     });
+    return { session, queued };
   }
 
   /**

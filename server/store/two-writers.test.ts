@@ -34,7 +34,7 @@ async function storedTexts(id: string): Promise<string[]> {
 }
 
 /** The refusal a stale write gets: its status and text (anything else is returned as it is). */
-async function refusal(write: Promise<Session>): Promise<unknown> {
+async function refusal(write: Promise<unknown>): Promise<unknown> {
   return write.then(
     () => 'accepted',
     (err: unknown) => (err instanceof HttpError ? { status: err.status, error: err.message } : err),

@@ -14,8 +14,11 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-/** The gateway needs ~5 s to become healthy on an idle machine; four helpers share two cores here. */
-export const GATEWAY_START_MS = 30_000;
+/**
+ * The gateway needs ~5 s to become healthy on an idle machine; with eight helpers on two cores it took 26 s by
+ * itself (measured), more beside a test run, so 30 s failed there.
+ */
+export const GATEWAY_START_MS = 90_000;
 /** How long the gateway may take to exit after SIGTERM (it takes ~3 s) before it is killed. */
 export const GATEWAY_STOP_MS = 8_000;
 /** A slow reply streams a piece this often: slow enough that Stop lands mid-reply, fast enough to start at once. */
@@ -49,6 +52,8 @@ export interface FakeModel {
   requests: { messages: ModelMessage[]; tools: string[] }[];
   /** While true, a text answer streams slowly (SLOW_PIECE_MS a piece) until the gateway closes it. */
   slow: boolean;
+  /** While set, a text answer writes its first piece, then waits for this before it ends (a reply held mid-stream). */
+  hold?: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -105,6 +110,10 @@ export async function startFakeModel(): Promise<FakeModel> {
     } else {
       send({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
       send({ ...base, choices: [{ index: 0, delta: { content: text }, finish_reason: null }] });
+      if (model.hold) {
+        await model.hold;
+        send({ ...base, choices: [{ index: 0, delta: { content: ' (held, then finished)' }, finish_reason: null }] });
+      }
       if (model.slow) {
         for (let i = 0; i < SLOW_PIECES_MAX && !res.destroyed && !res.writableEnded; i++) {
           await sleep(SLOW_PIECE_MS);
@@ -193,7 +202,9 @@ export async function startGateway(setup: { python: string; src: string }, model
     }
     await sleep(HEALTH_POLL_MS);
   }
+  // Read before stop(), which ends it: only an exit on its own is worth saying.
+  const died = exited;
   const log = fs.existsSync(path.join(home, 'gateway.out')) ? fs.readFileSync(path.join(home, 'gateway.out'), 'utf8').slice(-2000) : '';
   await stop();
-  throw new Error(`the Hermes gateway did not become healthy within ${GATEWAY_START_MS} ms${exited ? ' (it exited)' : ''}:\n${log}`);
+  throw new Error(`the Hermes gateway did not become healthy within ${GATEWAY_START_MS} ms${died ? ' (it exited)' : ''}:\n${log}`);
 }
