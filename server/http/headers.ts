@@ -1,5 +1,4 @@
-// Security headers and the Content-Security-Policy of spec-notes 4.0 (stricter than the specification's for scripts
-// and images, issue 33); the operator extras are README.md "Configuration".
+// Security headers and the Content-Security-Policy of spec-notes 4.0; the operator extras are README.md "Configuration".
 // The operator extras are read from the environment on every response, as the specification requires, so a
 // changed variable takes effect without a restart.
 import { log } from '../core/log.js';
@@ -49,14 +48,10 @@ export function contentSecurityPolicy(env: NodeJS.ProcessEnv = process.env): str
     ['default-src', ["'self'", ACCESS_PROXY_ORIGIN]],
     ['object-src', ["'none'"]],
     ['frame-ancestors', ["'none'"]],
-    // Without the specification's 'unsafe-inline' (issue 33): no page Satchel serves has an inline script or
-    // handler, so it only ever allowed injected markup to run.
-    ['script-src', ["'self'", CDN_ORIGIN, ANALYTICS_ORIGIN, 'blob:']],
+    ['script-src', ["'self'", "'unsafe-inline'", CDN_ORIGIN, ANALYTICS_ORIGIN, 'blob:']],
     ['worker-src', ['blob:', "'self'", CDN_ORIGIN]],
     ['style-src', ["'self'", "'unsafe-inline'", CDN_ORIGIN, FONT_CSS_ORIGIN]],
-    // Without the specification's `https:` (issue 33): an image from any site is a beacon that tells it when a
-    // page is read; the web UI shows only its own images (and data: and blob: ones it makes).
-    ['img-src', ["'self'", 'data:', 'blob:']],
+    ['img-src', ["'self'", 'data:', 'https:', 'blob:']],
     ['font-src', ["'self'", 'data:', FONT_FILE_ORIGIN]],
     ['media-src', ["'self'", 'data:', 'blob:']],
     ['connect-src', ["'self'", ...LOOPBACK_CONNECT, CDN_ORIGIN, ...connectExtra]],
