@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_OPENING_NOTE } from '../agent/input.js';
+import { SessionStore } from '../store/sessions.js';
 import { chunk, contentChunk, startFakeAgent, type FakeAgent, type Frame, type RecordedRequest } from '../testing/fake-agent.js';
 import { postMultipart, startTestServer, waitUntil, type TestServer } from '../testing/harness.js';
 import { openSse } from '../testing/sse.js';
@@ -137,13 +138,14 @@ describe('a message written while a reply streams (issue 34)', () => {
     const expected = [user('m0'), assistant('R0'), user('m1'), assistant('R1 is done'), { role: 'system', content: 'scan.txt arrived (opened with Satchel)' }, user('note after the file'), user('captured last')];
     expect(rowsOf((await session(id)).messages)).toEqual(expected);
 
-    // The order is what is stored: a new server on the same state folder reads the same rows.
-    const again = await startTestServer({ stateDir: srv.stateDir });
+    // The order is what is stored: the database itself, read by a store of its own (a second server may not
+    // open a state folder one already owns), holds the same rows.
+    const stored = new SessionStore(srv.stateDir);
+    await stored.load();
     try {
-      const res = await again.api(`/api/session?session_id=${id}`);
-      expect(rowsOf(((await res.json()) as { session: { messages: Row[] } }).session.messages)).toEqual(expected);
+      expect(rowsOf((await stored.get(id))!.messages as Row[])).toEqual(expected);
     } finally {
-      await again.stop();
+      await stored.close();
     }
     // The next turn sends them too (the file was read into that turn as an arrival).
     const next = await runTurn(srv, plain, { session_id: id, message: 'm3' }, reply('R3'));

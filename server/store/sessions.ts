@@ -752,17 +752,17 @@ export class SessionStore {
   }
 
   /** Keep one batch of a streaming reply's shown text (store/streamed-text.ts). */
-  appendStreamedText(id: string, streamId: string, batch: StreamedText): Promise<void> {
+  async appendStreamedText(id: string, streamId: string, batch: StreamedText): Promise<void> {
     return this.opened().transaction((q) => appendStreamedText(q, id, streamId, batch));
   }
 
   /** The shown text kept of a stream (its turn interrupted by a crash). */
-  streamedText(id: string, streamId: string): Promise<StreamedText> {
+  async streamedText(id: string, streamId: string): Promise<StreamedText> {
     return readStreamedText(this.opened(), id, streamId);
   }
 
   /** Drop the kept text of one stream (its rows are stored), or of all (at start, after recovery). */
-  removeStreamedText(stream?: { sessionId: string; streamId: string }): Promise<void> {
+  async removeStreamedText(stream?: { sessionId: string; streamId: string }): Promise<void> {
     return this.opened().transaction((q) => removeStreamedText(q, stream));
   }
 
