@@ -59,7 +59,9 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}): Pr
     },
     async stop() {
       await server.close();
-      await fs.rm(tmp, { recursive: true, force: true });
+      // A background write that began before the close (a sidecar, an index entry) may still land a file while the
+      // tree is removed (ENOTEMPTY): rm retries then, as it is made to.
+      await fs.rm(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
   };
 }
