@@ -10,7 +10,6 @@ import { HttpError } from '../core/errors.js';
 import { guessMime } from '../core/mime.js';
 import { officeFormat, officeToMarkdown } from '../office/index.js';
 import { readSidecar, sidecarName } from '../office/sidecar.js';
-import { redact } from '../redact/index.js';
 import {
   cutRedacted,
   publicMcpAttachmentRow,
@@ -39,6 +38,7 @@ import { IMAGE_TYPES, readImage } from './image-read.js';
 import { ARCHIVE_SNIFF_BYTES, archiveFileRead, archiveKindOf } from '../agent/read/archive-file.js';
 import { readAt } from '../agent/read/open.js';
 import { mcpWorkspaceGuard } from './kept-out.js';
+import { SearchRedaction } from './search-redact.js';
 import * as L from './limits.js';
 
 /** A refusal that is not about HTTP: shown to the agent as it is. */
@@ -318,7 +318,13 @@ function findIn(text: string, needle: string, push: (snippet: string) => boolean
 }
 
 /** Text files under `at`, breadth first, hidden entries and credential stores skipped, within the budget. */
-async function searchTree(at: WorkspacePath, budget: Budget, onText: (rel: string, text: string) => boolean, skip: ReadonlySet<string> = new Set()): Promise<void> {
+async function searchTree(
+  at: WorkspacePath,
+  budget: Budget,
+  redaction: SearchRedaction,
+  onText: (rel: string, text: string) => boolean,
+  skip: ReadonlySet<string> = new Set(),
+): Promise<void> {
   const queue: string[][] = [at.segments];
   while (queue.length > 0 && !budget.exhausted) {
     const segments = queue.shift()!;
@@ -355,10 +361,13 @@ async function searchTree(at: WorkspacePath, budget: Budget, onText: (rel: strin
       if (!read) continue;
       budget.bytes += read.bytes.length;
       if (!looksLikeText(read.bytes)) continue;
-      if (!onText(child.join('/'), redact(textOf(read.bytes)))) {
+      const text = redaction.text(textOf(read.bytes));
+      if (text === undefined || (text !== '' && !onText(child.join('/'), text))) {
         budget.exhausted = true;
         return;
       }
+      // A file at a time: whatever else waits on the event loop (a /health, a save) runs between two.
+      if (text !== '') await new Promise((resolve) => setImmediate(resolve));
     }
   }
 }
@@ -370,7 +379,7 @@ async function searchTree(at: WorkspacePath, budget: Budget, onText: (rel: strin
  * index does not hold (an extracted archive's files, an Office file no turn has converted yet) and its
  * workspace's text files. The walk is linear in the text looked at, which is bounded: MAX_SEARCH_FILES files,
  * MAX_SEARCH_BYTES bytes in all (MAX_SEARCH_FILE_BYTES of each), MAX_SEARCH_RESULTS hits. Secrets are masked
- * before matching there too.
+ * before matching there too, in the files that can hold the query only, within a budget (mcp/search-redact.ts).
  */
 export async function search(app: App, profile: string, id: unknown, query: string, maxResults = L.MAX_SEARCH_RESULTS) {
   const s = await findSession(app, profile, id);
@@ -390,12 +399,14 @@ export async function search(app: App, profile: string, id: unknown, query: stri
   // An attachment whose text the index holds is not walked again, nor its sidecar.
   const inIndex = new Set((await app.sessions.indexedAttachmentNames(s.session_id)).flatMap((name) => [name, sidecarName(name)]));
   const budget: Budget = { files: 0, bytes: 0, exhausted: hits.length >= maxResults || !indexed.complete };
+  const redaction = new SearchRedaction(needle);
   const attachments = await attachmentPath(app, s.session_id, '').catch(() => undefined);
   if (attachments) {
     try {
       await searchTree(
         attachments,
         budget,
+        redaction,
         (rel, text) => {
           findIn(text, needle, push({ where: 'attachment', ref: rel, uri: attachmentUri(s.session_id, rel) }));
           return hits.length < maxResults;
@@ -412,7 +423,7 @@ export async function search(app: App, profile: string, id: unknown, query: stri
     const at = workspace ? await openWorkspacePath(workspace, '', false, guard).catch(() => undefined) : undefined;
     if (at) {
       try {
-        await searchTree(at, budget, (rel, text) => {
+        await searchTree(at, budget, redaction, (rel, text) => {
           findIn(text, needle, push({ where: 'workspace', ref: rel, uri: workspaceUri(s.session_id, rel) }));
           return hits.length < maxResults;
         });
