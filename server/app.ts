@@ -216,7 +216,11 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
   const workspaces = new Workspaces(config.stateDir, config.defaultWorkspace);
   await Promise.all([sessions.load(), workspaces.load()]);
   // An import the last run died in leaves nothing (export/import-sweep.ts); before serving, so none is running.
-  await sweepUnfinishedImports(config.stateDir, (id) => sessions.list().some((s) => s.session_id === id) || sessions.getDeleted(id) !== undefined).catch((err: unknown) => log.warn('could not sweep unfinished imports', err));
+  // Not on a damaged database: what it cannot list may still be a stored conversation's, and its files stay.
+  if (!sessions.damage) {
+    const stored = (id: string) => sessions.list().some((s) => s.session_id === id) || sessions.getDeleted(id) !== undefined || sessions.unreadable.some((u) => u.session_id === id);
+    await sweepUnfinishedImports(config.stateDir, stored).catch((err: unknown) => log.warn('could not sweep unfinished imports', err));
+  }
   // Sessions a previous run deleted and did not purge (a crash, or a quit inside the grace period) go when due.
   const deletions = new SessionDeletions(config.stateDir, sessions, config.sessionDeleteGraceMs);
   deletions.start();

@@ -20,6 +20,7 @@ import { AnchoredDir, errno, PROC_FD_DIR, sameFile } from '../store/anchored.js'
 import { isCredentialDir, isSystemDir } from '../store/workspaces.js';
 import { latestVisibleSession } from '../store/profiles.js';
 import type { Session } from '../store/sessions.js';
+import { isLockedFile, isLockedFileRefusal, lockedFileRefusal, refuseIfLocked } from '../store/never-open.js';
 import { arrivalRow } from './arrivals.js';
 import { checkWatchFolder } from './folders.js';
 import { HARD_LINK_REFUSED, ignoredName } from './rules.js';
@@ -89,6 +90,8 @@ async function copyIn(open: Opener, staged: string, max: number, judge?: Judge):
   try {
     src = await open();
   } catch (err) {
+    // instance.lock or the database, by a hard link: Satchel's own data, refused before it was opened.
+    if (isLockedFileRefusal(err)) return OPEN_PROTECTED;
     return errno(err) === 'ELOOP' ? SYMLINK_SKIPPED : 'it could not be opened';
   }
   try {
@@ -259,7 +262,14 @@ export async function addFilesToInbox(app: App, profile: string, paths: readonly
     }
     await delivery.take(
       item,
-      () => fs.open(item, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK),
+      async () => {
+        // A file Satchel holds a lock on is never opened (store/never-open.ts): closing it would drop the lock.
+        const before = await fs.lstat(item).catch(() => undefined);
+        if (before && isLockedFile(before)) throw lockedFileRefusal();
+        const handle = await fs.open(item, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK);
+        refuseIfLocked(handle, await handle.stat());
+        return handle;
+      },
       (src) => protectedFile(app, item, src),
     );
   }

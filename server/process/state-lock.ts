@@ -20,6 +20,7 @@ import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type sqlite3Types from 'sqlite3';
+import { guardLockedFile } from '../store/never-open.js';
 
 const sqlite3 = createRequire(import.meta.url)('sqlite3') as typeof sqlite3Types;
 
@@ -168,8 +169,15 @@ export async function claimStateFolder(stateDir: string, opts: ClaimOptions = {}
 }
 
 async function ownedLock(stateDir: string, db: sqlite3Types.Database): Promise<StateLock> {
-  // Left by an owner that crashed: it names no running server.
-  await fs.rm(path.join(stateDir, INSTANCE_FILE), { force: true });
+  try {
+    // Closing any descriptor of the lock file in this process would drop the lock: never open it elsewhere.
+    guardLockedFile(await fs.stat(path.join(stateDir, STATE_LOCK_FILE)));
+    // Left by an owner that crashed: it names no running server.
+    await fs.rm(path.join(stateDir, INSTANCE_FILE), { force: true });
+  } catch (err) {
+    await closeDb(db);
+    throw err;
+  }
   let announced = false;
   let released: Promise<void> | undefined;
   return {

@@ -10,6 +10,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { ValueError } from '../core/errors.js';
 import { isInside } from '../core/paths.js';
+import { isLockedFile, lockedFileRefusal, refuseIfLocked } from './never-open.js';
 
 const { O_RDONLY, O_CREAT, O_EXCL } = fs.constants;
 // Both exist on Linux and macOS; Windows has neither (and cannot open a directory at all).
@@ -232,9 +233,21 @@ export class AnchoredDir {
 
   /** An existing entry, opened without following a symlink at `name` (ELOOP when one is there). */
   async openFile(name: string, flags: number): Promise<fsp.FileHandle> {
-    const handle = await fsp.open(await this.reach(name), flags | O_NOFOLLOW);
+    const target = await this.reach(name);
+    // A file Satchel holds a lock on is never opened (store/never-open.ts): closing it would drop the lock.
+    const before = await fsp.lstat(target).catch(() => undefined);
+    if (before && isLockedFile(before)) throw lockedFileRefusal();
+    const handle = await fsp.open(target, flags | O_NOFOLLOW);
+    let stat: fs.Stats;
     try {
-      await this.verifyEntry(name, await handle.stat());
+      stat = await handle.stat();
+      refuseIfLocked(handle, stat);
+    } catch (err) {
+      if (!(stat! && isLockedFile(stat))) await handle.close().catch(() => {});
+      throw err;
+    }
+    try {
+      await this.verifyEntry(name, stat);
       return handle;
     } catch (err) {
       await handle.close().catch(() => {});

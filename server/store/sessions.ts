@@ -2,6 +2,7 @@
 // concurrent updates cannot lose each other's changes. Every session's listing is in memory from the start;
 // a session's messages are read on its first use and kept (see `get`).
 import { randomBytes } from 'node:crypto';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { HttpError, isDiskFull, ValueError } from '../core/errors.js';
 import type * as wire from '../core/wire.js';
@@ -26,6 +27,7 @@ import { indexAttachmentText, searchSessions, type SearchHits } from './search.j
 import { indexedAttachmentNames, type SearchScope } from './db/search.js';
 import { appendStreamedText, readStreamedText, removeStreamedText, type StreamedText } from './streamed-text.js';
 import { SearchReader } from './db/search-reader.js';
+import { guardLockedFile } from './never-open.js';
 import { listReceipts, recordReceipt, type ReceiptInput, type StoredReceipt } from './receipts.js';
 import { refuseOverCap } from './caps.js';
 import { isUserRowAt, NO_SUCH_MESSAGE, refuseWhileTurnRuns, withNewVersion, type Fork } from './versions.js';
@@ -261,6 +263,9 @@ function applyChanges(base: Session, batch: PendingChange[]): { draft: Session; 
   return { draft, carried };
 }
 
+/** Connections to a damaged database, let go but never closed (SessionStore.close). */
+const LET_GO: Db[] = [];
+
 export class SessionStore {
   private db: Db | undefined;
   /** Searches' own read-only connection (db/search-reader.ts): a search never holds a write. */
@@ -378,6 +383,8 @@ export class SessionStore {
     this.unreadable = opened.unreadable;
     this.db = opened.db;
     if (opened.damage) this.damaged(opened.damage);
+    // SQLite's locks on the file go with any close of it in this process: nothing else here may open it.
+    await fsp.stat(this.file).then(guardLockedFile, () => {});
     // Searches read on a connection of their own (db/search-reader.ts); a damaged file may refuse one, and then
     // a search answers as every other read of a damaged database does.
     this.reader = await SearchReader.open(this.file).catch((err: unknown) => {
@@ -408,7 +415,11 @@ export class SessionStore {
     while (this.draining.size > 0) await Promise.allSettled([...this.draining.values()]);
     this.db = undefined;
     // Closing checkpoints the WAL into the file: a damaged file and its WAL are left exactly as they were found.
-    if (!this.damage) await db.close();
+    // A connection let go stays referenced for the life of the process: node-sqlite3 closes a collected one, and
+    // that close would checkpoint into the damaged file and remove `-wal`/`-shm` by name, which after a restore
+    // are the restored database's.
+    if (this.damage) LET_GO.push(db);
+    else await db.close();
   }
 
   /**
