@@ -169,12 +169,14 @@ export async function claimStateFolder(stateDir: string, opts: ClaimOptions = {}
 }
 
 async function ownedLock(stateDir: string, db: sqlite3Types.Database): Promise<StateLock> {
+  let unguard = (): void => {};
   try {
     // Closing any descriptor of the lock file in this process would drop the lock: never open it elsewhere.
-    guardLockedFile(await fs.stat(path.join(stateDir, STATE_LOCK_FILE)));
+    unguard = guardLockedFile(await fs.stat(path.join(stateDir, STATE_LOCK_FILE)));
     // Left by an owner that crashed: it names no running server.
     await fs.rm(path.join(stateDir, INSTANCE_FILE), { force: true });
   } catch (err) {
+    unguard();
     await closeDb(db);
     throw err;
   }
@@ -192,6 +194,7 @@ async function ownedLock(stateDir: string, db: sqlite3Types.Database): Promise<S
         // The file first: while the lock is held, instance.json may only name its holder.
         if (announced) await fs.rm(path.join(stateDir, INSTANCE_FILE), { force: true }).catch(() => {});
         await closeDb(db);
+        unguard();
       })();
       return released;
     },

@@ -7,15 +7,29 @@
 import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 
-const guarded = new Set<string>();
+/** Guarded files by device and inode, with how many holders (two stores may open one database). */
+const guarded = new Map<string, number>();
 /** Descriptors of guarded files opened by a lost race: never closed, so the process's lock stays. */
 const keptOpen: FileHandle[] = [];
 
 const key = (stat: Pick<Stats, 'dev' | 'ino'>): string => `${stat.dev}:${stat.ino}`;
 
-/** Never open the file `stat` describes again in this process (its lock would go with the first close). */
-export function guardLockedFile(stat: Pick<Stats, 'dev' | 'ino'>): void {
-  guarded.add(key(stat));
+/**
+ * Never open the file `stat` describes in this process while it is locked (its lock would go with the first
+ * close). The function returned ends that when the lock is let go: a removed file's inode number is used again
+ * by a new file, which must not be refused.
+ */
+export function guardLockedFile(stat: Pick<Stats, 'dev' | 'ino'>): () => void {
+  const k = key(stat);
+  guarded.set(k, (guarded.get(k) ?? 0) + 1);
+  let ended = false;
+  return () => {
+    if (ended) return;
+    ended = true;
+    const left = (guarded.get(k) ?? 1) - 1;
+    if (left > 0) guarded.set(k, left);
+    else guarded.delete(k);
+  };
 }
 
 /** Whether `stat` is a file whose lock a close would drop. */

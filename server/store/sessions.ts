@@ -295,6 +295,8 @@ export class SessionStore {
   damage: DatabaseDamage | undefined;
   /** Conversations whose header could not be read at load: left in the database, not listed (db/damage.ts). */
   unreadable: UnreadableSession[] = [];
+  /** Ends the database file's guard (store/never-open.ts) once the connection is closed. */
+  private unguard: (() => void) | undefined;
 
   constructor(stateDir: string, limits: KeepLimits = { sessions: MAX_KEPT_SESSIONS, chars: MAX_KEPT_CHARS }) {
     this.stateDir = stateDir;
@@ -384,7 +386,7 @@ export class SessionStore {
     this.db = opened.db;
     if (opened.damage) this.damaged(opened.damage);
     // SQLite's locks on the file go with any close of it in this process: nothing else here may open it.
-    await fsp.stat(this.file).then(guardLockedFile, () => {});
+    this.unguard = await fsp.stat(this.file).then(guardLockedFile, () => undefined);
     // Searches read on a connection of their own (db/search-reader.ts); a damaged file may refuse one, and then
     // a search answers as every other read of a damaged database does.
     this.reader = await SearchReader.open(this.file).catch((err: unknown) => {
@@ -418,8 +420,13 @@ export class SessionStore {
     // A connection let go stays referenced for the life of the process: node-sqlite3 closes a collected one, and
     // that close would checkpoint into the damaged file and remove `-wal`/`-shm` by name, which after a restore
     // are the restored database's.
+    // (A let-go connection keeps its locks, so its file stays guarded.)
     if (this.damage) LET_GO.push(db);
-    else await db.close();
+    else {
+      await db.close();
+      this.unguard?.();
+    }
+    this.unguard = undefined;
   }
 
   /**
