@@ -13,6 +13,12 @@ process.env.SATCHEL_LOG_LEVEL ??= 'warn';
 // forms): a token sharing a run with the tests' sample keys (`…0123456789abcdef`) would mask those too.
 export const TEST_TOKEN = 'test-token-Vq8wLz3RkT5mYp2N';
 export const RAW_DEADLINE_MS = 5_000;
+/**
+ * The MCP token of a harness-made state folder. It is masked wherever text leaves too, with its halves and
+ * base64 forms: a random one would hold back a reply's last letters in one run in twenty (a form starting with
+ * them), so which frames a test sees would vary from run to run. A fixed one makes every run the same.
+ */
+export const TEST_MCP_TOKEN = 'test-mcp-token-Hq4uJx7NcW2pBd9S';
 
 export interface TestServer extends RunningServer {
   /** A trusted workspace root (SATCHEL_WEBUI_DEFAULT_WORKSPACE) inside the temp dir. */
@@ -29,10 +35,15 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}): Pr
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-test-'));
   const workspace = path.join(tmp, 'workspace');
   await fs.mkdir(workspace);
+  const stateDir = path.join(tmp, 'state');
+  if (overrides.stateDir === undefined && overrides.mcpTokenStore === undefined) {
+    await fs.mkdir(stateDir, { mode: 0o700 });
+    await fs.writeFile(path.join(stateDir, 'mcp-token'), TEST_MCP_TOKEN + '\n', { mode: 0o600 });
+  }
   const server = await startServer({
     host: '127.0.0.1',
     port: 0,
-    stateDir: path.join(tmp, 'state'),
+    stateDir,
     token: TEST_TOKEN,
     maxUploadBytes: 100 * 1024 * 1024,
     defaultWorkspace: workspace,
