@@ -8,7 +8,9 @@ import { Chat } from './chat.js';
 import { Composer } from './composer.js';
 import { byId } from './dom.js';
 import { initDrawers } from './drawers.js';
-import { connectEvents } from './events.js';
+import { followServer } from './live-updates.js';
+import { rememberedSession, rememberSession, sessionHash, sessionInAddress, SETTINGS_HASH } from './address.js';
+import { ConnectionView } from './connection-view.js';
 import { SessionHeader } from './header.js';
 import { ExportImport } from './export-import.js';
 import { lastUserTurn, visibleRows, type MessageRow } from './message-rows.js';
@@ -16,6 +18,7 @@ import { SessionAttachmentsView } from './messages.js';
 import { Sidebar } from './sessions.js';
 import { initialState, Store, turnRunning, type AppState } from './store.js';
 import { ThreadView } from './thread-view.js';
+import { canRegenerate } from './thread-rows.js';
 import { initTheme } from './theme.js';
 import { ConversationSettingsView } from './conversation-settings.js';
 import { Receipts } from './receipts-view.js';
@@ -26,12 +29,6 @@ import { showDatabaseBanner } from './settings-backups.js';
 import { notify } from './toast.js';
 import { Voice } from './voice.js';
 import { WorkspacePanel } from './workspace.js';
-
-const LAST_SESSION_KEY = 'satchel.lastSession';
-/** The address fragment that opens the Settings dialog (main/tray-menu.ts settingsUrl builds the same). */
-const SETTINGS_HASH = '#settings';
-/** Server-sent events come in bursts (a message with attachments fires several): one reload per burst. */
-const EVENT_RELOAD_DEBOUNCE_MS = 100;
 
 class App {
   config: ServerConfig | null = null;
@@ -150,21 +147,13 @@ class App {
         if (turnRunning(this.store.state)) void this.chat.stop().catch(notifyFailure);
       },
       regenerate: () => {
-        if (this.canRegenerate()) this.regenerate();
+        if (canRegenerate(this.store.state)) this.regenerate();
       },
       'previous-session': () => this.step(-1),
       'next-session': () => this.step(1),
       'show-shortcuts': () => shortcuts.open(),
       'open-settings': () => settings.open(),
     });
-  }
-
-  /** Regenerate is offered (the thread's button): an agent, no turn running, and the last row is a reply. */
-  private canRegenerate(): boolean {
-    const { session, agentReady } = this.store.state;
-    if (!session || !agentReady || turnRunning(this.store.state) || session.active_stream_id) return false;
-    const rows = visibleRows(session.messages);
-    return rows.length > 0 && rows[rows.length - 1]!.role !== 'user';
   }
 
   /** Open the conversation `step` places down (or up) the list as shown. */
@@ -209,24 +198,20 @@ class App {
    */
   private openSettingsFromAddress(): boolean {
     if (location.hash !== SETTINGS_HASH) return false;
-    history.replaceState(null, '', this.current ? `#s=${this.current.session_id}` : location.pathname + location.search);
+    history.replaceState(null, '', this.current ? sessionHash(this.current.session_id) : location.pathname + location.search);
     this.settings.open();
     return true;
   }
 
   /** The session the address names (#s=<id>), and the message to scroll to in it (&m=<index in its messages>). */
   private hashSession(): string | null {
-    const m = /^#s=([\w-]+)(?:&m=(\d{1,6}))?$/.exec(location.hash);
-    if (m?.[1] && m[2] !== undefined) this.revealOnOpen = { id: m[1], message: Number(m[2]) };
-    return m?.[1] ?? null;
+    const addressed = sessionInAddress(location.hash);
+    if (addressed?.message !== undefined) this.revealOnOpen = { id: addressed.id, message: addressed.message };
+    return addressed?.id ?? null;
   }
 
   private initialSessionId(): string | null {
-    try {
-      return this.hashSession() ?? localStorage.getItem(LAST_SESSION_KEY);
-    } catch {
-      return this.hashSession();
-    }
+    return this.hashSession() ?? rememberedSession();
   }
 
   /** Reload the session list and (re)open `preferred`, the current session, or the newest one. */
@@ -316,12 +301,9 @@ class App {
     this.sidebar.setActive(session?.session_id ?? null);
     if (session?.session_id !== previous?.session_id) this.workspace.setSession(session);
     if (!session) return;
-    try {
-      localStorage.setItem(LAST_SESSION_KEY, session.session_id);
-    } catch {
-      // not remembered across launches; harmless
-    }
-    if (location.hash !== `#s=${session.session_id}`) history.replaceState(null, '', `#s=${session.session_id}`);
+    rememberSession(session.session_id);
+    const hash = sessionHash(session.session_id);
+    if (location.hash !== hash) history.replaceState(null, '', hash);
   }
 
   /** The one place a title change lands (our rename or another window's): each view updates once. */
@@ -372,106 +354,19 @@ class App {
     return this.creating;
   }
 
-  private refreshCurrent = debounce(() => {
-    const id = this.current?.session_id;
-    if (id) void this.open(id).catch(() => undefined);
-  }, EVENT_RELOAD_DEBOUNCE_MS);
-
-  /** The newest `updated_at` the current session's change events named since the last re-read; null: one named none. */
-  private updatedTo: string | null | undefined;
-
-  /**
-   * The current session changed: read it again, unless every change since the last read named the `updated_at`
-   * it left, and this window already holds that (it folded its own message in: foldMessage).
-   */
-  private currentUpdated(data: { updated_at?: unknown }): void {
-    const at = typeof data.updated_at === 'string' ? data.updated_at : null;
-    this.updatedTo = this.updatedTo === null || at === null ? null : at;
-    this.refreshIfBehind();
-  }
-
-  private refreshIfBehind = debounce(() => {
-    const to = this.updatedTo;
-    this.updatedTo = undefined;
-    const id = this.current?.session_id;
-    if (!id || (to && this.current?.updated_at === to)) return;
-    void this.open(id).catch(() => undefined);
-  }, EVENT_RELOAD_DEBOUNCE_MS);
-
-  private refreshList = debounce(() => void this.reloadList().catch(() => undefined), EVENT_RELOAD_DEBOUNCE_MS);
-
+  /** Follow other windows' and the server's changes (live-updates.ts). */
   private listen(): void {
-    const forCurrent = (data: unknown) => {
-      const id = (data as { session_id?: unknown })?.session_id;
-      return typeof id === 'string' && id === this.current?.session_id;
-    };
-    connectEvents(
-      {
-        session_created: () => this.refreshList(),
-        // Another window deleted or restored one (this window's own action already shows it).
-        session_deleted: (data) => {
-          this.refreshList();
-          if (forCurrent(data)) void this.reloadAll(null).catch(() => undefined);
-        },
-        session_restored: () => this.refreshList(),
-        session_renamed: (data) => {
-          const d = data as { session_id?: string; title?: string };
-          if (d.session_id && typeof d.title === 'string') this.applyTitle(d.session_id, d.title);
-        },
-        session_updated: (data) => {
-          this.refreshList();
-          if (forCurrent(data)) this.currentUpdated(data as { updated_at?: unknown });
-        },
-        attachment_added: (data) => {
-          if (forCurrent(data)) this.refreshCurrent();
-        },
-        workspace_changed: (data) => {
-          if (forCurrent(data)) this.workspace.scheduleRefresh();
-        },
-        // The quick-capture window asked the agent: this window shows that new conversation and its reply.
-        capture_sent: (data) => {
-          const d = data as { session_id?: unknown; destination?: unknown };
-          this.refreshList();
-          if (d.destination === 'ask' && typeof d.session_id === 'string') void this.open(d.session_id).catch(() => undefined);
-          else if (forCurrent(data)) this.refreshCurrent();
-        },
-        // An MCP client read something of the conversation on screen: its receipts line says so at once.
-        mcp_read: (data) => {
-          if (forCurrent(data)) this.receipts.reload();
-        },
-      },
-      {
-        onStatus: (s) => this.store.update({ connection: s }),
-        onResync: () => {
-          void this.reloadAll(this.current?.session_id ?? null).catch(() => undefined);
-          this.workspace.scheduleRefresh();
-          this.receipts.reload();
-        },
-      },
-    );
+    followServer({
+      current: () => this.current,
+      reloadList: () => this.reloadList(),
+      open: (id) => this.open(id),
+      reloadAll: (id) => this.reloadAll(id),
+      applyTitle: (id, title) => this.applyTitle(id, title),
+      workspaceChanged: () => this.workspace.scheduleRefresh(),
+      receiptsChanged: () => this.receipts.reload(),
+      status: (connection) => this.store.update({ connection }),
+    });
   }
-}
-
-/** The live-updates indicator in the sidebar. */
-class ConnectionView {
-  readonly el = byId('connection');
-  private readonly text = byId('connection-text');
-
-  update(state: AppState): void {
-    if (state.connection === 'connecting' || this.el.dataset.status === state.connection) return;
-    const text = state.connection === 'live' ? 'Live updates on' : 'Reconnecting…';
-    this.el.dataset.status = state.connection;
-    this.el.title = text;
-    this.text.textContent = text;
-  }
-}
-
-function debounce(fn: () => void, ms: number): () => void {
-  let t: ReturnType<typeof setTimeout> | undefined;
-  return () => {
-    clearTimeout(t);
-    t = setTimeout(fn, ms);
-  };
 }
 
 function showAuthRequired(): void {

@@ -6,15 +6,19 @@
 // the rest, at heights measured once a row is drawn (kept per row key) and estimated before. When heights change
 // (a row drawn for the first time, an image or formula loaded, the window resized) the row at the viewport's top
 // stays where it was, unless the person is at the bottom: then the thread follows the bottom.
-import { normalizeMessage, visibleRows, type MessageRow } from './message-rows.js';
-import { switcherPlaces, versionSwitcher, versionText } from './version-switcher.js';
+// What a row offers is decided in thread-rows.ts, what is known of the rows' heights in row-extents.ts, and the
+// messages waiting for the running turn are queued-rows-view.ts's: this file draws and places.
+import { visibleRows, type MessageRow } from './message-rows.js';
+import { versionSwitcher } from './version-switcher.js';
 import { arrivalMessage } from './arrival-view.js';
 import { actionButton, assistantMessage, attachmentChip, userMessage } from './messages.js';
-import { byId, h } from './dom.js';
-import { ICONS } from './dom.js';
+import { byId, h, ICONS } from './dom.js';
 import type { AppState } from './store.js';
 import { TurnView } from './turn-view.js';
-import { anchorAt, anchoredY, charsPerLine, estimateExtent, topsOf, WINDOW_FROM_ROWS, windowAt, type Anchor, type RowWindow } from './thread-window.js';
+import { QueuedRowsView } from './queued-rows-view.js';
+import { RowExtents } from './row-extents.js';
+import { NO_ROWS, rowContext, rowKey, rowOffer, rowSignature, type RowContext } from './thread-rows.js';
+import { anchorAt, anchoredY, charsPerLine, WINDOW_FROM_ROWS, windowAt, type Anchor, type RowWindow } from './thread-window.js';
 
 /** How long a message reveal() scrolled to stays marked (class msg-found): long enough to be seen after the scroll. */
 export const FOUND_MARK_MS = 2_500;
@@ -36,27 +40,12 @@ export interface ThreadActions {
   showVersion(index: number, version: number): void;
 }
 
-/** A stored row's identity: rows are appended, or a version replaced from some row on (new times, new versions). */
-export function rowKey(sessionId: string, index: number, r: MessageRow): string {
-  return [sessionId, index, r.role, r.time ?? '', r.text.length, r.partial, r.error, r.attachments.length, r.versions ? versionText(r.versions) : ''].join('|');
-}
-
 interface Placed {
   /** The key and what the row offers (Edit, Regenerate, the last outcome): a change rebuilds this row only. */
   signature: string;
   el: HTMLElement;
   /** Its place among the visible rows. */
   at: number;
-}
-
-/** What every row's actions depend on, from the state the rows were last drawn from. */
-interface RowContext {
-  sessionId: string;
-  busy: boolean;
-  canAsk: boolean;
-  editing: number | null;
-  outcome: AppState['outcome'];
-  switchers: Map<number, MessageRow>;
 }
 
 /** Where the viewport goes after a draw: the bottom (following the conversation), or kept on an anchor row. */
@@ -68,14 +57,11 @@ export class ThreadView {
   /** Stand-ins for the rows not drawn above and below the window (hidden while every row is drawn). */
   private readonly above = h('div', { class: 'thread-spacer', 'aria-hidden': 'true', hidden: true });
   private readonly below = h('div', { class: 'thread-spacer', 'aria-hidden': 'true', hidden: true });
-  /** Every visible row of the session, their keys and extents (height and the gap after it), in order. */
+  /** Every visible row of the session and their keys, in order; their extents (height and the gap after it). */
   private all: MessageRow[] = [];
   private keys: string[] = [];
-  private extents: number[] = [];
-  private tops: Float64Array | null = null;
-  /** Extents of rows drawn at least once, by key: a row drawn again, or scrolled past, keeps its real height. */
-  private measured = new Map<string, number>();
-  private context: RowContext = { sessionId: '', busy: false, canAsk: false, editing: null, outcome: null, switchers: new Map() };
+  private readonly extents = new RowExtents();
+  private context: RowContext = NO_ROWS;
   /** The rows drawn, by key. */
   private rows = new Map<string, Placed>();
   private readonly keyOf = new WeakMap<Element, string>();
@@ -89,13 +75,8 @@ export class ThreadView {
   private box: { pad: number; gap: number } | null = null;
   private readonly sizes = new ResizeObserver((entries) => this.resized(entries));
   private live: { streamId: string; view: TurnView } | null = null;
-  /**
-   * Messages written while the turn runs (session.queued_messages: a note, quick capture, an arrival): drawn after
-   * the reply being written, where they will be stored when it ends (server/store/queued.ts). Rebuilt when the list
-   * changes; always the thread's last element.
-   */
-  private readonly waiting = h('div', { class: 'queued-rows', 'data-testid': 'queued-rows', hidden: true });
-  private waitingFrom: unknown = undefined;
+  /** Messages written while the turn runs: always the thread's last element. */
+  private readonly waiting = new QueuedRowsView();
   /** What the stored rows were last drawn from: the same inputs draw the same rows, so a turn's frames skip them. */
   private drawnFrom: unknown[] = [];
 
@@ -124,7 +105,7 @@ export class ThreadView {
     }
     moved = this.drawLive(turn) || moved;
     moved = this.drawWaiting(session) || moved;
-    this.empty.hidden = this.all.length > 0 || busy || Boolean(turn) || !this.waiting.hidden;
+    this.empty.hidden = this.all.length > 0 || busy || Boolean(turn) || !this.waiting.el.hidden;
     // A row added or removed, a turn begun or ended: the conversation moved on, and the thread goes to its end.
     if (moved) this.pinned = true;
     if (redraw || moved) this.place(this.pinned ? 'bottom' : (anchor ?? this.anchorNow()));
@@ -151,7 +132,7 @@ export class ThreadView {
     this.mark(messageIndex);
     if (this.windowed) {
       // Its middle in the middle of the viewport; a row taller than the viewport shows its top.
-      const space = this.el.clientHeight - (this.extents[at] ?? 0);
+      const space = this.el.clientHeight - this.extents.at(at);
       this.place({ index: at, offset: -Math.max(0, space / 2) });
     }
     const placed = this.rows.get(this.keys[at] ?? '');
@@ -179,33 +160,11 @@ export class ThreadView {
     const keys = rows.map((r, i) => rowKey(id, i, r));
     const before = new Set(this.keys);
     const moved = keys.length !== this.keys.length || keys.some((k) => !before.has(k));
-    const { gap } = this.metrics();
-    const perLine = charsPerLine(this.el.clientWidth);
-    const measured = new Map<string, number>();
-    this.extents = rows.map((r, i) => {
-      const known = this.measured.get(keys[i]!);
-      if (known === undefined) return estimateExtent(r.text, perLine, gap);
-      measured.set(keys[i]!, known);
-      return known;
-    });
-    // Only this session's rows are kept: the cache is as large as the conversation on screen.
-    this.measured = measured;
+    this.extents.reset(keys, rows.map((r) => r.text), charsPerLine(this.el.clientWidth), this.metrics().gap);
     this.all = rows;
     this.keys = keys;
-    this.tops = null;
-    this.context = {
-      sessionId: id,
-      busy,
-      canAsk: state.agentReady,
-      editing: state.editing?.sessionId === id ? state.editing.index : null,
-      outcome: state.outcome?.sessionId === id ? state.outcome : null,
-      switchers: switcherPlaces(rows),
-    };
+    this.context = rowContext(state, rows, busy);
     return moved;
-  }
-
-  private currentTops(): Float64Array {
-    return (this.tops ??= topsOf(this.extents));
   }
 
   /** The thread's top padding and the gap between rows: read once, again when its size changes (a narrow
@@ -218,7 +177,7 @@ export class ThreadView {
 
   /** The row at the viewport's top and how far into it the viewport's top is. */
   private anchorNow(): Anchor {
-    return anchorAt(this.currentTops(), this.el.scrollTop - this.metrics().pad);
+    return anchorAt(this.extents.tops(), this.el.scrollTop - this.metrics().pad);
   }
 
   /** Draw the rows for `target` (all of them in a short conversation), measure them, and scroll to it. */
@@ -237,7 +196,7 @@ export class ThreadView {
     const deadline = performance.now() + DRAW_BUDGET_MS;
     let short = false;
     for (let pass = 0; pass < MAX_LAYOUT_PASSES; pass++) {
-      const tops = this.currentTops();
+      const tops = this.extents.tops();
       const view = this.el.clientHeight;
       const live = this.live ? this.live.view.el.getBoundingClientRect().height + gap : 0;
       const y = target === 'bottom' ? tops[n]! + live - view + pad : anchoredY(tops, target);
@@ -254,7 +213,7 @@ export class ThreadView {
     // The overscan left out for time is drawn in the next frames, a budget's worth each.
     if (short) this.schedule();
     if (target === 'bottom') this.el.scrollTop = this.el.scrollHeight;
-    else this.el.scrollTop = anchoredY(this.currentTops(), target) + pad;
+    else this.el.scrollTop = anchoredY(this.extents.tops(), target) + pad;
   }
 
   /**
@@ -267,7 +226,7 @@ export class ThreadView {
     const take = (i: number, must: boolean): boolean => {
       const r = this.all[i]!;
       const key = this.keys[i]!;
-      const signature = this.signature(i, key, r);
+      const signature = rowSignature(this.context, i, this.all.length, key, r);
       const known = this.rows.get(key);
       if (known && known.signature === signature) {
         known.at = i;
@@ -310,22 +269,9 @@ export class ThreadView {
     return start > win.start || end < win.end;
   }
 
-  private signature(i: number, key: string, r: MessageRow): string {
-    const { busy, canAsk, editing, outcome, switchers } = this.context;
-    const last = i === this.all.length - 1;
-    const edit = r.role === 'user' && !busy;
-    const regenerate = r.role !== 'user' && last && !busy && canAsk;
-    const said = r.role !== 'user' && last ? [outcome?.usage] : [];
-    const fork = switchers.get(i);
-    return JSON.stringify([key, edit, regenerate, said, fork && [fork.index, versionText(fork.versions!)], busy, editing === r.index]);
-  }
-
   private rowElement(i: number, r: MessageRow): HTMLElement {
-    const { sessionId, busy, canAsk, editing, outcome, switchers } = this.context;
-    const last = i === this.all.length - 1;
-    const edit = r.role === 'user' && !busy;
-    const regenerate = r.role !== 'user' && last && !busy && canAsk;
-    const fork = switchers.get(i);
+    const { sessionId, busy, editing, outcome } = this.context;
+    const { last, edit, regenerate, fork } = rowOffer(this.context, i, this.all.length, r);
     const switcher = fork ? versionSwitcher(fork.versions!, (v) => this.actions.showVersion(fork.index, v), busy) : null;
     const el = r.arrival
       ? arrivalMessage(r, r.arrival, (a) => attachmentChip(a, sessionId))
@@ -345,22 +291,14 @@ export class ThreadView {
     const { gap } = this.metrics();
     let changed = false;
     for (const [key, placed] of this.rows) {
-      if (this.measured.has(key)) continue;
-      changed = this.setExtent(placed, key, placed.el.getBoundingClientRect().height + gap) || changed;
+      if (this.extents.isMeasured(key)) continue;
+      changed = this.extents.set(placed.at, key, placed.el.getBoundingClientRect().height + gap) || changed;
     }
     return changed;
   }
 
-  private setExtent(placed: Placed, key: string, extent: number): boolean {
-    this.measured.set(key, extent);
-    if (Math.abs((this.extents[placed.at] ?? 0) - extent) < 0.5) return false;
-    this.extents[placed.at] = extent;
-    this.tops = null;
-    return true;
-  }
-
   private sizeSpacers(): void {
-    const tops = this.currentTops();
+    const tops = this.extents.tops();
     const n = this.all.length;
     const { gap } = this.metrics();
     const first = this.rows.values().next().value?.at ?? 0;
@@ -383,10 +321,7 @@ export class ThreadView {
         const width = entry.contentRect.width;
         this.box = null;
         if (width !== this.width && this.width !== 0) {
-          this.measured.clear();
-          const perLine = charsPerLine(width);
-          this.extents = this.all.map((r) => estimateExtent(r.text, perLine, gap));
-          this.tops = null;
+          this.extents.reestimate(this.all.map((r) => r.text), charsPerLine(width), gap);
           changed = true;
         }
         this.width = width;
@@ -396,7 +331,7 @@ export class ThreadView {
       const placed = key === undefined ? undefined : this.rows.get(key);
       if (!placed || key === undefined) continue;
       const height = entry.borderBoxSize[0]?.blockSize ?? placed.el.getBoundingClientRect().height;
-      changed = this.setExtent(placed, key, height + gap) || changed;
+      changed = this.extents.set(placed.at, key, height + gap) || changed;
     }
     if (!changed || !this.windowed) return;
     this.place(this.pinned || !before ? 'bottom' : before);
@@ -418,24 +353,9 @@ export class ThreadView {
 
   /** The rows waiting for the running turn, below it; true when they changed. */
   private drawWaiting(session: AppState['session']): boolean {
-    const queued = session?.queued_messages;
     // After the live turn, which drawLive may just have appended.
-    if (this.el.lastChild !== this.waiting) this.el.appendChild(this.waiting);
-    if (queued === this.waitingFrom) return false;
-    this.waitingFrom = queued;
-    const rows = Array.isArray(queued) ? queued : [];
-    const sessionId = session?.session_id ?? '';
-    const drawn = rows.map((m, i) => {
-      const r = normalizeMessage(m, -1 - i);
-      const el = r.arrival ? arrivalMessage(r, r.arrival, (a) => attachmentChip(a, sessionId)) : userMessage(r.text, r.attachments, r.time, sessionId);
-      el.classList.add('msg-queued');
-      el.querySelector('.msg-head')?.appendChild(h('span', { class: 'badge', 'data-testid': 'queued-badge', title: 'Written while the reply was being written: stored after it, and sent with your next message' }, 'After this reply'));
-      return el;
-    });
-    this.waiting.replaceChildren(...drawn);
-    const was = !this.waiting.hidden;
-    this.waiting.hidden = drawn.length === 0;
-    return drawn.length > 0 || was;
+    if (this.el.lastChild !== this.waiting.el) this.el.appendChild(this.waiting.el);
+    return this.waiting.update(session);
   }
 
   /** The live turn below the rows: kept while its stream is the store's turn; true when it came or went. */
@@ -453,7 +373,7 @@ export class ThreadView {
     }
     this.live = { streamId: turn.streamId, view: new TurnView(turn) };
     // Before the rows waiting for it (drawWaiting), which stay last.
-    this.el.insertBefore(this.live.view.el, this.waiting.parentNode === this.el ? this.waiting : null);
+    this.el.insertBefore(this.live.view.el, this.waiting.el.parentNode === this.el ? this.waiting.el : null);
     return true;
   }
 }

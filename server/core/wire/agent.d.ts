@@ -1,0 +1,65 @@
+// The agent connection as the page may see it (never a key), and the MCP panel's endpoint and snippets. Apart
+// from wire.d.ts (which re-exports it) so each topic of the API is one file under 400 lines.
+import type { ChatErrorType } from './chat.js';
+
+/** GET /api/agent/models: the saved agent's model list, and the model its settings name. */
+export type AgentModelsResponse =
+  | { ok: true; models: string[]; model: string }
+  | { ok: false; type: ChatErrorType | 'no_agent'; message: string; hint?: string };
+
+/** Which dialect the agent speaks: Hermes Agent's gateway keeps the history itself; others get it each turn. */
+export type AgentKind = 'hermes' | 'openai';
+
+/** GET and POST /api/agent/settings: the agent's settings as the UI may see them, never the key. */
+export interface AgentSettings {
+  base_url: string | null;
+  model: string | null;
+  kind: AgentKind | null;
+  timeout_ms: number;
+  context_chars: number;
+  has_api_key: boolean;
+  /** Fields the environment sets (shown read-only: a saved value would not take effect). */
+  from_env: string[];
+}
+
+/** One saved agent connection (GET /api/agent/connections): its settings, never its key. */
+export interface AgentConnection extends AgentSettings {
+  id: string;
+  name: string;
+  is_default: boolean;
+}
+
+/** GET /api/agent/connections, and the answer of every POST that changes them. */
+export interface AgentConnectionsResponse {
+  connections: AgentConnection[];
+  /** `main` (agent.json's) when nothing else was made the default, even with no agent configured. */
+  default_id: string;
+  max_connections: number;
+  max_name_chars: number;
+  /** POST /api/agent/connections: the id of the connection saved. */
+  id?: string;
+}
+
+/** POST /api/agent/test: `message` is the result in one sentence; `key_checked` false: the key could not be checked. */
+export type AgentTestResponse =
+  | { ok: true; models: string[]; kind: AgentKind; key_checked: boolean; message: string }
+  | { ok: false; type: ChatErrorType; message: string; hint?: string; models?: string[] };
+
+/** GET /api/agent/discover: agents answering on loopback's usual ports. */
+export interface AgentDiscoverResponse {
+  agents: { kind: AgentKind; base_url: string; label: string; needs_key?: boolean }[];
+}
+
+/** GET /api/mcp and POST /api/mcp/regenerate: the MCP panel's endpoint, token and client snippets (docs/mcp.md). */
+export interface McpClientSnippets {
+  claude_code: string;
+  codex: string;
+  cursor: string;
+  hermes: string;
+}
+
+export interface McpSettings {
+  url: string;
+  token: string;
+  clients: McpClientSnippets;
+}
