@@ -3,7 +3,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { takenKeys } from '../store/inbox-taken.js';
 import { SessionStore } from '../store/sessions.js';
 import { InboxRecord, STATE_FILE, type Recorded } from './record.js';
@@ -11,19 +11,22 @@ import { InboxRecord, STATE_FILE, type Recorded } from './record.js';
 let dir: string;
 let store: SessionStore;
 
-beforeEach(async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-inbox-record-'));
-  store = new SessionStore(dir);
-  await store.load();
-});
-
-afterEach(async () => {
-  await store.close();
-  await fs.rm(dir, { recursive: true, force: true });
-});
+/** Each test on a state folder of its own, its database open, removed after. */
+const inState = (name: string, test: () => Promise<void>) =>
+  it(name, async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-inbox-record-'));
+    store = new SessionStore(dir);
+    try {
+      await store.load();
+      await test();
+    } finally {
+      await store.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
 
 describe('InboxRecord', () => {
-  it('reads back what it wrote: the added folders, the pause and the files seen per folder', async () => {
+  inState('reads back what it wrote: the added folders, the pause and the files seen per folder', async () => {
     const now: Recorded = { folders: [{ path: '/home/me/Downloads', profile: 'work' }], paused: true };
     const first = new InboxRecord(dir, store, () => now);
     expect(await first.load()).toEqual({ folders: [], paused: false, moved: false });
@@ -35,7 +38,7 @@ describe('InboxRecord', () => {
     expect([...again.known.get('/home/me/Downloads')!]).toEqual([['a.pdf', { size: 3, mtimeMs: 1.5, ctimeMs: 2.5, ino: 7 }]]);
   });
 
-  it("moves an older Satchel's hashes into the database once, and the file is written without them", async () => {
+  inState("moves an older Satchel's hashes into the database once, and the file is written without them", async () => {
     await fs.writeFile(path.join(dir, STATE_FILE), JSON.stringify({ hashes: ['default:abc', 'work:def', 'no-colon'], paused: false }));
     const record = new InboxRecord(dir, store, () => ({ folders: [], paused: false }));
     expect((await record.load()).moved).toBe(true);
@@ -45,7 +48,7 @@ describe('InboxRecord', () => {
     expect(JSON.parse(await fs.readFile(path.join(dir, STATE_FILE), 'utf8'))).toEqual({ folders: [], paused: false, known: {} });
   });
 
-  it('starts afresh from a record that is not JSON', async () => {
+  inState('starts afresh from a record that is not JSON', async () => {
     await fs.writeFile(path.join(dir, STATE_FILE), '{ not json');
     expect(await new InboxRecord(dir, store, () => ({ folders: [], paused: false })).load()).toEqual({ folders: [], paused: false, moved: false });
   });

@@ -10,6 +10,8 @@ import type { Signature } from '../rules.js';
 import { defaultInboxOptions, zeroCounts, type InboxOptions, type Watching } from '../watching.js';
 
 export interface WatchedForTest {
+  /** A private temporary folder; the watched folder is `watched` in it, the rest is outside the watch. */
+  root: string;
   dir: string;
   folder: Folder;
   w: Watching & { counts: InboxCounts };
@@ -18,7 +20,9 @@ export interface WatchedForTest {
 }
 
 export async function watchedFolder(opts: Partial<InboxOptions> = {}): Promise<WatchedForTest> {
-  const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-watched-')));
+  const root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-watched-')));
+  const dir = path.join(root, 'watched');
+  await fs.mkdir(dir);
   const folder = newFolder(dir, 'settings', 'default');
   folder.real = dir;
   folder.held = await holdFolder(dir, { protectedPlaces: { isPlace: () => false } } as unknown as Parameters<typeof holdFolder>[1]);
@@ -34,13 +38,14 @@ export async function watchedFolder(opts: Partial<InboxOptions> = {}): Promise<W
     nextSeq: () => ++seq,
   };
   return {
+    root,
     dir,
     folder,
     w,
     known,
     done: async () => {
       closeWatch(folder);
-      await fs.rm(dir, { recursive: true, force: true });
+      await fs.rm(root, { recursive: true, force: true });
     },
   };
 }
