@@ -59,6 +59,7 @@ import { getCapture, putCaptureDraft, sendCapture, type InboxResolver } from './
 import { changeInboxFolders, getInboxFolders, pauseInbox } from './inbox/routes.js';
 import { ArrivalLog } from './inbox/arrivals.js';
 import { inboxSession } from './inbox/session.js';
+import { storeStagedAttachment } from './attachments/store-upload.js';
 
 /** What every handler, the MCP tools and the attachment services are handed: the application's parts. */
 export interface App extends Host {
@@ -261,7 +262,21 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
     stagingDir,
     staticDir: config.staticDir ?? defaultStaticDir(),
     stopping: stopping.signal,
-    inbox: new InboxWatcher(config.inboxFolders ?? [], config.inbox),
+    // The watcher is given what it uses; `app` is read only once a file arrives, when it is built.
+    inbox: new InboxWatcher(
+      {
+        stateDir: config.stateDir,
+        maxUploadBytes: config.maxUploadBytes,
+        stagingDir,
+        workspaces,
+        sessions,
+        inboxSession: (profile) => inboxSession(app, profile),
+        storeStaged: (profile, id, file, alongside) => storeStagedAttachment(app, profile, id, file, alongside),
+        announce: (profile, id) => app.arrivals.announce(profile, id),
+      },
+      config.inboxFolders ?? [],
+      config.inbox,
+    ),
     arrivals: new ArrivalLog(sessions, events),
     // Quick capture's Inbox destination, the one place it is wired: the same conversation the watched folders fill
     // (a test may give its own).
@@ -269,7 +284,7 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
   };
   app.inboxPreparation = startArrivalPreparation(app);
   // Watched folders (SATCHEL_INBOX_FOLDERS and the settings'), in the background: a slow folder never delays start.
-  const inboxStarted = app.inbox.start(app).catch((err: unknown) => log.warn('inbox: watching could not start', err));
+  const inboxStarted = app.inbox.start().catch((err: unknown) => log.warn('inbox: watching could not start', err));
   attachMcpToken(app, await McpToken.open(config.mcpTokenStore ?? mcpTokenFileStore(config.stateDir)));
   // Uploads never sent and in no draft for a week go (drafts/sweep.ts): now, in the background, then periodically.
   const sweep = startAttachmentSweep(config.stateDir, sessions);

@@ -130,7 +130,7 @@ describe('the session database', () => {
     // SQLite's own "database or disk is full" (SQLITE_FULL): the store's connection may not grow the file past
     // the pages it has (max_page_count holds per connection, so it is set on the store's own).
     const { page_count } = (await withDb((db) => db.get<{ page_count: number }>('PRAGMA page_count')))!;
-    await (store as unknown as { db: Db }).db.exec(`PRAGMA max_page_count = ${page_count}`);
+    await store.query((q) => q.exec(`PRAGMA max_page_count = ${page_count}`));
     const big = 'x'.repeat(90_000);
     const err = await store.addMessage(id, big, []).then(
       () => undefined,
