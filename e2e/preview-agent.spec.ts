@@ -27,7 +27,8 @@ test('a scanned PDF previews as the text OCR recognized on its page, as the agen
   const chipSays = chip.getByTestId('agent-view-text');
   await expect(chipSays).toHaveText(/^Ready: 1 page, [\d,]+ characters of text, the page recognized by OCR$/, { timeout: 120_000 });
 
-  await chip.getByTestId('attachment-open').click();
+  // Opened from the session's attachments, where a stored file's chip opens its preview.
+  await page.getByTestId('session-attachments').getByTestId('attachment-open').filter({ hasText: 'scan.pdf' }).click();
   const dialog = page.getByTestId('preview-dialog');
   await expect(dialog).toBeVisible();
   const agent = dialog.getByTestId('preview-agent');
