@@ -1,8 +1,8 @@
 // Issue 35: the search index takes what the agent is sent, up to MAX_INDEXED_ATTACHMENT_CHARS (4 Mi characters,
 // was 100,000). What that costs, against this build's server (dist/, or --dist DIR) in a child process with its
-// own state folder: POST /api/upload of a 100,000-character log (the old limit: the floor) and of a 4 MiB one
-// (each indexed, redacted, before the answer), GET /health fired 5 ms into the big upload (what waits on the
-// redaction), and a search for a word on the log's first line (the floor) against one 3.5 million characters in
+// own state folder: POST /api/upload of a 100,000-character log (the old limit) and of a 4 MiB one (each indexed,
+// redacted, before the answer; run against the build before issue 35 with --dist for the floor), the slowest
+// GET /health sent every 50 ms during the big upload (what waits on the redaction), and a search for a word on the log's first line (the floor) against one 3.5 million characters in
 // (its snippet found by store/search-far.ts).
 // Usage: npm run build && node bench/attachment-text-index.mjs [--reps 5] [--dist DIR]
 import fs from 'node:fs';
@@ -62,20 +62,26 @@ try {
     const { body: s } = await timed(() => fetch(`${base}/api/session/new`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({}) }));
     const id = s.session_id ?? s.session?.session_id;
     t.small.push((await upload(id, `small-${r}.log`, small)).ms);
-    const bigUpload = upload(id, `big-${r}.log`, big);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    t.health.push((await timed(() => fetch(`${base}/health`, { headers: auth }))).ms);
+    let uploading = true;
+    const bigUpload = upload(id, `big-${r}.log`, big).finally(() => (uploading = false));
+    let slowest = 0;
+    while (uploading) {
+      slowest = Math.max(slowest, (await timed(() => fetch(`${base}/health`, { headers: auth }))).ms);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    t.health.push(slowest);
     t.big.push((await bigUpload).ms);
     const head = await search('heronfirst');
     const far = await search('wombatfar');
-    if (!far.body.results?.some((h) => h.snippet.some((x) => x.match))) throw new Error(`the far word was not found with its snippet: ${JSON.stringify(far.body).slice(0, 500)}`);
+    // The build before issue 35 indexed the first 100,000 characters: the far word is not found there.
+    if (!far.body.results?.some((h) => h.snippet.some((x) => x.match))) console.log(`the far word was not found with its snippet: ${JSON.stringify(far.body).slice(0, 300)}`);
     t.head.push(head.ms);
     t.far.push(far.ms);
   }
   const m = (xs) => median(xs).toFixed(0);
   console.log(`machine: ${machine()}; ${REPS} reps, medians`);
   console.log(`upload 100,000-char log (floor): ${m(t.small)} ms; 4 MiB log: ${m(t.big)} ms (${(median(t.big) / median(t.small)).toFixed(1)}×)`);
-  console.log(`GET /health fired 5 ms into the 4 MiB upload: ${m(t.health)} ms`);
+  console.log(`slowest GET /health during the 4 MiB upload: ${m(t.health)} ms`);
   console.log(`search, word on the first line (floor): ${m(t.head)} ms; word 3.5 M characters in: ${m(t.far)} ms (${(median(t.far) / median(t.head)).toFixed(1)}×)`);
 } finally {
   child.kill('SIGTERM');
