@@ -1,7 +1,9 @@
 // The preview of one file, by kind: an image as an image (SVG too, always through <img>, never inline markup),
 // text as text (Markdown rendered), an Office file as its Markdown, a PDF by its text with its pages and title,
-// anything else as a card with its name, size and type and "Show in folder" (desktop) or "Download".
-// One `update(state)` redraws it from its state.
+// anything else as a card with its name, size and type and "Show in folder" (desktop) or "Download". Beside it,
+// what the agent gets where that is not the file's own text (the server's `agent`: a scanned page's OCR text, an
+// archive's list and small members, a transcript, an image's recognized text), so a misread word can be caught
+// before it is sent. One `update(state)` redraws it from its state.
 import { clear, h, icon, ICONS } from './dom.js';
 import type { FilePreview, PreviewSource } from './file-preview.js';
 import { renderPending, type Pending } from './pending-view.js';
@@ -11,6 +13,18 @@ import { renderMarkdown } from './markdown-dom.js';
 export type PreviewState =
   | Pending
   | { status: 'ready'; preview: FilePreview; source: PreviewSource };
+
+/** What the agent is sent of the file, in its own words: the summary the chip shows, then the text itself. */
+export function agentSection(agent: NonNullable<FilePreview['agent']>): HTMLElement {
+  const section = h(
+    'section',
+    { class: 'preview-agent', 'data-testid': 'preview-agent', 'data-state': agent.state, 'aria-label': 'What the agent gets' },
+    h('h3', { class: 'preview-agent-title' }, 'What the agent gets'),
+    h('p', { class: 'muted small', 'data-testid': 'preview-agent-summary' }, agent.summary),
+  );
+  if (agent.text) section.appendChild(h('pre', { class: 'plain', 'data-testid': 'preview-agent-text' }, agent.text));
+  return section;
+}
 
 /** What the desktop preload offers (preload/index.cts); absent in a browser. */
 export interface ShowInFolder {
@@ -57,8 +71,17 @@ export class PreviewView {
     this.meta.textContent = p.title ? `${p.title} · ${metaLine(p)}` : metaLine(p);
     if (p.note) this.el.appendChild(h('p', { class: 'small', 'data-testid': 'preview-note' }, p.note));
     const body = this.body(p, source);
-    if (body) this.el.appendChild(body);
-    if (p.kind !== 'image' && p.kind !== 'text') this.el.appendChild(this.card(p, source));
+    const card = p.kind !== 'image' && p.kind !== 'text' ? this.card(p, source) : null;
+    if (!p.agent) {
+      if (body) this.el.appendChild(body);
+      if (card) this.el.appendChild(card);
+      return;
+    }
+    // The file on one side, what the agent gets on the other (stacked when the dialog is narrow).
+    const file = h('div', { class: 'preview-file' });
+    if (body) file.appendChild(body);
+    if (card) file.appendChild(card);
+    this.el.appendChild(h('div', { class: 'preview-pair' }, file, agentSection(p.agent)));
   }
 
   private body(p: FilePreview, source: PreviewSource): HTMLElement | null {

@@ -27,7 +27,7 @@ async function withAttachment(input: HandlerInput, use: (file: OpenedFile, root:
 }
 
 export function previewAttachment(input: HandlerInput): Promise<void> {
-  return withAttachment(input, async (file, root) => sendJson(input.ctx, 200, previewJson(await describeFile(file, root))));
+  return withAttachment(input, async (file, root) => sendJson(input.ctx, 200, previewJson(await describeFile(file, root, { stateDir: input.app.config.stateDir, signal: input.app.stopping }))));
 }
 
 export function rawAttachment(input: HandlerInput): Promise<void> {

@@ -115,7 +115,10 @@ describe('GET /api/workspace/preview', () => {
   });
 
   it('calls anything else binary, with its size and type', async () => {
-    expect((await preview('data.bin')).body).toEqual({ kind: 'binary', name: 'data.bin', path: 'data.bin', abs_path: path.join(ws, 'data.bin'), size: 7, mime: 'application/octet-stream' });
+    const abs = path.join(ws, 'data.bin');
+    // With what the agent would get of it: only its name (issue 35).
+    const agent = { state: 'unreadable', summary: '7 bytes the agent cannot read: only its name is sent', text: `[Attached file "data.bin" (application/octet-stream, 7 bytes), stored at ${abs}]` };
+    expect((await preview('data.bin')).body).toEqual({ kind: 'binary', name: 'data.bin', path: 'data.bin', abs_path: abs, size: 7, mime: 'application/octet-stream', agent });
   });
 
   it('shows an Office file as its Markdown: the sidecar beside it, else converted now', async () => {

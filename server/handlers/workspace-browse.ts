@@ -71,7 +71,7 @@ export async function readWorkspaceFile(input: HandlerInput): Promise<void> {
 /** GET /api/workspace/preview: what the preview shows, by the file's kind. */
 export async function previewWorkspaceFile(input: HandlerInput): Promise<void> {
   await withRequestFile(input, async (file, at) => {
-    await sendJson(input.ctx, 200, previewJson(await describeFile(file, at.root.path)));
+    await sendJson(input.ctx, 200, previewJson(await describeFile(file, at.root.path, { stateDir: input.app.config.stateDir, signal: input.app.stopping })));
   });
 }
 

@@ -1,14 +1,19 @@
 // The text of a stored attachment as the agent gets it, read back for the search index: an Office document's
-// sidecar (the Markdown the agent was sent), or a text file's own text. Read by name below the session's
-// attachment folder through the anchored walk (no symlink out, no special file). A transcript is not stored
-// anywhere, so it is indexed only when a turn makes it (agent/input.ts `onAttachmentText`).
+// sidecar (the Markdown the agent was sent), a text file's own text, or an archive's list with its small members'
+// text, as the agent's reader builds it (workspace/preview-agent.ts), so a word the agent was sent from a file
+// inside a zip is found. Read by name below the session's attachment folder through the anchored walk (no
+// symlink out, no special file). Texts that take seconds to make are indexed when a turn makes them
+// (agent/read's `onAttachmentText`): a PDF's pages and their OCR, an image's OCR, a transcript, which is stored
+// nowhere and so is indexed at the audio file's next turn only.
+import path from 'node:path';
 import { openAttachmentPath } from '../attachments/open.js';
 import { officeFormat } from '../office/index.js';
 import { readSidecar } from '../office/sidecar.js';
 import { openInside } from '../store/anchored-walk.js';
 import { MAX_INDEXED_ATTACHMENT_CHARS } from '../store/db/search-query.js';
-import { looksLikeText, textOf } from '../workspace/file-kind.js';
+import { isPdf, looksLikeText, SNIFF_BYTES, textOf } from '../workspace/file-kind.js';
 import { readWorkspaceBytes } from '../workspace/browse.js';
+import { readAsAgent } from '../workspace/preview-agent.js';
 
 /** Bytes read of an attachment's text: enough for MAX_INDEXED_ATTACHMENT_CHARS characters of up to 4 bytes. */
 export const MAX_ATTACHMENT_TEXT_READ_BYTES = MAX_INDEXED_ATTACHMENT_CHARS * 4;
@@ -21,6 +26,18 @@ export function withoutCutWord(text: string): string {
   const end = text.search(/\s\S*$/u);
   return end === -1 ? '' : text.slice(0, end);
 }
+
+/** The line the agent's reader ends a text it cut with (agent/read/budget.ts truncationMarker). */
+const CUT_MARKER = /\n?\[… truncated: \d+ more characters of [^\n]*\]$/u;
+
+/** A part the reader cut: its marker (not the file's words) and the cut word go. */
+function uncut(part: string): string {
+  const marker = part.match(CUT_MARKER);
+  return marker ? withoutCutWord(part.slice(0, marker.index)) : part;
+}
+
+/** Transcription is never waited for here (an upload, the backfill): an audio file is then only named, and not indexed. */
+const NO_TRANSCRIPT = (): Promise<string> => Promise.reject(new Error('transcripts are indexed when a turn makes them'));
 
 /** `filename`'s text in the session's attachment folder, or '' when it has none (an image, a binary, missing). */
 export async function storedAttachmentText(stateDir: string, sessionId: string, filename: string): Promise<string> {
@@ -39,10 +56,21 @@ export async function storedAttachmentText(stateDir: string, sessionId: string, 
         await dir.close();
       }
     }
-    const read = await readWorkspaceBytes(at, MAX_ATTACHMENT_TEXT_READ_BYTES, true);
-    if (!looksLikeText(read.bytes)) return '';
-    const text = textOf(read.bytes);
-    return read.size > read.bytes.length ? withoutCutWord(text) : text;
+    // Its first bytes decide; only a text is read as far as the index takes it (a video is not read 16 MiB deep).
+    const head = await readWorkspaceBytes(at, SNIFF_BYTES, true);
+    if (looksLikeText(head.bytes)) {
+      const read = await readWorkspaceBytes(at, MAX_ATTACHMENT_TEXT_READ_BYTES, true);
+      if (!looksLikeText(read.bytes)) return '';
+      const text = textOf(read.bytes);
+      return read.size > read.bytes.length ? withoutCutWord(text) : text;
+    }
+    // A PDF is read (and its scanned pages recognized) when a turn sends it: seconds an upload does not wait.
+    if (isPdf(head.bytes)) return '';
+    // An archive's list and small members as the agent gets them; anything else the agent gets only the name of.
+    const full = path.join(at.root.path, ...at.segments);
+    const got = await readAsAgent({ root: at.root.path, path: full, name: path.basename(filename), size: head.size, mime: '', isImage: false }, MAX_INDEXED_ATTACHMENT_CHARS, { transcribe: NO_TRANSCRIPT });
+    if (got.state === 'unreadable') return '';
+    return got.texts.map(uncut).join('\n');
   } catch {
     return '';
   } finally {

@@ -52,7 +52,8 @@ export function startAttachmentTextBackfill(stateDir: string, sessions: SessionS
       for (const row of batch) {
         if (stopping.signal.aborted) return;
         const text = row.filename === null ? '' : await storedAttachmentText(stateDir, row.session_id, row.filename);
-        await sessions.indexAttachmentText(row.session_id, row.path, text, row.position);
+        // No text read back (audio, a PDF, an image) leaves what a turn indexed of it: only the mark goes.
+        await sessions.indexAttachmentText(row.session_id, text === '' ? null : row.path, text, row.position);
       }
       await pause(BACKFILL_PAUSE_MS);
     }

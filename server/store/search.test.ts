@@ -98,6 +98,39 @@ describe('the search index of an older database', () => {
   });
 });
 
+describe('a database indexed before issue 35 (schema 6)', () => {
+  it('has every attachment indexed again: a log whole (it was cut at 100,000), a transcript a turn indexed kept', async () => {
+    const id = 'f6e5d4c3b2a1';
+    const folder = path.join(dir, 'attachments', id);
+    await fs.mkdir(folder, { recursive: true });
+    const log = `${'INFO request handled in 12 ms\n'.repeat(4_000)}ERROR the avocet shard is corrupt\n`;
+    expect(log.indexOf('avocet')).toBeGreaterThan(100_000);
+    await fs.writeFile(path.join(folder, 'server.log'), log);
+    await fs.writeFile(path.join(folder, 'memo.wav'), Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(4), Buffer.from('WAVEfmt '), Buffer.alloc(40)]));
+    await withDb(async (db) => {
+      await migrateSchema(db, 6);
+      const header = { session_id: id, title: 'Before', workspace: '/w', profile: 'default', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
+      await db.run('INSERT INTO sessions (id, updated_at, message_count, attachment_count, header, revision) VALUES (?, ?, 0, 2, ?, 1)', [id, header.updated_at, JSON.stringify(header)]);
+      for (const [i, name] of ['server.log', 'memo.wav'].entries()) {
+        const record = { filename: name, path: path.join(folder, name), size: 8, mime: name.endsWith('.wav') ? 'audio/wav' : 'text/plain', is_image: false };
+        await db.run('INSERT INTO attachments (session_id, position, record) VALUES (?, ?, ?)', [id, i, JSON.stringify(record)]);
+      }
+      // As the index of schema 6 held them: the log's first 100,000 characters, the transcript a turn made.
+      await db.run(`INSERT INTO search_docs (session_id, kind, position, text) VALUES (?, 'attachment_text', 0, ?), (?, 'attachment_text', 1, 'remember the heron survey')`, [id, log.slice(0, 100_000), id]);
+    });
+    await store.load();
+    expect((await store.search('default', 'avocet', 20)).hits).toEqual([]);
+    const backfill = startAttachmentTextBackfill(dir, store);
+    await backfill.idle;
+    await backfill.stop();
+    const found = await store.search('default', 'avocet', 20);
+    expect(found.hits.map((h) => [h.kind, h.attachment])).toEqual([['attachment_text', 'server.log']]);
+    expect(shown(found)[0]).toContain('ERROR the [avocet] shard is corrupt');
+    expect((await store.search('default', 'heron', 20)).hits.map((h) => h.attachment)).toEqual(['memo.wav']);
+    await withDb(async (db) => expect(await db.all('SELECT * FROM attachment_text_pending')).toEqual([]));
+  });
+});
+
 describe('attachment texts', () => {
   it('of a conversation stored whole (an import) are indexed by the background pass', async () => {
     await store.load();

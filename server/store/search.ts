@@ -10,7 +10,8 @@ import type { Db } from './db/connection.js';
 import { isInterrupted, SEARCH_DEADLINE_MS, type SearchReader, type SearchRun } from './db/search-reader.js';
 import { matchingIds, newestRows, rankRows, rewriteDocs, rowHead, type RankedRow, type SearchKind, type SearchScope } from './db/search.js';
 import { ftsQuery, indexText, MAX_INDEXED_ATTACHMENT_CHARS, type SnippetSegment } from './db/search-query.js';
-import { queryPhrases, type Phrase } from './db/search-snippet.js';
+import { queryPhrases, SNIPPET_SCAN_CHARS, type Phrase } from './db/search-snippet.js';
+import { farSnippet } from './search-far.js';
 import { settlePendingAttachmentText, writeAttachmentText, type SessionListing } from './db/session-rows.js';
 import { redactedSnippet, SNIPPET_HEAD_CHARS } from './search-window.js';
 
@@ -141,7 +142,9 @@ async function findRows(run: SearchRun, match: string, phrases: readonly Phrase[
     }
     if (snippet.kind === 'stale') stale.push({ id: row.id, was: head.head, text: snippet.text });
     if (snippet.kind !== 'shown') continue;
-    rows.push({ ...row, attachment: head.attachment, role: head.role, snippet: snippet.segments });
+    // No match in what a snippet looks at: the words lie further in (a long attachment's text), read on to them.
+    const far = head.cut && !snippet.segments.some((x) => x.match) ? await farSnippet(run.q, row.id, phrases, SNIPPET_SCAN_CHARS, until) : undefined;
+    rows.push({ ...row, attachment: head.attachment, role: head.role, snippet: far ?? snippet.segments });
   }
   return { rows, stale, matched: ranked.length, capped: capped || stopped !== undefined, ...(stopped ? { stopped } : {}) };
 }

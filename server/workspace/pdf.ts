@@ -53,10 +53,6 @@ const WORKER_URL = WORKER_PATH === null ? WORKER_NEXT_TO_US : pathToFileURL(WORK
 const limit = createLimiter(PDF_MAX_CONCURRENT);
 const memory = createRssWatchdog({ budgetBytes: PDF_WORKER_MAX_MEMORY_MB * 1024 * 1024, intervalMs: PDF_MEMORY_SAMPLE_MS });
 
-export async function pdfSummary(file: OpenedFile): Promise<PdfSummary> {
-  return previewOf(await readPdfFile(file));
-}
-
 /** An open PDF read page by page (the preview's summary with each page's text): what the agent and MCP get
  *  (server/agent/read/pdf.ts), through the same worker and limits as the preview. Never throws. */
 export async function readPdfFile(file: Pick<OpenedFile, 'handle' | 'size'>): Promise<PdfRead> {

@@ -32,4 +32,19 @@ export interface FilePreview {
   title?: string;
   /** Why a preview has less than its kind promises (an Office file that failed to convert…). */
   note?: string;
+  /**
+   * What the agent gets from the file, from the agent's own reader, where the file's own text above is not it:
+   * a PDF with pages without text (their OCR), an image (its OCR), anything else (an archive's list and small
+   * members, an audio transcript, or only its name). Redacted.
+   */
+  agent?: AgentPreview;
+}
+
+export interface AgentPreview {
+  /** As the chip's summary (GET /api/attachment/summary); `pending`: still being read, open the preview again. */
+  state: 'ready' | 'partial' | 'unreadable' | 'pending';
+  /** In a few words: "1 page, 612 characters of text, the page recognized by OCR". */
+  summary: string;
+  /** The text the agent is sent, as it is sent (headers, page markers), up to 256 Ki characters. */
+  text: string;
 }

@@ -1,7 +1,8 @@
 // A file described for its preview (GET /api/workspace/preview, GET /api/attachment/preview): its kind from its
 // bytes, and what the UI shows of it. Text is decoded (UTF-8, UTF-8/UTF-16 with a byte order mark), Office
 // files bring their Markdown (the sidecar beside them, else converted now), images only their type: their
-// bytes come from the raw route. Its free text is redacted on the way out (previewJson).
+// bytes come from the raw route. Beside it, what the agent gets where the file's own text is not that
+// (preview-agent.ts: the agent's reader). Its free text is redacted on the way out (previewJson).
 import path from 'node:path';
 import { guessMime } from '../core/mime.js';
 import { redactText, serverValue, type RedactedText, type ServerValue } from '../projections/brand.js';
@@ -9,8 +10,10 @@ import { officeFormat, officeToMarkdown } from '../office/index.js';
 import { readSidecar } from '../office/sidecar.js';
 import { readBounded, readStart, type OpenedFile } from './browse.js';
 import { decodeText, imageMime, isPdf, isSvg, SNIFF_BYTES } from './file-kind.js';
-import { pdfSummary } from './pdf.js';
-import type { FilePreview, PreviewKind } from './preview-wire.js';
+import { PDF_NO_TEXT, readPdfFile } from './pdf.js';
+import { previewOf } from './pdf-text.js';
+import { agentPreview, type AgentReadOptions } from './preview-agent.js';
+import type { AgentPreview, FilePreview, PreviewKind } from './preview-wire.js';
 
 /** The most text a preview carries; a longer file shows its start and says it was cut. */
 export const MAX_PREVIEW_TEXT_BYTES = 1024 * 1024;
@@ -31,14 +34,45 @@ export function classify(name: string, head: Buffer): { kind: PreviewKind; mime:
 }
 
 /** The preview of an opened file, unredacted: it leaves the server only through previewJson. */
-export async function describeFile(file: OpenedFile, root: string): Promise<FilePreview> {
+export async function describeFile(file: OpenedFile, root: string, opts: AgentReadOptions = {}): Promise<FilePreview> {
   const head = await readStart(file, SNIFF_BYTES);
   const { kind, mime } = classify(file.name, head);
   const base: FilePreview = { kind, name: file.name, path: file.path, abs_path: path.join(root, ...file.path.split('/')), size: file.size, mime };
-  if (kind === 'text') return { ...base, ...(await textOf(file)) };
-  if (kind === 'office') return { ...base, ...(await officeText(file)) };
-  if (kind === 'pdf') return { ...base, ...(await pdfSummary(file)) };
-  return base;
+  const agent = (): Promise<AgentPreview> => agentPreview(file, root, mime, kind === 'image', opts);
+  switch (kind) {
+    // The text shown is the text the agent gets (its own reader decodes the same bytes, the same sidecar).
+    case 'text': {
+      const text = await textOf(file);
+      return { ...base, ...text, ...(text.kind === 'binary' ? { agent: await agent() } : {}) };
+    }
+    case 'office':
+      return { ...base, ...(await officeText(file)) };
+    case 'pdf':
+      return { ...base, ...(await pdfPreview(file, agent)) };
+    // An image's recognized text; an archive's list and small members, a transcript, or only a name.
+    case 'image':
+    case 'binary':
+      return { ...base, agent: await agent() };
+    default: {
+      const unknown: never = kind;
+      throw new Error(`no preview for kind ${String(unknown)}`);
+    }
+  }
+}
+
+/**
+ * A PDF's text layer as it is, and when pages have none, what the agent gets instead: their OCR text, so the
+ * preview no longer says "no text" of a page the agent is sent recognized (issue 35). Read once when every page
+ * has text.
+ */
+async function pdfPreview(file: OpenedFile, agent: () => Promise<AgentPreview>): Promise<Partial<FilePreview>> {
+  const read = await readPdfFile(file);
+  const summary = previewOf(read);
+  if (!read.pagesWithoutText?.length) return summary;
+  const view = await agent();
+  // "This PDF has no text" is the text layer's story; what the agent is sent is told beside it.
+  if (summary.note === PDF_NO_TEXT && view.state !== 'unreadable' && view.state !== 'pending') delete summary.note;
+  return { ...summary, agent: view };
 }
 
 async function textOf(file: OpenedFile): Promise<Partial<FilePreview>> {
@@ -80,6 +114,7 @@ export interface PublicFilePreview {
   pages?: number;
   title?: RedactedText;
   note?: RedactedText;
+  agent?: { state: AgentPreview['state']; summary: RedactedText; text: RedactedText };
 }
 
 /**
@@ -95,5 +130,6 @@ export function previewJson(p: FilePreview): PublicFilePreview {
   if (p.pages !== undefined) out.pages = p.pages;
   if (p.title !== undefined) out.title = redactText(p.title);
   if (p.note !== undefined) out.note = redactText(p.note);
+  if (p.agent !== undefined) out.agent = { state: p.agent.state, summary: redactText(p.agent.summary), text: redactText(p.agent.text) };
   return out;
 }

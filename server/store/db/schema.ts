@@ -136,6 +136,13 @@ const MIGRATIONS: readonly string[] = [
     UNIQUE (profile, hash)
   );
   `,
+  // 7 (issue 35, preview-search; the lead renumbers): the index takes more of what the agent is sent (an
+  // archive's members, 4 Mi characters of a text rather than 100,000: MAX_INDEXED_ATTACHMENT_CHARS), so every
+  // stored attachment is marked again for the background pass (search/backfill.ts) to index it anew. A text the
+  // pass cannot make (a transcript, a PDF's pages) is left as a turn indexed it.
+  `
+  INSERT OR IGNORE INTO attachment_text_pending (session_id, position) SELECT session_id, position FROM attachments;
+  `,
 ];
 
 /** The schema version this build writes. */

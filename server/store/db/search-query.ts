@@ -14,12 +14,13 @@ export const MAX_SEARCH_LIMIT = 50;
  */
 export const SNIPPET_TOKENS = 14;
 /**
- * Characters indexed of one attachment's text (a sidecar, a text file, a transcript): as many as the longest
- * message (MAX_MESSAGE_CHARS), so an attachment costs the index and a snippet no more than a message does; it
- * holds most of an Office sidecar (at most 120,000 characters, office/convert.ts PREVIEW_MAX_CHARS) and any
- * document's first 40-odd pages. The rest of a longer text is not found.
+ * Characters indexed of one attachment's text (a sidecar, a text file, an archive's list and members, a PDF's
+ * pages, a transcript): the agent is sent far more than a message holds (a 148 K log whole), and a word it was
+ * sent must be found (issue 35). 4 Mi characters is a 1,500-page document; the index and a search cost what the
+ * words do (a hit's row is read in SNIPPET_HEAD_CHARS windows, search-window.ts), and indexing redacts it once,
+ * about a second of CPU at the limit (docs/benchmarks.md). The rest of a longer text is not found.
  */
-export const MAX_INDEXED_ATTACHMENT_CHARS = 100_000;
+export const MAX_INDEXED_ATTACHMENT_CHARS = 4 * 1024 * 1024;
 /** What a snippet shows where it cut the text (search-snippet.ts). */
 export const SNIPPET_ELLIPSIS = '…';
 
