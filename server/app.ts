@@ -23,7 +23,7 @@ import { createRequestListener, type Handler as HandlerOf, type HandlerInput as 
 import { serveStatic } from './http/static.js';
 import { log } from './core/log.js';
 import { attachMcpToken, McpToken, mcpTokenFileStore } from './mcp/token.js';
-import { rememberOwnSecret } from './redact/known.js';
+import { rememberOwnSecret } from './redact/index.js';
 import { EventBus } from './store/events.js';
 import { SessionStore } from './store/sessions.js';
 import { SessionDeletions } from './sessions/deletion.js';
