@@ -56,7 +56,7 @@ import { extractStoredAttachment } from './handlers/attachment-extract.js';
 import { uploadToWorkspace } from './handlers/workspace-upload.js';
 import { addWorkspace, listWorkspaces } from './handlers/workspaces.js';
 import { getCapture, putCaptureDraft, sendCapture, type InboxResolver } from './handlers/capture.js';
-import { changeInboxFolders, getInboxFolders, pauseInbox } from './inbox/routes.js';
+import { changeInboxFolders, getInboxFolders, pauseInbox } from './handlers/inbox.js';
 import { ArrivalLog } from './inbox/arrivals.js';
 import { inboxSession } from './inbox/session.js';
 
