@@ -69,6 +69,7 @@ const SMALL: Table = {
   page: 'renderer/',
   appNamingMax: 3,
   exceptions: [],
+  typesDownToo: ['server/redact/'],
 };
 
 /** A tree that keeps every rule; each test below adds one bad module or import to it. */
@@ -110,10 +111,12 @@ describe('each rule fails on a deliberate bad import', () => {
     expect(rulesBroken(dynamic)).toEqual(['tier: server/store/up.ts → server/feature/work.ts']);
     const nowhere = verdictWith({ 'server/stray/x.ts': `export const x = 1;` });
     expect(rulesBroken(nowhere)).toEqual(['tier: server/stray/x.ts']);
-    // Up as a type only: free.
+    // Up as a type only: free (erased by the compiler), as is a binding used only as a type...
     expect(verdictWith({ 'server/store/up.ts': `import type { work } from '../feature/work.js';\nexport type W = typeof work;` }).violations).toEqual([]);
-    // A binding used only as a type is erased by the compiler like `import type`.
     expect(verdictWith({ 'server/store/up.ts': `import { work } from '../feature/work.js';\nexport type W = typeof work;` }).violations).toEqual([]);
+    // ...except from a folder whose types go down too (core/ in the real table).
+    const shared = verdictWith({ 'server/redact/up.ts': `import type { work } from '../feature/work.js';\nexport type W = typeof work;` });
+    expect(rulesBroken(shared)).toEqual(['tier: server/redact/up.ts → server/feature/work.ts']);
   });
 
   it('3. a module other than the composition root imports a handler', () => {

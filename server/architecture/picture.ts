@@ -19,7 +19,7 @@ export function picture(t: Table): string {
     for (const [member, owns] of tier.members) out.push(`│ ${short(member).padEnd(nameWidth)}${owns}`);
   });
   rule('└');
-  out.push('A run-time import goes to its own tier or below (`import type` is free: erased by the compiler).');
+  out.push(`A run-time import goes to its own tier or below (\`import type\` is free: erased by the compiler; not from ${t.typesDownToo.map(short).join(', ')}).`);
   out.push(`Only ${short(t.compositionRoot)} imports ${short(t.handlers)}; HandlerInput is named only there and in ${t.handlerInputAlso.filter((f) => f !== t.compositionRoot).map(short).join(', ')}.`);
   out.push(`Entered only through index.ts: ${t.sealedFolders.map(short).join(', ')}. Only ${short(t.content)} sniffs bytes (${t.snifferFiles.join(', ')}; ${t.sniffNames.join(', ')}).`);
   out.push(`The page (${t.page}) imports the server only as types. No run-time cycle. Modules naming App: at most ${t.appNamingMax}.`);

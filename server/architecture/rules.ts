@@ -17,6 +17,8 @@ export interface Table {
   appNamingMax: number;
   exceptions: Exception[];
   pending?: Array<[what: string, why: string]>;
+  /** Folders whose type imports go down the tiers too (what everything shares must name nothing above it). */
+  typesDownToo: string[];
 }
 
 export const REAL_TABLE: Table = {
@@ -32,6 +34,7 @@ export const REAL_TABLE: Table = {
   appNamingMax: table.APP_NAMING_MAX,
   exceptions: table.EXCEPTIONS,
   pending: table.PENDING,
+  typesDownToo: table.TYPES_DOWN_TOO,
 };
 
 export interface Violation {
@@ -91,6 +94,11 @@ export function check(graph: Graph, t: Table = REAL_TABLE): Verdict {
         const toTier = tierOf(t.tiers, e.to);
         if (fromTier >= 0 && toTier >= 0 && toTier < fromTier) {
           found.push({ ...at, rule: 'tier', message: `imports up: ${t.tiers[fromTier]!.name} → ${t.tiers[toTier]!.name}` });
+        }
+      } else if (!e.runtime && server(e.to) && t.typesDownToo.some((folder) => m.path.startsWith(folder))) {
+        const toTier = tierOf(t.tiers, e.to);
+        if (fromTier >= 0 && toTier >= 0 && toTier < fromTier) {
+          found.push({ ...at, rule: 'tier', message: `names a type from above: ${t.tiers[fromTier]!.name} → ${t.tiers[toTier]!.name}` });
         }
       }
       if (e.to.startsWith(t.handlers) && m.path !== t.compositionRoot) {
