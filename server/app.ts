@@ -43,7 +43,7 @@ import { startDatabaseCare } from './store/database-care.js';
 import { listProfiles, switchProfile } from './handlers/profiles.js';
 import { showSessionVersion } from './handlers/session-version.js';
 import { getMcpSettings, regenerateMcpToken } from './handlers/mcp-settings.js';
-import { mcpEndpoint } from './mcp/endpoint.js';
+import { mcpEndpoint } from './handlers/mcp.js';
 import * as s from './handlers/sessions.js';
 import { listSessionReceipts } from './handlers/receipts.js';
 import { search } from './handlers/search.js';
@@ -96,7 +96,7 @@ export interface BuiltApp {
 
 const api = (handler: Route['handler'], failure?: string): Route => ({ handler, auth: true, failure });
 const open = (handler: Route['handler']): Route => ({ handler, auth: false });
-/** The endpoint checks the token itself: it takes the MCP token as well as the launch token (mcp/endpoint.ts). */
+/** The endpoint checks the token itself: it takes the MCP token as well as the launch token (handlers/mcp.ts). */
 const mcp = (handler: Route['handler']): Route => ({ handler, auth: false });
 
 /** The route table: every path the server answers, who may call it, and its generic 500 text. */
