@@ -113,7 +113,7 @@ const agentUrl = `http://127.0.0.1:${agent.address().port}`;
 
 // Each token is a prose-like word that spells its sequence number in letters (1 → a, 27 → aa): Satchel sends an
 // ordinary word on at once, while a word that could begin a credential (digits, symbols, inner capitals) waits
-// until it ends so the live stream can be redacted (server/agent/stream-redact.ts). Prose is what a reply is.
+// until it ends so the live stream can be redacted (server/redact/stream-redact.ts). Prose is what a reply is.
 function toWord(seq) {
   let word = '';
   for (let n = seq; n > 0; n = Math.floor((n - 1) / 26)) word = String.fromCharCode(97 + ((n - 1) % 26)) + word;

@@ -191,10 +191,10 @@ for (const [name, run] of Object.entries(CASES)) {
   for (const [label, impl] of Object.entries(IMPLS)) results[name][label] = run(impl);
 }
 
-// A reply streamed to the browser goes through agent/stream-redact.ts instead: the same text cut into pieces the
+// A reply streamed to the browser goes through redact/stream-redact.ts instead: the same text cut into pieces the
 // size of model tokens, every piece pushed, then flushed. Measured against the whole-text redactor of this tree
 // on the same text (the previous stream redactor gave no such guarantee, so it is no reference).
-const streamModule = await import(pathToFileURL(path.resolve(flag('--stream') ?? path.join(ROOT, 'dist/server/agent/stream-redact.js'))).href);
+const streamModule = await import(pathToFileURL(path.resolve(flag('--stream') ?? path.join(ROOT, 'dist/server/redact/stream-redact.js'))).href);
 const STREAM_PIECES = [4, 16]; // characters per pushed piece (a model token is about 4)
 const STREAM_TEXTS = { 'prose, 1 MiB, no secrets': proseText, 'prose, 1 MiB, a secret every 2 KiB': secretText, 'code, 1 MiB, a secret every 2 KiB': codeSecretText };
 function streamed(text, size) {
@@ -246,7 +246,7 @@ if (JSON_OUT) {
     console.log(`${name.padEnd(56)} ${row.map((v) => String(v).padStart(9)).join(' ')}`);
   }
   for (const [name, r] of Object.entries(ratios)) console.log(`${name.padEnd(56)} ${String(r).padStart(9)}x`);
-  console.log(`\nstreamed = agent/stream-redact.ts StreamRedactor (push every piece, then flush), whole = redact() of the same text`);
+  console.log(`\nstreamed = redact/stream-redact.ts StreamRedactor (push every piece, then flush), whole = redact() of the same text`);
   const streamCols = ['whole wall', 'whole CPU', 'strm wall', 'strm CPU', 'strm/whole', 'strm ms'];
   console.log(`${'case'.padEnd(70)} ${streamCols.map((c) => c.padStart(10)).join(' ')}`);
   for (const [name, r] of Object.entries(streamResults)) {

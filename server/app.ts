@@ -23,7 +23,7 @@ import { createRequestListener, type Handler as HandlerOf, type HandlerInput as 
 import { serveStatic } from './http/static.js';
 import { log } from './core/log.js';
 import { attachMcpToken, McpToken, mcpTokenFileStore } from './mcp/token.js';
-import { rememberOwnSecret } from './redact/known.js';
+import { rememberOwnSecret } from './redact/index.js';
 import { EventBus } from './store/events.js';
 import { SessionStore } from './store/sessions.js';
 import { SessionDeletions } from './sessions/deletion.js';
@@ -43,7 +43,7 @@ import { startDatabaseCare } from './store/database-care.js';
 import { listProfiles, switchProfile } from './handlers/profiles.js';
 import { showSessionVersion } from './handlers/session-version.js';
 import { getMcpSettings, regenerateMcpToken } from './handlers/mcp-settings.js';
-import { mcpEndpoint } from './mcp/endpoint.js';
+import { mcpEndpoint } from './handlers/mcp.js';
 import * as s from './handlers/sessions.js';
 import { listSessionReceipts } from './handlers/receipts.js';
 import { search } from './handlers/search.js';
@@ -56,7 +56,7 @@ import { extractStoredAttachment } from './handlers/attachment-extract.js';
 import { uploadToWorkspace } from './handlers/workspace-upload.js';
 import { addWorkspace, listWorkspaces } from './handlers/workspaces.js';
 import { getCapture, putCaptureDraft, sendCapture, type InboxResolver } from './handlers/capture.js';
-import { changeInboxFolders, getInboxFolders, pauseInbox } from './inbox/routes.js';
+import { changeInboxFolders, getInboxFolders, pauseInbox } from './handlers/inbox.js';
 import { ArrivalLog } from './inbox/arrivals.js';
 import { inboxSession } from './inbox/session.js';
 import { storeStagedAttachment } from './attachments/store-upload.js';
@@ -97,7 +97,7 @@ export interface BuiltApp {
 
 const api = (handler: Route['handler'], failure?: string): Route => ({ handler, auth: true, failure });
 const open = (handler: Route['handler']): Route => ({ handler, auth: false });
-/** The endpoint checks the token itself: it takes the MCP token as well as the launch token (mcp/endpoint.ts). */
+/** The endpoint checks the token itself: it takes the MCP token as well as the launch token (handlers/mcp.ts). */
 const mcp = (handler: Route['handler']): Route => ({ handler, auth: false });
 
 /** The route table: every path the server answers, who may call it, and its generic 500 text. */

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { log } from '../core/log.js';
-import { rememberSecret } from '../redact/known.js';
+import { rememberSecret } from '../redact/index.js';
 import { writeFileAtomic } from '../store/atomic.js';
 import { DEFAULT_AGENT_CONTEXT_CHARS, DEFAULT_AGENT_TIMEOUT_MS, DEFAULT_AGENT_TURN_MAX_MS, readSetting, SETTINGS, type SettingName } from '../settings/table.js';
 import type { Warn } from '../settings/parsers.js';

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { log } from '../core/log.js';
-import { rememberSecret } from '../redact/known.js';
+import { rememberSecret } from '../redact/index.js';
 import { writeFileAtomic } from '../store/atomic.js';
 import {
   checkAgentField,

@@ -1,16 +1,15 @@
 // The frame format, the resume point a client names, and the bound on what a turn keeps for replay.
 import { describe, expect, it } from 'vitest';
 import { streamRedacted } from '../projections/index.js';
-import { redact } from '../redact/index.js';
 import { FrameLog, formatFrame, REPLAY_MAX_BYTES, resumePoint } from './frames.js';
-import { StreamRedactor } from './stream-redact.js';
+import { redact, StreamRedactor } from '../redact/index.js';
 
 const ID = 'a'.repeat(32);
 
 describe('formatFrame', () => {
   it('writes id, event and one line of JSON; a live piece comes from the stream redactor', () => {
     const shown = new StreamRedactor();
-    const piece = shown.push('line one\nline two token=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n');
+    const piece = streamRedacted(shown.push('line one\nline two token=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n'));
     const text = formatFrame(ID, 3, 'token', { text: piece });
     const lines = text.split('\n');
     expect(lines.slice(0, 2)).toEqual([`id: ${ID}:3`, 'event: token']);
@@ -26,7 +25,7 @@ describe('formatFrame', () => {
     // so masking each piece again (as before) showed a mask live that the stored reply does not have.
     const shown = new StreamRedactor();
     const reply = '\\AIza\twordSG.ABCDEFGHIJKLMNOP"';
-    const pieces = ['\\AIza', '\tword', 'SG.ABCDEFGHIJKLMNOP"'].map((p) => shown.push(p)).concat(shown.flush());
+    const pieces = ['\\AIza', '\tword', 'SG.ABCDEFGHIJKLMNOP"'].map((p) => streamRedacted(shown.push(p))).concat(streamRedacted(shown.flush()));
     const live = pieces.filter(Boolean).map((piece, i) => JSON.parse(formatFrame(ID, i + 1, 'token', { text: piece }).split('\n')[2]!.slice('data: '.length)).text);
     expect(live.length).toBeGreaterThan(1);
     expect(live.join('')).toBe(redact(reply));

@@ -3,8 +3,7 @@
 // key however the pieces cut it, and StreamRedactor applies the rules to what it lets through. Each stage sends
 // only a prefix of its whole-text result, so what goes out is always a prefix of redact(whole reply).
 import { streamRedacted, type RedactedText } from '../projections/brand.js';
-import { knownSecrets, type SecretMatcher } from '../redact/known.js';
-import { StreamRedactor } from './stream-redact.js';
+import { knownSecrets, type SecretMatcher, StreamRedactor } from '../redact/index.js';
 
 /** Masks known secrets in text that arrives in pieces, holding only what may still become (part of) one. */
 export class KnownSecretStream {
@@ -36,7 +35,8 @@ export class ReplyRedactor {
   private readonly rules = new StreamRedactor();
 
   push(piece: string): RedactedText {
-    return this.rules.push(this.known.push(piece));
+    // The stream redactor's output is redaction itself (projections/brand.ts streamRedacted).
+    return streamRedacted(this.rules.push(this.known.push(piece)));
   }
 
   flush(): RedactedText {

@@ -1,15 +1,25 @@
 // Extracting an archive into a session's attachment folder, with its Office files' sidecars, for both routes
 // that do it (POST /api/upload/extract and POST /api/attachment/extract).
 import path from 'node:path';
-import type { HandlerInput } from '../app.js';
 import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes } from '../archive/index.js';
 import { DISK_FULL_EXTRACT, HttpError, isDiskFull } from '../core/errors.js';
 import { log } from '../core/log.js';
 import { writeExtractedSidecars } from '../office/batch.js';
 import { SidecarBudget } from '../office/budget.js';
 import type { AnchoredDir } from '../store/anchored.js';
+import type { EventBus } from '../store/events.js';
 import type * as wire from '../core/wire.js';
 import { attachKind, RAR_REFUSED, SEVEN_ZIP_REFUSED } from './attach-kind.js';
+
+/** What an extraction needs of its request and its application: no more (not the whole `App`). */
+export interface ExtractRequest {
+  /** The upload limit, from which the cap on extracted bytes follows. */
+  maxUploadBytes: number;
+  events: EventBus;
+  profile: string;
+  /** The request's: a client that leaves (or a server that stops) ends the extraction. */
+  signal: AbortSignal;
+}
 
 export type ExtractBody = { ok: true; extracted: number; files: string[]; dest: string; sidecars: wire.ExtractedSidecar[]; skipped: wire.SkippedMember[] };
 
@@ -29,26 +39,26 @@ async function unsupportedArchive(archivePath: string, safeName: string): Promis
  * `base`, with its Office files' sidecars, and say so on the event stream. Shared by an upload extracted as it
  * arrives (handlers/attachments.ts) and by a stored attachment extracted later (handlers/attachment-extract.ts).
  */
-export async function extractIntoSession(input: HandlerInput, base: AnchoredDir, archivePath: string, safeName: string, sessionId: string): Promise<ExtractBody> {
-  const { ctx, app, profile } = input;
+export async function extractIntoSession(request: ExtractRequest, base: AnchoredDir, archivePath: string, safeName: string, sessionId: string): Promise<ExtractBody> {
+  const { events, profile, signal } = request;
   if (!archiveKind(safeName)) throw await unsupportedArchive(archivePath, safeName);
   const dest = await allocateExtractionDir(base, safeName);
   // A client that leaves (or a server that stops) ends the extraction: the extractor removes what it wrote.
   const result = await extractArchive(archivePath, safeName, dest, base, {
-    maxBytes: maxExtractedBytes(app.config.maxUploadBytes),
-    signal: ctx.signal,
+    maxBytes: maxExtractedBytes(request.maxUploadBytes),
+    signal,
   }).catch((err: NodeJS.ErrnoException) => {
     // Whatever the engine threw on the way out, a departed client is a normal disconnect (debug only).
-    if (ctx.signal.aborted) throw ctx.signal.reason;
+    if (signal.aborted) throw signal.reason;
     if (isDiskFull(err)) throw new HttpError(507, DISK_FULL_EXTRACT);
     throw err;
   });
   // Office files inside get their sidecars as in a workspace upload, within one request's allowance. A
   // client that leaves meanwhile ends the request as during the extraction: nothing of it stays.
-  const sidecars = await writeExtractedSidecars(base, result.files, new SidecarBudget(), ctx.signal).catch(async (err: unknown) => {
+  const sidecars = await writeExtractedSidecars(base, result.files, new SidecarBudget(), signal).catch(async (err: unknown) => {
     await base.removeTree(path.basename(dest)).catch((rmErr: unknown) => log.warn('could not remove an abandoned extraction', rmErr));
     throw err;
   });
-  app.events.publish({ name: 'attachment_added', profile, data: { session_id: sessionId, file_count: result.files.length, dest } });
+  events.publish({ name: 'attachment_added', profile, data: { session_id: sessionId, file_count: result.files.length, dest } });
   return { ok: true, extracted: result.extracted, files: result.files, dest, sidecars, skipped: result.skipped };
 }

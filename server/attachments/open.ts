@@ -3,8 +3,8 @@
 // For the chip's routes (preview, raw, folder) and for MCP.
 import path from 'node:path';
 import { HttpError } from '../core/errors.js';
-import type { HandlerInput } from '../app.js';
 import { visibleSession } from '../store/profiles.js';
+import type { SessionStore } from '../store/sessions.js';
 import { openWorkspacePath, type WorkspacePath } from '../workspace/browse.js';
 import { sessionFolder } from './layout.js';
 
@@ -17,13 +17,20 @@ export function openAttachmentPath(stateDir: string, sessionId: string, name: st
   return openWorkspacePath(sessionFolder(stateDir, sessionId), name, false);
 }
 
+/** An attachment a request names: its session (`session_id`) and `name` below the session's folder. */
+export interface AttachmentRequest {
+  sessions: Pick<SessionStore, 'get'>;
+  stateDir: string;
+  profile: string;
+  params: URLSearchParams;
+}
+
 /** `name` of a request below its session's attachment folder; any 404 on the way is ATTACHMENT_NOT_FOUND. */
-export async function requestedAttachmentPath(input: HandlerInput): Promise<WorkspacePath> {
-  const { ctx, app } = input;
-  const session = await visibleSession(app.sessions, ctx.url.searchParams.get('session_id'), input.profile);
-  const name = ctx.url.searchParams.get(NAME_PARAM) ?? '';
+export async function requestedAttachmentPath({ sessions, stateDir, profile, params }: AttachmentRequest): Promise<WorkspacePath> {
+  const session = await visibleSession(sessions, params.get('session_id'), profile);
+  const name = params.get(NAME_PARAM) ?? '';
   if (name === '' || path.isAbsolute(name)) throw new HttpError(404, ATTACHMENT_NOT_FOUND);
-  return openAttachmentPath(app.config.stateDir, session.session_id, name).catch((err: unknown) => {
+  return openAttachmentPath(stateDir, session.session_id, name).catch((err: unknown) => {
     throw err instanceof HttpError && err.status === 404 ? new HttpError(404, ATTACHMENT_NOT_FOUND) : err;
   });
 }

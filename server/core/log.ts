@@ -4,8 +4,7 @@
 // member called `x\n<timestamp> ERROR …`) cannot start a line of its own. Levels come from SATCHEL_LOG_LEVEL
 // (debug, info, warn, error, silent).
 import { CONTROL_CHARS } from './names.js';
-import { redact } from '../redact/index.js';
-import { maskGluedKeys } from '../redact/glued.js';
+import { maskGluedKeys, redact } from '../redact/index.js';
 import { DEFAULT_LOG_LEVEL, readSetting } from '../settings/table.js';
 
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;

@@ -21,7 +21,7 @@ import { HttpError, ValueError } from '../core/errors.js';
 import type { HandlerInput } from '../app.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
-import { knownSecrets, SecretMatcher } from '../redact/known.js';
+import { knownSecrets, SecretMatcher } from '../redact/index.js';
 import { publicAgentConnections, publicAgentModels, publicAgentSettings as project, publicAgentTest, publicDiscovered } from '../projections/index.js';
 import type * as wire from '../core/wire.js';
 

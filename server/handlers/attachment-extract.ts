@@ -61,7 +61,7 @@ export async function extractStoredAttachment(input: HandlerInput): Promise<void
       if (!(await handle.stat()).isFile()) throw new HttpError(400, 'Not a file');
       const pinned = await pinnedPath(handle, app.stagingDir);
       try {
-        result = await extractIntoSession(input, base, pinned.path, stored.filename, session.session_id);
+        result = await extractIntoSession({ maxUploadBytes: input.app.config.maxUploadBytes, events: input.app.events, profile: input.profile, signal: input.ctx.signal }, base, pinned.path, stored.filename, session.session_id);
       } finally {
         await pinned.done();
       }

@@ -11,7 +11,7 @@ import { describeFile, previewJson } from '../workspace/preview.js';
 import { DOWNLOAD_PARAM, sendRawFile } from '../workspace/raw.js';
 
 async function withAttachment(input: HandlerInput, use: (file: OpenedFile, root: string) => Promise<void>): Promise<void> {
-  const at = await requestedAttachmentPath(input);
+  const at = await requestedAttachmentPath({ sessions: input.app.sessions, stateDir: input.app.config.stateDir, profile: input.profile, params: input.ctx.url.searchParams });
   try {
     const file = await openWorkspaceFile(at).catch((err: unknown) => {
       throw err instanceof HttpError && err.status === 404 ? new HttpError(404, ATTACHMENT_NOT_FOUND) : err;

@@ -21,7 +21,7 @@ export const MAX_FOLDER_ENTRIES_WALKED = MAX_ENTRIES_WALKED;
 export const NOT_A_FOLDER = 'Not a folder';
 
 export async function listAttachmentFolder(input: HandlerInput): Promise<void> {
-  const at = await requestedAttachmentPath(input);
+  const at = await requestedAttachmentPath({ sessions: input.app.sessions, stateDir: input.app.config.stateDir, profile: input.profile, params: input.ctx.url.searchParams });
   let folder: AttachmentFolder;
   try {
     // The session's folder itself is not an attachment: uploads are listed with the session.

@@ -42,7 +42,7 @@ export async function uploadAndExtract(input: HandlerInput): Promise<void> {
     const safeName = storedName(file.filename);
     const base = await openSessionFolder(app.config.stateDir, sessionId);
     try {
-      body = await extractIntoSession(input, base, file.stagedPath, safeName, sessionId);
+      body = await extractIntoSession({ maxUploadBytes: input.app.config.maxUploadBytes, events: input.app.events, profile: input.profile, signal: input.ctx.signal }, base, file.stagedPath, safeName, sessionId);
     } finally {
       await base.close();
     }

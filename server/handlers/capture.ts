@@ -4,29 +4,19 @@
 // answers: push-to-talk's "as a message"), the Inbox conversation, or a new
 // conversation asking the agent (the reply streams like any turn: the main window follows it). Uploads are staged
 // in one conversation (the draft's `session_id`); sent elsewhere, they move to the target conversation first.
-import { constants, createWriteStream } from 'node:fs';
-import fs from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { HandlerInput } from '../app.js';
 import { HttpError, ValueError } from '../core/errors.js';
 import type * as wire from '../core/wire.js';
-import { log } from '../core/log.js';
-import { refuseOverCap } from '../store/caps.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
-import { openSessionFolder } from '../attachments/layout.js';
 import { namedAttachments } from '../attachments/extracted.js';
 import { publicAttachment } from '../projections/index.js';
 import { redactText, serverValue } from '../projections/brand.js';
 import { latestVisibleSession, sessionVisible, visibleSession } from '../store/profiles.js';
-import { placeUnique } from '../store/files.js';
-import { MAX_MESSAGE_CHARS, sessionSummary, type Attachment, type Session } from '../store/sessions.js';
-import { removeUnsentAttachment } from '../drafts/remove.js';
-import { ATTACHMENT_NOT_FOUND } from '../attachments/open.js';
+import { MAX_MESSAGE_CHARS, sessionSummary, type Session } from '../store/sessions.js';
 import { MAX_DRAFT_TEXT_CHARS } from '../drafts/store.js';
 import { isCaptureDestination, readCaptureDraft, writeCaptureDraft, type CaptureDestination } from '../drafts/capture.js';
+import { moveStagedUploads } from '../drafts/capture-move.js';
 
 /** A capture carries at most as many files as one turn may (handlers/chat.ts MAX_TURN_ATTACHMENTS). */
 export const MAX_CAPTURE_ATTACHMENTS = 20;
@@ -142,66 +132,6 @@ async function targetSession(input: HandlerInput, destination: CaptureDestinatio
   return session;
 }
 
-/**
- * Copy a stored upload to `to` (a new file), never through a symlink: only a regular file the session folder
- * holds itself is copied, whatever its record names.
- */
-async function copyStoredFile(from: string, to: string): Promise<void> {
-  let src: fs.FileHandle;
-  try {
-    src = await fs.open(from, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
-  } catch {
-    throw new HttpError(404, ATTACHMENT_NOT_FOUND);
-  }
-  try {
-    if (!(await src.stat()).isFile()) throw new HttpError(404, ATTACHMENT_NOT_FOUND);
-    await pipeline(src.createReadStream({ autoClose: false }), createWriteStream(to, { flags: 'wx', mode: 0o600 }));
-  } finally {
-    await src.close();
-  }
-}
-
-/**
- * Move the staged uploads into `target`: each copied in under a name unique there, recorded, then taken off the
- * staging conversation. Returns the target's paths in the same order. A copy that fails leaves the staged upload
- * where it was (the draft keeps naming it), and what was copied already is recorded in the target.
- */
-async function moveUploads(input: HandlerInput, from: Session, target: Session, paths: readonly string[]): Promise<string[]> {
-  const { app } = input;
-  const moved: string[] = [];
-  // All of them or none: a full target is refused before a file is copied (the store checks each again).
-  refuseOverCap('attachments', target.attachments.length, paths.length);
-  const dir = await openSessionFolder(app.config.stateDir, target.session_id);
-  try {
-    for (const p of paths) {
-      const record = from.attachments.find((a) => a.path === p)!;
-      const tmp = path.join(app.stagingDir, `capture-${randomBytes(8).toString('hex')}`);
-      try {
-        await copyStoredFile(p, tmp);
-        const placed = await placeUnique(tmp, dir, record.filename, {
-          exists: () => `Upload destination already exists: ${record.filename}`,
-          rejected: () => [403, 'Upload destination rejected'],
-        });
-        const copy: Attachment = { ...record, filename: placed.name, path: placed.path };
-        await app.sessions.addAttachment(target.session_id, copy).catch(async (err: unknown) => {
-          await dir.unlink(placed.name).catch((rmErr: unknown) => log.warn('could not remove an unrecorded capture upload', rmErr));
-          throw err;
-        });
-        moved.push(placed.path);
-      } finally {
-        await fs.rm(tmp, { force: true });
-      }
-      const fresh = (await app.sessions.get(from.session_id)) ?? from;
-      await removeUnsentAttachment(app.config.stateDir, app.sessions, fresh, p).catch((err: unknown) => log.warn('could not remove a moved capture upload', err));
-    }
-  } finally {
-    await dir.close();
-  }
-  // The staging conversation lost its copies: a window showing it reads it again.
-  if (moved.length > 0) app.events.publish({ name: 'session_updated', profile: input.profile, data: { session_id: from.session_id } });
-  return moved;
-}
-
 export async function sendCapture(input: HandlerInput): Promise<void> {
   const { ctx, app, profile } = input;
   const body = await readJsonBody(ctx);
@@ -212,7 +142,10 @@ export async function sendCapture(input: HandlerInput): Promise<void> {
   const staged = pathsIn(body.attachments, staging);
   if (!text.trim() && staged.length === 0) throw new ValueError(CAPTURE_EMPTY);
   let target = await targetSession(input, destination, body.session_id);
-  const paths = staging && staged.length > 0 && staging.session_id !== target.session_id ? await moveUploads(input, staging, target, staged) : staged;
+  const paths =
+    staging && staged.length > 0 && staging.session_id !== target.session_id
+      ? await moveStagedUploads({ sessions: app.sessions, events: app.events, stateDir: app.config.stateDir, stagingDir: app.stagingDir, profile }, staging, target, staged)
+      : staged;
   target = (await app.sessions.get(target.session_id)) ?? target;
   const attachments = namedAttachments(paths, target, app.config.stateDir);
   let started: { stream_id: string } | undefined;

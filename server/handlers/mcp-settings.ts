@@ -5,7 +5,7 @@ import { HttpError } from '../core/errors.js';
 import type { HandlerInput } from '../app.js';
 import { jsonBody, sendText } from '../http/respond.js';
 import { clientSnippets } from '../mcp/clients.js';
-import { closeMcpTokenSessions } from '../mcp/endpoint.js';
+import { closeMcpTokenSessions } from '../mcp/sessions.js';
 import { mcpTokenOf } from '../mcp/token.js';
 import type * as wire from '../core/wire.js';
 

@@ -12,7 +12,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Stats } from 'node:fs';
-import type { App } from '../app.js';
+import type { SessionStore } from '../store/sessions.js';
+import type { Workspaces } from '../store/workspaces.js';
 import { ProtectedPlaceError, type PlaceGuard } from '../store/protected.js';
 import { sessionVisible } from '../store/profiles.js';
 
@@ -62,7 +63,7 @@ class KeptOutGuard implements PlaceGuard {
  * every conversation kept out of MCP (any profile's: hiding more is the safe side) that no conversation the
  * client sees works in. Computed per request, from the listings held in memory: no session is read.
  */
-export async function mcpWorkspaceGuard(app: App, profile: string): Promise<PlaceGuard> {
+export async function mcpWorkspaceGuard(app: { workspaces: Pick<Workspaces, 'protectedPlaces'>; sessions: Pick<SessionStore, 'list'> }, profile: string): Promise<PlaceGuard> {
   const base = app.workspaces.protectedPlaces;
   const listings = app.sessions.list();
   const keptNames = listings.filter((s) => s.keep_out_of_mcp === true && typeof s.workspace === 'string').map((s) => s.workspace as string);

@@ -2,13 +2,14 @@
 // conversation's content is recorded under the name the client gave at `initialize`, and the windows showing
 // that conversation are told at once (the `mcp_read` event). A receipt that cannot be stored never fails the read.
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
-import type { App } from '../app.js';
 import { log } from '../core/log.js';
+import type { EventBus } from '../store/events.js';
 import { clientLabel, clientVersion, wireReceipt, type ReceiptKind } from '../store/receipts.js';
+import type { SessionStore } from '../store/sessions.js';
 
 export type RecordRead = (sessionId: string, kind: ReceiptKind, name?: string) => Promise<void>;
 
-export function receiptRecorder(app: App, profile: string, client: () => Implementation | undefined): RecordRead {
+export function receiptRecorder(app: { sessions: Pick<SessionStore, 'recordReceipt'>; events: EventBus }, profile: string, client: () => Implementation | undefined): RecordRead {
   return async (sessionId, kind, name = '') => {
     const info = client();
     try {

@@ -5,8 +5,7 @@
 // replaces what a rule finds with a mask (redact/mask.ts) made of the text's own characters and the mask's
 // marks, so a file whose raw text does not hold the query cannot hold it once redacted, unless the query holds
 // one of those marks: such a file is skipped unread by the redactor. What is redacted is bounded per search.
-import { MASK_ELLIPSIS, PHONE_MASK, REDACTED_PRIVATE_KEY, SHORT_MASK } from '../redact/mask.js';
-import { redact } from '../redact/index.js';
+import { MASK_ELLIPSIS, PHONE_MASK, redact, REDACTED_PRIVATE_KEY, SHORT_MASK } from '../redact/index.js';
 
 /**
  * Characters redacted per search, over all the files whose raw text holds the query: a few hundred

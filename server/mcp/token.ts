@@ -8,7 +8,7 @@ import type { SecretStore } from '../agent/secret-store.js';
 import { newToken, tokensEqual } from '../http/access.js';
 import type { App } from '../app.js';
 import { log } from '../core/log.js';
-import { rememberOwnSecret } from '../redact/known.js';
+import { rememberOwnSecret } from '../redact/index.js';
 import { fileSecretStore } from '../store/secret-file.js';
 
 export const MCP_TOKEN_FILE = 'mcp-token';

@@ -29,7 +29,7 @@ export function redactText(text: string): RedactedText {
 }
 
 /**
- * The output of the stream redactor (agent/stream-redact.ts), which is redaction itself: every prefix it sends is
+ * The output of the stream redactor (redact/stream-redact.ts), which is redaction itself: every prefix it sends is
  * a prefix of `redact(whole reply)` (its property tests). Redacting its pieces again, each on its own, would mask
  * what the whole text does not (a piece `password: x` alone reads as a YAML line) and the live reply would differ
  * from the stored one.

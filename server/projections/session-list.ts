@@ -3,7 +3,7 @@
 // store replaces it on every change), so a summary's JSON is kept per listing object, and the whole body per
 // profile until the list itself changes. Both are made again when the known secrets change (a title redacted
 // under the old ones may hide too little under the new).
-import { knownSecretsGeneration } from '../redact/known.js';
+import { knownSecretsGeneration } from '../redact/index.js';
 import type { SessionListing } from '../store/sessions.js';
 import { publicJsonLine } from './brand.js';
 import { publicSessionSummary } from './sessions.js';

@@ -11,7 +11,7 @@ const HEADER_NAME = asciiTable(/[A-Za-z0-9-]/);
 /**
  * A scheme word's characters: HTTP's token characters (RFC 9110 tchar) but quotes. So a scheme word another rule
  * masked on the first pass (`AKIAxx...xxxx`, `***`) is still a scheme word on the second, and redacting twice
- * changes nothing. agent/stream-redact.ts reads the scheme with the same class.
+ * changes nothing. redact/stream-redact.ts reads the scheme with the same class.
  */
 export const SCHEME_CHAR = /[A-Za-z0-9!#$%&*+.^_`|~-]/;
 const SCHEME = asciiTable(SCHEME_CHAR);

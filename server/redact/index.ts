@@ -12,7 +12,11 @@ export { findPrivateKeyBegin, findPrivateKeyEnd, type Span } from './pem.js';
 export { GOOGLE_MIN_TAIL, VENDOR_MIN_TAIL, VENDOR_SHAPES, type VendorShape } from './vendors.js';
 export { AWS_KEY_TAIL } from './tokens.js';
 export { PRIVATE_KEY_RULE } from './engine.js';
-export { KNOWN_SECRET_MASK, knownSecrets, maskKnown, rememberOwnSecret, rememberSecret } from './known.js';
+export { KNOWN_SECRET_MASK, knownSecrets, knownSecretsGeneration, maskKnown, rememberOwnSecret, rememberSecret, SecretMatcher } from './known.js';
+export { maskGluedKeys } from './glued.js';
+export { PHONE_MASK } from './mask.js';
+// Live reply text, redacted as it streams (every prefix sent is a prefix of redact(whole)).
+export { StreamRedactor } from './stream-redact.js';
 
 /** Memoization applies to strings up to this many UTF-16 units; longer ones are always re-redacted. */
 export const MEMO_MAX_CHARS = 16384;

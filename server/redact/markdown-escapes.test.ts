@@ -2,7 +2,7 @@
 // Office converter writes `ghp_…` as `ghp\_…`, and Word quotes `"api_key"` as `“api_key”`.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { StreamRedactor } from '../agent/stream-redact.js';
+import { StreamRedactor } from './stream-redact.js';
 import { escapeInline } from '../office/markdown.js';
 import { redact } from './index.js';
 import { hasMarkdownEscape, unescapeMarkdown } from './markdown-escapes.js';

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { buildPng } from '../../e2e/helpers/png.js';
 import { postMultipart, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
-import { MCP_SESSIONS_FULL } from '../mcp/endpoint.js';
+import { MCP_SESSIONS_FULL } from '../mcp/sessions.js';
 import { MAX_MCP_SESSIONS, MCP_EVICTABLE_IDLE_MS, MCP_FULL_RETRY_AFTER_S } from '../mcp/limits.js';
 
 const SECRET = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';

@@ -3,7 +3,7 @@
 // the turn's frames only after the live redactor of its stream (reply-redact.ts): nothing leaves unredacted.
 import type { ChatUsage } from '../../core/wire.js';
 import type { RedactedText, TurnFrames } from '../../projections/index.js';
-import { maskKnown } from '../../redact/known.js';
+import { maskKnown } from '../../redact/index.js';
 import type { Message } from '../../store/sessions.js';
 import { ReplyRedactor } from '../reply-redact.js';
 import type { ToolCall, UpstreamEvent } from '../types.js';

@@ -16,8 +16,8 @@
 // with no restart point (a value still open, an operator on every word) is judged at growing intervals past
 // RESCAN_EVERY_PUSH_CHARS, so every character is judged a bounded number of times whatever the line's length.
 // The property tests check the result against redact(whole) on long lines with planted secrets.
-import { isBlank, isLineBreak, isSpace } from '../redact/chars.js';
-import { skipBlanksBack } from '../redact/values.js';
+import { isBlank, isLineBreak, isSpace } from './chars.js';
+import { skipBlanksBack } from './values.js';
 import { AUTH_NAME, COLON, CREDENTIAL_NAME, JS_SPACE, nameBefore } from './stream-judge.js';
 
 /**

@@ -10,12 +10,11 @@
 //
 // The line judge (stableEnd) is stream-judge.ts; the restart bookkeeping that keeps a long line linear
 // (restartPoint) is stream-restart.ts.
-import { isLineBreak } from '../redact/chars.js';
-import { findAll } from '../redact/engine.js';
-import { apply, type Finding } from '../redact/finding.js';
-import { findPrivateKeyBegin, findPrivateKeyEnd } from '../redact/pem.js';
-import { REDACTED_PRIVATE_KEY, SHORT_MASK } from '../redact/index.js';
-import { streamRedacted, type RedactedText } from '../projections/brand.js';
+import { isLineBreak } from './chars.js';
+import { findAll } from './engine.js';
+import { apply, type Finding } from './finding.js';
+import { findPrivateKeyBegin, findPrivateKeyEnd } from './pem.js';
+import { REDACTED_PRIVATE_KEY, SHORT_MASK } from './mask.js';
 import { BEGIN_MARKER_MAX, END_MARKER_MAX, pendingBoundary, RULE_CHAR, SETTLING, stableEnd } from './stream-judge.js';
 import { RESTART_CONTEXT, restartPoint } from './stream-restart.js';
 
@@ -68,7 +67,7 @@ export class StreamRedactor {
   judgedChars = 0;
 
   /** The redacted text to send now for `piece` (possibly '' while something is held). */
-  push(piece: string): RedactedText {
+  push(piece: string): string {
     let out = '';
     let rest = piece;
     while (rest !== '') {
@@ -77,7 +76,7 @@ export class StreamRedactor {
         const end = findPrivateKeyEnd(buffer);
         if (end === null) {
           this.carry = buffer.slice(-(END_MARKER_MAX - 1));
-          return streamRedacted(out);
+          return out;
         }
         this.mode = 'text';
         this.carry = '';
@@ -101,7 +100,7 @@ export class StreamRedactor {
           rest = buffer.slice(lineEnd + 1);
         } else {
           this.carry = buffer.slice(-(BEGIN_MARKER_MAX - 1));
-          return streamRedacted(out);
+          return out;
         }
         continue;
       }
@@ -110,16 +109,16 @@ export class StreamRedactor {
       rest = leftover;
     }
     if (this.mode === 'text') out += this.release();
-    return streamRedacted(out);
+    return out;
   }
 
   /** The reply ended (done, cancelled, failed): whatever is held goes out, redacted. */
-  flush(): RedactedText {
+  flush(): string {
     const out = this.mode === 'text' ? this.finishPiece(this.piece) : '';
     this.mode = 'text';
     this.piece = '';
     this.carry = '';
-    return streamRedacted(out);
+    return out;
   }
 
   /**

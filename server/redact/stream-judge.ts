@@ -20,11 +20,12 @@
 // the first whitespace or their closing quote), so it errs towards holding; the property test in
 // stream-redact.test.ts checks the contract for every rule family and every chunking.
 //
-import { isBlank, isSpace } from '../redact/chars.js';
-import { SCHEME_CHAR } from '../redact/headers.js';
-import { PEM_LABEL_MAX } from '../redact/pem.js';
-import { REDACTED_PRIVATE_KEY, VENDOR_SHAPES } from '../redact/index.js';
-import { closesQuote, isSmartQuote, skipBlanks, skipBlanksBack } from '../redact/values.js';
+import { isBlank, isSpace } from './chars.js';
+import { SCHEME_CHAR } from './headers.js';
+import { PEM_LABEL_MAX } from './pem.js';
+import { REDACTED_PRIVATE_KEY } from './mask.js';
+import { VENDOR_SHAPES } from './vendors.js';
+import { closesQuote, isSmartQuote, skipBlanks, skipBlanksBack } from './values.js';
 
 const BEGIN_LITERAL = '-----BEGIN';
 const END_LITERAL = '-----END';

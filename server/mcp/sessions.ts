@@ -1,35 +1,25 @@
-// /mcp: the MCP Streamable HTTP endpoint (docs/mcp.md). The lifecycle has already checked Host and the Origin
-// of POST/DELETE; the token is checked here, because /mcp takes two (the launch token and the persistent MCP
-// token, mcp/token.ts) where the JSON API takes only the first. GET (the notification stream) checks Origin here, as the MCP specification asks of
-// local servers. The body is read by Satchel's bounded reader and handed over parsed, so the SDK never reads
-// the socket; the security headers and the connection-close rule are set before the SDK writes its answer.
-// Sessions (the SDK's `Mcp-Session-Id`) exist because list-changed notifications need the GET stream.
-// The SDK itself is loaded after those checks, on the first request that needs it (runtime.ts).
+// The MCP sessions of an application (the SDK's `Mcp-Session-Id`, which exist because list-changed notifications
+// need the GET stream): a bounded table, first come first served, idle ones swept, each told when its profile's
+// conversations change; regenerating the MCP token ends the sessions it opened. The /mcp route
+// (handlers/mcp.ts) creates and finds them here; handlers/mcp-settings.ts closes the token's.
 import { randomUUID } from 'node:crypto';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { App, HandlerInput } from '../app.js';
-import { requestToken, tokensEqual } from '../http/access.js';
-import { readJsonBody } from '../http/body.js';
-import { markClosing } from '../http/connection.js';
-import { securityHeaders } from '../http/headers.js';
-import { bodyUnread, sendJson, type RequestContext } from '../http/respond.js';
-import { redactText } from '../projections/index.js';
+import type { App } from '../app.js';
 import { HttpError } from '../core/errors.js';
 import { log } from '../core/log.js';
+import { redactText } from '../projections/index.js';
 import * as L from './limits.js';
-import { loadMcpRuntime, type McpRuntime } from './runtime.js';
-import { mcpTokenOf } from './token.js';
+import type { McpRuntime } from './runtime.js';
 
-const SESSION_HEADER = 'mcp-session-id';
 /** The answer (503, Retry-After) to a new session when every place is held by a session in use. */
 export const MCP_SESSIONS_FULL = `Too many MCP sessions are open (${L.MAX_MCP_SESSIONS}); close one with DELETE /mcp, or retry when one has been idle for ${L.MCP_EVICTABLE_IDLE_MS / 60_000} minutes`;
 const NOTIFY_EVENTS = new Set(['session_created', 'session_renamed', 'session_updated', 'attachment_added']);
 
 /** Which token opened a session: regenerating the MCP token ends the sessions it opened. */
-type Credential = 'launch' | 'mcp';
+export type Credential = 'launch' | 'mcp';
 
-interface Entry {
+export interface Entry {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
   profile: string;
@@ -62,7 +52,7 @@ function redactErrorTexts(transport: StreamableHTTPServerTransport): void {
   };
 }
 
-class Registry {
+export class Registry {
   readonly sessions = new Map<string, Entry>();
   private unsubscribe?: () => void;
   private sweeper?: NodeJS.Timeout;
@@ -172,7 +162,7 @@ class Registry {
 
 const registries = new WeakMap<App, Registry>();
 
-function registryOf(app: App): Registry {
+export function registryOf(app: App): Registry {
   let registry = registries.get(app);
   if (!registry) {
     registry = new Registry(app);
@@ -189,70 +179,4 @@ export function mcpSessionCount(app: App): number {
 /** Ends the MCP sessions the MCP token opened: called when it is regenerated, so the old one stops at once. */
 export function closeMcpTokenSessions(app: App): void {
   registries.get(app)?.closeOpenedWith('mcp');
-}
-
-/** The token the request carries, if it is one /mcp takes. Both are compared, so timing tells nothing. */
-function credentialOf(ctx: RequestContext, app: App): Credential | undefined {
-  const given = requestToken(ctx.req);
-  if (given === undefined) return undefined;
-  const launch = tokensEqual(given, app.token);
-  const mcp = mcpTokenOf(app)?.matches(given) ?? false;
-  return launch ? 'launch' : mcp ? 'mcp' : undefined;
-}
-
-/** An Origin, when a browser sent one, must be our own: a page elsewhere cannot open the stream. */
-function originAllowed(ctx: RequestContext): boolean {
-  const origin = ctx.req.headers.origin;
-  return origin === undefined || origin === `http://${ctx.req.headers.host ?? ''}`;
-}
-
-/** What respond.ts does for its own answers, done before the SDK writes one. */
-function prepareResponse(ctx: RequestContext): void {
-  const { res } = ctx;
-  for (const [name, value] of Object.entries(securityHeaders())) res.setHeader(name, value);
-  res.setHeader('Cache-Control', 'no-store');
-  // A body nobody read (a GET or DELETE that declared one) leaves bytes on the socket: close after the answer.
-  if (bodyUnread(ctx)) ctx.close = true;
-  if (ctx.close) res.setHeader('Connection', 'close');
-  if (ctx.close || !res.shouldKeepAlive) markClosing(ctx.req.socket);
-}
-
-function rpcError(ctx: RequestContext, status: number, message: string): Promise<void> {
-  return sendJson(ctx, status, { jsonrpc: '2.0', error: { code: -32000, message: redactText(message) }, id: null });
-}
-
-export async function mcpEndpoint({ ctx, app, profile }: HandlerInput): Promise<void> {
-  const { req, res } = ctx;
-  const credential = credentialOf(ctx, app);
-  if (!credential) throw new HttpError(401, 'Missing or invalid access token');
-  if (!originAllowed(ctx)) throw new HttpError(403, 'Cross-origin request refused');
-  const registry = registryOf(app);
-  const body = req.method === 'POST' ? await readJsonBody(ctx, L.MAX_MCP_BODY_BYTES) : undefined;
-  const header = req.headers[SESSION_HEADER];
-  const id = typeof header === 'string' ? header : undefined;
-  let entry = id ? registry.sessions.get(id) : undefined;
-  if (id && (!entry || entry.profile !== profile)) return rpcError(ctx, 404, 'Session not found');
-  if (!entry) {
-    const sdk = await loadMcpRuntime();
-    if (req.method !== 'POST' || !sdk.isInitializeRequest(body)) return rpcError(ctx, 400, 'Bad Request: no valid session id');
-    const created = await registry.create(sdk, profile, credential);
-    if (!created) {
-      ctx.res.setHeader('Retry-After', String(L.MCP_FULL_RETRY_AFTER_S));
-      return rpcError(ctx, 503, MCP_SESSIONS_FULL);
-    }
-    created.lastSeen = Date.now();
-    prepareResponse(ctx);
-    return registry.initialize(created, () => created.transport.handleRequest(req, res, body));
-  }
-  entry.lastSeen = Date.now();
-  prepareResponse(ctx);
-  if (req.method === 'GET') {
-    const current = entry;
-    current.streams++;
-    res.once('close', () => {
-      current.streams--;
-      current.lastSeen = Date.now();
-    });
-  }
-  await entry.transport.handleRequest(req, res, body);
 }
