@@ -17,6 +17,8 @@ export { maskGluedKeys } from './glued.js';
 export { PHONE_MASK } from './mask.js';
 // Live reply text, redacted as it streams (every prefix sent is a prefix of redact(whole)).
 export { StreamRedactor } from './stream-redact.js';
+// A long text (an attachment's, for the search index) redacted in slices, the event loop free between them.
+export { redactYielding, REDACT_SLICE_CHARS } from './yielding.js';
 
 /** Memoization applies to strings up to this many UTF-16 units; longer ones are always re-redacted. */
 export const MEMO_MAX_CHARS = 16384;

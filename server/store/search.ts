@@ -9,7 +9,7 @@ import { redact } from '../redact/index.js';
 import type { Db } from './db/connection.js';
 import { isInterrupted, SEARCH_DEADLINE_MS, type SearchReader, type SearchRun } from './db/search-reader.js';
 import { matchingIds, newestRows, rankRows, rewriteDocs, rowHead, type RankedRow, type SearchKind, type SearchScope } from './db/search.js';
-import { ftsQuery, indexText, MAX_INDEXED_ATTACHMENT_CHARS, type SnippetSegment } from './db/search-query.js';
+import { ftsQuery, indexTextYielding, MAX_INDEXED_ATTACHMENT_CHARS, type SnippetSegment } from './db/search-query.js';
 import { queryPhrases, SNIPPET_SCAN_CHARS, type Phrase } from './db/search-snippet.js';
 import { farSnippet } from './search-far.js';
 import { settlePendingAttachmentText, writeAttachmentText, type SessionListing } from './db/session-rows.js';
@@ -201,7 +201,7 @@ export async function searchSessions(
  * writes. `settle` also clears a pending mark at that position (the backfill's, search/backfill.ts).
  */
 export async function indexAttachmentText(db: Db, id: string, attachmentPath: string | null, text: string, settle?: number): Promise<boolean> {
-  const indexed = indexText(text, MAX_INDEXED_ATTACHMENT_CHARS);
+  const indexed = await indexTextYielding(text, MAX_INDEXED_ATTACHMENT_CHARS);
   return db.transaction(async (q) => {
     if (settle !== undefined) await settlePendingAttachmentText(q, id, settle);
     return attachmentPath === null ? false : writeAttachmentText(q, id, attachmentPath, indexed);

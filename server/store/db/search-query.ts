@@ -1,7 +1,7 @@
 // The person's words as an FTS5 query, and what the index holds of a text. The query is never FTS5 syntax passed
 // through: each word is a quoted phrase (a `"` inside doubled), so NEAR(, *, :, ^, -, AND/OR/NOT and quotes are
 // just text; the last word is matched as a prefix, so typing "her" finds "heron".
-import { redact } from '../../redact/index.js';
+import { redact, redactYielding } from '../../redact/index.js';
 
 /** The longest query read: a person's search is a few words; 500 characters is a pasted sentence or two. */
 export const MAX_SEARCH_QUERY_CHARS = 500;
@@ -56,7 +56,16 @@ export function ftsQuery(words: string): string | undefined {
  * recognizes.
  */
 export function indexText(raw: string, maxChars = Number.POSITIVE_INFINITY): string {
-  const clean = redact(raw).replace(/[\u0001\u0002]/g, ' ');
+  return cleanAndCut(redact(raw), maxChars);
+}
+
+/** indexText for an attachment's text (up to MAX_INDEXED_ATTACHMENT_CHARS): the same result, the event loop let go while it redacts. */
+export async function indexTextYielding(raw: string, maxChars: number): Promise<string> {
+  return cleanAndCut(await redactYielding(raw), maxChars);
+}
+
+function cleanAndCut(redacted: string, maxChars: number): string {
+  const clean = redacted.replace(/[\u0001\u0002]/g, ' ');
   return clean.length > maxChars ? clean.slice(0, maxChars) : clean;
 }
 
