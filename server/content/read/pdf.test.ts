@@ -8,9 +8,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatAttachment } from '../../core/wire.js';
 import { MAX_PDF_BYTES, MAX_PDF_TEXT_PAGES, PDF_ENCRYPTED, PDF_TIMED_OUT, PDF_TOO_MUCH_MEMORY, summarizePdf } from '../../workspace/pdf.js';
-import { Budget, readAttachment } from './index.js';
+import { Budget, readAttachment } from '../index.js';
 import { pdfAgentText } from './pdf.js';
-import { FIXTURES, MEMO_PAGES, PS2PDF, PS2PDF_MISSING, ps2pdf, QPDF, QPDF_MISSING, qpdfEncrypt, type PsPage } from './testing/pdf-tools.js';
+import { FIXTURES, MEMO_PAGES, PS2PDF, PS2PDF_MISSING, ps2pdf, QPDF, QPDF_MISSING, qpdfEncrypt, type PsPage } from '../testing/pdf-tools.js';
 
 // A 50-page document read by pdf.js in-thread, and Ghostscript writing it, on a loaded shared machine.
 const LONG_TIMEOUT_MS = 60_000;

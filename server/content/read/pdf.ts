@@ -2,7 +2,6 @@
 // workspace preview (server/workspace/pdf.ts: its worker, concurrency limit, deadline, heap and memory watchdog,
 // size limit), within the turn's budget. Recognized by its first bytes (`%PDF-`), never by its name. MCP's
 // read_attachment returns the same text (pdfAgentText).
-import type { FileHandle } from 'node:fs/promises';
 import {
   MAX_PDF_BYTES,
   MAX_PDF_TEXT_CHARS,
@@ -17,13 +16,11 @@ import {
   readPdfFile,
   type PdfRead,
 } from '../../workspace/pdf.js';
-import { isPdf } from '../../workspace/file-kind.js';
-import type { ChatAttachment } from '../../core/wire.js';
 import type { Budget } from './budget.js';
-import { closeOpened, openUnder, readAt } from './open.js';
+import type { Opened } from './open.js';
 import { count, partial, plural, ready, textSummary, unreadable, type ReadSummary } from './summary.js';
-import type { AttachmentRead, InputOptions } from './types.js';
-import { attachmentName, describe } from './words.js';
+import { textPart, type AttachmentRead, type InputOptions } from './types.js';
+import { describe } from './words.js';
 import { withRecognizedPages } from './pdf-ocr.js';
 
 /** What an empty page says, so the agent knows the page is there and only its text is missing. */
@@ -104,28 +101,12 @@ function pdfSummary(read: PdfRead & { recognizedPages?: number[] }, pageTexts: r
   return ready(`${plural(pages, 'page')}, ${count(total)} characters of text${byOcr}`);
 }
 
-/** Whether the open file is a PDF by its first bytes. */
-export async function looksLikePdf(handle: FileHandle): Promise<boolean> {
-  return isPdf(await readAt(handle, '%PDF-'.length));
-}
-
-/**
- * The attachment as the agent gets it when its bytes are a PDF; undefined when they are not (the file readers
- * take it) or it lies under no root (fileRead names it, as for any file).
- */
-export async function pdfRead(a: ChatAttachment & { filename?: string; mime?: string }, budget: Budget, opts: InputOptions): Promise<AttachmentRead | undefined> {
-  const opened = await openUnder(opts.roots, a.path);
-  if (!opened) return undefined;
-  try {
-    if (!(await looksLikePdf(opened.handle))) return undefined;
-    const name = attachmentName(a);
-    const mime = typeof a.mime === 'string' && a.mime ? a.mime : 'application/pdf';
-    const read = await withRecognizedPages(await readPdfFile(opened), opened, opts.signal);
-    if (opts.signal?.aborted) throw opts.signal.reason;
-    const got = pdfAgentText(read, name, budget, (note) => describe(name, mime, opened.size, a.path, `its text could not be read: ${note}`));
-    if (got.whole !== undefined) opts.onAttachmentText?.(a.path, got.whole);
-    return { parts: [{ type: 'text', text: got.text }], summary: got.summary };
-  } finally {
-    await closeOpened(opened);
-  }
+/** The PDF `opened` (classified so by its bytes: ../kind.ts) as the agent gets it, its text-less pages read by OCR. */
+export async function pdfRead(opened: Opened, name: string, mime: string, where: string, budget: Budget, opts: InputOptions): Promise<AttachmentRead> {
+  const type = mime || 'application/pdf';
+  const read = await withRecognizedPages(await readPdfFile(opened), opened, opts.signal);
+  if (opts.signal?.aborted) throw opts.signal.reason;
+  const got = pdfAgentText(read, name, budget, (note) => describe(name, type, opened.size, where, `its text could not be read: ${note}`));
+  if (got.whole !== undefined) opts.onAttachmentText?.(where, got.whole);
+  return { kind: 'pdf', parts: [textPart(got.text, { file: name })], summary: got.summary };
 }
