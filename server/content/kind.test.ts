@@ -2,7 +2,7 @@
 // them: a PNG under any name, text under an image's name, the containers only the name tells apart.
 import { describe, expect, it } from 'vitest';
 import { buildPng } from '../../e2e/helpers/png.js';
-import { classify, type Kind } from './index.js';
+import { classify, unknownKind, type Kind } from './index.js';
 
 const PNG = buildPng(2, 2, () => [10, 20, 30]);
 const ZIP = Buffer.from('PK\x03\x04\x14\x00\x00\x00', 'latin1');
@@ -42,5 +42,29 @@ const ROWS: [string, Buffer, Kind][] = [
 describe('classify', () => {
   it.each(ROWS)('%s', (name, head, kind) => {
     expect(classify(name, head)).toEqual(kind);
+  });
+});
+
+// The compiler holds every dispatcher to every kind: a switch that leaves one undecided does not type-check
+// (`npx tsc -p tsconfig.check.json` fails if this expected error ever goes away).
+function undecided(k: Kind): string {
+  switch (k.kind) {
+    case 'text':
+    case 'pdf':
+    case 'office':
+    case 'image':
+    case 'audio':
+    case 'archive':
+      return k.kind;
+    default:
+      // @ts-expect-error 'binary' is not decided, so `k` is not `never`
+      return unknownKind(k);
+  }
+}
+
+describe('unknownKind', () => {
+  it('throws when a kind reaches it at run time', () => {
+    expect(undecided({ kind: 'text' })).toBe('text');
+    expect(() => undecided({ kind: 'binary' })).toThrow('no reader decided kind {"kind":"binary"}');
   });
 });

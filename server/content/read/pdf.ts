@@ -46,14 +46,40 @@ export function recognizedPageMarker(n: number): string {
   return `--- Page ${n} (recognized by on-device OCR) ---`;
 }
 
-/** The pages read, each under its marker; the whole text the search index is given. */
-function pagesText(pageTexts: readonly string[], recognized: ReadonlySet<number>): string {
-  return pageTexts.map((text, i) => `${recognized.has(i + 1) ? recognizedPageMarker(i + 1) : pageMarker(i + 1)}\n${text || NO_TEXT_ON_PAGE}`).join('\n');
+/** The pages read, each under its marker (joined with newlines: the whole text the search index is given). */
+function pageSections(pageTexts: readonly string[], recognized: ReadonlySet<number>): string[] {
+  return pageTexts.map((text, i) => `${recognized.has(i + 1) ? recognizedPageMarker(i + 1) : pageMarker(i + 1)}\n${text || NO_TEXT_ON_PAGE}`);
+}
+
+/** A line of what the agent gets, with the page it is from (none for the header and the notes). */
+export interface PdfPiece {
+  text: string;
+  page?: number;
+}
+
+/**
+ * `sections` (joined by newlines) as the budget let them through: `taken` is budget.take's answer for the joined
+ * text, `kept` characters of it the text itself. Each section's part is its own piece, so joining the pieces with
+ * newlines gives `taken` back exactly (a cut that keeps a section's trailing newline leaves an empty next piece).
+ */
+function sectionPieces(sections: readonly string[], taken: string, kept: number): PdfPiece[] {
+  const whole = sections.join('\n');
+  if (kept >= whole.length) return sections.map((text, i) => ({ text, page: i + 1 }));
+  const pieces: PdfPiece[] = [];
+  let start = 0;
+  sections.forEach((text, i) => {
+    if (start < kept || (start === kept && i > 0)) pieces.push({ text: whole.slice(start, Math.min(start + text.length, kept)), page: i + 1 });
+    start += text.length + 1;
+  });
+  pieces.push({ text: taken.slice(kept + (kept > 0 ? 1 : 0)) });
+  return pieces;
 }
 
 export interface PdfAgentText {
   /** What the agent gets: the header, the pages within the budget, and a line for the pages not read. */
   text: string;
+  /** `text` by page: joined with newlines, they are `text`. */
+  pieces: PdfPiece[];
   summary: ReadSummary;
   /** The pages' whole text before the budget cut it, for the search index; absent when nothing was read. */
   whole?: string;
@@ -70,19 +96,22 @@ export function pdfAgentText(read: PdfRead & { recognizedPages?: number[] }, nam
   if (!pageTexts || pages === undefined || pageTexts.every((t) => !t)) {
     // A document read to pages without text has the note PDF_NO_TEXT; one not read at all says why.
     const said = (read.note !== undefined && UNREADABLE_SUMMARY.get(read.note)) || DAMAGED_SUMMARY;
-    return { text: unreadableText(said), summary: unreadable(said), pagesWithoutText: read.pagesWithoutText ?? [] };
+    const text = unreadableText(said);
+    return { text, pieces: [{ text }], summary: unreadable(said), pagesWithoutText: read.pagesWithoutText ?? [] };
   }
-  const whole = pagesText(pageTexts, new Set(read.recognizedPages ?? []));
+  const sections = pageSections(pageTexts, new Set(read.recognizedPages ?? []));
+  const whole = sections.join('\n');
   const sent = Math.min(whole.length, budget.left);
-  const lines = [`Attached PDF "${name}" (${plural(pages, 'page')}):`, budget.take(whole, name)];
+  const pieces: PdfPiece[] = [{ text: `Attached PDF "${name}" (${plural(pages, 'page')}):` }, ...sectionPieces(sections, budget.take(whole, name), sent)];
   const unread = pages - pageTexts.length;
   if (unread > 0) {
     const why = read.cut ? `the text stops at ${count(MAX_PDF_TEXT_CHARS)} characters` : `only the first ${MAX_PDF_TEXT_PAGES} pages are read`;
-    lines.push(`[… ${plural(unread, 'more page')} of ${name} not read: ${why}]`);
+    pieces.push({ text: `[… ${plural(unread, 'more page')} of ${name} not read: ${why}]` });
   } else if (read.cut) {
-    lines.push(`[… the rest of page ${pageTexts.length} of ${name} not read: the text stops at ${count(MAX_PDF_TEXT_CHARS)} characters]`);
+    pieces.push({ text: `[… the rest of page ${pageTexts.length} of ${name} not read: the text stops at ${count(MAX_PDF_TEXT_CHARS)} characters]` });
   }
-  return { text: lines.join('\n'), summary: pdfSummary(read, pageTexts, sent, whole.length), whole, pagesWithoutText: read.pagesWithoutText ?? [] };
+  const text = pieces.map((p) => p.text).join('\n');
+  return { text, pieces, summary: pdfSummary(read, pageTexts, sent, whole.length), whole, pagesWithoutText: read.pagesWithoutText ?? [] };
 }
 
 /** "12 pages, 24,310 characters of text", or each way it falls short. */
@@ -108,5 +137,5 @@ export async function pdfRead(opened: Opened, name: string, mime: string, where:
   if (opts.signal?.aborted) throw opts.signal.reason;
   const got = pdfAgentText(read, name, budget, (note) => describe(name, type, opened.size, where, `its text could not be read: ${note}`));
   if (got.whole !== undefined) opts.onAttachmentText?.(where, got.whole);
-  return { kind: 'pdf', parts: [textPart(got.text, { file: name })], summary: got.summary };
+  return { kind: 'pdf', parts: got.pieces.map((p) => textPart(p.text, p.page === undefined ? { file: name } : { file: name, page: p.page })), summary: got.summary };
 }
