@@ -6,13 +6,14 @@
 // zip is not.
 import { ValueError } from '../core/errors.js';
 import { archiveKind } from '../archive/index.js';
-import { classify, CLASSIFY_BYTES, REFUSED_ARCHIVE } from '../content/index.js';
+import { classify, CLASSIFY_BYTES, REFUSED_ARCHIVE, type Kind } from '../content/index.js';
 import { readFileHead } from '../store/files.js';
 
 export const SEVEN_ZIP_REFUSED = REFUSED_ARCHIVE['7z'];
 export const RAR_REFUSED = REFUSED_ARCHIVE.rar;
 
-export type AttachKind = { kind: 'file' } | { kind: 'gzip'; innerName: string } | { kind: 'refused'; reason: string };
+/** `content`: what the content engine says the file is (the upload's `is_image` is read from it). */
+export type AttachKind = { kind: 'file'; content: Kind } | { kind: 'gzip'; innerName: string } | { kind: 'refused'; reason: string };
 
 /** `server.log.gz` → `server.log`; a name that is nothing but `.gz` → `decompressed`. Case-insensitive. */
 export function gunzippedName(name: string): string {
@@ -34,7 +35,7 @@ export async function attachKind(file: string, name: string): Promise<AttachKind
   const kind = classify(name, await readFileHead(file, CLASSIFY_BYTES));
   if (kind.kind === 'archive' && (kind.format === '7z' || kind.format === 'rar')) return { kind: 'refused', reason: REFUSED_ARCHIVE[kind.format] };
   if (isPlainGzipName(name)) return { kind: 'gzip', innerName: gunzippedName(name) };
-  return { kind: 'file' };
+  return { kind: 'file', content: kind };
 }
 
 /** The refusal as the upload answers it: 400, as the specification classes an unsupported archive. */

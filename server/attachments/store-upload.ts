@@ -3,7 +3,6 @@
 // same limits, names, refusals, `.gz` handling and search indexing apply whatever brought the file.
 import fsp from 'node:fs/promises';
 import type { App } from '../app.js';
-import { classifyFile } from '../content/index.js';
 import { guessMime } from '../core/mime.js';
 import { log } from '../core/log.js';
 import { maxExtractedBytes } from '../archive/index.js';
@@ -48,9 +47,10 @@ export async function storeStagedAttachment(
     const inner = gunzipped && kind.kind === 'gzip' ? await attachKind(gunzipped.file, kind.innerName) : undefined;
     if (inner?.kind === 'refused') throw refusal(inner.reason);
     const safeName = storedName(kind.kind === 'gzip' ? kind.innerName : file.filename);
-    // An image by its bytes (content/kind.ts), read from the staged copy no one else can change: `photo.png`
-    // holding text is no image, a PNG named `scan` is one. The page shows a thumbnail by it; no reader trusts it.
-    const isImage = (await classifyFile(gunzipped?.file ?? file.stagedPath, safeName)).kind === 'image';
+    // An image by its bytes (content/kind.ts, on the staged copy no one else can change): `photo.png` holding
+    // text is no image, a PNG named `scan` is one. The page shows a thumbnail by it; no reader trusts it.
+    const stored = inner ?? kind;
+    const isImage = stored.kind === 'file' && stored.content.kind === 'image';
     const dir = await openSessionFolder(app.config.stateDir, sessionId);
     try {
       const placed = await placeUnique(gunzipped?.file ?? file.stagedPath, dir, safeName, {
