@@ -1,7 +1,7 @@
 // What telling text from binary and decoding it costs (issue 25, legacy encodings): the one sniffer's calls on a
 // 10 MB file, for this build and another (`--before`, e.g. main's dist, for the before/after rows in
 // docs/benchmarks.md). Needs `npx tsc -p tsconfig.json` (or `npm run build`).
-//   node bench/text-sniff.mjs [--mb 10] [--runs 9] [--before /work/main/dist/server/workspace/file-kind.js]
+//   node bench/text-sniff.mjs [--mb 10] [--runs 9] [--before /work/main/dist/server/content/file-kind.js]
 //
 // Calls, as the readers make them: `looksLikeText` on the first 8 KiB (every reader), `decodeText` on the whole
 // buffer (the preview's strict decode, which reads at most 1 MiB; here 10 MB to show the per-byte cost), `textOf`
@@ -22,7 +22,7 @@ const { values } = parseArgs({
 const BYTES = Number(values.mb) * 1_000_000;
 const RUNS = Number(values.runs);
 
-const after = await import(new URL('../dist/server/workspace/file-kind.js', import.meta.url).href);
+const after = await import(new URL('../dist/server/content/file-kind.js', import.meta.url).href);
 const before = values.before ? await import(pathToFileURL(path.resolve(values.before)).href) : undefined;
 
 const LINE = 'Le café crème coûte 3,50 € chez Jürgen, “très bon” — déjà vu.\n';

@@ -18,7 +18,7 @@ import type { RunningServer } from './helpers/server.js';
 import { madeBy } from './helpers/fs.js';
 import { buildZip } from './helpers/zip.js';
 import { readFile } from 'node:fs/promises';
-import { FIXTURES as PDF_FIXTURES } from '../server/agent/read/testing/pdf-tools.js';
+import { FIXTURES as PDF_FIXTURES } from '../server/content/testing/pdf-tools.js';
 
 const KEY = 'sk-chip-summary-key';
 /** The agent's budget for this spec: small, so the long file below is cut. */
@@ -79,7 +79,7 @@ const KINDS: Kind[] = [
     state: 'ready',
     says: 'Ready: file list of 2 files, 2 text files inline',
   },
-  // A text page and a page that is only a picture (ps2pdf, committed: server/agent/read/testing/pdf-tools.ts).
+  // A text page and a page that is only a picture (ps2pdf, committed: server/content/testing/pdf-tools.ts).
   // A scan as scanning software writes one: a page image wrapped by img2pdf, no text layer; OCR reads it.
   { drop: 'scan.pdf', mime: 'application/pdf', bytes: () => scannedByImg2pdf(), chip: 'scan.pdf', state: 'ready', says: /^Ready: 1 page, [\d,]+ characters of text, the page recognized by OCR$/ },
   // A real screenshot of text (Chromium's own): sent as an image, with the words OCR finds.

@@ -6,7 +6,8 @@
 // - an arrival the agent was given in an earlier turn is named in the history, as an earlier attachment is
 //   ("[attached earlier: …]"): it saw it in its turn.
 import type { ChatAttachment } from '../core/wire.js';
-import { Budget, readAttachment, type InputOptions } from './read/index.js';
+import { Budget, readAttachment, type InputOptions } from '../content/index.js';
+import { contentParts } from './content-parts.js';
 import type { ContentPart } from './types.js';
 
 /** At most this many arrived files are read into one turn; the rest are named (a burst of 1,000 stays one request). */
@@ -82,7 +83,7 @@ export async function arrivalParts(rows: readonly ArrivalLike[], budget: Budget,
         continue;
       }
       read++;
-      parts.push(...(await readAttachment(a, budget, opts)).parts);
+      parts.push(...contentParts((await readAttachment(a, budget, opts)).parts));
     }
   }
   if (unread.length > 0) {

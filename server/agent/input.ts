@@ -2,14 +2,16 @@
 // as Chat Completions content parts, and for plain OpenAI servers the session's history before it. Only `text`
 // and `image_url` parts exist here (Hermes' gateway accepts nothing else). Inlined text — files, Office
 // Markdown, archive members, transcripts, then the history — shares one budget per turn; what does not fit
-// is cut with a visible marker, never silently. Each attachment is read by its kind's reader in read/.
+// is cut with a visible marker, never silently. Each attachment is read by the content engine (server/content/)
+// and its parts put in this dialect by content-parts.ts.
 import path from 'node:path';
 import type { ChatAttachment } from '../core/wire.js';
 import { arrivalNote, arrivalParts, isArrivalRow, unseenArrivals } from './arrivals-input.js';
-import { Budget, readAttachment, type InputOptions } from './read/index.js';
+import { Budget, readAttachment, type InputOptions } from '../content/index.js';
+import { contentParts } from './content-parts.js';
 import type { AgentConfig, ChatMessage, ContentPart } from './types.js';
 
-export { Budget, MAX_ARCHIVE_LISTED, MAX_ARCHIVE_MEMBER_BYTES, MAX_IMAGE_BYTES, truncationMarker, type InputOptions } from './read/index.js';
+export { Budget, MAX_ARCHIVE_LISTED, MAX_ARCHIVE_MEMBER_BYTES, MAX_IMAGE_BYTES, truncationMarker, type InputOptions } from '../content/index.js';
 
 /** A row of the session's `messages` as stored (agent.md, "What is stored"); only these fields are read. */
 export interface StoredMessage {
@@ -42,7 +44,7 @@ export async function buildUserContent(
     opts.signal?.throwIfAborted();
     if (!a || typeof a.path !== 'string') continue;
     if (!('extracted' in a && a.extracted) && 'filename' in a && extracted.has(a.filename)) continue;
-    parts.push(...(await readAttachment(a, budget, opts)).parts);
+    parts.push(...contentParts((await readAttachment(a, budget, opts)).parts));
   }
   return parts;
 }

@@ -1,5 +1,5 @@
 // What the agent will get from one attachment, before it is sent (issue 25: "each chip tells what the agent will
-// get"): the summary the agent's own reader (agent/read/) gives for the attachment as a turn would send it, with
+// get"): the summary the content engine's reader (server/content/) gives for the attachment as a turn would send it, with
 // a fresh budget of the conversation's configured contextChars. Computed once and kept beside the attachment in
 // a hidden sidecar (`.<name>.agent-view.json`, never listed, previewed or exported: hidden names never are),
 // keyed by the file's size and mtime, the budget and AGENT_VIEW_VERSION, so a changed file, another budget or a
@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { App } from '../app.js';
 import { loadConnectionConfig } from '../agent/connections.js';
-import { Budget, readAttachment, type ReadSummary } from '../agent/read/index.js';
+import { Budget, readAttachment, type ReadSummary } from '../content/index.js';
 import { HttpError } from '../core/errors.js';
 import { guessMime } from '../core/mime.js';
 import type { ChatAttachment } from '../core/wire.js';
@@ -20,10 +20,10 @@ import type { Session } from '../store/sessions.js';
 import { ATTACHMENT_NOT_FOUND, openAttachmentPath } from './open.js';
 
 /**
- * The readers' version: raise it when a reader in agent/read/ changes what it gives (a new kind read, other
+ * The readers' version: raise it when a reader in content/ changes what it gives (a new kind read, other
  * words), so every cached summary is computed again instead of promising what the agent no longer gets.
  */
-export const AGENT_VIEW_VERSION = 3;
+export const AGENT_VIEW_VERSION = 4;
 /** Summaries computed at once: each may convert an Office file or transcribe audio (seconds of CPU each), on a
  *  machine that also runs the turn; the rest wait their turn rather than starve it. */
 export const MAX_AGENT_VIEW_COMPUTATIONS = 2;
@@ -94,15 +94,15 @@ function contextCharsFor(app: App, session: Session): number {
   return load(session.connection)?.contextChars ?? DEFAULT_AGENT_CONTEXT_CHARS;
 }
 
-/** The attachment as a turn would send it: the session's record of the upload when it has one (its mime and
- *  image flag decide how it is read), an extracted archive for a folder. */
+/** The attachment as a turn would send it: the session's record of the upload when it has one, an extracted
+ *  archive for a folder. What it is, the content engine decides from its bytes, as for the turn. */
 function asSent(session: Session, name: string, full: string, isDir: boolean): ChatAttachment {
   if (isDir) return { kind: 'extraction', name, path: full, extracted: true };
   const record = session.attachments.find((a) => a.path === full);
   const mime = record?.mime ?? guessMime(name);
   // A file stored decompressed is named with the .gz it came from, in the turn and so on its chip.
   const from = record?.decompressed_from ? { decompressed_from: record.decompressed_from } : {};
-  return { kind: 'file', filename: name, path: full, size: record?.size ?? 0, mime, is_image: record?.is_image ?? mime.startsWith('image/'), ...from };
+  return { kind: 'file', filename: name, path: full, size: record?.size ?? 0, mime, is_image: record?.is_image ?? false, ...from };
 }
 
 async function cached(dir: AnchoredDir, name: string): Promise<Cached | undefined> {

@@ -47,6 +47,10 @@ export async function storeStagedAttachment(
     const inner = gunzipped && kind.kind === 'gzip' ? await attachKind(gunzipped.file, kind.innerName) : undefined;
     if (inner?.kind === 'refused') throw refusal(inner.reason);
     const safeName = storedName(kind.kind === 'gzip' ? kind.innerName : file.filename);
+    // An image by its bytes (content/kind.ts, on the staged copy no one else can change): `photo.png` holding
+    // text is no image, a PNG named `scan` is one. The page shows a thumbnail by it; no reader trusts it.
+    const stored = inner ?? kind;
+    const isImage = stored.kind === 'file' && stored.content.kind === 'image';
     const dir = await openSessionFolder(app.config.stateDir, sessionId);
     try {
       const placed = await placeUnique(gunzipped?.file ?? file.stagedPath, dir, safeName, {
@@ -54,7 +58,7 @@ export async function storeStagedAttachment(
         rejected: () => [403, 'Upload destination rejected'],
       });
       const type = guessMime(placed.name);
-      attachment = { filename: placed.name, path: placed.path, size: gunzipped?.size ?? file.size, mime: type, is_image: type.startsWith('image/') };
+      attachment = { filename: placed.name, path: placed.path, size: gunzipped?.size ?? file.size, mime: type, is_image: isImage };
       // The chip says "server.log (from server.log.gz)": the name the person dropped, as the upload's answer carries it.
       if (gunzipped) attachment.decompressed_from = storedName(file.filename);
       // A file the session does not record would be an orphan nobody can see: it goes if the record fails.

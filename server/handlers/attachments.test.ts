@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { RAR_REFUSED } from '../attachments/attach-kind.js';
 import { yazlZip } from '../archive/testing/fixtures.js';
+import { buildPng } from '../../e2e/helpers/png.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multipartBody, startTestServer, TEST_TOKEN, type TestServer, postMultipart, TEST_BOUNDARY, type Part } from '../testing/harness.js';
 import { blockWrites } from '../testing/stored-session.js';
@@ -37,9 +38,18 @@ describe('4.3 attachment upload', () => {
       { name: 'file', filename: 'photo.png', content: bytes, type: 'image/png' },
     ]);
     expect(status).toBe(200);
-    expect(body).toEqual({ filename: 'photo.png', path: path.join(attachDir(), 'photo.png'), size: 9, mime: 'image/png', is_image: true });
+    // Named .png, but not a PNG's signature: no image (issue 35: the bytes decide, never the name).
+    expect(body).toEqual({ filename: 'photo.png', path: path.join(attachDir(), 'photo.png'), size: 9, mime: 'image/png', is_image: false });
     expect(await fs.readFile(body.path)).toEqual(bytes);
     await stagingEmpty();
+  });
+
+  it('says a real PNG is an image whatever its name, and text named .png is not (issue 35)', async () => {
+    const png = buildPng(4, 4, () => [200, 30, 30]);
+    const up = async (filename: string, content: Buffer) => (await post('/api/upload', [{ name: 'session_id', content: session }, { name: 'file', filename, content }])).body;
+    expect(await up('scan', png)).toMatchObject({ filename: 'scan', is_image: true });
+    expect(await up('shot.dat', png)).toMatchObject({ filename: 'shot.dat', is_image: true });
+    expect(await up('notes.png', Buffer.from('plain text, not a picture\n'))).toMatchObject({ filename: 'notes.png', mime: 'image/png', is_image: false });
   });
 
   it('removes the stored file when the session cannot record it (nothing half-done)', async () => {

@@ -8,7 +8,7 @@ import { sendJson, sendText } from '../http/respond.js';
 import { publicWorkspaceListing } from '../projections/index.js';
 import { visibleSession } from '../store/profiles.js';
 import { listWorkspaceDir, openWorkspaceFile, openWorkspacePath, readWorkspaceBytes, type OpenedFile, type WorkspacePath } from '../workspace/browse.js';
-import { decodeText } from '../workspace/file-kind.js';
+import { decodeText } from '../content/index.js';
 import { describeFile, previewJson } from '../workspace/preview.js';
 import { DOWNLOAD_PARAM, sendRawFile } from '../workspace/raw.js';
 import type { WorkspaceListing } from '../core/wire.js';

@@ -10,6 +10,7 @@ import { allocateExtractionDir, archiveKind, extractArchive, maxExtractedBytes }
 import { NAME_MAX_BYTES, PATH_MAX_BYTES } from '../archive/fit-names.js';
 import { DISK_FULL_EXTRACT, HttpError, isDiskFull, ValueError } from '../core/errors.js';
 import { mkdirInside, placeUnique, removeCreatedDirs } from '../store/files.js';
+import { classifyFile } from '../content/index.js';
 import { guessMime } from '../core/mime.js';
 import { sanitizeFilename } from '../core/names.js';
 import { isCredentialPath, isHiddenName, isInside } from '../core/paths.js';
@@ -163,7 +164,9 @@ async function storeOne(file: StagedFile, target: AnchoredDir, maxUploadBytes: n
     }
   }
 
-  const item: WorkspaceItem = { filename: placed.name, path: placed.path, size: file.size, mime: type, is_image: type.startsWith('image/'), extracted: false };
+  // An image by its bytes (content/kind.ts), read from the staged copy: the name never makes one.
+  const isImage = (await classifyFile(file.stagedPath, placed.name)).kind === 'image';
+  const item: WorkspaceItem = { filename: placed.name, path: placed.path, size: file.size, mime: type, is_image: isImage, extracted: false };
   const names = [placed.name];
   const format = officeFormat(placed.name);
   if (format) {

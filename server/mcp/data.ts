@@ -7,9 +7,8 @@ import { agentView, type AgentView } from '../attachments/agent-view.js';
 import { ATTACHMENT_NOT_FOUND, openAttachmentPath } from '../attachments/open.js';
 import type { App } from '../app.js';
 import { HttpError } from '../core/errors.js';
-import { guessMime } from '../core/mime.js';
-import { officeFormat, officeToMarkdown } from '../office/index.js';
-import { readSidecar, sidecarName } from '../office/sidecar.js';
+import { classify, textOf } from '../content/index.js';
+import { sidecarName } from '../office/sidecar.js';
 import {
   cutRedacted,
   publicMcpAttachmentRow,
@@ -27,22 +26,20 @@ import { sessionVisible, visibleSession } from '../store/profiles.js';
 import { messageText, SESSION_NOT_FOUND, type Session } from '../store/sessions.js';
 import { isHiddenName } from '../core/paths.js';
 import { openInside, walkFiles } from '../store/anchored-walk.js';
-import { isPdf, looksLikeText, textOf } from '../workspace/file-kind.js';
-import { readPdfFile } from '../workspace/pdf.js';
-import { Budget as CharBudget } from '../agent/read/budget.js';
-import { pdfAgentText } from '../agent/read/pdf.js';
-import { withRecognizedPages } from '../agent/read/pdf-ocr.js';
 import { listWorkspaceDir, openWorkspaceFile, openWorkspacePath, readWorkspaceBytes, type WorkspacePath } from '../workspace/browse.js';
 import type { WorkspaceListing } from '../core/wire.js';
-import { IMAGE_TYPES, readImage } from './image-read.js';
-import { ARCHIVE_SNIFF_BYTES, archiveFileRead, archiveKindOf } from '../agent/read/archive-file.js';
-import { readAt } from '../agent/read/open.js';
+import { readFileContent, readOffice, type ReadFileOptions } from './read-file.js';
 import { mcpWorkspaceGuard } from './kept-out.js';
 import { SearchRedaction } from './search-redact.js';
 import * as L from './limits.js';
 
 /** A refusal that is not about HTTP: shown to the agent as it is. */
 export class McpDataError extends Error {}
+
+/** What a file read needs of the app: speech-to-text's settings for audio, the server's stop. */
+function readOptions(app: App): ReadFileOptions {
+  return { stateDir: app.config.stateDir, signal: app.stopping };
+}
 
 /**
  * The session `id` names, if MCP may see it. A conversation kept out of MCP (its settings' switch) answers the
@@ -185,85 +182,9 @@ async function readAttachmentOf(app: App, s: Session, name: string, maxChars: nu
       // Names the extractor wrote, which the agent sends back to read one: never redacted.
       return { kind: 'archive', name: base, files, truncated };
     }
-    const mime = guessMime(base);
-    const format = officeFormat(base);
-    if (format) return await readOffice(at, base, format, maxChars);
-    if (IMAGE_TYPES.has(mime)) return await readImage(at, base, mime);
-    const archive = await readArchiveFile(at, base, mime, maxChars);
-    if (archive) return archive;
-    const { bytes, size } = await readWorkspaceBytes(at, L.MAX_READ_BYTES, true);
-    if (isPdf(bytes)) return await readPdfAttachment(at, base, maxChars);
-    if (!looksLikeText(bytes)) return { kind: 'binary', name: base, mime, size, note: 'binary file: content not returned' };
-    return { kind: 'text', name: base, mime, size, text: readText(bytes, size, maxChars), source: 'file' };
+    return await readFileContent(at, base, maxChars, readOptions(app));
   } finally {
     await at.root.close();
-  }
-}
-
-/**
- * An archive stored as it came (not extracted): its file list and small text members, as the agent gets them
- * (agent/read/archive-file.ts, the same function), within `maxChars`; undefined when the file is no archive.
- */
-async function readArchiveFile(at: WorkspacePath, base: string, mime: string, maxChars: number): Promise<AttachmentContent | undefined> {
-  const file = await openWorkspaceFile(at);
-  try {
-    const kind = archiveKindOf(base, await readAt(file.handle, Math.min(file.size, ARCHIVE_SNIFF_BYTES)));
-    if (!kind) return undefined;
-    // Named by its attachment name, never by where it lies on this machine.
-    const read = await archiveFileRead(file, kind, base, mime, base, new CharBudget(maxChars));
-    const joined = read.parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n\n');
-    return { kind: 'text', name: base, mime, size: file.size, text: cutRedacted(redactText(joined), (t) => L.truncated(t, maxChars)), source: 'archive-listing' };
-  } finally {
-    await file.close();
-  }
-}
-
-/** Decoded, redacted, cut at `maxChars`; a file read only in part says how many bytes were left. */
-function readText(bytes: Buffer, size: number, maxChars: number): RedactedText {
-  const text = cutRedacted(redactText(textOf(bytes)), (t) => L.truncated(t, maxChars));
-  if (size > bytes.length && text.length <= maxChars) return cutRedacted(text, (t) => `${t}\n[… truncated: ${size - bytes.length} more bytes]`);
-  return text;
-}
-
-/** The sidecar beside the Office file `at` names, read in the folder holding it (office/sidecar.ts). */
-async function storedSidecar(at: WorkspacePath, maxBytes: number): Promise<{ bytes: Buffer; size: number } | undefined> {
-  const dir = await openInside(at.root, at.segments.slice(0, -1)).catch(() => undefined);
-  if (!dir) return undefined;
-  try {
-    return await readSidecar(dir, at.segments.at(-1)!, maxBytes);
-  } finally {
-    await dir.close();
-  }
-}
-
-/** A PDF (by its bytes) as the agent gets it in a turn: its pages' text under their markers, cut at `maxChars`
- *  (agent/read/pdf.ts); one that could not be read, by the chip's words for why. */
-async function readPdfAttachment(at: WorkspacePath, base: string, maxChars: number): Promise<AttachmentContent> {
-  const file = await openWorkspaceFile(at);
-  try {
-    const got = pdfAgentText(await withRecognizedPages(await readPdfFile(file), file), base, new CharBudget(maxChars), (why) => why);
-    if (got.whole === undefined) return { kind: 'binary', name: base, mime: 'application/pdf', size: file.size, note: `PDF whose text could not be read: ${got.text}` };
-    return { kind: 'text', name: base, mime: 'application/pdf', size: file.size, text: redactText(got.text), source: 'pdf' };
-  } finally {
-    await file.close();
-  }
-}
-
-async function readOffice(at: WorkspacePath, base: string, format: NonNullable<ReturnType<typeof officeFormat>>, maxChars: number): Promise<AttachmentContent> {
-  const mime = guessMime(base);
-  // A sidecar written beside the file (uploads write one) is the conversion already done.
-  const stored = await storedSidecar(at, L.MAX_READ_BYTES);
-  if (stored) return { kind: 'text', name: base, mime, size: stored.size, text: readText(stored.bytes, stored.size, maxChars), source: 'office-sidecar' };
-  // Opened through the anchored walk and converted from that descriptor: a path handed to the converter could be
-  // sent outside by a folder swapped for a symlink in between.
-  const file = await openWorkspaceFile(at);
-  try {
-    const markdown = await officeToMarkdown(file.handle, format);
-    return { kind: 'text', name: base, mime, size: file.size, text: cutRedacted(redactText(markdown), (t) => L.truncated(t, maxChars)), source: 'office' };
-  } catch {
-    return { kind: 'binary', name: base, mime, size: file.size, note: 'Office document that could not be converted to Markdown' };
-  } finally {
-    await file.close();
   }
 }
 
@@ -284,9 +205,9 @@ export async function readWorkspaceFile(app: App, profile: string, id: unknown, 
   const workspace = await app.workspaces.validate(s.workspace);
   const at = await openWorkspacePath(workspace, requested, false, await mcpWorkspaceGuard(app, profile));
   try {
-    const { bytes, size, path: rel } = await readWorkspaceBytes(at, L.MAX_READ_BYTES, true);
-    if (!looksLikeText(bytes)) return { path: rel, size, binary: true as const };
-    return { path: rel, size, binary: false as const, text: readText(bytes, size, maxChars) };
+    // By what the content engine says the file is, as read_attachment reads one (mcp/read-file.ts).
+    const content = await readFileContent(at, path.posix.basename(at.segments.join('/')), maxChars, readOptions(app));
+    return { path: at.segments.join('/'), content };
   } finally {
     await at.root.close();
   }
@@ -343,11 +264,14 @@ async function searchTree(
         return;
       }
       budget.files++;
-      const format = officeFormat(e.name);
-      if (format && !listing.entries.some((x) => x.name === sidecarName(e.name))) {
+      const want = Math.min(L.MAX_SEARCH_FILE_BYTES, L.MAX_SEARCH_BYTES - budget.bytes);
+      const read = await readWorkspaceBytes({ ...at, segments: child }, want, true).catch(() => undefined);
+      if (!read) continue;
+      const kind = classify(e.name, read.bytes);
+      if (kind.kind === 'office' && !listing.entries.some((x) => x.name === sidecarName(e.name))) {
         // A file dropped in the composer has no sidecar until a chat turn writes one: search its Markdown
         // (readOffice converts within the Office module's own bounds), not its zip bytes.
-        const office = await readOffice({ ...at, segments: child }, e.name, format, L.MAX_SEARCH_FILE_BYTES).catch(() => undefined);
+        const office = await readOffice({ ...at, segments: child }, e.name, kind.format, L.MAX_SEARCH_FILE_BYTES).catch(() => undefined);
         if (office?.kind !== 'text') continue;
         budget.bytes += Buffer.byteLength(office.text);
         if (!onText(child.join('/'), office.text)) {
@@ -356,11 +280,10 @@ async function searchTree(
         }
         continue;
       }
-      const want = Math.min(L.MAX_SEARCH_FILE_BYTES, L.MAX_SEARCH_BYTES - budget.bytes);
-      const read = await readWorkspaceBytes({ ...at, segments: child }, want, true).catch(() => undefined);
-      if (!read) continue;
       budget.bytes += read.bytes.length;
-      if (!looksLikeText(read.bytes)) continue;
+      // Only text is walked: what the other kinds say to the agent (a PDF's pages, an image's OCR, a transcript)
+      // is in the search index once a turn or a chip has read it.
+      if (kind.kind !== 'text') continue;
       const text = redaction.text(textOf(read.bytes));
       if (text === undefined || (text !== '' && !onText(child.join('/'), text))) {
         budget.exhausted = true;

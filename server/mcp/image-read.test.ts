@@ -1,5 +1,6 @@
 // Images through the MCP endpoint with the SDK's own client: a photo ffmpeg made arrives downscaled, with a
-// note of its real size; a file that only claims to be an image arrives as metadata, never as a 500.
+// note of its real size; a file that only claims to be an image by its name arrives as what it is, a damaged
+// image as metadata, never as a 500.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -65,12 +66,20 @@ describe('read_attachment on images', () => {
     expect(recognized).toMatch(/kingfisher survey is due on Friday/);
   }, 120_000);
 
-  it('a .png that is not a PNG comes back as metadata that says why', async () => {
+  it('a .png that holds text comes back as its text: the bytes decide, not the name (issue 35)', async () => {
     await upload('fake.png', Buffer.from('this is plain text, not a picture'));
     const result = await client.callTool({ name: 'read_attachment', arguments: { session_id: sessionId, name: 'fake.png' } });
     expect(result.isError).toBeFalsy();
+    expect((result.content as Part[])[0]).toEqual({ type: 'text', text: 'this is plain text, not a picture', _meta: USER_CONTENT_META });
+  });
+
+  it('a damaged PNG comes back as metadata that says why', async () => {
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('not the rest of a PNG')]);
+    await upload('broken.png', png);
+    const result = await client.callTool({ name: 'read_attachment', arguments: { session_id: sessionId, name: 'broken.png' } });
+    expect(result.isError).toBeFalsy();
     const body = JSON.parse((result.content as Part[])[0]!.text!);
-    expect(body).toMatchObject({ kind: 'binary', name: 'fake.png', mime: 'image/png', size: 33 });
+    expect(body).toMatchObject({ kind: 'binary', name: 'broken.png', mime: 'image/png', size: png.length });
     expect(body.note).toMatch(/^image not returned: not a readable image \(.+\)$/);
   });
 });

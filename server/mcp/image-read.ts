@@ -3,13 +3,11 @@
 // small enough and in a format agents accept. Never the whole of a huge file in one JSON-RPC message.
 import { AGENT_IMAGE_MAX_BYTES, ImageError, imageForAgent, MAX_IMAGE_INPUT_BYTES } from '../image/downscale.js';
 import { readWorkspaceBytes, type WorkspacePath } from '../workspace/browse.js';
-import type { AttachmentContent } from './data.js';
+import type { McpAttachmentContent as AttachmentContent } from '../projections/index.js';
 import { MAX_IMAGE_BYTES } from './limits.js';
-import { ocrHeader, recognize } from '../agent/read/image.js';
+import { ocrHeader, recognize } from '../content/index.js';
 import { redactText } from '../projections/index.js';
 
-/** Image types read as images (by extension); agents receive PNG, JPEG, GIF or WebP. */
-export const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/tiff']);
 /** What an agent can take without conversion, when no image library is there to convert. */
 const AGENT_READY = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 

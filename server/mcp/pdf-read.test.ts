@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { buildTurnMessages } from '../agent/input.js';
-import { FIXTURES } from '../agent/read/testing/pdf-tools.js';
+import { FIXTURES } from '../content/testing/pdf-tools.js';
 import type { ChatAttachment } from '../core/wire.js';
 import { multipartBody, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
 

@@ -179,8 +179,10 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
       resource(async () => {
         const file = await data.readWorkspaceFile(app, profile, vars.id, decoded(vars.path));
         await read(String(vars.id), 'workspace', file.path);
-        if (file.binary) return textResource(uri, 'application/json', mcpJson(publicMcpBinaryFile(file.path, file.size)));
-        return textResource(uri, 'text/plain', file.text);
+        const c = file.content;
+        if (c.kind === 'text') return textResource(uri, c.source === 'file' ? 'text/plain' : 'text/markdown', c.text);
+        if (c.kind === 'image') return { _meta: USER_CONTENT_META, contents: [{ uri: uri.href, mimeType: c.mime, blob: c.data, _meta: USER_CONTENT_META }] };
+        return textResource(uri, 'application/json', mcpJson(publicMcpBinaryFile(file.path, c.kind === 'archive' ? 0 : c.size)));
       }),
   );
 
@@ -239,15 +241,16 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
   server.registerTool(
     'read_workspace_file',
     {
-      description: `A text file of the session's workspace (regular files only, no symlinks out, at most ${L.MAX_READ_BYTES} bytes read)`,
+      description: `A file of the session's workspace, read by what its bytes are: text as text, PDFs and Office files as their text, images as image content, audio as its transcript, archives as their file list, anything else as metadata (regular files only, no symlinks out, at most ${L.MAX_READ_BYTES} bytes of text read)`,
       inputSchema: { session_id: sessionId, path: relPath.describe('Relative to the workspace root'), max_chars: maxChars },
     },
     ({ session_id, path, max_chars }) =>
       tool(async () => {
         const file = await data.readWorkspaceFile(app, profile, session_id, path, max_chars);
         await read(session_id, 'workspace', file.path);
-        if (file.binary) return { content: [textItem(mcpJson(publicMcpBinaryFile(file.path, file.size)))] };
-        return { content: [textItem(file.text)] };
+        const c = file.content;
+        if (c.kind === 'text' || c.kind === 'image') return attachmentResult(c);
+        return { content: [textItem(mcpJson(publicMcpBinaryFile(file.path, c.kind === 'archive' ? 0 : c.size)))] };
       }),
   );
 

@@ -83,7 +83,7 @@ export function publicSearchHit(hit: { where: PublicSearchHit['where']; ref: str
 
 /** What read_attachment found, before it leaves (mcp/data.ts): its text already redacted where it was read. */
 export type McpAttachmentContent =
-  | { kind: 'text'; name: string; mime: string; size: number; text: RedactedText; source: 'file' | 'office-sidecar' | 'office' | 'pdf' | 'archive-listing' }
+  | { kind: 'text'; name: string; mime: string; size: number; text: RedactedText; source: 'file' | 'office-sidecar' | 'office' | 'pdf' | 'archive-listing' | 'transcript' }
   | { kind: 'image'; name: string; mime: string; size: number; data: string; note: string; recognized?: RedactedText }
   | { kind: 'archive'; name: string; files: string[]; truncated: boolean }
   | { kind: 'binary'; name: string; mime: string; size: number; note: string };

@@ -7,11 +7,10 @@
 // nowhere and so is indexed at the audio file's next turn only.
 import path from 'node:path';
 import { openAttachmentPath } from '../attachments/open.js';
-import { officeFormat } from '../office/index.js';
 import { readSidecar } from '../office/sidecar.js';
 import { openInside } from '../store/anchored-walk.js';
 import { MAX_INDEXED_ATTACHMENT_CHARS } from '../store/db/search-query.js';
-import { isPdf, looksLikeText, SNIFF_BYTES, textOf } from '../workspace/file-kind.js';
+import { classify, SNIFF_BYTES, textOf, unknownKind } from '../content/index.js';
 import { readWorkspaceBytes } from '../workspace/browse.js';
 import { readAsAgent } from '../workspace/preview-agent.js';
 
@@ -44,33 +43,45 @@ export async function storedAttachmentText(stateDir: string, sessionId: string, 
   const at = await openAttachmentPath(stateDir, sessionId, filename).catch(() => undefined);
   if (!at) return '';
   try {
-    if (officeFormat(filename)) {
-      const dir = await openInside(at.root, at.segments.slice(0, -1)).catch(() => undefined);
-      if (!dir) return '';
-      try {
-        const sidecar = await readSidecar(dir, at.segments.at(-1)!, MAX_ATTACHMENT_TEXT_READ_BYTES);
-        if (!sidecar) return '';
-        const text = sidecar.bytes.toString('utf8');
-        return sidecar.size > sidecar.bytes.length ? withoutCutWord(text) : text;
-      } finally {
-        await dir.close();
-      }
-    }
-    // Its first bytes decide; only a text is read as far as the index takes it (a video is not read 16 MiB deep).
+    // Its first bytes decide (content/: what the agent, MCP and the preview decide too); only a text is read as
+    // far as the index takes it (a video is not read 16 MiB deep).
     const head = await readWorkspaceBytes(at, SNIFF_BYTES, true);
-    if (looksLikeText(head.bytes)) {
-      const read = await readWorkspaceBytes(at, MAX_ATTACHMENT_TEXT_READ_BYTES, true);
-      if (!looksLikeText(read.bytes)) return '';
-      const text = textOf(read.bytes);
-      return read.size > read.bytes.length ? withoutCutWord(text) : text;
+    const kind = classify(filename, head.bytes);
+    switch (kind.kind) {
+      case 'office': {
+        const dir = await openInside(at.root, at.segments.slice(0, -1)).catch(() => undefined);
+        if (!dir) return '';
+        try {
+          const sidecar = await readSidecar(dir, at.segments.at(-1)!, MAX_ATTACHMENT_TEXT_READ_BYTES);
+          if (!sidecar) return '';
+          const text = sidecar.bytes.toString('utf8');
+          return sidecar.size > sidecar.bytes.length ? withoutCutWord(text) : text;
+        } finally {
+          await dir.close();
+        }
+      }
+      case 'text': {
+        const read = await readWorkspaceBytes(at, MAX_ATTACHMENT_TEXT_READ_BYTES, true);
+        const text = textOf(read.bytes);
+        return read.size > read.bytes.length ? withoutCutWord(text) : text;
+      }
+      // A PDF's pages and their OCR, an image's OCR, a transcript take seconds an upload does not wait: they
+      // are indexed when a turn makes them.
+      case 'pdf':
+      case 'image':
+      case 'audio':
+      case 'binary':
+        return '';
+      // An archive's list and small members as the agent gets them.
+      case 'archive': {
+        const full = path.join(at.root.path, ...at.segments);
+        const got = await readAsAgent({ root: at.root.path, path: full, name: path.basename(filename), size: head.size, mime: '', isImage: false }, MAX_INDEXED_ATTACHMENT_CHARS, { transcribe: NO_TRANSCRIPT });
+        if (got.state === 'unreadable') return '';
+        return got.texts.map(uncut).join('\n');
+      }
+      default:
+        return unknownKind(kind);
     }
-    // A PDF is read (and its scanned pages recognized) when a turn sends it: seconds an upload does not wait.
-    if (isPdf(head.bytes)) return '';
-    // An archive's list and small members as the agent gets them; anything else the agent gets only the name of.
-    const full = path.join(at.root.path, ...at.segments);
-    const got = await readAsAgent({ root: at.root.path, path: full, name: path.basename(filename), size: head.size, mime: '', isImage: false }, MAX_INDEXED_ATTACHMENT_CHARS, { transcribe: NO_TRANSCRIPT });
-    if (got.state === 'unreadable') return '';
-    return got.texts.map(uncut).join('\n');
   } catch {
     return '';
   } finally {

@@ -12,8 +12,8 @@ import { MAX_LISTED_TAR_BYTES } from '../archive/list.js';
 import { buildTar, tarHeader } from '../archive/testing/tar-builder.js';
 import { buildZip, type RawZipEntry } from '../archive/testing/zip-builder.js';
 import type { ChatAttachment } from '../core/wire.js';
-import { Budget, readAttachment } from '../agent/read/index.js';
-import type { ContentPart } from '../agent/types.js';
+import { Budget, readAttachment } from '../content/index.js';
+import type { Part } from '../content/index.js';
 
 const MIB = 1024 * 1024;
 /** What the deflate bombs inflate to: double the listed tar cap, far over any member the listing holds. */
@@ -55,7 +55,7 @@ async function listedWithPeak(a: ChatAttachment): Promise<{ text: string; summar
   try {
     const read = await readAttachment(a, new Budget(200_000), { roots: [root] });
     peak = Math.max(peak, process.memoryUsage.rss());
-    const text = read.parts.map((p: ContentPart) => (p.type === 'text' ? p.text : '')).join('\n');
+    const text = read.parts.map((p: Part) => (p.type === 'text' ? p.text : '')).join('\n');
     return { text, summary: read.summary, growthMiB: Math.round((peak - baseline) / MIB) };
   } finally {
     clearInterval(timer);

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as inThread from './pdf.js';
 import { buildPdf, libreOfficePdf, textPage } from './testing/pdf.js';
-import { FIXTURES } from '../agent/read/testing/pdf-tools.js';
+import { FIXTURES } from '../content/testing/pdf-tools.js';
 import { SOFFICE } from '../office/testing/soffice.js';
 import { BUILD_TIMEOUT_MS, compileProject } from '../testing/compile.js';
 import type * as Harness from '../testing/harness.js';

@@ -4,7 +4,7 @@
 // the preview's (and the search index's, search/attachment-text.ts) one door to the agent's readers: nothing
 // here decides what a file is or what it says.
 import path from 'node:path';
-import { Budget, readAttachment, type AttachmentRead } from '../agent/read/index.js';
+import { Budget, readAttachment, type AttachmentRead } from '../content/index.js';
 import type { ChatAttachment } from '../core/wire.js';
 import type { OpenedFile } from './browse.js';
 import type { AgentPreview } from './preview-wire.js';

@@ -5,7 +5,7 @@
 export type PreviewKind = 'image' | 'text' | 'office' | 'pdf' | 'binary';
 
 /** `utf-8-bom` is UTF-8 that starts with a byte order mark; UTF-16 by its mark or by its zero bytes;
- *  `windows-1252` / `iso-8859-1` single-byte Western text (server/workspace/text-encoding.ts). */
+ *  `windows-1252` / `iso-8859-1` single-byte Western text (server/content/text-encoding.ts). */
 export type TextEncodingName = 'utf-8' | 'utf-8-bom' | 'utf-16le' | 'utf-16be' | 'windows-1252' | 'iso-8859-1';
 
 export interface FilePreview {

@@ -9,7 +9,7 @@ import { redactText, serverValue, type RedactedText, type ServerValue } from '..
 import { officeFormat, officeToMarkdown } from '../office/index.js';
 import { readSidecar } from '../office/sidecar.js';
 import { readBounded, readStart, type OpenedFile } from './browse.js';
-import { decodeText, imageMime, isPdf, isSvg, SNIFF_BYTES } from './file-kind.js';
+import { classify as contentKind, decodeText, SNIFF_BYTES, unknownKind } from '../content/index.js';
 import { PDF_NO_TEXT, readPdfFile } from './pdf.js';
 import { previewOf } from './pdf-text.js';
 import { agentPreview, type AgentReadOptions } from './preview-agent.js';
@@ -20,17 +20,32 @@ export const MAX_PREVIEW_TEXT_BYTES = 1024 * 1024;
 export const SVG_MIME = 'image/svg+xml';
 export const OFFICE_NOT_CONVERTED = 'This Office file could not be converted to text.';
 
-/** The kind and served type of a file, from its name and first bytes. */
+/**
+ * The kind the preview shows a file as, and the type it is served with: content/'s kind of it (the one that
+ * decides what a file is for the agent, MCP and search too), drawn where the page can draw it.
+ */
 export function classify(name: string, head: Buffer): { kind: PreviewKind; mime: string } {
-  const image = imageMime(head);
-  if (image) return { kind: 'image', mime: image };
-  if (isSvg(name, head)) return { kind: 'image', mime: SVG_MIME };
-  if (isPdf(head)) return { kind: 'pdf', mime: 'application/pdf' };
-  if (officeFormat(name)) return { kind: 'office', mime: guessMime(name) };
+  const kind = contentKind(name, head);
   const named = guessMime(name);
-  if (decodeText(head, true)) return { kind: 'text', mime: named.startsWith('text/') ? named : 'text/plain' };
-  // A name that promises an image or text the bytes do not hold is not believed.
-  return { kind: 'binary', mime: named.startsWith('image/') || named.startsWith('text/') ? 'application/octet-stream' : named };
+  switch (kind.kind) {
+    case 'image':
+      return { kind: 'image', mime: kind.mime };
+    case 'pdf':
+      return { kind: 'pdf', mime: 'application/pdf' };
+    case 'office':
+      return { kind: 'office', mime: named };
+    case 'text':
+      if (kind.drawable) return { kind: 'image', mime: kind.drawable };
+      return { kind: 'text', mime: named.startsWith('text/') ? named : 'text/plain' };
+    // What the agent gets of these (a listing, a transcript, a name) is the preview's `agent` part.
+    case 'audio':
+    case 'archive':
+    case 'binary':
+      // A name that promises an image or text the bytes do not hold is not believed.
+      return { kind: 'binary', mime: named.startsWith('image/') || named.startsWith('text/') ? 'application/octet-stream' : named };
+    default:
+      return unknownKind(kind);
+  }
 }
 
 /** The preview of an opened file, unredacted: it leaves the server only through previewJson. */

@@ -9,7 +9,7 @@ import { securityHeaders } from '../http/headers.js';
 import { bodyUnread, type RequestContext } from '../http/respond.js';
 import { log } from '../core/log.js';
 import { readStart, type OpenedFile } from './browse.js';
-import { SNIFF_BYTES } from './file-kind.js';
+import { SNIFF_BYTES } from '../content/index.js';
 import { classify } from './preview.js';
 
 /** The policy raw bytes carry beside the global one. */

@@ -8,8 +8,8 @@ import { MAX_ARCHIVE_MEMBERS } from '../../archive/limits.js';
 import { hasTool, run } from '../../archive/testing/real-tools.js';
 import { buildZip } from '../../archive/testing/zip-builder.js';
 import type { ChatAttachment } from '../../core/wire.js';
-import type { ContentPart } from '../types.js';
-import { Budget, readAttachment } from './index.js';
+import type { Part } from '../index.js';
+import { Budget, readAttachment } from '../index.js';
 
 let tmp: string;
 let root: string;
@@ -30,7 +30,7 @@ function attachment(name: string): ChatAttachment {
   const file = path.join(root, name);
   return { kind: 'file', filename: name, path: file, mime: 'application/octet-stream', size: fs.statSync(file).size, is_image: false };
 }
-const texts = (parts: ContentPart[]) => parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
+const texts = (parts: Part[]) => parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
 
 /** The project tree as `tool` packs it, sorted the same way whatever the tool's own order. */
 function pack(name: string, command: string, args: (out: string) => string[]): ChatAttachment {

@@ -2,13 +2,12 @@
 // the text of the small text ones while the budget lasts. Both build the same text here.
 import path from 'node:path';
 import { MAX_ENTRIES_WALKED, MAX_WALK_DEPTH } from '../../store/anchored-walk.js';
-import { looksLikeText, SNIFF_BYTES } from '../../workspace/file-kind.js';
-import type { ContentPart } from '../types.js';
+import { looksLikeText, SNIFF_BYTES } from '../file-kind.js';
 import type { Budget } from './budget.js';
 import { filesUnder, openUnder, readAt } from './open.js';
 import { count, partial, plural, ready, unreadable, type ReadSummary } from './summary.js';
 import { readTextFor } from './text.js';
-import type { AttachmentRead, InputOptions } from './types.js';
+import { textPart, type AttachmentRead, type InputOptions, type Part } from './types.js';
 
 /** Archive members listed per archive (the rest are counted). */
 export const MAX_ARCHIVE_LISTED = 200;
@@ -47,19 +46,19 @@ export async function archiveListingRead(input: ArchiveListingInput, budget: Bud
   if (input.incomplete) lines.push(`- … ${input.incomplete}`);
   const list = lines.join('\n');
   let cut = list.length > budget.left;
-  const parts: ContentPart[] = [{ type: 'text', text: budget.take(list, `the list of ${name}`) }];
+  const parts: Part[] = [textPart(budget.take(list, `the list of ${name}`), { file: name })];
   let inlined = 0;
   for (const f of files) {
     if (budget.left <= 0 || f.skipped || f.size > MAX_ARCHIVE_MEMBER_BYTES) continue;
     const read = await input.inline(f, `${name}/${f.path}`);
     if (!read) continue;
-    parts.push({ type: 'text', text: read.text });
+    parts.push(textPart(read.text, { file: name, member: f.path }));
     inlined += 1;
     if (read.summary.state !== 'ready') cut = true;
   }
   const listed = `file list of ${plural(total, 'file')}${input.incomplete ? ' or more' : ''}`;
   const inline = inlined ? `, ${count(inlined)} text ${inlined === 1 ? 'file' : 'files'} inline` : '';
-  return { parts, summary: cut || input.incomplete ? partial(`${listed}${inline}, cut to fit`) : ready(`${listed}${inline}`) };
+  return { kind: 'archive', parts, summary: cut || input.incomplete ? partial(`${listed}${inline}, cut to fit`) : ready(`${listed}${inline}`) };
 }
 
 /** The members of an extracted archive, listed, with small text members inlined (budget permitting). */
@@ -69,7 +68,8 @@ export async function extractedArchiveRead(a: { name?: string; path: string }, b
   const listing = await filesUnder(opts.roots, root, MAX_ARCHIVE_LISTED);
   if (!listing) {
     return {
-      parts: [{ type: 'text', text: `[Extracted archive "${name}" at ${a.path}; not readable from the attachment folder]` }],
+      kind: 'archive',
+      parts: [textPart(`[Extracted archive "${name}" at ${a.path}; not readable from the attachment folder]`, { file: name })],
       summary: unreadable('not readable from the attachment folder'),
     };
   }

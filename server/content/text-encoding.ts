@@ -11,7 +11,7 @@
 // the WHATWG Encoding Standard's 32 entries. ISO-8859-1 decodes the same way: its 0x80-0x9F are C1 controls that
 // real text never holds, which is why the WHATWG standard (and every browser) reads `latin1` as Windows-1252.
 
-import type { TextEncodingName } from './preview-wire.js';
+import type { TextEncodingName } from '../workspace/preview-wire.js';
 
 export type { TextEncodingName };
 

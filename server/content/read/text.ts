@@ -1,6 +1,6 @@
 // A text file as the agent gets it: as much as the budget holds, in its own encoding decoded.
-import { decodeFileText } from '../../workspace/file-kind.js';
-import { encodingLabel } from '../../workspace/text-encoding.js';
+import { decodeFileText } from '../file-kind.js';
+import { encodingLabel } from '../text-encoding.js';
 import { truncationMarker, type Budget } from './budget.js';
 import { readAt, type Opened } from './open.js';
 import { textSummary, type ReadSummary } from './summary.js';

@@ -1,5 +1,5 @@
-// What every attachment reader takes and gives.
-import type { ContentPart } from '../types.js';
+// What every reader takes and gives: neutral parts (no agent dialect, no HTTP, no session), and a summary.
+import type { KindName } from '../kind.js';
 import type { ReadSummary } from './summary.js';
 
 export interface InputOptions {
@@ -19,8 +19,25 @@ export interface InputOptions {
   onAttachmentText?: (attachmentPath: string, text: string) => void;
 }
 
-/** One attachment as the agent gets it: its content parts, and in a few words what they hold. */
+/** Where a part's text came from: the file as named, a page of it (from 1), a member of an archive. */
+export interface Provenance {
+  file: string;
+  page?: number;
+  member?: string;
+}
+
+/** One piece of what a file says. Consumers map these to their own wire (agent/content-parts.ts, MCP). */
+export type Part =
+  | { type: 'text'; text: string; from: Provenance }
+  /** `data` is base64: it goes out as such (a data: URL, MCP image content). */
+  | { type: 'image'; mime: string; data: string; from: Provenance };
+
+/** One attachment as read: what it is, its parts, and in a few words what they hold. */
 export interface AttachmentRead {
-  parts: ContentPart[];
+  /** The kind classify decided; absent when the file could not be opened at all (only its name goes). */
+  kind?: KindName;
+  parts: Part[];
   summary: ReadSummary;
 }
+
+export const textPart = (text: string, from: Provenance): Part => ({ type: 'text', text, from });

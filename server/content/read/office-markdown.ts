@@ -4,9 +4,9 @@
 // swapped for a symlink between the walk and this work can then neither have an outside document converted and
 // sent to the agent nor have the sidecar written outside (by path, both followed the swap).
 import type { FileHandle } from 'node:fs/promises';
-import { officeToMarkdown, PREVIEW_MAX_CHARS, type OfficeFormat } from '../office/index.js';
-import { readSidecar, writeSidecar } from '../office/sidecar.js';
-import type { AnchoredDir } from '../store/anchored.js';
+import { officeToMarkdown, PREVIEW_MAX_CHARS, type OfficeFormat } from '../../office/index.js';
+import { readSidecar, writeSidecar } from '../../office/sidecar.js';
+import type { AnchoredDir } from '../../store/anchored.js';
 
 /** Bytes of a sidecar read: all of one Satchel wrote (PREVIEW_MAX_CHARS characters of at most 4 bytes, and
  *  its truncation notice); a larger file someone put there is cut, as the turn's budget would cut it anyway. */

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatAttachment } from '../../core/wire.js';
 import { prose, renderPage, scannedPdf, wordRecall } from '../../ocr/testing/render.js';
-import { Budget, readAttachment } from './index.js';
-import { FIXTURES } from './testing/pdf-tools.js';
+import { Budget, readAttachment } from '../index.js';
+import { FIXTURES } from '../testing/pdf-tools.js';
 
 // OCR reads a page in 1-3 s of CPU; a shared, loaded machine takes many times that.
 const SLOW = 180_000;

@@ -7,7 +7,7 @@ import { buildPng } from '../../e2e/helpers/png.js';
 import { decodeFileText, decodeText, looksLikeText } from './file-kind.js';
 import { decodeSingleByte, MAX_CONTROL_SHARE, SNIFF_BYTES } from './text-encoding.js';
 
-const fixture = (name: string) => fs.readFileSync(new URL(`./testing/encodings/${name}`, import.meta.url));
+const fixture = (name: string) => fs.readFileSync(new URL(`../workspace/testing/encodings/${name}`, import.meta.url));
 const CSV = fixture('source-utf8.csv').toString('utf8');
 const LOG = fixture('source-latin1.txt').toString('utf8');
 

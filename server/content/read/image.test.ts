@@ -6,8 +6,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ocrEngine } from '../../ocr/engine.js';
 import type { ChatAttachment } from '../../core/wire.js';
 import { prose, renderPage } from '../../ocr/testing/render.js';
-import type { ContentPart } from '../types.js';
-import { Budget, readAttachment } from './index.js';
+import type { Part } from '../index.js';
+import { Budget, readAttachment } from '../index.js';
 
 // OCR of a page takes a few seconds on a loaded 2-core machine; the first also loads the model.
 const SLOW = 120_000;
@@ -26,8 +26,8 @@ function upload(name: string, data: Buffer, mime = 'image/png'): ChatAttachment 
   fs.writeFileSync(file, data);
   return { kind: 'file', filename: name, path: file, mime, size: data.length, is_image: mime.startsWith('image/') };
 }
-const texts = (parts: ContentPart[]) => parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text);
-const imageUrl = (parts: ContentPart[]) => (parts.find((p) => p.type === 'image_url') as { image_url: { url: string } } | undefined)?.image_url.url;
+const texts = (parts: Part[]) => parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text);
+const imageUrl = (parts: Part[]) => parts.flatMap((p) => (p.type === 'image' ? [`data:${p.mime};base64,${p.data}`] : []))[0];
 
 describe('an image as the agent gets it', () => {
   it('a photo of text: the image downscaled, then the recognized text, and the chip says both', async () => {
@@ -37,7 +37,7 @@ describe('an image as the agent gets it', () => {
     const a = upload('shot.png', page.png);
     const read = await readAttachment(a, new Budget(200_000), { roots: [root], onAttachmentText: (p, t) => told.push([p, t]) });
     expect(read.summary).toEqual({ state: 'ready', text: 'image, sent at 1212×1568, 24 words of text recognized' });
-    expect(read.parts.map((p) => p.type)).toEqual(['text', 'image_url', 'text']);
+    expect(read.parts.map((p) => p.type)).toEqual(['text', 'image', 'text']);
     expect(texts(read.parts)[0]).toBe('Attached image "shot.png":');
     const sent = Buffer.from(imageUrl(read.parts)!.split(',')[1]!, 'base64');
     expect(await sharp(sent).metadata()).toMatchObject({ width: 1212, height: 1568 });
@@ -69,7 +69,7 @@ describe('an image as the agent gets it', () => {
     const photo = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#3a7' } }).jpeg().toBuffer();
     const read = await readAttachment(upload('lawn.jpg', photo, 'image/jpeg'), new Budget(200_000), { roots: [root] });
     expect(read.summary).toEqual({ state: 'ready', text: 'image, sent at 800×600' });
-    expect(read.parts.map((p) => p.type)).toEqual(['text', 'image_url']);
+    expect(read.parts.map((p) => p.type)).toEqual(['text', 'image']);
     // Small enough as it is: the person's own bytes.
     expect(imageUrl(read.parts)).toBe(`data:image/jpeg;base64,${photo.toString('base64')}`);
   }, SLOW);

@@ -3,19 +3,18 @@
 // (archive/list.ts), in the same words as an extracted one (archive.ts). Nothing is written to disk. MCP's
 // read_attachment answers with the same function (mcp/data.ts).
 import type { FileHandle } from 'node:fs/promises';
-import type { ChatAttachment } from '../../core/wire.js';
-import { officeFormat } from '../../office/index.js';
-import { archiveKind, type ArchiveKind } from '../../archive/index.js';
+import type { ArchiveKind } from '../../archive/index.js';
 import type { ArchiveListError, ListedMember } from '../../archive/list.js';
 import { MAX_ARCHIVE_MEMBERS } from '../../archive/limits.js';
-import { looksLikeText, SNIFF_BYTES } from '../../workspace/file-kind.js';
+import { looksLikeText, SNIFF_BYTES } from '../file-kind.js';
+import { REFUSED_ARCHIVE, type RefusedArchive } from '../kind.js';
 import { archiveListingRead, MAX_ARCHIVE_LISTED, MAX_ARCHIVE_MEMBER_BYTES } from './archive.js';
 import type { Budget } from './budget.js';
 import { count, plural, unreadable } from './summary.js';
 import { bytesAsText } from './text.js';
-import { closeOpened, openUnder, readAt } from './open.js';
-import type { AttachmentRead, InputOptions } from './types.js';
-import { attachmentName, describe } from './words.js';
+import type { Opened } from './open.js';
+import { textPart, type AttachmentRead } from './types.js';
+import { describe } from './words.js';
 
 /**
  * Member bytes held in memory at once while listing, whatever the budget: the kept members are decoded only
@@ -23,43 +22,16 @@ import { attachmentName, describe } from './words.js';
  */
 export const MAX_HELD_MEMBER_BYTES = 4 * 1024 * 1024;
 
-// Magic bytes, for an archive whose name does not say what it is (`download` from a browser).
-const ZIP_MAGICS = [Buffer.from('PK\x03\x04'), Buffer.from('PK\x05\x06')];
-/** POSIX and GNU tar headers say `ustar` at this offset. */
-const TAR_MAGIC_OFFSET = 257;
-const TAR_MAGIC = Buffer.from('ustar');
-/** Bytes enough for every signature above. */
-export const ARCHIVE_SNIFF_BYTES = TAR_MAGIC_OFFSET + TAR_MAGIC.length;
-
 /**
- * What archive the file is, by its name's suffix, else by its first bytes (a zip or a plain tar). A compressed
- * stream is taken for a tar only by name: a plain `.gz` is decompressed at upload (attachments/gunzip-upload.ts).
+ * The archive `opened` (classified so by ../kind.ts, of `format`) as the agent gets it; a 7z or RAR one only
+ * named, with why (the upload refuses them, but one may reach a folder some other way).
  */
-export function archiveKindOf(name: string, head: Buffer): ArchiveKind | null {
-  const byName = archiveKind(name);
-  if (byName) return byName;
-  if (ZIP_MAGICS.some((m) => head.subarray(0, m.length).equals(m))) return 'zip';
-  if (head.subarray(TAR_MAGIC_OFFSET, TAR_MAGIC_OFFSET + TAR_MAGIC.length).equals(TAR_MAGIC)) return 'tar';
-  return null;
-}
-
-/**
- * The attachment `a` read as an archive when it is one (by name or first bytes; an Office file is a zip the
- * Office reader reads, file.ts); undefined when it is not, or lies under none of the roots (file.ts says so).
- */
-export async function archiveAttachmentRead(a: ChatAttachment, budget: Budget, opts: InputOptions): Promise<AttachmentRead | undefined> {
-  const name = attachmentName(a);
-  if (officeFormat(name) !== null || officeFormat(a.path) !== null) return undefined;
-  const opened = await openUnder(opts.roots, a.path);
-  if (!opened) return undefined;
-  try {
-    const kind = archiveKindOf(name, await readAt(opened.handle, Math.min(opened.size, ARCHIVE_SNIFF_BYTES)));
-    if (!kind) return undefined;
-    const mime = 'mime' in a && typeof a.mime === 'string' ? a.mime : '';
-    return await archiveFileRead(opened, kind, name, mime, a.path, budget);
-  } finally {
-    await closeOpened(opened);
+export async function archiveRead(opened: Opened, format: ArchiveKind | RefusedArchive, name: string, mime: string, where: string, budget: Budget): Promise<AttachmentRead> {
+  if (format === '7z' || format === 'rar') {
+    const why = REFUSED_ARCHIVE[format];
+    return { kind: 'archive', parts: [textPart(describe(name, mime, opened.size, where, `an archive the agent cannot read (${why})`), { file: name })], summary: unreadable(why) };
   }
+  return archiveFileRead(opened, format, name, mime, where, budget);
 }
 
 /** What the person can do about an archive the agent cannot read, by why. */
@@ -99,7 +71,7 @@ export async function archiveFileRead(
   } catch (err) {
     if (!(err instanceof ArchiveListError)) throw err;
     const why = WHAT_TO_DO[err.why](err);
-    return { parts: [{ type: 'text', text: describe(name, mime, file.size, where, `an archive the agent cannot read (${why})`) }], summary: unreadable(why) };
+    return { kind: 'archive', parts: [textPart(describe(name, mime, file.size, where, `an archive the agent cannot read (${why})`), { file: name })], summary: unreadable(why) };
   }
   const total = members.filter((m) => !m.skipped).length;
   const skipped = members.length - total;

@@ -2,7 +2,6 @@
 // workspace preview (server/workspace/pdf.ts: its worker, concurrency limit, deadline, heap and memory watchdog,
 // size limit), within the turn's budget. Recognized by its first bytes (`%PDF-`), never by its name. MCP's
 // read_attachment returns the same text (pdfAgentText).
-import type { FileHandle } from 'node:fs/promises';
 import {
   MAX_PDF_BYTES,
   MAX_PDF_TEXT_CHARS,
@@ -17,13 +16,11 @@ import {
   readPdfFile,
   type PdfRead,
 } from '../../workspace/pdf.js';
-import { isPdf } from '../../workspace/file-kind.js';
-import type { ChatAttachment } from '../../core/wire.js';
 import type { Budget } from './budget.js';
-import { closeOpened, openUnder, readAt } from './open.js';
+import type { Opened } from './open.js';
 import { count, partial, plural, ready, textSummary, unreadable, type ReadSummary } from './summary.js';
-import type { AttachmentRead, InputOptions } from './types.js';
-import { attachmentName, describe } from './words.js';
+import { textPart, type AttachmentRead, type InputOptions } from './types.js';
+import { describe } from './words.js';
 import { withRecognizedPages } from './pdf-ocr.js';
 
 /** What an empty page says, so the agent knows the page is there and only its text is missing. */
@@ -49,14 +46,40 @@ export function recognizedPageMarker(n: number): string {
   return `--- Page ${n} (recognized by on-device OCR) ---`;
 }
 
-/** The pages read, each under its marker; the whole text the search index is given. */
-function pagesText(pageTexts: readonly string[], recognized: ReadonlySet<number>): string {
-  return pageTexts.map((text, i) => `${recognized.has(i + 1) ? recognizedPageMarker(i + 1) : pageMarker(i + 1)}\n${text || NO_TEXT_ON_PAGE}`).join('\n');
+/** The pages read, each under its marker (joined with newlines: the whole text the search index is given). */
+function pageSections(pageTexts: readonly string[], recognized: ReadonlySet<number>): string[] {
+  return pageTexts.map((text, i) => `${recognized.has(i + 1) ? recognizedPageMarker(i + 1) : pageMarker(i + 1)}\n${text || NO_TEXT_ON_PAGE}`);
+}
+
+/** A line of what the agent gets, with the page it is from (none for the header and the notes). */
+export interface PdfPiece {
+  text: string;
+  page?: number;
+}
+
+/**
+ * `sections` (joined by newlines) as the budget let them through: `taken` is budget.take's answer for the joined
+ * text, `kept` characters of it the text itself. Each section's part is its own piece, so joining the pieces with
+ * newlines gives `taken` back exactly (a cut that keeps a section's trailing newline leaves an empty next piece).
+ */
+function sectionPieces(sections: readonly string[], taken: string, kept: number): PdfPiece[] {
+  const whole = sections.join('\n');
+  if (kept >= whole.length) return sections.map((text, i) => ({ text, page: i + 1 }));
+  const pieces: PdfPiece[] = [];
+  let start = 0;
+  sections.forEach((text, i) => {
+    if (start < kept || (start === kept && i > 0)) pieces.push({ text: whole.slice(start, Math.min(start + text.length, kept)), page: i + 1 });
+    start += text.length + 1;
+  });
+  pieces.push({ text: taken.slice(kept + (kept > 0 ? 1 : 0)) });
+  return pieces;
 }
 
 export interface PdfAgentText {
   /** What the agent gets: the header, the pages within the budget, and a line for the pages not read. */
   text: string;
+  /** `text` by page: joined with newlines, they are `text`. */
+  pieces: PdfPiece[];
   summary: ReadSummary;
   /** The pages' whole text before the budget cut it, for the search index; absent when nothing was read. */
   whole?: string;
@@ -73,19 +96,22 @@ export function pdfAgentText(read: PdfRead & { recognizedPages?: number[] }, nam
   if (!pageTexts || pages === undefined || pageTexts.every((t) => !t)) {
     // A document read to pages without text has the note PDF_NO_TEXT; one not read at all says why.
     const said = (read.note !== undefined && UNREADABLE_SUMMARY.get(read.note)) || DAMAGED_SUMMARY;
-    return { text: unreadableText(said), summary: unreadable(said), pagesWithoutText: read.pagesWithoutText ?? [] };
+    const text = unreadableText(said);
+    return { text, pieces: [{ text }], summary: unreadable(said), pagesWithoutText: read.pagesWithoutText ?? [] };
   }
-  const whole = pagesText(pageTexts, new Set(read.recognizedPages ?? []));
+  const sections = pageSections(pageTexts, new Set(read.recognizedPages ?? []));
+  const whole = sections.join('\n');
   const sent = Math.min(whole.length, budget.left);
-  const lines = [`Attached PDF "${name}" (${plural(pages, 'page')}):`, budget.take(whole, name)];
+  const pieces: PdfPiece[] = [{ text: `Attached PDF "${name}" (${plural(pages, 'page')}):` }, ...sectionPieces(sections, budget.take(whole, name), sent)];
   const unread = pages - pageTexts.length;
   if (unread > 0) {
     const why = read.cut ? `the text stops at ${count(MAX_PDF_TEXT_CHARS)} characters` : `only the first ${MAX_PDF_TEXT_PAGES} pages are read`;
-    lines.push(`[… ${plural(unread, 'more page')} of ${name} not read: ${why}]`);
+    pieces.push({ text: `[… ${plural(unread, 'more page')} of ${name} not read: ${why}]` });
   } else if (read.cut) {
-    lines.push(`[… the rest of page ${pageTexts.length} of ${name} not read: the text stops at ${count(MAX_PDF_TEXT_CHARS)} characters]`);
+    pieces.push({ text: `[… the rest of page ${pageTexts.length} of ${name} not read: the text stops at ${count(MAX_PDF_TEXT_CHARS)} characters]` });
   }
-  return { text: lines.join('\n'), summary: pdfSummary(read, pageTexts, sent, whole.length), whole, pagesWithoutText: read.pagesWithoutText ?? [] };
+  const text = pieces.map((p) => p.text).join('\n');
+  return { text, pieces, summary: pdfSummary(read, pageTexts, sent, whole.length), whole, pagesWithoutText: read.pagesWithoutText ?? [] };
 }
 
 /** "12 pages, 24,310 characters of text", or each way it falls short. */
@@ -104,28 +130,12 @@ function pdfSummary(read: PdfRead & { recognizedPages?: number[] }, pageTexts: r
   return ready(`${plural(pages, 'page')}, ${count(total)} characters of text${byOcr}`);
 }
 
-/** Whether the open file is a PDF by its first bytes. */
-export async function looksLikePdf(handle: FileHandle): Promise<boolean> {
-  return isPdf(await readAt(handle, '%PDF-'.length));
-}
-
-/**
- * The attachment as the agent gets it when its bytes are a PDF; undefined when they are not (the file readers
- * take it) or it lies under no root (fileRead names it, as for any file).
- */
-export async function pdfRead(a: ChatAttachment & { filename?: string; mime?: string }, budget: Budget, opts: InputOptions): Promise<AttachmentRead | undefined> {
-  const opened = await openUnder(opts.roots, a.path);
-  if (!opened) return undefined;
-  try {
-    if (!(await looksLikePdf(opened.handle))) return undefined;
-    const name = attachmentName(a);
-    const mime = typeof a.mime === 'string' && a.mime ? a.mime : 'application/pdf';
-    const read = await withRecognizedPages(await readPdfFile(opened), opened, opts.signal);
-    if (opts.signal?.aborted) throw opts.signal.reason;
-    const got = pdfAgentText(read, name, budget, (note) => describe(name, mime, opened.size, a.path, `its text could not be read: ${note}`));
-    if (got.whole !== undefined) opts.onAttachmentText?.(a.path, got.whole);
-    return { parts: [{ type: 'text', text: got.text }], summary: got.summary };
-  } finally {
-    await closeOpened(opened);
-  }
+/** The PDF `opened` (classified so by its bytes: ../kind.ts) as the agent gets it, its text-less pages read by OCR. */
+export async function pdfRead(opened: Opened, name: string, mime: string, where: string, budget: Budget, opts: InputOptions): Promise<AttachmentRead> {
+  const type = mime || 'application/pdf';
+  const read = await withRecognizedPages(await readPdfFile(opened), opened, opts.signal);
+  if (opts.signal?.aborted) throw opts.signal.reason;
+  const got = pdfAgentText(read, name, budget, (note) => describe(name, type, opened.size, where, `its text could not be read: ${note}`));
+  if (got.whole !== undefined) opts.onAttachmentText?.(where, got.whole);
+  return { kind: 'pdf', parts: got.pieces.map((p) => textPart(p.text, p.page === undefined ? { file: name } : { file: name, page: p.page })), summary: got.summary };
 }

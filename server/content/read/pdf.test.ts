@@ -5,12 +5,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { contentParts } from '../../agent/content-parts.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatAttachment } from '../../core/wire.js';
 import { MAX_PDF_BYTES, MAX_PDF_TEXT_PAGES, PDF_ENCRYPTED, PDF_TIMED_OUT, PDF_TOO_MUCH_MEMORY, summarizePdf } from '../../workspace/pdf.js';
-import { Budget, readAttachment } from './index.js';
+import { Budget, readAttachment } from '../index.js';
 import { pdfAgentText } from './pdf.js';
-import { FIXTURES, MEMO_PAGES, PS2PDF, PS2PDF_MISSING, ps2pdf, QPDF, QPDF_MISSING, qpdfEncrypt, type PsPage } from './testing/pdf-tools.js';
+import { FIXTURES, MEMO_PAGES, PS2PDF, PS2PDF_MISSING, ps2pdf, QPDF, QPDF_MISSING, qpdfEncrypt, type PsPage } from '../testing/pdf-tools.js';
 
 // A 50-page document read by pdf.js in-thread, and Ghostscript writing it, on a loaded shared machine.
 const LONG_TIMEOUT_MS = 60_000;
@@ -31,12 +32,14 @@ function attach(name: string, data: Buffer | string, mime = 'application/pdf'): 
 }
 const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name));
 
-/** What the agent gets for `a` (its one text part), what the chip says, and what the search index was told. */
+/** What the agent gets for `a` (its one text part, the pages' parts joined), what the chip says, and what the
+ *  search index was told. */
 async function read(a: ChatAttachment, chars = 200_000) {
   const indexed: [string, string][] = [];
   const got = await readAttachment(a, new Budget(chars), { roots: [root], onAttachmentText: (p, t) => indexed.push([p, t]) });
-  expect(got.parts).toHaveLength(1);
-  const part = got.parts[0]!;
+  const sent = contentParts(got.parts);
+  expect(sent).toHaveLength(1);
+  const part = sent[0]!;
   return { text: part.type === 'text' ? part.text : '', summary: got.summary, indexed };
 }
 
@@ -100,6 +103,7 @@ describe('a PDF attachment as the agent gets it (committed fixtures)', () => {
     const said = (note: string) => pdfAgentText({ note }, 'slow.pdf', new Budget(1000), (s) => `[only named: ${s}]`);
     expect(said(PDF_TIMED_OUT)).toEqual({
       text: '[only named: took too long to read (over 15 s): save it again (print to PDF) and attach it again]',
+      pieces: [{ text: '[only named: took too long to read (over 15 s): save it again (print to PDF) and attach it again]' }],
       summary: { state: 'unreadable', text: 'took too long to read (over 15 s): save it again (print to PDF) and attach it again' },
       pagesWithoutText: [],
     });

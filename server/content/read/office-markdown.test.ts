@@ -5,9 +5,9 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildDocx, wPara, wRun } from '../office/testing/fixtures.js';
-import { AnchoredDir, forceAnchorMode, type AnchorMode } from '../store/anchored.js';
-import { storedFileMode } from '../store/file-mode.js';
+import { buildDocx, wPara, wRun } from '../../office/testing/fixtures.js';
+import { AnchoredDir, forceAnchorMode, type AnchorMode } from '../../store/anchored.js';
+import { storedFileMode } from '../../store/file-mode.js';
 import { officeMarkdownIn } from './office-markdown.js';
 
 let tmp: string;

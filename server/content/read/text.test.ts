@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ChatAttachment } from '../../core/wire.js';
-import { Budget, readAttachment } from './index.js';
+import { Budget, readAttachment } from '../index.js';
 
 let tmp: string;
 beforeEach(() => {
@@ -22,7 +22,7 @@ function stored(name: string, text: string | Buffer, from?: string): ChatAttachm
 it('headed and summarized with the .gz it was decompressed from', async () => {
   const log = 'GET / 200\n'.repeat(412);
   const read = await readAttachment(stored('server.log', log, 'server.log.gz'), new Budget(200_000), { roots: [tmp] });
-  expect(read.parts).toEqual([{ type: 'text', text: `Attached file "server.log" (decompressed from server.log.gz):\n${log}` }]);
+  expect(read.parts).toEqual([{ type: 'text', text: `Attached file "server.log" (decompressed from server.log.gz):\n${log}`, from: { file: 'server.log' } }]);
   expect(read.summary).toEqual({ state: 'ready', text: '4,120 characters of text, decompressed from server.log.gz' });
 });
 
@@ -34,5 +34,5 @@ it('cut, and in a legacy encoding: both said', async () => {
 
 it('a file not decompressed is headed as before', async () => {
   const read = await readAttachment(stored('notes.txt', 'hello\n'), new Budget(200_000), { roots: [tmp] });
-  expect(read.parts).toEqual([{ type: 'text', text: 'Attached file "notes.txt":\nhello\n' }]);
+  expect(read.parts).toEqual([{ type: 'text', text: 'Attached file "notes.txt":\nhello\n', from: { file: 'notes.txt' } }]);
 });

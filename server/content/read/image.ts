@@ -4,11 +4,10 @@
 import { createHash } from 'node:crypto';
 import { ImageError, imageForAgent } from '../../image/downscale.js';
 import { OcrError, ocrEngine, type RecognizedText } from '../../ocr/engine.js';
-import type { ContentPart } from '../types.js';
 import type { Budget } from './budget.js';
 import { readAt, type Opened } from './open.js';
 import { count, partial, plural, ready, unreadable } from './summary.js';
-import type { AttachmentRead, InputOptions } from './types.js';
+import { textPart, type AttachmentRead, type InputOptions, type Part } from './types.js';
 import { describe } from './words.js';
 
 /** The largest image sent inline (agent.md). */
@@ -43,10 +42,11 @@ export async function recognize(bytes: Buffer): Promise<RecognizedText> {
 
 /** `sniffed` is the type the file's first bytes say it is; `where` the path the turn named it by. */
 export async function imageRead(opened: Opened, name: string, mime: string, sniffed: string, where: string, budget: Budget, opts: InputOptions): Promise<AttachmentRead> {
-  const text = (t: string): ContentPart[] => [{ type: 'text', text: t }];
+  const from = { file: name };
+  const text = (t: string): Part[] => [textPart(t, from)];
   if (opened.size > MAX_IMAGE_BYTES) {
     const limit = `${MAX_IMAGE_BYTES / (1024 * 1024)} MiB`;
-    return { parts: text(describe(name, mime, opened.size, where, `over the ${limit} image limit`)), summary: unreadable(`image over the ${limit} limit: make it smaller`) };
+    return { kind: 'image', parts: text(describe(name, mime, opened.size, where, `over the ${limit} image limit`)), summary: unreadable(`image over the ${limit} limit: make it smaller`) };
   }
   const bytes = await readAt(opened.handle, opened.size);
   let image;
@@ -54,22 +54,22 @@ export async function imageRead(opened: Opened, name: string, mime: string, snif
     image = await imageForAgent(bytes);
   } catch (err) {
     if (!(err instanceof ImageError)) throw err;
-    return { parts: text(describe(name, mime, opened.size, where, `not sent: ${err.message}`)), summary: unreadable(`${err.message}: only its name is sent`) };
+    return { kind: 'image', parts: text(describe(name, mime, opened.size, where, `not sent: ${err.message}`)), summary: unreadable(`${err.message}: only its name is sent`) };
   }
-  const intro: ContentPart = { type: 'text', text: `Attached image "${name}":` };
+  const intro = textPart(`Attached image "${name}":`, from);
   if (!image) {
     // This build has no image library (downscale.ts): the stored bytes, within MAX_IMAGE_BYTES, and no OCR.
-    return { parts: [intro, { type: 'image_url', image_url: { url: `data:${sniffed};base64,${bytes.toString('base64')}` } }], summary: ready('image') };
+    return { kind: 'image', parts: [intro, { type: 'image', mime: sniffed, data: bytes.toString('base64'), from }], summary: ready('image') };
   }
-  const parts: ContentPart[] = [intro, { type: 'image_url', image_url: { url: `data:${image.mime};base64,${image.data.toString('base64')}` } }];
+  const parts: Part[] = [intro, { type: 'image', mime: image.mime, data: image.data.toString('base64'), from }];
   const sentAt = `image, sent at ${image.width}×${image.height}`;
   const found = await recognize(bytes);
   opts.signal?.throwIfAborted();
-  if (found.words === 0) return { parts, summary: ready(sentAt) };
+  if (found.words === 0) return { kind: 'image', parts, summary: ready(sentAt) };
   opts.onAttachmentText?.(where, found.text);
   const sent = Math.min(found.text.length, budget.left);
-  parts.push({ type: 'text', text: ocrHeader(name) + budget.take(found.text, name) });
+  parts.push(textPart(ocrHeader(name) + budget.take(found.text, name), from));
   const words = `${plural(found.words, 'word')} of text recognized`;
-  if (sent >= found.text.length) return { parts, summary: ready(`${sentAt}, ${words}`) };
-  return { parts, summary: partial(`${sentAt}, ${words}, cut at ${count(sent)} of ${count(found.text.length)} characters`) };
+  if (sent >= found.text.length) return { kind: 'image', parts, summary: ready(`${sentAt}, ${words}`) };
+  return { kind: 'image', parts, summary: partial(`${sentAt}, ${words}, cut at ${count(sent)} of ${count(found.text.length)} characters`) };
 }

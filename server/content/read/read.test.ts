@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatAttachment } from '../../core/wire.js';
-import { Budget, readAttachment } from './index.js';
+import { Budget, readAttachment } from '../index.js';
 
 let tmp: string;
 let root: string;
