@@ -518,6 +518,11 @@ export interface AgentSettings {
   from_env: string[];
 }
 
+/** GET and POST /api/agent/settings: the settings, and every kind the server speaks as the page names it. */
+export interface AgentSettingsResponse extends AgentSettings {
+  kinds: { kind: AgentKind; label: string }[];
+}
+
 /** One saved agent connection (GET /api/agent/connections): its settings, never its key. */
 export interface AgentConnection extends AgentSettings {
   id: string;
