@@ -11,7 +11,7 @@ import type { EventBus } from '../store/events.js';
 import { messageText, sessionSummary, type Session, type SessionStore, type Message } from '../store/sessions.js';
 import { lastExchangeStart } from '../store/messages.js';
 import { branch } from '../store/versions.js';
-import { refuseOverCap } from '../store/caps.js';
+import { refuseFullConversation, ROWS_PER_TURN } from '../store/caps.js';
 import type * as wire from '../core/wire.js';
 import { abortable, untilAborted } from './abortable.js';
 import { Turn } from './turn.js';
@@ -119,7 +119,8 @@ export class TurnManager {
           // Carried by the turn's first stored row, whatever the outcome (turn-rows.ts pushRows).
           s._pending_versions = fork;
         }
-        refuseOverCap('messages', s.messages.length);
+        // Room for every row the turn may store (ROWS_PER_TURN): an accepted turn is never stored past the cap.
+        refuseFullConversation(s, ROWS_PER_TURN);
         text = input.text ?? (replaced ? messageText(replaced) : '');
         attachments = input.attachments ?? (Array.isArray(replaced?.attachments) ? replaced.attachments : []);
         if (!text.trim() && attachments.length === 0) throw new ValueError(MESSAGE_REQUIRED);

@@ -29,9 +29,9 @@ import { appendStreamedText, readStreamedText, removeStreamedText, type Streamed
 import { SearchReader } from './db/search-reader.js';
 import { guardLockedFile } from './never-open.js';
 import { listReceipts, recordReceipt, type ReceiptInput, type StoredReceipt } from './receipts.js';
-import { refuseOverCap } from './caps.js';
+import { refuseFullConversation, refuseOverCap } from './caps.js';
 import { isUserRowAt, NO_SUCH_MESSAGE, refuseWhileTurnRuns, withNewVersion, type Fork } from './versions.js';
-import { appendWritten, queuedRows } from './queued.js';
+import { appendWritten } from './queued.js';
 
 export type { Message } from './messages.js';
 
@@ -798,7 +798,7 @@ export class SessionStore {
     if (text.length > MAX_MESSAGE_CHARS) throw new ValueError(`Message too long (max ${MAX_MESSAGE_CHARS} characters)`);
     let queued = false;
     const session = await this.update(id, (s) => {
-      refuseOverCap('messages', s.messages.length + queuedRows(s).length);
+      refuseFullConversation(s);
       queued = appendWritten(s, { role: 'user', content: text, timestamp: Date.now() / 1000, attachments }) === 'queued';
     });
     return { session, queued };
