@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { capRefusal, MAX_ATTACHMENTS_PER_SESSION, MAX_MESSAGES_PER_SESSION, MAX_TURN_ATTACHMENTS, ROWS_PER_TURN } from '../store/caps.js';
+import { capRefusal, MAX_ATTACHMENTS_PER_SESSION, MAX_MESSAGE_ATTACHMENTS, MAX_MESSAGES_PER_SESSION, MAX_TURN_ATTACHMENTS, ROWS_PER_TURN } from '../store/caps.js';
 import { SessionStore, type Attachment, type Message } from '../store/sessions.js';
 import { setLogSink } from '../core/log.js';
 import { postMultipart, startTestServer, type TestServer } from '../testing/harness.js';
@@ -203,5 +203,18 @@ describe('a full conversation is refused, not dropped', () => {
     expect(agent.turns).toHaveLength(0);
     const session = await sessionOf(s);
     expect([session.messages.length, session.attachments.length]).toEqual([0, 1]);
+  });
+
+  it(`a message and a draft refuse the same ${MAX_MESSAGE_ATTACHMENTS + 1}st file in the same words, nothing written`, async () => {
+    const stateDir = await stateWith({});
+    const s = await start(stateDir);
+    const one = await postMultipart(s, '/api/upload', [{ name: 'session_id', content: ID }, { name: 'file', filename: 'a.txt', content: 'a' }]);
+    const many = Array.from({ length: MAX_MESSAGE_ATTACHMENTS + 1 }, () => one.body.path as string);
+    const said = await s.json('/api/session/message', { session_id: ID, text: 'look', attachments: many });
+    const draft = await s.api('/api/session/draft', { method: 'PUT', body: JSON.stringify({ session_id: ID, text: 'look', attachments: many }), headers: { 'Content-Type': 'application/json' } });
+    for (const res of [said, draft]) expect([res.status, ((await res.json()) as Json).error]).toEqual([400, capRefusal('messageAttachments')]);
+    expect(capRefusal('messageAttachments')).toBe('Too many attachments (max 100)');
+    expect((await sessionOf(s)).messages).toHaveLength(0);
+    expect(await listing(path.join(stateDir, 'drafts'))).toEqual([]);
   });
 });

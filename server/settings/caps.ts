@@ -14,8 +14,10 @@ export const MAX_ATTACHMENTS_PER_SESSION = 10_000;
 export const MAX_VERSIONS_PER_MESSAGE = 50;
 /** Files one turn (or one capture, which may start one) sends the agent: each is read into the turn's budget. */
 export const MAX_TURN_ATTACHMENTS = 20;
+/** Files one stored message names (POST /api/session/message), one draft keeps, one imported row carries. */
+export const MAX_MESSAGE_ATTACHMENTS = 100;
 
-export type CapKind = 'messages' | 'attachments' | 'versions' | 'turnAttachments';
+export type CapKind = 'messages' | 'attachments' | 'versions' | 'turnAttachments' | 'messageAttachments';
 
 const count = (n: number) => n.toLocaleString('en-US');
 
@@ -36,5 +38,9 @@ export const CAPS: Readonly<Record<CapKind, { readonly max: number; readonly ref
   turnAttachments: {
     max: MAX_TURN_ATTACHMENTS,
     refusal: `Too many attachments (max ${MAX_TURN_ATTACHMENTS})`,
+  },
+  messageAttachments: {
+    max: MAX_MESSAGE_ATTACHMENTS,
+    refusal: `Too many attachments (max ${MAX_MESSAGE_ATTACHMENTS})`,
   },
 };

@@ -7,7 +7,7 @@ import { ValueError } from '../core/errors.js';
 import { CAPS, type CapKind } from '../settings/caps.js';
 import { queuedRows, turnRunning, type QueueHolder } from './queued.js';
 
-export { MAX_ATTACHMENTS_PER_SESSION, MAX_MESSAGES_PER_SESSION, MAX_TURN_ATTACHMENTS, MAX_VERSIONS_PER_MESSAGE, type CapKind } from '../settings/caps.js';
+export { MAX_ATTACHMENTS_PER_SESSION, MAX_MESSAGE_ATTACHMENTS, MAX_MESSAGES_PER_SESSION, MAX_TURN_ATTACHMENTS, MAX_VERSIONS_PER_MESSAGE, type CapKind } from '../settings/caps.js';
 
 /**
  * The rows one turn may store: the person's row, a partial reply, and its end (the answer, a failure or the stop
