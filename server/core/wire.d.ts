@@ -503,7 +503,10 @@ export interface ChatFrames {
 
 export type ChatFrameName = keyof ChatFrames;
 
-/** Which dialect the agent speaks: Hermes Agent's gateway keeps the history itself; others get it each turn. */
+/**
+ * Which dialect the agent speaks: Hermes Agent's gateway keeps the history itself; others get it each turn. What
+ * each one does is its value in server/agent/dialect/ (a name added here is a compile error until its file exists).
+ */
 export type AgentKind = 'hermes' | 'openai';
 
 /** GET and POST /api/agent/settings: the agent's settings as the UI may see them, never the key. */
