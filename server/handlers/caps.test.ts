@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { capRefusal, MAX_ATTACHMENTS_PER_SESSION, MAX_MESSAGE_ATTACHMENTS, MAX_MESSAGES_PER_SESSION, MAX_TURN_ATTACHMENTS, ROWS_PER_TURN } from '../store/caps.js';
 import { SessionStore, type Attachment, type Message } from '../store/sessions.js';
+import { MAX_VERSIONS_PER_MESSAGE, withNewVersion } from '../store/versions.js';
 import { setLogSink } from '../core/log.js';
 import { postMultipart, startTestServer, type TestServer } from '../testing/harness.js';
 import { scriptedAgent, TEST_AGENT_CONFIG } from '../testing/scripted-agent.js';
@@ -32,7 +33,7 @@ const ID = 'c0ffee000001';
  * not made (ten thousand of them took 16 s here): each upload is named by a stored message instead, as a sent one
  * is, so the start-up sweep leaves its record alone without looking for its file.
  */
-async function stateWith(counts: { attachments?: number; messages?: number }, title = 'Full'): Promise<string> {
+async function stateWith(counts: { attachments?: number; messages?: number; rows?: Message[] }, title = 'Full'): Promise<string> {
   stateRoot = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-caps-')));
   const stateDir = path.join(stateRoot, 'state');
   await fs.mkdir(stateDir, { mode: 0o700 });
@@ -43,7 +44,7 @@ async function stateWith(counts: { attachments?: number; messages?: number }, ti
     // Images: the search index's background pass has no text to read from them, so it does not hold the database up.
     filename: `f${i}.png`, path: path.join(folder, `f${i}.png`), size: 1, mime: 'image/png', is_image: true,
   }));
-  const messages: Message[] = Array.from({ length: counts.messages ?? 0 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `m${i}`, timestamp: 1_800_000_000 + i }));
+  const messages: Message[] = counts.rows?.slice() ?? Array.from({ length: counts.messages ?? 0 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `m${i}`, timestamp: 1_800_000_000 + i }));
   for (let i = 0; i < attachments.length; i += 100) {
     const files = attachments.slice(i, i + 100).map((a) => ({ ...a, kind: 'file' as const }));
     messages.push({ role: 'user', content: `files ${i}`, timestamp: 1_800_000_000 + i, attachments: files });
@@ -216,5 +217,22 @@ describe('a full conversation is refused, not dropped', () => {
     expect(capRefusal('messageAttachments')).toBe('Too many attachments (max 100)');
     expect((await sessionOf(s)).messages).toHaveLength(0);
     expect(await listing(path.join(stateDir, 'drafts'))).toEqual([]);
+  });
+
+  it(`a Regenerate and an Edit of a message with ${MAX_VERSIONS_PER_MESSAGE} versions: the same 400, nothing written`, async () => {
+    let rows: Message[] = [{ role: 'user', content: 'Q', timestamp: 1_800_000_000 }, { role: 'assistant', content: 'A0', timestamp: 1_800_000_001 }];
+    for (let i = 1; i < MAX_VERSIONS_PER_MESSAGE; i++) rows = withNewVersion(rows, 0, [{ role: 'user', content: 'Q', timestamp: 1_800_000_000 + i }, { role: 'assistant', content: `A${i}`, timestamp: 1_800_000_001 + i }]);
+    const stateDir = await stateWith({ rows });
+    const agent = scriptedAgent();
+    const s = await start(stateDir, { agent: { streamTurn: agent.streamTurn, loadConfig: () => TEST_AGENT_CONFIG } });
+    const before = await sessionOf(s);
+    const regenerate = await s.json('/api/chat/start', { session_id: ID, regenerate: true, message_index: 0 });
+    const edit = await s.json('/api/session/message', { session_id: ID, text: 'Q, better', message_index: 0 });
+    for (const res of [regenerate, edit]) expect([res.status, ((await res.json()) as Json).error]).toEqual([400, capRefusal('versions')]);
+    expect(capRefusal('versions')).toBe(`This message already has ${MAX_VERSIONS_PER_MESSAGE} versions, the most Satchel keeps`);
+    const after = await sessionOf(s);
+    expect(after.messages).toEqual(before.messages);
+    expect(after.active_stream_id ?? null).toBeNull();
+    expect(agent.turns).toHaveLength(0);
   });
 });
