@@ -235,4 +235,18 @@ describe('a full conversation is refused, not dropped', () => {
     expect(after.active_stream_id ?? null).toBeNull();
     expect(agent.turns).toHaveLength(0);
   });
+
+  it('a capture moving a staged upload into a conversation at the attachment cap: the upload route’s 400, nothing moved', async () => {
+    const stateDir = await stateWith({ attachments: MAX_ATTACHMENTS_PER_SESSION });
+    const s = await start(stateDir);
+    const staging = await s.newSession();
+    const staged = await postMultipart(s, '/api/upload', [{ name: 'session_id', content: staging }, { name: 'file', filename: 'shot.txt', content: 'staged bytes' }]);
+    const res = await s.json('/api/capture/send', { destination: 'current', session_id: ID, staging_session_id: staging, text: 'see this', attachments: [staged.body.path] });
+    expect([res.status, ((await res.json()) as Json).error]).toEqual([400, capRefusal('attachments')]);
+    expect(await fs.readFile(staged.body.path, 'utf8')).toBe('staged bytes');
+    expect(await listing(path.join(stateDir, 'attachments', ID))).toEqual([]);
+    const session = await sessionOf(s);
+    expect(session.attachments).toHaveLength(MAX_ATTACHMENTS_PER_SESSION);
+    expect(session.messages.filter((m: Json) => m.content === 'see this')).toEqual([]);
+  });
 });
