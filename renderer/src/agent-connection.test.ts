@@ -12,10 +12,15 @@ describe('the agent connection in words', () => {
     expect(testResultText({ ok: false, type: 'unreachable', message: 'Nothing is listening at 127.0.0.1:9.' })).toBe('Nothing is listening at 127.0.0.1:9.');
   });
 
-  it('names the detected kind', () => {
-    expect(kindText('hermes')).toBe('Detected: Hermes Agent’s gateway');
-    expect(kindText('openai')).toBe('Detected: OpenAI-compatible server');
-    expect(kindText(null)).toBe('Kind: detected on Test or Save');
+  it('names the detected kind in the server’s words', () => {
+    const kinds = [
+      { kind: 'hermes' as const, label: 'Hermes Agent’s gateway' },
+      { kind: 'openai' as const, label: 'OpenAI-compatible server' },
+    ];
+    expect(kindText('hermes', kinds)).toBe('Detected: Hermes Agent’s gateway');
+    expect(kindText('openai', kinds)).toBe('Detected: OpenAI-compatible server');
+    expect(kindText('openai', []), 'the settings unread: the stored name').toBe('Detected: openai');
+    expect(kindText(null, kinds)).toBe('Kind: detected on Test or Save');
   });
 
   it('asks about the saved key only when a new address would otherwise lose it, naming the address', () => {

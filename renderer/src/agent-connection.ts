@@ -1,11 +1,6 @@
 // The words of the agent dialog's connection (agent-settings.ts): Test's one sentence, the detected kind, and
 // whether saving a new address must first ask about the saved key. Pure: tested beside, no DOM.
-import type { AgentSettings, AgentTestResponse } from './api.js';
-
-export type AgentKind = 'hermes' | 'openai';
-
-/** How the dialog names each kind (the server's sentences use the same names). */
-export const KIND_LABELS: Record<AgentKind, string> = { hermes: 'Hermes Agent’s gateway', openai: 'OpenAI-compatible server' };
+import type { AgentKind, AgentSettings, AgentSettingsResponse, AgentTestResponse } from './api.js';
 
 /** The test route's answer as shown: its one sentence, then (on failure) the one of what to do. */
 export function testResultText(res: AgentTestResponse): string {
@@ -13,9 +8,13 @@ export function testResultText(res: AgentTestResponse): string {
   return res.hint ? `${res.message} ${res.hint}` : res.message;
 }
 
-/** The kind line under the address: what was detected, or that it will be on Test or Save. */
-export function kindText(kind: AgentKind | null | undefined): string {
-  return kind ? `Detected: ${KIND_LABELS[kind]}` : 'Kind: detected on Test or Save';
+/**
+ * The kind line under the address: what was detected, or that it will be on Test or Save. The kinds' names are
+ * the server's (GET /api/agent/settings `kinds`); one it did not name (the settings unread) shows as stored.
+ */
+export function kindText(kind: AgentKind | null | undefined, kinds: AgentSettingsResponse['kinds']): string {
+  if (!kind) return 'Kind: detected on Test or Save';
+  return `Detected: ${kinds.find((k) => k.kind === kind)?.label ?? kind}`;
 }
 
 /**

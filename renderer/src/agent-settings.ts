@@ -5,7 +5,7 @@
 // connections can be saved (agent-connections.ts lists them): the fields edit the one picked, the default at first.
 import { keepKeyQuestion, kindText, testResultText } from './agent-connection.js';
 import { ConnectionList } from './agent-connections.js';
-import { api, ApiError, type AgentConnectionsResponse, type AgentKind, type AgentSettings, type AgentSettingsInput, type DiscoveredAgent } from './api.js';
+import { api, ApiError, type AgentConnectionsResponse, type AgentKind, type AgentSettings, type AgentSettingsInput, type AgentSettingsResponse, type DiscoveredAgent } from './api.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
 import { OPEN_AGENT_SETTINGS } from './error-row.js';
 import { McpPanel } from './mcp-panel.js';
@@ -61,6 +61,8 @@ export class AgentSettingsDialog {
   private readonly connections: ConnectionList;
   private settings: AgentSettings | null = null;
   private kind: AgentKind | undefined;
+  /** The kinds the server speaks, as it names them (read with the settings). */
+  private kinds: AgentSettingsResponse['kinds'] = [];
   /** The connection the fields edit: an id, or undefined for a new one. */
   private editing: string | undefined;
 
@@ -107,7 +109,9 @@ export class AgentSettingsDialog {
   /** The server's settings, or null when they could not be read. */
   async load(): Promise<AgentSettings | null> {
     try {
-      this.settings = await api.agentSettings();
+      const got = await api.agentSettings();
+      this.kinds = got.kinds;
+      this.settings = got;
     } catch {
       this.settings = null;
     }
@@ -175,7 +179,7 @@ export class AgentSettingsDialog {
   }
 
   private showKind(): void {
-    this.kindLine.textContent = kindText(this.kind);
+    this.kindLine.textContent = kindText(this.kind, this.kinds);
   }
 
   /** The saved key's badge and placeholder for the address typed now; a pending question goes when it changes. */

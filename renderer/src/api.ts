@@ -7,6 +7,7 @@ import type {
   AgentKind,
   AgentModelsResponse,
   AgentSettings,
+  AgentSettingsResponse,
   AgentTestResponse,
   Attachment,
   AttachmentSummaryResponse,
@@ -192,8 +193,8 @@ export const api = {
   showVersion: (id: string, messageIndex: number, version: number) =>
     request<{ session: Session }>('POST', '/api/session/version', { session_id: id, message_index: messageIndex, version }),
   cancelChat: (streamId: string) => request<ChatCancelResponse>('POST', '/api/chat/cancel', { stream_id: streamId }),
-  agentSettings: () => request<AgentSettings>('GET', '/api/agent/settings'),
-  saveAgentSettings: (input: AgentSettingsInput) => request<AgentSettings>('POST', '/api/agent/settings', input),
+  agentSettings: () => request<AgentSettingsResponse>('GET', '/api/agent/settings'),
+  saveAgentSettings: (input: AgentSettingsInput) => request<AgentSettingsResponse>('POST', '/api/agent/settings', input),
   testAgent: (input: AgentSettingsInput) => request<AgentTestResponse>('POST', '/api/agent/test', input),
   discoverAgents: () => request<AgentDiscoverResponse>('GET', '/api/agent/discover'),
   agentModels: (connection?: string) => request<AgentModelsResponse>('GET', `/api/agent/models${connection ? `?${q({ connection })}` : ''}`),

@@ -14,15 +14,13 @@ import type { AgentSettings } from '../core/wire.js';
 import type { SecretStore } from './secret-store.js';
 import type { AgentConfig, AgentKind } from './types.js';
 import { agentUrl } from './upstream-errors.js';
+import { AGENT_KINDS, BAD_AGENT_KIND, dialectOf, guessKind, isAgentKind } from './dialect/index.js';
+
+export { guessKind, isAgentKind } from './dialect/index.js';
 
 export const AGENT_SETTINGS_FILE = 'agent.json';
 /** agent.json holds a handful of short strings: anything bigger is not ours. */
 export const MAX_AGENT_SETTINGS_BYTES = 64 * 1024;
-/** Hermes Agent's gateway answers to this model name. */
-export const HERMES_DEFAULT_MODEL = 'hermes-agent';
-/** Hermes' gateway listens here by default: an unset kind on this port is taken to be Hermes. */
-export const HERMES_DEFAULT_PORT = '8642';
-const KINDS: readonly AgentKind[] = ['hermes', 'openai'];
 
 /** What agent.json holds (every field optional; the environment wins field by field). */
 export interface StoredAgentSettings {
@@ -58,10 +56,6 @@ const warnOnce: Warn = (key, why) => {
   warned.add(line);
   log.warn(line);
 };
-
-export function isAgentKind(value: unknown): value is AgentKind {
-  return typeof value === 'string' && (KINDS as readonly string[]).includes(value);
-}
 
 function settingsFile(stateDir: string): string {
   return path.join(stateDir, AGENT_SETTINGS_FILE);
@@ -150,7 +144,7 @@ export function envSettings(env: NodeJS.ProcessEnv): StoredAgentSettings {
     if (value !== undefined) out[field] = typeof value === 'string' && field === 'kind' ? value.trim() : value;
   }
   if (out.kind !== undefined && !isAgentKind(out.kind)) {
-    warnOnce(SETTINGS.agentKind.env, `expected ${KINDS.join(' or ')}; detected instead`);
+    warnOnce(SETTINGS.agentKind.env, `expected ${AGENT_KINDS.join(' or ')}; detected instead`);
     delete out.kind;
   }
   return out as StoredAgentSettings;
@@ -198,15 +192,6 @@ export function merged(stateDir: string, env: NodeJS.ProcessEnv, keys: SecretSto
   return settings;
 }
 
-/** Unset kind: Hermes on its default port, anything else speaks plain OpenAI (discover.ts detects for real). */
-export function guessKind(baseUrl: string): AgentKind {
-  try {
-    return new URL(baseUrl).port === HERMES_DEFAULT_PORT ? 'hermes' : 'openai';
-  } catch {
-    return 'openai';
-  }
-}
-
 /** The agent to talk to this turn, or undefined when no base URL is configured anywhere. */
 export function loadAgentConfig(stateDir: string, env: NodeJS.ProcessEnv = process.env, keys?: SecretStore): AgentConfig | undefined {
   return configFrom(merged(stateDir, env, keys), env);
@@ -219,7 +204,7 @@ export function configFrom(s: StoredAgentSettings, env: NodeJS.ProcessEnv): Agen
   return {
     baseUrl: s.baseUrl,
     ...(s.apiKey ? { apiKey: s.apiKey } : {}),
-    model: s.model ?? (kind === 'hermes' ? HERMES_DEFAULT_MODEL : ''),
+    model: s.model ?? dialectOf(kind).defaultModel,
     kind,
     idleTimeoutMs: s.timeoutMs ?? DEFAULT_AGENT_TIMEOUT_MS,
     // The environment only: a bound the person running Satchel sets, not a field of the settings dialog.
@@ -271,7 +256,7 @@ export async function saveAgentSettings(
   const stored: StoredAgentSettings = { baseUrl, model: next.model.trim() };
   if (!stored.model) delete stored.model;
   if (next.kind !== undefined) {
-    if (!isAgentKind(next.kind)) throw new Error('Invalid agent setting kind: expected hermes or openai');
+    if (!isAgentKind(next.kind)) throw new Error(BAD_AGENT_KIND);
     stored.kind = next.kind;
   }
   const timeoutMs = check('timeoutMs', next.timeoutMs ?? current.timeoutMs);

@@ -30,6 +30,7 @@ import {
   type StoredAgentSettings,
 } from './config.js';
 import type { SecretStore } from './secret-store.js';
+import { BAD_AGENT_KIND } from './dialect/index.js';
 import type { AgentConfig } from './types.js';
 import type * as wire from '../core/wire.js';
 
@@ -260,7 +261,7 @@ export function saveConnection(stateDir: string, next: SaveConnection, keys: Sec
     const model = next.model.replace(/[\u0000-\u001f\u007f]/g, '').trim();
     if (model) stored.model = checkAgentField('model', model) as string;
     if (next.kind !== undefined) {
-      if (!isAgentKind(next.kind)) throw new Error('Invalid agent setting kind: expected hermes or openai');
+      if (!isAgentKind(next.kind)) throw new Error(BAD_AGENT_KIND);
       stored.kind = next.kind;
     }
     const timeoutMs = checkAgentField('timeoutMs', next.timeoutMs ?? current?.timeoutMs);

@@ -7,6 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { AgentError, type AgentErrorType, type AgentKind } from './types.js';
 import { agentUrl, cleanMessage, errorBodyMessage } from './upstream-errors.js';
+import { dialectOf } from './dialect/index.js';
 
 /** A local port that does not answer this fast has nothing listening worth offering. */
 export const LOCAL_PROBE_TIMEOUT_MS = 300;
@@ -265,7 +266,7 @@ export async function testConnection(target: ConnectionTarget, timeoutMs = TEST_
   if (listNeedsKey) return { ok: true, models, kind, keyChecked: true, host };
   // Hermes' gateway checks one key on every route: an open list means it needs none. A completion there would
   // run the whole agent (its tools included), so none is sent.
-  if (kind === 'hermes') return { ok: true, models, kind, keyChecked: true, keyless: true, host };
+  if (!dialectOf(kind).keyCheckByCompletion) return { ok: true, models, kind, keyChecked: true, keyless: true, host };
   const checkModel = model || models[0];
   if (!checkModel) return { ok: true, models, kind, keyChecked: false, host };
   // The list is open to anyone: a one-token completion is what the key is checked by.
@@ -285,14 +286,12 @@ export async function testConnection(target: ConnectionTarget, timeoutMs = TEST_
   return { ok: true, models, kind, keyChecked: ok, ...(ok && !target.apiKey ? { keyless: true } : {}), host };
 }
 
-const KIND_NAMES: Record<AgentKind, string> = { hermes: 'Hermes Agent’s gateway', openai: 'an OpenAI-compatible server' };
-
 /** A successful test in one sentence: the kind, how many models, what became of the key. */
 export function connectedSentence(result: Extract<ConnectionResult, { ok: true }>, hadKey: boolean): string {
   const n = result.models.length;
   const count = n ? `${n} model${n === 1 ? '' : 's'}` : 'no models listed';
   const key = !result.keyChecked ? 'the key could not be checked' : result.keyless ? 'no key needed' : hadKey ? 'key accepted' : 'no key needed';
-  return `Connected to ${KIND_NAMES[result.kind]} at ${result.host}: ${count}, ${key}.`;
+  return `Connected to ${dialectOf(result.kind).name} at ${result.host}: ${count}, ${key}.`;
 }
 
 /** The local servers that answer on their usual ports (loopback only, a short wait each, all at once). */

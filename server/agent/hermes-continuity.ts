@@ -18,6 +18,7 @@ import type { Message, Session } from '../store/sessions.js';
 import { isArrivalRow } from './arrivals-input.js';
 import { sameAgentAddress } from './config.js';
 import type { AgentConfig } from './types.js';
+import { dialectOf } from './dialect/index.js';
 
 /** The session's field: the Hermes session id in use, how many requests were sent with it, and to which gateway. */
 export interface HermesState {
@@ -80,7 +81,7 @@ function gatewayHolds(shown: readonly Message[], state: HermesState): boolean {
  */
 export function beginHermesTurn(s: Session, config: AgentConfig, random?: () => string): HermesTurn | undefined {
   // Without a key on our side the gateway has none either, or refuses us: it answers the header with 403.
-  if (config.kind !== 'hermes' || !config.apiKey) return undefined;
+  if (!dialectOf(config.kind).keepsHistory || !config.apiKey) return undefined;
   const session = s as HermesSession;
   const state = stateOf(session);
   let id: string;

@@ -11,7 +11,7 @@ import { scriptedAgent, TEST_AGENT_CONFIG, type ScriptedAgent } from '../testing
 import { asksAgentForTitle, cleanTitle, askTitle, TITLE_PROMPT, titleFrom, titleRequest } from './title.js';
 import { MAX_CONCURRENT_TITLES } from './turn-title.js';
 import { TurnManager } from './turns.js';
-import { AgentError } from './types.js';
+import { AgentError, type AgentKind } from './types.js';
 import { HERMES_SESSION_HEADER, streamTurn } from './upstream.js';
 import { storedJson } from '../testing/stored-session.js';
 
@@ -97,7 +97,7 @@ describe('a whole turn, over sockets to the fake agent', () => {
     await fs.rm(dir, { recursive: true, force: true });
   });
 
-  async function oneTurn(kind: 'hermes' | 'openai', message: string, answer: string): Promise<string> {
+  async function oneTurn(kind: AgentKind, message: string, answer: string): Promise<string> {
     fake = await startFakeAgent({ hermes: kind === 'hermes' });
     fake.next(reply(answer));
     fake.titleScript = reply('## **Lisbon** in _Spring_');

@@ -7,6 +7,7 @@
 import { redact } from '../redact/index.js';
 import { abortable } from './abortable.js';
 import type { AgentConfig, StreamTurn, TurnRequest } from './types.js';
+import { dialectOf } from './dialect/index.js';
 
 export const TITLE_MAX_CHARS = 60;
 export const UNTITLED = 'Untitled';
@@ -20,9 +21,9 @@ export const TITLE_REPLY_CHARS = 500;
 /** Reading stops here: a title is a few words, and a model that rambles is not answering the question. */
 export const TITLE_ANSWER_MAX_CHARS = 1_000;
 
-/** Whether a title is asked of this agent: not of Hermes' gateway, where any request runs the agent with tools. */
+/** Whether a title is asked of this agent (its dialect's policy): not of Hermes' gateway, where any request runs the agent with tools. */
 export function asksAgentForTitle(config: Pick<AgentConfig, 'kind'>): boolean {
-  return config.kind !== 'hermes';
+  return dialectOf(config.kind).asksForTitle;
 }
 
 /** A line's block marks: a heading's #s, a quote's >, a list's bullet. */

@@ -1,8 +1,6 @@
 // What a turn writes into its session: rows appended, the pending turn cleared.
-import { log } from '../core/log.js';
 import type { StoppedBy } from '../core/wire.js';
 import type { Message, Session } from '../store/sessions.js';
-import { passesCap } from '../store/caps.js';
 import { VERSIONS_FIELD } from '../store/versions.js';
 import { storeQueued } from '../store/queued.js';
 import { CANCELLED_TEXT, INTERRUPTED } from './turn-texts.js';
@@ -28,9 +26,7 @@ export function clearPending(s: Session): void {
 }
 
 export function pushRows(s: Session, rows: Message[]): void {
-  // A full conversation refuses a new turn at its start (turns.ts); a turn accepted there always stores its own
-  // rows, so a conversation that fills up during one still records its answer or why it has none.
-  if (passesCap('messages', s.messages.length, rows.length)) log.warn('session over its message cap; storing the turn anyway');
+  // Within the cap: the turn reserved room for its rows when it started (store/caps.ts ROWS_PER_TURN).
   // A turn that made a new version: its first row carries the versions it replaced (store/versions.ts).
   const fork = s._pending_versions;
   const [first, ...rest] = rows;

@@ -1,20 +1,21 @@
 // The turn manager (docs/spec-notes.md, "Chat: browser side"): one turn at a time per session, a bound on turns
 // across the server, the pending turn recorded before the agent is asked, upstream events numbered as frames
 // for every listener and kept for replay, and the outcome (answer, failure, cancel) stored in the session.
-// It knows nothing of HTTP: handlers/chat.ts serves its frames.
+// It knows nothing of HTTP: handlers/chat.ts serves its frames. Its shapes are in turn-shapes.ts, the rows it
+// writes in turn-rows.ts, the recovery of a turn a crash cut off in turn-recover.ts.
 import { randomBytes } from 'node:crypto';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
-import { HttpError, ValueError, type RefusalDetails } from '../core/errors.js';
+import { HttpError, ValueError } from '../core/errors.js';
 import { log } from '../core/log.js';
 import type { EventBus } from '../store/events.js';
 import { messageText, sessionSummary, type Session, type SessionStore, type Message } from '../store/sessions.js';
 import { lastExchangeStart } from '../store/messages.js';
 import { branch } from '../store/versions.js';
-import { refuseOverCap } from '../store/caps.js';
+import { refuseFullConversation, ROWS_PER_TURN } from '../store/caps.js';
 import type * as wire from '../core/wire.js';
 import { abortable, untilAborted } from './abortable.js';
 import { Turn } from './turn.js';
-import { clearPending, failureRow, interruptedRow, now, pushRows, shownPartialRow, stopRow } from './turn-rows.js';
+import { clearPending, failureRow, now, pushRows, stopRow } from './turn-rows.js';
 import { StreamedBatches } from './streamed-batches.js';
 import { CANCELLED_BY_STOP, CANCELLED_BY_USER, CANCELLED_TEXT, DISK_FULL_HINT, NO_AGENT, NO_AGENT_HINT, NOT_SAVED, NOT_SAVED_DISK_FULL, ACTIVE_STREAM, NOTHING_TO_REGENERATE, turnDeadlineText, TURN_DEADLINE_HINT } from './turn-texts.js';
 import { RETRY_HINT } from './upstream-errors.js';
@@ -24,6 +25,11 @@ import { DEFAULT_AGENT_TURN_MAX_MS } from '../settings/table.js';
 import { BackgroundTitles } from './turn-title.js';
 import { titleFrom, UNTITLED } from './title.js';
 import { beginHermesTurn, markHermesAnswer, type HermesTurn } from './hermes-continuity.js';
+import { ChatRefusal, MESSAGE_REQUIRED, type BuildRequestInput, type StartInput, type StartResult, type TurnDependencies } from './turn-shapes.js';
+
+export { ChatRefusal, MESSAGE_REQUIRED } from './turn-shapes.js';
+export type { BuildRequestInput, FinishedReply, FrameListener, StartInput, StartResult, TurnDependencies } from './turn-shapes.js';
+export { recoverInterruptedTurns } from './turn-recover.js';
 
 /**
  * Turns running at once across the server. Each holds an upstream socket, its replay log (up to
@@ -46,91 +52,10 @@ export const TURN_SLICE_MS = 5;
 export const STREAM_ID_BYTES = 16;
 
 export const TOO_MANY_TURNS = `Too many conversations are running (at most ${MAX_CONCURRENT_TURNS}); try again when one has finished`;
-export const MESSAGE_REQUIRED = 'message is required';
-
-/** A refused turn, with fields beside `error` (409's `active_stream_id`, 503's `hint`): the lifecycle answers it. */
-export class ChatRefusal extends HttpError {
-  constructor(status: number, message: string, details: RefusalDetails) {
-    super(status, message, details);
-    this.name = 'ChatRefusal';
-  }
-}
-
-export interface BuildRequestInput {
-  /** The session as stored before this turn (its messages do not hold the new user row yet). */
-  session: Session;
-  config: AgentConfig;
-  text: string;
-  attachments: wire.ChatAttachment[];
-  model?: string;
-  /**
-   * The conversation's system prompt, sent first in every turn. With Hermes' header too: the gateway takes the
-   * body's `system` messages as an ephemeral prompt for that request and never stores them, so the history it
-   * keeps stays in step whatever the prompt becomes (docs/spec-notes.md, "Chat: a conversation's settings").
-   */
-  systemPrompt?: string;
-  signal: AbortSignal;
-  /** Hermes' gateway keeps this turn's history under this id (hermes-continuity.ts); else the history is sent. */
-  hermes?: HermesTurn;
-}
-
-export interface TurnDependencies {
-  streamTurn: StreamTurn;
-  /** Read at each start, so a changed setting applies to the next turn. */
-  /** The connection's agent (`connection`: the conversation's; absent or deleted: the default), or none. */
-  loadConfig: (connection?: string) => AgentConfig | undefined;
-  buildRequest: (input: BuildRequestInput) => TurnRequest | Promise<TurnRequest>;
-  /**
-   * Called once a reply is stored whole (not for a failed or stopped turn): the desktop shell's hook for its
-   * "reply ready" notification (main/tray-menu.ts). In process, so no event stream is opened for it; a hook
-   * that throws is logged and changes nothing.
-   */
-  onReplyFinished?: (reply: FinishedReply) => void;
-}
-
-/** What onReplyFinished is told: which conversation, whose, and its title after the turn. */
-export interface FinishedReply {
-  session_id: string;
-  profile: string;
-  title: string;
-}
-
-/** One watcher of a stream: gets each frame's text, then `end` once nothing more will come. */
-export interface FrameListener {
-  frame(text: string): void;
-  end(): void;
-}
-
 
 /** How a turn's conversation with the agent ended: the one value run() turns into frames and stored rows. */
 type Answered = { kind: 'answered'; reply: Reply };
 type TurnOutcome = Answered | { kind: 'failed'; reply: Reply; error: unknown } | { kind: 'cancelled'; reply: Reply; by: wire.StoppedBy };
-
-
-export interface StartInput {
-  session: Session;
-  profile: string;
-  /** Undefined with `regenerate`: the dropped user row's text. */
-  text?: string;
-  /** Undefined with `regenerate`: the dropped user row's attachments; otherwise none. */
-  attachments?: wire.ChatAttachment[];
-  model?: string;
-  /**
-   * A new version of the conversation from a message of the person's on (store/versions.ts): that row and every
-   * row after it are kept as an earlier version, and the turn's rows become the one shown. Regenerate without
-   * text; Edit with it.
-   */
-  regenerate?: boolean;
-  /** With `regenerate`: the user row the new version starts at (an index into `messages`); the last one by default. */
-  messageIndex?: number;
-}
-
-export interface StartResult {
-  stream_id: string;
-  session_id: string;
-  pending_started_at: number;
-  title: string;
-}
 
 export class TurnManager {
   private readonly active = new Map<string, Turn>();
@@ -194,7 +119,8 @@ export class TurnManager {
           // Carried by the turn's first stored row, whatever the outcome (turn-rows.ts pushRows).
           s._pending_versions = fork;
         }
-        refuseOverCap('messages', s.messages.length);
+        // Room for every row the turn may store (ROWS_PER_TURN): an accepted turn is never stored past the cap.
+        refuseFullConversation(s, ROWS_PER_TURN);
         text = input.text ?? (replaced ? messageText(replaced) : '');
         attachments = input.attachments ?? (Array.isArray(replaced?.attachments) ? replaced.attachments : []);
         if (!text.trim() && attachments.length === 0) throw new ValueError(MESSAGE_REQUIRED);
@@ -416,32 +342,4 @@ export class TurnManager {
     this.retire(turn);
     turn.end();
   }
-}
-
-/**
- * At start: a session still holding a pending turn was being answered when Satchel stopped without storing it
- * (a crash, a kill). What the person sent is kept as the user row, followed by an `_error` row saying so.
- */
-export async function recoverInterruptedTurns(sessions: SessionStore): Promise<number> {
-  const stale = sessions.list().filter((s) => typeof s.active_stream_id === 'string');
-  for (const session of stale) {
-    const shown = await sessions.streamedText(session.session_id, session.active_stream_id!).catch(() => ({ content: '', reasoning: '' }));
-    await sessions
-      .update(session.session_id, (s) => {
-        const text = typeof s.pending_user_message === 'string' ? s.pending_user_message : '';
-        const attachments = Array.isArray(s.pending_attachments) ? s.pending_attachments : [];
-        const at = typeof s.pending_started_at === 'number' ? s.pending_started_at : now();
-        const rows: Message[] = [];
-        if (text || attachments.length > 0) rows.push({ role: 'user', content: text, timestamp: at, attachments });
-        // What the reply had shown, as a stop keeps it: a partial reply before the marker.
-        if (shown.content || shown.reasoning) rows.push(shownPartialRow(shown));
-        rows.push(interruptedRow());
-        pushRows(s, rows);
-        clearPending(s);
-      })
-      .catch((err: unknown) => log.warn('could not mark an interrupted turn:', err));
-  }
-  // No turn runs yet: whatever text is kept belonged to a turn now stored (or to one stored before a crash).
-  await sessions.removeStreamedText().catch((err: unknown) => log.warn('could not remove kept reply text:', err));
-  return stale.length;
 }

@@ -12,13 +12,14 @@ import { LineDecoder } from './stream/lines.js';
 import { StreamParser } from './stream/parser.js';
 import { SseDecoder } from './stream/sse.js';
 import { AgentError, type AgentConfig, type StreamTurn, type TurnRequest, type UpstreamEvent } from './types.js';
-import { agentUrl, connectionError, notCompatible, RETRY_HINT, statusError, TOO_LONG_ANSWER_HINT } from './upstream-errors.js';
+import { dialectOf } from './dialect/index.js';
+import { connectionError, notCompatible, RETRY_HINT, statusError, TOO_LONG_ANSWER_HINT } from './upstream-errors.js';
 
 /** An error status's body is read this far for its message, no further. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** A one-shot JSON answer (a server that ignored `stream`) is read this far. */
 export const MAX_ONESHOT_BYTES = 4 * 1024 * 1024;
-export const HERMES_SESSION_HEADER = 'X-Hermes-Session-Id';
+export { HERMES_SESSION_HEADER } from './dialect/index.js';
 export const STREAM_ENDED_EARLY = "The agent's answer broke off: its connection closed before the end.";
 export const NO_RESPONSE = 'The agent ended its turn without saying anything.';
 
@@ -27,9 +28,9 @@ function requestHeaders(config: AgentConfig, request: TurnRequest, body: Buffer)
     accept: 'text/event-stream',
     'content-type': 'application/json',
     'content-length': body.length,
+    ...dialectOf(config.kind).turnHeaders(config, request),
   };
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
-  if (config.kind === 'hermes' && request.hermesSessionId) headers[HERMES_SESSION_HEADER] = request.hermesSessionId;
   return headers;
 }
 
@@ -120,9 +121,10 @@ export const streamTurn: StreamTurn = (config, request, signal) => run(config, r
 
 async function* run(config: AgentConfig, request: TurnRequest, turnSignal: AbortSignal): AsyncGenerator<UpstreamEvent> {
   turnSignal.throwIfAborted();
-  const url = agentUrl(config.baseUrl, 'chat/completions');
+  const dialect = dialectOf(config.kind);
+  const url = dialect.turnUrl(config.baseUrl);
   const model = request.model || config.model;
-  const body = Buffer.from(JSON.stringify({ model, stream: true, stream_options: { include_usage: true }, messages: request.messages }), 'utf8');
+  const body = Buffer.from(JSON.stringify(dialect.turnBody(model, request)), 'utf8');
   // No byte from the agent for idleTimeoutMs aborts like a cancel, with its own reason; every byte re-arms it.
   const idle = new AbortController();
   const idleTimer = setTimeout(() => idle.abort(idleError(config)), config.idleTimeoutMs);

@@ -11,8 +11,8 @@ import type { DraftExtraction } from '../core/wire.js';
 export const DRAFTS_DIR = 'drafts';
 /** A draft's text: as long as a message may be. */
 export const MAX_DRAFT_TEXT_CHARS = 100_000;
-/** Chips one draft keeps (a message takes at most 100 attachments). */
-export const MAX_DRAFT_ATTACHMENTS = 100;
+/** Chips one draft keeps: as many as the message it becomes may name (the caps table). */
+export { MAX_MESSAGE_ATTACHMENTS as MAX_DRAFT_ATTACHMENTS } from '../settings/caps.js';
 /** Extracted paths kept per chip for its list; the count says how many there were. */
 export const MAX_DRAFT_LISTED_FILES = 1_000;
 /** A stored draft bigger than this is not read (a damaged or foreign file), the session simply has none. */

@@ -36,8 +36,6 @@ export const EXPORT_TOO_LARGE = `This export's conversation is larger than Satch
 const MAX_USER_ROW_CHARS = MAX_MESSAGE_CHARS;
 /** Every other row: an agent's reply is bounded in bytes (agent/stream/reply.ts), so no more characters than that. */
 const MAX_OTHER_ROW_CHARS = MAX_REPLY_BYTES;
-/** Attachments one row may carry: as many as a message may name (handlers/sessions.ts MAX_MESSAGE_ATTACHMENTS). */
-const MAX_ROW_ATTACHMENTS = 100;
 /** Tool calls one row may carry: as many as one reply of the agent's may make (agent/stream/tool-calls.ts). */
 const MAX_ROW_TOOL_CALLS = MAX_TOOL_CALLS;
 /** Tools one row's activity keeps: as many as a reply stores (agent/stream/activity.ts). */
@@ -134,7 +132,7 @@ function uploadsOf(list: unknown, target: ImportTarget): wire.Attachment[] {
 }
 
 function rowAttachments(list: unknown, target: ImportTarget, uploads: ReadonlyMap<string, wire.Attachment>): wire.ChatAttachment[] {
-  if (!Array.isArray(list) || list.length > MAX_ROW_ATTACHMENTS) throw new ValueError(badExport('a message carries an attachment list Satchel does not keep'));
+  if (!Array.isArray(list) || passesCap('messageAttachments', 0, list.length)) throw new ValueError(badExport('a message carries an attachment list Satchel does not keep'));
   const folder = sessionFolder(target.stateDir, target.sessionId);
   return list.map((item: unknown) => {
     const given = isObject(item) ? item : {};

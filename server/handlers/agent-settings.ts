@@ -17,12 +17,13 @@ import {
 } from '../agent/connections.js';
 import { connectedSentence, detectKind, discoverLocalAgents, listModels, testConnection, type ConnectionResult } from '../agent/discover.js';
 import { NO_AGENT, NO_AGENT_HINT } from '../agent/turn-texts.js';
+import { BAD_AGENT_KIND, kindLabels } from '../agent/dialect/index.js';
 import { HttpError, ValueError } from '../core/errors.js';
 import type { HandlerInput } from '../app.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 import { knownSecrets, SecretMatcher } from '../redact/index.js';
-import { publicAgentConnections, publicAgentModels, publicAgentSettings as project, publicAgentTest, publicDiscovered } from '../projections/index.js';
+import { publicAgentConnections, publicAgentKinds, publicAgentModels, publicAgentSettings as project, publicAgentTest, publicDiscovered } from '../projections/index.js';
 import type * as wire from '../core/wire.js';
 
 /** The default connection's settings: what GET and POST /api/agent/settings show (the original's clients). */
@@ -32,7 +33,12 @@ function defaultSettings(app: HandlerInput['app']): wire.AgentSettings {
 }
 
 export async function getAgentSettings({ ctx, app }: HandlerInput): Promise<void> {
-  await sendJson(ctx, 200, project(defaultSettings(app)) satisfies wire.AgentSettings);
+  await sendJson(ctx, 200, settingsAnswer(app));
+}
+
+/** The default connection's settings, with the kinds the page names (it declares none of its own). */
+function settingsAnswer(app: HandlerInput['app']) {
+  return { ...project(defaultSettings(app)), kinds: publicAgentKinds(kindLabels()) };
 }
 
 const optionalNumber = (value: unknown, field: string): number | undefined => {
@@ -51,7 +57,7 @@ export async function saveAgentSettingsRoute({ ctx, app }: HandlerInput): Promis
   const body = await readJsonBody(ctx);
   const id = defaultConnection(app.config.stateDir, process.env, app.config.agentKeyStore)?.id ?? MAIN_CONNECTION_ID;
   await saveFromBody(app, body, id);
-  await sendJson(ctx, 200, project(defaultSettings(app)) satisfies wire.AgentSettings);
+  await sendJson(ctx, 200, settingsAnswer(app));
 }
 
 /** Checks a save's body and saves it to connection `id` (undefined: a new one); returns the id saved. */
@@ -60,7 +66,7 @@ async function saveFromBody(app: HandlerInput['app'], body: Record<string, unkno
   if (body.model !== undefined && body.model !== null && typeof body.model !== 'string') throw new ValueError('Invalid agent setting model');
   if (body.api_key !== undefined && body.api_key !== null && typeof body.api_key !== 'string') throw new ValueError('Invalid agent setting api_key');
   if (body.keep_api_key !== undefined && body.keep_api_key !== null && typeof body.keep_api_key !== 'boolean') throw new ValueError('Invalid agent setting keep_api_key: expected true or false');
-  if (body.kind !== undefined && body.kind !== null && body.kind !== '' && !isAgentKind(body.kind)) throw new ValueError('Invalid agent setting kind: expected hermes or openai');
+  if (body.kind !== undefined && body.kind !== null && body.kind !== '' && !isAgentKind(body.kind)) throw new ValueError(BAD_AGENT_KIND);
   if (body.name !== undefined && body.name !== null && typeof body.name !== 'string') throw new ValueError('Invalid agent setting name');
   const baseUrl = body.base_url.trim();
   const { stateDir, agentKeyStore } = app.config;

@@ -9,7 +9,8 @@ import { storedJson } from '../testing/stored-session.js';
 import { contentSecurityPolicy } from '../http/headers.js';
 import type { App } from '../app.js';
 import type { Session } from '../store/sessions.js';
-import { CAPTURE_EMPTY, MAX_CAPTURE_ATTACHMENTS, REPLY_NOT_BOOLEAN, REPLY_ONLY_CURRENT } from './capture.js';
+import { CAPTURE_EMPTY, REPLY_NOT_BOOLEAN, REPLY_ONLY_CURRENT } from './capture.js';
+import { MAX_TURN_ATTACHMENTS as MAX_CAPTURE_ATTACHMENTS } from '../store/caps.js';
 
 let srv: TestServer;
 let bare: TestServer;

@@ -7,6 +7,7 @@
 import type { HandlerInput } from '../app.js';
 import { HttpError, ValueError } from '../core/errors.js';
 import type * as wire from '../core/wire.js';
+import { refuseFullConversation, refuseOverCap, ROWS_PER_TURN } from '../store/caps.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 import { namedAttachments } from '../attachments/extracted.js';
@@ -18,8 +19,6 @@ import { MAX_DRAFT_TEXT_CHARS } from '../drafts/store.js';
 import { isCaptureDestination, readCaptureDraft, writeCaptureDraft, type CaptureDestination } from '../drafts/capture.js';
 import { moveStagedUploads } from '../drafts/capture-move.js';
 
-/** A capture carries at most as many files as one turn may (handlers/chat.ts MAX_TURN_ATTACHMENTS). */
-export const MAX_CAPTURE_ATTACHMENTS = 20;
 export const CAPTURE_EMPTY = 'Nothing to send: type something or add a file';
 
 /**
@@ -60,7 +59,8 @@ function textOf(value: unknown, max: number): string {
 function pathsIn(value: unknown, staging: Session | null): string[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw new ValueError('Invalid attachments');
-  if (value.length > MAX_CAPTURE_ATTACHMENTS) throw new ValueError(`Too many attachments (max ${MAX_CAPTURE_ATTACHMENTS})`);
+  // As many files as one turn may carry: the table's rule, the turn's sentence (store/caps.ts).
+  refuseOverCap('turnAttachments', 0, value.length);
   const known = new Set(staging?.attachments.map((a) => a.path) ?? []);
   return value.map((p: unknown) => {
     if (typeof p !== 'string' || !known.has(p)) throw new ValueError('Unknown attachment');
@@ -142,6 +142,8 @@ export async function sendCapture(input: HandlerInput): Promise<void> {
   const staged = pathsIn(body.attachments, staging);
   if (!text.trim() && staged.length === 0) throw new ValueError(CAPTURE_EMPTY);
   let target = await targetSession(input, destination, body.session_id);
+  // A full conversation is refused before a staged upload is moved into it (the turn or the store asks again).
+  refuseFullConversation(target, reply ? ROWS_PER_TURN : 1);
   const paths =
     staging && staged.length > 0 && staging.session_id !== target.session_id
       ? await moveStagedUploads({ sessions: app.sessions, events: app.events, stateDir: app.config.stateDir, stagingDir: app.stagingDir, profile }, staging, target, staged)

@@ -9,6 +9,7 @@ import { reply, startFakeAgent, type FakeAgent } from '../testing/fake-agent.js'
 import { findGatewaySetup, startFakeModel, startGateway, type FakeModel, type ModelMessage, type RunningGateway } from '../testing/hermes-gateway.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { openSse } from '../testing/sse.js';
+import type { AgentKind } from '../agent/types.js';
 
 /** The gateway refuses to start with a key under 16 characters. */
 const KEY = 'hermes-gateway-test-key-0123456789';
@@ -47,7 +48,7 @@ describe.skipIf('missing' in setup)("the real Hermes gateway sees exactly the co
     await model?.close();
   }, WHOLE_RUN_MS);
 
-  async function useAgent(baseUrl: string, kind: 'hermes' | 'openai', modelName: string): Promise<void> {
+  async function useAgent(baseUrl: string, kind: AgentKind, modelName: string): Promise<void> {
     const res = await srv.json('/api/agent/settings', { base_url: baseUrl, api_key: KEY, model: modelName, kind });
     expect(res.status).toBe(200);
     // Detected from the address (the real gateway answers /v1/capabilities as Hermes).

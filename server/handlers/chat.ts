@@ -15,8 +15,8 @@ import { MAX_MESSAGE_CHARS, MAX_MODEL_CHARS, type Session } from '../store/sessi
 import type * as wire from '../core/wire.js';
 import { namedAttachments } from '../attachments/extracted.js';
 import { NO_SUCH_MESSAGE } from '../store/versions.js';
+import { refuseOverCap } from '../store/caps.js';
 
-export const MAX_TURN_ATTACHMENTS = 20;
 export { MAX_MODEL_CHARS } from '../store/sessions.js';
 export const SILENT = '[SILENT]';
 export const STREAM_NOT_FOUND = 'stream not found';
@@ -29,7 +29,7 @@ export const STREAM_NOT_FOUND = 'stream not found';
 function turnAttachments(value: unknown, session: Session, stateDir: string): wire.ChatAttachment[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw new ValueError('Invalid attachments');
-  if (value.length > MAX_TURN_ATTACHMENTS) throw new ValueError(`Too many attachments (max ${MAX_TURN_ATTACHMENTS})`);
+  refuseOverCap('turnAttachments', 0, value.length);
   return namedAttachments(value, session, stateDir, 'Invalid attachments');
 }
 

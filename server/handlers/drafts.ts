@@ -9,8 +9,8 @@ import { visibleSession } from '../store/profiles.js';
 import { type Session } from '../store/sessions.js';
 import { publicSession, publicSessionDraft } from '../projections/index.js';
 import { removeUnsentAttachment } from '../drafts/remove.js';
+import { refuseOverCap } from '../store/caps.js';
 import {
-  MAX_DRAFT_ATTACHMENTS,
   MAX_DRAFT_LISTED_FILES,
   MAX_DRAFT_TEXT_CHARS,
   readDraft,
@@ -38,7 +38,7 @@ function publicDraft(stored: StoredDraft, session: Session, stateDir: string): w
 function draftItems(value: unknown, session: Session, stateDir: string): StoredDraftItem[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw new ValueError('Invalid attachments');
-  if (value.length > MAX_DRAFT_ATTACHMENTS) throw new ValueError(`Too many attachments (max ${MAX_DRAFT_ATTACHMENTS})`);
+  refuseOverCap('messageAttachments', 0, value.length);
   const known = new Set(session.attachments.map((a) => a.path));
   return value.map((item: unknown): StoredDraftItem => {
     const given = (typeof item === 'string' ? { path: item } : item) as { path?: unknown; extract?: unknown } | null;

@@ -12,9 +12,9 @@ import { publicChatRefusal, publicDeletion, publicMessage, publicSession, public
 import { SessionBusy } from '../store/versions.js';
 import type { ChatAttachment } from '../core/wire.js';
 import { namedAttachments } from '../attachments/extracted.js';
+import { refuseOverCap } from '../store/caps.js';
 import { isConnectionId, listConnections } from '../agent/connections.js';
 
-export const MAX_MESSAGE_ATTACHMENTS = 100;
 
 /** Each store's list bodies (a test process runs several servers, each with its own store). */
 const listCaches = new WeakMap<SessionStore, SessionListCache>();
@@ -103,7 +103,8 @@ export async function setSessionSettings(input: HandlerInput): Promise<void> {
 
 function asAttachments(value: unknown, session: Session, stateDir: string): ChatAttachment[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || value.length > MAX_MESSAGE_ATTACHMENTS) throw new ValueError('Invalid attachments');
+  if (!Array.isArray(value)) throw new ValueError('Invalid attachments');
+  refuseOverCap('messageAttachments', 0, value.length);
   // Only attachments this session actually stored can be referenced (its uploads and its extraction folders):
   // a message cannot point at arbitrary paths.
   return namedAttachments(value, session, stateDir);

@@ -14,9 +14,9 @@
 import type { Arrival, FileAttachment } from '../core/wire.js';
 import type { EventBus } from '../store/events.js';
 import type { Message, Session, SessionStore } from '../store/sessions.js';
-import { passesCap } from '../store/caps.js';
+import { refuseFullConversation } from '../store/caps.js';
 import { log } from '../core/log.js';
-import { queuedRows, queueHasRoom, writableRows } from '../store/queued.js';
+import { queueHasRoom, writableRows } from '../store/queued.js';
 
 /** Files that arrive within this long are written in one store write: a burst costs a few writes, not one each. */
 export const ARRIVAL_FLUSH_MS = 500;
@@ -78,8 +78,11 @@ export function appendArrivals(s: Session, items: Held['items']): void {
       rows[i] = { ...row, content: arrivalText(source, files), attachments: files, arrival: { ...row.arrival!, last_at: at } };
       continue;
     }
-    if (passesCap('messages', s.messages.length + queuedRows(s).length) || !queueHasRoom(s)) {
-      log.warn('inbox: the conversation is full (or its rows waiting for a reply are); the file is kept in its attachments without a row');
+    // A full conversation refuses the file as every writer is refused (store/caps.ts): in the file's own
+    // transaction (arrivalRow) the file is then not recorded, and the watcher counts it refused, left in its folder.
+    refuseFullConversation(s);
+    if (!queueHasRoom(s)) {
+      log.warn('inbox: the rows waiting for a reply fill the queue; the file is kept in its attachments without a row');
       continue;
     }
     const arrival: Arrival = { ...source, last_at: at };

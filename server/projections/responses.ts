@@ -73,6 +73,11 @@ export function publicAgentSettings(s: wire.AgentSettings): PublicAgentSettings 
   };
 }
 
+/** The kinds the server speaks and their names (agent/dialect/): the server's own words. */
+export function publicAgentKinds(kinds: wire.AgentSettingsResponse['kinds']) {
+  return kinds.map((k) => ({ kind: k.kind, label: serverValue(k.label) }));
+}
+
 export function publicAgentConnections(r: wire.AgentConnectionsResponse) {
   return {
     connections: r.connections.map((c) => ({ id: serverValue(c.id), name: redactText(c.name), is_default: c.is_default, ...publicAgentSettings(c) })),

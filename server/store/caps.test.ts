@@ -28,7 +28,7 @@ describe('conversation caps', () => {
 
   it('say which cap in a sentence', () => {
     expect(capRefusal('attachments')).toBe('This conversation already has 10,000 attachments, the most Satchel keeps; start a new conversation for more files');
-    expect(capRefusal('messages')).toBe('This conversation already has 10,000 messages, the most Satchel keeps; start a new conversation to go on');
+    expect(capRefusal('messages')).toBe('This conversation is full (Satchel keeps at most 10,000 messages in one); start a new conversation to go on');
     expect(TOO_MANY_VERSIONS).toBe(capRefusal('versions'));
   });
 });

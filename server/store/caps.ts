@@ -1,37 +1,21 @@
-// How much one conversation holds, written once (issue 33, finding 9). The store enforces each cap inside the
-// transaction that would pass it (so two writers racing at the cap cannot both get in), and the handlers ask the
-// same rule before they write anything (an upload's file, a turn's pending row), so a full conversation is
-// refused with a sentence and nothing is left behind, never accepted and then silently dropped.
+// How the caps of settings/caps.ts are enforced, one way for every caller (issue 35): a refusal, a 400 with the
+// table's sentence, before anything is written. The store asks again inside the transaction that would pass a
+// cap (so two writers racing at it cannot both get in), and the handlers ask before they write anything (an
+// upload's file, a capture's moves, a turn's pending row), so a full conversation is refused with a sentence and
+// nothing is left behind, never accepted and then silently dropped or stored past its cap.
 import { ValueError } from '../core/errors.js';
+import { CAPS, type CapKind } from '../settings/caps.js';
+import { queuedRows, turnRunning, type QueueHolder } from './queued.js';
 
-/** Rows of one conversation (the version shown). A turn's own answer rows may still follow its accepted question. */
-export const MAX_MESSAGES_PER_SESSION = 10_000;
-/** Uploads one conversation records (its attachment folder, the chips' files). */
-export const MAX_ATTACHMENTS_PER_SESSION = 10_000;
+export { MAX_ATTACHMENTS_PER_SESSION, MAX_MESSAGE_ATTACHMENTS, MAX_MESSAGES_PER_SESSION, MAX_TURN_ATTACHMENTS, MAX_VERSIONS_PER_MESSAGE, type CapKind } from '../settings/caps.js';
+
 /**
- * Versions kept at one position. Each is a whole tail of the conversation, and a person regenerating the same
- * reply fifty times is already far past useful; the bound keeps one position from growing a session without end.
+ * The rows one turn may store: the person's row, a partial reply, and its end (the answer, a failure or the stop
+ * marker). Reserved when the turn starts, so the turn always stores them within the cap.
  */
-export const MAX_VERSIONS_PER_MESSAGE = 50;
+export const ROWS_PER_TURN = 3;
 
-export type CapKind = 'messages' | 'attachments' | 'versions';
-
-const CAPS: Record<CapKind, { max: number; refusal: string }> = {
-  messages: {
-    max: MAX_MESSAGES_PER_SESSION,
-    refusal: `This conversation already has ${MAX_MESSAGES_PER_SESSION.toLocaleString('en-US')} messages, the most Satchel keeps; start a new conversation to go on`,
-  },
-  attachments: {
-    max: MAX_ATTACHMENTS_PER_SESSION,
-    refusal: `This conversation already has ${MAX_ATTACHMENTS_PER_SESSION.toLocaleString('en-US')} attachments, the most Satchel keeps; start a new conversation for more files`,
-  },
-  versions: {
-    max: MAX_VERSIONS_PER_MESSAGE,
-    refusal: `This message already has ${MAX_VERSIONS_PER_MESSAGE} versions, the most Satchel keeps`,
-  },
-};
-
-/** The sentence a full conversation (or message) is refused with. */
+/** The sentence a full conversation (or message, or turn) is refused with. */
 export function capRefusal(kind: CapKind): string {
   return CAPS[kind].refusal;
 }
@@ -52,4 +36,17 @@ export class CapReached extends ValueError {
 /** Throws CapReached when `adding` more on top of `count` would pass the cap of `kind`. */
 export function refuseOverCap(kind: CapKind, count: number, adding = 1): void {
   if (passesCap(kind, count, adding)) throw new CapReached(kind);
+}
+
+/**
+ * The rows a conversation holds against the message cap: the stored ones, those waiting for the running turn,
+ * and the rows that turn has reserved. Every writer of rows counts the same way.
+ */
+export function heldRows(s: QueueHolder): number {
+  return s.messages.length + queuedRows(s).length + (turnRunning(s) ? ROWS_PER_TURN : 0);
+}
+
+/** Throws CapReached('messages') when `adding` rows more would pass the conversation's cap. */
+export function refuseFullConversation(s: QueueHolder, adding = 1): void {
+  refuseOverCap('messages', heldRows(s), adding);
 }

@@ -4,8 +4,8 @@
 // function of a session, tested without a database (session-edits.test.ts).
 import type * as wire from '../core/wire.js';
 import { ValueError } from '../core/errors.js';
-import { refuseOverCap } from './caps.js';
-import { appendWritten, queuedRows } from './queued.js';
+import { refuseFullConversation, refuseOverCap } from './caps.js';
+import { appendWritten } from './queued.js';
 import {
   MAX_MESSAGE_CHARS,
   MAX_MODEL_CHARS,
@@ -102,7 +102,7 @@ function refuseLongMessage(text: string): void {
 export function messageEdit(text: string, attachments: wire.ChatAttachment[], queued: (waits: boolean) => void): Edit {
   refuseLongMessage(text);
   return (s) => {
-    refuseOverCap('messages', s.messages.length + queuedRows(s).length);
+    refuseFullConversation(s);
     queued(appendWritten(s, { role: 'user', content: text, timestamp: Date.now() / 1000, attachments }) === 'queued');
   };
 }

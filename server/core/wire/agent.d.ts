@@ -7,7 +7,10 @@ export type AgentModelsResponse =
   | { ok: true; models: string[]; model: string }
   | { ok: false; type: ChatErrorType | 'no_agent'; message: string; hint?: string };
 
-/** Which dialect the agent speaks: Hermes Agent's gateway keeps the history itself; others get it each turn. */
+/**
+ * Which dialect the agent speaks: Hermes Agent's gateway keeps the history itself; others get it each turn. What
+ * each one does is its value in server/agent/dialect/ (a name added here is a compile error until its file exists).
+ */
 export type AgentKind = 'hermes' | 'openai';
 
 /** GET and POST /api/agent/settings: the agent's settings as the UI may see them, never the key. */
@@ -20,6 +23,11 @@ export interface AgentSettings {
   has_api_key: boolean;
   /** Fields the environment sets (shown read-only: a saved value would not take effect). */
   from_env: string[];
+}
+
+/** GET and POST /api/agent/settings: the settings, and every kind the server speaks as the page names it. */
+export interface AgentSettingsResponse extends AgentSettings {
+  kinds: { kind: AgentKind; label: string }[];
 }
 
 /** One saved agent connection (GET /api/agent/connections): its settings, never its key. */
