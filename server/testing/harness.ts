@@ -229,8 +229,14 @@ export async function postMultipart(
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
+/**
+ * Background work (a purge, an index entry, a sidecar) waited for at most this long: a deadline that only a stall
+ * reaches. 10 s was reached at load 12 on two cores with the work still going (an Office sidecar indexed).
+ */
+export const BACKGROUND_DEADLINE_MS = 25_000;
+
 /** Poll `check` every 25 ms until it holds; fails naming `what` after `deadlineMs` (a purge, a background write). */
-export async function waitUntil(check: () => Promise<boolean>, what: string, deadlineMs = 10_000): Promise<void> {
+export async function waitUntil(check: () => Promise<boolean>, what: string, deadlineMs = BACKGROUND_DEADLINE_MS): Promise<void> {
   const deadline = Date.now() + deadlineMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`not within ${deadlineMs} ms: ${what}`);
