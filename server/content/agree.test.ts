@@ -1,7 +1,7 @@
 // One corpus of real files, made by real tools at test time (the scanned PDF is committed: testing/pdf-tools.ts),
 // several under names that lie, each uploaded to a real test server and read three ways: the turn Satchel's agent
-// receives (the fake agent records it), MCP's read_attachment (the SDK's own client), and the chip
-// (GET /api/attachment/summary). All three must agree on what the file is and on what it says (issue 35): before
+// receives (the fake agent records it), MCP's read_attachment (the SDK's own client), the chip
+// (GET /api/attachment/summary), the preview (GET /api/attachment/preview) and search (GET /api/search). All must agree on what the file is and on what it says (issue 35): before
 // the content engine, MCP called `notes.png` binary, and a PNG named `scan` or `shot.dat` reached MCP as binary and
 // the agent as its name only.
 import { execFileSync } from 'node:child_process';
@@ -15,7 +15,7 @@ import { renderPage } from '../ocr/testing/render.js';
 import { defaultModelDir, isLocalModelPresent } from '../speech/local.js';
 import { missingTools, synthFlite } from '../speech/testing/synth.js';
 import { reply, startFakeAgent, type FakeAgent } from '../testing/fake-agent.js';
-import { postMultipart, startTestServer, TEST_MCP_TOKEN, type TestServer } from '../testing/harness.js';
+import { postMultipart, startTestServer, TEST_MCP_TOKEN, waitUntil, type TestServer } from '../testing/harness.js';
 import { openSse } from '../testing/sse.js';
 import { FIXTURES as PDF_FIXTURES } from './testing/pdf-tools.js';
 
@@ -38,6 +38,8 @@ interface Fixture {
   /** Words all three must show (the chip in its own words: `chip`). */
   says: RegExp;
   chip: RegExp;
+  /** A word of what the agent is sent that search must find in this attachment once the turn read it. */
+  word: string;
   skip?: string;
 }
 
@@ -46,11 +48,12 @@ let pageOfText: Buffer | undefined;
 const picture = async (): Promise<Buffer> => (pageOfText ??= (await renderPage('The kingfisher survey is due on Friday.', { points: 14, dpi: 150 })).png);
 
 const FIXTURES: Fixture[] = [
-  { name: 'notes.png', kind: 'text', make: async () => Buffer.from(TEXT), says: /kingfisher survey on Friday/, chip: /^\d+ characters of text$/ },
-  { name: 'scan', kind: 'image', make: picture, says: /kingfisher survey is due on Friday/, chip: /^image, sent at \d+×\d+, \d+ words of text recognized$/ },
-  { name: 'shot.dat', kind: 'image', make: picture, says: /kingfisher survey is due on Friday/, chip: /^image, sent at \d+×\d+, \d+ words of text recognized$/ },
+  { name: 'notes.png', word: 'notebook', kind: 'text', make: async () => Buffer.from(TEXT), says: /kingfisher survey on Friday/, chip: /^\d+ characters of text$/ },
+  { name: 'scan', word: 'kingfisher', kind: 'image', make: picture, says: /kingfisher survey is due on Friday/, chip: /^image, sent at \d+×\d+, \d+ words of text recognized$/ },
+  { name: 'shot.dat', word: 'kingfisher', kind: 'image', make: picture, says: /kingfisher survey is due on Friday/, chip: /^image, sent at \d+×\d+, \d+ words of text recognized$/ },
   {
     name: 'server.log',
+    word: 'retry',
     kind: 'text',
     make: async () => Buffer.from('12:00 caf\xe9 opened by Ren\xe9e\n12:01 na\xefve retry\n', 'latin1'),
     says: /café opened by Renée/,
@@ -59,6 +62,7 @@ const FIXTURES: Fixture[] = [
   {
     // A page of text as a scanner gives it (an image), wrapped into a PDF by img2pdf: no text layer, only OCR.
     name: 'scanned.pdf',
+    word: 'heron',
     kind: 'text',
     skip: IMG2PDF ? undefined : 'img2pdf',
     make: async (dir) => {
@@ -73,6 +77,7 @@ const FIXTURES: Fixture[] = [
   {
     // ps2pdf's text page and a page that is only a picture (committed: testing/pdf-tools.ts).
     name: 'memo-scan.pdf',
+    word: 'Revenue',
     kind: 'text',
     make: async () => fs.readFileSync(path.join(PDF_FIXTURES, 'memo-scan.pdf')),
     says: /--- Page 1 ---\nQuarterly memo\nRevenue rose by 12 percent\.\n--- Page 2 ---\n\[no text on this page\]/,
@@ -80,6 +85,7 @@ const FIXTURES: Fixture[] = [
   },
   {
     name: 'report.docx',
+    word: 'heron',
     kind: 'text',
     skip: missing.includes('pandoc') ? 'pandoc' : undefined,
     make: async (dir) => {
@@ -93,6 +99,7 @@ const FIXTURES: Fixture[] = [
   },
   {
     name: 'bundle.zip',
+    word: 'otter',
     kind: 'text',
     skip: missing.includes('zip') ? 'zip' : undefined,
     make: async (dir) => {
@@ -108,6 +115,7 @@ const FIXTURES: Fixture[] = [
   },
   {
     name: 'memo.wav',
+    word: 'settings',
     kind: 'text',
     skip: missing.includes('flite') ? 'flite' : !speech ? 'the speech model' : undefined,
     make: async (dir) => {
@@ -158,7 +166,7 @@ afterAll(async () => {
 type AgentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 type McpItem = { type: string; text?: string; data?: string; mimeType?: string };
 
-describe('the agent, MCP and the chip agree on what a file is and says', () => {
+describe('the agent, MCP, the chip, the preview and search agree on what a file is and says', () => {
   for (const f of FIXTURES) {
     it.skipIf(f.skip !== undefined)(`${f.name} (${f.kind})`, { timeout: CASE_TIMEOUT_MS }, async () => {
       const sessionId = await srv.newSession();
@@ -201,6 +209,21 @@ describe('the agent, MCP and the chip agree on what a file is and says', () => {
       expect(mcpText).toMatch(f.says);
       expect(agentText).toContain(mcpText.trimEnd());
       if (f.kind === 'image') expect(mcpImages[0]!.mimeType).toMatch(/^image\//);
+
+      // The preview: an image is drawn; otherwise it shows the words, as the file's own text or, where that is
+      // not what the agent gets (a scan, an archive, a recording), as what the agent gets, in the chip's words.
+      const previewRes = await srv.api(`/api/attachment/preview?${new URLSearchParams({ session_id: sessionId, name: f.name })}`, { signal: AbortSignal.timeout(CASE_TIMEOUT_MS) });
+      expect(previewRes.status).toBe(200);
+      const preview = (await previewRes.json()) as { kind: string; text?: string; agent?: { state: string; summary: string; text: string } };
+      if (f.kind === 'image') expect(preview.kind).toBe('image');
+      else expect(preview.agent?.text ?? preview.text).toMatch(f.says);
+      if (preview.agent) expect(preview.agent.summary).toBe(chip.text);
+
+      // Search finds a word the agent was sent, in this attachment.
+      await waitUntil(async () => {
+        const found = (await (await srv.api(`/api/search?q=${encodeURIComponent(f.word)}`)).json()) as { results: { session_id: string; attachment?: string }[] };
+        return found.results.some((r) => r.session_id === sessionId && r.attachment === f.name);
+      }, `search to find "${f.word}" in ${f.name}`);
     });
   }
 });
