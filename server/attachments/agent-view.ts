@@ -18,6 +18,7 @@ import { DEFAULT_AGENT_CONTEXT_CHARS } from '../settings/table.js';
 import type { AnchoredDir } from '../store/anchored.js';
 import type { Session } from '../store/sessions.js';
 import { ATTACHMENT_NOT_FOUND, openAttachmentPath } from './open.js';
+import { createLimiter } from '../core/limiter.js';
 
 /**
  * The readers' version: raise it when a reader in content/ changes what it gives (a new kind read, other
@@ -59,26 +60,7 @@ export function agentViewSidecarName(name: string): string {
   return `.${name}${SIDECAR_SUFFIX}`;
 }
 
-/** At most MAX_AGENT_VIEW_COMPUTATIONS run; the others queue in order. */
-class Gate {
-  private running = 0;
-  private readonly waiting: (() => void)[] = [];
-  constructor(private readonly max: number) {}
-
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.running >= this.max) await new Promise<void>((go) => this.waiting.push(go));
-    else this.running += 1;
-    try {
-      return await work();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.running -= 1;
-    }
-  }
-}
-
-const gate = new Gate(MAX_AGENT_VIEW_COMPUTATIONS);
+const gate = createLimiter(MAX_AGENT_VIEW_COMPUTATIONS);
 /** One computation per attachment and key at a time: a chip and an MCP client asking together share it. */
 const inFlight = new Map<string, Promise<AgentView>>();
 let computed = 0;
@@ -140,23 +122,21 @@ export async function agentView(app: App, session: Session, name: string): Promi
     const flight = `${full}\0${JSON.stringify(key)}`;
     let running = inFlight.get(flight);
     if (!running) {
-      running = gate
-        .run(async () => {
-          computed += 1;
-          const read = await readAttachment(asSent(session, name, full, stat.isDirectory()), new Budget(key.context_chars), {
-            roots: [dir.path],
-            stateDir: app.config.stateDir,
-            signal: app.stopping,
-          });
-          const view: AgentView = { state: read.summary.state, text: read.summary.text };
-          // A sidecar that cannot be written (a full disk) only costs computing it again next time.
-          await writeBeside(dir, agentViewSidecarName(name), Buffer.from(JSON.stringify({ ...key, ...view })), { replace: true }).catch(() => {});
-          // Removed meanwhile (a chip taken off while its summary was computed): its sidecar goes with it, as the
-          // removal would have taken it had it been there already.
-          if (!(await dir.lstat(name).catch(() => undefined))) await dir.unlink(agentViewSidecarName(name)).catch(() => {});
-          return view;
-        })
-        .finally(() => inFlight.delete(flight));
+      running = gate(async () => {
+        computed += 1;
+        const read = await readAttachment(asSent(session, name, full, stat.isDirectory()), new Budget(key.context_chars), {
+          roots: [dir.path],
+          stateDir: app.config.stateDir,
+          signal: app.stopping,
+        });
+        const view: AgentView = { state: read.summary.state, text: read.summary.text };
+        // A sidecar that cannot be written (a full disk) only costs computing it again next time.
+        await writeBeside(dir, agentViewSidecarName(name), Buffer.from(JSON.stringify({ ...key, ...view })), { replace: true }).catch(() => {});
+        // Removed meanwhile (a chip taken off while its summary was computed): its sidecar goes with it, as the
+        // removal would have taken it had it been there already.
+        if (!(await dir.lstat(name).catch(() => undefined))) await dir.unlink(agentViewSidecarName(name)).catch(() => {});
+        return view;
+      }).finally(() => inFlight.delete(flight));
       inFlight.set(flight, running);
     }
     return await running;

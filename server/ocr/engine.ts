@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { unpackedPath } from '../core/unpacked-path.js';
 import { loadSharp, MAX_IMAGE_INPUT_PIXELS, IMAGE_RESIZE_TIMEOUT_SECONDS } from '../image/downscale.js';
-import { createLimiter } from '../office/limiter.js';
+import { createLimiter } from '../core/limiter.js';
 import { createRssWatchdog, type RssWatchdog } from '../workspace/rss-watchdog.js';
 import { OCR_WORKER_SOURCE } from './worker-source.js';
 import { textFromTsv, type RecognizedText } from './tsv.js';

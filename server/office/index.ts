@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ConvertReply, ConvertRequest } from './convert-worker.js';
 import { convertOfficeBuffer, OFFICE_MAX_FILE_BYTES, type OfficeFormat } from './convert.js';
-import { createLimiter } from './limiter.js';
+import { createLimiter } from '../core/limiter.js';
 import { SidecarBudget } from './budget.js';
 import { OfficeError } from './office-error.js';
 import { unpackedPath } from '../core/unpacked-path.js';

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { createLimiter } from '../office/limiter.js';
+import { createLimiter } from '../core/limiter.js';
 import { createRssWatchdog } from './rss-watchdog.js';
 import { unpackedPath } from '../core/unpacked-path.js';
 import { readStart, type OpenedFile } from './browse.js';

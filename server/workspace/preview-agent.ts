@@ -8,6 +8,7 @@ import { Budget, readAttachment, type AttachmentRead } from '../content/index.js
 import type { ChatAttachment } from '../core/wire.js';
 import type { OpenedFile } from './browse.js';
 import type { AgentPreview } from './preview-wire.js';
+import { createLimiter } from '../core/limiter.js';
 
 /**
  * Characters of what the agent gets that a preview shows. The agent itself is sent up to its conversation's
@@ -66,25 +67,7 @@ export async function readAsAgent(file: AgentFile, chars: number, opts: AgentRea
   return { state: read.summary.state, summary: read.summary.text, texts: read.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])) };
 }
 
-class Gate {
-  private running = 0;
-  private readonly waiting: (() => void)[] = [];
-  constructor(private readonly max: number) {}
-
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.running >= this.max) await new Promise<void>((go) => this.waiting.push(go));
-    else this.running += 1;
-    try {
-      return await work();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.running -= 1;
-    }
-  }
-}
-
-const gate = new Gate(MAX_PREVIEW_AGENT_READS);
+const gate = createLimiter(MAX_PREVIEW_AGENT_READS);
 const kept = new Map<string, AgentPreview>();
 const inFlight = new Map<string, Promise<AgentPreview>>();
 
@@ -107,14 +90,12 @@ export async function agentPreview(file: OpenedFile, root: string, mime: string,
   let running = inFlight.get(key);
   if (!running) {
     const full = path.join(root, ...file.path.split('/'));
-    running = gate
-      .run(async () => {
-        const read = await readAsAgent({ root, path: full, name: file.name, size: file.size, mime, isImage }, PREVIEW_AGENT_CHARS, opts);
-        const view: AgentPreview = { state: read.state, summary: read.summary, text: read.texts.join('\n') };
-        keep(key, view);
-        return view;
-      })
-      .finally(() => inFlight.delete(key));
+    running = gate(async () => {
+      const read = await readAsAgent({ root, path: full, name: file.name, size: file.size, mime, isImage }, PREVIEW_AGENT_CHARS, opts);
+      const view: AgentPreview = { state: read.state, summary: read.summary, text: read.texts.join('\n') };
+      keep(key, view);
+      return view;
+    }).finally(() => inFlight.delete(key));
     inFlight.set(key, running);
     // A read the preview stopped waiting for may still fail (the server stopping): nobody else is told.
     running.catch(() => {});

@@ -1,6 +1,6 @@
-// A tiny concurrency limiter. Converting one Office file can hold a few hundred MiB at the limits (the
-// inflated parts plus their parsed trees), so conversions queue instead of multiplying that by the number of
-// simultaneous uploads.
+// A tiny concurrency limiter: work that holds much memory or CPU (an Office conversion, a chip's agent view, a
+// preview's OCR or transcript) queues instead of multiplying that by the number of callers at once. One for
+// every such queue in the server.
 
 export type Limiter = <T>(task: () => Promise<T>) => Promise<T>;
 
