@@ -5,7 +5,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postMultipart, startTestServer, type TestServer } from '../testing/harness.js';
+import { searchResults, shownSnippet, uploadOk, type Json } from '../testing/search-client.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -15,16 +16,10 @@ afterAll(async () => {
   await srv.stop();
 });
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const search = (q: string): Promise<Json[]> => searchResults(srv, q);
+const shown = shownSnippet;
 
-const search = async (q: string): Promise<Json[]> => ((await (await srv.api(`/api/search?q=${encodeURIComponent(q)}`)).json()) as Json).results as Json[];
-const shown = (r: Json) => (r.snippet as { text: string; match: boolean }[]).map((s) => (s.match ? `[${s.text}]` : s.text)).join('');
-
-async function upload(id: string, filename: string, content: string | Buffer): Promise<Json> {
-  const up = await postMultipart(srv, '/api/upload', [{ name: 'session_id', content: id }, { name: 'file', filename, content }]);
-  expect(up.status).toBe(200);
-  return up.body as Json;
-}
+const upload = (id: string, filename: string, content: string | Buffer): Promise<Json> => uploadOk(srv, id, filename, content);
 
 /** A server log of at least `chars` characters, each line numbered; no word in it is "quokka". */
 function serverLog(chars: number): string {

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDocx, wPara, wRun } from '../office/testing/fixtures.js';
 import { Db } from '../store/db/connection.js';
 import { SESSION_DB_FILE } from '../store/sessions.js';
-import { postMultipart, startTestServer, waitUntil, type TestServer } from '../testing/harness.js';
+import { searchResults, shownSnippet, uploadOk, type Json } from '../testing/search-client.js';
+import { startTestServer, waitUntil, type TestServer } from '../testing/harness.js';
 import { scriptedAgent, TEST_AGENT_CONFIG, type ScriptedAgent } from '../testing/scripted-agent.js';
 import path from 'node:path';
 
@@ -21,16 +22,10 @@ afterAll(async () => {
   await srv.stop();
 });
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const search = (q: string): Promise<Json[]> => searchResults(srv, q);
+const shown = shownSnippet;
 
-const search = async (q: string): Promise<Json[]> => ((await (await srv.api(`/api/search?q=${encodeURIComponent(q)}`)).json()) as Json).results as Json[];
-const shown = (r: Json) => (r.snippet as { text: string; match: boolean }[]).map((s) => (s.match ? `[${s.text}]` : s.text)).join('');
-
-async function upload(id: string, filename: string, content: string | Buffer): Promise<Json> {
-  const up = await postMultipart(srv, '/api/upload', [{ name: 'session_id', content: id }, { name: 'file', filename, content }]);
-  expect(up.status).toBe(200);
-  return up.body as Json;
-}
+const upload = (id: string, filename: string, content: string | Buffer): Promise<Json> => uploadOk(srv, id, filename, content);
 
 /** The search rows the database holds for a session, read through a connection of the test's own. */
 async function indexedKinds(id: string): Promise<string[]> {
