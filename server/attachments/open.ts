@@ -5,7 +5,7 @@ import path from 'node:path';
 import { HttpError } from '../core/errors.js';
 import { visibleSession } from '../store/profiles.js';
 import type { SessionStore } from '../store/sessions.js';
-import { openWorkspacePath, type WorkspacePath } from '../workspace/browse.js';
+import { openWorkspacePath, type WorkspacePath } from '../store/anchored-browse.js';
 import { sessionFolder } from './layout.js';
 
 export const ATTACHMENT_NOT_FOUND = 'Attachment not found';

@@ -6,7 +6,7 @@ import type { HandlerInput } from '../app.js';
 import { ATTACHMENT_NOT_FOUND, requestedAttachmentPath } from '../attachments/open.js';
 import { HttpError } from '../core/errors.js';
 import { sendJson } from '../http/respond.js';
-import { openWorkspaceFile, type OpenedFile } from '../workspace/browse.js';
+import { openWorkspaceFile, type OpenedFile } from '../store/anchored-browse.js';
 import { describeFile, previewJson } from '../workspace/preview.js';
 import { DOWNLOAD_PARAM, sendRawFile } from '../workspace/raw.js';
 

@@ -10,7 +10,7 @@ import { sendJson } from '../http/respond.js';
 import { publicAttachmentFolder } from '../projections/attachment-folder.js';
 import { EscapeError } from '../store/anchored.js';
 import { MAX_ENTRIES_WALKED, openInside, walkFiles } from '../store/anchored-walk.js';
-import { ESCAPES_WORKSPACE, visible } from '../workspace/browse.js';
+import { ESCAPES_WORKSPACE, visible } from '../store/anchored-browse.js';
 import type { AttachmentFolder } from '../core/wire.js';
 import { ATTACHMENT_NOT_FOUND, requestedAttachmentPath } from '../attachments/open.js';
 

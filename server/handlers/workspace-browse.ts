@@ -1,20 +1,20 @@
 // Read-only views of a session's workspace for the UI: a directory listing, a text preview, a preview by kind
 // (workspace/preview.ts) and a file's raw bytes for images and downloads (workspace/raw.ts). The walking and
-// reading rules live in workspace/browse.ts, shared with the MCP tools and the attachment routes.
+// reading rules live in store/anchored-browse.ts, shared with the MCP tools and the attachment routes.
 import type { HandlerInput } from '../app.js';
 import { HttpError } from '../core/errors.js';
 import { redact } from '../redact/index.js';
 import { sendJson, sendText } from '../http/respond.js';
 import { publicWorkspaceListing } from '../projections/index.js';
 import { visibleSession } from '../store/profiles.js';
-import { listWorkspaceDir, openWorkspaceFile, openWorkspacePath, readWorkspaceBytes, type OpenedFile, type WorkspacePath } from '../workspace/browse.js';
+import { listWorkspaceDir, openWorkspaceFile, openWorkspacePath, readWorkspaceBytes, type OpenedFile, type WorkspacePath } from '../store/anchored-browse.js';
 import { decodeText } from '../content/index.js';
 import { describeFile, previewJson } from '../workspace/preview.js';
 import { DOWNLOAD_PARAM, sendRawFile } from '../workspace/raw.js';
 import type { WorkspaceListing } from '../core/wire.js';
 
-export { MAX_LIST_ENTRIES, MAX_PREVIEW_BYTES } from '../workspace/browse.js';
-import { MAX_PREVIEW_BYTES } from '../workspace/browse.js';
+export { MAX_LIST_ENTRIES, MAX_PREVIEW_BYTES } from '../store/anchored-browse.js';
+import { MAX_PREVIEW_BYTES } from '../store/anchored-browse.js';
 /** The query flag that shows hidden entries (`hidden=1`). Credential stores stay out regardless. */
 export const SHOW_HIDDEN_PARAM = 'hidden';
 export const NOT_TEXT = 'Not a text file';

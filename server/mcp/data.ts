@@ -1,6 +1,6 @@
 // What the MCP endpoint reads, independent of the protocol: a profile's sessions, a session's messages and
 // attachments, its workspace, and a bounded search. Read-only. Every path an agent names is resolved below
-// its root through descriptors (workspace/browse.ts), so traversal, absolute paths and symlinks out are
+// its root through descriptors (store/anchored-browse.ts), so traversal, absolute paths and symlinks out are
 // refused; every failure is an HttpError or McpDataError with a text safe to show. Texts are redacted here.
 import path from 'node:path';
 import { agentView, type AgentView } from '../attachments/agent-view.js';
@@ -26,7 +26,7 @@ import { sessionVisible, visibleSession } from '../store/profiles.js';
 import { messageText, SESSION_NOT_FOUND, type Session } from '../store/sessions.js';
 import { isHiddenName } from '../core/paths.js';
 import { openInside, walkFiles } from '../store/anchored-walk.js';
-import { listWorkspaceDir, openWorkspaceFile, openWorkspacePath, readWorkspaceBytes, type WorkspacePath } from '../workspace/browse.js';
+import { listWorkspaceDir, openWorkspaceFile, openWorkspacePath, readWorkspaceBytes, type WorkspacePath } from '../store/anchored-browse.js';
 import type { WorkspaceListing } from '../core/wire.js';
 import { readFileContent, readOffice, type ReadFileOptions } from './read-file.js';
 import { mcpWorkspaceGuard } from './kept-out.js';

@@ -2,7 +2,7 @@
 // (server/image/downscale.ts), or, in a build without the image library, the original bytes when they are
 // small enough and in a format agents accept. Never the whole of a huge file in one JSON-RPC message.
 import { AGENT_IMAGE_MAX_BYTES, ImageError, imageForAgent, MAX_IMAGE_INPUT_BYTES } from '../image/downscale.js';
-import { readWorkspaceBytes, type WorkspacePath } from '../workspace/browse.js';
+import { readWorkspaceBytes, type WorkspacePath } from '../store/anchored-browse.js';
 import type { McpAttachmentContent as AttachmentContent } from '../projections/index.js';
 import { MAX_IMAGE_BYTES } from './limits.js';
 import { ocrHeader, recognize } from '../content/index.js';

@@ -23,7 +23,7 @@ import { readSidecar } from '../office/sidecar.js';
 import { cutRedacted, redactText, type McpAttachmentContent, type RedactedText } from '../projections/index.js';
 import { openInside } from '../store/anchored-walk.js';
 import { readPdfFile } from '../workspace/pdf.js';
-import { openWorkspaceFile, readWorkspaceBytes, type WorkspacePath } from '../workspace/browse.js';
+import { openWorkspaceFile, readWorkspaceBytes, type WorkspacePath } from '../store/anchored-browse.js';
 import { readImage } from './image-read.js';
 import * as L from './limits.js';
 

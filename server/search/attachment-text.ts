@@ -11,7 +11,7 @@ import { readSidecar } from '../office/sidecar.js';
 import { openInside } from '../store/anchored-walk.js';
 import { MAX_INDEXED_ATTACHMENT_CHARS } from '../store/db/search-query.js';
 import { classify, SNIFF_BYTES, textOf, unknownKind } from '../content/index.js';
-import { readWorkspaceBytes } from '../workspace/browse.js';
+import { readWorkspaceBytes } from '../store/anchored-browse.js';
 import { readAsAgent } from '../workspace/preview-agent.js';
 
 /** Bytes read of an attachment's text: enough for MAX_INDEXED_ATTACHMENT_CHARS characters of up to 4 bytes. */

@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { PROFILE_COOKIE } from '../http/profile-cookie.js';
 import { PROTECTED_WORKSPACE } from '../store/protected.js';
-import { PROTECTED_TARGET } from '../handlers/workspace-upload.js';
+import { PROTECTED_TARGET } from '../workspace/upload-target.js';
 import { postMultipart, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
 
 /** Words that exist only inside protected places: no answer may contain them. */

@@ -24,7 +24,7 @@ export const PROTECTED_REFRESH_MS = 10_000;
  *  Satchel's data: it holds what the person works on (store/workspaces.ts fallbackWorkspace). */
 export const OWN_WORKSPACE_DIR = 'workspace';
 
-/** Thrown by a walk that reached a protected place; browse.ts answers it exactly like a missing path (404). */
+/** Thrown by a walk that reached a protected place; anchored-browse.ts answers it exactly like a missing path (404). */
 export class ProtectedPlaceError extends Error {
   constructor() {
     super('Protected place');
@@ -111,7 +111,7 @@ const key = (st: Pick<Stats, 'dev' | 'ino'>): string => `${st.dev}:${st.ino}`;
  *  on a case-insensitive disk mounted there is still caught by its identity. */
 export const CASELESS_PLATFORMS: ReadonlySet<NodeJS.Platform> = new Set(['darwin', 'win32']);
 
-/** What a walk asks of its protected places (workspace/browse.ts): ProtectedPlaces, or MCP's wider guard
+/** What a walk asks of its protected places (store/anchored-browse.ts): ProtectedPlaces, or MCP's wider guard
  *  (mcp/kept-out.ts) that also hides the workspaces of conversations kept out of MCP. */
 export interface PlaceGuard {
   fresh(): Promise<unknown>;

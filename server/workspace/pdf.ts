@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { createLimiter } from '../core/limiter.js';
 import { createRssWatchdog } from './rss-watchdog.js';
 import { unpackedPath } from '../core/unpacked-path.js';
-import { readStart, type OpenedFile } from './browse.js';
+import { readStart, type OpenedFile } from '../store/anchored-browse.js';
 import { extractPdfText, PDF_UNREADABLE, previewOf, type PdfRead, type PdfSummary } from './pdf-text.js';
 import type { PdfReply, PdfRequest } from './pdf-worker.js';
 

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { Budget, readAttachment, type AttachmentRead } from '../content/index.js';
 import type { ChatAttachment } from '../core/wire.js';
-import type { OpenedFile } from './browse.js';
+import type { OpenedFile } from '../store/anchored-browse.js';
 import type { AgentPreview } from './preview-wire.js';
 import { createLimiter } from '../core/limiter.js';
 

@@ -8,7 +8,7 @@ import { guessMime } from '../core/mime.js';
 import { redactText, serverValue, type RedactedText, type ServerValue } from '../projections/brand.js';
 import { officeFormat, officeToMarkdown } from '../office/index.js';
 import { readSidecar } from '../office/sidecar.js';
-import { readBounded, readStart, type OpenedFile } from './browse.js';
+import { readBounded, readStart, type OpenedFile } from '../store/anchored-browse.js';
 import { classify as contentKind, decodeText, SNIFF_BYTES, unknownKind } from '../content/index.js';
 import { PDF_NO_TEXT, readPdfFile } from './pdf.js';
 import { previewOf } from './pdf-text.js';

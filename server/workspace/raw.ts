@@ -8,7 +8,7 @@ import { markClosing } from '../http/connection.js';
 import { securityHeaders } from '../http/headers.js';
 import { bodyUnread, type RequestContext } from '../http/respond.js';
 import { log } from '../core/log.js';
-import { readStart, type OpenedFile } from './browse.js';
+import { readStart, type OpenedFile } from '../store/anchored-browse.js';
 import { SNIFF_BYTES } from '../content/index.js';
 import { classify } from './preview.js';
 

@@ -4,7 +4,7 @@
 // and a page takes seconds, so what was recognized is kept by the document's hash and the page number.
 import { createHash } from 'node:crypto';
 import { MAX_PDF_BYTES, type PdfRead } from '../../workspace/pdf.js';
-import { readStart } from '../../workspace/browse.js';
+import { readStart } from '../../store/anchored-browse.js';
 import { recognizePdfPages } from '../../ocr/pdf-pages.js';
 import type { Opened } from './open.js';
 

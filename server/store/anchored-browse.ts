@@ -2,13 +2,16 @@
 // tools (mcp/): a requested path resolved below the workspace, a directory listing and a bounded file read.
 // Every step goes through descriptors (store/anchored.ts), so a directory swapped for a symlink meanwhile is
 // refused, never followed out. Failures are HttpErrors whose texts reveal nothing about what is on disk.
+// In store/, beside anchored.ts and anchored-walk.ts, because it is the file layer (it was workspace/browse.ts):
+// it opens and reads, and decides nothing about what a file is; the previews, the raw route, search and MCP
+// above it ask it for descriptors and bytes.
 import { constants as fsConstants } from 'node:fs';
 import path from 'node:path';
-import { AnchoredDir, EscapeError } from '../store/anchored.js';
-import { locateInside, openInside, type Located } from '../store/anchored-walk.js';
+import { AnchoredDir, EscapeError } from './anchored.js';
+import { locateInside, openInside, type Located } from './anchored-walk.js';
 import { HttpError } from '../core/errors.js';
 import { isCredentialPath, isHiddenName, isInside } from '../core/paths.js';
-import { ProtectedPlaceError, type PlaceGuard } from '../store/protected.js';
+import { ProtectedPlaceError, type PlaceGuard } from './protected.js';
 import type { WorkspaceEntry, WorkspaceListing } from '../core/wire.js';
 
 export const MAX_LIST_ENTRIES = 5000;
