@@ -74,7 +74,9 @@ const fake = vi.hoisted(() => {
     encryptionAvailable: true,
     userData: '',
     /** What the glue handed to startServer, each time. */
-    serverConfigs: [] as Array<{ port: number; stateDir: string; agentKeyStore?: SecretStore; mcpTokenStore?: SecretStore }>,
+    serverConfigs: [] as Array<{ port: number; stateDir: string }>,
+    /** The parts the glue swapped in (server/app.ts AppOptions), beside each config. */
+    serverOptions: [] as Array<{ agentKeyStore?: SecretStore; mcpTokenStore?: SecretStore; agent?: { onReplyFinished?: (r: object) => void } }>,
     /** Everything the glue did, in order. */
     log: [] as string[],
     cookies: [] as StoredCookie[],
@@ -417,10 +419,11 @@ const fake = vi.hoisted(() => {
     closed: 0,
   };
   /** The glue claims the state folder (the real lock, server/process/state-lock.ts) and hands it over here. */
-  async function startServer(config: (typeof state.serverConfigs)[number], lock?: { release(): Promise<void> }) {
+  async function startServer(config: (typeof state.serverConfigs)[number], options: (typeof state.serverOptions)[number] = {}, lock?: { release(): Promise<void> }) {
     state.log.push('startServer');
     state.locks.push(lock);
     state.serverConfigs.push(config);
+    state.serverOptions.push(options);
     if (server.fail) throw server.fail;
     server.started++;
     const port = config.port || 41234;
@@ -456,6 +459,7 @@ const fake = vi.hoisted(() => {
       encryptionAvailable: true,
       userData,
       serverConfigs: [],
+      serverOptions: [],
       log: [],
       cookies: [],
       requestHandler: undefined,
@@ -701,7 +705,7 @@ describe('startElectron: the window', () => {
     writeFileSync(path.join(userData, 'agent.json'), JSON.stringify({ baseUrl: 'http://127.0.0.1:8642', apiKey: key }), { mode: 0o600 });
     await startWindowAndLoad();
 
-    const keys = fake.state.serverConfigs[0]!.agentKeyStore;
+    const keys = fake.state.serverOptions[0]!.agentKeyStore;
     expect(keys, 'a key store reaches the server').toBeDefined();
     expect(fake.state.log.indexOf('safeStorage.encryptString')).toBeLessThan(fake.state.log.indexOf('startServer'));
     expect(JSON.parse(readFileSync(path.join(userData, 'agent.json'), 'utf8'))).toEqual({ baseUrl: 'http://127.0.0.1:8642' });
@@ -713,7 +717,7 @@ describe('startElectron: the window', () => {
 
   it('hands startServer the safeStorage MCP token store: a token saved there is encrypted in mcp-token.bin', async () => {
     await startWindowAndLoad();
-    const tokens = fake.state.serverConfigs[0]!.mcpTokenStore!;
+    const tokens = fake.state.serverOptions[0]!.mcpTokenStore!;
     const token = 'mcp-token-electron-main-do-not-leak-42';
     await tokens.set(token);
     expect(readFileSync(path.join(userData, 'mcp-token.bin')).includes(Buffer.from(token))).toBe(false);
@@ -725,7 +729,7 @@ describe('startElectron: the window', () => {
     fake.state.encryptionAvailable = false;
     const key = 'sk-electron-main-key-no-keyring-4567';
     await startWindowAndLoad();
-    const keys = fake.state.serverConfigs[0]!.agentKeyStore!;
+    const keys = fake.state.serverOptions[0]!.agentKeyStore!;
     await keys.set(key);
     expect(JSON.parse(readFileSync(path.join(userData, 'agent.json'), 'utf8'))).toEqual({ apiKey: key });
     expect(existsSync(path.join(userData, 'agent-key.bin'))).toBe(false);
@@ -849,7 +853,7 @@ describe('startElectron: the desktop companion', () => {
 
   it('a finished reply raises a notification while the window is hidden, whose click opens the conversation', async () => {
     const { win } = await startWindowAndLoad();
-    const onReplyFinished = (fake.state.serverConfigs[0] as { agent?: { onReplyFinished?: (r: object) => void } }).agent!.onReplyFinished!;
+    const onReplyFinished = fake.state.serverOptions[0]!.agent!.onReplyFinished!;
     win.show();
     win.focus();
     onReplyFinished({ session_id: 's1', profile: 'default', title: 'Looked at' });
@@ -1101,7 +1105,7 @@ describe('startElectron --server-only', () => {
     fake.emitReady();
     await vi.waitFor(() => expect(fake.state.serverConfigs).toHaveLength(1));
     expect(fake.state.serverConfigs[0]!.stateDir).toBe(userData);
-    expect(fake.state.serverConfigs[0]!.agentKeyStore!.get()).toBe(key);
+    expect(fake.state.serverOptions[0]!.agentKeyStore!.get()).toBe(key);
     expect(existsSync(path.join(userData, 'agent-key.bin'))).toBe(true);
   });
 

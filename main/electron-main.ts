@@ -16,6 +16,7 @@ import {
   type OpenDialogOptions,
   type WebContents,
 } from 'electron';
+import type { AppOptions } from '../server/app.js';
 import { loadConfig, type ServerConfig } from '../server/core/config.js';
 import { sanitizeErrorText } from '../server/core/errors.js';
 import { startServer, type RunningServer } from '../server/index.js';
@@ -78,9 +79,8 @@ export function startElectron(argv: readonly string[], deps: ElectronDeps = {}):
 }
 
 /** The agent's key and the MCP token in the system's secure storage (secret-file-store.ts); safeStorage answers only after 'ready'. */
-async function withSecretStores(config: ServerConfig): Promise<ServerConfig> {
+async function secretStores(config: ServerConfig): Promise<AppOptions> {
   return {
-    ...config,
     agentKeyStore: await openAgentKeyStore(config.stateDir, safeStorage),
     mcpTokenStore: await openMcpTokenStore(config.stateDir, safeStorage),
   };
@@ -98,7 +98,7 @@ function startServerOnly(args: MainArgs): void {
           // The folder is ours before its key store is touched (a key is moved out of agent.json).
           const lock = await claimStateFolder(config.stateDir);
           try {
-            return await startHeadless(await withSecretStores(config), remembersPort(config, args.flags, process.env), lock);
+            return await startHeadless(config, remembersPort(config, args.flags, process.env), await secretStores(config), lock);
           } catch (err) {
             await lock.release();
             throw err;
@@ -194,15 +194,15 @@ function startWindow(args: MainArgs, singleInstance: boolean, argv: readonly str
       } else {
         const lock = claimed;
         try {
-          const secured = await withSecretStores(plan.config);
+          const config = plan.config;
           // A reply stored whole reaches the shell in process (server/agent/turns.ts onReplyFinished).
-          const config: ServerConfig = { ...secured, agent: { ...secured.agent, onReplyFinished: (reply) => desktop?.replyFinished(reply) } };
+          const options: AppOptions = { ...(await secretStores(config)), agent: { onReplyFinished: (reply) => desktop?.replyFinished(reply) } };
           server = plan.rememberPort
-            ? await startOnRememberedPort(userData, (port) => startServer({ ...config, port }, lock), {
+            ? await startOnRememberedPort(userData, (port) => startServer({ ...config, port }, options, lock), {
                 onFallback: (port, err) => log.info(`Port ${port} is unavailable (${(err as Error).message}); using another`),
                 onSaveError: (err) => log.warn('Could not remember the port:', err),
               })
-            : await startServer(config, lock);
+            : await startServer(config, options, lock);
         } catch (err) {
           await lock.release();
           throw err;

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConnectionConfig } from './agent/connections.js';
 import { requestBuilder } from './agent/request.js';
+import type { SecretStore } from './agent/secret-store.js';
 import { recoverInterruptedTurns, TurnManager, type TurnDependencies } from './agent/turns.js';
 import { streamTurn } from './agent/upstream.js';
 import { sessionFolder } from './attachments/layout.js';
@@ -25,10 +26,10 @@ import { log } from './core/log.js';
 import { attachMcpToken, McpToken, mcpTokenFileStore } from './mcp/token.js';
 import { rememberOwnSecret } from './redact/index.js';
 import { EventBus } from './store/events.js';
-import { SessionStore } from './store/sessions.js';
+import { SessionStore, type Session } from './store/sessions.js';
 import { SessionDeletions } from './sessions/deletion.js';
 import { Workspaces } from './store/workspaces.js';
-import { InboxWatcher } from './inbox/watcher.js';
+import { InboxWatcher, type InboxOptions } from './inbox/watcher.js';
 import { startArrivalPreparation, type ArrivalPreparation } from './inbox/prepare.js';
 // The handlers, for the route table below.
 import { uploadAndExtract, uploadAttachment } from './handlers/attachments.js';
@@ -39,7 +40,7 @@ import { events } from './handlers/events.js';
 import { exportAllSessions, exportSession, importSession } from './handlers/export.js';
 import { config, health } from './handlers/health.js';
 import { getDatabase, restoreDatabase } from './handlers/database.js';
-import { startDatabaseCare } from './store/database-care.js';
+import { startDatabaseCare, type CareTimings } from './store/database-care.js';
 import { listProfiles, switchProfile } from './handlers/profiles.js';
 import { showSessionVersion } from './handlers/session-version.js';
 import { getMcpSettings, regenerateMcpToken } from './handlers/mcp-settings.js';
@@ -81,6 +82,31 @@ export interface App extends Host {
   inboxDestination: InboxResolver;
   /** Arrivals in the Inbox prepared in the background: their chips' summaries, transcripts, OCR (inbox/prepare.ts). */
   inboxPreparation?: ArrivalPreparation;
+  /** Where the agent's API key lives (AppOptions.agentKeyStore); unset = agent.json's field. */
+  agentKeyStore?: SecretStore;
+  /** The agent connection a turn would use, the real one or a test's (AppOptions.agent): the chip's budget reads it. */
+  loadAgentConfig: TurnDependencies['loadConfig'];
+}
+
+/**
+ * What a caller swaps in when it builds the application, beside the plain configuration (core/config.ts): the
+ * desktop app its secure key stores and a hook on finished replies, tests a scripted agent, shorter timings, a
+ * fake Inbox conversation. Unset = the real part.
+ */
+export interface AppOptions {
+  /** Where the agent's API key lives; unset = agent.json's field (0600). The desktop app passes its secure store. */
+  agentKeyStore?: SecretStore;
+  /** Where the persistent MCP token lives; unset = `<state>/mcp-token` (0600). The desktop app passes its secure store. */
+  mcpTokenStore?: SecretStore;
+  /** The agent side (a scripted upstream, a fixed configuration, the desktop's reply hook); unset parts are the real ones. */
+  agent?: Partial<TurnDependencies>;
+  /** The watcher's timings and limits (inbox/rules.ts); tests shorten them. */
+  inbox?: Partial<InboxOptions>;
+  /** When the database is checked and backed up (store/database-care.ts, db/backup.ts constants); tests shorten it. */
+  databaseCare?: CareTimings;
+  /** The Inbox conversation of a profile, for quick capture's `inbox` destination (handlers/capture.ts); unset =
+   *  server/inbox/session.ts. `app` is the built application. */
+  inboxSession?: (app: App, profile: string) => Promise<Session>;
 }
 
 export type HandlerInput = HandlerInputOf<App>;
@@ -206,7 +232,7 @@ export function defaultStaticDir(): string {
   return findUp([path.join(here, '..', 'renderer'), path.join(here, '..', 'dist', 'renderer')], (d) => existsSync(path.join(d, 'index.html')));
 }
 
-export async function createApp(config: ServerConfig): Promise<BuiltApp> {
+export async function createApp(config: ServerConfig, options: AppOptions = {}): Promise<BuiltApp> {
   await fs.mkdir(config.stateDir, { recursive: true, mode: 0o700 });
   const stagingDir = path.join(config.stateDir, 'staging');
   // Staged files from a crash are garbage: nothing can refer to them any more.
@@ -234,14 +260,14 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
   const events = new EventBus();
   const agent: TurnDependencies = {
     streamTurn,
-    loadConfig: (connection?: string) => loadConnectionConfig(config.stateDir, process.env, config.agentKeyStore, connection),
+    loadConfig: (connection?: string) => loadConnectionConfig(config.stateDir, process.env, options.agentKeyStore, connection),
     buildRequest: requestBuilder(
       config.stateDir,
       (id) => sessionFolder(config.stateDir, id),
       // What the agent got from an attachment (an Office document's Markdown, a transcript) becomes searchable.
       (id, file, text) => void sessions.indexAttachmentText(id, file, text).catch((err: unknown) => log.warn('could not index an attachment\'s text', err)),
     ),
-    ...config.agent,
+    ...options.agent,
   };
   const turns = new TurnManager(sessions, events, agent);
   // The agent's key becomes known to the redactor before the first request: a session stored by an older
@@ -275,23 +301,25 @@ export async function createApp(config: ServerConfig): Promise<BuiltApp> {
         announce: (profile, id) => app.arrivals.announce(profile, id),
       },
       config.inboxFolders ?? [],
-      config.inbox,
+      options.inbox,
     ),
     arrivals: new ArrivalLog(sessions, events),
     // Quick capture's Inbox destination, the one place it is wired: the same conversation the watched folders fill
     // (a test may give its own).
-    inboxDestination: { session: (profile) => (config.inboxSession ?? inboxSession)(app, profile) },
+    inboxDestination: { session: (profile) => (options.inboxSession ?? inboxSession)(app, profile) },
+    agentKeyStore: options.agentKeyStore,
+    loadAgentConfig: agent.loadConfig,
   };
   app.inboxPreparation = startArrivalPreparation(app);
   // Watched folders (SATCHEL_INBOX_FOLDERS and the settings'), in the background: a slow folder never delays start.
   const inboxStarted = app.inbox.start().catch((err: unknown) => log.warn('inbox: watching could not start', err));
-  attachMcpToken(app, await McpToken.open(config.mcpTokenStore ?? mcpTokenFileStore(config.stateDir)));
+  attachMcpToken(app, await McpToken.open(options.mcpTokenStore ?? mcpTokenFileStore(config.stateDir)));
   // Uploads never sent and in no draft for a week go (drafts/sweep.ts): now, in the background, then periodically.
   const sweep = startAttachmentSweep(config.stateDir, sessions);
   // The text of attachments stored before the search index took it (search/backfill.ts), in the background.
   const backfill = startAttachmentTextBackfill(config.stateDir, sessions);
   // SQLite's check of the database once started, then a checked backup daily (store/database-care.ts).
-  const care = startDatabaseCare(config.stateDir, sessions, config.databaseCare);
+  const care = startDatabaseCare(config.stateDir, sessions, options.databaseCare);
 
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {

@@ -3,6 +3,7 @@
 // runs, prints its URL and stops exactly as there (headless.ts). Like the desktop window, it tries the port
 // it last listened on first (remembered in its state folder), so a tab left open finds it again after a restart.
 import { pathToFileURL } from 'node:url';
+import type { AppOptions } from './app.js';
 import { loadConfig, type CliFlags, type ServerConfig } from './core/config.js';
 import { runHeadless } from './headless.js';
 import { startServer, type RunningServer } from './index.js';
@@ -32,10 +33,10 @@ export function remembersPort(config: ServerConfig, flags: CliFlags, env: NodeJS
 }
 
 /** Start on the remembered port when there is one and the user fixed none; any free port when it is taken.
- * `claimed`: the state folder's lock when the caller took it first (index.ts startServer). */
-export function startHeadless(config: ServerConfig, remember: boolean, claimed?: StateLock): Promise<RunningServer> {
-  if (!remember) return startServer(config, claimed);
-  return startOnRememberedPort(config.stateDir, (port) => startServer({ ...config, port }, claimed), {
+ * `options` and `claimed`: the parts the caller swaps in, the state folder's lock when it took it first (index.ts startServer). */
+export function startHeadless(config: ServerConfig, remember: boolean, options: AppOptions = {}, claimed?: StateLock): Promise<RunningServer> {
+  if (!remember) return startServer(config, options, claimed);
+  return startOnRememberedPort(config.stateDir, (port) => startServer({ ...config, port }, options, claimed), {
     onFallback: (port, err) => log.info(`Port ${port} is unavailable (${(err as Error).message}); using another`),
     onSaveError: (err) => log.warn('Could not remember the port:', err),
   });

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { createApp } from './app.js';
+import { createApp, type AppOptions } from './app.js';
 import { CLOSE_DEADLINE_MS, handleClientError, writeRefusal } from './http/clienterror.js';
 import { CONNECTIONS_CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, SHUTDOWN_GRACE_MS } from './http/timeouts.js';
 import type { ServerConfig } from './core/config.js';
@@ -74,21 +74,21 @@ function answerAndClose(req: http.IncomingMessage, socket: Duplex, listener: htt
  * Start the server on `config.stateDir`, which it owns until it closes (process/state-lock.ts): a second one on the
  * same folder is refused with StateFolderInUse. A caller that must own the folder before it touches it (the desktop
  * app moves the agent's key into its keychain file first) claims it itself and passes its lock: the server releases
- * it when it closes, the caller when the start fails.
+ * it when it closes, the caller when the start fails. `options`: the parts a caller swaps in (app.ts AppOptions).
  */
-export async function startServer(config: ServerConfig, claimed?: StateLock): Promise<RunningServer> {
+export async function startServer(config: ServerConfig, options: AppOptions = {}, claimed?: StateLock): Promise<RunningServer> {
   // Before anything in the folder is touched (createApp empties its staging folder).
   const lock = claimed ?? (await claimStateFolder(config.stateDir));
   try {
-    return await serve(config, lock);
+    return await serve(config, options, lock);
   } catch (err) {
     if (!claimed) await lock.release();
     throw err;
   }
 }
 
-async function serve(config: ServerConfig, lock: StateLock): Promise<RunningServer> {
-  const { app, listener, stop } = await createApp(config);
+async function serve(config: ServerConfig, options: AppOptions, lock: StateLock): Promise<RunningServer> {
+  const { app, listener, stop } = await createApp(config, options);
   const headersTimeout = config.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const server = http.createServer(
     {

@@ -129,21 +129,7 @@ export interface Exception {
 }
 
 /** Edges the rules refuse that stay for now, each with why. Only shrinks: an unneeded one fails the test. */
-export const EXCEPTIONS: Exception[] = [
-  // core/config.ts doubles as the tests' and the desktop app's injection bag (a scripted agent, the Inbox's
-  // timings, the database care's, key stores, a fake Inbox conversation), so the shared core names types of the
-  // layers it configures. Goes when those seams become createApp options (29 files pass them today).
-  ...(
-    [
-      'server/agent/secret-store.ts',
-      'server/agent/turns.ts',
-      'server/inbox/watcher.ts',
-      'server/store/database-care.ts',
-      'server/app.ts',
-      'server/store/sessions.ts',
-    ] as const
-  ).map((to): Exception => ({ rule: 'tier', from: 'server/core/config.ts', to, why: "names it for the tests' injection bag (to createApp options)" })),
-];
+export const EXCEPTIONS: Exception[] = [];
 
 /**
  * Structure the issue moves that no import rule above can see, listed so the picture says so. Not checked.

@@ -6,7 +6,6 @@
 // new reader computes it again. The chip (GET /api/attachment/summary) and MCP read the same sidecar.
 import path from 'node:path';
 import type { App } from '../app.js';
-import { loadConnectionConfig } from '../agent/connections.js';
 import { Budget, readAttachment, type ReadSummary } from '../content/index.js';
 import { HttpError } from '../core/errors.js';
 import { guessMime } from '../core/mime.js';
@@ -72,8 +71,7 @@ export function agentViewComputations(): number {
 
 /** The conversation's budget, as its next turn would have it: its connection's contextChars, or the default. */
 function contextCharsFor(app: App, session: Session): number {
-  const load = app.config.agent?.loadConfig ?? ((c?: string) => loadConnectionConfig(app.config.stateDir, process.env, app.config.agentKeyStore, c));
-  return load(session.connection)?.contextChars ?? DEFAULT_AGENT_CONTEXT_CHARS;
+  return app.loadAgentConfig(session.connection)?.contextChars ?? DEFAULT_AGENT_CONTEXT_CHARS;
 }
 
 /** The attachment as a turn would send it: the session's record of the upload when it has one, an extracted

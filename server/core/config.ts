@@ -1,13 +1,11 @@
 // Server configuration read once at start: the settings table's start-time rows (settings/table.ts), the
 // environment overridden by command-line flags. Values the specification says are "read on each request"
 // (CSP extras, the extraction cap, the attachment folder) are NOT captured here; their readers ask the table
-// at the moment they need them.
+// at the moment they need them. Plain values only: the parts a caller swaps in (key stores, a scripted agent, the
+// Inbox's and the database care's timings) are the composition root's options (app.ts AppOptions), so this core
+// module names nothing of the layers above it.
 import os from 'node:os';
 import path from 'node:path';
-import type { SecretStore } from '../agent/secret-store.js';
-import type { TurnDependencies } from '../agent/turns.js';
-import type { InboxOptions } from '../inbox/watcher.js';
-import type { CareTimings } from '../store/database-care.js';
 import { expandUser } from '../settings/parsers.js';
 import { DEFAULT_HOST, DEFAULT_MAX_UPLOAD_MB, readSetting, SETTINGS, type FlagSettingName } from '../settings/table.js';
 
@@ -28,8 +26,6 @@ export interface ServerConfig {
   defaultWorkspace?: string;
   /** Folders watched into the Inbox conversation (SATCHEL_INBOX_FOLDERS), absolute; settings may add more. */
   inboxFolders?: string[];
-  /** The watcher's timings and limits (inbox/rules.ts); tests shorten them. */
-  inbox?: Partial<InboxOptions>;
   /** Directory holding the built web UI; undefined = the renderer next to the compiled server. */
   staticDir?: string;
   /** Load the on-device speech model at start (SATCHEL_STT_PRELOAD=0 turns it off) so the first dictation is fast. */
@@ -49,21 +45,8 @@ export interface ServerConfig {
   uploadMinBytesPerSecond?: number;
   /** Silence on a chat stream before a `: heartbeat` comment; tests shorten it. */
   chatHeartbeatMs?: number;
-  /** Where the agent's API key lives; unset = agent.json's field (0600). The desktop app passes its secure store. */
-  agentKeyStore?: SecretStore;
-  /** Where the persistent MCP token lives; unset = `<state>/mcp-token` (0600). The desktop app passes its secure store. */
-  mcpTokenStore?: SecretStore;
   /** How long a deleted session can be restored before it is purged (sessions/deletion.ts SESSION_DELETE_GRACE_MS); tests shorten it. */
   sessionDeleteGraceMs?: number;
-  /** When the database is checked and backed up (store/database-care.ts, db/backup.ts constants); tests shorten it. */
-  databaseCare?: CareTimings;
-  /** Tests replace the agent side (a scripted upstream, a fixed configuration); unset parts are the real ones. */
-  agent?: Partial<TurnDependencies>;
-  /**
-   * The Inbox conversation of a profile, for quick capture's `inbox` destination (handlers/capture.ts). The real
-   * one is server/inbox/session.ts, wired in app.ts; tests hand a fake here. `app` is the built application.
-   */
-  inboxSession?: (app: import('../app.js').App, profile: string) => Promise<import('../store/sessions.js').Session>;
 }
 
 /** The platform's per-user app-data folder, as Electron's app.getPath('userData') would give it. */

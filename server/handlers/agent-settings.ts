@@ -28,8 +28,8 @@ import type * as wire from '../core/wire.js';
 
 /** The default connection's settings: what GET and POST /api/agent/settings show (the original's clients). */
 function defaultSettings(app: HandlerInput['app']): wire.AgentSettings {
-  const chosen = defaultConnection(app.config.stateDir, process.env, app.config.agentKeyStore);
-  return chosen ? publicFrom(chosen.settings, process.env) : publicAgentSettings(app.config.stateDir, process.env, app.config.agentKeyStore);
+  const chosen = defaultConnection(app.config.stateDir, process.env, app.agentKeyStore);
+  return chosen ? publicFrom(chosen.settings, process.env) : publicAgentSettings(app.config.stateDir, process.env, app.agentKeyStore);
 }
 
 export async function getAgentSettings({ ctx, app }: HandlerInput): Promise<void> {
@@ -55,7 +55,7 @@ const optionalNumber = (value: unknown, field: string): number | undefined => {
  */
 export async function saveAgentSettingsRoute({ ctx, app }: HandlerInput): Promise<void> {
   const body = await readJsonBody(ctx);
-  const id = defaultConnection(app.config.stateDir, process.env, app.config.agentKeyStore)?.id ?? MAIN_CONNECTION_ID;
+  const id = defaultConnection(app.config.stateDir, process.env, app.agentKeyStore)?.id ?? MAIN_CONNECTION_ID;
   await saveFromBody(app, body, id);
   await sendJson(ctx, 200, settingsAnswer(app));
 }
@@ -69,7 +69,8 @@ async function saveFromBody(app: HandlerInput['app'], body: Record<string, unkno
   if (body.kind !== undefined && body.kind !== null && body.kind !== '' && !isAgentKind(body.kind)) throw new ValueError(BAD_AGENT_KIND);
   if (body.name !== undefined && body.name !== null && typeof body.name !== 'string') throw new ValueError('Invalid agent setting name');
   const baseUrl = body.base_url.trim();
-  const { stateDir, agentKeyStore } = app.config;
+  const { stateDir } = app.config;
+  const { agentKeyStore } = app;
   const stored = id === MAIN_CONNECTION_ID ? readStoredAgentSettings(stateDir) : id === undefined ? undefined : storedConnection(stateDir, id, agentKeyStore);
   if (id !== undefined && id !== MAIN_CONNECTION_ID && !stored) throw new HttpError(404, 'Agent connection not found');
   const moved = !sameAgentAddress(stored?.baseUrl, baseUrl);
@@ -110,7 +111,7 @@ function connectionId(value: unknown): string {
 }
 
 async function sendConnections(ctx: HandlerInput['ctx'], app: HandlerInput['app'], id?: string): Promise<void> {
-  const answer = publicConnections(app.config.stateDir, process.env, app.config.agentKeyStore);
+  const answer = publicConnections(app.config.stateDir, process.env, app.agentKeyStore);
   await sendJson(ctx, 200, publicAgentConnections({ ...answer, ...(id ? { id } : {}) }));
 }
 
@@ -129,14 +130,14 @@ export async function saveConnectionRoute({ ctx, app }: HandlerInput): Promise<v
 /** POST /api/agent/connections/delete `{id}`: 409 for the default (make another the default first). */
 export async function deleteConnectionRoute({ ctx, app }: HandlerInput): Promise<void> {
   const body = await readJsonBody(ctx);
-  await connectionChange(() => deleteConnection(app.config.stateDir, connectionId(body.id), process.env, app.config.agentKeyStore));
+  await connectionChange(() => deleteConnection(app.config.stateDir, connectionId(body.id), process.env, app.agentKeyStore));
   await sendConnections(ctx, app);
 }
 
 /** POST /api/agent/connections/default `{id}`. */
 export async function defaultConnectionRoute({ ctx, app }: HandlerInput): Promise<void> {
   const body = await readJsonBody(ctx);
-  await connectionChange(() => setDefaultConnection(app.config.stateDir, connectionId(body.id), process.env, app.config.agentKeyStore));
+  await connectionChange(() => setDefaultConnection(app.config.stateDir, connectionId(body.id), process.env, app.agentKeyStore));
   await sendConnections(ctx, app);
 }
 
@@ -151,7 +152,8 @@ async function connectionChange(change: () => Promise<void>): Promise<void> {
 
 /** The saved connection a Test or a model list is about: `id`'s (404 when there is none), else the default's. */
 function savedConfig(app: HandlerInput['app'], id: unknown) {
-  const { stateDir, agentKeyStore } = app.config;
+  const { stateDir } = app.config;
+  const { agentKeyStore } = app;
   if (id === undefined || id === null || id === '') return loadConnectionConfig(stateDir, process.env, agentKeyStore);
   const chosen = connectionId(id);
   if (!listConnections(stateDir, process.env, agentKeyStore).connections.some((c) => c.id === chosen)) throw new HttpError(404, 'Agent connection not found');

@@ -93,8 +93,7 @@ async function start(): Promise<void> {
     token: TEST_TOKEN,
     maxUploadBytes: 1024 * 1024,
     defaultWorkspace: tmp,
-    agent: { streamTurn: agents.streamTurn, loadConfig: () => AGENTS[agents.agent] },
-  });
+  }, { agent: { streamTurn: agents.streamTurn, loadConfig: () => AGENTS[agents.agent] } });
 }
 
 beforeAll(async () => {

@@ -92,7 +92,7 @@ export async function setSessionSettings(input: HandlerInput): Promise<void> {
   if (connection) {
     // Checked before it is stored: a turn falls back to the default for a connection deleted later, not a typo.
     if (!isConnectionId(connection)) throw new ValueError('Invalid connection id');
-    if (!listConnections(app.config.stateDir, process.env, app.config.agentKeyStore).connections.some((c) => c.id === connection)) {
+    if (!listConnections(app.config.stateDir, process.env, app.agentKeyStore).connections.some((c) => c.id === connection)) {
       throw new HttpError(404, 'Agent connection not found');
     }
   }

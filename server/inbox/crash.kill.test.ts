@@ -89,7 +89,7 @@ it(`killed (SIGKILL) right after an arrival, ${ROUNDS} times: each file is store
     run.proc.kill('SIGKILL');
     expect(await run.exited).toBe('SIGKILL');
 
-    const again = await startServer({ host: '127.0.0.1', port: 0, stateDir, token: TEST_TOKEN, defaultWorkspace: workspace, maxUploadBytes: 1024 * 1024, inbox: FAST });
+    const again = await startServer({ host: '127.0.0.1', port: 0, stateDir, token: TEST_TOKEN, defaultWorkspace: workspace, maxUploadBytes: 1024 * 1024 }, { inbox: FAST });
     try {
       // Time for the folder to be scanned and a file taken again several times over.
       await new Promise((r) => setTimeout(r, FAST.settleMs * 4 + FAST.rescanMs * 3));

@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { AppOptions } from '../app.js';
 import type { ServerConfig } from '../core/config.js';
 import { startServer, type RunningServer } from '../index.js';
 
@@ -31,12 +32,22 @@ export interface TestServer extends RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startTestServer(overrides: Partial<ServerConfig> = {}): Promise<TestServer> {
+/** A test's changes to the server: configuration and the parts it swaps in (app.ts AppOptions), in one bag. */
+export type TestServerOverrides = Partial<ServerConfig> & AppOptions;
+
+/** The bag split into the configuration and the composition root's options, as startServer takes them. */
+export function splitOverrides(overrides: TestServerOverrides): { config: Partial<ServerConfig>; options: AppOptions } {
+  const { agentKeyStore, mcpTokenStore, agent, inbox, databaseCare, inboxSession, ...config } = overrides;
+  return { config, options: { agentKeyStore, mcpTokenStore, agent, inbox, databaseCare, inboxSession } };
+}
+
+export async function startTestServer(overrides: TestServerOverrides = {}): Promise<TestServer> {
+  const { config, options } = splitOverrides(overrides);
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-test-'));
   const workspace = path.join(tmp, 'workspace');
   await fs.mkdir(workspace);
   const stateDir = path.join(tmp, 'state');
-  if (overrides.stateDir === undefined && overrides.mcpTokenStore === undefined) {
+  if (config.stateDir === undefined && options.mcpTokenStore === undefined) {
     await fs.mkdir(stateDir, { mode: 0o700 });
     await fs.writeFile(path.join(stateDir, 'mcp-token'), TEST_MCP_TOKEN + '\n', { mode: 0o600 });
   }
@@ -47,8 +58,8 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}): Pr
     token: TEST_TOKEN,
     maxUploadBytes: 100 * 1024 * 1024,
     defaultWorkspace: workspace,
-    ...overrides,
-  });
+    ...config,
+  }, options);
   const api = (pathname: string, init: RequestInit = {}) =>
     fetch(server.origin + pathname, {
       ...init,

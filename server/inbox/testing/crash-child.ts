@@ -12,6 +12,5 @@ const server = await startServer({
   token,
   defaultWorkspace: workspace,
   maxUploadBytes: 1024 * 1024,
-  inbox: { settleMs: 200, pollMs: 50, rescanMs: 300 },
-});
+}, { inbox: { settleMs: 200, pollMs: 50, rescanMs: 300 } });
 process.stdout.write(`url ${server.origin}\n`);
