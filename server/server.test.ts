@@ -2,16 +2,11 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './testing/harness.js';
+import { describe, expect, it } from 'vitest';
+import { type TestServer } from './testing/harness.js';
+import { testServerForFile } from './testing/per-file-server.js';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer();
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile();
 
 describe('robustness of the read-only routes', () => {
   it('answers a malformed percent-escape in a static path with 404, not 500', async () => {

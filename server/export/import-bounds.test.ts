@@ -7,9 +7,10 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import yauzl from 'yauzl';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { yazlZip } from '../archive/testing/fixtures.js';
-import { postMultipart, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+import { postMultipart, startTestServer, TEST_TOKEN } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 import { IMPORT_WORK_DIR } from './import.js';
 import { UNKNOWN_TIME } from './markdown.js';
 import { MAX_EXPORT_JSON_DEPTH, MAX_EXPORT_JSON_VALUES, MAX_UNKNOWN_FIELD_VALUES, tooDeep, tooManyUnknown, tooManyValues } from './parse-json.js';
@@ -18,13 +19,7 @@ import { badExport, MAX_IMPORTED_ROWS } from './read-export.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer({ maxUploadBytes: 64 * 1024 * 1024 });
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile({ maxUploadBytes: 64 * 1024 * 1024 });
 
 const importFile = (filename: string, content: Buffer | string) => postMultipart(srv, '/api/session/import', [{ name: 'file', filename, content }]);
 const exportDoc = (messages: unknown[], extra: Json = {}) => ({ satchel_export: 1, title: 'Imported', created_at: '2026-01-02T03:04:05.000Z', updated_at: '2026-01-02T03:04:05.000Z', messages, attachments: [], ...extra });

@@ -3,20 +3,15 @@
 // with nothing saved.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../testing/harness.js';
+import { describe, expect, it } from 'vitest';
+import { type TestServer } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 
 const KINDS = [
   { kind: 'hermes', label: 'Hermes Agent’s gateway' },
   { kind: 'openai', label: 'OpenAI-compatible server' },
 ];
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer();
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile();
 
 describe('the agent kinds on the wire', () => {
   it('GET /api/agent/settings names every kind as the page shows it', async () => {

@@ -3,17 +3,12 @@
 // sent message refers to cannot be removed.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { yazlZip } from '../archive/testing/fixtures.js';
 import { postMultipart, startTestServer, type TestServer } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer();
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile();
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

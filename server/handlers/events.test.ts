@@ -1,16 +1,11 @@
 // The event stream of events.ts over a real socket: redacted, per profile, and indifferent to a vanished client.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { setLogSink } from '../core/log.js';
-import { startTestServer, type TestServer } from '../testing/harness.js';
+import { type TestServer } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 import { expectSecurityHeaders } from '../testing/security-headers.js';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer();
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile();
 
 describe('server-sent events', () => {
   it('streams redacted session events to the same profile only, and survives a client that vanishes', async () => {

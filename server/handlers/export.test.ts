@@ -9,15 +9,10 @@ import { yazlZip } from '../archive/testing/fixtures.js';
 import { markdownTime } from '../export/markdown.js';
 import { missingAttachment, newerExport, NOT_AN_EXPORT } from '../export/read-export.js';
 import { postMultipart, startTestServer, type TestServer } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 import { BAD_FORMAT } from './export.js';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer({ maxUploadBytes: 8 * 1024 * 1024 });
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile({ maxUploadBytes: 8 * 1024 * 1024 });
 
 /** Every member of a zip, by name. */
 async function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {

@@ -4,17 +4,12 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { searchResults, shownSnippet, uploadOk, type Json } from '../testing/search-client.js';
-import { startTestServer, type TestServer } from '../testing/harness.js';
+import { type TestServer } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer();
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile();
 
 const search = (q: string): Promise<Json[]> => searchResults(srv, q);
 const shown = shownSnippet;

@@ -1,16 +1,11 @@
 // GET /api/search over a real socket: what a person typing in the search field gets back.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../testing/harness.js';
+import { describe, expect, it } from 'vitest';
+import { type TestServer } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 import { databaseBytes } from '../testing/stored-session.js';
 import { MAX_SEARCH_QUERY_CHARS } from '../store/db/search-query.js';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer({ sessionDeleteGraceMs: 60_000 });
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile({ sessionDeleteGraceMs: 60_000 });
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

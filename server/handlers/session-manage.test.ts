@@ -4,11 +4,12 @@
 // folder, the person's own, is exactly as it was.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { yazlZip } from '../archive/testing/fixtures.js';
 import { postMultipart, startTestServer, TEST_TOKEN, waitUntil, type TestServer } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 import { scriptedAgent, TEST_AGENT_CONFIG } from '../testing/scripted-agent.js';
 import { storedJson, storedSession } from '../testing/stored-session.js';
 import { DELETE_WHILE_TURN_RUNS } from './sessions.js';
@@ -16,13 +17,7 @@ import { DELETE_WHILE_TURN_RUNS } from './sessions.js';
 /** Short enough for a test, long enough that an Undo sent at once always lands inside it on a loaded machine. */
 const GRACE_MS = 1_500;
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer({ sessionDeleteGraceMs: GRACE_MS });
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile({ sessionDeleteGraceMs: GRACE_MS });
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -1,19 +1,14 @@
 // The session, profile and workspace routes over a real socket.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { forgetSecrets, KNOWN_SECRET_MASK, rememberSecret } from '../redact/known.js';
 import { publicSessionSummary } from '../projections/sessions.js';
-import { startTestServer, type TestServer } from '../testing/harness.js';
+import { type TestServer } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 import { storedJson } from '../testing/stored-session.js';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer();
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile();
 
 describe('sessions, profiles, workspaces', () => {
   it('creates, reads, renames and lists sessions', async () => {

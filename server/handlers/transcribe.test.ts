@@ -3,23 +3,18 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { isLocalModelPresent, defaultModelDir } from '../speech/local.js';
 import { missingTools, synthFlite, toWebmOpus } from '../speech/testing/synth.js';
 import { wordErrorRate } from '../speech/testing/wer.js';
-import { multipartBody, startTestServer, type TestServer } from '../testing/harness.js';
+import { multipartBody } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 
 const FAKE = fileURLToPath(new URL('../speech/testing/fake-command.mjs', import.meta.url));
 const BOUNDARY = 'sttBoundary';
 const STT_ENV = ['SATCHEL_STT_ENABLED', 'SATCHEL_STT_PROVIDER', 'SATCHEL_STT_COMMAND', 'SATCHEL_STT_LOCAL_COMMAND', 'OPENAI_API_KEY', 'GROQ_API_KEY', 'FAKE_COMMAND_MARKER'];
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer();
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile();
 afterEach(() => {
   for (const name of STT_ENV) delete process.env[name];
 });

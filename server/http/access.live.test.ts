@@ -1,15 +1,10 @@
 // access.ts wired into the running server: the token, the open health routes, Host and Origin checks.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseResponses, rawExchange, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+import { describe, expect, it } from 'vitest';
+import { parseResponses, rawExchange, TEST_TOKEN } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 import { expectSecurityHeaders } from '../testing/security-headers.js';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer();
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile();
 
 describe('access', () => {
   it('refuses the API without the token', async () => {

@@ -1,14 +1,9 @@
 // JSON request bodies (body.ts) through a non-upload POST route over a real socket.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { converse, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+import { describe, expect, it } from 'vitest';
+import { converse, TEST_TOKEN } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer({ bodyIdleTimeoutMs: 400 });
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile({ bodyIdleTimeoutMs: 400 });
 
 async function post(body: string): Promise<{ status: number; body: unknown }> {
   const res = await srv.api('/api/profile/switch', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });

@@ -1,16 +1,11 @@
 // Refusals by Node's parser, answered by clienterror.ts: the JSON error, the security headers and one
 // Connection: close, and the server lives on.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { converse, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+import { describe, expect, it } from 'vitest';
+import { converse, TEST_TOKEN } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 import { classifyParseError } from './clienterror.js';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer({ headersTimeoutMs: 400, bodyIdleTimeoutMs: 400 });
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile({ headersTimeoutMs: 400, bodyIdleTimeoutMs: 400 });
 
 const HOST = () => `127.0.0.1:${srv.port}`;
 

@@ -1,15 +1,10 @@
 // framing.ts in the running server: refusals before the body and the connection-reuse rules (spec-notes 4.0).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseResponses, rawExchange, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+import { describe, expect, it } from 'vitest';
+import { parseResponses, rawExchange, TEST_TOKEN } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 import { expectSecurityHeaders } from '../testing/security-headers.js';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer();
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile();
 
 describe('framing and connection reuse', () => {
   const head = (lines: string[]) => lines.join('\r\n') + '\r\n\r\n';

@@ -1,14 +1,9 @@
 // Expect: 100-continue (http/lifecycle.ts): told only to a request whose body a handler will actually read.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { multipartBody, converse, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+import { describe, expect, it } from 'vitest';
+import { multipartBody, converse, TEST_TOKEN } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer({ headersTimeoutMs: 400, bodyIdleTimeoutMs: 400 });
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile({ headersTimeoutMs: 400, bodyIdleTimeoutMs: 400 });
 
 const HOST = () => `127.0.0.1:${srv.port}`;
 

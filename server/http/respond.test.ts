@@ -1,19 +1,14 @@
 // The response conventions of respond.ts (spec-notes 4.0) as a client receives them over a real socket.
 import http from 'node:http';
 import zlib from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
+import { describe, expect, it } from 'vitest';
+import { TEST_TOKEN } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 import { errorResponse, jsonBody, jsonResponse } from './respond.js';
 import { redactText, serverValue } from '../projections/brand.js';
 import { expectSecurityHeaders } from '../testing/security-headers.js';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer();
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile();
 
 /** A GET over http.request, which (unlike fetch) shows the bytes as sent: compressed or not. */
 function rawGet(pathname: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {

@@ -1,16 +1,11 @@
 // Request targets that are not URLs (target.ts): every one gets exactly one answer and the server lives on.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { converse, startTestServer, type TestServer } from '../testing/harness.js';
+import { describe, expect, it } from 'vitest';
+import { converse } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 import { SECURITY_HEADERS } from '../testing/security-headers.js';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer({ headersTimeoutMs: 400, bodyIdleTimeoutMs: 400 });
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile({ headersTimeoutMs: 400, bodyIdleTimeoutMs: 400 });
 
 const HOST = () => `127.0.0.1:${srv.port}`;
 async function healthy(): Promise<void> {

@@ -4,17 +4,12 @@
 // delete an upload a sent message refers to, and never be sent from another site.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postMultipart, startTestServer, type TestServer } from '../testing/harness.js';
+import { describe, expect, it } from 'vitest';
+import { postMultipart } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 import { storedSession } from '../testing/stored-session.js';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer();
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile();
 
 async function upload(id: string, filename: string, content = 'x'): Promise<{ path: string; filename: string }> {
   const res = await postMultipart(srv, '/api/upload', [

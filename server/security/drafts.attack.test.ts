@@ -3,19 +3,14 @@
 // chip whose extraction folder names something else) a sibling file the chip does not own; oversized drafts.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_DRAFT_ATTACHMENTS, MAX_DRAFT_TEXT_CHARS } from '../drafts/store.js';
-import { postMultipart, startTestServer, type TestServer } from '../testing/harness.js';
+import { postMultipart } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer();
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile();
 
 async function upload(id: string, filename: string, content: string | Buffer = 'x'): Promise<Json> {
   const res = await postMultipart(srv, '/api/upload', [

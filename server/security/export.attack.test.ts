@@ -4,22 +4,17 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import yazl from 'yazl';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { yazlZip } from '../archive/testing/fixtures.js';
 import { missingAttachment } from '../export/read-export.js';
-import { postMultipart, startTestServer, type TestServer } from '../testing/harness.js';
+import { postMultipart } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 import { storedJson } from '../testing/stored-session.js';
 
 const SECRET = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
 const UPLOAD_CAP = 1024 * 1024;
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer({ maxUploadBytes: UPLOAD_CAP });
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile({ maxUploadBytes: UPLOAD_CAP });
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;

@@ -2,19 +2,14 @@
 // an extracted archive as {name, path: its folder, extracted: true}; `name` is the client's, so a token put there
 // would come back unmasked in GET /api/session and the event streams if it were sent as it came. The name is kept
 // only when it is the archive that folder was extracted from; otherwise the folder's own name is shown.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { yazlZip } from '../archive/testing/fixtures.js';
-import { postMultipart, startTestServer, type TestServer } from '../testing/harness.js';
+import { postMultipart } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 
 const SECRET = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer();
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile();
 
 async function extracted(id: string, filename: string): Promise<string> {
   const res = await postMultipart(srv, '/api/upload/extract', [

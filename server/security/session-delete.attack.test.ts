@@ -3,20 +3,15 @@
 // is not a session's names nothing at all.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postMultipart, startTestServer, waitUntil, type TestServer } from '../testing/harness.js';
+import { describe, expect, it } from 'vitest';
+import { postMultipart, waitUntil } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 import { storedSession, storedSessionIds } from '../testing/stored-session.js';
 
 /** Short so the purge comes within the test; an Undo is not part of these attacks. */
 const GRACE_MS = 200;
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer({ sessionDeleteGraceMs: GRACE_MS });
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile({ sessionDeleteGraceMs: GRACE_MS });
 
 const exists = (p: string) => fs.lstat(p).then(() => true, () => false);
 

@@ -3,9 +3,10 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { buildDocx, wPara, wRun } from '../office/testing/fixtures.js';
-import { postMultipart, startTestServer, type TestServer } from '../testing/harness.js';
+import { postMultipart } from '../testing/harness.js';
+import { testServerForFile } from '../testing/per-file-server.js';
 import { forceAnchorMode } from './anchored.js';
 import { mkdirInside, placeUnique } from './files.js';
 import { currentUmask, STORED_FILE_MODE, storedFileMode } from './file-mode.js';
@@ -15,13 +16,7 @@ const modeOf = async (p: string) => (await fs.stat(p)).mode & 0o777;
 /** Read the way a person would expect it: what `umask` prints in the shell that started us. */
 const expected = () => STORED_FILE_MODE & ~currentUmask();
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer();
-});
-afterAll(async () => {
-  await srv.stop();
-});
+const srv = testServerForFile();
 afterEach(() => forceAnchorMode(undefined));
 
 describe('stored file mode', () => {
