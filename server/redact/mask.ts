@@ -10,13 +10,20 @@ export const REDACTED_PRIVATE_KEY = '[REDACTED PRIVATE KEY]';
 
 const SURROGATE = /[\uD800-\uDFFF]/;
 
-/** Lengths are counted in code points (`[...s]`), so a mask never splits a character. */
+/**
+ * Lengths are counted in code points (`[...s]`), so a mask never splits a character. A head or tail that would
+ * keep a backslash gives SHORT_MASK instead: cut out of its pair (`\\`) or set before the ellipsis or the text
+ * after the mask, a kept backslash becomes a Markdown escape (`\.`) the next pass reads through
+ * (markdown-escapes.ts), and that pass would mask the mask again. Redacting twice must change nothing.
+ */
 export function maskToken(token: string): string {
   const points = SURROGATE.test(token) ? Array.from(token) : null;
   const length = points ? points.length : token.length;
   if (length < MASK_MIN_LENGTH) return SHORT_MASK;
-  if (points) return points.slice(0, MASK_HEAD).join('') + MASK_ELLIPSIS + points.slice(-MASK_TAIL).join('');
-  return token.slice(0, MASK_HEAD) + MASK_ELLIPSIS + token.slice(-MASK_TAIL);
+  const mask = points
+    ? points.slice(0, MASK_HEAD).join('') + MASK_ELLIPSIS + points.slice(-MASK_TAIL).join('')
+    : token.slice(0, MASK_HEAD) + MASK_ELLIPSIS + token.slice(-MASK_TAIL);
+  return mask.includes('\\') ? SHORT_MASK : mask;
 }
 
 const MASK_SHAPE = new RegExp(`^[\\s\\S]{${MASK_HEAD}}\\.\\.\\.[\\s\\S]{${MASK_TAIL}}$`, 'u');
