@@ -2,7 +2,6 @@
 // content engine says it is (server/content/: its bytes first, the name only where bytes cannot tell), through
 // that engine's readers: the same text Satchel's own agent gets, cut at the caller's `max_chars`. Every text is
 // redacted here, where it is read.
-import path from 'node:path';
 import {
   archiveFileRead,
   Budget,
@@ -165,14 +164,18 @@ export async function readOffice(at: WorkspacePath, base: string, format: Office
 
 /** Audio as its transcript by the configured speech-to-text, as the agent gets it; metadata when none can be made. */
 async function readAudio(at: WorkspacePath, base: string, mime: string, maxChars: number, opts: ReadFileOptions): Promise<McpAttachmentContent> {
-  const size = await sizeOf(at);
-  // The speech reader decodes by path (ffmpeg or its own decoders); the path is the one just opened below the root.
+  // The transcriber is given a copy of the file opened here through the anchored walk (content/read/audio.ts),
+  // never its path: a folder swapped for a symlink meanwhile cannot hand it another file.
+  const file = await openWorkspaceFile(at);
+  const size = file.size;
   let transcript: string | undefined;
   try {
-    transcript = await transcriptOf(path.join(at.root.path, ...at.segments), base, opts);
+    transcript = await transcriptOf(file.handle, size, base, opts);
   } catch {
     if (opts.signal?.aborted) throw opts.signal.reason;
     return { kind: 'binary', name: base, mime, size, note: 'audio that could not be transcribed' };
+  } finally {
+    await file.close();
   }
   if (transcript === undefined) return { kind: 'binary', name: base, mime, size, note: 'audio: no speech-to-text to transcribe it' };
   return { kind: 'text', name: base, mime, size, text: cutRedacted(redactText(transcript), (t) => L.truncated(t, maxChars)), source: 'transcript' };

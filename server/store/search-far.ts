@@ -4,6 +4,7 @@
 // and shown by its first words, none of them the match. The row is read on in FAR_READ_CHARS pieces, each scanned
 // in windows the size the head is scanned in, and each window's snippet is checked against the redactor as the
 // head's is (search-window.ts), within the search's own time (`until`).
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Queries } from './db/connection.js';
 import { MAX_INDEXED_ATTACHMENT_CHARS, SNIPPET_ELLIPSIS, type SnippetSegment } from './db/search-query.js';
 import { SNIPPET_SCAN_CHARS, type Phrase } from './db/search-snippet.js';
@@ -65,7 +66,11 @@ export async function farSnippet(q: Queries, id: number, phrases: readonly Phras
       const end = Math.min(piece.text.length, at + SNIPPET_SCAN_CHARS + SNIPPET_HEAD_EXTRA);
       const window = piece.text.slice(begin, end);
       const snippet = redactedSnippet(window, end < piece.text.length || piece.cut, phrases);
-      if (snippet.kind !== 'shown' || !snippet.segments.some((s) => s.match)) continue;
+      if (snippet.kind !== 'shown' || !snippet.segments.some((s) => s.match)) {
+        // Each window is redacted (tens of milliseconds for non-ASCII text): other requests go between them.
+        await nextTurn();
+        continue;
+      }
       const first = snippet.segments[0]!;
       if (!first.text.startsWith(SNIPPET_ELLIPSIS)) return [{ text: SNIPPET_ELLIPSIS, match: false }, ...snippet.segments];
       return snippet.segments;

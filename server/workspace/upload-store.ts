@@ -79,8 +79,9 @@ export async function storeUploadPart(file: StagedFile, target: AnchoredDir, max
     }
   }
 
-  // An image by its bytes (content/kind.ts), read from the staged copy: the name never makes one.
-  const isImage = (await classifyFile(file.stagedPath, placed.name)).kind === 'image';
+  // An image by its bytes (content/kind.ts), read from the staged copy: the name never makes one. A read that
+  // fails only costs the thumbnail (the placed file is not yet listed for an undo to remove).
+  const isImage = (await classifyFile(file.stagedPath, placed.name).catch(() => undefined))?.kind === 'image';
   const item: WorkspaceItem = { filename: placed.name, path: placed.path, size: file.size, mime: type, is_image: isImage, extracted: false };
   const names = [placed.name];
   const format = officeFormat(placed.name);

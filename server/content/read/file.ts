@@ -40,7 +40,7 @@ export async function fileRead(a: ChatAttachment & { filename?: string; mime?: s
       case 'image':
         return await imageRead(opened, name, mime, kind.mime, a.path, budget, opts);
       case 'audio':
-        return await audioRead(opened.size, name, mime, a.path, budget, opts);
+        return await audioRead(opened.handle, opened.size, name, mime, a.path, budget, opts);
       case 'archive':
         return await archiveRead(opened, kind.format, name, mime, a.path, budget);
       case 'binary':

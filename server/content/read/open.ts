@@ -9,7 +9,10 @@ import { isInside } from '../../core/paths.js';
 import { AnchoredDir } from '../../store/anchored.js';
 import { locateInside, openInside, walkFiles, type FilesBelow } from '../../store/anchored-walk.js';
 
-const O_RDONLY = fs.constants.O_RDONLY;
+// O_NONBLOCK: a FIFO swapped in for the file after the walk's stat opens at once (and the fstat after the open
+// refuses it) instead of holding a thread-pool thread until a writer appears (store/anchored-browse.ts). Windows
+// has no such flag.
+const O_RDONLY = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
 
 export interface Opened {
   handle: FileHandle;
