@@ -17,7 +17,6 @@ import type { AgentPreview, FilePreview, PreviewKind } from './preview-wire.js';
 
 /** The most text a preview carries; a longer file shows its start and says it was cut. */
 export const MAX_PREVIEW_TEXT_BYTES = 1024 * 1024;
-export const SVG_MIME = 'image/svg+xml';
 export const OFFICE_NOT_CONVERTED = 'This Office file could not be converted to text.';
 
 /**
