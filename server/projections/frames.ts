@@ -3,6 +3,7 @@
 // messages and hints) is free text; session ids, usage numbers and the stored session's ids and paths are not.
 import type * as wire from '../core/wire.js';
 import { redactedJson, redactText, serverValue, type RedactedJson, type RedactedText, type ServerValue } from './brand.js';
+import { publicContextReport, type PublicContextReport } from './context.js';
 import { publicSessionSummary, publicUsage, type PublicSessionSummary } from './sessions.js';
 
 export interface PublicToolFrame {
@@ -26,6 +27,7 @@ export interface PublicChatFrames {
   done: { session: PublicSessionSummary; usage: wire.ChatUsage };
   apperror: { message: RedactedText; type: wire.ChatErrorType; hint?: RedactedText; action?: wire.ChatErrorAction; session_id: ServerValue };
   cancel: { message: RedactedText; type: 'cancelled'; status: 'cancelled'; stopped_by: wire.StoppedBy; session_id: ServerValue };
+  context: PublicContextReport & { session_id: ServerValue };
   stream_end: { session_id: ServerValue };
 }
 
@@ -45,6 +47,7 @@ const FRAME_PROJECTIONS: { [N in wire.ChatFrameName]: (data: TurnFrames[N]) => P
   done: (d) => ({ session: publicSessionSummary(d.session), usage: publicUsage(d.usage) }),
   apperror: (d) => ({ message: redactText(d.message), type: d.type, hint: d.hint === undefined ? undefined : redactText(d.hint), action: d.action, session_id: serverValue(d.session_id) }),
   cancel: (d) => ({ message: redactText(d.message), type: 'cancelled', status: 'cancelled', stopped_by: d.stopped_by, session_id: serverValue(d.session_id) }),
+  context: (d) => ({ ...publicContextReport(d), session_id: serverValue(d.session_id) }),
   stream_end: (d) => ({ session_id: serverValue(d.session_id) }),
 };
 

@@ -5,6 +5,7 @@
 import { INTERNAL_MESSAGE_FIELDS, INTERNAL_SESSION_FIELDS } from '../store/sessions.js';
 import { versionSummary } from '../store/versions.js';
 import type * as wire from '../core/wire.js';
+import { publicContextReport, type PublicContextReport } from './context.js';
 import { carryUnknown, optional, redactedJson, redactText, serverValue, type RedactedJson, type RedactedText, type ServerValue } from './brand.js';
 
 export interface PublicAttachment {
@@ -64,6 +65,7 @@ export interface PublicMessage {
   error_action?: RedactedText;
   stopped_by?: RedactedText;
   arrival?: PublicArrival;
+  context?: PublicContextReport;
 }
 
 export interface PublicArrival {
@@ -197,6 +199,7 @@ export function publicMessage(m: wire.Message): PublicMessage {
     error_action: optional(m.error_action, redactText),
     stopped_by: optional(m.stopped_by, redactText),
     arrival: optional(m.arrival, publicArrival),
+    context: optional(m.context, publicContextReport),
   };
   return carryUnknown(out, m, INTERNAL);
 }

@@ -77,6 +77,42 @@ export type ChatErrorType =
   | 'upstream_error'
   | 'interrupted';
 
+/**
+ * What the agent was given of one document of the conversation in a turn (issue 36): an earlier attachment, a
+ * file that arrived, or a workspace file. The turn's own new attachments are listed too (state `whole` or cut).
+ */
+export interface ContextDocument {
+  /** As the chip names it: the attachment's name; a workspace file's path relative to the workspace. */
+  name: string;
+  origin: 'attachment' | 'arrival' | 'workspace';
+  /**
+   * whole: all its text (as far as its reader reads; its chip says what that is); passages: the parts that best
+   * answer the message (`where`); not_sent: left out for the turn's budget; unreadable: only its name (`reason`).
+   */
+  state: 'whole' | 'passages' | 'not_sent' | 'unreadable';
+  /** For `passages`: where they are from, in words ("pages 2–3", "slide 4", "2 passages"). */
+  where?: string;
+  /** For `unreadable` and `not_sent`: why, in a few words ("budget", "its text could not be extracted"). */
+  reason?: string;
+}
+
+/** What one turn gave the agent of the conversation's documents (the `context` frame; a user row's `context`). */
+export interface ContextReport {
+  documents: ContextDocument[];
+  /** One line for the header: "The agent has 3 of 5 documents whole". */
+  summary: string;
+  /** hermes_history: Hermes' gateway keeps the history; earlier documents are in it as they were sent in their turn. */
+  via: 'sent' | 'hermes_history';
+  /** The session's workspace as the turn told the agent of it; absent when the session has none. */
+  workspace?: { name: string; listed: number; total: number; changed: number };
+}
+
+/** POST /api/chat/context: what the next turn would give the agent, before it is sent (the composer's warning). */
+export interface ChatContextPreview extends ContextReport {
+  /** Documents whole in the last turn that this one would not send whole. */
+  left_out: string[];
+}
+
 /** The frames of GET /api/chat/stream, by event name, with their `data`. */
 export interface ChatFrames {
   token: { text: string };
@@ -93,6 +129,8 @@ export interface ChatFrames {
   done: { session: SessionSummary; usage: ChatUsage };
   apperror: { message: string; type: ChatErrorType; hint?: string; action?: ChatErrorAction; session_id: string };
   cancel: { message: string; type: 'cancelled'; status: 'cancelled'; stopped_by: StoppedBy; session_id: string };
+  /** Sent once the turn's request is built: what the agent is given of the conversation's documents. */
+  context: ContextReport & { session_id: string };
   stream_end: { session_id: string };
 }
 

@@ -2,7 +2,7 @@
 // settings, its MCP read receipts, and the answer to a message written into it. Apart from wire.d.ts (which
 // re-exports it) so each topic of the API is one file under 400 lines.
 import type { Attachment, ChatAttachment } from './attachments.js';
-import type { ChatErrorType, ChatUsage, ToolActivity } from './chat.js';
+import type { ChatErrorType, ChatUsage, ContextReport, ToolActivity } from './chat.js';
 
 export interface ToolCall {
   id: string;
@@ -37,6 +37,8 @@ export interface Message {
   tool_activity_omitted?: number;
   /** Assistant rows: the usage the agent reported for this reply; absent when it reported none (unknown, not 0). */
   usage?: ChatUsage;
+  /** User rows: what the turn it started gave the agent of the conversation's documents (issue 36). */
+  context?: ContextReport;
   /** What arrived before the turn was cancelled or failed. */
   _partial?: boolean;
   /** A row saying why a turn ended without an answer (cancelled, failed, interrupted). */
