@@ -14,6 +14,9 @@ import { requestBuilder } from './agent/request.js';
 import type { SecretStore } from './agent/secret-store.js';
 import { recoverInterruptedTurns, TurnManager, type TurnDependencies } from './agent/turns.js';
 import { streamTurn } from './agent/upstream.js';
+import { turnTools } from './agent/tools/turn-tools.js';
+import { rememberToolsRefused } from './agent/connections.js';
+import { DocTexts } from './context/doc-text.js';
 import { sessionFolder } from './attachments/layout.js';
 import type { ServerConfig } from './core/config.js';
 import { startAttachmentSweep } from './drafts/sweep.js';
@@ -267,6 +270,14 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
       // What the agent got from an attachment (an Office document's Markdown, a transcript) becomes searchable.
       (id, file, text) => void sessions.indexAttachmentText(id, file, text).catch((err: unknown) => log.warn('could not index an attachment\'s text', err)),
     ),
+    // Satchel's own tools in a turn (agent/tools/), for the dialects and connections that take them.
+    tools: turnTools({
+      stateDir: config.stateDir,
+      attachmentDir: (id) => sessionFolder(config.stateDir, id),
+      workspaces,
+      texts: new DocTexts(),
+      rememberRefused: (connection) => rememberToolsRefused(config.stateDir, connection, true, process.env, options.agentKeyStore),
+    }),
     ...options.agent,
   };
   const turns = new TurnManager(sessions, events, agent);

@@ -28,8 +28,8 @@ export interface ToolRunner {
 export interface TurnTools {
   /** Made at the turn's first call only: a turn without calls reads nothing. */
   runner(build: BuildRequestInput): ToolRunner;
-  /** The conversation's connection refused a request with tools: remembered, so later turns go without. */
-  refused(connection: string | undefined): void;
+  /** The conversation's connection refused a request with tools: remembered, so later turns go without (never rejects). */
+  refused(connection: string | undefined): Promise<void>;
 }
 
 /** Between the text of one round and the next, so two rounds' sentences do not run together on the screen. */
@@ -92,7 +92,7 @@ async function* rounds(
     } catch (err) {
       // Refused before a byte of the answer came (an error status): remembered, and the same turn sent without.
       if (!(err instanceof ToolsRefused) || !request.tools) throw err;
-      tools.refused(build.session.connection);
+      await tools.refused(build.session.connection);
       const { tools: _offered, toolChoice: _choice, ...without } = request;
       request = without;
       round--;
