@@ -306,17 +306,16 @@ export async function testConnection(target: ConnectionTarget, timeoutMs = TEST_
   if (!dialectOf(kind).keyCheckByCompletion) return { ok: true, models, kind, keyChecked: true, keyless: true, host };
   const checkModel = model || models[0];
   if (!checkModel) return { ok: true, models, kind, keyChecked: false, host };
-  // The list is open to anyone: a one-token completion is what the key is checked by. It offers a tool too (one
-  // request proves both); refused for the tool, it is asked again without for the key.
-  let checked = await completion(target, checkModel, toolModel !== undefined, deadline);
-  const tools = toolModel ? toolsAnswer(checked) : undefined;
-  if (tools === false) checked = await completion(target, checkModel, false, deadline);
-  const toolsSaid = tools === undefined ? {} : { tools };
-  if (!checked) return { ok: true, models, kind, keyChecked: false, host, ...toolsSaid };
+  // The list is open to anyone: a one-token completion is what the key is checked by (no tool: a server that
+  // refuses tools must not fail the key check).
+  const checked = await completion(target, checkModel, false, deadline);
+  if (!checked) return { ok: true, models, kind, keyChecked: false, host };
   if (refusedKey(checked.status)) return wrongKey(host, target.apiKey, checked.status);
   if (checked.status === 404 && model && /model/i.test(errorBodyMessage(checked.body))) return modelMissing(host, model, models);
   const ok = checked.status >= 200 && checked.status < 300;
-  return { ok: true, models, kind, keyChecked: ok, ...(ok && !target.apiKey ? { keyless: true } : {}), host, ...toolsSaid };
+  // Then the same offering one tool, once the plain one was taken: whether turns may offer Satchel's tools.
+  const tools = ok && toolModel ? toolsAnswer(await completion(target, toolModel, true, deadline)) : undefined;
+  return { ok: true, models, kind, keyChecked: ok, ...(ok && !target.apiKey ? { keyless: true } : {}), host, ...(tools === undefined ? {} : { tools }) };
 }
 
 /** A successful test in one sentence: the kind, how many models, what became of the key. */
