@@ -10,7 +10,7 @@ import type { BuildRequestInput } from '../turn-shapes.js';
 import type { AgentConfig, ChatMessage, StreamTurn, ToolCall, TurnRequest, UpstreamEvent } from '../types.js';
 import { MAX_TOOL_CALLS_PER_TURN, MAX_TOOL_ROUNDS } from './limits.js';
 import { ToolsRefused } from './refusal.js';
-import { isSatchelTool, TOOL_SPECS } from './specs.js';
+import { SATCHEL_TOOL_NAMES, TOOL_SPECS } from './specs.js';
 import { toolArgs, toolPreview } from './args.js';
 
 /** What one call of a tool answered: the text sent back to the agent (redacted), and whether it was refused. */
@@ -83,9 +83,15 @@ async function* rounds(
           usage.outputTokens += event.outputTokens;
           yield { kind: 'usage', ...usage };
           continue;
-        } else if (event.kind === 'tool_calls' && request.tools && event.calls.some((c) => isSatchelTool(c.function.name))) {
+        } else if (event.kind === 'tool_calls' && request.tools && event.calls.some((c) => SATCHEL_TOOL_NAMES.includes(c.function.name))) {
+          // Run by Satchel; a call beside them naming another tool is answered as unknown. Calls naming none of
+          // Satchel's are the reply's own, stored with it as before.
           held = event.calls;
           continue;
+        } else if (event.kind === 'cut' && held) {
+          // The arguments passed their bound: nothing is run, the calls that fitted are stored with the marker.
+          yield { kind: 'tool_calls', calls: held };
+          held = undefined;
         }
         yield event;
       }

@@ -34,6 +34,3 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   ),
 ];
 
-export function isSatchelTool(name: string): boolean {
-  return SATCHEL_TOOL_NAMES.includes(name);
-}
