@@ -65,21 +65,23 @@ function docOf(a: ChatAttachment, sessionId: string, origin: ConversationDoc['or
  */
 async function readForTurn(doc: ConversationDoc, budget: Budget, opts: TurnInputOptions, texts: DocTexts | undefined, documents: ContextDocument[]): Promise<ContentPart[]> {
   let read: AttachmentRead | DocText | undefined;
+  const left = budget.left;
   if (texts) {
     const whole = await texts.get(doc, opts, { dry: opts.dry });
-    if (inlinedChars(whole) <= budget.left && whole.parts.length > 0) {
-      budget.left -= inlinedChars(whole);
+    // A preview reads nothing twice and waits for nothing: what the whole text would take is what it says.
+    if (opts.dry || (inlinedChars(whole) <= budget.left && whole.parts.length > 0)) {
+      budget.left = Math.max(0, budget.left - inlinedChars(whole));
       read = whole;
     }
   }
-  const cut = read === undefined;
   read ??= await readAttachment(doc.attachment, budget, opts);
   const reason = read.summary.state === 'unreadable' ? read.summary.text : undefined;
-  const sent = read.parts.reduce((n, p) => n + (p.type === 'text' ? p.text.length : 0), 0);
+  const sent = Math.min(left, read.parts.reduce((n, p) => n + (p.type === 'text' ? p.text.length : 0), 0));
+  const fits = ('pending' in read && read.pending) || ('chars' in read ? read.chars <= left : budget.left > 0);
   documents.push({
     name: doc.name,
     origin: doc.origin,
-    ...(reason !== undefined ? { state: 'unreadable', reason } : !cut || budget.left > 0 ? { state: 'whole' } : sent > 0 ? { state: 'passages', where: `the first ${sent.toLocaleString('en-US')} characters` } : { state: 'not_sent', reason: 'budget' }),
+    ...(reason !== undefined ? { state: 'unreadable', reason } : fits ? { state: 'whole' } : sent > 0 ? { state: 'passages', where: `the first ${sent.toLocaleString('en-US')} characters` } : { state: 'not_sent', reason: 'budget' }),
   });
   return contentParts(read.parts);
 }
