@@ -11,12 +11,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConnectionConfig } from './agent/connections.js';
 import { requestBuilder } from './agent/request.js';
+import { DocTexts } from './context/doc-text.js';
 import type { SecretStore } from './agent/secret-store.js';
 import { recoverInterruptedTurns, TurnManager, type TurnDependencies } from './agent/turns.js';
 import { streamTurn } from './agent/upstream.js';
 import { turnTools } from './agent/tools/turn-tools.js';
 import { rememberToolsRefused } from './agent/connections.js';
-import { DocTexts } from './context/doc-text.js';
 import { sessionFolder } from './attachments/layout.js';
 import type { ServerConfig } from './core/config.js';
 import { startAttachmentSweep } from './drafts/sweep.js';
@@ -37,7 +37,7 @@ import { startArrivalPreparation, type ArrivalPreparation } from './inbox/prepar
 // The handlers, for the route table below.
 import { uploadAndExtract, uploadAttachment } from './handlers/attachments.js';
 import { defaultConnectionRoute, deleteConnectionRoute, discoverAgents, getAgentSettings, listAgentModels, listConnectionsRoute, saveAgentSettingsRoute, saveConnectionRoute, testAgent } from './handlers/agent-settings.js';
-import { cancelChat, chatStream, chatStreamStatus, startChat } from './handlers/chat.js';
+import { cancelChat, chatContext, chatStream, chatStreamStatus, startChat } from './handlers/chat.js';
 import { deleteAttachment, getDraft, putDraft } from './handlers/drafts.js';
 import { events } from './handlers/events.js';
 import { exportAllSessions, exportSession, importSession } from './handlers/export.js';
@@ -189,6 +189,7 @@ export const routes: RouteTable<App> = {
   '/api/chat/stream': { GET: api(chatStream) },
   '/api/chat/stream/status': { GET: api(chatStreamStatus) },
   '/api/chat/cancel': { GET: api(cancelChat), POST: api(cancelChat) },
+  '/api/chat/context': { POST: api(chatContext, 'Could not tell what the agent would be given') },
   '/api/agent/settings': { GET: api(getAgentSettings), POST: api(saveAgentSettingsRoute, 'Could not save the agent settings') },
   '/api/agent/test': { POST: api(testAgent, 'The connection test failed') },
   '/api/agent/discover': { GET: api(discoverAgents) },
@@ -261,6 +262,8 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   // Every request in flight listens for the stop: as many listeners as requests, which is no leak.
   setMaxListeners(0, stopping.signal);
   const events = new EventBus();
+  // One store of documents' whole texts for every turn, preview and in-turn tool: a follow-up reads nothing again.
+  const docTexts = new DocTexts();
   const agent: TurnDependencies = {
     streamTurn,
     loadConfig: (connection?: string) => loadConnectionConfig(config.stateDir, process.env, options.agentKeyStore, connection),
@@ -269,13 +272,14 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
       (id) => sessionFolder(config.stateDir, id),
       // What the agent got from an attachment (an Office document's Markdown, a transcript) becomes searchable.
       (id, file, text) => void sessions.indexAttachmentText(id, file, text).catch((err: unknown) => log.warn('could not index an attachment\'s text', err)),
+      docTexts,
     ),
     // Satchel's own tools in a turn (agent/tools/), for the dialects and connections that take them.
     tools: turnTools({
       stateDir: config.stateDir,
       attachmentDir: (id) => sessionFolder(config.stateDir, id),
       workspaces,
-      texts: new DocTexts(),
+      texts: docTexts,
       rememberRefused: (connection) => rememberToolsRefused(config.stateDir, connection, true, process.env, options.agentKeyStore),
     }),
     ...options.agent,
