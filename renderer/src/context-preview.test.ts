@@ -79,6 +79,11 @@ describe('PreviewRequests', () => {
     asked[0]!.reject(new Error('Not found'));
     await flush();
     expect(answers.at(-1)).toBeNull();
+    // A failure is not kept as the draft's answer: the same draft, wanted again, is asked again.
+    requests.want(input('hello!'));
+    requests.want(input('hello'));
+    timers.tick();
+    expect(asked.map((a) => a.input.text)).toEqual(['hello', 'hello']);
     requests.want(null);
     expect(timers.pending()).toBe(0);
     expect(answers.at(-1)).toBeNull();

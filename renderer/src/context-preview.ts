@@ -82,14 +82,15 @@ export class PreviewRequests {
     if (this.answered?.key === key) return this.answer(this.answered.preview);
     this.inFlight = true;
     this.ask(input).then(
-      (preview) => this.settle(key, preview),
-      () => this.settle(key, null),
+      (preview) => this.settle(key, preview, true),
+      () => this.settle(key, null, false),
     );
   }
 
-  private settle(key: string, preview: ChatContextPreview | null): void {
+  /** `ok`: answered; a failure (a moment's, or an older server's 404) is shown as nothing and not kept. */
+  private settle(key: string, preview: ChatContextPreview | null, ok: boolean): void {
     this.inFlight = false;
-    this.answered = { key, preview };
+    if (ok) this.answered = { key, preview };
     if (key === this.wanted) {
       this.answer(preview);
       return;
