@@ -15,8 +15,11 @@ import { openApp } from './helpers/chat.js';
 import { startServer, type RunningServer } from './helpers/server.js';
 
 const KEY = 'sk-context-report-key';
-/** The last test's budget: a.txt fits whole on its own, not beside big.txt. */
-const CONTEXT_CHARS = 4_000;
+/**
+ * The last test's budget: a.txt (8,000 characters) fits whole on its own, not beside big.txt (14,000), which
+ * leaves it the passage reserve (server/context/plan.ts MIN_PASSAGE_CHARS, 4,000): passages, not left out.
+ */
+const CONTEXT_CHARS = 20_000;
 
 const REPORTED = 'c0ffee000001';
 const HERMES = 'c0ffee000002';
@@ -281,7 +284,7 @@ test('a real turn: its chips say what the agent got, and the composer warns befo
   await openApp(page, server);
   await connectAgent(page);
   await newSession(page, server.workspace);
-  const a = 'The first document talks about herons. '.repeat(40);
+  const a = 'The first document talks about herons. '.repeat(200);
   await page.getByTestId('file-input').setInputFiles([{ name: 'a.txt', mimeType: 'text/plain', buffer: Buffer.from(a) }]);
   await expect(page.locator('[data-testid="attachment-chip"][data-filename="a.txt"]')).toHaveAttribute('data-status', 'done');
   agent.next(reply('Herons, mostly.'));
@@ -292,7 +295,7 @@ test('a real turn: its chips say what the agent got, and the composer warns befo
   await expect(page.getByTestId('context-summary')).toHaveText(/^The agent has (1 of 1 documents?|the one document) whole$/);
 
   // big.txt takes the budget: a.txt would no longer go whole, and the composer says so before Send.
-  await page.getByTestId('file-input').setInputFiles([{ name: 'big.txt', mimeType: 'text/plain', buffer: Buffer.from('Budgets and tables. '.repeat(175)) }]);
+  await page.getByTestId('file-input').setInputFiles([{ name: 'big.txt', mimeType: 'text/plain', buffer: Buffer.from('Budgets and tables. '.repeat(700)) }]);
   await expect(page.locator('[data-testid="attachment-chip"][data-filename="big.txt"]')).toHaveAttribute('data-status', 'done');
   await page.getByTestId('composer-input').fill('And the budget table?');
   await expect(page.getByTestId('context-warning-text')).toHaveText('“a.txt” will no longer be sent whole: the agent gets the passages that match your message.');
