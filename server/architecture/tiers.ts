@@ -47,6 +47,10 @@ export const TIERS: Tier[] = [
     members: [['server/agent/', 'turns, the upstream stream in layers (stream/), connections, the agent input (content/ parts in its dialect)']],
   },
   {
+    name: "a conversation's context",
+    members: [['server/context/', 'what the agent is given of a conversation: its documents, passages, the workspace']],
+  },
+  {
     name: 'what a file is and says',
     members: [
       ['server/content/', 'the one place that decides what a file is and what it says'],

@@ -6,7 +6,7 @@ import { officeMarkdownIn } from './office-markdown.js';
 import type { Opened } from './open.js';
 import { textSummary, unreadable } from './summary.js';
 import { textPart, type AttachmentRead, type InputOptions } from './types.js';
-import { describe, header } from './words.js';
+import { describe, toldWhere, header } from './words.js';
 
 export async function officeRead(opened: Opened, format: OfficeFormat, name: string, mime: string, where: string, budget: Budget, opts: InputOptions): Promise<AttachmentRead> {
   try {
@@ -18,7 +18,7 @@ export async function officeRead(opened: Opened, format: OfficeFormat, name: str
   } catch {
     return {
       kind: 'office',
-      parts: [textPart(describe(name, mime, opened.size, where, 'its text could not be extracted'), { file: name })],
+      parts: [textPart(describe(name, mime, opened.size, toldWhere(where, opts), 'its text could not be extracted'), { file: name })],
       summary: unreadable('its text could not be extracted: the file may be damaged or encrypted'),
     };
   }

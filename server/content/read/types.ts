@@ -17,6 +17,13 @@ export interface InputOptions {
    * the budget cuts it, with the attachment's path as the turn named it: the search index takes it (app.ts).
    */
   onAttachmentText?: (attachmentPath: string, text: string) => void;
+  /**
+   * The Satchel URI the agent knows a file by (`satchel://session/<id>/attachment/<name>`, core/satchel-uri.ts),
+   * from its path: what a line naming the file says where the spec says "its stored path". A path never goes to
+   * the agent (it hands the person's user name and folders to a possibly remote server, and no model can open
+   * it); unset, or undefined for a file, and the file is named only.
+   */
+  agentUri?: (file: string) => string | undefined;
 }
 
 /** Where a part's text came from: the file as named, a page of it (from 1), a member of an archive. */
