@@ -80,12 +80,15 @@ async function walk(root: AnchoredDir, guard: PlaceGuard | undefined, now: () =>
   const out: Walked = { files: [] };
   const queue: string[][] = [[]];
   let looked = 0;
+  // Looked at before each folder and each entry: on a slow disk one stat may be what takes the time.
+  const late = (): boolean => {
+    if (now() - started <= MAX_WORKSPACE_WALK_MS) return false;
+    out.stopped = `the listing stops after ${MAX_WORKSPACE_WALK_MS} ms of looking`;
+    return true;
+  };
   while (queue.length > 0) {
     const segments = queue.shift()!;
-    if (now() - started > MAX_WORKSPACE_WALK_MS) {
-      out.stopped = `the listing stops after ${MAX_WORKSPACE_WALK_MS} ms of looking`;
-      return out;
-    }
+    if (late()) return out;
     // Opened from the root along real folder names, each checked against the protected places (a throw: the
     // folder is left out); a folder swapped for a symlink since it was seen is refused or resolved inside the root.
     const dir = await openInside(root, segments, guard ? { check: guard.check } : {}).catch(() => undefined);
@@ -95,6 +98,7 @@ async function walk(root: AnchoredDir, guard: PlaceGuard | undefined, now: () =>
         .filter((d) => (d.isFile() || d.isDirectory()) && shown([...segments, d.name]))
         .sort((a, b) => byName(a.name, b.name));
       for (const d of entries) {
+        if (late()) return out;
         if (++looked > MAX_WORKSPACE_ENTRIES_WALKED) {
           out.stopped = `the listing stops after looking at ${MAX_WORKSPACE_ENTRIES_WALKED.toLocaleString('en-US')} entries`;
           return out;
