@@ -47,8 +47,8 @@ export const TIERS: Tier[] = [
     members: [['server/agent/', 'turns, the upstream stream in layers (stream/), connections, the agent input (content/ parts in its dialect)']],
   },
   {
-    name: "a conversation's context",
-    members: [['server/context/', 'what the agent is given of a conversation: its documents, passages, the workspace']],
+    name: 'what the agent is given of a conversation',
+    members: [['server/context/', "a conversation's documents, their texts kept, passages, ranking, the turn's plan and report"]],
   },
   {
     name: 'what a file is and says',

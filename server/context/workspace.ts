@@ -16,7 +16,7 @@ import type { FileAttachment } from '../core/wire.js';
 import { AnchoredDir } from '../store/anchored.js';
 import { openInside } from '../store/anchored-walk.js';
 import type { PlaceGuard } from '../store/protected.js';
-import type { ConversationDoc } from './types.js';
+import type { ConversationDoc, WorkspaceContext } from './types.js';
 
 /** Files named in the listing: enough for the agent to see what a project holds, bounded for the budget. */
 export const MAX_WORKSPACE_LISTED = 200;
@@ -35,22 +35,8 @@ export const MAX_WORKSPACE_DOCS = 200;
 /** A file larger than this is listed but not offered for passages: reading it for a chunk costs the turn too much. */
 export const MAX_WORKSPACE_DOC_BYTES = 32 * 1024 * 1024;
 
-export interface WorkspaceContext {
-  /** The folder's base name. */
-  name: string;
-  /** The text the agent is given: the heading, the listed files and what was left out. */
-  listing: string;
-  /** Files named in the listing. */
-  listed: number;
-  /** Files the walk saw (a lower bound when it stopped early). */
-  total: number;
-  /** Files modified after `since` (all files on a conversation's first turn), newest first. */
-  changed: ConversationDoc[];
-  /** The other files, newest first, for passages. */
-  files: ConversationDoc[];
-  /** The workspace's real path, for reading only (a root of the readers): never sent. */
-  root: string;
-}
+// Declared in types.ts (the layer's shapes, where the turn's plan names it).
+export type { WorkspaceContext } from './types.js';
 
 interface Found {
   rel: string;
