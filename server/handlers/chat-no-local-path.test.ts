@@ -103,9 +103,12 @@ describe('no request body holds a path of this machine', () => {
     fs.writeFileSync(path.join(proj, 'README.md'), '# Proj\n');
     fs.writeFileSync(path.join(proj, 'src', 'main.ts'), 'export const answer = 42;\n');
     const w = await srv.newSession({ workspace: proj });
-    await turn({ session_id: w, message: 'What is in the workspace?' });
+    const listed = bodyText(await turn({ session_id: w, message: 'What is in the workspace?' }));
+    expect(listed).toContain('The conversation has a workspace \\"proj\\" (2 files):\\n- README.md (7 bytes)\\n- src/main.ts (26 bytes)');
+    expect(listed).toContain('export const answer = 42;');
     fs.writeFileSync(path.join(proj, 'src', 'main.ts'), 'export const answer = 43;\n');
-    await turn({ session_id: w, message: 'What changed?' });
+    const changed = bodyText(await turn({ session_id: w, message: 'What changed?' }));
+    expect(changed).toContain('export const answer = 43;');
     fs.rmSync(proj, { recursive: true });
     const gone = await turn({ session_id: w, message: 'Is it still there?' });
     expect(bodyText(gone)).not.toContain('The conversation has a workspace');
