@@ -268,6 +268,8 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
       (id) => sessionFolder(config.stateDir, id),
       // What the agent got from an attachment (an Office document's Markdown, a transcript) becomes searchable.
       (id, file, text) => void sessions.indexAttachmentText(id, file, text).catch((err: unknown) => log.warn('could not index an attachment\'s text', err)),
+      // The documents' texts kept between turns: the core part's (context/doc-text.ts), wired with it.
+      undefined,
       // The session's workspace, as valid now (removed or made unsafe since: none), walked as MCP walks it.
       async (session) => {
         const dir = await workspaces.validate(session.workspace).catch(() => undefined);

@@ -1,10 +1,11 @@
 // The turn manager's `buildRequest`: a session's stored rows and the new turn, as input.ts turns them into
 // Chat Completions messages. Every stored row has one shape (store/messages.ts), its text in `content`.
 import { uriOfPath } from '../core/satchel-uri.js';
+import type { DocTexts } from '../context/doc-text.js';
 import { workspaceContext, type WorkspaceContext } from '../context/workspace.js';
 import type { PlaceGuard } from '../store/protected.js';
 import type { Session } from '../store/sessions.js';
-import { buildTurnMessages, type InputOptions, type StoredMessage } from './input.js';
+import { buildTurnMessages, type StoredMessage, type TurnInputOptions } from './input.js';
 import type { BuildRequestInput } from './turns.js';
 import type { TurnRequest } from './types.js';
 
@@ -39,22 +40,26 @@ export function requestBuilder(
   stateDir: string,
   attachmentDir: (sessionId: string) => string,
   onAttachmentText?: (sessionId: string, attachmentPath: string, text: string) => void,
+  /** The app's one store of documents' whole texts, so a follow-up turn reads nothing again. */
+  docTexts?: DocTexts,
   workspaceOf?: (session: Session) => Promise<TurnWorkspace | undefined>,
 ) {
   return async ({ session, config, text, attachments, model, systemPrompt, signal, hermes }: BuildRequestInput): Promise<TurnRequest> => {
     const roots = [attachmentDir(session.session_id)];
     const workspace = await turnWorkspace(session, workspaceOf);
-    const opts: InputOptions & { workspace?: WorkspaceContext } = {
+    const opts: TurnInputOptions = {
       roots,
       stateDir,
       signal,
+      sessionId: session.session_id,
+      ...(docTexts ? { docTexts } : {}),
       systemPrompt,
       // Files are named to the agent by their Satchel URIs, never by their paths on this machine.
       agentUri: uriOfPath(session.session_id, roots[0]!, workspace?.root),
       ...(onAttachmentText ? { onAttachmentText: (file: string, got: string) => onAttachmentText(session.session_id, file, got) } : {}),
       ...(workspace ? { workspace } : {}),
     };
-    const messages = await buildTurnMessages(session.messages, text, attachments, config, opts, hermes !== undefined);
-    return { sessionId: session.session_id, messages, ...(hermes ? { hermesSessionId: hermes.id } : {}), ...(model ? { model } : {}) };
+    const { messages, report } = await buildTurnMessages(session.messages, text, attachments, config, opts, hermes !== undefined);
+    return { sessionId: session.session_id, messages, report, ...(hermes ? { hermesSessionId: hermes.id } : {}), ...(model ? { model } : {}) };
   };
 }
