@@ -38,15 +38,15 @@ describe("a turn's workspace", () => {
       { role: 'assistant', content: 'a', timestamp: 2001 },
     ] as Session['messages'];
     const got = await turnWorkspace(session(proj, rows), workspaceOf);
-    expect(got?.listing).toBe('The conversation has a workspace "proj" (2 files):\n- new.md (1 bytes)\n- old.md (1 bytes)');
-    expect(got?.changed.map((d) => d.name)).toEqual(['new.md']);
-    expect(got?.files.map((d) => d.name)).toEqual(['old.md']);
+    expect(got?.context.listing).toBe('The conversation has a workspace "proj" (2 files):\n- new.md (1 bytes)\n- old.md (1 bytes)');
+    expect(got?.context.changed.map((d) => d.name)).toEqual(['new.md']);
+    expect(got?.context.files.map((d) => d.name)).toEqual(['old.md']);
   });
 
   it('removed between turns: none, and no error', async () => {
     const proj = path.join(tmp, 'home', 'gone');
     fs.mkdirSync(proj);
-    expect((await turnWorkspace(session(proj), workspaceOf))?.name).toBe('gone');
+    expect((await turnWorkspace(session(proj), workspaceOf))?.context.name).toBe('gone');
     fs.rmSync(proj, { recursive: true });
     expect(await turnWorkspace(session(proj), workspaceOf)).toBeUndefined();
     // Removed after it was validated, before the walk: none too.

@@ -5,6 +5,7 @@ import type { DocTexts } from '../context/doc-text.js';
 import { workspaceContext, type WorkspaceContext } from '../context/workspace.js';
 import type { PlaceGuard } from '../store/protected.js';
 import type { Session } from '../store/sessions.js';
+import type { WorkspaceRoot } from '../content/index.js';
 import { buildTurnMessages, type StoredMessage, type TurnInputOptions } from './input.js';
 import type { BuildRequestInput } from './turns.js';
 import type { TurnRequest } from './types.js';
@@ -22,13 +23,18 @@ export function previousTurnStart(rows: readonly StoredMessage[]): number | unde
 }
 
 /**
- * The session's workspace as the turn gives it (context/workspace.ts), or undefined when it has none, it is no
- * longer valid (removed, made unsafe) or cannot be walked: the turn goes on without it.
+ * The session's workspace as the turn gives it (context/workspace.ts) and as its files are read (the readers'
+ * WorkspaceRoot: the same guard), or undefined when it has none, it is no longer valid (removed, made unsafe) or
+ * cannot be walked: the turn goes on without it.
  */
-export async function turnWorkspace(session: Session, workspaceOf: ((session: Session) => Promise<TurnWorkspace | undefined>) | undefined): Promise<WorkspaceContext | undefined> {
+export async function turnWorkspace(
+  session: Session,
+  workspaceOf: ((session: Session) => Promise<TurnWorkspace | undefined>) | undefined,
+): Promise<{ context: WorkspaceContext; root: WorkspaceRoot } | undefined> {
   const ws = await workspaceOf?.(session).catch(() => undefined);
   if (!ws) return undefined;
-  return workspaceContext(ws.dir, session.session_id, previousTurnStart(session.messages as StoredMessage[]), ws.guard).catch(() => undefined);
+  const context = await workspaceContext(ws.dir, session.session_id, previousTurnStart(session.messages as StoredMessage[]), ws.guard).catch(() => undefined);
+  return context && { context, root: { dir: context.root, ...(ws.guard ? { guard: ws.guard } : {}) } };
 }
 
 /**
@@ -46,7 +52,7 @@ export function requestBuilder(
 ) {
   return async ({ session, config, text, attachments, model, systemPrompt, signal, hermes }: BuildRequestInput): Promise<TurnRequest> => {
     const roots = [attachmentDir(session.session_id)];
-    const workspace = await turnWorkspace(session, workspaceOf);
+    const ws = await turnWorkspace(session, workspaceOf);
     const opts: TurnInputOptions = {
       roots,
       stateDir,
@@ -55,9 +61,9 @@ export function requestBuilder(
       ...(docTexts ? { docTexts } : {}),
       systemPrompt,
       // Files are named to the agent by their Satchel URIs, never by their paths on this machine.
-      agentUri: uriOfPath(session.session_id, roots[0]!, workspace?.root),
+      agentUri: uriOfPath(session.session_id, roots[0]!, ws?.context.root),
       ...(onAttachmentText ? { onAttachmentText: (file: string, got: string) => onAttachmentText(session.session_id, file, got) } : {}),
-      ...(workspace ? { workspace } : {}),
+      ...(ws ? { workspace: ws.context, workspaceRoot: ws.root } : {}),
     };
     const { messages, report } = await buildTurnMessages(session.messages, text, attachments, config, opts, hermes !== undefined);
     return { sessionId: session.session_id, messages, report, ...(hermes ? { hermesSessionId: hermes.id } : {}), ...(model ? { model } : {}) };

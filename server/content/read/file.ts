@@ -21,7 +21,7 @@ export async function fileRead(a: ChatAttachment & { filename?: string; mime?: s
   const name = attachmentName(a);
   const mime = typeof a.mime === 'string' ? a.mime : '';
   // The folder is held for an Office file's sidecar, read and written beside it (office-markdown.ts).
-  const opened = await openUnder(opts.roots, a.path, true);
+  const opened = await openUnder(opts.roots, a.path, true, opts.workspaceRoot);
   if (!opened) {
     return { parts: [textPart(describe(name, mime, a.size, toldWhere(a.path, opts), 'not readable from the attachment folder'), { file: name })], summary: unreadable('not readable from the attachment folder') };
   }

@@ -1,5 +1,6 @@
 // What every reader takes and gives: neutral parts (no agent dialect, no HTTP, no session), and a summary.
 import type { KindName } from '../kind.js';
+import type { WorkspaceRoot } from './open.js';
 import type { ReadSummary } from './summary.js';
 
 export interface InputOptions {
@@ -24,6 +25,8 @@ export interface InputOptions {
    * it); unset, or undefined for a file, and the file is named only.
    */
   agentUri?: (file: string) => string | undefined;
+  /** The session's workspace, when a turn reads its files: a file below it is read by its rules (open.ts). */
+  workspaceRoot?: WorkspaceRoot;
 }
 
 /** Where a part's text came from: the file as named, a page of it (from 1), a member of an archive. */
