@@ -54,9 +54,10 @@ describe('the listing', () => {
     });
   });
 
-  it('an empty workspace is said to be there, with no files', async () => {
+  it('an empty workspace (every conversation has one) is not mentioned: the listing is empty', async () => {
+    write({ '.DS_Store': 'x' });
     const got = await workspaceContext(ws, 's1', undefined);
-    expect(got.listing).toBe('The conversation has a workspace "proj" (0 files).');
+    expect(got.listing).toBe('');
     expect({ listed: got.listed, total: got.total, changed: got.changed, files: got.files }).toEqual({ listed: 0, total: 0, changed: [], files: [] });
   });
 

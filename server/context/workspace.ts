@@ -110,8 +110,10 @@ async function walk(root: AnchoredDir, guard: PlaceGuard | undefined, now: () =>
  *  bound, and a line for the rest. `files` are in walk order: the shallowest are the ones listed. */
 function listingOf(name: string, walked: Walked): { text: string; listed: number } {
   const total = walked.files.length;
+  // An empty workspace (every conversation has one: the default folder) gives the agent nothing to know of.
+  if (total === 0 && !walked.stopped) return { text: '', listed: 0 };
   const count = `${walked.stopped ? 'at least ' : ''}${total.toLocaleString('en-US')} ${total === 1 ? 'file' : 'files'}`;
-  const heading = `The conversation has a workspace "${printable(name)}" (${count})${total > 0 ? ':' : '.'}`;
+  const heading = `The conversation has a workspace "${printable(name)}" (${count}):`;
   const chosen = walked.files.slice(0, MAX_WORKSPACE_LISTED).sort((a, b) => byName(a.rel, b.rel));
   const tail = (listed: number): string[] => {
     const lines: string[] = [];
