@@ -28,6 +28,9 @@ export const MAX_WORKSPACE_ENTRIES_WALKED = 5_000;
 export const MAX_WORKSPACE_WALK_DEPTH = 16;
 /** Milliseconds a walk may take (a slow or network disk): the turn starts, with what was seen by then. */
 export const MAX_WORKSPACE_WALK_MS = 500;
+/** Entries of a folder stat'ed at once: the stats (one per file, for its size and time) are the walk's cost, and
+ *  the thread pool runs a few at a time; more would only queue ahead of other requests' file work. */
+const WALK_STATS_AT_ONCE = 16;
 /** New or changed files read into one turn, newest first: a checkout switched to another branch changes thousands. */
 export const MAX_WORKSPACE_FILES_READ = 10;
 /** Other workspace files offered as documents for passages, newest first. */
@@ -66,7 +69,7 @@ async function walk(root: AnchoredDir, guard: PlaceGuard | undefined, now: () =>
   const out: Walked = { files: [] };
   const queue: string[][] = [[]];
   let looked = 0;
-  // Looked at before each folder and each entry: on a slow disk one stat may be what takes the time.
+  // Looked at before each folder and each batch of stats: on a slow disk the stats are what take the time.
   const late = (): boolean => {
     if (now() - started <= MAX_WORKSPACE_WALK_MS) return false;
     out.stopped = `the listing stops after ${MAX_WORKSPACE_WALK_MS} ms of looking`;
@@ -83,21 +86,26 @@ async function walk(root: AnchoredDir, guard: PlaceGuard | undefined, now: () =>
       const entries = (await dir.readdir().catch(() => []))
         .filter((d) => (d.isFile() || d.isDirectory()) && shown([...segments, d.name]))
         .sort((a, b) => byName(a.name, b.name));
-      for (const d of entries) {
+      for (let i = 0; i < entries.length; i += WALK_STATS_AT_ONCE) {
         if (late()) return out;
-        if (++looked > MAX_WORKSPACE_ENTRIES_WALKED) {
+        const batch = entries.slice(i, i + Math.min(WALK_STATS_AT_ONCE, MAX_WORKSPACE_ENTRIES_WALKED - looked));
+        looked += batch.length;
+        // lstat, never stat: an entry swapped for a symlink since the readdir is not a file here.
+        const stats = await Promise.all(batch.map((d) => (d.isFile() ? dir.lstat(d.name).catch(() => undefined) : undefined)));
+        batch.forEach((d, k) => {
+          const child = [...segments, d.name];
+          if (d.isDirectory()) {
+            if (child.length > MAX_WORKSPACE_WALK_DEPTH) out.stopped = `the listing stops ${MAX_WORKSPACE_WALK_DEPTH} folders deep`;
+            else queue.push(child);
+            return;
+          }
+          const stat = stats[k];
+          if (stat?.isFile()) out.files.push({ rel: child.join('/'), size: stat.size, mtimeMs: stat.mtimeMs });
+        });
+        if (batch.length < Math.min(WALK_STATS_AT_ONCE, entries.length - i)) {
           out.stopped = `the listing stops after looking at ${MAX_WORKSPACE_ENTRIES_WALKED.toLocaleString('en-US')} entries`;
           return out;
         }
-        const child = [...segments, d.name];
-        if (d.isDirectory()) {
-          if (child.length > MAX_WORKSPACE_WALK_DEPTH) out.stopped = `the listing stops ${MAX_WORKSPACE_WALK_DEPTH} folders deep`;
-          else queue.push(child);
-          continue;
-        }
-        // lstat, never stat: an entry swapped for a symlink since the readdir is not a file here.
-        const stat = await dir.lstat(d.name).catch(() => undefined);
-        if (stat?.isFile()) out.files.push({ rel: child.join('/'), size: stat.size, mtimeMs: stat.mtimeMs });
       }
     } finally {
       await dir.close();
