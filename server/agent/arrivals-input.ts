@@ -3,9 +3,8 @@
 // - the files that arrived since the person last sent a message are read into the new turn, as the files of a
 //   drop are, after the person's text, under "Files that arrived since the last message…", so "what came in today?" is
 //   answered from their contents;
-// - an arrival the agent was given in an earlier turn is named in the history, as an earlier attachment is
-//   ("[attached earlier: …]"): it saw it in its turn.
-// A file is named by its Satchel URI, never by its path on this machine (InputOptions.agentUri).
+// - an arrival the agent was given in an earlier turn is in the history, as an earlier attachment is (history.ts).
+// A file only named is named by its Satchel URI, never by its path on this machine (InputOptions.agentUri).
 import type { ChatAttachment } from '../core/wire.js';
 import { Budget, readAttachment, type InputOptions } from '../content/index.js';
 import { contentParts } from './content-parts.js';
@@ -66,16 +65,6 @@ function when(row: ArrivalLike): string {
 function named(prefix: string, a: ChatAttachment, agentUri: InputOptions['agentUri']): string {
   const uri = agentUri?.(a.path);
   return `[${prefix}: "${nameOf(a)}"${uri ? `, stored as ${uri}` : ''}]`;
-}
-
-/**
- * An arrival row the agent saw in an earlier turn, as the history names it: its note and its files, not re-read.
- * `agentUri`: the files' Satchel URIs (the turn's InputOptions.agentUri); without it they are named only.
- */
-export function arrivalNote(row: ArrivalLike, agentUri?: InputOptions['agentUri']): string {
-  const content = typeof row.content === 'string' ? row.content : '';
-  const earlier = filesOf(row).map((a) => named('arrived earlier', a, agentUri));
-  return [`${content}${when(row)}`, ...earlier].join('\n');
 }
 
 /** The unseen arrival rows' files as content parts of the new turn: the first MAX_ARRIVED_FILES_READ read, the rest named. */
