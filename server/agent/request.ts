@@ -50,7 +50,7 @@ export function requestBuilder(
   docTexts?: DocTexts,
   workspaceOf?: (session: Session) => Promise<TurnWorkspace | undefined>,
 ) {
-  return async ({ session, config, text, attachments, model, systemPrompt, signal, hermes }: BuildRequestInput): Promise<TurnRequest> => {
+  return async ({ session, config, text, attachments, model, systemPrompt, signal, hermes, dry }: BuildRequestInput): Promise<TurnRequest> => {
     const roots = [attachmentDir(session.session_id)];
     const ws = await turnWorkspace(session, workspaceOf);
     const opts: TurnInputOptions = {
@@ -62,7 +62,8 @@ export function requestBuilder(
       systemPrompt,
       // Files are named to the agent by their Satchel URIs, never by their paths on this machine.
       agentUri: uriOfPath(session.session_id, roots[0]!, ws?.context.root),
-      ...(onAttachmentText ? { onAttachmentText: (file: string, got: string) => onAttachmentText(session.session_id, file, got) } : {}),
+      ...(dry ? { dry } : {}),
+      ...(onAttachmentText && !dry ? { onAttachmentText: (file: string, got: string) => onAttachmentText(session.session_id, file, got) } : {}),
       ...(ws ? { workspace: ws.context, workspaceRoot: ws.root } : {}),
     };
     const { messages, report } = await buildTurnMessages(session.messages, text, attachments, config, opts, hermes !== undefined);
