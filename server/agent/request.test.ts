@@ -46,6 +46,7 @@ describe("a turn's workspace", () => {
   it('removed between turns: none, and no error', async () => {
     const proj = path.join(tmp, 'home', 'gone');
     fs.mkdirSync(proj);
+    fs.writeFileSync(path.join(proj, 'a.md'), 'a');
     expect((await turnWorkspace(session(proj), workspaceOf))?.context.name).toBe('gone');
     fs.rmSync(proj, { recursive: true });
     expect(await turnWorkspace(session(proj), workspaceOf)).toBeUndefined();
@@ -53,8 +54,11 @@ describe("a turn's workspace", () => {
     expect(await turnWorkspace(session(proj), async () => ({ dir: proj }))).toBeUndefined();
   });
 
-  it('none for a session without one, or one that is no longer allowed (the state folder)', async () => {
+  it('none for a session without one, an empty one, or one that is no longer allowed (the state folder)', async () => {
+    fs.mkdirSync(path.join(tmp, 'home', 'empty'));
+    expect(await turnWorkspace(session(path.join(tmp, 'home', 'empty')), workspaceOf)).toBeUndefined();
     expect(await turnWorkspace(session(undefined), workspaceOf)).toBeUndefined();
+    fs.writeFileSync(path.join(tmp, 'state', 'agent.json'), '{}');
     expect(await turnWorkspace(session(path.join(tmp, 'state')), workspaceOf)).toBeUndefined();
     expect(await turnWorkspace(session('/tmp/x'), undefined)).toBeUndefined();
   });

@@ -24,8 +24,8 @@ export function previousTurnStart(rows: readonly StoredMessage[]): number | unde
 
 /**
  * The session's workspace as the turn gives it (context/workspace.ts) and as its files are read (the readers'
- * WorkspaceRoot: the same guard), or undefined when it has none, it is no longer valid (removed, made unsafe) or
- * cannot be walked: the turn goes on without it.
+ * WorkspaceRoot: the same guard), or undefined when it has none, it is empty, it is no longer valid (removed, made
+ * unsafe) or cannot be walked: the turn goes on without it.
  */
 export async function turnWorkspace(
   session: Session,
@@ -34,7 +34,10 @@ export async function turnWorkspace(
   const ws = await workspaceOf?.(session).catch(() => undefined);
   if (!ws) return undefined;
   const context = await workspaceContext(ws.dir, session.session_id, previousTurnStart(session.messages as StoredMessage[]), ws.guard).catch(() => undefined);
-  return context && { context, root: { dir: context.root, ...(ws.guard ? { guard: ws.guard } : {}) } };
+  // An empty workspace (every conversation has the default one) is not told of, nor reported: the agent gets
+  // nothing from it.
+  if (!context?.listing) return undefined;
+  return { context, root: { dir: context.root, ...(ws.guard ? { guard: ws.guard } : {}) } };
 }
 
 /**
