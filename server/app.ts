@@ -27,6 +27,8 @@ import { createRequestListener, type Handler as HandlerOf, type HandlerInput as 
 import { serveStatic } from './http/static.js';
 import { log } from './core/log.js';
 import { attachMcpToken, McpToken, mcpTokenFileStore } from './mcp/token.js';
+import { mcpWorkspaceGuard } from './mcp/kept-out.js';
+import { DEFAULT_PROFILE } from './store/profiles.js';
 import { rememberOwnSecret } from './redact/index.js';
 import { EventBus } from './store/events.js';
 import { SessionStore, type Session } from './store/sessions.js';
@@ -273,6 +275,11 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
       // What the agent got from an attachment (an Office document's Markdown, a transcript) becomes searchable.
       (id, file, text) => void sessions.indexAttachmentText(id, file, text).catch((err: unknown) => log.warn('could not index an attachment\'s text', err)),
       docTexts,
+      // The session's workspace, as valid now (removed or made unsafe since: none), walked as MCP walks it.
+      async (session) => {
+        const dir = await workspaces.validate(session.workspace).catch(() => undefined);
+        return dir === undefined ? undefined : { dir, guard: await mcpWorkspaceGuard({ workspaces, sessions }, typeof session.profile === 'string' && session.profile !== '' ? session.profile : DEFAULT_PROFILE) };
+      },
     ),
     // Satchel's own tools in a turn (agent/tools/), for the dialects and connections that take them.
     tools: turnTools({

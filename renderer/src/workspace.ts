@@ -9,6 +9,7 @@ import { notify } from './toast.js';
 import { UploadQueue } from './upload-queue.js';
 import { dropZone, extractedList, ProgressView } from './upload-view.js';
 import { withSkipped } from './skipped-view.js';
+import { workspaceAgentNote } from './workspace-words.js';
 import { sizeCheck, UploadAborted, uploadMultipart } from './upload.js';
 
 export const MAX_PARALLEL_WS_UPLOADS = 3;
@@ -123,6 +124,7 @@ export class WorkspacePanel {
     }
     byId('ws-root').textContent = session?.workspace ? session.workspace : session ? 'This session has no workspace folder.' : '';
     byId('ws-root').title = session?.workspace ?? '';
+    byId('ws-agent-note').textContent = workspaceAgentNote(session);
     void this.refresh();
   }
 

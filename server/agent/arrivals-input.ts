@@ -3,8 +3,8 @@
 // - the files that arrived since the person last sent a message are read into the new turn, as the files of a
 //   drop are, after the person's text, under "Files that arrived since the last message…", so "what came in today?" is
 //   answered from their contents;
-// - an arrival the agent was given in an earlier turn is named in the history, as an earlier attachment is
-//   ("[attached earlier: …]"): it saw it in its turn.
+// - an arrival the agent was given in an earlier turn is in the history, as an earlier attachment is (history.ts).
+// A file only named is named by its Satchel URI, never by its path on this machine (InputOptions.agentUri).
 import type { ChatAttachment } from '../core/wire.js';
 import { Budget, readAttachment, type InputOptions } from '../content/index.js';
 import { contentParts } from './content-parts.js';
@@ -61,11 +61,10 @@ function when(row: ArrivalLike): string {
   return typeof row.timestamp === 'number' ? ` (${new Date(row.timestamp * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC)` : '';
 }
 
-/** An arrival row the agent saw in an earlier turn, as the history names it: its note and its files, not re-read. */
-export function arrivalNote(row: ArrivalLike): string {
-  const content = typeof row.content === 'string' ? row.content : '';
-  const named = filesOf(row).map((a) => `[arrived earlier: "${nameOf(a)}" at ${a.path}]`);
-  return [`${content}${when(row)}`, ...named].join('\n');
+/** How an arrived file is named to the agent: its name, and its Satchel URI when `agentUri` knows one. */
+function named(prefix: string, a: ChatAttachment, agentUri: InputOptions['agentUri']): string {
+  const uri = agentUri?.(a.path);
+  return `[${prefix}: "${nameOf(a)}"${uri ? `, stored as ${uri}` : ''}]`;
 }
 
 /** The unseen arrival rows' files as content parts of the new turn: the first MAX_ARRIVED_FILES_READ read, the rest named. */
@@ -79,7 +78,7 @@ export async function arrivalParts(rows: readonly ArrivalLike[], budget: Budget,
     for (const a of filesOf(row)) {
       opts.signal?.throwIfAborted();
       if (read >= MAX_ARRIVED_FILES_READ) {
-        unread.push(`[arrived, not read in this turn: "${nameOf(a)}" at ${a.path}]`);
+        unread.push(named('arrived, not read in this turn', a, opts.agentUri));
         continue;
       }
       read++;

@@ -8,6 +8,7 @@ import { AGENT_OPENING_NOTE, buildTurnMessages, MAX_IMAGE_BYTES, truncationMarke
 import type { AgentConfig, ChatMessage, ContentPart } from './types.js';
 import { stopRow } from './turn-rows.js';
 import { MAX_ARRIVED_FILES_READ } from './arrivals-input.js';
+import { uriOfPath } from '../core/satchel-uri.js';
 
 /** The messages a turn sends (the report is asserted apart). */
 const turnMessages = async (...args: Parameters<typeof buildTurnMessages>): Promise<ChatMessage[]> => (await buildTurnMessages(...args)).messages;
@@ -61,8 +62,8 @@ describe('the new user turn', () => {
     const avif = Buffer.concat([Buffer.from([0, 0, 0, 0x1c]), Buffer.from('ftypavif'), Buffer.alloc(20, 0)]);
     const parts = await userParts([upload('a.bmp', bmp, 'image/bmp'), upload('b.avif', avif, 'image/avif')]);
     expect(parts.some((p) => p.type === 'image_url')).toBe(false);
-    expect(allText(parts)).toMatch(/\[Attached file "a\.bmp" \(image\/bmp, 32 bytes\), stored at .*; not sent: not a readable image/);
-    expect(allText(parts)).toMatch(/\[Attached file "b\.avif" \(image\/avif, 32 bytes\), stored at .*; not sent: not a readable image/);
+    expect(allText(parts)).toMatch(/\[Attached file "a\.bmp" \(image\/bmp, 32 bytes\); not sent: not a readable image/);
+    expect(allText(parts)).toMatch(/\[Attached file "b\.avif" \(image\/avif, 32 bytes\); not sent: not a readable image/);
   });
 
   it('sends a UTF-16 text file as its text, not as a binary file', async () => {
@@ -124,9 +125,14 @@ describe('the new user turn', () => {
     expect(allText(messages[0]!.content as ContentPart[])).toContain('buy more coffee');
   });
 
-  it('names a binary file: its name, type, size and stored path', async () => {
+  it('names a binary file: its name, type, size and the Satchel URI it is stored as, never its path', async () => {
     const a = upload('blob.bin', Buffer.from([0, 1, 2, 3, 255]), 'application/octet-stream');
-    expect(allText(await userParts([a]))).toContain(`"blob.bin" (application/octet-stream, 5 bytes), stored at ${a.path}`);
+    const messages = await turnMessages([], 'look', [a], config(), { roots: [root], agentUri: uriOfPath('s1', root) });
+    const text = allText(messages[0]!.content as ContentPart[]);
+    expect(text).toContain('[Attached file "blob.bin" (application/octet-stream, 5 bytes), stored as satchel://session/s1/attachment/blob.bin]');
+    expect(text).not.toContain(tmp);
+    // Without a URI to give, the file is named only.
+    expect(allText(await userParts([a]))).toContain('[Attached file "blob.bin" (application/octet-stream, 5 bytes)]');
   });
 
   it('lists an extracted archive with its small text members inlined', async () => {
@@ -147,7 +153,7 @@ describe('the new user turn', () => {
     const zip = upload('src.zip', Buffer.from('PK\x05\x06' + '\0'.repeat(18), 'latin1'), 'application/zip');
     const text = allText(await userParts([zip, { kind: 'extraction', name: 'src.zip', path: dest, extracted: true }]));
     expect(text.match(/src\.zip/g)?.length).toBe(2);
-    expect(text).toContain('Extracted archive "src.zip" (1 file,');
+    expect(text).toContain('Extracted archive "src.zip" (1 file):');
     expect(text).toContain('Attached file "src.zip/README.md":\n# Read me');
   });
 
@@ -336,11 +342,12 @@ describe('Inbox arrival rows (arrivals-input.ts)', () => {
 
   it(`a burst reads ${MAX_ARRIVED_FILES_READ} files and names the rest`, async () => {
     const files = Array.from({ length: MAX_ARRIVED_FILES_READ + 3 }, (_, i) => upload(`f${i}.txt`, `body ${i}`, 'text/plain'));
-    const messages = await turnMessages([arrivalRow(T, 'Scans', ...files)], 'summarize', [], config(), { roots: [root] });
+    const messages = await turnMessages([arrivalRow(T, 'Scans', ...files)], 'summarize', [], config(), { roots: [root], agentUri: uriOfPath('inbox1', root) });
     const text = allText(messages.at(-1)!.content as ContentPart[]);
     expect(text).toContain(`body ${MAX_ARRIVED_FILES_READ - 1}`);
     expect(text).not.toContain(`body ${MAX_ARRIVED_FILES_READ}`);
     expect(text).toContain(`3 more arrived file(s), named only (at most ${MAX_ARRIVED_FILES_READ} are read per message):`);
-    expect(text).toContain(`[arrived, not read in this turn: "f${MAX_ARRIVED_FILES_READ + 2}.txt" at ${files.at(-1)!.path}]`);
+    expect(text).toContain(`[arrived, not read in this turn: "f${MAX_ARRIVED_FILES_READ + 2}.txt", stored as satchel://session/inbox1/attachment/f${MAX_ARRIVED_FILES_READ + 2}.txt]`);
+    expect(text).not.toContain(tmp);
   });
 });

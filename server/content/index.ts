@@ -22,4 +22,5 @@ export { transcriptOf } from './read/audio.js';
 export { officeMarkdownIn, MAX_SIDECAR_READ_BYTES } from './read/office-markdown.js';
 export { readAt } from './read/open.js';
 export type { AttachmentRead, InputOptions, Part, Provenance } from './read/types.js';
+export type { WorkspaceRoot } from './read/open.js';
 export type { ReadState, ReadSummary } from './read/summary.js';

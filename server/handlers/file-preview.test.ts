@@ -117,7 +117,7 @@ describe('GET /api/workspace/preview', () => {
   it('calls anything else binary, with its size and type', async () => {
     const abs = path.join(ws, 'data.bin');
     // With what the agent would get of it: only its name (issue 35).
-    const agent = { state: 'unreadable', summary: '7 bytes the agent cannot read: only its name is sent', text: `[Attached file "data.bin" (application/octet-stream, 7 bytes), stored at ${abs}]` };
+    const agent = { state: 'unreadable', summary: '7 bytes the agent cannot read: only its name is sent', text: '[Attached file "data.bin" (application/octet-stream, 7 bytes)]' };
     expect((await preview('data.bin')).body).toEqual({ kind: 'binary', name: 'data.bin', path: 'data.bin', abs_path: abs, size: 7, mime: 'application/octet-stream', agent });
   });
 

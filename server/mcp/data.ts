@@ -25,6 +25,7 @@ import {
 import { sessionVisible, visibleSession } from '../store/profiles.js';
 import { messageText, SESSION_NOT_FOUND, type Session } from '../store/sessions.js';
 import { isHiddenName } from '../core/paths.js';
+import { attachmentUri, sessionUri, workspaceUri } from '../core/satchel-uri.js';
 import { openInside, walkFiles } from '../store/anchored-walk.js';
 import { listWorkspaceDir, openWorkspaceFile, openWorkspacePath, readWorkspaceBytes, type WorkspacePath } from '../store/anchored-browse.js';
 import type { WorkspaceListing } from '../core/wire.js';
@@ -51,18 +52,8 @@ export async function findSession(app: App, profile: string, id: unknown): Promi
   return s;
 }
 
-export function sessionUri(id: string): string {
-  return `satchel://session/${id}`;
-}
-
-export function attachmentUri(id: string, name: string): string {
-  return `${sessionUri(id)}/attachment/${encodeURIComponent(name)}`;
-}
-
-/** A file of the session's workspace, `rel` percent-encoded whole (`docs%2Fplan.md`), like an attachment name. */
-export function workspaceUri(id: string, rel: string): string {
-  return `${sessionUri(id)}/workspace/${encodeURIComponent(rel)}`;
-}
+// The URIs live in core/ (satchel-uri.ts): the turn names files by them too.
+export { attachmentUri, sessionUri, workspaceUri } from '../core/satchel-uri.js';
 
 export function listSessions(app: App, profile: string) {
   return app.sessions

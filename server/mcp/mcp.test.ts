@@ -169,7 +169,8 @@ describe('MCP endpoint', () => {
     const config = { baseUrl: 'http://127.0.0.1:1', model: 'm', kind: 'openai' as const, idleTimeoutMs: 1000, contextChars: 200_000 };
     const [turn] = (await buildTurnMessages([], '', [{ kind: 'extraction', name: 'same-list', path: folder, extracted: true }], config, { roots: [path.dirname(folder)] })).messages;
     const listing = ((turn!.content as { type: string; text?: string }[])[0]!.text ?? '').split('\n');
-    expect(listing[0]).toBe(`Extracted archive "same-list" (3 files, at ${folder}):`);
+    // Never the folder's path (issue 36): no URI given here, so the extraction is named only.
+    expect(listing[0]).toBe('Extracted archive "same-list" (3 files):');
     expect(listing.slice(1).map((line) => line.replace(/^- (.*) \(\d+ bytes\)$/, '$1'))).toEqual(expected);
   });
 

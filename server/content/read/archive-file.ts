@@ -26,7 +26,7 @@ export const MAX_HELD_MEMBER_BYTES = 4 * 1024 * 1024;
  * The archive `opened` (classified so by ../kind.ts, of `format`) as the agent gets it; a 7z or RAR one only
  * named, with why (the upload refuses them, but one may reach a folder some other way).
  */
-export async function archiveRead(opened: Opened, format: ArchiveKind | RefusedArchive, name: string, mime: string, where: string, budget: Budget): Promise<AttachmentRead> {
+export async function archiveRead(opened: Opened, format: ArchiveKind | RefusedArchive, name: string, mime: string, where: string | undefined, budget: Budget): Promise<AttachmentRead> {
   if (format === '7z' || format === 'rar') {
     const why = REFUSED_ARCHIVE[format];
     return { kind: 'archive', parts: [textPart(describe(name, mime, opened.size, where, `an archive the agent cannot read (${why})`), { file: name })], summary: unreadable(why) };
@@ -43,14 +43,15 @@ const WHAT_TO_DO: Record<ArchiveListError['why'], (err: ArchiveListError) => str
 
 /**
  * The archive `handle` holds (`size` bytes, of `kind`) as the agent gets it: listed, its small text members
- * inlined while `budget` lasts. `where` is the stored path, named when the archive cannot be read.
+ * inlined while `budget` lasts. `where` is what the agent is told the file is stored as (its Satchel URI, never a
+ * path), named when the archive cannot be read.
  */
 export async function archiveFileRead(
   file: { handle: FileHandle; size: number },
   kind: ArchiveKind,
   name: string,
   mime: string,
-  where: string,
+  where: string | undefined,
   budget: Budget,
 ): Promise<AttachmentRead> {
   let held = 0;

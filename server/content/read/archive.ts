@@ -8,6 +8,7 @@ import { filesUnder, openUnder, readAt } from './open.js';
 import { count, partial, plural, ready, unreadable, type ReadSummary } from './summary.js';
 import { readTextFor } from './text.js';
 import { textPart, type AttachmentRead, type InputOptions, type Part } from './types.js';
+import { toldWhere } from './words.js';
 
 /** Archive members listed per archive (the rest are counted). */
 export const MAX_ARCHIVE_LISTED = 200;
@@ -24,7 +25,7 @@ export interface ListedFile {
 
 export interface ArchiveListingInput {
   name: string;
-  /** The list's first line, without its colon: `Extracted archive "x.zip" (3 files, at …)`. */
+  /** The list's first line, without its colon: `Extracted archive "x.zip" (3 files, stored as satchel://…)`. */
   heading: string;
   /** At most MAX_ARCHIVE_LISTED of them, in the archive's order. */
   files: readonly ListedFile[];
@@ -61,6 +62,13 @@ export async function archiveListingRead(input: ArchiveListingInput, budget: Bud
   return { kind: 'archive', parts, summary: cut || input.incomplete ? partial(`${listed}${inline}, cut to fit`) : ready(`${listed}${inline}`) };
 }
 
+/** Where the agent is told the extraction lies: its Satchel URI (a member is that URI's name + `/<member>`), never
+ *  its folder on this machine. */
+function storedAs(folder: string, opts: InputOptions): string {
+  const uri = toldWhere(folder, opts);
+  return uri ? `, stored as ${uri}` : '';
+}
+
 /** The members of an extracted archive, listed, with small text members inlined (budget permitting). */
 export async function extractedArchiveRead(a: { name?: string; path: string }, budget: Budget, opts: InputOptions): Promise<AttachmentRead> {
   const name = a.name || path.basename(a.path);
@@ -69,7 +77,7 @@ export async function extractedArchiveRead(a: { name?: string; path: string }, b
   if (!listing) {
     return {
       kind: 'archive',
-      parts: [textPart(`[Extracted archive "${name}" at ${a.path}; not readable from the attachment folder]`, { file: name })],
+      parts: [textPart(`[Extracted archive "${name}"${storedAs(a.path, opts)}; not readable from the attachment folder]`, { file: name })],
       summary: unreadable('not readable from the attachment folder'),
     };
   }
@@ -77,7 +85,7 @@ export async function extractedArchiveRead(a: { name?: string; path: string }, b
   return archiveListingRead(
     {
       name,
-      heading: `Extracted archive "${name}" (${plural(total, 'file')}, at ${a.path})`,
+      heading: `Extracted archive "${name}" (${plural(total, 'file')}${storedAs(a.path, opts)})`,
       files,
       total,
       ...(complete ? {} : { incomplete: `and more not counted (the list stops after ${MAX_ENTRIES_WALKED} entries or ${MAX_WALK_DEPTH} folders deep)` }),

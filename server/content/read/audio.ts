@@ -8,7 +8,7 @@ import { loadSttConfig, transcribeFile } from '../../speech/index.js';
 import type { Budget } from './budget.js';
 import { plural, ready, textSummary, unreadable } from './summary.js';
 import { textPart, type AttachmentRead, type InputOptions } from './types.js';
-import { describe, header } from './words.js';
+import { describe, toldWhere, header } from './words.js';
 
 async function defaultTranscribe(stateDir: string, file: string, filename: string, signal?: AbortSignal): Promise<string> {
   const result = await transcribeFile(loadSttConfig(stateDir), file, { filename, ...(signal ? { signal } : {}) });
@@ -76,10 +76,10 @@ export async function audioRead(handle: FileHandle, size: number, name: string, 
     transcript = await transcriptOf(handle, size, name, opts);
   } catch (err) {
     if (opts.signal?.aborted) throw err;
-    return { kind: 'audio', parts: [textPart(describe(name, mime, size, where, 'it could not be transcribed'), { file: name })], summary: unreadable('it could not be transcribed') };
+    return { kind: 'audio', parts: [textPart(describe(name, mime, size, toldWhere(where, opts), 'it could not be transcribed'), { file: name })], summary: unreadable('it could not be transcribed') };
   }
   if (transcript === undefined) {
-    return { kind: 'audio', parts: [textPart(describe(name, mime, size, where, 'no speech-to-text to transcribe it'), { file: name })], summary: unreadable('audio with no speech-to-text to transcribe it: only its name is sent') };
+    return { kind: 'audio', parts: [textPart(describe(name, mime, size, toldWhere(where, opts), 'no speech-to-text to transcribe it'), { file: name })], summary: unreadable('audio with no speech-to-text to transcribe it: only its name is sent') };
   }
   opts.onAttachmentText?.(where, transcript);
   const sent = Math.min(transcript.length, budget.left);

@@ -13,7 +13,7 @@ import { pdfRead } from './pdf.js';
 import { count, unreadable } from './summary.js';
 import { readTextFor } from './text.js';
 import { textPart, type AttachmentRead, type InputOptions } from './types.js';
-import { attachmentName, describe } from './words.js';
+import { attachmentName, describe, toldWhere } from './words.js';
 
 export { MAX_IMAGE_BYTES } from './image.js';
 
@@ -21,9 +21,9 @@ export async function fileRead(a: ChatAttachment & { filename?: string; mime?: s
   const name = attachmentName(a);
   const mime = typeof a.mime === 'string' ? a.mime : '';
   // The folder is held for an Office file's sidecar, read and written beside it (office-markdown.ts).
-  const opened = await openUnder(opts.roots, a.path, true);
+  const opened = await openUnder(opts.roots, a.path, true, opts.workspaceRoot);
   if (!opened) {
-    return { parts: [textPart(describe(name, mime, a.size, a.path, 'not readable from the attachment folder'), { file: name })], summary: unreadable('not readable from the attachment folder') };
+    return { parts: [textPart(describe(name, mime, a.size, toldWhere(a.path, opts), 'not readable from the attachment folder'), { file: name })], summary: unreadable('not readable from the attachment folder') };
   }
   try {
     // Classified by the name it is stored under, which the browser cannot choose apart from the upload.
@@ -42,9 +42,9 @@ export async function fileRead(a: ChatAttachment & { filename?: string; mime?: s
       case 'audio':
         return await audioRead(opened.handle, opened.size, name, mime, a.path, budget, opts);
       case 'archive':
-        return await archiveRead(opened, kind.format, name, mime, a.path, budget);
+        return await archiveRead(opened, kind.format, name, mime, toldWhere(a.path, opts), budget);
       case 'binary':
-        return { kind: 'binary', parts: [textPart(describe(name, mime, opened.size, a.path), { file: name })], summary: unreadable(`${count(opened.size)} bytes the agent cannot read: only its name is sent`) };
+        return { kind: 'binary', parts: [textPart(describe(name, mime, opened.size, toldWhere(a.path, opts)), { file: name })], summary: unreadable(`${count(opened.size)} bytes the agent cannot read: only its name is sent`) };
       default:
         return unknownKind(kind);
     }

@@ -80,7 +80,8 @@ describe('an image as the agent gets it', () => {
     expect(read.summary.state).toBe('unreadable');
     expect(read.summary.text).toMatch(/^not a readable image \(.*\): only its name is sent$/);
     expect(imageUrl(read.parts)).toBeUndefined();
-    expect(texts(read.parts)[0]).toMatch(/^\[Attached file "broken\.png" \(image\/png, 40 bytes\), stored at .*broken\.png; not sent: not a readable image/);
+    // Named only: no Satchel URI was given, and a path never goes to the agent.
+    expect(texts(read.parts)[0]).toMatch(/^\[Attached file "broken\.png" \(image\/png, 40 bytes\); not sent: not a readable image/);
   });
 
   it('an image declaring 10 gigapixels is refused from its header, within memory', async () => {

@@ -8,7 +8,7 @@ import type { Budget } from './budget.js';
 import { readAt, type Opened } from './open.js';
 import { count, partial, plural, ready, unreadable } from './summary.js';
 import { textPart, type AttachmentRead, type InputOptions, type Part } from './types.js';
-import { describe } from './words.js';
+import { describe, toldWhere } from './words.js';
 
 /** The largest image sent inline (agent.md). */
 export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
@@ -46,7 +46,7 @@ export async function imageRead(opened: Opened, name: string, mime: string, snif
   const text = (t: string): Part[] => [textPart(t, from)];
   if (opened.size > MAX_IMAGE_BYTES) {
     const limit = `${MAX_IMAGE_BYTES / (1024 * 1024)} MiB`;
-    return { kind: 'image', parts: text(describe(name, mime, opened.size, where, `over the ${limit} image limit`)), summary: unreadable(`image over the ${limit} limit: make it smaller`) };
+    return { kind: 'image', parts: text(describe(name, mime, opened.size, toldWhere(where, opts), `over the ${limit} image limit`)), summary: unreadable(`image over the ${limit} limit: make it smaller`) };
   }
   const bytes = await readAt(opened.handle, opened.size);
   let image;
@@ -54,7 +54,7 @@ export async function imageRead(opened: Opened, name: string, mime: string, snif
     image = await imageForAgent(bytes);
   } catch (err) {
     if (!(err instanceof ImageError)) throw err;
-    return { kind: 'image', parts: text(describe(name, mime, opened.size, where, `not sent: ${err.message}`)), summary: unreadable(`${err.message}: only its name is sent`) };
+    return { kind: 'image', parts: text(describe(name, mime, opened.size, toldWhere(where, opts), `not sent: ${err.message}`)), summary: unreadable(`${err.message}: only its name is sent`) };
   }
   const intro = textPart(`Attached image "${name}":`, from);
   if (!image) {

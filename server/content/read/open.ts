@@ -7,7 +7,9 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { isInside } from '../../core/paths.js';
 import { AnchoredDir } from '../../store/anchored.js';
+import { visible } from '../../store/anchored-browse.js';
 import { locateInside, openInside, walkFiles, type FilesBelow } from '../../store/anchored-walk.js';
+import type { PlaceGuard } from '../../store/protected.js';
 
 // O_NONBLOCK: a FIFO swapped in for the file after the walk's stat opens at once (and the fstat after the open
 // refuses it) instead of holding a thread-pool thread until a writer appears (store/anchored-browse.ts). Windows
@@ -21,6 +23,8 @@ export interface Opened {
   dir?: AnchoredDir;
   /** The file's name in that folder. */
   name: string;
+  /** Opened below the session's workspace: the person's own folder, where Satchel writes nothing (no sidecar). */
+  inWorkspace?: boolean;
 }
 
 export async function closeOpened(opened: Opened): Promise<void> {
@@ -52,16 +56,29 @@ async function underRoot<T>(roots: readonly string[], target: string, use: (anch
 }
 
 /**
+ * A session's workspace, whose files a turn reads (InputOptions.workspaceRoot) as MCP reads them: a hidden entry, a
+ * credential store or a protected place (`guard`) on the real way to the file refuses it, so a folder swapped for a
+ * symlink to `~/.ssh` or to Satchel's state after the listing was walked leads the reader nowhere.
+ */
+export interface WorkspaceRoot {
+  dir: string;
+  guard?: PlaceGuard;
+}
+
+/**
  * The regular file at `file`, opened read-only through its root without following a symlink out of it. With
  * `holdDir`, the folder it was opened in stays open too, for work beside the file (an Office sidecar) that must
- * happen in that very folder rather than wherever its path leads by then.
+ * happen in that very folder rather than wherever its path leads by then. A file below `workspace` is opened by
+ * the workspace's rules.
  */
-export function openUnder(roots: readonly string[], file: string, holdDir = false): Promise<Opened | undefined> {
-  return underRoot(roots, file, async (anchor, segments) => {
-    const found = await locateInside(anchor, segments);
+export function openUnder(roots: readonly string[], file: string, holdDir = false, workspace?: WorkspaceRoot): Promise<Opened | undefined> {
+  const inWorkspace = workspace !== undefined && isInside(path.resolve(workspace.dir), path.resolve(file));
+  return underRoot(inWorkspace ? [workspace.dir] : roots, file, async (anchor, segments) => {
+    const found = await locateInside(anchor, segments, inWorkspace && workspace.guard ? { check: workspace.guard.check } : {});
     let held = false;
     try {
       if (!found.stat.isFile()) return undefined;
+      if (inWorkspace && !visible(found.segments, false)) return undefined;
       const handle = await found.parent.openFile(found.name, O_RDONLY);
       const stat = await handle.stat();
       if (!stat.isFile()) {
@@ -69,7 +86,7 @@ export function openUnder(roots: readonly string[], file: string, holdDir = fals
         return undefined;
       }
       held = holdDir;
-      return { handle, size: stat.size, name: found.name, ...(holdDir ? { dir: found.parent } : {}) };
+      return { handle, size: stat.size, name: found.name, ...(holdDir ? { dir: found.parent } : {}), ...(inWorkspace ? { inWorkspace } : {}) };
     } finally {
       if (!held) await found.parent.close();
     }

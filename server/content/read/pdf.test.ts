@@ -12,6 +12,7 @@ import { MAX_PDF_BYTES, MAX_PDF_TEXT_PAGES, PDF_ENCRYPTED, PDF_TIMED_OUT, PDF_TO
 import { Budget, readAttachment } from '../index.js';
 import { pdfAgentText } from './pdf.js';
 import { FIXTURES, MEMO_PAGES, PS2PDF, PS2PDF_MISSING, ps2pdf, QPDF, QPDF_MISSING, qpdfEncrypt, type PsPage } from '../testing/pdf-tools.js';
+import { uriOfPath } from '../../core/satchel-uri.js';
 
 // A 50-page document read by pdf.js in-thread, and Ghostscript writing it, on a loaded shared machine.
 const LONG_TIMEOUT_MS = 60_000;
@@ -36,7 +37,7 @@ const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name));
  *  search index was told. */
 async function read(a: ChatAttachment, chars = 200_000) {
   const indexed: [string, string][] = [];
-  const got = await readAttachment(a, new Budget(chars), { roots: [root], onAttachmentText: (p, t) => indexed.push([p, t]) });
+  const got = await readAttachment(a, new Budget(chars), { roots: [root], onAttachmentText: (p, t) => indexed.push([p, t]), agentUri: uriOfPath('s1', root) });
   const sent = contentParts(got.parts);
   expect(sent).toHaveLength(1);
   const part = sent[0]!;
@@ -75,7 +76,7 @@ describe('a PDF attachment as the agent gets it (committed fixtures)', () => {
     const got = await read(a);
     expect(got.summary).toEqual({ state: 'unreadable', text: 'encrypted: remove the password and attach it again' });
     expect(got.text).toBe(
-      `[Attached file "memo.pdf" (application/pdf, ${a.size} bytes), stored at ${a.path}; its text could not be read: encrypted: remove the password and attach it again]`,
+      `[Attached file "memo.pdf" (application/pdf, ${a.size} bytes), stored as satchel://session/s1/attachment/memo.pdf; its text could not be read: encrypted: remove the password and attach it again]`,
     );
     expect(got.indexed).toEqual([]);
   });

@@ -20,7 +20,7 @@ import type { Budget } from './budget.js';
 import type { Opened } from './open.js';
 import { count, partial, plural, ready, textSummary, unreadable, type ReadSummary } from './summary.js';
 import { textPart, type AttachmentRead, type InputOptions } from './types.js';
-import { describe } from './words.js';
+import { describe, toldWhere } from './words.js';
 import { withRecognizedPages } from './pdf-ocr.js';
 
 /** What an empty page says, so the agent knows the page is there and only its text is missing. */
@@ -135,7 +135,7 @@ export async function pdfRead(opened: Opened, name: string, mime: string, where:
   const type = mime || 'application/pdf';
   const read = await withRecognizedPages(await readPdfFile(opened), opened, opts.signal);
   if (opts.signal?.aborted) throw opts.signal.reason;
-  const got = pdfAgentText(read, name, budget, (note) => describe(name, type, opened.size, where, `its text could not be read: ${note}`));
+  const got = pdfAgentText(read, name, budget, (note) => describe(name, type, opened.size, toldWhere(where, opts), `its text could not be read: ${note}`));
   if (got.whole !== undefined) opts.onAttachmentText?.(where, got.whole);
   return { kind: 'pdf', parts: got.pieces.map((p) => textPart(p.text, p.page === undefined ? { file: name } : { file: name, page: p.page })), summary: got.summary };
 }

@@ -1,5 +1,6 @@
 // What every reader takes and gives: neutral parts (no agent dialect, no HTTP, no session), and a summary.
 import type { KindName } from '../kind.js';
+import type { WorkspaceRoot } from './open.js';
 import type { ReadSummary } from './summary.js';
 
 export interface InputOptions {
@@ -22,6 +23,15 @@ export interface InputOptions {
    * folder as it was (Satchel's in-turn tools reading a workspace, agent/tools/).
    */
   readOnly?: boolean;
+  /**
+   * The Satchel URI the agent knows a file by (`satchel://session/<id>/attachment/<name>`, core/satchel-uri.ts),
+   * from its path: what a line naming the file says where the spec says "its stored path". A path never goes to
+   * the agent (it hands the person's user name and folders to a possibly remote server, and no model can open
+   * it); unset, or undefined for a file, and the file is named only.
+   */
+  agentUri?: (file: string) => string | undefined;
+  /** The session's workspace, when a turn reads its files: a file below it is read by its rules (open.ts). */
+  workspaceRoot?: WorkspaceRoot;
 }
 
 /** Where a part's text came from: the file as named, a page of it (from 1), a member of an archive. */
