@@ -6,6 +6,13 @@
 import type { Part } from '../content/index.js';
 import type { ContentPart } from './types.js';
 
+/**
+ * Characters of one text part at most. Hermes' gateway cuts every text part (and a string content) at 65,536
+ * characters without a word (gateway/platforms/api_server.py, MAX_NORMALIZED_TEXT_LENGTH), so a long document
+ * goes as several parts, each whole, and a PDF's pages stay one part only while they fit.
+ */
+export const MAX_TEXT_PART_CHARS = 60_000;
+
 export function contentParts(parts: readonly Part[]): ContentPart[] {
   const out: ContentPart[] = [];
   let last: Part | undefined;
@@ -13,8 +20,9 @@ export function contentParts(parts: readonly Part[]): ContentPart[] {
     switch (p.type) {
       case 'text': {
         const before = out.at(-1);
-        if (before?.type === 'text' && last?.type === 'text' && last.from.file === p.from.file && last.from.member === p.from.member) before.text += `\n${p.text}`;
-        else out.push({ type: 'text', text: p.text });
+        const same = before?.type === 'text' && last?.type === 'text' && last.from.file === p.from.file && last.from.member === p.from.member;
+        if (same && before.text.length + 1 + p.text.length <= MAX_TEXT_PART_CHARS) before.text += `\n${p.text}`;
+        else for (let at = 0; at < Math.max(1, p.text.length); at += MAX_TEXT_PART_CHARS) out.push({ type: 'text', text: p.text.slice(at, at + MAX_TEXT_PART_CHARS) });
         break;
       }
       case 'image':

@@ -9,6 +9,9 @@ import type { AgentConfig, ChatMessage, ContentPart } from './types.js';
 import { stopRow } from './turn-rows.js';
 import { MAX_ARRIVED_FILES_READ } from './arrivals-input.js';
 
+/** The messages a turn sends (the report is asserted apart). */
+const turnMessages = async (...args: Parameters<typeof buildTurnMessages>): Promise<ChatMessage[]> => (await buildTurnMessages(...args)).messages;
+
 let tmp: string;
 let root: string;
 beforeEach(() => {
@@ -30,7 +33,7 @@ function upload(name: string, data: string | Buffer, mime = 'application/octet-s
   return { kind: 'file', filename: name, path: file, mime, size: fs.statSync(file).size, is_image: mime.startsWith('image/') };
 }
 async function userParts(attachments: ChatAttachment[], over: Partial<AgentConfig> = {}, text = 'look'): Promise<ContentPart[]> {
-  const messages = await buildTurnMessages([], text, attachments, config(over), { roots: [root] });
+  const messages = await turnMessages([], text, attachments, config(over), { roots: [root] });
   const content = messages.at(-1)!.content;
   expect(Array.isArray(content)).toBe(true);
   const parts = content as ContentPart[];
@@ -42,7 +45,7 @@ const allText = (parts: ContentPart[]) => parts.map((p) => (p.type === 'text' ? 
 
 describe('the new user turn', () => {
   it('is the text alone when nothing is attached', async () => {
-    expect(await buildTurnMessages([], 'hi', [], config(), { roots: [root] })).toEqual([{ role: 'user', content: 'hi' }]);
+    expect(await turnMessages([], 'hi', [], config(), { roots: [root] })).toEqual([{ role: 'user', content: 'hi' }]);
   });
 
   it('sends an image as a data URL whose bytes are the uploaded file', async () => {
@@ -117,7 +120,7 @@ describe('the new user turn', () => {
 
   it('sends an audio file as its transcript', async () => {
     const a = upload('memo.webm', Buffer.from([0x1a, 0x45, 0xdf, 0xa3, 0, 1]), 'audio/webm');
-    const messages = await buildTurnMessages([], '', [a], config(), { roots: [root], transcribe: async () => 'buy more coffee' });
+    const messages = await turnMessages([], '', [a], config(), { roots: [root], transcribe: async () => 'buy more coffee' });
     expect(allText(messages[0]!.content as ContentPart[])).toContain('buy more coffee');
   });
 
@@ -179,6 +182,9 @@ describe('the new user turn', () => {
 });
 
 describe('history', () => {
+  // notes.txt is gone from the attachment folder: named with why, never by its path.
+  const NAMED = '[attached earlier: "notes.txt" — cannot be read: it is no longer in the attachment folder]';
+  const second: ChatMessage = { role: 'user', content: [{ type: 'text', text: 'second question' }, { type: 'text', text: NAMED }] };
   const history: StoredMessage[] = [
     { role: 'user', content: 'first question', attachments: [] },
     { role: 'assistant', content: 'first answer' },
@@ -189,14 +195,15 @@ describe('history', () => {
   ];
 
   it('openai: the history, then the new turn', async () => {
-    const messages = await buildTurnMessages(history, 'third', [], config(), { roots: [root] });
+    const messages = await turnMessages(history, 'third', [], config(), { roots: [root] });
     expect(messages).toEqual<ChatMessage[]>([
       { role: 'user', content: 'first question' },
       { role: 'assistant', content: 'first answer' },
-      { role: 'user', content: 'second question\n[attached earlier: "notes.txt" at /x/notes.txt]' },
+      second,
       { role: 'assistant', content: 'second answer' },
       { role: 'user', content: 'third' },
     ]);
+    expect(JSON.stringify(messages)).not.toContain('/x/');
   });
 
   it('a stopped turn: the partial reply is sent, the stop row (shown as a quiet marker) never is', async () => {
@@ -204,7 +211,7 @@ describe('history', () => {
       // The rows turns.ts stores for a stop: the user row, the partial reply, the stop row.
       const partial = { role: 'assistant', content: 'Once upon', _partial: true };
       const stopped: StoredMessage[] = [{ role: 'user', content: 'write a story', attachments: [] }, partial, stopRow(by)];
-      const messages = await buildTurnMessages(stopped, 'go on', [], config(), { roots: [root] });
+      const messages = await turnMessages(stopped, 'go on', [], config(), { roots: [root] });
       expect(messages).toEqual<ChatMessage[]>([
         { role: 'user', content: 'write a story' },
         { role: 'assistant', content: 'Once upon' },
@@ -215,24 +222,24 @@ describe('history', () => {
   });
 
   it('openai: trims the oldest first to the budget, never opening with a reply', async () => {
-    const newest = 'second answer'.length + 'second question\n[attached earlier: "notes.txt" at /x/notes.txt]'.length;
-    const messages = await buildTurnMessages(history, 'third', [], config({ contextChars: 'third'.length + newest + 'first answer'.length }), { roots: [root] });
-    expect(messages.map((m) => m.content)).toEqual(['second question\n[attached earlier: "notes.txt" at /x/notes.txt]', 'second answer', 'third']);
+    const newest = 'second answer'.length + 'second question'.length + NAMED.length;
+    const messages = await turnMessages(history, 'third', [], config({ contextChars: 'third'.length + newest + 'first answer'.length }), { roots: [root] });
+    expect(messages.map((m) => m.content)).toEqual([second.content, 'second answer', 'third']);
   });
 
   it('a system prompt goes first and is drawn from the budget before the history', async () => {
     const prompt = 'Answer in French.';
-    const newest = 'second answer'.length + 'second question\n[attached earlier: "notes.txt" at /x/notes.txt]'.length;
+    const newest = 'second answer'.length + 'second question'.length + NAMED.length;
     // Room for the prompt, the new turn and the last exchange: the first exchange is dropped to make room for the prompt.
     const budget = prompt.length + 'third'.length + newest + 'first answer'.length;
-    const messages = await buildTurnMessages(history, 'third', [], config({ contextChars: budget }), { roots: [root], systemPrompt: prompt });
+    const messages = await turnMessages(history, 'third', [], config({ contextChars: budget }), { roots: [root], systemPrompt: prompt });
     expect(messages.map((m) => [m.role, m.content])).toEqual([
       ['system', prompt],
-      ['user', 'second question\n[attached earlier: "notes.txt" at /x/notes.txt]'],
+      ['user', second.content],
       ['assistant', 'second answer'],
       ['user', 'third'],
     ]);
-    const kept = await buildTurnMessages(history, 'third', [], config({ kind: 'hermes' }), { roots: [root], systemPrompt: prompt }, true);
+    const kept = await turnMessages(history, 'third', [], config({ kind: 'hermes' }), { roots: [root], systemPrompt: prompt }, true);
     expect(kept).toEqual<ChatMessage[]>([{ role: 'system', content: prompt }, { role: 'user', content: 'third' }]);
   });
 
@@ -242,7 +249,7 @@ describe('history', () => {
       { role: 'user', content: 'ok', attachments: [] },
       { role: 'assistant', content: 'Ask me anything.' },
     ];
-    const messages = await buildTurnMessages(opening, 'what was the code word?', [], config(), { roots: [root] });
+    const messages = await turnMessages(opening, 'what was the code word?', [], config(), { roots: [root] });
     expect(messages).toEqual<ChatMessage[]>([
       { role: 'user', content: AGENT_OPENING_NOTE },
       { role: 'assistant', content: 'Hello! The code word is heliotrope.' },
@@ -251,21 +258,21 @@ describe('history', () => {
       { role: 'user', content: 'what was the code word?' },
     ]);
     // After the conversation's system prompt, still.
-    const prompted = await buildTurnMessages(opening, 'again', [], config(), { roots: [root], systemPrompt: 'Be brief.' });
+    const prompted = await turnMessages(opening, 'again', [], config(), { roots: [root], systemPrompt: 'Be brief.' });
     expect(prompted.slice(0, 3).map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
     // A reply whose question the budget cut is still dropped: it is no opening, it is half an exchange.
-    const cut = await buildTurnMessages(opening, 'again', [], config({ contextChars: 'again'.length + 'Ask me anything.'.length + 'ok'.length + 5 }), { roots: [root] });
+    const cut = await turnMessages(opening, 'again', [], config({ contextChars: 'again'.length + 'Ask me anything.'.length + 'ok'.length + 5 }), { roots: [root] });
     expect(cut.map((m) => m.content)).toEqual(['ok', 'Ask me anything.', 'again']);
   });
 
   it('hermes: the history too, unless the gateway keeps exactly it (hermes-continuity.ts)', async () => {
-    const full = await buildTurnMessages(history, 'third', [], config({ kind: 'hermes' }), { roots: [root] });
+    const full = await turnMessages(history, 'third', [], config({ kind: 'hermes' }), { roots: [root] });
     expect(full.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
   });
 
   it('history kept by the gateway: only the new turn', async () => {
     const a = upload('n.txt', 'note', 'text/plain');
-    const messages = await buildTurnMessages(history, 'third', [a], config({ kind: 'hermes' }), { roots: [root] }, true);
+    const messages = await turnMessages(history, 'third', [a], config({ kind: 'hermes' }), { roots: [root] }, true);
     expect(messages).toHaveLength(1);
     expect(messages[0]!.role).toBe('user');
     expect(allText(messages[0]!.content as ContentPart[])).toContain('note');
@@ -279,7 +286,7 @@ describe('Inbox arrival rows (arrivals-input.ts)', () => {
     return { role: 'system', content: `${what} arrived from ${from}`, timestamp: at, attachments: files, arrival: { source: 'folder', from, last_at: at } };
   }
 
-  it('files that arrived since the last message are read into the new turn, as dropped files are; earlier ones are named in the history', async () => {
+  it('files that arrived since the last message are read into the new turn, as dropped files are; earlier ones are in the history, read', async () => {
     const early = upload('old-invoice.txt', 'INVOICE 2025 total 10', 'text/plain');
     const report = upload('report.txt', 'revenue went up 12%', 'text/plain');
     const scan = upload('scan.png', PNG, 'image/png');
@@ -289,10 +296,15 @@ describe('Inbox arrival rows (arrivals-input.ts)', () => {
       { role: 'assistant', content: 'filed', timestamp: T + 20 },
       arrivalRow(T + 30, 'Downloads', report, scan),
     ];
-    const messages = await buildTurnMessages(history, 'what came in today?', [], config(), { roots: [root] });
+    const messages = await turnMessages(history, 'what came in today?', [], config(), { roots: [root] });
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     // The earlier arrival: Satchel's note on the person's side, merged with the message after it, never a system prompt.
-    expect(messages[0]!.content).toBe(`old-invoice.txt arrived from Downloads (2027-01-15 08:00 UTC)\n[arrived earlier: "old-invoice.txt" at ${early.path}]\n\nfile it`);
+    expect(messages[0]!.content).toEqual([
+      { type: 'text', text: 'old-invoice.txt arrived from Downloads (2027-01-15 08:00 UTC)' },
+      { type: 'text', text: 'Attached file "old-invoice.txt":\nINVOICE 2025 total 10' },
+      { type: 'text', text: 'file it' },
+    ]);
+    expect(JSON.stringify(messages)).not.toContain(root);
     const parts = messages[2]!.content as ContentPart[];
     expect(parts[0]).toEqual({ type: 'text', text: 'what came in today?' });
     expect(parts[1]).toEqual({ type: 'text', text: 'Files that arrived since the last message (from watched folders or opened with Satchel):' });
@@ -310,7 +322,7 @@ describe('Inbox arrival rows (arrivals-input.ts)', () => {
       { role: 'assistant', content: 'hello', timestamp: T + 1 },
       arrivalRow(T + 30, 'Downloads', report),
     ];
-    const messages = await buildTurnMessages(history, 'anything new?', [], config({ kind: 'hermes' }), { roots: [root] }, true);
+    const messages = await turnMessages(history, 'anything new?', [], config({ kind: 'hermes' }), { roots: [root] }, true);
     expect(messages).toHaveLength(1);
     expect(allText(messages[0]!.content as ContentPart[])).toContain('revenue went up 12%');
   });
@@ -318,13 +330,13 @@ describe('Inbox arrival rows (arrivals-input.ts)', () => {
   it('an arrival stored while a turn ran (before that turn\'s rows, after its start) is new to the agent', async () => {
     const late = upload('late.txt', 'arrived mid-turn', 'text/plain');
     const history: StoredMessage[] = [arrivalRow(T + 5, 'Downloads', late), { role: 'user', content: 'q', timestamp: T }, { role: 'assistant', content: 'a', timestamp: T + 9 }];
-    const messages = await buildTurnMessages(history, 'and now?', [], config(), { roots: [root] });
+    const messages = await turnMessages(history, 'and now?', [], config(), { roots: [root] });
     expect(allText(messages.at(-1)!.content as ContentPart[])).toContain('arrived mid-turn');
   });
 
   it(`a burst reads ${MAX_ARRIVED_FILES_READ} files and names the rest`, async () => {
     const files = Array.from({ length: MAX_ARRIVED_FILES_READ + 3 }, (_, i) => upload(`f${i}.txt`, `body ${i}`, 'text/plain'));
-    const messages = await buildTurnMessages([arrivalRow(T, 'Scans', ...files)], 'summarize', [], config(), { roots: [root] });
+    const messages = await turnMessages([arrivalRow(T, 'Scans', ...files)], 'summarize', [], config(), { roots: [root] });
     const text = allText(messages.at(-1)!.content as ContentPart[]);
     expect(text).toContain(`body ${MAX_ARRIVED_FILES_READ - 1}`);
     expect(text).not.toContain(`body ${MAX_ARRIVED_FILES_READ}`);

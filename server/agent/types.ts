@@ -5,7 +5,7 @@
 
 /** Which dialect the agent speaks (declared with the wire shapes, which carry it). */
 export type { AgentKind } from '../core/wire.js';
-import type { AgentKind, ChatErrorAction, ChatErrorType, ToolCall } from '../core/wire.js';
+import type { AgentKind, ChatErrorAction, ChatErrorType, ContextReport, ToolCall } from '../core/wire.js';
 
 /** Where the agent is and how to talk to it. `apiKey` never leaves the server (no response, no log line). */
 export interface AgentConfig {
@@ -43,6 +43,8 @@ export interface TurnRequest {
   /** The trimmed history ending with the new user turn; the new user turn alone with `hermesSessionId`. */
   messages: ChatMessage[];
   model?: string;
+  /** What the turn gives the agent of the conversation's documents (issue 36): the `context` frame, the user row's `context`. */
+  report?: ContextReport;
 }
 
 /** A tool call the agent streamed, as stored with its message (the wire's shape). */

@@ -47,6 +47,10 @@ export const TIERS: Tier[] = [
     members: [['server/agent/', 'turns, the upstream stream in layers (stream/), connections, the agent input (content/ parts in its dialect)']],
   },
   {
+    name: 'what the agent is given of a conversation',
+    members: [['server/context/', "a conversation's documents, their texts kept, passages, ranking, the turn's plan and report"]],
+  },
+  {
     name: 'what a file is and says',
     members: [
       ['server/content/', 'the one place that decides what a file is and what it says'],

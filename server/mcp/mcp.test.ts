@@ -140,7 +140,7 @@ describe('MCP endpoint', () => {
     // The same function as the agent's turn: the same words, part for part.
     const stored = path.join(server.stateDir, 'attachments', session, 'project.zip');
     const config = { baseUrl: 'http://127.0.0.1:1', model: 'm', kind: 'openai' as const, idleTimeoutMs: 1000, contextChars: 200_000 };
-    const [turn] = await buildTurnMessages([], '', [{ kind: 'file', filename: 'project.zip', path: stored, mime: 'application/zip', size: 1, is_image: false }], config, { roots: [path.dirname(stored)] });
+    const [turn] = (await buildTurnMessages([], '', [{ kind: 'file', filename: 'project.zip', path: stored, mime: 'application/zip', size: 1, is_image: false }], config, { roots: [path.dirname(stored)] })).messages;
     const agentParts = (turn!.content as { type: string; text?: string }[]).map((p) => p.text ?? '');
     expect(got.replace(/\[REDACTED[^\]]*\]|KEY=\S*/g, '')).toBe(agentParts.join('\n\n').replace(/KEY=\S*/g, ''));
   });
@@ -167,7 +167,7 @@ describe('MCP endpoint', () => {
     expect(((await chip.json()) as { files: { path: string }[] }).files.map((f) => f.path)).toEqual(expected);
 
     const config = { baseUrl: 'http://127.0.0.1:1', model: 'm', kind: 'openai' as const, idleTimeoutMs: 1000, contextChars: 200_000 };
-    const [turn] = await buildTurnMessages([], '', [{ kind: 'extraction', name: 'same-list', path: folder, extracted: true }], config, { roots: [path.dirname(folder)] });
+    const [turn] = (await buildTurnMessages([], '', [{ kind: 'extraction', name: 'same-list', path: folder, extracted: true }], config, { roots: [path.dirname(folder)] })).messages;
     const listing = ((turn!.content as { type: string; text?: string }[])[0]!.text ?? '').split('\n');
     expect(listing[0]).toBe(`Extracted archive "same-list" (3 files, at ${folder}):`);
     expect(listing.slice(1).map((line) => line.replace(/^- (.*) \(\d+ bytes\)$/, '$1'))).toEqual(expected);

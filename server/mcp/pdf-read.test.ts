@@ -34,7 +34,7 @@ const readAttachment = async (name: string, maxChars?: number) =>
 async function turnText(name: string, contextChars = 200_000): Promise<string> {
   const a = uploaded.get(name)!;
   const config = { baseUrl: 'http://127.0.0.1:1', model: 'm', kind: 'openai' as const, idleTimeoutMs: 1000, contextChars };
-  const [turn] = await buildTurnMessages([], '', [a], config, { roots: [path.dirname(a.path)] });
+  const [turn] = (await buildTurnMessages([], '', [a], config, { roots: [path.dirname(a.path)] })).messages;
   return ((turn!.content as { type: string; text?: string }[])[0]!.text ?? '');
 }
 

@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildPdf, textPage } from '../workspace/testing/pdf.js';
+import { DocTexts } from './doc-text.js';
+import type { ConversationDoc } from './types.js';
+
+let root: string;
+beforeEach(() => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-doc-text-'));
+});
+afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+function docOf(name: string, data: string | Buffer, mime = 'text/plain'): ConversationDoc {
+  const file = path.join(root, name);
+  fs.writeFileSync(file, data);
+  return { key: `attachment:${name}`, name, origin: 'attachment', attachment: { kind: 'file', filename: name, path: file, mime, size: fs.statSync(file).size, is_image: false }, uri: `satchel://session/s/attachment/${name}` };
+}
+
+describe('DocTexts', () => {
+  it("holds a PDF's pages once read, and reads the file again when it changes", async () => {
+    const doc = docOf('report.pdf', buildPdf({ pages: [textPage('Revenue rose'), textPage('Warranty five years')] }), 'application/pdf');
+    const texts = new DocTexts();
+    let told = 0;
+    const opts = { roots: [root], onAttachmentText: () => void told++ };
+    const first = await texts.get(doc, opts);
+    expect(first.kind).toBe('pdf');
+    expect(first.parts.filter((p) => p.type === 'text' && p.from.page === 2).map((p) => (p as { text: string }).text).join('')).toContain('Warranty five years');
+    expect(await texts.get(doc, opts)).toBe(first);
+    expect(told).toBe(1);
+    fs.writeFileSync(doc.attachment.path, buildPdf({ pages: [textPage('Changed text')] }));
+    const again = await texts.get(doc, opts);
+    expect(again).not.toBe(first);
+    expect(JSON.stringify(again.parts)).toContain('Changed text');
+    expect(told).toBe(2);
+  });
+
+  it('keeps the characters it holds within its bound, the least recently used out first', async () => {
+    const texts = new DocTexts(2_500, 100);
+    const a = docOf('a.txt', 'a'.repeat(1_000));
+    const b = docOf('b.txt', 'b'.repeat(1_000));
+    const c = docOf('c.txt', 'c'.repeat(1_000));
+    const opts = { roots: [root] };
+    const ta = await texts.get(a, opts);
+    const tb = await texts.get(b, opts);
+    expect(await texts.get(a, opts)).toBe(ta);
+    await texts.get(c, opts);
+    await new Promise((r) => setImmediate(r));
+    expect(texts.heldChars).toBeLessThanOrEqual(2_500);
+    // b was the least recently used: out, read again; a is still held.
+    expect(await texts.get(a, opts)).toBe(ta);
+    expect(await texts.get(b, opts)).not.toBe(tb);
+  });
+
+  it('says a file that is gone is unreadable, and a dry read is not kept', async () => {
+    const texts = new DocTexts();
+    const gone = docOf('gone.txt', 'x');
+    fs.rmSync(gone.attachment.path);
+    expect((await texts.get(gone, { roots: [root] })).summary.state).toBe('unreadable');
+    const dry = docOf('d.txt', 'hello');
+    await texts.get(dry, { roots: [root] }, { dry: true });
+    expect(texts.heldChars).toBe(0);
+  });
+});

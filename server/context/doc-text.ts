@@ -1,0 +1,121 @@
+// Each document's whole text as its reader gives it (issue 36), kept between turns: a follow-up turn ranks and
+// places passages of every earlier document, and redoing OCR, an Office conversion or a transcript each turn
+// would cost seconds. Keyed by the file's identity (device, inode, size, modification time), so a file replaced
+// or edited is read again; bounded in documents and in characters held, least recently used first out.
+import { promises as fs } from 'node:fs';
+import { Budget, readAttachment, type InputOptions } from '../content/index.js';
+import type { ConversationDoc, DocText } from './types.js';
+
+/**
+ * Characters one document is read to: above every reader's own cap (a PDF's text stops at 200,000, an Office
+ * document's Markdown at 120,000), so the reader decides, and a large text file stays a bounded string.
+ */
+export const MAX_DOC_CHARS = 400_000;
+
+/** Characters (text and images' base64) held for all documents: ~64 MiB of UTF-16 at most, whatever is attached. */
+export const MAX_CACHED_CHARS = 32_000_000;
+
+/** Documents held: a busy app with many conversations keeps the recent ones. */
+export const MAX_CACHED_DOCS = 500;
+
+interface Entry {
+  identity: string;
+  text: Promise<DocText>;
+  /** Known once read; counted against MAX_CACHED_CHARS. */
+  size: number;
+}
+
+/** What reading a document costs the cache: its text and its images' base64. */
+function sizeOf(text: DocText): number {
+  let n = 0;
+  for (const p of text.parts) n += p.type === 'text' ? p.text.length : p.data.length;
+  return n;
+}
+
+export function textOf(parts: DocText['parts']): number {
+  let n = 0;
+  for (const p of parts) if (p.type === 'text') n += p.text.length;
+  return n;
+}
+
+export interface DocTextOptions {
+  /**
+   * A preview (POST /api/chat/context): nothing is waited for that a turn would wait for (an audio file not yet
+   * transcribed is reported unread), and a read made so is not kept.
+   */
+  dry?: boolean;
+}
+
+export class DocTexts {
+  /** By path; Map order is recency (oldest first). */
+  private readonly entries = new Map<string, Entry>();
+  private held = 0;
+
+  constructor(
+    private readonly maxChars = MAX_CACHED_CHARS,
+    private readonly maxDocs = MAX_CACHED_DOCS,
+  ) {}
+
+  /** Characters held now (for tests and the benchmark). */
+  get heldChars(): number {
+    return this.held;
+  }
+
+  async get(doc: ConversationDoc, opts: InputOptions, how: DocTextOptions = {}): Promise<DocText> {
+    const file = doc.attachment.path;
+    let identity: string;
+    try {
+      // lstat: the identity of the name itself; the reader refuses a link on its own anchored walk.
+      const st = await fs.lstat(file, { bigint: true });
+      identity = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}`;
+    } catch {
+      return { parts: [], chars: 0, summary: { state: 'unreadable', text: 'it is no longer in the attachment folder' } };
+    }
+    const hit = this.entries.get(file);
+    if (hit && hit.identity === identity) {
+      this.entries.delete(file);
+      this.entries.set(file, hit);
+      return hit.text;
+    }
+    if (hit) this.drop(file);
+    const read = this.read(doc, opts, how);
+    if (how.dry) return read;
+    const entry: Entry = { identity, text: read, size: 0 };
+    this.entries.set(file, entry);
+    read.then(
+      (text) => {
+        if (this.entries.get(file) !== entry) return;
+        entry.size = sizeOf(text);
+        this.held += entry.size;
+        this.trim();
+      },
+      // A read stopped (the turn cancelled) or failed is not kept: the next turn reads again.
+      () => {
+        if (this.entries.get(file) === entry) this.entries.delete(file);
+      },
+    );
+    return read;
+  }
+
+  private async read(doc: ConversationDoc, opts: InputOptions, how: DocTextOptions): Promise<DocText> {
+    // Dry: without a state folder or a transcriber an audio file is only named at once (content/read/audio.ts).
+    const { stateDir: _s, transcribe: _t, onAttachmentText: _o, ...bare } = opts;
+    const readOpts: InputOptions = how.dry ? bare : opts;
+    const got = await readAttachment(doc.attachment, new Budget(MAX_DOC_CHARS), readOpts);
+    return { ...(got.kind ? { kind: got.kind } : {}), parts: got.parts, chars: textOf(got.parts), summary: got.summary };
+  }
+
+  private drop(file: string): void {
+    const e = this.entries.get(file);
+    if (!e) return;
+    this.held -= e.size;
+    this.entries.delete(file);
+  }
+
+  private trim(): void {
+    for (const [file] of this.entries) {
+      if (this.held <= this.maxChars && this.entries.size <= this.maxDocs) return;
+      this.drop(file);
+    }
+  }
+}
