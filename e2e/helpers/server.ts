@@ -34,12 +34,14 @@ export function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+/** `seed`: writes into the state folder before the server starts (a session file an older Satchel left, say). */
+export async function startServer(env: Record<string, string> = {}, seed?: (dirs: { stateDir: string; workspace: string }) => void): Promise<RunningServer> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-e2e-'));
   const stateDir = path.join(root, 'state');
   const workspace = path.join(root, 'workspace');
   fs.mkdirSync(stateDir);
   fs.mkdirSync(workspace);
+  seed?.({ stateDir, workspace });
   // SATCHEL_E2E_ENTRY runs another build of the same entry (e.g. a patched copy while bisecting).
   const entry = path.resolve(process.env.SATCHEL_E2E_ENTRY || 'dist/main/index.js');
   if (!fs.existsSync(entry)) throw new Error(`${entry} is missing: run "npm run build" first`);

@@ -20,6 +20,7 @@ import type {
   CapabilityResponse as Capability,
   SentAttachment,
   ChatCancelResponse,
+  ChatContextPreview,
   ChatStartResponse,
   ConfigResponse as ServerConfig,
   McpReceiptsResponse,
@@ -184,6 +185,9 @@ export const api = {
       attachments,
       ...(opts.regenerate ? { regenerate: true, ...(opts.messageIndex !== undefined ? { message_index: opts.messageIndex } : {}) } : {}),
     }),
+  /** What the next turn would give the agent of the conversation's documents, before it is sent (issue 36). */
+  chatContext: (id: string, text: string, attachments: SentAttachment[]) =>
+    request<ChatContextPreview>('POST', '/api/chat/context', { session_id: id, text, attachments }),
   /** Show version `version` of the conversation from the message at `messageIndex` on. */
   /** The conversation's own model and system prompt: a field given replaces the stored one, null removes it. */
   sessionSettings: (id: string, change: Omit<SessionSettingsInput, 'session_id'>) =>

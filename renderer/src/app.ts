@@ -11,6 +11,9 @@ import { initDrawers } from './drawers.js';
 import { followServer } from './live-updates.js';
 import { rememberedSession, rememberSession, sessionHash, sessionInAddress, SETTINGS_HASH } from './address.js';
 import { ConnectionView } from './connection-view.js';
+import { ChipContextView } from './context-chip.js';
+import { ContextHeaderView } from './context-header.js';
+import { ContextWarningView } from './context-warning.js';
 import { SessionHeader } from './header.js';
 import { ExportImport } from './export-import.js';
 import { lastUserTurn, visibleRows, type MessageRow } from './message-rows.js';
@@ -107,11 +110,19 @@ class App {
     }));
     const attachments = new SessionAttachmentsView();
     const connection = new ConnectionView();
+    // What the agent had of the documents last turn (issue 36): on the chips, over the thread, in the composer.
+    const chipContext = new ChipContextView(byId('messages'));
+    const contextHeader = new ContextHeaderView();
+    const contextWarning = new ContextWarningView();
     this.conversationSettings = new ConversationSettingsView((session) =>
       this.store.update((s) => (s.session?.session_id === session.session_id ? { session } : {})),
     );
     this.store.subscribe((state, previous) => {
+      // Before the thread: the chips it draws now read the report they show.
+      chipContext.update(state);
       thread.update(state);
+      contextHeader.update(state);
+      contextWarning.update(state);
       // A link to a message (#s=<id>&m=<index>): shown once its conversation is.
       if (this.revealOnOpen && state.session?.session_id === this.revealOnOpen.id) {
         thread.reveal(this.revealOnOpen.message);

@@ -2,12 +2,15 @@
 // file's preview, with the image itself as its thumbnail (the browser scales the stored bytes; no resizer).
 import { agentViewLineFor } from './agent-view.js';
 import type { Attachment } from './api.js';
+import { chipContextLine } from './context-chip.js';
+import type { DocOrigin } from './context-report.js';
 import { attachmentSource } from './file-preview.js';
 import { h, icon, ICONS } from './dom.js';
 import { formatBytes } from './format.js';
 import { openAttachmentPreview } from './preview.js';
 
-export function fileChip(a: Attachment, sessionId: string | undefined): HTMLElement {
+/** `origin`: a chip of the thread, which also says what the agent had of the file in the last turn (context-chip.ts). */
+export function fileChip(a: Attachment, sessionId: string | undefined, origin?: DocOrigin): HTMLElement {
   const thumb =
     a.is_image && sessionId
       ? h('img', { class: 'chip-thumb', 'data-testid': 'attachment-thumb', src: attachmentSource(sessionId, a.filename).rawUrl, alt: '', loading: 'lazy' })
@@ -17,14 +20,16 @@ export function fileChip(a: Attachment, sessionId: string | undefined): HTMLElem
   if (!sessionId) return h('li', { class: 'msg-attachment', 'data-testid': 'message-attachment', title: a.filename }, ...content);
   // What the agent gets from it, beside the button: the button's name stays the file's, and describes itself by it.
   const agentView = agentViewLineFor(sessionId, a.filename, String(a.size));
+  const context = origin ? chipContextLine([a.filename], origin) : null;
   return h(
     'li',
     { class: 'msg-attachment', 'data-testid': 'message-attachment', title: a.filename },
     h(
       'button',
-      { class: 'chip-open', type: 'button', 'data-testid': 'attachment-open', 'data-open-key': `file:${a.filename}`, title: `Open ${a.filename}`, 'aria-describedby': agentView.el.id, onclick: () => void openAttachmentPreview(sessionId, a.filename) },
+      { class: 'chip-open', type: 'button', 'data-testid': 'attachment-open', 'data-open-key': `file:${a.filename}`, title: `Open ${a.filename}`, 'aria-describedby': context ? `${agentView.el.id} ${context.id}` : agentView.el.id, onclick: () => void openAttachmentPreview(sessionId, a.filename) },
       ...content,
     ),
     agentView.el,
+    context,
   );
 }

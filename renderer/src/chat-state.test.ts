@@ -95,3 +95,14 @@ describe('how a turn ended, and usageLine', () => {
     expect(usageLine({ input_tokens: 0, output_tokens: 3, duration_seconds: 1.5, ttft_ms: null, reported: true })).toBe('0 in · 3 out · 1.5 s');
   });
 });
+
+describe('the context frame (issue 36)', () => {
+  it('keeps what the turn gave the agent of the documents; a frame of another session, or malformed, changes nothing', () => {
+    const frame = { session_id: 'x', documents: [{ name: 'report.pdf', origin: 'attachment', state: 'passages', where: 'pages 2–3' }], summary: 'The agent has 0 of 1 documents whole', via: 'sent' };
+    const st = reduceFrame(initialTurn('s', 'x'), 'context', frame, 3);
+    expect(st.context).toEqual({ documents: [{ name: 'report.pdf', origin: 'attachment', state: 'passages', where: 'pages 2–3' }], summary: 'The agent has 0 of 1 documents whole', via: 'sent' });
+    expect(st.lastSeq).toBe(3);
+    expect(reduceFrame(initialTurn('s', 'x'), 'context', { ...frame, session_id: 'y' }).context).toBeUndefined();
+    expect(reduceFrame(initialTurn('s', 'x'), 'context', { session_id: 'x', summary: 'no documents list' }).context).toBeUndefined();
+  });
+});

@@ -1,6 +1,7 @@
 // A conversation turn as the page sees it: the frames of GET /api/chat/stream folded into one view state
 // (../shared/spec/agent.md, "Browser side"). Pure, so the folding is tested without a DOM or a server.
-import type { SentAttachment, ChatErrorAction, ChatErrorType, ChatFrameName, ChatFrames, ChatUsage, SessionSummary, StoppedBy } from './api.js';
+import type { SentAttachment, ChatErrorAction, ChatErrorType, ChatFrameName, ChatFrames, ChatUsage, ContextReport, SessionSummary, StoppedBy } from './api.js';
+import { readReport } from './context-report.js';
 
 export interface ToolCard {
   tid: string;
@@ -43,6 +44,8 @@ export interface TurnState {
   title?: string;
   /** The stored session's summary `done` carried (the turn itself is read with GET /api/session). */
   session?: SessionSummary;
+  /** What the turn's request gave the agent of the conversation's documents (the `context` frame, issue 36). */
+  context?: ContextReport;
 }
 
 export function initialTurn(streamId: string, sessionId: string, userText = '', attachments: readonly SentAttachment[] = []): TurnState {
@@ -126,6 +129,11 @@ export function reduceFrame(state: TurnState, name: string, data: unknown, seq?:
       };
     case 'cancel':
       return { ...state, status: 'cancelled', stoppedBy: d.stopped_by === 'shutdown' ? 'shutdown' : 'user' };
+    case 'context': {
+      // A frame of another session's turn (a stream mixed up) never speaks for this one's documents.
+      const report = d.session_id === state.sessionId ? readReport(d) : null;
+      return report ? { ...state, context: report } : state;
+    }
     case 'stream_end':
       return { ...state, ended: true };
     default:

@@ -1,13 +1,13 @@
 // Conversation turns: start one (POST /api/chat/start), watch its frames over an EventSource, stop it, and
 // pick a running turn up again after a reload (the session names its active stream). The frames fold into
 // the store's `turn` (chat-state.ts); the thread view draws it. This module writes the store, never the DOM.
-import { api, type NewVersion, type SentAttachment, type Session } from './api.js';
+import { api, type ChatFrameName, type NewVersion, type SentAttachment, type Session } from './api.js';
 import { frameSeq, initialTurn, reduceFrame, type TurnState, usageLine } from './chat-state.js';
 import { activeStream, versionBase } from './message-rows.js';
 import type { AppState, Store, TurnOutcome } from './store.js';
 
 /** Every event the stream sends (docs/API.md, chat frames): EventSource only delivers named events it listens to. */
-const FRAME_NAMES = ['token', 'reasoning', 'tool', 'tool_complete', 'title', 'metering', 'done', 'apperror', 'cancel', 'stream_end'] as const;
+const FRAME_NAMES = ['token', 'reasoning', 'tool', 'tool_complete', 'title', 'metering', 'done', 'apperror', 'cancel', 'context', 'stream_end'] as const satisfies readonly ChatFrameName[];
 
 export interface ChatDeps {
   /** The stored session could not be read after its turn ended: read it again when it is on screen. */

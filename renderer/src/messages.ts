@@ -3,6 +3,8 @@
 import type { SentAttachment, Session } from './api.js';
 import { agentViewLineFor } from './agent-view.js';
 import { fileChip } from './attachment-chip.js';
+import { chipContextLine } from './context-chip.js';
+import type { DocOrigin } from './context-report.js';
 import { copyButton } from './copy-button.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
 import { failureBox, stopMarker } from './error-row.js';
@@ -14,8 +16,11 @@ import { openFolderPreview } from './preview.js';
 import { activityView, usageView } from './reply-activity.js';
 import { readAloudButton } from './read-aloud.js';
 
-/** `sessionId`: the chip opens the attachment's preview (and an image shows itself); without it, a plain chip. */
-export function attachmentChip(a: SentAttachment, sessionId: string | undefined): HTMLElement {
+/**
+ * `sessionId`: the chip opens the attachment's preview (and an image shows itself); without it, a plain chip.
+ * `origin`: a chip of the thread's, which also says what the agent had of it in the last turn.
+ */
+export function attachmentChip(a: SentAttachment, sessionId: string | undefined, origin?: DocOrigin): HTMLElement {
   if (isExtraction(a)) {
     // An extracted archive a conversation turn referred to: its folder, no size of its own.
     const said = extractedInto(a.name, a.file_count);
@@ -24,14 +29,17 @@ export function attachmentChip(a: SentAttachment, sessionId: string | undefined)
     // The folder it was extracted into sits directly in the session's attachment folder: its name there.
     const folder = a.path.split(/[\\/]/).filter(Boolean).pop() ?? '';
     const agentView = agentViewLineFor(sessionId, folder, a.path);
+    const context = origin ? chipContextLine([a.name, folder], origin) : null;
+    const describedBy = context ? `${agentView.el.id} ${context.id}` : agentView.el.id;
     return h(
       'li',
       { class: 'msg-attachment', 'data-testid': 'message-attachment', title: said },
-      h('button', { class: 'chip-open', type: 'button', 'data-testid': 'folder-open', 'data-open-key': `folder:${folder}`, title: `Open ${said}`, 'aria-describedby': agentView.el.id, onclick: () => void openFolderPreview(sessionId, folder, a.name) }, ...content),
+      h('button', { class: 'chip-open', type: 'button', 'data-testid': 'folder-open', 'data-open-key': `folder:${folder}`, title: `Open ${said}`, 'aria-describedby': describedBy, onclick: () => void openFolderPreview(sessionId, folder, a.name) }, ...content),
       agentView.el,
+      context,
     );
   }
-  return fileChip(a, sessionId);
+  return fileChip(a, sessionId, origin);
 }
 
 /** A message the person sent: plain text (never Markdown: it is shown as typed). */
@@ -49,7 +57,7 @@ export function userMessage(text: string, attachments: readonly SentAttachment[]
       text ? copyButton('Copy message', 'copy-message', () => text) : null,
     ),
     text ? h('p', { class: 'msg-text', 'data-testid': 'message-text' }, text) : null,
-    attachments.length ? h('ul', { class: 'msg-attachments' }, attachments.map((a) => attachmentChip(a, sessionId))) : null,
+    attachments.length ? h('ul', { class: 'msg-attachments' }, attachments.map((a) => attachmentChip(a, sessionId, 'attachment'))) : null,
   );
 }
 

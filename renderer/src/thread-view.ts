@@ -274,7 +274,7 @@ export class ThreadView {
     const { last, edit, regenerate, fork } = rowOffer(this.context, i, this.all.length, r);
     const switcher = fork ? versionSwitcher(fork.versions!, (v) => this.actions.showVersion(fork.index, v), busy) : null;
     const el = r.arrival
-      ? arrivalMessage(r, r.arrival, (a) => attachmentChip(a, sessionId))
+      ? arrivalMessage(r, r.arrival, (a) => attachmentChip(a, sessionId, 'arrival'))
       : r.role === 'user'
         ? userMessage(r.text, r.attachments, r.time, sessionId, switcher, edit ? actionButton('edit-message', 'Edit: send it again changed, as a new version', ICONS.edit, () => this.actions.edit(r)) : null)
         : assistantMessage(r, last, { busy, regenerate: regenerate ? () => this.actions.regenerate() : undefined, lastUsage: outcome?.usage, switcher }, sessionId);
