@@ -67,10 +67,14 @@ async function checkHandbookPages(file) {
 
 // ---- the fake upstream (this process) -----------------------------------------------------------------------
 
-/** Case, width, whitespace and Markdown's backslash escapes folded: what the model reads, not how it is spelt. */
+/**
+ * Case, width, whitespace, Markdown's backslash escapes and link targets folded (`[printf-style](<url>)` reads
+ * "printf-style", as an Office document's link becomes Markdown): what the model reads, not how it is spelt.
+ */
 function fold(s) {
   return s
     .normalize('NFKC')
+    .replace(/\[([^\]\n]*)\]\(<?[^)>\s]*>?\)/g, '$1')
     .replace(/\\([\\`*_{}[\]()#+\-.!|~<>"'])/g, '$1')
     .replace(/[\u2018\u2019]/g, "'")
     .replace(/[\u201c\u201d]/g, '"')
