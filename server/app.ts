@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConnectionConfig } from './agent/connections.js';
 import { requestBuilder } from './agent/request.js';
+import { DocTexts } from './context/doc-text.js';
 import type { SecretStore } from './agent/secret-store.js';
 import { recoverInterruptedTurns, TurnManager, type TurnDependencies } from './agent/turns.js';
 import { streamTurn } from './agent/upstream.js';
@@ -34,7 +35,7 @@ import { startArrivalPreparation, type ArrivalPreparation } from './inbox/prepar
 // The handlers, for the route table below.
 import { uploadAndExtract, uploadAttachment } from './handlers/attachments.js';
 import { defaultConnectionRoute, deleteConnectionRoute, discoverAgents, getAgentSettings, listAgentModels, listConnectionsRoute, saveAgentSettingsRoute, saveConnectionRoute, testAgent } from './handlers/agent-settings.js';
-import { cancelChat, chatStream, chatStreamStatus, startChat } from './handlers/chat.js';
+import { cancelChat, chatContext, chatStream, chatStreamStatus, startChat } from './handlers/chat.js';
 import { deleteAttachment, getDraft, putDraft } from './handlers/drafts.js';
 import { events } from './handlers/events.js';
 import { exportAllSessions, exportSession, importSession } from './handlers/export.js';
@@ -186,6 +187,7 @@ export const routes: RouteTable<App> = {
   '/api/chat/stream': { GET: api(chatStream) },
   '/api/chat/stream/status': { GET: api(chatStreamStatus) },
   '/api/chat/cancel': { GET: api(cancelChat), POST: api(cancelChat) },
+  '/api/chat/context': { POST: api(chatContext, 'Could not tell what the agent would be given') },
   '/api/agent/settings': { GET: api(getAgentSettings), POST: api(saveAgentSettingsRoute, 'Could not save the agent settings') },
   '/api/agent/test': { POST: api(testAgent, 'The connection test failed') },
   '/api/agent/discover': { GET: api(discoverAgents) },
@@ -266,6 +268,8 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
       (id) => sessionFolder(config.stateDir, id),
       // What the agent got from an attachment (an Office document's Markdown, a transcript) becomes searchable.
       (id, file, text) => void sessions.indexAttachmentText(id, file, text).catch((err: unknown) => log.warn('could not index an attachment\'s text', err)),
+      // One store of documents' whole texts for every turn and preview: a follow-up reads nothing again (issue 36).
+      new DocTexts(),
     ),
     ...options.agent,
   };

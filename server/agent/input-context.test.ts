@@ -7,7 +7,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatAttachment } from '../core/wire.js';
 import { DocTexts } from '../context/doc-text.js';
-import { PASSAGES_HEADING } from '../context/plan.js';
+import { MAX_EARLIER_DOCUMENTS, PASSAGES_HEADING } from '../context/plan.js';
+import { MAX_TEXT_PART_CHARS } from './content-parts.js';
 import type { WorkspaceContext } from '../context/types.js';
 import { buildPdf } from '../workspace/testing/pdf.js';
 import { buildTurnMessages, type StoredMessage } from './input.js';
@@ -170,5 +171,25 @@ describe('an earlier PDF in a follow-up turn', () => {
     await buildTurnMessages(turnOne([a]), 'one', [], config(), opts);
     await buildTurnMessages(turnOne([a]), 'two', [], config(), opts);
     expect(reads).toBe(1);
+  });
+
+  it('considers the newest documents only, counting the older ones in the summary and the note', async () => {
+    const rows: StoredMessage[] = [];
+    for (let i = 0; i <= MAX_EARLIER_DOCUMENTS; i++) rows.push(...turnOne([upload(`n-${i}.txt`, `note ${i}`, 'text/plain')], `note ${i}`));
+    const { messages, report: r } = await buildTurnMessages(rows, 'which notes?', [], config(), { roots: [root], sessionId: 'c72b' });
+    expect(r.documents).toHaveLength(MAX_EARLIER_DOCUMENTS);
+    expect(r.documents[0]!.name).toBe(`n-${MAX_EARLIER_DOCUMENTS}.txt`);
+    expect(r.summary).toBe(`The agent has ${MAX_EARLIER_DOCUMENTS} of ${MAX_EARLIER_DOCUMENTS + 1} documents whole`);
+    expect(textOf(messages.at(-1)!)).toContain(`[1 older document(s) of this conversation are not sent in this turn (only the ${MAX_EARLIER_DOCUMENTS} newest are considered)`);
+  });
+
+  it("sends a long document as text parts the Hermes gateway does not cut (each at most 60,000 characters), losing nothing", async () => {
+    const long = Array.from({ length: 3_000 }, (_, i) => `line ${i} of the long log`).join('\n') + '\nTHE LAST LINE';
+    const a = upload('long.log', long, 'text/plain');
+    const { messages } = await buildTurnMessages(turnOne([a]), 'and the last line?', [], config(), { roots: [root], sessionId: 'c72b' });
+    const parts = messages[0]!.content as ContentPart[];
+    for (const p of parts) if (p.type === 'text') expect(p.text.length).toBeLessThanOrEqual(MAX_TEXT_PART_CHARS);
+    expect(parts.length).toBeGreaterThan(2);
+    expect(parts.map((p) => (p.type === 'text' ? p.text : '')).join('')).toContain(long);
   });
 });

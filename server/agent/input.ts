@@ -10,7 +10,7 @@ import { arrivalParts, unseenArrivals } from './arrivals-input.js';
 import { Budget, readAttachment, type AttachmentRead, type InputOptions } from '../content/index.js';
 import { DocTexts } from '../context/doc-text.js';
 import { attachmentName, attachmentUri, conversationDocs, readAttachments } from '../context/documents.js';
-import { choosePassages, leftOutNote, MAX_EARLIER_IMAGES, MAX_PASSAGE_DOCUMENTS, passageReserve, PASSAGES_HEADING, passageText, reportOf, unreadableReason, type Candidate } from '../context/plan.js';
+import { choosePassages, leftOutNote, MAX_EARLIER_DOCUMENTS, MAX_EARLIER_IMAGES, MAX_PASSAGE_DOCUMENTS, passageReserve, PASSAGES_HEADING, passageText, reportOf, unreadableReason, type Candidate } from '../context/plan.js';
 import type { ConversationDoc, DocText, StoredMessage, WorkspaceContext } from '../context/types.js';
 import { contentParts } from './content-parts.js';
 import { historyMessages, inlinedChars, rowText, type EarlierDoc } from './history.js';
@@ -65,21 +65,23 @@ function docOf(a: ChatAttachment, sessionId: string, origin: ConversationDoc['or
  */
 async function readForTurn(doc: ConversationDoc, budget: Budget, opts: TurnInputOptions, texts: DocTexts | undefined, documents: ContextDocument[]): Promise<ContentPart[]> {
   let read: AttachmentRead | DocText | undefined;
+  const left = budget.left;
   if (texts) {
     const whole = await texts.get(doc, opts, { dry: opts.dry });
-    if (inlinedChars(whole) <= budget.left && whole.parts.length > 0) {
-      budget.left -= inlinedChars(whole);
+    // A preview reads nothing twice and waits for nothing: what the whole text would take is what it says.
+    if (opts.dry || (inlinedChars(whole) <= budget.left && whole.parts.length > 0)) {
+      budget.left = Math.max(0, budget.left - inlinedChars(whole));
       read = whole;
     }
   }
-  const cut = read === undefined;
   read ??= await readAttachment(doc.attachment, budget, opts);
   const reason = read.summary.state === 'unreadable' ? read.summary.text : undefined;
-  const sent = read.parts.reduce((n, p) => n + (p.type === 'text' ? p.text.length : 0), 0);
+  const sent = Math.min(left, read.parts.reduce((n, p) => n + (p.type === 'text' ? p.text.length : 0), 0));
+  const fits = ('pending' in read && read.pending) || ('chars' in read ? read.chars <= left : budget.left > 0);
   documents.push({
     name: doc.name,
     origin: doc.origin,
-    ...(reason !== undefined ? { state: 'unreadable', reason } : !cut || budget.left > 0 ? { state: 'whole' } : sent > 0 ? { state: 'passages', where: `the first ${sent.toLocaleString('en-US')} characters` } : { state: 'not_sent', reason: 'budget' }),
+    ...(reason !== undefined ? { state: 'unreadable', reason } : fits ? { state: 'whole' } : sent > 0 ? { state: 'passages', where: `the first ${sent.toLocaleString('en-US')} characters` } : { state: 'not_sent', reason: 'budget' }),
   });
   return contentParts(read.parts);
 }
@@ -154,7 +156,9 @@ export async function buildTurnMessages(
   // 4. The earlier documents, newest first (a file attached again in this turn is this turn's).
   const fresh = new Set(attachments.map((a) => a?.path));
   const rows = history.filter((r) => !unseen.has(r));
-  const earlier = conversationDocs(sessionId, history).filter((d) => !fresh.has(d.attachment.path) && !unseen.has(history[d.row!]!));
+  const all = conversationDocs(sessionId, history).filter((d) => !fresh.has(d.attachment.path) && !unseen.has(history[d.row!]!));
+  const earlier = all.slice(0, MAX_EARLIER_DOCUMENTS);
+  const older = all.length - earlier.length;
   let messagesBefore: ChatMessage[] = [];
   const whole = new Set<string>();
   const named = new Set<string>();
@@ -187,7 +191,8 @@ export async function buildTurnMessages(
   }
   // 7. Passages of every document not whole (workspace files among them), best first while they fit.
   const room = budget.left;
-  const wsFiles = (ws?.files ?? []).slice(0, Math.max(0, MAX_PASSAGE_DOCUMENTS - candidates.length));
+  const changedKeys = new Set((ws?.changed ?? []).map((d) => d.key));
+  const wsFiles = (ws?.files ?? []).filter((d) => !changedKeys.has(d.key)).slice(0, Math.max(0, MAX_PASSAGE_DOCUMENTS - candidates.length));
   for (const [i, t] of (await mapLimited(wsFiles, READ_CONCURRENCY, (d) => (opts.signal?.throwIfAborted(), texts.get(d, opts, { dry: opts.dry })))).entries()) {
     if (unreadableReason(t) === undefined) candidates.push({ doc: wsFiles[i]!, text: t });
   }
@@ -216,9 +221,9 @@ export async function buildTurnMessages(
     }
   }
   for (const d of ws?.files ?? []) if (chosen.where.has(d.key)) documents.push({ name: d.name, origin: 'workspace', state: 'passages', where: chosen.where.get(d.key)! });
-  const note = leftOutNote(notSent, unreadable);
+  const note = leftOutNote(notSent, unreadable, older);
   if (note) parts.push({ type: 'text', text: note });
   const content: string | ContentPart[] = parts.length === 1 && parts[0]!.type === 'text' && parts[0]!.text === text ? text : parts.length === 0 ? text : parts;
-  const report = reportOf(documents, historyKept ? 'hermes_history' : 'sent', ws ? { name: ws.name, listed: ws.listed, total: ws.total, changed: ws.changed.length } : undefined);
+  const report = reportOf(documents, historyKept ? 'hermes_history' : 'sent', ws ? { name: ws.name, listed: ws.listed, total: ws.total, changed: ws.changed.length } : undefined, older);
   return { messages: [...system, ...messagesBefore, { role: 'user', content }], report };
 }

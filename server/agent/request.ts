@@ -16,7 +16,7 @@ export function requestBuilder(
   /** The app's one store of documents' whole texts, so a follow-up turn reads nothing again. */
   docTexts?: DocTexts,
 ) {
-  return async ({ session, config, text, attachments, model, systemPrompt, signal, hermes }: BuildRequestInput): Promise<TurnRequest> => {
+  return async ({ session, config, text, attachments, model, systemPrompt, signal, hermes, dry }: BuildRequestInput): Promise<TurnRequest> => {
     const roots = [attachmentDir(session.session_id)];
     const { messages, report } = await buildTurnMessages(session.messages, text, attachments, config, {
       roots,
@@ -25,7 +25,8 @@ export function requestBuilder(
       sessionId: session.session_id,
       ...(docTexts ? { docTexts } : {}),
       systemPrompt,
-      ...(onAttachmentText ? { onAttachmentText: (file: string, got: string) => onAttachmentText(session.session_id, file, got) } : {}),
+      ...(dry ? { dry } : {}),
+      ...(onAttachmentText && !dry ? { onAttachmentText: (file: string, got: string) => onAttachmentText(session.session_id, file, got) } : {}),
     }, hermes !== undefined);
     return { sessionId: session.session_id, messages, report, ...(hermes ? { hermesSessionId: hermes.id } : {}), ...(model ? { model } : {}) };
   };

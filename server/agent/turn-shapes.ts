@@ -33,6 +33,8 @@ export interface BuildRequestInput {
   signal: AbortSignal;
   /** Hermes' gateway keeps this turn's history under this id (hermes-continuity.ts); else the history is sent. */
   hermes?: HermesTurn;
+  /** A preview of the turn (POST /api/chat/context): only its report is used; nothing is kept, indexed or waited for. */
+  dry?: boolean;
 }
 
 export interface TurnDependencies {

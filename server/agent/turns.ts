@@ -152,6 +152,20 @@ export class TurnManager {
     };
   }
 
+  /**
+   * What a turn of `text` and `attachments` would give the agent of the conversation now (POST /api/chat/context):
+   * the request built as start() would build it, dry (nothing kept, indexed or transcribed), and only its report.
+   */
+  async previewContext(session: Session, text: string, attachments: wire.ChatAttachment[], signal: AbortSignal): Promise<wire.ContextReport | undefined> {
+    const config = this.deps.loadConfig(session.connection);
+    if (!config) throw new ChatRefusal(503, NO_AGENT, { hint: NO_AGENT_HINT, action: 'agent_settings' });
+    // On a copy: deciding whether Hermes is in step marks the session it is given.
+    const copy: Session = { ...session, messages: session.messages.slice() };
+    const hermes = beginHermesTurn(copy, config);
+    const request = await this.deps.buildRequest({ session: copy, config, text, attachments, systemPrompt: session.system_prompt, signal, hermes, dry: true });
+    return request.report;
+  }
+
   /** Cancel a running turn the caller may see; false when there is none. */
   cancel(streamId: string, profile: string): boolean {
     const turn = this.active.get(streamId);
@@ -190,7 +204,7 @@ export class TurnManager {
     const userRow: Message = { role: 'user', content: build.text, timestamp: startedAt, attachments: build.attachments };
     // The shown text kept as it streams, so a crash keeps it; dropped once the turn's own rows are stored.
     const streamed = new StreamedBatches(this.sessions, turn.sessionId, turn.streamId);
-    const outcome = await this.converse(turn, config, build, streamed);
+    const outcome = await this.converse(turn, config, build, streamed, userRow);
     try {
       switch (outcome.kind) {
         case 'answered':
@@ -209,7 +223,7 @@ export class TurnManager {
    * Asks the agent and reads its stream into a Reply until it ends, is cut, fails or is aborted (a cancel, the
    * stop, the turn deadline: one signal). Sends the live frames; stores nothing.
    */
-  private async converse(turn: Turn, config: AgentConfig, build: BuildRequestInput, streamed: StreamedBatches): Promise<TurnOutcome> {
+  private async converse(turn: Turn, config: AgentConfig, build: BuildRequestInput, streamed: StreamedBatches, userRow: Message): Promise<TurnOutcome> {
     const t0 = performance.now();
     const reply = new Reply((event, data) => {
       turn.emit(event, data);
@@ -225,6 +239,13 @@ export class TurnManager {
     }, turnMaxMs);
     try {
       const request = await untilAborted(Promise.resolve(this.deps.buildRequest(build)), signal);
+      // What the agent is given of the conversation's documents (issue 36): said at once, and kept on the user row
+      // whatever the outcome (answer, failure, stop), so the chips say it after the turn too. A conversation with
+      // no document and no workspace has nothing to report.
+      if (request.report && (request.report.documents.length > 0 || request.report.workspace)) {
+        userRow.context = request.report;
+        turn.emit('context', { ...request.report, session_id: turn.sessionId });
+      }
       // While the agent's socket has data buffered, each event resolves at once (microtasks), so a flooding agent
       // would keep the event loop from every other request. After TURN_SLICE_MS of work the turn steps aside for
       // one turn of the loop: another request waits at most that long.

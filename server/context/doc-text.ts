@@ -102,6 +102,8 @@ export class DocTexts {
     const { stateDir: _s, transcribe: _t, onAttachmentText: _o, ...bare } = opts;
     const readOpts: InputOptions = how.dry ? bare : opts;
     const got = await readAttachment(doc.attachment, new Budget(MAX_DOC_CHARS), readOpts);
+    // The turn will transcribe it; a preview only knows it is there.
+    if (how.dry && got.kind === 'audio' && got.summary.state === 'unreadable') return { kind: 'audio', parts: [], chars: 0, summary: { state: 'partial', text: 'not transcribed yet' }, pending: true };
     return { ...(got.kind ? { kind: got.kind } : {}), parts: got.parts, chars: textOf(got.parts), summary: got.summary };
   }
 

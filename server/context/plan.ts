@@ -28,6 +28,13 @@ export const MAX_EARLIER_IMAGES = 4;
  */
 export const MAX_PASSAGE_DOCUMENTS = 200;
 
+/**
+ * Earlier documents a turn considers, newest first. A conversation may hold 10,000 attachments (settings/caps.ts);
+ * reading and reporting every one at every turn would cost seconds and a large stored row. Older ones are
+ * counted in the summary and the note, and stay reachable by name (the tools, MCP).
+ */
+export const MAX_EARLIER_DOCUMENTS = 100;
+
 /** Documents named in the left-out note before the rest are counted. */
 export const MAX_NOTE_NAMES = 20;
 
@@ -94,8 +101,9 @@ export function namedOnly(name: string, why: string): string {
 }
 
 /** The note after everything else: which documents were left out for the budget, and which cannot be read. */
-export function leftOutNote(notSent: readonly string[], unreadable: ReadonlyArray<{ name: string; reason: string }>): string {
+export function leftOutNote(notSent: readonly string[], unreadable: ReadonlyArray<{ name: string; reason: string }>, older = 0): string {
   const lines: string[] = [];
+  if (older > 0) lines.push(`[${older} older document(s) of this conversation are not sent in this turn (only the ${MAX_EARLIER_DOCUMENTS} newest are considered); ask about one by its name.]`);
   if (notSent.length) {
     const shown = notSent.slice(0, MAX_NOTE_NAMES).map((n) => `"${n}"`);
     const more = notSent.length - shown.length;
@@ -106,13 +114,15 @@ export function leftOutNote(notSent: readonly string[], unreadable: ReadonlyArra
 }
 
 /** "The agent has 3 of 5 documents whole" (or "…has the one document whole", "No documents"). */
-export function summaryOf(documents: readonly ContextDocument[]): string {
+export function summaryOf(documents: readonly ContextDocument[], unlisted = 0): string {
   const whole = documents.filter((d) => d.state === 'whole').length;
-  if (documents.length === 0) return 'No documents in this conversation';
-  if (documents.length === 1) return whole ? 'The agent has the one document whole' : 'The agent does not have the one document whole';
-  return `The agent has ${whole} of ${documents.length} documents whole`;
+  const total = documents.length + unlisted;
+  if (total === 0) return 'No documents in this conversation';
+  if (total === 1) return whole ? 'The agent has the one document whole' : 'The agent does not have the one document whole';
+  return `The agent has ${whole} of ${total} documents whole`;
 }
 
-export function reportOf(documents: ContextDocument[], via: ContextReport['via'], workspace?: ContextReport['workspace']): ContextReport {
-  return { documents, summary: summaryOf(documents), via, ...(workspace ? { workspace } : {}) };
+/** `unlisted`: documents of the conversation past MAX_EARLIER_DOCUMENTS, counted in the summary, not listed. */
+export function reportOf(documents: ContextDocument[], via: ContextReport['via'], workspace?: ContextReport['workspace'], unlisted = 0): ContextReport {
+  return { documents, summary: summaryOf(documents, unlisted), via, ...(workspace ? { workspace } : {}) };
 }

@@ -40,6 +40,8 @@ export interface DocText {
   /** Characters of text among `parts` (images not counted). */
   chars: number;
   summary: ReadSummary;
+  /** A preview's read that did not wait for it (an audio file not transcribed yet): its size is not known. */
+  pending?: boolean;
 }
 
 /** A piece of a document's text small enough to send on its own, with where it is from. */

@@ -204,7 +204,7 @@ describe('Inbox arrivals reach the agent (server/agent/arrivals-input.ts)', () =
     expect(textOf(second)).not.toContain('Invoice 0425');
   });
 
-  it('an OpenAI-compatible server gets the earlier arrival named in the history, on the person\'s side', async () => {
+  it('an OpenAI-compatible server gets the earlier arrival read again in the history, on the person\'s side', async () => {
     await useAgent(plain);
     const inbox = await arrive('scan-7.txt', 'Scanned page seven.');
     await turn(plain, { session_id: inbox, message: 'file it' }, reply('Filed.'));
@@ -212,9 +212,12 @@ describe('Inbox arrivals reach the agent (server/agent/arrivals-input.ts)', () =
     const r = await turn(plain, { session_id: inbox, message: 'summarize everything' }, reply('Done.'));
     const sent = messagesOf(r);
     expect(sent.every((m) => m.role !== 'system')).toBe(true);
-    // Earlier: named where it arrived, joined to the person's next message; new: read into this turn.
-    expect(sent.find((m) => JSON.stringify(m.content).includes('[arrived earlier: \\"scan-7.txt\\"'))?.role).toBe('user');
-    expect(textOf(r)).toContain('Scanned page eight.');
-    expect(textOf(r)).not.toContain('Scanned page seven.');
+    // Earlier: read again where it arrived, joined to the person's next message (issue 36); new: read into this turn.
+    const earlier = sent.find((m) => JSON.stringify(m.content).includes('Scanned page seven.'));
+    expect(earlier?.role).toBe('user');
+    expect(JSON.stringify(earlier?.content)).toContain('file it');
+    expect(JSON.stringify(sent.at(-1)!.content)).toContain('Scanned page eight.');
+    expect(JSON.stringify(sent.at(-1)!.content)).not.toContain('Scanned page seven.');
+    expect(JSON.stringify(sent)).not.toContain(srv.stateDir);
   });
 });

@@ -10,6 +10,7 @@ import { readJsonBody } from '../http/body.js';
 import { openEventStream } from '../http/event-stream.js';
 import { sendJson } from '../http/respond.js';
 import { publicCancel, publicChatStarted, publicStreamStatus } from '../projections/index.js';
+import { publicContextPreview } from '../projections/context.js';
 import { visibleSession } from '../store/profiles.js';
 import { MAX_MESSAGE_CHARS, MAX_MODEL_CHARS, type Session } from '../store/sessions.js';
 import type * as wire from '../core/wire.js';
@@ -126,4 +127,32 @@ export async function cancelChat(input: HandlerInput): Promise<void> {
   const id = streamId(input, body);
   const cancelled = app.turns.cancel(id, profile);
   await sendJson(ctx, 200, publicCancel(cancelled, id) satisfies wire.ChatCancelResponse);
+}
+
+// POST /api/chat/context (issue 36): what the next turn would give the agent of the conversation's documents, before
+// it is sent (the composer's warning). The same request builder as a turn, dry: nothing kept, indexed or
+// transcribed, and the agent is not asked.
+export const INVALID_TEXT = 'text must be a string';
+
+/** The documents whole in the last turn's report (the newest user row that has one). */
+function wholeBefore(session: Session): Set<string> {
+  const row = session.messages.findLast((m) => m.role === 'user' && m.context && typeof m.context === 'object');
+  const docs = Array.isArray(row?.context?.documents) ? row.context.documents : [];
+  return new Set(docs.filter((d) => d && d.state === 'whole' && typeof d.name === 'string').map((d) => d.name));
+}
+
+export async function chatContext(input: HandlerInput): Promise<void> {
+  const { ctx, app, profile } = input;
+  const body = await readJsonBody(ctx);
+  requireFields(body, ['session_id']);
+  const session = await visibleSession(app.sessions, body.session_id, profile);
+  if (body.text !== undefined && body.text !== null && typeof body.text !== 'string') throw new ValueError(INVALID_TEXT);
+  const text = typeof body.text === 'string' ? body.text : '';
+  if (text.length > MAX_MESSAGE_CHARS) throw new ValueError(`Message too long (max ${MAX_MESSAGE_CHARS} characters)`);
+  const attachments = turnAttachments(body.attachments, session, app.config.stateDir);
+  // A refusal (503 with how to set an agent up) is answered by the lifecycle, as for a turn.
+  const report = await app.turns.previewContext(session, text, attachments, app.stopping);
+  const now = new Map((report?.documents ?? []).map((d) => [d.name, d.state]));
+  const leftOut = [...wholeBefore(session)].filter((name) => now.get(name) !== 'whole');
+  await sendJson(ctx, 200, publicContextPreview(report ?? { documents: [], summary: '', via: 'sent' }, leftOut) satisfies wire.ChatContextPreview);
 }

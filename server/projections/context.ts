@@ -46,3 +46,8 @@ export function publicContextReport(value: unknown): PublicContextReport {
     ...(w ? { workspace: { name: redactText(str(w.name)), listed: count(w.listed), total: count(w.total), changed: count(w.changed) } } : {}),
   };
 }
+
+/** POST /api/chat/context: the report a turn not yet sent would have, and what it would no longer send whole. */
+export function publicContextPreview(report: unknown, leftOut: readonly string[]): PublicContextReport & { left_out: RedactedText[] } {
+  return { ...publicContextReport(report), left_out: leftOut.map((name) => redactText(name)) };
+}
