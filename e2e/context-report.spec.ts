@@ -15,8 +15,11 @@ import { openApp } from './helpers/chat.js';
 import { startServer, type RunningServer } from './helpers/server.js';
 
 const KEY = 'sk-context-report-key';
-/** The last test's budget: a.txt fits whole on its own, not beside big.txt. */
-const CONTEXT_CHARS = 4_000;
+/**
+ * The last test's budget: a.txt (8,000 characters) fits whole on its own, not beside big.txt (14,000), which
+ * leaves it the passage reserve (server/context/plan.ts MIN_PASSAGE_CHARS, 4,000): passages, not left out.
+ */
+const CONTEXT_CHARS = 20_000;
 
 const REPORTED = 'c0ffee000001';
 const HERMES = 'c0ffee000002';
@@ -243,11 +246,45 @@ test('the composer asks what the next turn leaves out while the person types, ne
   await page.unroute('**/api/chat/context');
 });
 
+test('a running turn’s context frame speaks for the last turn at once: chips and the line follow it before the turn is stored', async ({ page }) => {
+  await openSession(page, REPORTED);
+  await connectAgent(page);
+  // The turn's start and stream as the server sends them; the stream stays open (no done, no stream_end), so
+  // what is on screen is the frame's doing, not a stored row's.
+  const stream = 'c0ffee000001-live';
+  await page.route('**/api/chat/start', (route) =>
+    route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ stream_id: stream, session_id: REPORTED, pending_started_at: Date.now() / 1000, title: 'Quarterly report' }) }),
+  );
+  const frame = (seq: number, event: string, data: unknown) => `id: ${stream}:${seq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+  const context = {
+    session_id: REPORTED,
+    documents: [
+      { name: 'notes.txt', origin: 'attachment', state: 'not_sent', reason: 'budget' },
+      { name: 'long.txt', origin: 'attachment', state: 'passages', where: '2 passages' },
+    ],
+    summary: 'The agent has 0 of 2 documents whole',
+    via: 'sent',
+  };
+  await page.route('**/api/chat/stream?*', (route) =>
+    route.fulfill({ status: 200, headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' }, body: frame(1, 'context', context) + frame(2, 'token', { text: 'Reading' }) }),
+  );
+  await page.getByTestId('composer-input').fill('Next question?');
+  await page.getByTestId('send').click();
+  await expect(page.getByTestId('assistant-live').getByTestId('assistant-text')).toHaveText('Reading');
+  await expect(page.getByTestId('context-summary')).toHaveText('The agent has 0 of 2 documents whole');
+  await expect(chip(page, 'notes.txt').getByTestId('chip-context')).toHaveText('Last turn: not sent (budget)');
+  await expect(chip(page, 'long.txt').getByTestId('chip-context')).toHaveText('Last turn: passages: 2 passages');
+  // Not in this turn's report: the line the stored report gave it goes.
+  await expect(chip(page, LONG_PDF).getByTestId('chip-context')).toBeHidden();
+  await expect(chip(page, 'broken.docx').getByTestId('chip-context')).toBeHidden();
+  await page.unrouteAll({ behavior: 'ignoreErrors' });
+});
+
 test('a real turn: its chips say what the agent got, and the composer warns before a file whole last turn is cut (needs the server part)', async ({ page }) => {
   await openApp(page, server);
   await connectAgent(page);
   await newSession(page, server.workspace);
-  const a = 'The first document talks about herons. '.repeat(40);
+  const a = 'The first document talks about herons. '.repeat(200);
   await page.getByTestId('file-input').setInputFiles([{ name: 'a.txt', mimeType: 'text/plain', buffer: Buffer.from(a) }]);
   await expect(page.locator('[data-testid="attachment-chip"][data-filename="a.txt"]')).toHaveAttribute('data-status', 'done');
   agent.next(reply('Herons, mostly.'));
@@ -255,10 +292,10 @@ test('a real turn: its chips say what the agent got, and the composer warns befo
   await page.getByTestId('send').click();
   await expect(page.getByTestId('messages').getByTestId('assistant-text').last()).toHaveText('Herons, mostly.');
   await expect(chip(page, 'a.txt').getByTestId('chip-context')).toHaveText('Last turn: whole');
-  await expect(page.getByTestId('context-summary')).toHaveText(/^The agent has 1 of 1 documents? whole$/);
+  await expect(page.getByTestId('context-summary')).toHaveText(/^The agent has (1 of 1 documents?|the one document) whole$/);
 
   // big.txt takes the budget: a.txt would no longer go whole, and the composer says so before Send.
-  await page.getByTestId('file-input').setInputFiles([{ name: 'big.txt', mimeType: 'text/plain', buffer: Buffer.from('Budgets and tables. '.repeat(175)) }]);
+  await page.getByTestId('file-input').setInputFiles([{ name: 'big.txt', mimeType: 'text/plain', buffer: Buffer.from('Budgets and tables. '.repeat(700)) }]);
   await expect(page.locator('[data-testid="attachment-chip"][data-filename="big.txt"]')).toHaveAttribute('data-status', 'done');
   await page.getByTestId('composer-input').fill('And the budget table?');
   await expect(page.getByTestId('context-warning-text')).toHaveText('“a.txt” will no longer be sent whole: the agent gets the passages that match your message.');

@@ -14,7 +14,7 @@ export const CLOSE_LIST = 'Hide documents';
 export class ContextHeaderView {
   readonly el = byId('context-header');
   private readonly summary = h('span', { class: 'context-summary', 'data-testid': 'context-summary', role: 'status' });
-  private readonly toggle = h('button', { class: 'link-btn', type: 'button', 'data-testid': 'context-toggle', 'aria-expanded': 'false', 'aria-controls': 'context-list', 'aria-haspopup': 'true' }, OPEN_LIST);
+  private readonly toggle = h('button', { class: 'link-btn', type: 'button', 'data-testid': 'context-toggle', 'aria-expanded': 'false', 'aria-controls': 'context-list' }, OPEN_LIST);
   private readonly panel = h('div', { id: 'context-list', class: 'context-list', 'data-testid': 'context-list', role: 'region', 'aria-label': 'What the agent has of each document', tabindex: '-1', hidden: true });
   private drawnFrom: unknown[] = [];
   private model: ContextHeaderModel | null = null;
