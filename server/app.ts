@@ -15,6 +15,8 @@ import { DocTexts } from './context/doc-text.js';
 import type { SecretStore } from './agent/secret-store.js';
 import { recoverInterruptedTurns, TurnManager, type TurnDependencies } from './agent/turns.js';
 import { streamTurn } from './agent/upstream.js';
+import { turnTools } from './agent/tools/turn-tools.js';
+import { rememberToolsRefused } from './agent/connections.js';
 import { sessionFolder } from './attachments/layout.js';
 import type { ServerConfig } from './core/config.js';
 import { startAttachmentSweep } from './drafts/sweep.js';
@@ -260,6 +262,8 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   // Every request in flight listens for the stop: as many listeners as requests, which is no leak.
   setMaxListeners(0, stopping.signal);
   const events = new EventBus();
+  // One store of documents' whole texts for every turn, preview and in-turn tool: a follow-up reads nothing again.
+  const docTexts = new DocTexts();
   const agent: TurnDependencies = {
     streamTurn,
     loadConfig: (connection?: string) => loadConnectionConfig(config.stateDir, process.env, options.agentKeyStore, connection),
@@ -268,9 +272,16 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
       (id) => sessionFolder(config.stateDir, id),
       // What the agent got from an attachment (an Office document's Markdown, a transcript) becomes searchable.
       (id, file, text) => void sessions.indexAttachmentText(id, file, text).catch((err: unknown) => log.warn('could not index an attachment\'s text', err)),
-      // One store of documents' whole texts for every turn and preview: a follow-up reads nothing again (issue 36).
-      new DocTexts(),
+      docTexts,
     ),
+    // Satchel's own tools in a turn (agent/tools/), for the dialects and connections that take them.
+    tools: turnTools({
+      stateDir: config.stateDir,
+      attachmentDir: (id) => sessionFolder(config.stateDir, id),
+      workspaces,
+      texts: docTexts,
+      rememberRefused: (connection) => rememberToolsRefused(config.stateDir, connection, true, process.env, options.agentKeyStore),
+    }),
     ...options.agent,
   };
   const turns = new TurnManager(sessions, events, agent);

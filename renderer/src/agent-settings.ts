@@ -38,6 +38,9 @@ export function failureText(err: unknown): string {
   return [err.message, typeof type === 'string' ? `(${type})` : '', typeof hint === 'string' ? `— ${hint}` : ''].filter(Boolean).join(' ');
 }
 
+/** Said under the tools' box when the server refused a request offering them. */
+export const toolsRefusedText = 'This server refused a request with tools, so none are offered; Test the connection again after enabling them on the server.';
+
 export class AgentSettingsDialog {
   private readonly dialog = byId<HTMLDialogElement>('agent-dialog');
   private readonly form = byId<HTMLFormElement>('agent-form');
@@ -58,6 +61,9 @@ export class AgentSettingsDialog {
   private readonly mcpWrap = byId('mcp-panel-wrap');
   private readonly mcp = new McpPanel(byId('mcp-panel'));
   private readonly name = byId<HTMLInputElement>('agent-connection-name');
+  private readonly tools = byId<HTMLInputElement>('agent-tools');
+  private readonly toolsRow = byId('agent-tools-row');
+  private readonly toolsNote = byId('agent-tools-note');
   private readonly connections: ConnectionList;
   private settings: AgentSettings | null = null;
   private kind: AgentKind | undefined;
@@ -145,7 +151,9 @@ export class AgentSettingsDialog {
     this.model.value = s?.model ?? '';
     this.kind = s?.kind ?? undefined;
     this.apiKey.value = '';
+    this.tools.checked = s?.tools ?? true;
     this.showKind();
+    this.showTools(s?.tools_refused === true);
     this.showKeyState();
     this.modelSelect.hidden = true;
     clear(this.modelSelect);
@@ -180,6 +188,14 @@ export class AgentSettingsDialog {
 
   private showKind(): void {
     this.kindLine.textContent = kindText(this.kind, this.kinds);
+    // Hermes runs its own tools: Satchel's are offered to OpenAI-compatible servers only.
+    this.toolsRow.hidden = this.kind === 'hermes';
+  }
+
+  /** Whether the server refused tools (on its last Test, or in a turn): then none are offered, whatever the box says. */
+  private showTools(refused: boolean): void {
+    this.toolsNote.textContent = refused ? toolsRefusedText : '';
+    this.toolsNote.hidden = !refused || this.kind === 'hermes';
   }
 
   /** The saved key's badge and placeholder for the address typed now; a pending question goes when it changes. */
@@ -204,6 +220,7 @@ export class AgentSettingsDialog {
       ...(key ? { api_key: key } : {}),
       ...(keepKey ? { keep_api_key: true } : {}),
       ...(this.kind ? { kind: this.kind } : {}),
+      tools: this.tools.checked,
     };
   }
 
@@ -257,6 +274,7 @@ export class AgentSettingsDialog {
       if (res.ok) {
         this.kind = res.kind;
         this.showKind();
+        if (res.tools !== undefined) this.showTools(!res.tools);
         this.fillModels(res.models);
       } else if (res.models) {
         this.fillModels(res.models, false);

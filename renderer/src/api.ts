@@ -99,6 +99,8 @@ export interface AgentSettingsInput {
   keep_api_key?: boolean;
   model: string;
   kind?: AgentKind;
+  /** Satchel's own in-turn tools on or off for this connection (issue 36); omitted: kept as saved. */
+  tools?: boolean;
   /** Test only: the saved connection whose key may go to its own address (none: the default's). */
   connection?: string;
 }

@@ -27,6 +27,7 @@ describe('agent settings', () => {
       idleTimeoutMs: 600_000,
       turnMaxMs: 1_800_000,
       contextChars: 200_000,
+      satchelTools: true,
     });
   });
 
@@ -102,6 +103,8 @@ describe('agent settings', () => {
       timeout_ms: 600_000,
       context_chars: 5000,
       has_api_key: true,
+      tools: true,
+      tools_refused: false,
       from_env: ['contextChars'],
     });
   });

@@ -35,12 +35,27 @@ export interface StoredAgentSettings {
    * to that address and no other; a file written before this field existed means its own baseUrl.
    */
   apiKeyBaseUrl?: string;
+  /** Satchel's own in-turn tools offered (agent/tools/): absent means on; false when the person switched them off. */
+  tools?: boolean;
+  /**
+   * The server at `baseUrl` refused a request with tools (Test, or a turn: agent/tools/refusal.ts): none are
+   * offered until a Test finds it takes them, or the address changes.
+   */
+  toolsRefused?: boolean;
+}
+
+/** The tool fields as a stored file has them: booleans or nothing (neither is a setting of the environment). */
+function toolFields(raw: Record<string, unknown>): Pick<StoredAgentSettings, 'tools' | 'toolsRefused'> {
+  return {
+    ...(typeof raw.tools === 'boolean' ? { tools: raw.tools } : {}),
+    ...(raw.toolsRefused === true ? { toolsRefused: true } : {}),
+  };
 }
 
 /** What the UI may see: everything but the key (GET and POST /api/agent/settings). */
 export type PublicAgentSettings = AgentSettings;
 
-const FILE_FIELDS: Record<Exclude<keyof StoredAgentSettings, 'apiKeyBaseUrl'>, SettingName> = {
+const FILE_FIELDS: Record<Exclude<keyof StoredAgentSettings, 'apiKeyBaseUrl' | 'tools' | 'toolsRefused'>, SettingName> = {
   baseUrl: 'agentBaseUrl',
   apiKey: 'agentApiKey',
   model: 'agentModel',
@@ -120,7 +135,7 @@ export function parseStoredFields(raw: Record<string, unknown>, label: string): 
     const parsed = SETTINGS.agentBaseUrl.parse(keyAddress, { key: `${label}: apiKeyBaseUrl`, source: 'file', warn: warnOnce });
     if (typeof parsed === 'string') out.apiKeyBaseUrl = parsed;
   }
-  return out as StoredAgentSettings;
+  return { ...(out as StoredAgentSettings), ...toolFields(raw) };
 }
 
 /**
@@ -210,6 +225,7 @@ export function configFrom(s: StoredAgentSettings, env: NodeJS.ProcessEnv): Agen
     // The environment only: a bound the person running Satchel sets, not a field of the settings dialog.
     turnMaxMs: readSetting('agentTurnMaxMs', env, warnOnce) ?? DEFAULT_AGENT_TURN_MAX_MS,
     contextChars: Math.floor(s.contextChars ?? DEFAULT_AGENT_CONTEXT_CHARS),
+    satchelTools: s.tools !== false && s.toolsRefused !== true,
   };
 }
 
@@ -226,6 +242,17 @@ export interface SaveAgentSettings {
   kind?: AgentKind;
   timeoutMs?: number;
   contextChars?: number;
+  /** Satchel's own tools on or off for this connection; omitted: kept as they are. */
+  tools?: boolean;
+}
+
+/**
+ * The tool fields a save keeps: the switch as sent (else as it was), and a remembered refusal only while the
+ * address stays the same (another server may take tools).
+ */
+export function savedToolFields(next: Pick<SaveAgentSettings, 'tools'>, current: StoredAgentSettings | undefined, moved: boolean): Pick<StoredAgentSettings, 'tools' | 'toolsRefused'> {
+  const tools = next.tools ?? current?.tools;
+  return { ...(tools === false ? { tools } : {}), ...(current?.toolsRefused && !moved ? { toolsRefused: true } : {}) };
 }
 
 /** A field to be saved, read by its settings row's parser; throws a plain Error naming the field (never the value). */
@@ -275,7 +302,8 @@ export async function saveAgentSettings(
   }
   const keyInFile = readStoredAgentSettings(stateDir).apiKey;
   const keyKept = keys.get() !== undefined;
-  await writeStoredAgentSettings(stateDir, { ...stored, ...(keyInFile ? { apiKey: keyInFile } : {}), ...(keyKept ? { apiKeyBaseUrl: baseUrl } : {}) });
+  const tools = savedToolFields(next, current, !sameAgentAddress(current.baseUrl, baseUrl));
+  await writeStoredAgentSettings(stateDir, { ...stored, ...tools, ...(keyInFile ? { apiKey: keyInFile } : {}), ...(keyKept ? { apiKeyBaseUrl: baseUrl } : {}) });
 }
 
 /** The settings as the UI shows them: never the key. */
@@ -292,6 +320,8 @@ export function publicFrom(s: StoredAgentSettings, env: NodeJS.ProcessEnv | unde
     timeout_ms: s.timeoutMs ?? DEFAULT_AGENT_TIMEOUT_MS,
     context_chars: Math.floor(s.contextChars ?? DEFAULT_AGENT_CONTEXT_CHARS),
     has_api_key: !!s.apiKey,
+    tools: s.tools !== false,
+    tools_refused: s.toolsRefused === true,
     from_env: env ? Object.keys(envSettings(env)) : [],
   };
 }

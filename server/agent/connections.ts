@@ -22,7 +22,9 @@ import {
   parseStoredFields,
   publicFrom,
   readSmallJsonFile,
+  readStoredAgentSettings,
   sameAgentAddress,
+  savedToolFields,
   saveAgentSettings,
   writeStoredAgentSettings,
   agentJsonKeyStore,
@@ -268,6 +270,7 @@ export function saveConnection(stateDir: string, next: SaveConnection, keys: Sec
     if (timeoutMs !== undefined) stored.timeoutMs = timeoutMs as number;
     const contextChars = checkAgentField('contextChars', next.contextChars ?? current?.contextChars);
     if (contextChars !== undefined) stored.contextChars = Math.floor(contextChars as number);
+    Object.assign(stored, savedToolFields(next, current, !sameAgentAddress(current?.baseUrl, baseUrl)));
     let key: string | undefined;
     if (next.apiKey !== undefined) key = next.apiKey.trim() || undefined;
     else if (current?.apiKey && (sameAgentAddress(current.apiKeyBaseUrl ?? current.baseUrl, baseUrl) || next.keepApiKey)) key = current.apiKey;
@@ -323,4 +326,27 @@ export function defaultConnection(stateDir: string, env: NodeJS.ProcessEnv, keys
 /** A saved connection's stored fields, without the environment (what a save compares a new address with). */
 export function storedConnection(stateDir: string, id: string, keys?: SecretStore): StoredAgentSettings | undefined {
   return listConnections(stateDir, {}, keys).connections.find((c) => c.id === id)?.settings;
+}
+
+/**
+ * Remembers whether the server at connection `id` (undefined: the default) takes Satchel's tools: `refused` after
+ * a Test or a turn it refused them in, cleared after a Test it took them in. Nothing is written when nothing
+ * changes; a connection deleted meanwhile is left alone.
+ */
+export function rememberToolsRefused(stateDir: string, id: string | undefined, refused: boolean, env: NodeJS.ProcessEnv, keys: SecretStore = agentJsonKeyStore(stateDir)): Promise<void> {
+  return serialized(stateDir, async () => {
+    const { connections, defaultId } = listConnections(stateDir, env, keys);
+    const target = connections.find((c) => c.id === id) ?? connections.find((c) => c.id === defaultId);
+    if (!target || (target.settings.toolsRefused === true) === refused) return;
+    const mark = <T extends { toolsRefused?: boolean }>(fields: T): T => {
+      const { toolsRefused: _was, ...rest } = fields;
+      return (refused ? { ...rest, toolsRefused: true } : rest) as T;
+    };
+    if (target.id === MAIN_CONNECTION_ID) {
+      await writeStoredAgentSettings(stateDir, mark(readStoredAgentSettings(stateDir)));
+      return;
+    }
+    const file = readFile(stateDir, keys);
+    await writeFile(stateDir, { ...file, connections: file.connections.map((c) => (c.id === target.id ? mark(c) : c)) }, keys);
+  });
 }

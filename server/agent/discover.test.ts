@@ -63,7 +63,8 @@ describe('testConnection', () => {
   it('a server without capabilities is openai; the kind is detected again, whatever it was', async () => {
     ollama.requests.length = 0;
     expect(await testConnection({ baseUrl: ollama.baseUrl })).toMatchObject({ ok: true, models: ['llama3', 'qwen2'], kind: 'openai', keyChecked: true });
-    expect(ollama.requests.map((r) => r.path)).toEqual(['/v1/models', '/v1/health', '/v1/capabilities', '/v1/chat/completions']);
+    // The key check, then the same offering one tool (whether turns may offer Satchel's tools).
+    expect(ollama.requests.map((r) => r.path)).toEqual(['/v1/models', '/v1/health', '/v1/capabilities', '/v1/chat/completions', '/v1/chat/completions']);
   });
   it('an open model list: a one-token completion to the chosen model checks the key, and a wrong one is reported', async () => {
     const open = await startFakeAgent({ apiKey: KEY, openModels: true, models: ['m1', 'm2'] });

@@ -8,6 +8,8 @@ import https from 'node:https';
 import { AgentError, type AgentErrorType, type AgentKind } from './types.js';
 import { agentUrl, cleanMessage, errorBodyMessage } from './upstream-errors.js';
 import { dialectOf } from './dialect/index.js';
+import { refusesTools } from './tools/refusal.js';
+import { TOOL_SPECS } from './tools/specs.js';
 
 /** A local port that does not answer this fast has nothing listening worth offering. */
 export const LOCAL_PROBE_TIMEOUT_MS = 300;
@@ -22,6 +24,8 @@ export const DETECT_KIND_TIMEOUT_MS = 5_000;
 export const MAX_DISCOVERY_BODY_BYTES = 1024 * 1024;
 /** The key check's completion asks for one token: it costs next to nothing and proves the key. */
 export const KEY_CHECK_MAX_TOKENS = 1;
+/** Said by a Test whose server refused a request offering a tool (the turns then go without). */
+export const TOOLS_REFUSED_SENTENCE = 'it does not take tools, so Satchel will not offer it its file tools';
 /** At most this many model names go into a sentence; the rest are in the model list. */
 const MODELS_NAMED = 3;
 export const LOOPBACK = '127.0.0.1';
@@ -55,6 +59,8 @@ export type ConnectionResult =
       /** The server needs no key at all (every request answered without one). */
       keyless?: boolean;
       host: string;
+      /** Whether it took a completion offering one tool (agent/tools/); undefined: not asked, or no clear answer. */
+      tools?: boolean;
     }
   | { ok: false; type: AgentErrorType; message: string; hint?: string; models?: string[] };
 
@@ -255,6 +261,32 @@ export async function listModels(target: ConnectionTarget, timeoutMs = TEST_CONN
  * Whether the server answers like an OpenAI-compatible one, proves the key (or says it could not), has the
  * chosen model, and which kind it is. Every request shares one deadline, `timeoutMs`.
  */
+/**
+ * A one-token completion to `model`, offering one of Satchel's tools when `withTool` (a server that does not take
+ * tools refuses the whole request: agent/tools/refusal.ts). Undefined when it could not be asked.
+ */
+async function completion(target: ConnectionTarget, model: string, withTool: boolean, deadline: number): Promise<Answer | undefined> {
+  const json = {
+    model,
+    messages: [{ role: 'user', content: 'Hi' }],
+    max_tokens: KEY_CHECK_MAX_TOKENS,
+    stream: false,
+    ...(withTool ? { tools: TOOL_SPECS.slice(0, 1) } : {}),
+  };
+  try {
+    return await ask(agentUrl(target.baseUrl, 'chat/completions'), { apiKey: target.apiKey, json, statusOnlyOnSuccess: true }, remaining(deadline));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a completion offering a tool was taken (true), refused for it (false), or neither said (undefined). */
+function toolsAnswer(answer: Answer | undefined): boolean | undefined {
+  if (!answer) return undefined;
+  if (answer.status >= 200 && answer.status < 300) return true;
+  return refusesTools(answer.status, errorBodyMessage(answer.body)) ? false : undefined;
+}
+
 export async function testConnection(target: ConnectionTarget, timeoutMs = TEST_CONNECTION_TIMEOUT_MS): Promise<ConnectionResult> {
   const deadline = Date.now() + timeoutMs;
   const listed = await modelList(target, deadline, timeoutMs);
@@ -263,27 +295,27 @@ export async function testConnection(target: ConnectionTarget, timeoutMs = TEST_
   const model = target.model?.trim();
   if (model && !models.includes(model)) return modelMissing(host, model, models);
   const kind = (await detectKind(target.baseUrl, target.apiKey, remaining(deadline))) ?? 'openai';
-  if (listNeedsKey) return { ok: true, models, kind, keyChecked: true, host };
+  // Satchel's tools are tried where they would be offered, with the model a turn would use.
+  const toolModel = dialectOf(kind).takesSatchelTools ? model || models[0] : undefined;
+  if (listNeedsKey) {
+    const tools = toolModel ? toolsAnswer(await completion(target, toolModel, true, deadline)) : undefined;
+    return { ok: true, models, kind, keyChecked: true, host, ...(tools === undefined ? {} : { tools }) };
+  }
   // Hermes' gateway checks one key on every route: an open list means it needs none. A completion there would
   // run the whole agent (its tools included), so none is sent.
   if (!dialectOf(kind).keyCheckByCompletion) return { ok: true, models, kind, keyChecked: true, keyless: true, host };
   const checkModel = model || models[0];
   if (!checkModel) return { ok: true, models, kind, keyChecked: false, host };
-  // The list is open to anyone: a one-token completion is what the key is checked by.
-  let checked: Answer;
-  try {
-    checked = await ask(
-      agentUrl(target.baseUrl, 'chat/completions'),
-      { apiKey: target.apiKey, json: { model: checkModel, messages: [{ role: 'user', content: 'Hi' }], max_tokens: KEY_CHECK_MAX_TOKENS, stream: false }, statusOnlyOnSuccess: true },
-      remaining(deadline),
-    );
-  } catch {
-    return { ok: true, models, kind, keyChecked: false, host };
-  }
+  // The list is open to anyone: a one-token completion is what the key is checked by (no tool: a server that
+  // refuses tools must not fail the key check).
+  const checked = await completion(target, checkModel, false, deadline);
+  if (!checked) return { ok: true, models, kind, keyChecked: false, host };
   if (refusedKey(checked.status)) return wrongKey(host, target.apiKey, checked.status);
   if (checked.status === 404 && model && /model/i.test(errorBodyMessage(checked.body))) return modelMissing(host, model, models);
   const ok = checked.status >= 200 && checked.status < 300;
-  return { ok: true, models, kind, keyChecked: ok, ...(ok && !target.apiKey ? { keyless: true } : {}), host };
+  // Then the same offering one tool, once the plain one was taken: whether turns may offer Satchel's tools.
+  const tools = ok && toolModel ? toolsAnswer(await completion(target, toolModel, true, deadline)) : undefined;
+  return { ok: true, models, kind, keyChecked: ok, ...(ok && !target.apiKey ? { keyless: true } : {}), host, ...(tools === undefined ? {} : { tools }) };
 }
 
 /** A successful test in one sentence: the kind, how many models, what became of the key. */
@@ -291,7 +323,8 @@ export function connectedSentence(result: Extract<ConnectionResult, { ok: true }
   const n = result.models.length;
   const count = n ? `${n} model${n === 1 ? '' : 's'}` : 'no models listed';
   const key = !result.keyChecked ? 'the key could not be checked' : result.keyless ? 'no key needed' : hadKey ? 'key accepted' : 'no key needed';
-  return `Connected to ${dialectOf(result.kind).name} at ${result.host}: ${count}, ${key}.`;
+  const tools = result.tools === false ? `; ${TOOLS_REFUSED_SENTENCE}` : '';
+  return `Connected to ${dialectOf(result.kind).name} at ${result.host}: ${count}, ${key}${tools}.`;
 }
 
 /** The local servers that answer on their usual ports (loopback only, a short wait each, all at once). */

@@ -6,6 +6,7 @@ import type { Session } from '../store/sessions.js';
 import type * as wire from '../core/wire.js';
 import type { AgentConfig, StreamTurn, TurnRequest } from './types.js';
 import type { HermesTurn } from './hermes-continuity.js';
+import type { TurnTools } from './tools/loop.js';
 
 export const MESSAGE_REQUIRED = 'message is required';
 
@@ -49,6 +50,8 @@ export interface TurnDependencies {
    * that throws is logged and changes nothing.
    */
   onReplyFinished?: (reply: FinishedReply) => void;
+  /** Satchel's own in-turn tools (tools/loop.ts); absent: no turn is offered them. */
+  tools?: TurnTools;
 }
 
 /** What onReplyFinished is told: which conversation, whose, and its title after the turn. */

@@ -25,6 +25,7 @@ import { DEFAULT_AGENT_TURN_MAX_MS } from '../settings/table.js';
 import { BackgroundTitles } from './turn-title.js';
 import { titleFrom, UNTITLED } from './title.js';
 import { beginHermesTurn, markHermesAnswer, type HermesTurn } from './hermes-continuity.js';
+import { toolTurn } from './tools/loop.js';
 import { ChatRefusal, MESSAGE_REQUIRED, type BuildRequestInput, type StartInput, type StartResult, type TurnDependencies } from './turn-shapes.js';
 
 export { ChatRefusal, MESSAGE_REQUIRED } from './turn-shapes.js';
@@ -250,7 +251,8 @@ export class TurnManager {
       // would keep the event loop from every other request. After TURN_SLICE_MS of work the turn steps aside for
       // one turn of the loop: another request waits at most that long.
       let sliceStart = performance.now();
-      for await (const event of abortable(this.deps.streamTurn(config, request, signal), signal)) {
+      // Satchel's own tools, where the dialect and the connection take them, run in rounds inside (tools/loop.ts).
+      for await (const event of abortable(toolTurn(this.deps, config, build, request, signal), signal)) {
         if (performance.now() - sliceStart >= TURN_SLICE_MS) {
           await nextMacrotask();
           sliceStart = performance.now();

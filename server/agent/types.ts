@@ -20,6 +20,11 @@ export interface AgentConfig {
   turnMaxMs?: number;
   /** Budget, in characters, for the history and the inlined text of one turn. */
   contextChars: number;
+  /**
+   * Whether Satchel's own in-turn tools (agent/tools/) are offered to this connection: false when the person
+   * switched them off, or when the server refused a request with tools (remembered on the connection).
+   */
+  satchelTools?: boolean;
 }
 
 /** An OpenAI Chat Completions message as sent upstream. */
@@ -27,7 +32,15 @@ export type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
   content: string | ContentPart[];
+  /** An assistant message of a tool round (agent/tools/loop.ts): the calls its `tool` messages answer. */
+  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
   tool_call_id?: string;
+}
+
+/** A tool offered to the agent in a request's `tools` (OpenAI's function tool). */
+export interface ToolSpec {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
 }
 
 /** One turn to send upstream. */
@@ -43,6 +56,10 @@ export interface TurnRequest {
   /** The trimmed history ending with the new user turn; the new user turn alone with `hermesSessionId`. */
   messages: ChatMessage[];
   model?: string;
+  /** Satchel's own tools (agent/tools/specs.ts), offered to a dialect that takes them; absent: none. */
+  tools?: ToolSpec[];
+  /** With `tools`: 'none' asks for an answer without another call (the last round of agent/tools/loop.ts). */
+  toolChoice?: 'none';
   /** What the turn gives the agent of the conversation's documents (issue 36): the `context` frame, the user row's `context`. */
   report?: ContextReport;
 }

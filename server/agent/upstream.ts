@@ -13,7 +13,8 @@ import { StreamParser } from './stream/parser.js';
 import { SseDecoder } from './stream/sse.js';
 import { AgentError, type AgentConfig, type StreamTurn, type TurnRequest, type UpstreamEvent } from './types.js';
 import { dialectOf } from './dialect/index.js';
-import { connectionError, notCompatible, RETRY_HINT, statusError, TOO_LONG_ANSWER_HINT } from './upstream-errors.js';
+import { connectionError, errorBodyMessage, notCompatible, RETRY_HINT, statusError, TOO_LONG_ANSWER_HINT } from './upstream-errors.js';
+import { refusesTools, ToolsRefused } from './tools/refusal.js';
 
 /** An error status's body is read this far for its message, no further. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -148,6 +149,8 @@ async function* run(config: AgentConfig, request: TurnRequest, turnSignal: Abort
         if (signal.aborted) throw signal.reason;
         return { text: '' };
       });
+      // Refused for the tools Satchel offered: the tool loop sends the turn again without them (tools/loop.ts).
+      if (request.tools?.length && refusesTools(status, errorBodyMessage(text))) throw new ToolsRefused(status);
       throw statusError(status, text, res.headers, config, model);
     }
     const parser = new StreamParser(config.apiKey);

@@ -49,7 +49,7 @@ describe('agent settings and the key', () => {
       expect(JSON.parse(await text(await srv.api('/api/agent/settings')))).toMatchObject({ has_api_key: true });
       expect((await fs.stat(path.join(srv.stateDir, 'agent.json'))).mode & 0o777).toBe(0o600);
       const tested = JSON.parse(await text(await srv.json('/api/agent/test', {})));
-      expect(tested).toEqual({ ok: true, models: ['fake-model'], kind: 'openai', key_checked: true, message: `Connected to an OpenAI-compatible server at 127.0.0.1:${agent.port}: 1 model, key accepted.` });
+      expect(tested).toEqual({ ok: true, models: ['fake-model'], kind: 'openai', key_checked: true, tools: true, message: `Connected to an OpenAI-compatible server at 127.0.0.1:${agent.port}: 1 model, key accepted.` });
       expect(agent.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
       const wrongKey = JSON.parse(await text(await srv.json('/api/agent/test', { base_url: agent.baseUrl, api_key: 'sk-wrong-key-0123456789abcdef' })));
       expect(wrongKey).toMatchObject({ ok: false, type: 'auth_error' });

@@ -10,6 +10,7 @@ import {
   loadConnectionConfig,
   MAIN_CONNECTION_ID,
   publicConnections,
+  rememberToolsRefused,
   saveConnection,
   setDefaultConnection,
   storedConnection,
@@ -68,6 +69,7 @@ async function saveFromBody(app: HandlerInput['app'], body: Record<string, unkno
   if (body.keep_api_key !== undefined && body.keep_api_key !== null && typeof body.keep_api_key !== 'boolean') throw new ValueError('Invalid agent setting keep_api_key: expected true or false');
   if (body.kind !== undefined && body.kind !== null && body.kind !== '' && !isAgentKind(body.kind)) throw new ValueError(BAD_AGENT_KIND);
   if (body.name !== undefined && body.name !== null && typeof body.name !== 'string') throw new ValueError('Invalid agent setting name');
+  if (body.tools !== undefined && body.tools !== null && typeof body.tools !== 'boolean') throw new ValueError('Invalid agent setting tools: expected true or false');
   const baseUrl = body.base_url.trim();
   const { stateDir } = app.config;
   const { agentKeyStore } = app;
@@ -93,6 +95,7 @@ async function saveFromBody(app: HandlerInput['app'], body: Record<string, unkno
     ...(kind ? { kind } : {}),
     timeoutMs: optionalNumber(body.timeout_ms, 'timeout_ms'),
     contextChars: optionalNumber(body.context_chars, 'context_chars'),
+    ...(typeof body.tools === 'boolean' ? { tools: body.tools } : {}),
   };
   try {
     return await saveConnection(stateDir, next, agentKeyStore);
@@ -178,8 +181,19 @@ export async function testAgent({ ctx, app }: HandlerInput): Promise<void> {
   if (!result.ok && result.type === 'auth_error' && !apiKey && saved?.apiKey) {
     result = { ...result, hint: `The saved key goes only to ${hostOf(saved.baseUrl)}: type the key here, or Save and keep it for this address.` };
   }
+  // Whether the saved server takes Satchel's tools is remembered on its connection (turns then offer them or not).
+  if (result.ok && result.tools !== undefined && saved && sameAgentAddress(baseUrl, saved.baseUrl)) {
+    await rememberToolsRefused(app.config.stateDir, savedId(body.connection), !result.tools, process.env, app.agentKeyStore);
+  }
   const answer: wire.AgentTestResponse = result.ok
-    ? { ok: true, models: result.models, kind: result.kind, key_checked: result.keyChecked, message: connectedSentence(result, apiKey !== undefined) }
+    ? {
+        ok: true,
+        models: result.models,
+        kind: result.kind,
+        key_checked: result.keyChecked,
+        message: connectedSentence(result, apiKey !== undefined),
+        ...(result.tools === undefined ? {} : { tools: result.tools }),
+      }
     : { ok: false, type: result.type, message: result.message, ...(result.hint ? { hint: result.hint } : {}), ...(result.models ? { models: result.models } : {}) };
   await sendJson(ctx, 200, publicAgentTest(answer) satisfies wire.AgentTestResponse);
 }
@@ -200,6 +214,11 @@ export async function listAgentModels({ ctx, app }: HandlerInput): Promise<void>
       : { ok: false, type: listed.type, message: listed.message, ...(listed.hint ? { hint: listed.hint } : {}) };
   }
   await sendJson(ctx, 200, publicAgentModels(answer) satisfies wire.AgentModelsResponse);
+}
+
+/** The connection a Test names (checked by savedConfig before), or undefined for the default. */
+function savedId(id: unknown): string | undefined {
+  return id === undefined || id === null || id === '' ? undefined : connectionId(id);
 }
 
 function hostOf(baseUrl: string): string {

@@ -57,6 +57,8 @@ export interface PublicAgentSettings {
   timeout_ms: number;
   context_chars: number;
   has_api_key: boolean;
+  tools: boolean;
+  tools_refused: boolean;
   from_env: ServerValue[];
 }
 
@@ -69,6 +71,8 @@ export function publicAgentSettings(s: wire.AgentSettings): PublicAgentSettings 
     timeout_ms: s.timeout_ms,
     context_chars: s.context_chars,
     has_api_key: s.has_api_key,
+    tools: s.tools,
+    tools_refused: s.tools_refused,
     from_env: s.from_env.map(serverValue),
   };
 }
@@ -90,7 +94,7 @@ export function publicAgentConnections(r: wire.AgentConnectionsResponse) {
 
 export function publicAgentTest(r: wire.AgentTestResponse) {
   return r.ok
-    ? { ok: true as const, models: r.models.map(redactText), kind: r.kind, key_checked: r.key_checked, message: redactText(r.message) }
+    ? { ok: true as const, models: r.models.map(redactText), kind: r.kind, key_checked: r.key_checked, message: redactText(r.message), ...(r.tools === undefined ? {} : { tools: r.tools }) }
     : {
         ok: false as const,
         type: r.type,

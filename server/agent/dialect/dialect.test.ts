@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { AGENT_KINDS, BAD_AGENT_KIND, dialectOf, guessKind, HERMES_SESSION_HEADER, isAgentKind, kindLabels } from './index.js';
 import type { AgentConfig, TurnRequest } from '../types.js';
+import { TOOL_SPECS } from '../tools/specs.js';
 
 const config = (kind: AgentConfig['kind']): AgentConfig => ({ baseUrl: 'http://127.0.0.1:1/', model: 'm', kind, apiKey: 'sk-0123456789abcdef', idleTimeoutMs: 1000, contextChars: 1000 });
 const request: TurnRequest = { hermesSessionId: 'satchel-abc', messages: [{ role: 'user', content: 'Hi' }] };
@@ -27,6 +28,16 @@ describe('the agent dialects', () => {
     expect(dialectOf('hermes').turnHeaders(config('hermes'), request)).toEqual({ [HERMES_SESSION_HEADER]: 'satchel-abc' });
     expect(dialectOf('hermes').turnHeaders(config('hermes'), { messages: [] })).toEqual({});
     expect(dialectOf('openai').turnHeaders(config('openai'), request)).toEqual({});
+  });
+
+  it("carry Satchel's tools only for OpenAI-compatible servers: Hermes runs its own and never gets them", () => {
+    const withTools: TurnRequest = { ...request, tools: [...TOOL_SPECS], toolChoice: 'none' };
+    expect(dialectOf('openai').takesSatchelTools).toBe(true);
+    expect(dialectOf('openai').turnBody('m', withTools)).toMatchObject({ tools: TOOL_SPECS, tool_choice: 'none' });
+    expect(dialectOf('hermes').takesSatchelTools).toBe(false);
+    const hermesBody = dialectOf('hermes').turnBody('m', withTools);
+    expect(hermesBody).not.toHaveProperty('tools');
+    expect(hermesBody).not.toHaveProperty('tool_choice');
   });
 
   it('say who keeps the history, who is asked for a title, how a key is checked and the default model', () => {

@@ -35,4 +35,9 @@ export interface Dialect {
    * no key is needed.
    */
   readonly keyCheckByCompletion: boolean;
+  /**
+   * Whether Satchel's own in-turn tools (agent/tools/) may be offered to it. Not to an agent that runs its own
+   * (Hermes: its tools are its business, and a second set under the same names would confuse its model).
+   */
+  readonly takesSatchelTools: boolean;
 }

@@ -16,9 +16,11 @@ export const hermes: Dialect = {
   defaultModel: 'hermes-agent',
   defaultPort: '8642',
   turnUrl: (baseUrl) => agentUrl(baseUrl, 'chat/completions'),
-  turnBody: openai.turnBody,
+  // Never Satchel's tools (takesSatchelTools): a request carrying them by mistake sends them no further.
+  turnBody: (model, { tools: _tools, toolChoice: _choice, ...request }) => openai.turnBody(model, request),
   turnHeaders: (_config, request): Record<string, string> => (request.hermesSessionId ? { [HERMES_SESSION_HEADER]: request.hermesSessionId } : {}),
   keepsHistory: true,
   asksForTitle: false,
   keyCheckByCompletion: false,
+  takesSatchelTools: false,
 };

@@ -21,6 +21,10 @@ export interface AgentSettings {
   timeout_ms: number;
   context_chars: number;
   has_api_key: boolean;
+  /** Satchel's own in-turn tools (list_files, read_file, search_documents) offered to this agent: the person's switch, on by default. */
+  tools: boolean;
+  /** The server refused a request with tools (on Test, or in a turn): none are offered until a Test finds it takes them. */
+  tools_refused: boolean;
   /** Fields the environment sets (shown read-only: a saved value would not take effect). */
   from_env: string[];
 }
@@ -50,7 +54,15 @@ export interface AgentConnectionsResponse {
 
 /** POST /api/agent/test: `message` is the result in one sentence; `key_checked` false: the key could not be checked. */
 export type AgentTestResponse =
-  | { ok: true; models: string[]; kind: AgentKind; key_checked: boolean; message: string }
+  | {
+      ok: true;
+      models: string[];
+      kind: AgentKind;
+      key_checked: boolean;
+      message: string;
+      /** Whether the server took a request with one tool (OpenAI-compatible servers only); absent: not tried. */
+      tools?: boolean;
+    }
   | { ok: false; type: ChatErrorType; message: string; hint?: string; models?: string[] };
 
 /** GET /api/agent/discover: agents answering on loopback's usual ports. */
