@@ -49,9 +49,10 @@ function corpusFiles() {
     fs.mkdirSync(HANDBOOK_CACHE, { recursive: true });
     execFileSync('sh', [path.join(CORPUS, 'make.sh'), HANDBOOK_CACHE, 'handbook'], { stdio: ['ignore', 'ignore', 'ignore'] });
   }
-  const names = fs.readdirSync(CORPUS).filter((n) => /\.(pdf|docx|xlsx|pptx|zip|md)$/.test(n) && n !== 'README.md');
-  const files = [...names.map((n) => path.join(CORPUS, n)), handbook];
-  for (const q of questions) if (!files.some((f) => path.basename(f) === q.document)) throw new Error(`question ${q.id}: no document ${q.document}`);
+  // The documents the questions name, in name order: nothing else in the folder (a reader's sidecar) is uploaded.
+  const names = [...new Set(questions.map((q) => q.document))].sort();
+  const files = names.map((n) => (n === HANDBOOK ? handbook : path.join(CORPUS, n)));
+  for (const f of files) if (!fs.existsSync(f)) throw new Error(`${f} is missing`);
   return files;
 }
 
@@ -254,7 +255,7 @@ function byKind(turns) {
 const stats = (xs) => !xs.length ? 'none' : `median ${f1(median(xs))} ms, p95 ${f1(pct(xs, 95))} ms`;
 
 const files = corpusFiles();
-const pages = await checkHandbookPages(files.at(-1));
+const pages = await checkHandbookPages(files.find((f) => path.basename(f) === HANDBOOK));
 const bytes = files.reduce((n, f) => n + fs.statSync(f).size, 0);
 console.log(`machine: ${machine()}`);
 console.log(`build: ${DIST}; corpus: ${files.length} documents, ${(bytes / 2 ** 20).toFixed(2)} MiB (${HANDBOOK}: ${pages} pages); ${asked.length} questions`);
