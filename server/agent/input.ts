@@ -12,7 +12,7 @@ import { DocTexts } from '../context/doc-text.js';
 import { attachmentName, attachmentUri, conversationDocs, readAttachments } from '../context/documents.js';
 import { choosePassages, leftOutNote, MAX_EARLIER_DOCUMENTS, MAX_EARLIER_IMAGES, MAX_PASSAGE_DOCUMENTS, passageReserve, PASSAGES_HEADING, passageText, reportOf, unreadableReason, type Candidate } from '../context/plan.js';
 import type { ConversationDoc, DocText, StoredMessage, WorkspaceContext } from '../context/types.js';
-import { contentParts } from './content-parts.js';
+import { contentParts, MAX_TEXT_PART_CHARS } from './content-parts.js';
 import { historyMessages, inlinedChars, rowText, type EarlierDoc } from './history.js';
 import type { AgentConfig, ChatMessage, ContentPart } from './types.js';
 
@@ -110,6 +110,20 @@ export async function buildUserContent(
   return parts;
 }
 
+/**
+ * Texts joined by blank lines into as few parts as MAX_TEXT_PART_CHARS allows: Hermes' gateway reads at most 1,000
+ * parts of a message (MAX_CONTENT_LIST_SIZE), and a budget's worth of short passages (slides) could pass that.
+ */
+function packed(texts: readonly string[]): ContentPart[] {
+  const out: ContentPart[] = [];
+  for (const text of texts) {
+    const last = out.at(-1);
+    if (last?.type === 'text' && last.text.length + 2 + text.length <= MAX_TEXT_PART_CHARS) last.text += `\n\n${text}`;
+    else out.push({ type: 'text', text });
+  }
+  return out;
+}
+
 const asParts = (c: string | ContentPart[]): ContentPart[] => (typeof c === 'string' ? (c ? [{ type: 'text', text: c }] : []) : c);
 
 /** The state an earlier document had in its own turn, as that turn's report kept it (Hermes holds that turn). */
@@ -198,8 +212,7 @@ export async function buildTurnMessages(
   }
   const chosen = choosePassages(candidates.slice(0, MAX_PASSAGE_DOCUMENTS), text, room);
   if (chosen.passages.length) {
-    parts.push({ type: 'text', text: PASSAGES_HEADING });
-    for (const p of chosen.passages) parts.push({ type: 'text', text: passageText(p) });
+    parts.push(...packed([PASSAGES_HEADING, ...chosen.passages.map(passageText)]));
     budget.left -= chosen.used;
   }
   // 8. The report, and a note of what was left out.

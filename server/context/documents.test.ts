@@ -29,4 +29,12 @@ describe('conversationDocs', () => {
     ];
     expect(conversationDocs('s1', rows).map((d) => d.attachment.path)).toEqual(['/state/attachments/s1/data']);
   });
+
+  it('gives an extraction and its archive attached in two rows two keys', () => {
+    const rows: StoredMessage[] = [
+      { role: 'user', content: 'x', attachments: [file('data.zip')] },
+      { role: 'user', content: 'y', attachments: [{ kind: 'extraction', name: 'data.zip', path: '/state/attachments/s1/data', extracted: true }] },
+    ];
+    expect(conversationDocs('s1', rows).map((d) => d.key)).toEqual(['attachment:data.zip', 'attachment:data.zip@0']);
+  });
 });

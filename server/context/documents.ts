@@ -44,6 +44,7 @@ export function readAttachments(list: unknown): ChatAttachment[] {
  */
 export function conversationDocs(sessionId: string, rows: readonly StoredMessage[]): ConversationDoc[] {
   const seen = new Set<string>();
+  const keys = new Set<string>();
   const out: ConversationDoc[] = [];
   for (let i = rows.length - 1; i >= 0; i--) {
     const row = rows[i]!;
@@ -54,7 +55,11 @@ export function conversationDocs(sessionId: string, rows: readonly StoredMessage
       if (seen.has(a.path)) continue;
       seen.add(a.path);
       const name = attachmentName(a);
-      out.push({ key: `attachment:${name}`, name, origin: arrival ? 'arrival' : 'attachment', attachment: a, uri: attachmentUri(sessionId, name), row: i });
+      // Names are unique in a session's folder, but an extraction is named as its archive: the older one of two
+      // rows gets its row in its key, so no two documents share one.
+      const key = keys.has(`attachment:${name}`) ? `attachment:${name}@${i}` : `attachment:${name}`;
+      keys.add(key);
+      out.push({ key, name, origin: arrival ? 'arrival' : 'attachment', attachment: a, uri: attachmentUri(sessionId, name), row: i });
     }
   }
   return out;

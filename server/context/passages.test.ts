@@ -8,7 +8,7 @@ const text = (parts: Part[]): DocText => ({ parts, chars: 0, summary: { state: '
 const p = (over: Partial<Passage>): Passage => ({ key: 'k', name: 'report.pdf', text: 't', seq: 0, ...over });
 
 describe('passagesOf', () => {
-  it("cuts a PDF by page, drops the page markers and the empty pages, and keeps the reader's header apart", () => {
+  it("cuts a PDF by page, without the page markers, the empty pages and the reader's header", () => {
     const parts: Part[] = [
       { type: 'text', text: 'Attached PDF "report.pdf" (3 pages):', from: { file: 'report.pdf' } },
       { type: 'text', text: '--- Page 1 ---\nRevenue rose.', from: { file: 'report.pdf', page: 1 } },
@@ -17,12 +17,11 @@ describe('passagesOf', () => {
     ];
     const got = passagesOf(doc('report.pdf'), text(parts));
     expect(got.map((x) => [x.page, x.text])).toEqual([
-      [undefined, 'Attached PDF "report.pdf" (3 pages):'],
       [1, 'Revenue rose.'],
       [2, 'The warranty lasts five years.'],
     ]);
-    expect(got.map((x) => x.seq)).toEqual([0, 1, 2]);
-    expect(passageLabel(got[2]!)).toBe('"report.pdf", page 2');
+    expect(got.map((x) => x.seq)).toEqual([0, 1]);
+    expect(passageLabel(got[1]!)).toBe('"report.pdf", page 2');
   });
 
   it('cuts a deck by slide, a workbook by sheet, a document by section, an archive by member', () => {

@@ -49,8 +49,11 @@ export function passagesOf(doc: ConversationDoc, text: DocText): Passage[] {
 function units(name: string, parts: readonly Part[]): Array<[Place, string]> {
   const out: Array<[Place, string]> = [];
   const ext = path.extname(name).toLowerCase();
+  // A paged document's other texts are its reader's header and notes ("Attached PDF … (3 pages):"): nothing to
+  // answer from, and a passage's label says the same.
+  const paged = parts.some((p) => p.type === 'text' && p.from.page !== undefined);
   for (const p of parts) {
-    if (p.type !== 'text') continue;
+    if (p.type !== 'text' || (paged && p.from.page === undefined)) continue;
     if (p.from.page !== undefined) {
       const body = p.text.replace(PAGE_MARKER, '').trim();
       if (body && body !== NO_TEXT) out.push([{ page: p.from.page }, body]);
