@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keepKeyQuestion, kindText, testResultText } from './agent-connection.js';
+import { keepKeyQuestion, kindText, testResultText, TOOLS_REFUSED_TEXT, toolsView } from './agent-connection.js';
 
 describe('the agent connection in words', () => {
   it('shows the test in its one sentence, and a failure with what to do', () => {
@@ -30,5 +30,12 @@ describe('the agent connection in words', () => {
     expect(keepKeyQuestion(saved, 'http://127.0.0.1:11434', 'sk-new'), 'a key typed for it').toBeUndefined();
     expect(keepKeyQuestion({ ...saved, has_api_key: false }, 'http://127.0.0.1:11434', ''), 'no key saved').toBeUndefined();
     expect(keepKeyQuestion(null, 'http://127.0.0.1:11434', '')).toBeUndefined();
+  });
+
+  it("shows Satchel's tools' box for OpenAI-compatible servers only, with a note when the server refused them", () => {
+    expect(toolsView('openai', false)).toEqual({ hidden: false, note: '' });
+    expect(toolsView(undefined, false)).toEqual({ hidden: false, note: '' });
+    expect(toolsView('openai', true)).toEqual({ hidden: false, note: TOOLS_REFUSED_TEXT });
+    expect(toolsView('hermes', true)).toEqual({ hidden: true, note: '' });
   });
 });

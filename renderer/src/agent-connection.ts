@@ -41,3 +41,15 @@ export function keepKeyQuestion(saved: Pick<AgentSettings, 'base_url' | 'has_api
   const after = agentAddress(baseUrl) ?? baseUrl.trim();
   return before === after ? undefined : `Keep the saved key and send it to ${baseUrl.trim()}?`;
 }
+
+/** Said under the tools' box when the server refused a request offering them (issue 36). */
+export const TOOLS_REFUSED_TEXT = 'This server refused a request with tools, so none are offered; Test the connection again after enabling them on the server.';
+
+/**
+ * The connection's tools' box: hidden for Hermes (it runs its own tools and is never offered Satchel's), and a
+ * note when the server refused them (on its last Test, or in a turn), whatever the box says.
+ */
+export function toolsView(kind: AgentKind | undefined, refused: boolean): { hidden: boolean; note: string } {
+  if (kind === 'hermes') return { hidden: true, note: '' };
+  return { hidden: false, note: refused ? TOOLS_REFUSED_TEXT : '' };
+}

@@ -3,7 +3,7 @@
 // The kind and the key belong to the address: the detected kind is shown, and saving a new address with the
 // key field empty first asks whether the saved key may go there (agent-connection.ts has the words). Several
 // connections can be saved (agent-connections.ts lists them): the fields edit the one picked, the default at first.
-import { keepKeyQuestion, kindText, testResultText } from './agent-connection.js';
+import { keepKeyQuestion, kindText, testResultText, toolsView } from './agent-connection.js';
 import { ConnectionList } from './agent-connections.js';
 import { api, ApiError, type AgentConnectionsResponse, type AgentKind, type AgentSettings, type AgentSettingsInput, type AgentSettingsResponse, type DiscoveredAgent } from './api.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
@@ -38,9 +38,6 @@ export function failureText(err: unknown): string {
   return [err.message, typeof type === 'string' ? `(${type})` : '', typeof hint === 'string' ? `— ${hint}` : ''].filter(Boolean).join(' ');
 }
 
-/** Said under the tools' box when the server refused a request offering them. */
-export const toolsRefusedText = 'This server refused a request with tools, so none are offered; Test the connection again after enabling them on the server.';
-
 export class AgentSettingsDialog {
   private readonly dialog = byId<HTMLDialogElement>('agent-dialog');
   private readonly form = byId<HTMLFormElement>('agent-form');
@@ -64,6 +61,8 @@ export class AgentSettingsDialog {
   private readonly tools = byId<HTMLInputElement>('agent-tools');
   private readonly toolsRow = byId('agent-tools-row');
   private readonly toolsNote = byId('agent-tools-note');
+  /** The server refused tools (the saved settings said so, or the last Test). */
+  private toolsRefused = false;
   private readonly connections: ConnectionList;
   private settings: AgentSettings | null = null;
   private kind: AgentKind | undefined;
@@ -152,8 +151,8 @@ export class AgentSettingsDialog {
     this.kind = s?.kind ?? undefined;
     this.apiKey.value = '';
     this.tools.checked = s?.tools ?? true;
+    this.toolsRefused = s?.tools_refused === true;
     this.showKind();
-    this.showTools(s?.tools_refused === true);
     this.showKeyState();
     this.modelSelect.hidden = true;
     clear(this.modelSelect);
@@ -188,14 +187,16 @@ export class AgentSettingsDialog {
 
   private showKind(): void {
     this.kindLine.textContent = kindText(this.kind, this.kinds);
-    // Hermes runs its own tools: Satchel's are offered to OpenAI-compatible servers only.
-    this.toolsRow.hidden = this.kind === 'hermes';
+    this.showTools(this.toolsRefused);
   }
 
-  /** Whether the server refused tools (on its last Test, or in a turn): then none are offered, whatever the box says. */
+  /** The tools' box and its note for the kind shown (agent-connection.ts toolsView). */
   private showTools(refused: boolean): void {
-    this.toolsNote.textContent = refused ? toolsRefusedText : '';
-    this.toolsNote.hidden = !refused || this.kind === 'hermes';
+    this.toolsRefused = refused;
+    const view = toolsView(this.kind, refused);
+    this.toolsRow.hidden = view.hidden;
+    this.toolsNote.textContent = view.note;
+    this.toolsNote.hidden = !view.note;
   }
 
   /** The saved key's badge and placeholder for the address typed now; a pending question goes when it changes. */

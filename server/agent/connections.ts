@@ -331,7 +331,7 @@ export function storedConnection(stateDir: string, id: string, keys?: SecretStor
 /**
  * Remembers whether the server at connection `id` (undefined: the default) takes Satchel's tools: `refused` after
  * a Test or a turn it refused them in, cleared after a Test it took them in. Nothing is written when nothing
- * changes; a connection deleted meanwhile is left alone.
+ * changes; an id since deleted means the default, as it does for the turn that used it (loadConnectionConfig).
  */
 export function rememberToolsRefused(stateDir: string, id: string | undefined, refused: boolean, env: NodeJS.ProcessEnv, keys: SecretStore = agentJsonKeyStore(stateDir)): Promise<void> {
   return serialized(stateDir, async () => {

@@ -23,6 +23,12 @@ export const MAX_TOOL_ROUNDS = 6;
  * that asks for a thousand reads gets a thousand short refusals, never a thousand file reads.
  */
 export const MAX_TOOL_CALLS_PER_TURN = 32;
+/**
+ * Characters of all tool results in one turn. Every result is sent again with each later round, so past half the
+ * default per-turn budget (200,000) the model's context would hold more tool output than conversation; calls past
+ * it are answered with a sentence, not run.
+ */
+export const MAX_TOOL_RESULT_CHARS_PER_TURN = 100_000;
 /** Passages search_documents answers with, best first: a handful is what a follow-up question needs. */
 export const MAX_SEARCH_PASSAGES = 8;
 /** Characters of a search query taken: a question, not a document pasted back. */

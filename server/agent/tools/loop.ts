@@ -8,7 +8,7 @@
 import { dialectOf } from '../dialect/index.js';
 import type { BuildRequestInput } from '../turn-shapes.js';
 import type { AgentConfig, ChatMessage, StreamTurn, ToolCall, TurnRequest, UpstreamEvent } from '../types.js';
-import { MAX_TOOL_CALLS_PER_TURN, MAX_TOOL_ROUNDS } from './limits.js';
+import { MAX_TOOL_CALLS_PER_TURN, MAX_TOOL_RESULT_CHARS_PER_TURN, MAX_TOOL_ROUNDS } from './limits.js';
 import { ToolsRefused } from './refusal.js';
 import { SATCHEL_TOOL_NAMES, TOOL_SPECS } from './specs.js';
 import { toolArgs, toolPreview } from './args.js';
@@ -36,6 +36,8 @@ export interface TurnTools {
 export const ROUND_BREAK = '\n\n';
 /** A call past MAX_TOOL_CALLS_PER_TURN is answered with this, not run. */
 export const TOO_MANY_CALLS = `Not run: Satchel runs at most ${MAX_TOOL_CALLS_PER_TURN} tool calls in one turn; answer with what you have.`;
+/** A call after the turn's results reached MAX_TOOL_RESULT_CHARS_PER_TURN is answered with this, not run. */
+export const TOO_MUCH_READ = `Not run: this turn's tool results reached ${MAX_TOOL_RESULT_CHARS_PER_TURN.toLocaleString('en-US')} characters; answer with what you have.`;
 /** Said as the answer when the last round, asked to answer, still only called tools. */
 export const NO_ANSWER_AFTER_TOOLS = `(The agent kept calling Satchel's tools after ${MAX_TOOL_ROUNDS} rounds and gave no answer; ask again, or more precisely.)`;
 
@@ -66,6 +68,7 @@ async function* rounds(
   let request: TurnRequest = { ...first, tools: [...TOOL_SPECS] };
   let runner: ToolRunner | undefined;
   let callsRun = 0;
+  let resultChars = 0;
   let textShown = false;
   const usage = { inputTokens: 0, outputTokens: 0 };
   for (let round = 0; ; round++) {
@@ -114,9 +117,9 @@ async function* rounds(
     const results: ChatMessage[] = [];
     for (const call of calls) {
       const { name, arguments: raw } = call.function;
-      if (callsRun >= MAX_TOOL_CALLS_PER_TURN) {
+      if (callsRun >= MAX_TOOL_CALLS_PER_TURN || resultChars >= MAX_TOOL_RESULT_CHARS_PER_TURN) {
         // Answered without a card: a model asking a thousand times gets a thousand sentences, not a thousand cards.
-        results.push({ role: 'tool', tool_call_id: call.id, content: TOO_MANY_CALLS });
+        results.push({ role: 'tool', tool_call_id: call.id, content: callsRun >= MAX_TOOL_CALLS_PER_TURN ? TOO_MANY_CALLS : TOO_MUCH_READ });
         continue;
       }
       callsRun++;
@@ -127,6 +130,7 @@ async function* rounds(
       const result = await runner.run(name, raw, signal);
       signal.throwIfAborted();
       yield { kind: 'tool_complete', name, preview, args, tid: call.id, duration: Math.round(performance.now() - started) / 1000, isError: result.isError };
+      resultChars += result.text.length;
       results.push({ role: 'tool', tool_call_id: call.id, content: result.text });
     }
     const asked: ChatMessage = { role: 'assistant', content: text, tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: c.function })) };
