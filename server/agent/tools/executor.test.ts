@@ -1,6 +1,7 @@
 // The executor on its own, over a real workspace: confined to it (a folder symlinked out, a protected place, a
 // hidden file refused or left out), bounded (a long file cut with a note of what is left), and a workspace file
 // found by search_documents.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,16 @@ import { DocTexts } from '../../context/doc-text.js';
 import { ProtectedPlaceError, type PlaceGuard } from '../../store/protected.js';
 import { ToolExecutor, type ToolScope } from './executor.js';
 import { MAX_TOOL_RESULT_CHARS } from './limits.js';
+
+/** pandoc writes the test's .docx (an Office file converted by the content engine). */
+const PANDOC = (() => {
+  try {
+    execFileSync('pandoc', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 let tmp: string;
 let workspace: string;
@@ -84,5 +95,16 @@ describe('ToolExecutor over a workspace', () => {
     const found = await ex.run('search_documents', '{"query": "when does the ferry leave"}', signal);
     expect(found.text).toContain('--- "ferry.md", section "Ferry" ---');
     expect(found.text).toContain('7:40 from pier 3');
+  });
+
+  it.skipIf(!PANDOC)("reads an Office file of the workspace without leaving its Markdown sidecar there (read-only)", async () => {
+    const source = path.join(tmp, 'memo.md');
+    await fs.writeFile(source, '# Memo\n\nShip on Friday.\n');
+    execFileSync('pandoc', [source, '-o', path.join(workspace, 'memo.docx')]);
+    const before = (await fs.readdir(workspace)).sort();
+    const read = await executor().run('read_file', '{"name": "memo.docx"}', signal);
+    expect(read).toMatchObject({ isError: false });
+    expect(read.text).toContain('Ship on Friday.');
+    expect((await fs.readdir(workspace)).sort()).toEqual(before);
   });
 });

@@ -106,7 +106,8 @@ export function workspaceDoc(scope: Pick<ToolScope, 'sessionId' | 'workspace'>, 
 
 /** How a document is read: an attachment from the attachment folder, a workspace file from the workspace only. */
 function readOptions(scope: ToolScope, doc: ConversationDoc): InputOptions {
-  return doc.origin === 'workspace' ? { ...scope.read, roots: [scope.workspace!] } : scope.read;
+  // Read-only: an Office file's Markdown is not left beside it in the person's folder.
+  return doc.origin === 'workspace' ? { ...scope.read, roots: [scope.workspace!], readOnly: true } : scope.read;
 }
 
 async function listFiles(scope: ToolScope): Promise<string> {

@@ -13,11 +13,12 @@ import type { AnchoredDir } from '../../store/anchored.js';
 export const MAX_SIDECAR_READ_BYTES = PREVIEW_MAX_CHARS * 4 + 1024;
 
 /** The Markdown of the Office file `file`, named `name` in the held folder `dir`. Throws when it cannot be
- *  converted; a sidecar that cannot be written only goes unwritten. */
-export async function officeMarkdownIn(dir: AnchoredDir, name: string, file: FileHandle, format: OfficeFormat): Promise<string> {
+ *  converted; a sidecar that cannot be written only goes unwritten, and none is written unless `write`. */
+export async function officeMarkdownIn(dir: AnchoredDir, name: string, file: FileHandle, format: OfficeFormat, write = true): Promise<string> {
   const existing = await readSidecar(dir, name, MAX_SIDECAR_READ_BYTES);
   if (existing !== undefined) return existing.bytes.toString('utf8');
   const markdown = Buffer.from(await officeToMarkdown(file, format), 'utf8');
+  if (!write) return markdown.toString('utf8');
   // Replacing whatever is at the sidecar's name (no usable sidecar was there). A read-only folder or a race is
   // no reason to lose the document: the next turn converts it again.
   await writeSidecar(dir, name, markdown, { replace: true }).catch(() => {});

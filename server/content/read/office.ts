@@ -11,7 +11,7 @@ import { describe, header } from './words.js';
 export async function officeRead(opened: Opened, format: OfficeFormat, name: string, mime: string, where: string, budget: Budget, opts: InputOptions): Promise<AttachmentRead> {
   try {
     if (!opened.dir) throw new Error('the folder of the Office file is not held');
-    const markdown = await officeMarkdownIn(opened.dir, opened.name, opened.handle, format);
+    const markdown = await officeMarkdownIn(opened.dir, opened.name, opened.handle, format, opts.readOnly !== true);
     opts.onAttachmentText?.(where, markdown);
     const sent = Math.min(markdown.length, budget.left);
     return { kind: 'office', parts: [textPart(header(name, 'document') + budget.take(markdown, name), { file: name })], summary: textSummary(sent, markdown.length) };

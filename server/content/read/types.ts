@@ -17,6 +17,11 @@ export interface InputOptions {
    * the budget cuts it, with the attachment's path as the turn named it: the search index takes it (app.ts).
    */
   onAttachmentText?: (attachmentPath: string, text: string) => void;
+  /**
+   * Nothing is written beside the file (an Office document's Markdown sidecar): a read that must leave the
+   * folder as it was (Satchel's in-turn tools reading a workspace, agent/tools/).
+   */
+  readOnly?: boolean;
 }
 
 /** Where a part's text came from: the file as named, a page of it (from 1), a member of an archive. */
