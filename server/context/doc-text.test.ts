@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildPdf, textPage } from '../workspace/testing/pdf.js';
-import { DocTexts } from './doc-text.js';
+import { DOC_PDF_LIMITS, DocTexts } from './doc-text.js';
+import { MAX_PDF_TEXT_PAGES } from '../workspace/pdf.js';
 import type { ConversationDoc } from './types.js';
 
 let root: string;
@@ -61,5 +62,15 @@ describe('DocTexts', () => {
     const dry = docOf('d.txt', 'hello');
     await texts.get(dry, { roots: [root] }, { dry: true });
     expect(texts.heldChars).toBe(0);
+  });
+
+  it(`reads a PDF past the preview's first ${MAX_PDF_TEXT_PAGES} pages, so a question about a late page can find it`, async () => {
+    const pages = Array.from({ length: MAX_PDF_TEXT_PAGES + 10 }, (_, i) => textPage(`Handbook page ${i + 1} says item ${i + 1}`));
+    const doc = docOf('handbook.pdf', buildPdf({ pages }), 'application/pdf');
+    const got = await new DocTexts().get(doc, { roots: [root] });
+    const page58 = got.parts.filter((p) => p.type === 'text' && p.from.page === 58).map((p) => (p as { text: string }).text).join('');
+    expect(page58).toContain('Handbook page 58 says item 58');
+    expect(JSON.stringify(got.parts)).not.toContain('not read');
+    expect(DOC_PDF_LIMITS.pages).toBeGreaterThan(MAX_PDF_TEXT_PAGES);
   });
 });

@@ -7,10 +7,16 @@ import { Budget, readAttachment, type InputOptions } from '../content/index.js';
 import type { ConversationDoc, DocText } from './types.js';
 
 /**
- * Characters one document is read to: above every reader's own cap (a PDF's text stops at 200,000, an Office
- * document's Markdown at 120,000), so the reader decides, and a large text file stays a bounded string.
+ * Characters one document is read to: above an Office document's Markdown cap (120,000), so its reader decides,
+ * and a large text file stays a bounded string (2 MB of UTF-16). A PDF is read this far too (DOC_PDF_LIMITS).
  */
-export const MAX_DOC_CHARS = 400_000;
+export const MAX_DOC_CHARS = 1_000_000;
+/**
+ * How far a PDF is read for the conversation's passages: past the preview's first 50 pages, so a question about
+ * page 120 of a handbook finds it (a 152-page manual is ~450,000 characters). Bounded by the same worker's
+ * deadline and memory as every PDF read; a document too long for them is named with why.
+ */
+export const DOC_PDF_LIMITS = { pages: 500, chars: MAX_DOC_CHARS };
 
 /** Characters (text and images' base64) held for all documents: ~64 MiB of UTF-16 at most, whatever is attached. */
 export const MAX_CACHED_CHARS = 32_000_000;
@@ -100,7 +106,7 @@ export class DocTexts {
   private async read(doc: ConversationDoc, opts: InputOptions, how: DocTextOptions): Promise<DocText> {
     // Dry: without a state folder or a transcriber an audio file is only named at once (content/read/audio.ts).
     const { stateDir: _s, transcribe: _t, onAttachmentText: _o, ...bare } = opts;
-    const readOpts: InputOptions = how.dry ? bare : opts;
+    const readOpts: InputOptions = { ...(how.dry ? bare : opts), pdfLimits: DOC_PDF_LIMITS };
     const got = await readAttachment(doc.attachment, new Budget(MAX_DOC_CHARS), readOpts);
     // The turn will transcribe it; a preview only knows it is there.
     if (how.dry && got.kind === 'audio' && got.summary.state === 'unreadable') return { kind: 'audio', parts: [], chars: 0, summary: { state: 'partial', text: 'not transcribed yet' }, pending: true };

@@ -6,6 +6,14 @@ import type { FilePreview } from './preview-wire.js';
 /** Pages whose text is extracted; a longer document shows its first pages. */
 export const MAX_PDF_TEXT_PAGES = 50;
 export const MAX_PDF_TEXT_CHARS = 200_000;
+
+/** How far one read goes: the preview's and a turn's first sight stop at the defaults; a document read whole for a
+ *  conversation's passages (context/doc-text.ts) goes further, within the same worker's deadline and memory. */
+export interface PdfLimits {
+  pages: number;
+  chars: number;
+}
+export const PREVIEW_PDF_LIMITS: PdfLimits = { pages: MAX_PDF_TEXT_PAGES, chars: MAX_PDF_TEXT_CHARS };
 export const PDF_UNREADABLE = 'This PDF could not be read.';
 export const PDF_NO_TEXT = 'This PDF has no text (scanned pages are images).';
 /** pdf.js asks for a password (its PasswordException): nothing is read without it. */
@@ -33,7 +41,7 @@ export function previewOf({ pages, title, text, truncated, note }: PdfRead): Pdf
 }
 
 /** Never throws: a document that fails to parse is described by a note. `bytes` may be detached by pdf.js. */
-export async function extractPdfText(bytes: Uint8Array): Promise<PdfRead> {
+export async function extractPdfText(bytes: Uint8Array, limits: PdfLimits = PREVIEW_PDF_LIMITS): Promise<PdfRead> {
   // Loaded on first use: most sessions never preview a PDF, and pdf.js is the largest module here.
   const { getDocumentProxy } = await import('unpdf');
   let doc: Awaited<ReturnType<typeof getDocumentProxy>> | undefined;
@@ -50,7 +58,7 @@ export async function extractPdfText(bytes: Uint8Array): Promise<PdfRead> {
     const texts: string[] = [];
     const pageTexts: string[] = [];
     const pagesWithoutText: number[] = [];
-    const last = Math.min(pages, MAX_PDF_TEXT_PAGES);
+    const last = Math.min(pages, limits.pages);
     let chars = 0;
     let kept = 0;
     let cut = false;
@@ -63,17 +71,17 @@ export async function extractPdfText(bytes: Uint8Array): Promise<PdfRead> {
       texts.push(trimmed);
       if (!trimmed) pagesWithoutText.push(n);
       // The agent's pages hold no more than the preview's text: MAX_PDF_TEXT_CHARS in all, the last page cut there.
-      const pageText = trimmed.slice(0, MAX_PDF_TEXT_CHARS - kept);
+      const pageText = trimmed.slice(0, limits.chars - kept);
       pageTexts.push(pageText);
       kept += pageText.length;
       chars += text.length;
-      if (chars > MAX_PDF_TEXT_CHARS) {
+      if (chars > limits.chars) {
         cut = pageText.length < trimmed.length || n < last;
         break;
       }
     }
-    const truncated = pages > MAX_PDF_TEXT_PAGES || chars > MAX_PDF_TEXT_CHARS;
-    const text = texts.join('\n\n').slice(0, MAX_PDF_TEXT_CHARS).trim();
+    const truncated = pages > limits.pages || chars > limits.chars;
+    const text = texts.join('\n\n').slice(0, limits.chars).trim();
     const read = { pageTexts, pagesWithoutText, ...(cut ? { cut } : {}) };
     return { pages, ...(title ? { title } : {}), ...(text ? { text, truncated } : { note: PDF_NO_TEXT }), ...read };
   } catch (err) {

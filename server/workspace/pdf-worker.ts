@@ -3,10 +3,11 @@
 // a short document takes to read. It answers each request with one reply; pdf.ts ends it when it runs past
 // its deadline, misbehaves or has been idle for a while.
 import { parentPort } from 'node:worker_threads';
-import { extractPdfText, type PdfRead } from './pdf-text.js';
+import { extractPdfText, type PdfLimits, type PdfRead } from './pdf-text.js';
 
 export interface PdfRequest {
   bytes: Uint8Array;
+  limits?: PdfLimits;
 }
 export interface PdfReply {
   summary: PdfRead;
@@ -24,6 +25,6 @@ delete (globalThis as { DecompressionStream?: unknown }).DecompressionStream;
 if (parentPort) {
   const port = parentPort;
   port.on('message', (request: PdfRequest) => {
-    void extractPdfText(request.bytes).then((summary) => port.postMessage({ summary } satisfies PdfReply));
+    void extractPdfText(request.bytes, request.limits).then((summary) => port.postMessage({ summary } satisfies PdfReply));
   });
 }

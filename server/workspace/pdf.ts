@@ -9,10 +9,10 @@ import { createLimiter } from '../core/limiter.js';
 import { createRssWatchdog } from './rss-watchdog.js';
 import { unpackedPath } from '../core/unpacked-path.js';
 import { readStart, type OpenedFile } from '../store/anchored-browse.js';
-import { extractPdfText, PDF_UNREADABLE, previewOf, type PdfRead, type PdfSummary } from './pdf-text.js';
+import { extractPdfText, PDF_UNREADABLE, previewOf, type PdfLimits, type PdfRead, type PdfSummary } from './pdf-text.js';
 import type { PdfReply, PdfRequest } from './pdf-worker.js';
 
-export { MAX_PDF_TEXT_CHARS, MAX_PDF_TEXT_PAGES, PDF_ENCRYPTED, PDF_NO_TEXT, PDF_UNREADABLE, type PdfRead, type PdfSummary } from './pdf-text.js';
+export { MAX_PDF_TEXT_CHARS, MAX_PDF_TEXT_PAGES, PDF_ENCRYPTED, PDF_NO_TEXT, PDF_UNREADABLE, PREVIEW_PDF_LIMITS, type PdfLimits, type PdfRead, type PdfSummary } from './pdf-text.js';
 
 /** The whole file is read into memory and handed to pdf.js: a larger file is described by its size alone. */
 export const MAX_PDF_BYTES = 32 * 1024 * 1024;
@@ -55,9 +55,9 @@ const memory = createRssWatchdog({ budgetBytes: PDF_WORKER_MAX_MEMORY_MB * 1024 
 
 /** An open PDF read page by page (the preview's summary with each page's text): what the agent and MCP get
  *  (server/agent/read/pdf.ts), through the same worker and limits as the preview. Never throws. */
-export async function readPdfFile(file: Pick<OpenedFile, 'handle' | 'size'>): Promise<PdfRead> {
+export async function readPdfFile(file: Pick<OpenedFile, 'handle' | 'size'>, limits?: PdfLimits): Promise<PdfRead> {
   if (file.size > MAX_PDF_BYTES) return { note: PDF_TOO_LARGE };
-  return readPdf(await readStart(file, MAX_PDF_BYTES));
+  return readPdf(await readStart(file, MAX_PDF_BYTES), limits);
 }
 
 /** The summary of a PDF's bytes (at most MAX_PDF_BYTES). Never throws; `bytes` may be handed to the worker. */
@@ -66,8 +66,8 @@ export async function summarizePdf(bytes: Buffer): Promise<PdfSummary> {
 }
 
 /** A PDF's bytes (at most MAX_PDF_BYTES) read page by page. Never throws; `bytes` may be handed to the worker. */
-export function readPdf(bytes: Buffer): Promise<PdfRead> {
-  return limit(() => (USE_WORKER ? inWorker(bytes) : extractPdfText(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength))));
+export function readPdf(bytes: Buffer, limits?: PdfLimits): Promise<PdfRead> {
+  return limit(() => (USE_WORKER ? inWorker(bytes, limits) : extractPdfText(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), limits)));
 }
 
 // Workers waiting for their next document, each with the timer that ends it when none comes.
@@ -103,7 +103,7 @@ function putBack(worker: Worker): void {
 }
 
 /** One document in a worker. Whatever happens to it — a crash, running out of heap, memory or time — is a note. */
-function inWorker(bytes: Buffer): Promise<PdfRead> {
+function inWorker(bytes: Buffer, limits?: PdfLimits): Promise<PdfRead> {
   // Moved, not copied, when the buffer owns its memory (readStart's result for a whole file does).
   const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
   const data = owned ? new Uint8Array(bytes.buffer as ArrayBuffer) : new Uint8Array(bytes);
@@ -133,6 +133,6 @@ function inWorker(bytes: Buffer): Promise<PdfRead> {
     const timer = setTimeout(() => finish({ note: PDF_TIMED_OUT }, false), PDF_WORKER_TIMEOUT_MS);
     const unwatch = memory.watch(() => finish({ note: PDF_TOO_MUCH_MEMORY }, false));
     worker.on('message', onMessage).on('error', onFailure).on('exit', onFailure);
-    worker.postMessage({ bytes: data } satisfies PdfRequest, [data.buffer as ArrayBuffer]);
+    worker.postMessage({ bytes: data, ...(limits ? { limits } : {}) } satisfies PdfRequest, [data.buffer as ArrayBuffer]);
   });
 }

@@ -4,8 +4,7 @@
 // read_attachment returns the same text (pdfAgentText).
 import {
   MAX_PDF_BYTES,
-  MAX_PDF_TEXT_CHARS,
-  MAX_PDF_TEXT_PAGES,
+  PREVIEW_PDF_LIMITS,
   PDF_ENCRYPTED,
   PDF_NO_TEXT,
   PDF_TIMED_OUT,
@@ -14,6 +13,7 @@ import {
   PDF_WORKER_MAX_MEMORY_MB,
   PDF_WORKER_TIMEOUT_MS,
   readPdfFile,
+  type PdfLimits,
   type PdfRead,
 } from '../../workspace/pdf.js';
 import type { Budget } from './budget.js';
@@ -91,7 +91,7 @@ export interface PdfAgentText {
  * A PDF read by the preview's reader, as the agent gets it under `budget`; `unreadableText` says what the agent
  * gets instead when nothing could be read. Used by the turn and by MCP's read_attachment, so both say the same.
  */
-export function pdfAgentText(read: PdfRead & { recognizedPages?: number[] }, name: string, budget: Budget, unreadableText: (note: string) => string): PdfAgentText {
+export function pdfAgentText(read: PdfRead & { recognizedPages?: number[] }, name: string, budget: Budget, unreadableText: (note: string) => string, limits: PdfLimits = PREVIEW_PDF_LIMITS): PdfAgentText {
   const { pageTexts, pages } = read;
   if (!pageTexts || pages === undefined || pageTexts.every((t) => !t)) {
     // A document read to pages without text has the note PDF_NO_TEXT; one not read at all says why.
@@ -105,24 +105,24 @@ export function pdfAgentText(read: PdfRead & { recognizedPages?: number[] }, nam
   const pieces: PdfPiece[] = [{ text: `Attached PDF "${name}" (${plural(pages, 'page')}):` }, ...sectionPieces(sections, budget.take(whole, name), sent)];
   const unread = pages - pageTexts.length;
   if (unread > 0) {
-    const why = read.cut ? `the text stops at ${count(MAX_PDF_TEXT_CHARS)} characters` : `only the first ${MAX_PDF_TEXT_PAGES} pages are read`;
+    const why = read.cut ? `the text stops at ${count(limits.chars)} characters` : `only the first ${limits.pages} pages are read`;
     pieces.push({ text: `[… ${plural(unread, 'more page')} of ${name} not read: ${why}]` });
   } else if (read.cut) {
-    pieces.push({ text: `[… the rest of page ${pageTexts.length} of ${name} not read: the text stops at ${count(MAX_PDF_TEXT_CHARS)} characters]` });
+    pieces.push({ text: `[… the rest of page ${pageTexts.length} of ${name} not read: the text stops at ${count(limits.chars)} characters]` });
   }
   const text = pieces.map((p) => p.text).join('\n');
-  return { text, pieces, summary: pdfSummary(read, pageTexts, sent, whole.length), whole, pagesWithoutText: read.pagesWithoutText ?? [] };
+  return { text, pieces, summary: pdfSummary(read, pageTexts, sent, whole.length, limits), whole, pagesWithoutText: read.pagesWithoutText ?? [] };
 }
 
 /** "12 pages, 24,310 characters of text", or each way it falls short. */
-function pdfSummary(read: PdfRead & { recognizedPages?: number[] }, pageTexts: readonly string[], sent: number, total: number): ReadSummary {
+function pdfSummary(read: PdfRead & { recognizedPages?: number[] }, pageTexts: readonly string[], sent: number, total: number, limits: PdfLimits): ReadSummary {
   const pages = read.pages ?? pageTexts.length;
   const ocr = read.recognizedPages?.length ?? 0;
   const byOcr = ocr > 0 ? `, ${ocr === pageTexts.length ? (ocr === 1 ? 'the page' : `all ${count(ocr)} pages`) : plural(ocr, 'page')} recognized by OCR` : '';
   const short: string[] = [];
   const empty = read.pagesWithoutText?.length ?? 0;
   if (empty > 0) short.push(`${count(empty)} of ${count(pageTexts.length)} pages have no text (scanned?)`);
-  if (read.cut) short.push(`cut at ${count(MAX_PDF_TEXT_CHARS)} characters`);
+  if (read.cut) short.push(`cut at ${count(limits.chars)} characters`);
   else if (pageTexts.length < pages) short.push(`first ${count(pageTexts.length)} of ${count(pages)} pages`);
   const budget = textSummary(sent, total);
   if (budget.state === 'partial') short.push(budget.text);
@@ -133,9 +133,10 @@ function pdfSummary(read: PdfRead & { recognizedPages?: number[] }, pageTexts: r
 /** The PDF `opened` (classified so by its bytes: ../kind.ts) as the agent gets it, its text-less pages read by OCR. */
 export async function pdfRead(opened: Opened, name: string, mime: string, where: string, budget: Budget, opts: InputOptions): Promise<AttachmentRead> {
   const type = mime || 'application/pdf';
-  const read = await withRecognizedPages(await readPdfFile(opened), opened, opts.signal);
+  const limits = opts.pdfLimits ?? PREVIEW_PDF_LIMITS;
+  const read = await withRecognizedPages(await readPdfFile(opened, limits), opened, opts.signal);
   if (opts.signal?.aborted) throw opts.signal.reason;
-  const got = pdfAgentText(read, name, budget, (note) => describe(name, type, opened.size, toldWhere(where, opts), `its text could not be read: ${note}`));
+  const got = pdfAgentText(read, name, budget, (note) => describe(name, type, opened.size, toldWhere(where, opts), `its text could not be read: ${note}`), limits);
   if (got.whole !== undefined) opts.onAttachmentText?.(where, got.whole);
   return { kind: 'pdf', parts: got.pieces.map((p) => textPart(p.text, p.page === undefined ? { file: name } : { file: name, page: p.page })), summary: got.summary };
 }

@@ -1,6 +1,7 @@
 // What every reader takes and gives: neutral parts (no agent dialect, no HTTP, no session), and a summary.
 import type { KindName } from '../kind.js';
 import type { WorkspaceRoot } from './open.js';
+import type { PdfLimits } from '../../workspace/pdf.js';
 import type { ReadSummary } from './summary.js';
 
 export interface InputOptions {
@@ -30,6 +31,11 @@ export interface InputOptions {
    * it); unset, or undefined for a file, and the file is named only.
    */
   agentUri?: (file: string) => string | undefined;
+  /**
+   * How far a PDF is read: the preview's first pages unless a caller reads a document whole for a conversation's
+   * passages (context/doc-text.ts), which goes further.
+   */
+  pdfLimits?: PdfLimits;
   /** The session's workspace, when a turn reads its files: a file below it is read by its rules (open.ts). */
   workspaceRoot?: WorkspaceRoot;
 }
