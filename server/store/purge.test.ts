@@ -59,7 +59,7 @@ describe('purging a long conversation', () => {
     const purge = store.remove('00000000000a', () => batches++).then(() => order.push('purge'));
     // Asked once the purge is under way: its first batch has been queued before it.
     await new Promise((resolve) => setImmediate(resolve));
-    const append = store.addMessage(other.session_id, 'written during the purge').then(({ session }) => {
+    const append = store.addMessage(other.session_id, 'written during the purge', []).then(({ session }) => {
       order.push('append');
       return session;
     });

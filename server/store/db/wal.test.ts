@@ -49,7 +49,7 @@ describe('the WAL after a large import', () => {
     await waitUntil(async () => (await walBytes()) <= WAL_SIZE_LIMIT_BYTES, 'the WAL is checkpointed back once idle');
     // Still a working store: a write after the checkpoint is stored and read back.
     const s = await store.create({ workspace: '/w', profile: 'default' });
-    await store.addMessage(s.session_id, 'after the checkpoint');
+    await store.addMessage(s.session_id, 'after the checkpoint', []);
     await store.close();
     const reloaded = new SessionStore(dir);
     await reloaded.load();
