@@ -6,7 +6,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Db } from './db/connection.js';
 import { PURGE_ROWS_PER_BATCH } from './db/purge.js';
-import { SESSION_DB_FILE, SessionStore, type Message, type Session } from './sessions.js';
+import { leftOf, longConversation } from '../testing/purge-fixtures.js';
+import { SESSION_DB_FILE, SessionStore } from './sessions.js';
 
 /** The conversation purged: as long as one may be, so the purge is many batches. */
 const LONG = 10_000;
@@ -18,31 +19,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
-
-/** A conversation of `count` messages with searchable words, and one attachment. */
-export function longConversation(id: string, count: number, word = 'purgeable'): Session {
-  const at = '2025-01-01T00:00:00.000Z';
-  const messages: Message[] = Array.from({ length: count }, (_, i) => ({
-    role: i % 2 ? 'assistant' : 'user',
-    content: `message ${i} ${word} ${'lorem ipsum dolor sit amet '.repeat(8)}`,
-    timestamp: 1_700_000_000 + i,
-  }));
-  return { session_id: id, title: `Long ${word}`, workspace: '/w', profile: 'default', created_at: at, updated_at: at, messages, attachments: [{ filename: `${word}.txt`, path: `/a/${word}.txt`, size: 1, mime: 'text/plain', is_image: false }] };
-}
-
-/** Rows of `id` left in each table, and whether the FTS5 index agrees with its rows. */
-export async function leftOf(file: string, id: string): Promise<Record<string, number>> {
-  const db = await Db.openReadOnly(file);
-  try {
-    const counts: Record<string, number> = {};
-    for (const [table, column] of [['sessions', 'id'], ['messages', 'session_id'], ['attachments', 'session_id'], ['search_docs', 'session_id'], ['attachment_text_pending', 'session_id']]) {
-      counts[table!] = (await db.get<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`, [id]))!.n;
-    }
-    return counts;
-  } finally {
-    await db.close();
-  }
-}
 
 const NONE = { sessions: 0, messages: 0, attachments: 0, search_docs: 0, attachment_text_pending: 0 };
 
