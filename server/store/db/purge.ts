@@ -12,7 +12,7 @@ import { deleteSession } from './session-rows.js';
  * 'delete' tokenizes the old text again), so 200 rows keep a batch at a few milliseconds, far under the 50 ms
  * another write may wait (docs/benchmarks.md, finding 3); 10,000 messages take ~100 batches.
  */
-export const PURGE_ROWS_PER_BATCH = 200;
+export const PURGE_ROWS_PER_BATCH = 50;
 
 /**
  * The tables that hold a conversation's rows besides its record, each with a column that picks rows within the
