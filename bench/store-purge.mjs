@@ -83,8 +83,11 @@ const waits = [];
 let done = false;
 const cpu0 = cpuMs();
 const t0 = performance.now();
-const purge = store.remove(input.purged).then(() => { done = true; return performance.now() - t0; });
-while (!done) {
+const batches = [];
+let mark = process.cpuUsage();
+const batched = () => { const d = process.cpuUsage(mark); batches.push((d.user + d.system) / 1000); mark = process.cpuUsage(); };
+const purge = store.remove(input.purged, batched).then(() => { done = true; return performance.now() - t0; });
+while (!done && input.appends) {
   const a = performance.now();
   await store.addMessage(input.appended, 'an append during the purge ' + waits.length, []);
   waits.push(performance.now() - a);
@@ -92,7 +95,7 @@ while (!done) {
 const purgeMs = await purge;
 const cpu = cpuMs() - cpu0;
 await store.close();
-console.log(JSON.stringify({ waits, purgeMs, cpu }));`;
+console.log(JSON.stringify({ waits, purgeMs, cpu, batches }));`;
 
 /** Bare SQLite: the same file, one connection, transactions queued in order (as Satchel's), the delete in one statement or in batches. */
 const BARE = `
@@ -115,19 +118,23 @@ const purgeRows = async () => {
   if (input.mode === 'one') return tx(() => run('DELETE FROM sessions WHERE id = ?', [input.purged]));
   for (const [table, key] of tables) {
     for (;;) {
+      const mark = process.cpuUsage();
       const n = await tx(() => run('DELETE FROM ' + table + ' WHERE session_id = ? AND ' + key + ' IN (SELECT ' + key + ' FROM ' + table + ' WHERE session_id = ? LIMIT ?)', [input.purged, input.purged, input.batch]));
+      const d = process.cpuUsage(mark);
+      if (n > 0) batches.push((d.user + d.system) / 1000);
       if (n < input.batch) break;
     }
   }
   return tx(() => run('DELETE FROM sessions WHERE id = ?', [input.purged]));
 };
 await append('warm up');
+const batches = [];
 const waits = [];
 let done = false;
 const cpu0 = cpuMs();
 const t0 = performance.now();
 const purge = purgeRows().then(() => { done = true; return performance.now() - t0; });
-while (!done) {
+while (!done && input.appends) {
   const a = performance.now();
   await append('an append during the purge ' + waits.length);
   waits.push(performance.now() - a);
@@ -135,7 +142,7 @@ while (!done) {
 const purgeMs = await purge;
 const cpu = cpuMs() - cpu0;
 await new Promise((r) => db.close(r));
-console.log(JSON.stringify({ waits, purgeMs, cpu }));`;
+console.log(JSON.stringify({ waits, purgeMs, cpu, batches }));`;
 
 /** The WAL: an import of ~IMPORT_MIB MiB of text in one insertAll, then idle. */
 const WAL = `
@@ -181,23 +188,33 @@ async function main() {
   };
   const results = { 'Satchel before (one statement)': [], 'Satchel after (batches)': [], 'bare SQLite, one statement': [], [`bare SQLite, batches of ${BATCH}`]: [] };
   for (let run = 0; run < RUNS; run++) {
+    // Twice: with appends alongside (their waits), and alone (the purge's own CPU, and each batch's).
     const one = async (name, script, input) => {
-      const r = await child(script, input);
-      results[name].push(r);
-      console.log(`run ${run + 1} ${name}: longest append waits ${[...r.waits].sort((a, b) => b - a).slice(0, 4).map(f1).join(", ")} ms over ${r.waits.length} appends, purge ${f1(r.purgeMs)} ms, CPU ${r.cpu} ms`);
+      const r = await child(script, { ...input, appends: true });
+      const stateDir = input.stateDir ? copy(`${path.basename(input.stateDir)}-alone`) : undefined;
+      const file = input.file ? path.join(copy(`${path.basename(path.dirname(input.file))}-alone`), 'satchel.db') : undefined;
+      const alone = await child(script, { ...input, appends: false, stateDir, file });
+      const batches = alone.batches.length > 0 ? alone.batches : [alone.cpu];
+      results[name].push({ ...r, alone: alone.cpu, batchMax: Math.max(...batches), batchMedian: median(batches), batchCount: batches.length });
+      console.log(
+        `run ${run + 1} ${name}: longest append waits ${[...r.waits].sort((a, b) => b - a).slice(0, 4).map(f1).join(', ')} ms over ${r.waits.length} appends, purge ${f1(r.purgeMs)} ms; alone: CPU ${alone.cpu} ms, ${batches.length} batches, CPU per batch median ${f1(median(batches))} ms, max ${f1(Math.max(...batches))} ms`,
+      );
     };
     await one('Satchel before (one statement)', SATCHEL, { dist: builds.before.out, stateDir: copy(`b${run}`), purged: PURGED, appended: APPENDED });
     await one('Satchel after (batches)', SATCHEL, { dist: builds.after.out, stateDir: copy(`a${run}`), purged: PURGED, appended: APPENDED });
     await one('bare SQLite, one statement', BARE, { file: path.join(copy(`o${run}`), 'satchel.db'), mode: 'one', purged: PURGED, appended: APPENDED, batch: BATCH });
     await one(`bare SQLite, batches of ${BATCH}`, BARE, { file: path.join(copy(`p${run}`), 'satchel.db'), mode: 'batches', purged: PURGED, appended: APPENDED, batch: BATCH });
   }
-  console.log('\n| purge of %d messages, appends alongside | longest append wait (median of runs) | median append wait | appends during the purge | purge wall | CPU over the purge |', MESSAGES);
-  console.log('|---|---|---|---|---|---|');
-  const floor = median(results['bare SQLite, one statement'].map((r) => r.cpu));
+  console.log(
+    '\n| purge of %d messages | purge CPU alone (/proc) | batches | CPU per batch, median / max | with appends alongside: longest append wait | median append wait | appends during the purge | purge wall |',
+    MESSAGES,
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
+  const floor = median(results['bare SQLite, one statement'].map((r) => r.alone));
   for (const [name, rs] of Object.entries(results)) {
-    const cpu = median(rs.map((r) => r.cpu));
+    const cpu = median(rs.map((r) => r.alone));
     console.log(
-      `| ${name} | ${f1(median(rs.map((r) => Math.max(...r.waits))))} ms | ${f1(median(rs.map((r) => median(r.waits))))} ms | ${median(rs.map((r) => r.waits.length))} | ${f1(median(rs.map((r) => r.purgeMs)))} ms | ${cpu} ms (${(cpu / floor).toFixed(2)}× the one-statement floor) |`,
+      `| ${name} | ${cpu} ms (${(cpu / floor).toFixed(2)}× the one-statement floor) | ${median(rs.map((r) => r.batchCount))} | ${f1(median(rs.map((r) => r.batchMedian)))} / ${f1(median(rs.map((r) => r.batchMax)))} ms | ${f1(median(rs.map((r) => Math.max(...r.waits))))} ms | ${f1(median(rs.map((r) => median(r.waits))))} ms | ${median(rs.map((r) => r.waits.length))} | ${f1(median(rs.map((r) => r.purgeMs)))} ms |`,
     );
   }
   console.log(`\n| WAL after importing ~${IMPORT_MIB} MiB of text (one insertAll) | right after | after ${IDLE_S} s idle | after the next write |`);
