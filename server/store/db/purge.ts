@@ -8,9 +8,10 @@ import type { Db } from './connection.js';
 import { deleteSession } from './session-rows.js';
 
 /**
- * Rows removed per transaction. A message row with its index entry costs ~20-40 µs to remove here (the FTS5
- * 'delete' tokenizes the old text again), so 200 rows keep a batch at a few milliseconds, far under the 50 ms
- * another write may wait (docs/benchmarks.md, finding 3); 10,000 messages take ~100 batches.
+ * Rows removed per transaction. A message with its index entry costs ~75-120 µs of CPU to remove here (the FTS5
+ * 'delete' tokenizes the old text again), so 50 rows keep a batch at a few milliseconds (bench/store-purge.mjs:
+ * median 1.6 ms, the longest, where SQLite merges index segments or checkpoints, under 40 ms), within the 50 ms
+ * another write may wait. Smaller costs more in all: each commit writes its own index segment to merge later.
  */
 export const PURGE_ROWS_PER_BATCH = 50;
 
