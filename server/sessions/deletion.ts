@@ -46,9 +46,14 @@ export class SessionDeletions {
     return { session, purgeAt: this.schedule(session) };
   }
 
-  /** Undo: the session is back as it was. 404 once its purge has begun (or when it is not deleted). */
+  /**
+   * Undo: the session is back as it was. 404 once its grace period has passed (or when it is not deleted): a purge
+   * may have begun then, in this run or in one that crashed between two of its batches (store/db/purge.ts),
+   * and a conversation part purged must never come back.
+   */
   async restore(id: string): Promise<Session> {
-    if (this.purging.has(id) || !this.sessions.getDeleted(id)) throw new HttpError(404, SESSION_NOT_FOUND);
+    const deleted = this.sessions.getDeleted(id);
+    if (this.purging.has(id) || !deleted || Date.now() >= this.purgeTime(deleted).getTime()) throw new HttpError(404, SESSION_NOT_FOUND);
     clearTimeout(this.timers.get(id));
     this.timers.delete(id);
     return this.sessions.restore(id);
@@ -64,8 +69,7 @@ export class SessionDeletions {
 
   private schedule(session: Pick<Session, 'session_id' | 'deleted_at'>): Date {
     const id = session.session_id;
-    const deletedAt = Date.parse(session.deleted_at ?? '');
-    const purgeAt = new Date((Number.isFinite(deletedAt) ? deletedAt : Date.now()) + this.graceMs);
+    const purgeAt = this.purgeTime(session);
     clearTimeout(this.timers.get(id));
     const timer = setTimeout(() => {
       this.timers.delete(id);
@@ -75,6 +79,12 @@ export class SessionDeletions {
     timer.unref();
     this.timers.set(id, timer);
     return purgeAt;
+  }
+
+  /** When the session's purge is due: its grace period after it was deleted (now, for a mark unreadable). */
+  private purgeTime(session: Pick<Session, 'deleted_at'>): Date {
+    const deletedAt = Date.parse(session.deleted_at ?? '');
+    return new Date((Number.isFinite(deletedAt) ? deletedAt : Date.now()) + this.graceMs);
   }
 
   private purge(id: string): Promise<void> {

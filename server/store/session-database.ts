@@ -29,7 +29,11 @@ export class SessionDatabase {
   /** Ends the database file's guard (store/never-open.ts) once the connection is closed. */
   private unguard: (() => void) | undefined;
 
-  constructor(private readonly stateDir: string) {}
+  /** `idleCheckpointMs`: how long without a write before the WAL is emptied (db/wal.ts; tests shorten it). */
+  constructor(
+    private readonly stateDir: string,
+    private readonly idleCheckpointMs?: number,
+  ) {}
 
   /** The database file. */
   get file(): string {
@@ -42,7 +46,7 @@ export class SessionDatabase {
    */
   async open(): Promise<SessionListing[]> {
     // A damaged database (db/damage.ts) still loads: what can be read is listed, nothing is written.
-    const opened = await openSessionDatabase(this.stateDir, this.file, (err) => this.damaged(corruptDamage(this.file, err)));
+    const opened = await openSessionDatabase(this.stateDir, this.file, (err) => this.damaged(corruptDamage(this.file, err)), this.idleCheckpointMs);
     this.unreadable = opened.unreadable;
     this.db = opened.db;
     if (opened.damage) this.damaged(opened.damage);

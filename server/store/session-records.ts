@@ -7,7 +7,8 @@ import { HttpError, isDiskFull, ValueError } from '../core/errors.js';
 import type { BackupInfo, BackupReason } from './db/backup.js';
 import { isDatabaseCorrupt, isDatabaseFull, type Db } from './db/connection.js';
 import { DATABASE_DAMAGED, missingRowDamage, type DatabaseDamage, type UnreadableSession } from './db/damage.js';
-import { deleteSession, listingOf, readSession, SessionConflict, writeSession, type SessionListing } from './db/session-rows.js';
+import { purgeSessionRows } from './db/purge.js';
+import { listingOf, readSession, SessionConflict, writeSession, type SessionListing } from './db/session-rows.js';
 import { MAX_KEPT_CHARS, MAX_KEPT_SESSIONS, SessionCache, type KeepLimits } from './session-cache.js';
 import { SessionDatabase } from './session-database.js';
 import { DISK_FULL_SESSION, isSessionId, SESSION_NOT_FOUND, type Session, type UpdateOptions } from './session-shapes.js';
@@ -33,8 +34,9 @@ export class SessionRecords {
   /** Sessions being read whole, so two first uses read once. */
   private readonly reading = new Map<string, Promise<Session | undefined>>();
 
-  constructor(stateDir: string, limits: KeepLimits = { sessions: MAX_KEPT_SESSIONS, chars: MAX_KEPT_CHARS }) {
-    this.database = new SessionDatabase(stateDir);
+  /** `options.idleCheckpointMs`: how long without a write before the WAL is emptied (db/wal.ts; tests shorten it). */
+  constructor(stateDir: string, limits: KeepLimits = { sessions: MAX_KEPT_SESSIONS, chars: MAX_KEPT_CHARS }, options: { idleCheckpointMs?: number } = {}) {
+    this.database = new SessionDatabase(stateDir, options.idleCheckpointMs);
     // A session being written or with changes waiting stays (its write reads its base from here), as does one
     // with a turn running (each of its rows is a write).
     this.kept = new SessionCache(limits, (id, session) => this.queue.busy(id) || session.active_stream_id !== undefined);
@@ -309,16 +311,17 @@ export class SessionRecords {
 
   /**
    * Forget a deleted session for good: it leaves memory at once (no change can start on it any more), then,
-   * once a write under way has ended, its rows go in one transaction (messages, attachments and index entries
-   * by cascade). Only a session marked deleted can be removed, so the record is the last thing a purge takes
-   * (sessions/deletion.ts): a crash before it leaves it marked.
+   * once a write under way has ended, its rows go in bounded batches, other writes going between them
+   * (db/purge.ts), and its record last. Only a session marked deleted can be removed, so a crash before the
+   * record goes leaves it marked, and the next start purges the rest (sessions/deletion.ts). `batched` is told
+   * after each batch (tests).
    */
-  async remove(id: string): Promise<void> {
+  async remove(id: string, batched?: () => void): Promise<void> {
     if (!this.getDeleted(id)) throw new ValueError(SESSION_NOT_FOUND);
     this.listings.delete(id);
     this.listingsChanged();
     this.kept.forget(id);
     await this.queue.cancel(id, () => new ValueError(SESSION_NOT_FOUND));
-    await this.opened().transaction((q) => deleteSession(q, id));
+    await purgeSessionRows(this.opened(), id, undefined, batched);
   }
 }

@@ -5,6 +5,7 @@
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type sqlite3Types from 'sqlite3';
+import { IDLE_CHECKPOINT_BUSY_MS, IDLE_CHECKPOINT_MS, IdleCheckpoint, WAL_PRAGMAS } from './wal.js';
 
 // node-sqlite3 is CommonJS with a native addon; required, not imported, so the ES-module build needs no interop.
 const sqlite3 = createRequire(import.meta.url)('sqlite3') as typeof sqlite3Types;
@@ -67,6 +68,8 @@ export class Db implements Queries {
   onCorrupt: ((err: Error) => void) | undefined;
   /** Set once the file is found damaged: every transaction is refused with it, so nothing more is written. */
   private refusal: Error | undefined;
+  /** Empties the WAL once writes have paused (wal.ts); only on the server's read-write connection. */
+  private idle: IdleCheckpoint | undefined;
 
   private constructor(private readonly raw: sqlite3Types.Database) {}
 
@@ -80,8 +83,11 @@ export class Db implements Queries {
     return err;
   }
 
-  /** Open (creating it when absent, mode 0600) the database at `file`, in WAL mode with foreign keys on. */
-  static async open(file: string): Promise<Db> {
+  /**
+   * Open (creating it when absent, mode 0600) the database at `file`, in WAL mode with foreign keys on, its WAL
+   * kept small (wal.ts): cut back after checkpoints, and emptied once no transaction has come for `idleCheckpointMs`.
+   */
+  static async open(file: string, idleCheckpointMs = IDLE_CHECKPOINT_MS): Promise<Db> {
     // Created here first so its mode is ours: SQLite would create it with the process umask (0644).
     await (await fs.open(file, 'a', DB_FILE_MODE)).close();
     const raw = await new Promise<sqlite3Types.Database>((resolve, reject) => {
@@ -90,12 +96,34 @@ export class Db implements Queries {
     const db = new Db(raw);
     raw.configure('busyTimeout', BUSY_TIMEOUT_MS);
     try {
-      await db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${SYNCHRONOUS}; PRAGMA foreign_keys = ON;`);
+      await db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${SYNCHRONOUS}; PRAGMA foreign_keys = ON; ${WAL_PRAGMAS}`);
     } catch (err) {
       await db.close().catch(() => {});
       throw err;
     }
+    db.idle = new IdleCheckpoint(() => db.checkpoint(), idleCheckpointMs);
     return db;
+  }
+
+  /**
+   * Empty the WAL into the database (a TRUNCATE checkpoint), queued as a transaction so it never runs inside one.
+   * It waits at most IDLE_CHECKPOINT_BUSY_MS for a search reading the log; then it is left undone (false). Never on
+   * a database refused writes: a damaged file and its WAL stay as they were found.
+   */
+  checkpoint(): Promise<boolean> {
+    const run = async (): Promise<boolean> => {
+      if (this.refusal) return false;
+      this.raw.configure('busyTimeout', IDLE_CHECKPOINT_BUSY_MS);
+      try {
+        const row = await this.get<{ busy: number }>('PRAGMA wal_checkpoint(TRUNCATE)');
+        return row?.busy === 0;
+      } finally {
+        this.raw.configure('busyTimeout', BUSY_TIMEOUT_MS);
+      }
+    };
+    const done = this.lock.then(run, run);
+    this.lock = done.catch(() => {});
+    return done;
   }
 
   /**
@@ -201,6 +229,9 @@ export class Db implements Queries {
     };
     const done = this.lock.then(run, run);
     this.lock = done.catch(() => {});
+    // Counted from the end of the last one queued: a burst of writes is one busy stretch.
+    const ended = (): void => this.idle?.wrote();
+    void done.then(ended, ended);
     return done;
   }
 
@@ -217,6 +248,7 @@ export class Db implements Queries {
   }
 
   close(): Promise<void> {
+    this.idle?.stop();
     return new Promise((resolve, reject) => this.raw.close((err) => (err ? reject(err) : resolve())));
   }
 }

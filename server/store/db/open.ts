@@ -23,13 +23,13 @@ export interface OpenedDatabase {
  * Open `file` (created on first start), back it up if its schema is older, migrate it, move in an older
  * Satchel's JSON session files, and read every listing. `onCorrupt` is told of damage met later, at run time.
  */
-export async function openSessionDatabase(stateDir: string, file: string, onCorrupt: (err: Error) => void): Promise<OpenedDatabase> {
+export async function openSessionDatabase(stateDir: string, file: string, onCorrupt: (err: Error) => void, idleCheckpointMs?: number): Promise<OpenedDatabase> {
   const unreadable: UnreadableSession[] = [];
   const found = await inspectDatabaseFiles(file);
   if (found) return { db: undefined, listings: [], unreadable, damage: found };
   let db: Db;
   try {
-    db = await Db.open(file);
+    db = await Db.open(file, idleCheckpointMs);
   } catch (err) {
     if (isDatabaseCorrupt(err)) return { db: undefined, listings: [], unreadable, damage: corruptDamage(file, err as Error) };
     throw err;
