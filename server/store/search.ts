@@ -8,7 +8,7 @@
 import { redact } from '../redact/index.js';
 import type { Db } from './db/connection.js';
 import { isInterrupted, SEARCH_DEADLINE_MS, type SearchReader, type SearchRun } from './db/search-reader.js';
-import { matchingIds, newestRows, rankRows, rewriteDocs, rowHead, type RankedRow, type SearchKind, type SearchScope } from './db/search.js';
+import { matchingIds, newestRows, rankRowsWithHeads, rewriteDocs, rowHead, type RankedHead, type RankedRow, type SearchKind, type SearchScope } from './db/search.js';
 import { ftsQuery, indexTextYielding, MAX_INDEXED_ATTACHMENT_CHARS, type SnippetSegment } from './db/search-query.js';
 import { queryPhrases, SNIPPET_SCAN_CHARS, type Phrase } from './db/search-snippet.js';
 import { farSnippet } from './search-far.js';
@@ -108,11 +108,12 @@ async function findRows(run: SearchRun, match: string, phrases: readonly Phrase[
     if (!isInterrupted(err)) throw err;
     return { rows: [], stale: [], matched: 0, capped: true, stopped: SEARCH_STOPPED_EMPTY };
   }
-  let ranked: RankedRow[] | undefined;
+  let ranked: Array<RankedRow & Partial<RankedHead>> | undefined;
   let stopped: string | undefined;
   if (!run.expired) {
     try {
-      ranked = await rankRows(run.q, match, capped ? ids.at(-1)! : 0, scope);
+      // The first read of each row returned comes with the ranking (a row's head is read again only when its hits lie further in).
+      ranked = await rankRowsWithHeads(run.q, match, capped ? ids.at(-1)! : 0, scope, SNIPPET_FIRST_READ_CHARS);
     } catch (err) {
       if (!isInterrupted(err)) throw err;
     }
@@ -131,7 +132,7 @@ async function findRows(run: SearchRun, match: string, phrases: readonly Phrase[
       stopped ??= SEARCH_STOPPED_SOME;
       break;
     }
-    let head = await rowHead(run.q, row.id, SNIPPET_FIRST_READ_CHARS);
+    let head = row.first ?? (await rowHead(run.q, row.id, SNIPPET_FIRST_READ_CHARS));
     if (!head) continue;
     let snippet = redactedSnippet(head.head, head.cut, phrases);
     if (head.cut && (snippet.kind === 'unsure' || (snippet.kind === 'shown' && (snippet.short || !snippet.segments.some((x) => x.match))))) {

@@ -64,19 +64,44 @@ function scopeFilter(scope: SearchScope): { sql: string; params: Array<string | 
   };
 }
 
-/** At most `scope.limit` rows matching `match` in scope, best first, among those with ids from `from` on. */
-export function rankRows(q: Queries, match: string, from: number, scope: SearchScope): Promise<RankedRow[]> {
+/** The ranking: at most `limit` rows matching `match` in scope, best first, among those with ids from `from` on. */
+function rankingSql(scope: SearchScope): { sql: string; params: (match: string, from: number) => Array<string | number> } {
   const filter = scopeFilter(scope);
-  return q.all<RankedRow>(
-    `SELECT d.id, d.session_id, d.kind, d.position
+  return {
+    sql: `SELECT d.id, d.session_id, d.kind, d.position, bm25(search) * CASE d.kind WHEN 'title' THEN ${TITLE_WEIGHT} ELSE 1 END AS score
      FROM search
      JOIN search_docs d ON d.id = search.rowid
      JOIN sessions s ON s.id = d.session_id
      WHERE search MATCH ? AND search.rowid >= ? AND ${filter.sql}
-     ORDER BY bm25(search) * CASE d.kind WHEN 'title' THEN ${TITLE_WEIGHT} ELSE 1 END, d.id
+     ORDER BY score, d.id
      LIMIT ?`,
-    [match, from, ...filter.params, scope.limit],
+    params: (match, from) => [match, from, ...filter.params, scope.limit],
+  };
+}
+
+/** A ranked row with what rowHead reads of it (its first `chars` characters, its attachment's name, its role). */
+export interface RankedHead extends RankedRow {
+  first: RowHead | undefined;
+}
+
+/**
+ * rankRows and rowHead of each row it returns, in one statement: the ranking sorts only ids and places (up to
+ * MAX_RANKED_ROWS of them), and the head, the message's role and the attachment's name are read for the
+ * `scope.limit` rows it keeps, without a trip to SQLite's thread and back for each (the 21 reads cost as much
+ * as the ranking did, docs/benchmarks.md "Finding 7"). The same rows, in the same order, with the same heads as ranking first and reading each row after (search.test.ts).
+ */
+export async function rankRowsWithHeads(q: Queries, match: string, from: number, scope: SearchScope, chars: number): Promise<RankedHead[]> {
+  const ranking = rankingSql(scope);
+  const rows = await q.all<RankedRow & HeadColumns>(
+    `WITH ranked AS MATERIALIZED (${ranking.sql})
+     SELECT r.id, r.session_id, r.kind, r.position, ${HEAD_COLUMNS}
+     FROM ranked r
+     JOIN search_docs d ON d.id = r.id
+     ${HEAD_JOINS}
+     ORDER BY r.score, r.id`,
+    [...ranking.params(match, from), chars, chars + 1],
   );
+  return rows.map((row) => ({ id: row.id, session_id: row.session_id, kind: row.kind, position: row.position, first: headOf(row) }));
 }
 
 /**
@@ -104,19 +129,21 @@ export interface RowHead {
   role: string | null;
 }
 
-/** The first `chars` characters of index row `id`'s text and what else it shows; undefined when it is gone. */
-export async function rowHead(q: Queries, id: number, chars: number): Promise<RowHead | undefined> {
-  // Whether the text goes on past them asked of the next character, not of length(), which would count all of it.
-  const row = await q.get<{ head: unknown; cut: unknown; attachment: unknown; role: unknown }>(
-    `SELECT substr(d.text, 1, ?) AS head, substr(d.text, ?, 1) <> '' AS cut,
+// What rowHead reads of search_docs `d`: whether the text goes on past `chars` is asked of the next character, not
+// of length(), which would count all of it. Parameters: chars, chars + 1.
+const HEAD_COLUMNS = `substr(d.text, 1, ?) AS head, substr(d.text, ?, 1) <> '' AS cut,
        CASE WHEN d.kind IN ('attachment', 'attachment_text') THEN json_extract(a.record, '$.filename') END AS attachment,
-       CASE WHEN d.kind = 'message' THEN json_extract(m.row, '$.role') END AS role
-     FROM search_docs d
-     LEFT JOIN messages m ON m.session_id = d.session_id AND m.position = d.position AND d.kind = 'message'
-     LEFT JOIN attachments a ON a.session_id = d.session_id AND a.position = d.position AND d.kind IN ('attachment', 'attachment_text')
-     WHERE d.id = ?`,
-    [chars, chars + 1, id],
-  );
+       CASE WHEN d.kind = 'message' THEN json_extract(m.row, '$.role') END AS role`;
+const HEAD_JOINS = `LEFT JOIN messages m ON m.session_id = d.session_id AND m.position = d.position AND d.kind = 'message'
+     LEFT JOIN attachments a ON a.session_id = d.session_id AND a.position = d.position AND d.kind IN ('attachment', 'attachment_text')`;
+interface HeadColumns {
+  head: unknown;
+  cut: unknown;
+  attachment: unknown;
+  role: unknown;
+}
+
+function headOf(row: HeadColumns | undefined): RowHead | undefined {
   if (!row || typeof row.head !== 'string') return undefined;
   return {
     head: row.head,
@@ -124,6 +151,11 @@ export async function rowHead(q: Queries, id: number, chars: number): Promise<Ro
     attachment: typeof row.attachment === 'string' ? row.attachment : null,
     role: typeof row.role === 'string' ? row.role : null,
   };
+}
+
+/** The first `chars` characters of index row `id`'s text and what else it shows; undefined when it is gone. */
+export async function rowHead(q: Queries, id: number, chars: number): Promise<RowHead | undefined> {
+  return headOf(await q.get<HeadColumns>(`SELECT ${HEAD_COLUMNS} FROM search_docs d ${HEAD_JOINS} WHERE d.id = ?`, [chars, chars + 1, id]));
 }
 
 /** Replace index rows' texts (the triggers re-index them): rows found holding what the redactor now masks. */
