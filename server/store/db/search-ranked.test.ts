@@ -1,7 +1,8 @@
-// rankRowsWithHeads (the ranking and each returned row's head in one statement) answers exactly what the query it
-// replaced did: the ranking of every matching row joined and sorted, then rowHead's read of each row returned, one
-// statement per row. Compared over a varied store: titles, both roles, attachments, two profiles, a deleted
-// conversation, rows tied in bm25, prefixes, a scope of one session or some kinds, a ranking from a later id.
+// rankNewestWithHeads (one walk of the index: the newest matching rows, their ranking and each returned row's head)
+// answers exactly what the statements it replaced did one by one: the newest MAX_RANKED_ROWS + 1 matching ids, the
+// ranking of the rows from the last of them on, then rowHead's read of each row returned. Compared over a varied
+// store: titles, both roles, attachments, two profiles, a deleted conversation, rows tied in bm25, prefixes, words
+// in more rows than are ranked, a scope of one session or some kinds, limits from 1 to 51.
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,10 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionStore } from '../sessions.js';
 import { Db, type Queries } from './connection.js';
 import { ftsQuery } from './search-query.js';
-import { rankRowsWithHeads, type RankedHead, type SearchScope } from './search.js';
+import { MAX_RANKED_ROWS, rankNewestWithHeads, type RankedHead, type SearchScope } from './search.js';
 
-/** The query rankRows and rowHead ran before issue 37 (finding 7), verbatim: the reference. */
-async function before(q: Queries, match: string, from: number, scope: SearchScope, chars: number): Promise<RankedHead[]> {
+/** The statements matchingIds, rankRows and rowHead ran before issue 37 (finding 7), verbatim: the reference. */
+async function before(q: Queries, match: string, scope: SearchScope, chars: number): Promise<{ rows: RankedHead[]; capped: boolean }> {
+  const newest = await q.all<{ rowid: number }>(`SELECT rowid FROM search WHERE search MATCH ? ORDER BY rowid DESC LIMIT ${MAX_RANKED_ROWS + 1}`, [match]);
+  const capped = newest.length > MAX_RANKED_ROWS;
+  const from = capped ? newest[MAX_RANKED_ROWS - 1]!.rowid : 0;
   const PROFILE = `CASE WHEN json_type(s.header, '$.profile') = 'text' AND json_extract(s.header, '$.profile') <> ''
   THEN json_extract(s.header, '$.profile') ELSE 'default' END`;
   const session = scope.sessionId === undefined ? '' : 'AND d.session_id = ?';
@@ -45,7 +49,7 @@ async function before(q: Queries, match: string, from: number, scope: SearchScop
         : undefined;
     out.push({ ...row, first });
   }
-  return out;
+  return { rows: out, capped };
 }
 
 /** Few words, so that rows share them, tie in bm25 and prefixes match many. */
@@ -62,7 +66,7 @@ beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-search-ranked-'));
   store = new SessionStore(dir);
   await store.load();
-  for (let c = 0; c < 12; c++) {
+  for (let c = 0; c < 30; c++) {
     const profile = c % 4 === 3 ? 'work' : 'default';
     const { session_id: id } = await store.create({ workspace: '/w', profile });
     ids.push(id);
@@ -83,8 +87,8 @@ afterAll(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-describe('rankRowsWithHeads', () => {
-  it('answers the same rows, in the same order, with the same heads as the ranking then a read of each row did', async () => {
+describe('rankNewestWithHeads', () => {
+  it('answers the same rows, in the same order, with the same heads and cap as the ids, the ranking and each row read one by one', async () => {
     const db = await Db.openReadOnly(store.file);
     try {
       const scopes: Array<Omit<SearchScope, 'limit'>> = [
@@ -95,26 +99,27 @@ describe('rankRowsWithHeads', () => {
         { profile: 'default', kinds: ['message'] },
       ];
       const queries = ['heron', 'her', 'the', 'stream buffer', 'promise res', 't', 'of the', 'zip', 'long', 'install options the', 'nothing'];
-      const maxId = (await db.get<{ n: number }>('SELECT max(id) AS n FROM search_docs'))!.n;
       let compared = 0;
       const kinds = new Set<string>();
+      let cappedSeen = 0;
       for (const words of queries) {
         for (const scope of scopes) {
           for (const limit of [1, 5, 21, 51]) {
-            for (const from of [0, Math.floor(maxId / 2)]) {
-              const match = ftsQuery(words)!;
-              const want = await before(db, match, from, { ...scope, limit }, 64);
-              const got = await rankRowsWithHeads(db, match, from, { ...scope, limit }, 64);
-              expect(got, `${words} ${JSON.stringify(scope)} limit ${limit} from ${from}`).toEqual(want);
-              compared += want.length;
-              for (const row of want) kinds.add(`${row.kind}:${row.first?.role ?? ''}:${row.first?.cut}`);
-            }
+            const match = ftsQuery(words)!;
+            const want = await before(db, match, { ...scope, limit }, 64);
+            const got = await rankNewestWithHeads(db, match, { ...scope, limit }, 64);
+            expect(got, `${words} ${JSON.stringify(scope)} limit ${limit}`).toEqual(want);
+            compared += want.rows.length;
+            if (want.capped) cappedSeen++;
+            for (const row of want.rows) kinds.add(`${row.kind}:${row.first?.role ?? ''}:${row.first?.cut}`);
           }
         }
       }
       // The comparison met every kind of row: titles, both roles, attachments, rows cut and whole.
       expect([...kinds].sort()).toEqual(expect.arrayContaining(['attachment::false', 'message:assistant:false', 'message:user:false', 'message:user:true', 'title::false']));
       expect(compared).toBeGreaterThan(2_000);
+      // Some words matched more rows than are ranked: the newest MAX_RANKED_ROWS, the same on both sides.
+      expect(cappedSeen).toBeGreaterThan(0);
     } finally {
       await db.close();
     }

@@ -64,44 +64,44 @@ function scopeFilter(scope: SearchScope): { sql: string; params: Array<string | 
   };
 }
 
-/** The ranking: at most `limit` rows matching `match` in scope, best first, among those with ids from `from` on. */
-function rankingSql(scope: SearchScope): { sql: string; params: (match: string, from: number) => Array<string | number> } {
-  const filter = scopeFilter(scope);
-  return {
-    sql: `SELECT d.id, d.session_id, d.kind, d.position, bm25(search) * CASE d.kind WHEN 'title' THEN ${TITLE_WEIGHT} ELSE 1 END AS score
-     FROM search
-     JOIN search_docs d ON d.id = search.rowid
-     JOIN sessions s ON s.id = d.session_id
-     WHERE search MATCH ? AND search.rowid >= ? AND ${filter.sql}
-     ORDER BY score, d.id
-     LIMIT ?`,
-    params: (match, from) => [match, from, ...filter.params, scope.limit],
-  };
-}
-
 /** A ranked row with what rowHead reads of it (its first `chars` characters, its attachment's name, its role). */
 export interface RankedHead extends RankedRow {
   first: RowHead | undefined;
 }
 
 /**
- * rankRows and rowHead of each row it returns, in one statement: the ranking sorts only ids and places (up to
- * MAX_RANKED_ROWS of them), and the head, the message's role and the attachment's name are read for the
- * `scope.limit` rows it keeps, without a trip to SQLite's thread and back for each (the 21 reads cost as much
- * as the ranking did, docs/benchmarks.md "Finding 7"). The same rows, in the same order, with the same heads as ranking first and reading each row after (search.test.ts).
+ * matchingIds, the ranking of those rows and rowHead of each row returned, in one statement: the index is walked
+ * once, newest first, for the newest MAX_RANKED_ROWS + 1 matching rows with their bm25 (a score over the whole
+ * index's counts, the same in any order of reading); only those rows are joined to their place and session, only
+ * ids and places are sorted, and the head, the message's role and the attachment's name are read for the
+ * `scope.limit` rows kept, without a trip to SQLite's thread and back for each. Walking the index twice (the ids,
+ * then the ranking) and 21 head reads put a search at 3-4x a bare FTS5 query (issue 37, finding 7). The same rows,
+ * in the same order, with the same heads and the same `capped` as those steps one by one (search-ranked.test.ts).
  */
-export async function rankRowsWithHeads(q: Queries, match: string, from: number, scope: SearchScope, chars: number): Promise<RankedHead[]> {
-  const ranking = rankingSql(scope);
-  const rows = await q.all<RankedRow & HeadColumns>(
-    `WITH ranked AS MATERIALIZED (${ranking.sql})
-     SELECT r.id, r.session_id, r.kind, r.position, ${HEAD_COLUMNS}
-     FROM ranked r
-     JOIN search_docs d ON d.id = r.id
+export async function rankNewestWithHeads(q: Queries, match: string, scope: SearchScope, chars: number): Promise<{ rows: RankedHead[]; capped: boolean }> {
+  const filter = scopeFilter(scope);
+  const rows = await q.all<{ matched: number; id: number | null; session_id: string; kind: SearchKind; position: number } & HeadColumns>(
+    `WITH hits AS MATERIALIZED (SELECT rowid AS id, bm25(search) AS score FROM search WHERE search MATCH ? ORDER BY rowid DESC LIMIT ${MAX_RANKED_ROWS + 1}),
+     ranked AS MATERIALIZED (
+       SELECT d.id, d.session_id, d.kind, d.position, h.score * CASE d.kind WHEN 'title' THEN ${TITLE_WEIGHT} ELSE 1 END AS score
+       FROM (SELECT id, score FROM hits ORDER BY id DESC LIMIT ${MAX_RANKED_ROWS}) h
+       JOIN search_docs d ON d.id = h.id
+       JOIN sessions s ON s.id = d.session_id
+       WHERE ${filter.sql}
+       ORDER BY score, d.id
+       LIMIT ?)
+     SELECT c.matched, r.id, r.session_id, r.kind, r.position, ${HEAD_COLUMNS}
+     FROM (SELECT count(*) AS matched FROM hits) c
+     LEFT JOIN ranked r ON 1
+     LEFT JOIN search_docs d ON d.id = r.id
      ${HEAD_JOINS}
      ORDER BY r.score, r.id`,
-    [...ranking.params(match, from), chars, chars + 1],
+    [match, ...filter.params, scope.limit, chars, chars + 1],
   );
-  return rows.map((row) => ({ id: row.id, session_id: row.session_id, kind: row.kind, position: row.position, first: headOf(row) }));
+  // One row at least (the count), with no ranked row's columns when none is in scope.
+  const capped = (rows[0]?.matched ?? 0) > MAX_RANKED_ROWS;
+  const ranked = rows.filter((row) => row.id !== null);
+  return { rows: ranked.map((row) => ({ id: row.id!, session_id: row.session_id, kind: row.kind, position: row.position, first: headOf(row) })), capped };
 }
 
 /**
