@@ -8,7 +8,7 @@
 import { redact } from '../redact/index.js';
 import type { Db } from './db/connection.js';
 import { isInterrupted, SEARCH_DEADLINE_MS, type SearchReader, type SearchRun } from './db/search-reader.js';
-import { matchingIds, newestRows, rankRows, rewriteDocs, rowHead, type RankedRow, type SearchKind, type SearchScope } from './db/search.js';
+import { matchingIds, newestRows, rankNewestWithHeads, rewriteDocs, rowHead, type RankedHead, type RankedRow, type SearchKind, type SearchScope } from './db/search.js';
 import { ftsQuery, indexTextYielding, MAX_INDEXED_ATTACHMENT_CHARS, type SnippetSegment } from './db/search-query.js';
 import { queryPhrases, SNIPPET_SCAN_CHARS, type Phrase } from './db/search-snippet.js';
 import { farSnippet } from './search-far.js';
@@ -96,29 +96,28 @@ interface Found {
 
 /**
  * One pass over the index on the reader: the newest MAX_RANKED_ROWS matching ids, the best `scope.limit` of
- * them (or, past the deadline, the newest), then the snippet of each row returned, from its first characters.
+ * them and their first characters (or, past the deadline, the newest), then the snippet of each row returned.
  */
 async function findRows(run: SearchRun, match: string, phrases: readonly Phrase[], scope: SearchScope): Promise<Found> {
   const until = performance.now() + SEARCH_DEADLINE_MS + SNIPPET_READ_GRACE_MS;
-  let ids: number[];
-  let capped: boolean;
+  let ranked: Array<RankedRow & Partial<RankedHead>> | undefined;
+  let capped = false;
+  let stopped: string | undefined;
   try {
-    ({ ids, capped } = await matchingIds(run.q, match));
+    // The newest matching rows, the best of them and the first read of each returned, in one walk of the index.
+    ({ rows: ranked, capped } = await rankNewestWithHeads(run.q, match, scope, SNIPPET_FIRST_READ_CHARS));
   } catch (err) {
     if (!isInterrupted(err)) throw err;
-    return { rows: [], stale: [], matched: 0, capped: true, stopped: SEARCH_STOPPED_EMPTY };
-  }
-  let ranked: RankedRow[] | undefined;
-  let stopped: string | undefined;
-  if (!run.expired) {
-    try {
-      ranked = await rankRows(run.q, match, capped ? ids.at(-1)! : 0, scope);
-    } catch (err) {
-      if (!isInterrupted(err)) throw err;
-    }
   }
   if (ranked === undefined) {
     // Out of time while ranking: the newest of the rows found, looked up by id (bounded by their number).
+    let ids: number[];
+    try {
+      ({ ids, capped } = await matchingIds(run.q, match));
+    } catch (err) {
+      if (!isInterrupted(err)) throw err;
+      return { rows: [], stale: [], matched: 0, capped: true, stopped: SEARCH_STOPPED_EMPTY };
+    }
     ranked = await newestRows(run.q, ids, scope);
     stopped = ranked.length > 0 ? SEARCH_STOPPED : SEARCH_STOPPED_EMPTY;
   }
@@ -131,7 +130,7 @@ async function findRows(run: SearchRun, match: string, phrases: readonly Phrase[
       stopped ??= SEARCH_STOPPED_SOME;
       break;
     }
-    let head = await rowHead(run.q, row.id, SNIPPET_FIRST_READ_CHARS);
+    let head = row.first ?? (await rowHead(run.q, row.id, SNIPPET_FIRST_READ_CHARS));
     if (!head) continue;
     let snippet = redactedSnippet(head.head, head.cut, phrases);
     if (head.cut && (snippet.kind === 'unsure' || (snippet.kind === 'shown' && (snippet.short || !snippet.segments.some((x) => x.match))))) {

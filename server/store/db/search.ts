@@ -64,19 +64,44 @@ function scopeFilter(scope: SearchScope): { sql: string; params: Array<string | 
   };
 }
 
-/** At most `scope.limit` rows matching `match` in scope, best first, among those with ids from `from` on. */
-export function rankRows(q: Queries, match: string, from: number, scope: SearchScope): Promise<RankedRow[]> {
+/** A ranked row with what rowHead reads of it (its first `chars` characters, its attachment's name, its role). */
+export interface RankedHead extends RankedRow {
+  first: RowHead | undefined;
+}
+
+/**
+ * matchingIds, the ranking of those rows and rowHead of each row returned, in one statement: the index is walked
+ * once, newest first, for the newest MAX_RANKED_ROWS + 1 matching rows with their bm25 (a score over the whole
+ * index's counts, the same in any order of reading); only those rows are joined to their place and session, only
+ * ids and places are sorted, and the head, the message's role and the attachment's name are read for the
+ * `scope.limit` rows kept, without a trip to SQLite's thread and back for each. Walking the index twice (the ids,
+ * then the ranking) and 21 head reads put a search at 3-4x a bare FTS5 query (issue 37, finding 7). The same rows,
+ * in the same order, with the same heads and the same `capped` as those steps one by one (search-ranked.test.ts).
+ */
+export async function rankNewestWithHeads(q: Queries, match: string, scope: SearchScope, chars: number): Promise<{ rows: RankedHead[]; capped: boolean }> {
   const filter = scopeFilter(scope);
-  return q.all<RankedRow>(
-    `SELECT d.id, d.session_id, d.kind, d.position
-     FROM search
-     JOIN search_docs d ON d.id = search.rowid
-     JOIN sessions s ON s.id = d.session_id
-     WHERE search MATCH ? AND search.rowid >= ? AND ${filter.sql}
-     ORDER BY bm25(search) * CASE d.kind WHEN 'title' THEN ${TITLE_WEIGHT} ELSE 1 END, d.id
-     LIMIT ?`,
-    [match, from, ...filter.params, scope.limit],
+  const rows = await q.all<{ matched: number; id: number | null; session_id: string; kind: SearchKind; position: number } & HeadColumns>(
+    `WITH hits AS MATERIALIZED (SELECT rowid AS id, bm25(search) AS score FROM search WHERE search MATCH ? ORDER BY rowid DESC LIMIT ${MAX_RANKED_ROWS + 1}),
+     ranked AS MATERIALIZED (
+       SELECT d.id, d.session_id, d.kind, d.position, h.score * CASE d.kind WHEN 'title' THEN ${TITLE_WEIGHT} ELSE 1 END AS score
+       FROM (SELECT id, score FROM hits ORDER BY id DESC LIMIT ${MAX_RANKED_ROWS}) h
+       JOIN search_docs d ON d.id = h.id
+       JOIN sessions s ON s.id = d.session_id
+       WHERE ${filter.sql}
+       ORDER BY score, d.id
+       LIMIT ?)
+     SELECT c.matched, r.id, r.session_id, r.kind, r.position, ${HEAD_COLUMNS}
+     FROM (SELECT count(*) AS matched FROM hits) c
+     LEFT JOIN ranked r ON 1
+     LEFT JOIN search_docs d ON d.id = r.id
+     ${HEAD_JOINS}
+     ORDER BY r.score, r.id`,
+    [match, ...filter.params, scope.limit, chars, chars + 1],
   );
+  // One row at least (the count), with no ranked row's columns when none is in scope.
+  const capped = (rows[0]?.matched ?? 0) > MAX_RANKED_ROWS;
+  const ranked = rows.filter((row) => row.id !== null);
+  return { rows: ranked.map((row) => ({ id: row.id!, session_id: row.session_id, kind: row.kind, position: row.position, first: headOf(row) })), capped };
 }
 
 /**
@@ -104,19 +129,21 @@ export interface RowHead {
   role: string | null;
 }
 
-/** The first `chars` characters of index row `id`'s text and what else it shows; undefined when it is gone. */
-export async function rowHead(q: Queries, id: number, chars: number): Promise<RowHead | undefined> {
-  // Whether the text goes on past them asked of the next character, not of length(), which would count all of it.
-  const row = await q.get<{ head: unknown; cut: unknown; attachment: unknown; role: unknown }>(
-    `SELECT substr(d.text, 1, ?) AS head, substr(d.text, ?, 1) <> '' AS cut,
+// What rowHead reads of search_docs `d`: whether the text goes on past `chars` is asked of the next character, not
+// of length(), which would count all of it. Parameters: chars, chars + 1.
+const HEAD_COLUMNS = `substr(d.text, 1, ?) AS head, substr(d.text, ?, 1) <> '' AS cut,
        CASE WHEN d.kind IN ('attachment', 'attachment_text') THEN json_extract(a.record, '$.filename') END AS attachment,
-       CASE WHEN d.kind = 'message' THEN json_extract(m.row, '$.role') END AS role
-     FROM search_docs d
-     LEFT JOIN messages m ON m.session_id = d.session_id AND m.position = d.position AND d.kind = 'message'
-     LEFT JOIN attachments a ON a.session_id = d.session_id AND a.position = d.position AND d.kind IN ('attachment', 'attachment_text')
-     WHERE d.id = ?`,
-    [chars, chars + 1, id],
-  );
+       CASE WHEN d.kind = 'message' THEN json_extract(m.row, '$.role') END AS role`;
+const HEAD_JOINS = `LEFT JOIN messages m ON m.session_id = d.session_id AND m.position = d.position AND d.kind = 'message'
+     LEFT JOIN attachments a ON a.session_id = d.session_id AND a.position = d.position AND d.kind IN ('attachment', 'attachment_text')`;
+interface HeadColumns {
+  head: unknown;
+  cut: unknown;
+  attachment: unknown;
+  role: unknown;
+}
+
+function headOf(row: HeadColumns | undefined): RowHead | undefined {
   if (!row || typeof row.head !== 'string') return undefined;
   return {
     head: row.head,
@@ -124,6 +151,11 @@ export async function rowHead(q: Queries, id: number, chars: number): Promise<Ro
     attachment: typeof row.attachment === 'string' ? row.attachment : null,
     role: typeof row.role === 'string' ? row.role : null,
   };
+}
+
+/** The first `chars` characters of index row `id`'s text and what else it shows; undefined when it is gone. */
+export async function rowHead(q: Queries, id: number, chars: number): Promise<RowHead | undefined> {
+  return headOf(await q.get<HeadColumns>(`SELECT ${HEAD_COLUMNS} FROM search_docs d ${HEAD_JOINS} WHERE d.id = ?`, [chars, chars + 1, id]));
 }
 
 /** Replace index rows' texts (the triggers re-index them): rows found holding what the redactor now masks. */
