@@ -11,8 +11,7 @@ import { analyzeFraming, transferEncodingError } from './framing.js';
 import { log } from '../core/log.js';
 import { activeProfile } from './profile-cookie.js';
 import { STALL_TIMEOUT_MS, UPLOAD_GRACE_MS, UPLOAD_MIN_BYTES_PER_SECOND } from './multipart.js';
-import { jsonResponse, sendError, type RequestContext } from './respond.js';
-import { securityHeaders } from './headers.js';
+import { jsonResponse, sendError, withSecurityHeaders, type RequestContext } from './respond.js';
 import { parseTarget, type RequestTarget } from './target.js';
 
 /**
@@ -105,6 +104,10 @@ function onStop(stopping: AbortSignal): Set<(reason: unknown) => void> {
   return requests;
 }
 
+// One function for every request, not a closure made per request: a small GET's allocations are its GC cost.
+const onRequestError = (err: unknown): void => log.debug('request stream error', err);
+const onResponseError = (err: unknown): void => log.debug('response stream error', err);
+
 function createContext(app: Host, req: IncomingMessage, res: ServerResponse, target: RequestTarget): RequestContext {
   // The signal is made when a handler first asks for it (most requests never do); a request that ended early or
   // a server that stopped before then hands out a signal already aborted, with the same reason.
@@ -122,8 +125,8 @@ function createContext(app: Host, req: IncomingMessage, res: ServerResponse, tar
     requests.delete(abort);
     if (!res.writableFinished) abort(new ClientGoneError());
   });
-  req.on('error', (err) => log.debug('request stream error', err));
-  res.on('error', (err) => log.debug('response stream error', err));
+  req.on('error', onRequestError);
+  res.on('error', onResponseError);
   return {
     req,
     res,
@@ -223,7 +226,7 @@ function lastResort(req: IncomingMessage, res: ServerResponse, err: unknown): vo
       return;
     }
     const { headers, body } = jsonResponse({ error: 'Internal server error' });
-    res.writeHead(500, { ...headers, ...securityHeaders(), 'Content-Length': String(body.length), Connection: 'close' });
+    res.writeHead(500, Object.assign(withSecurityHeaders(headers), { 'Content-Length': String(body.length), Connection: 'close' }));
     res.end(req.method === 'HEAD' ? undefined : body);
   } catch (writeErr) {
     log.debug('could not answer after an unexpected failure', writeErr);
