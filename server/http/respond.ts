@@ -161,17 +161,19 @@ export async function sendPreparedJson(ctx: RequestContext, status: number, prep
   await sendJsonBytes(ctx, status, headers, prepared.bytes, () => prepared.gzip());
 }
 
-async function sendJsonBytes(
+/** Sent at once when not compressed: a small answer waits for no promise of its own (no extra microtask hop). */
+function sendJsonBytes(
   ctx: RequestContext,
   status: number,
   headers: Record<string, string>,
   body: Buffer,
   gzipped: () => Promise<Buffer> = () => gzip(body, { level: GZIP_LEVEL }),
-): Promise<void> {
-  const accept = ctx.req.headers['accept-encoding'] ?? '';
-  if (body.length > GZIP_THRESHOLD_BYTES && /gzip/i.test(accept)) {
-    body = await gzipped();
-    headers['Content-Encoding'] = 'gzip';
+): Promise<void> | void {
+  if (body.length > GZIP_THRESHOLD_BYTES && /gzip/i.test(ctx.req.headers['accept-encoding'] ?? '')) {
+    return gzipped().then((zipped) => {
+      headers['Content-Encoding'] = 'gzip';
+      finish(ctx, status, headers, zipped);
+    });
   }
   finish(ctx, status, headers, body);
 }

@@ -12,7 +12,7 @@ import { LocalModelMissingError, preloadLocalModel, transcribeLocalFile } from '
 
 export { currentSttConfig, loadSttConfig, PROVIDER_NAMES } from './config.js';
 export type { ProviderName, SttConfig, HostedConfig } from './config.js';
-export { probeCapability, resolveProvider, NO_PROVIDER } from './capability.js';
+export { capabilityNow, probeCapability, resolveProvider, NO_PROVIDER } from './capability.js';
 export { SttUnavailableError } from './providers/types.js';
 export type { TranscribeResult } from './providers/types.js';
 
