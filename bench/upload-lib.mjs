@@ -1,10 +1,12 @@
-// Shared by bench/upload.mjs and bench/concurrency.mjs: Satchel's built server and "the floor" (a bare Node server
-// that streams each request body to a file) as pinned children, a multipart upload client that sends from memory,
+// Shared by bench/upload.mjs and bench/concurrency.mjs: Satchel's built server and "the floor" (the shared tool
+// upload-floor.mjs: a bare Node server that pipes each request body to a file, 1 MiB high-water mark) as pinned children, a multipart upload client that sends from memory,
 // and the server's CPU time from /proc, read between runs (no instrumentation inside the servers).
 import fs from 'node:fs/promises';
 import http from 'node:http';
+import net from 'node:net';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { startChild } from './lib.mjs';
+import { hasCommand, startChild } from './lib.mjs';
 
 export const TOKEN = 'bench-token';
 export const MIB = 1024 * 1024;
@@ -30,23 +32,42 @@ export function startSatchel(distDir, stateDir, { core = 0 } = {}) {
   return startChild(script, { core, env: { SATCHEL_WEBUI_ATTACHMENT_DIR: '' } });
 }
 
-/** The floor: each request body piped into its own new file, then a small JSON answer. */
-export function startFloor(dir, { core = 0 } = {}) {
-  const script = `
-    import http from 'node:http';
-    import fs from 'node:fs';
-    import { pipeline } from 'node:stream/promises';
-    let n = 0;
-    const s = http.createServer(async (req, res) => {
-      const file = ${JSON.stringify(dir)} + '/upload-' + (n++);
-      await pipeline(req, fs.createWriteStream(file, { flags: 'wx' }));
-      const body = JSON.stringify({ path: file });
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
-      res.end(body);
+/**
+ * The floor: /work/shared/tools/upload-floor.mjs (SATCHEL_UPLOAD_FLOOR names another copy), the plain
+ * `pipeline(req, fs.createWriteStream(file, { highWaterMark: 1 MiB }))` server: each request body streamed to its
+ * own new file, then `{"size","path"}`. The floor this file used before (a 16 KiB high-water mark) was about 30 %
+ * slower than that, so ratios against it flattered Satchel.
+ */
+export const FLOOR_SCRIPT = process.env.SATCHEL_UPLOAD_FLOOR || '/work/shared/tools/upload-floor.mjs';
+
+/** A port free a moment ago (the floor takes `--port`, and prints no port of its own). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
     });
-    s.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: s.address().port })));
-  `;
-  return startChild(script, { core });
+  });
+}
+
+export async function startFloor(dir, { core = 0 } = {}) {
+  const port = await freePort();
+  const argv = [FLOOR_SCRIPT, '--port', String(port), '--dir', dir, '--host', '127.0.0.1'];
+  const child = hasCommand('taskset') ? spawn('taskset', ['-c', String(core), process.execPath, ...argv], { stdio: ['ignore', 'pipe', 'inherit'] }) : spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error('the floor did not start within 20 s')), 20_000);
+    child.stdout.on('data', (d) => {
+      buf += d;
+      if (buf.includes('floor listening')) {
+        clearTimeout(timer);
+        resolve({ child, info: { port } });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`the floor exited ${code}`)));
+  });
 }
 
 /** User + system CPU time of a process so far, in ms. */

@@ -6,6 +6,7 @@ import type { App } from '../app.js';
 import { guessMime } from '../core/mime.js';
 import { log } from '../core/log.js';
 import { maxExtractedBytes } from '../archive/index.js';
+import type { Kind } from '../content/index.js';
 import { storedAttachmentText } from '../search/attachment-text.js';
 import { placeUnique } from '../store/files.js';
 import { refuseOverCap } from '../store/caps.js';
@@ -13,6 +14,9 @@ import type { Attachment, AttachmentAlongside } from '../store/sessions.js';
 import { attachKind, refusal } from './attach-kind.js';
 import { gunzipToStaging } from './gunzip-upload.js';
 import { openSessionFolder, storedName } from './layout.js';
+
+/** Kinds storedAttachmentText indexes nothing of at upload (their text comes when a turn makes it). */
+const NO_TEXT_NOW: ReadonlySet<Kind['kind']> = new Set(['pdf', 'image', 'audio', 'binary']);
 
 /** A file already in the staging folder, as it arrived: where it is, the name it came with, its size. */
 export interface StagedInput {
@@ -36,6 +40,8 @@ export async function storeStagedAttachment(
   alongside?: (attachment: Attachment) => AttachmentAlongside,
 ): Promise<Attachment> {
   let attachment: Attachment;
+  // What the stored bytes were judged to be, by the same first bytes storedAttachmentText would read again.
+  let content: Kind | undefined;
   let gunzipped: { file: string; size: number } | undefined;
   // A full conversation is refused before anything is written (the store checks again in its transaction).
   refuseOverCap('attachments', (await app.sessions.get(sessionId))?.attachments.length ?? 0);
@@ -51,6 +57,7 @@ export async function storeStagedAttachment(
     // text is no image, a PNG named `scan` is one. The page shows a thumbnail by it; no reader trusts it.
     const stored = inner ?? kind;
     const isImage = stored.kind === 'file' && stored.content.kind === 'image';
+    if (stored.kind === 'file') content = stored.content;
     const dir = await openSessionFolder(app.config.stateDir, sessionId);
     try {
       const placed = await placeUnique(gunzipped?.file ?? file.stagedPath, dir, safeName, {
@@ -74,7 +81,9 @@ export async function storeStagedAttachment(
   }
   // A text file's text is what the agent will get of it: searchable from now on (an Office document's, once a
   // turn has converted it; search/attachment-text.ts). A failure here costs the search, never the upload.
-  if (!attachment.is_image) {
+  // A kind with no text to index now (search/attachment-text.ts answers '' for these by the same first bytes) is
+  // not opened again: for a binary upload that second walk and read was a third of its work past the bytes.
+  if (!attachment.is_image && !(content && NO_TEXT_NOW.has(content.kind))) {
     const text = await storedAttachmentText(app.config.stateDir, sessionId, attachment.filename);
     if (text !== '') await app.sessions.indexAttachmentText(sessionId, attachment.path, text).catch((err: unknown) => log.warn('could not index an attachment\'s text', err));
   }

@@ -10,7 +10,7 @@ import { parseMultipart } from '../http/multipart.js';
 import { sendJson } from '../http/respond.js';
 import { publicCapability, publicTranscript } from '../projections/index.js';
 import { AudioFormatError } from '../speech/audio.js';
-import { loadSttConfig, probeCapability, SttUnavailableError, transcribeFile } from '../speech/index.js';
+import { capabilityNow, currentSttConfig, SttUnavailableError, transcribeFile } from '../speech/index.js';
 import type { CapabilityResponse, TranscribeResponse } from '../core/wire.js';
 
 export const DEFAULT_AUDIO_SUFFIX = '.webm';
@@ -21,7 +21,7 @@ const MAX_SUFFIX_CHARS = 16;
 export async function capability({ ctx, app }: HandlerInput): Promise<void> {
   let result: { available: boolean; provider: string };
   try {
-    result = await probeCapability(loadSttConfig(app.config.stateDir));
+    result = capabilityNow(currentSttConfig(app.config.stateDir));
   } catch (err) {
     log.warn('speech-to-text probe failed:', err);
     result = { available: false, provider: 'none' };
@@ -43,7 +43,7 @@ export async function transcribe({ ctx, app }: HandlerInput): Promise<void> {
     audioPath = path.join(app.stagingDir, `${randomBytes(12).toString('hex')}${ext}`);
     await fs.rename(file.stagedPath, audioPath);
 
-    const cfg = loadSttConfig(app.config.stateDir);
+    const cfg = currentSttConfig(app.config.stateDir);
     let result;
     try {
       result = await transcribeFile(cfg, audioPath, { signal: ctx.signal, filename: safeName });

@@ -35,5 +35,11 @@ describe('cookies and tokens', () => {
     expect(tokensEqual('abc', 'abc')).toBe(true);
     expect(tokensEqual('abc', 'abcd')).toBe(false);
     expect(tokensEqual('', 'abc')).toBe(false);
+    // The token's bytes are compared, not its characters: as many characters, more bytes.
+    expect(tokensEqual('ab\u00e9', 'abc')).toBe(false);
+    expect(tokensEqual('abcd', 'abc')).toBe(false);
+    expect(tokensEqual('\u00e9', '\u00e9')).toBe(true);
+    // A guess compared before does not change the next answer (the comparison's buffer is reused).
+    expect(tokensEqual('abc', 'abc')).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 // Access control for a server every local process and every visited web page can reach (README.md
 // "Security model"): a loopback Host (stops DNS rebinding), same-origin state changes (stops CSRF) and an access token
 // on the API (stops other local users' pages and processes).
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 export const ACCESS_COOKIE = 'satchel_access';
@@ -52,24 +52,44 @@ export function parseCookies(header: string | undefined): Map<string, string> {
   return cookies;
 }
 
-/** Expected tokens (the launch token, the MCP token) whose digests are kept: a regenerated one adds one more. */
-export const MAX_REMEMBERED_DIGESTS = 8;
-const expectedDigests = new Map<string, Buffer>();
+/** Expected tokens (the launch token, the MCP token) kept as bytes: a regenerated one adds one more. */
+export const MAX_REMEMBERED_TOKENS = 8;
 
-/** The server's own tokens are the same on every request: each is hashed once, not per request. */
-function expectedDigest(expected: string): Buffer {
-  let digest = expectedDigests.get(expected);
-  if (!digest) {
-    if (expectedDigests.size >= MAX_REMEMBERED_DIGESTS) expectedDigests.clear();
-    digest = createHash('sha256').update(expected).digest();
-    expectedDigests.set(expected, digest);
+interface Expected {
+  bytes: Buffer;
+  /** Every byte of `bytes` flipped: what a guess of another length is compared with, so that comparison says no. */
+  flipped: Buffer;
+  /** Where the guess is copied for the comparison (one per token; a comparison never waits, so none is shared). */
+  scratch: Buffer;
+}
+const expectedTokens = new Map<string, Expected>();
+
+/** The server's own tokens are the same on every request: their bytes are made once, not per request. */
+function expectedOf(token: string): Expected {
+  let expected = expectedTokens.get(token);
+  if (!expected) {
+    if (expectedTokens.size >= MAX_REMEMBERED_TOKENS) expectedTokens.clear();
+    const bytes = Buffer.from(token, 'utf8');
+    const flipped = Buffer.from(bytes.map((b) => b ^ 0xff));
+    expected = { bytes, flipped, scratch: Buffer.alloc(bytes.length) };
+    expectedTokens.set(token, expected);
   }
-  return digest;
+  return expected;
 }
 
-/** Constant-time comparison; hashing first makes the lengths equal so the length is not leaked either. */
-export function tokensEqual(given: string, expected: string): boolean {
-  return timingSafeEqual(createHash('sha256').update(given).digest(), expectedDigest(expected));
+/**
+ * Constant-time comparison without hashing: the guess's bytes are copied into a buffer as long as the real token
+ * and compared with timingSafeEqual; a guess of another length is replaced by the token's flipped bytes, so the
+ * same comparison runs and says no. The time depends on the token's length only (fixed: TOKEN_BYTES, or the
+ * operator's), never on how much of a guess is right. Hashing both sides per request did the same at several
+ * times the cost.
+ */
+export function tokensEqual(given: string, token: string): boolean {
+  const { bytes, flipped, scratch } = expectedOf(token);
+  const sameLength = Buffer.byteLength(given, 'utf8') === bytes.length;
+  if (sameLength) scratch.write(given, 'utf8');
+  else flipped.copy(scratch);
+  return timingSafeEqual(scratch, bytes) && sameLength;
 }
 
 export function requestToken(req: IncomingMessage): string | undefined {

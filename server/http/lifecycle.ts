@@ -11,8 +11,7 @@ import { analyzeFraming, transferEncodingError } from './framing.js';
 import { log } from '../core/log.js';
 import { activeProfile } from './profile-cookie.js';
 import { STALL_TIMEOUT_MS, UPLOAD_GRACE_MS, UPLOAD_MIN_BYTES_PER_SECOND } from './multipart.js';
-import { jsonResponse, sendError, type RequestContext } from './respond.js';
-import { securityHeaders } from './headers.js';
+import { jsonResponse, sendError, withSecurityHeaders, type RequestContext } from './respond.js';
 import { parseTarget, type RequestTarget } from './target.js';
 
 /**
@@ -105,48 +104,75 @@ function onStop(stopping: AbortSignal): Set<(reason: unknown) => void> {
   return requests;
 }
 
-function createContext(app: Host, req: IncomingMessage, res: ServerResponse, target: RequestTarget): RequestContext {
+// One function for every request, not a closure made per request: a small GET's allocations are its GC cost.
+const onRequestError = (err: unknown): void => log.debug('request stream error', err);
+const onResponseError = (err: unknown): void => log.debug('response stream error', err);
+
+/**
+ * One request's context. A class, not an object literal with a getter: the literal made a new accessor and closure
+ * for every request, a visible part of a small GET's own CPU.
+ */
+class LiveContext implements RequestContext {
+  readonly url: URL;
+  readonly framing: RequestContext['framing'];
+  cookies: string[] = [];
+  close = false;
+  expectsContinue: boolean;
+  bodyIdleTimeoutMs: number;
+  bodyDeadlineMs: number;
+  uploadStallTimeoutMs: number;
+  uploadPace: RequestContext['uploadPace'];
   // The signal is made when a handler first asks for it (most requests never do); a request that ended early or
   // a server that stopped before then hands out a signal already aborted, with the same reason.
-  let controller: AbortController | undefined;
-  let reason: unknown;
-  const abort = (why: unknown): void => {
-    if (reason !== undefined) return;
-    reason = why;
-    controller?.abort(why);
-  };
-  const requests = onStop(app.stopping);
-  if (app.stopping.aborted) abort(new ClientGoneError());
-  else requests.add(abort);
-  res.once('close', () => {
-    requests.delete(abort);
-    if (!res.writableFinished) abort(new ClientGoneError());
-  });
-  req.on('error', (err) => log.debug('request stream error', err));
-  res.on('error', (err) => log.debug('response stream error', err));
-  return {
-    req,
-    res,
-    url: target.kind === 'invalid' ? new URL('http://localhost/') : target.url,
-    framing: analyzeFraming(req.rawHeaders),
-    cookies: [],
-    close: false,
-    get signal(): AbortSignal {
-      if (!controller) {
-        controller = new AbortController();
-        if (reason !== undefined) controller.abort(reason);
-      }
-      return controller.signal;
-    },
-    expectsContinue: (req.headers.expect ?? '').trim().toLowerCase() === CONTINUE,
-    bodyIdleTimeoutMs: app.config.bodyIdleTimeoutMs ?? BODY_IDLE_TIMEOUT_MS,
-    bodyDeadlineMs: app.config.bodyDeadlineMs ?? JSON_BODY_DEADLINE_MS,
-    uploadStallTimeoutMs: app.config.uploadStallTimeoutMs ?? STALL_TIMEOUT_MS,
-    uploadPace: {
+  private controller: AbortController | undefined;
+  private reason: unknown;
+
+  constructor(
+    app: Host,
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    target: RequestTarget,
+  ) {
+    this.url = target.kind === 'invalid' ? new URL('http://localhost/') : target.url;
+    this.framing = analyzeFraming(req.rawHeaders);
+    this.expectsContinue = (req.headers.expect ?? '').trim().toLowerCase() === CONTINUE;
+    this.bodyIdleTimeoutMs = app.config.bodyIdleTimeoutMs ?? BODY_IDLE_TIMEOUT_MS;
+    this.bodyDeadlineMs = app.config.bodyDeadlineMs ?? JSON_BODY_DEADLINE_MS;
+    this.uploadStallTimeoutMs = app.config.uploadStallTimeoutMs ?? STALL_TIMEOUT_MS;
+    this.uploadPace = {
       graceMs: app.config.uploadGraceMs ?? UPLOAD_GRACE_MS,
       minBytesPerSecond: app.config.uploadMinBytesPerSecond ?? UPLOAD_MIN_BYTES_PER_SECOND,
-    },
+    };
+  }
+
+  /** The client left before its response was complete, or the server stopped: the first reason stays. */
+  readonly abort = (why: unknown): void => {
+    if (this.reason !== undefined) return;
+    this.reason = why;
+    this.controller?.abort(why);
   };
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.reason !== undefined) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+}
+
+function createContext(app: Host, req: IncomingMessage, res: ServerResponse, target: RequestTarget): RequestContext {
+  const ctx = new LiveContext(app, req, res, target);
+  const requests = onStop(app.stopping);
+  if (app.stopping.aborted) ctx.abort(new ClientGoneError());
+  else requests.add(ctx.abort);
+  res.once('close', () => {
+    requests.delete(ctx.abort);
+    if (!res.writableFinished) ctx.abort(new ClientGoneError());
+  });
+  req.on('error', onRequestError);
+  res.on('error', onResponseError);
+  return ctx;
 }
 
 /** The head checks every request passes before routing; each failure closes the connection. */
@@ -223,7 +249,7 @@ function lastResort(req: IncomingMessage, res: ServerResponse, err: unknown): vo
       return;
     }
     const { headers, body } = jsonResponse({ error: 'Internal server error' });
-    res.writeHead(500, { ...headers, ...securityHeaders(), 'Content-Length': String(body.length), Connection: 'close' });
+    res.writeHead(500, Object.assign(withSecurityHeaders(headers), { 'Content-Length': String(body.length), Connection: 'close' }));
     res.end(req.method === 'HEAD' ? undefined : body);
   } catch (writeErr) {
     log.debug('could not answer after an unexpected failure', writeErr);

@@ -7,6 +7,8 @@ export const PROFILE_COOKIE = 'satchel_profile';
 
 /** An invalid cookie value falls back to the default profile rather than failing the request. */
 export function activeProfile(req: IncomingMessage): string {
+  // Most requests (every client but the browser) carry no cookie at all: nothing to parse.
+  if (!req.headers.cookie) return DEFAULT_PROFILE;
   const value = parseCookies(req.headers.cookie).get(PROFILE_COOKIE);
   return isValidProfileName(value) ? value : DEFAULT_PROFILE;
 }

@@ -74,6 +74,11 @@ export function resolveProvider(cfg: SttConfig, env: NodeJS.ProcessEnv = process
 
 /** 4.6: `{available, provider}`; any internal failure is `{available: false, provider: "none"}`. */
 export async function probeCapability(cfg: SttConfig): Promise<{ available: boolean; provider: string }> {
+  return capabilityNow(cfg);
+}
+
+/** probeCapability's answer without a promise: the capability route answers it with no await in between. */
+export function capabilityNow(cfg: SttConfig): { available: boolean; provider: string } {
   try {
     const { available, provider } = resolveProvider(cfg);
     return { available, provider };

@@ -72,6 +72,7 @@ const warned = new Set<string>();
 /** Forget which warnings were logged (tests; a settings reload that should speak up again). */
 export function resetSttConfigWarnings(): void {
   warned.clear();
+  current.clear();
 }
 
 function warnOnce(message: string): void {
@@ -204,4 +205,62 @@ export function loadSttConfig(stateDir: string, env: NodeJS.ProcessEnv = process
   const command = pick('sttCommand');
   if (command) cfg.command = command;
   return cfg;
+}
+
+/**
+ * How long one look at `<state>/stt.json` answers for it. The settings are asked for on every capability probe
+ * (each page load, and clients that poll it); reading and parsing the file each time was most of the probe's
+ * cost. A file edited behind Satchel's back takes effect within this time; the environment is compared on every
+ * call, so a changed variable takes effect at once.
+ */
+export const SETTINGS_FILE_CHECK_MS = 1000;
+/** State folders whose settings are kept at once (one per server; tests start many); past it, all are read again. */
+const MAX_KEPT_SETTINGS = 16;
+
+interface Kept {
+  /** The raw value of each speech variable, in SPEECH_SETTINGS order, when `config` was built. */
+  env: (string | undefined)[];
+  /** The file's identity (inode, size, change and modification times) when `config` was built; '' = none. */
+  file: string;
+  checkedAt: number;
+  config: SttConfig;
+}
+const current = new Map<string, Kept>();
+const SPEECH_ENV = SPEECH_SETTINGS.map((name) => SETTINGS[name].env);
+
+function fileIdentity(file: string): string {
+  try {
+    const stat = fs.statSync(file, { bigint: true, throwIfNoEntry: false });
+    return stat ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}:${stat.mode}` : '';
+  } catch {
+    // Unreadable now: loadSttConfig says why (once) and ignores it; a different identity makes it look.
+    return '?';
+  }
+}
+
+/**
+ * loadSttConfig's answer, built again only when a speech variable or the settings file changed (the file is
+ * looked at once per SETTINGS_FILE_CHECK_MS). The result is shared between callers: read it, never change it.
+ */
+export function currentSttConfig(stateDir: string, env: NodeJS.ProcessEnv = process.env): SttConfig {
+  const now = Date.now();
+  const kept = current.get(stateDir);
+  let file: string | undefined;
+  if (kept) {
+    let sameEnv = true;
+    for (let i = 0; i < SPEECH_ENV.length && sameEnv; i++) sameEnv = env[SPEECH_ENV[i]!] === kept.env[i];
+    if (sameEnv) {
+      if (now - kept.checkedAt < SETTINGS_FILE_CHECK_MS && now >= kept.checkedAt) return kept.config;
+      file = fileIdentity(path.join(stateDir, SETTINGS_FILE_NAME));
+      if (file === kept.file) {
+        kept.checkedAt = now;
+        return kept.config;
+      }
+    }
+  }
+  file ??= fileIdentity(path.join(stateDir, SETTINGS_FILE_NAME));
+  const config = loadSttConfig(stateDir, env);
+  if (!kept && current.size >= MAX_KEPT_SETTINGS) current.clear();
+  current.set(stateDir, { env: SPEECH_ENV.map((name) => env[name]), file, checkedAt: now, config });
+  return config;
 }

@@ -10,9 +10,9 @@ import { transcribeWithLocalCommand } from './providers/local-command.js';
 import { SttUnavailableError, type ProviderRunOptions, type TranscribeResult } from './providers/types.js';
 import { LocalModelMissingError, preloadLocalModel, transcribeLocalFile } from './local.js';
 
-export { loadSttConfig, PROVIDER_NAMES } from './config.js';
+export { currentSttConfig, loadSttConfig, PROVIDER_NAMES } from './config.js';
 export type { ProviderName, SttConfig, HostedConfig } from './config.js';
-export { probeCapability, resolveProvider, NO_PROVIDER } from './capability.js';
+export { capabilityNow, probeCapability, resolveProvider, NO_PROVIDER } from './capability.js';
 export { SttUnavailableError } from './providers/types.js';
 export type { TranscribeResult } from './providers/types.js';
 
