@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type * as wire from '../core/wire.js';
 import { exportedConversation, type ExportSource } from '../projections/export.js';
-import { conversationJsonParts, conversationMarkdownParts } from './conversation-parts.js';
+import { conversationJsonParts, conversationMarkdownParts, conversationParts } from './conversation-parts.js';
 import { conversationMarkdown } from './markdown.js';
 
 const folder = '/state/attachments/abc123abc123';
@@ -55,6 +55,13 @@ describe('a conversation written a row at a time', () => {
     expect(parts.json).toContain('"path": "attachments/pack"');
     expect(parts.json).toContain('"first version"');
     expect(JSON.parse(parts.json).draft).toEqual({ text: 'unsent words', attachments: [{ path: 'attachments/notes.txt' }] });
+  });
+
+  it('both members from one projection (the JSON first, as an archive writes them) have the same bytes', () => {
+    const doc = exportedConversation(source(rows), where, meta);
+    const parts = conversationParts(exportedConversation(source([]), where, meta), rows, where);
+    expect([...parts.json()].join('')).toBe(JSON.stringify(doc, null, 2));
+    expect([...parts.markdown()].join('')).toBe(conversationMarkdown(doc));
   });
 
   it('an empty conversation and a single row too', () => {

@@ -6,7 +6,7 @@ import { sanitizeName } from '../core/names.js';
 import { readDraft, type StoredDraft } from '../drafts/store.js';
 import { conversationMarkdown } from '../export/markdown.js';
 import { EXPORT_JSON_NAME, importConversations } from '../export/import.js';
-import { conversationJsonParts, conversationMarkdownParts } from '../export/conversation-parts.js';
+import { conversationParts } from '../export/conversation-parts.js';
 import { conversationForExport } from '../export/read-conversation.js';
 import { MAX_EXPORT_FILES, sessionFiles, type SessionFiles } from '../export/session-files.js';
 import { sendZip, type ZipWriter } from '../export/zip-out.js';
@@ -108,10 +108,10 @@ export async function exportAllSessions({ ctx, app, profile }: HandlerInput): Pr
       if (!session) continue;
       const draft = await readDraft(app.config.stateDir, session.session_id);
       const head = documentOf(app, { ...session, messages: [] }, files, draft);
-      const rows = session.messages;
       const folder = `${listed.created_at.slice(0, 10)} ${nameOf(redactText(listed.title))} ${listed.session_id}/`;
-      void zip.addParts(`${folder}${EXPORT_JSON_NAME}`, () => conversationJsonParts(head, rows, files));
-      const written = zip.addParts(`${folder}${EXPORT_MARKDOWN_NAME}`, () => conversationMarkdownParts(head, rows, files));
+      const parts = conversationParts(head, session.messages, files);
+      void zip.addParts(`${folder}${EXPORT_JSON_NAME}`, () => parts.json());
+      const written = zip.addParts(`${folder}${EXPORT_MARKDOWN_NAME}`, () => parts.markdown());
       for (const f of files.files) zip.addFile(`${folder}${EXPORT_ATTACHMENTS_DIR}/${f.path}`, files.folder, f.path);
       session = undefined;
       // Its rows are let go once its Markdown is written; the next conversation is read only then.
