@@ -283,6 +283,14 @@ async function main() {
   const idle = { satchel: rssMiB(satchel.pid), floor: rssMiB(floor.pid) };
   const results = { satchel: [], floor: [], satchelPaused: [], floorPaused: [] };
   const archive = path.join(os.tmpdir(), `i37-export-bench-${MESSAGES}.zip`);
+  // --satchel-only: Satchel's export alone, no floor and no paused client (a quick look at one build).
+  if (process.argv.includes('--satchel-only')) {
+    const r = await download(satchel.port, satchel.pid, '/api/sessions/export');
+    console.log(`Satchel alone: fresh idle ${fmt(idle.satchel)} MiB, peak ${fmt(r.peakMiB)} MiB (+${fmt(r.peakMiB - idle.satchel)}), first byte ${fmt(r.firstByteMs, 1)} ms, total ${fmt(r.totalMs)} ms, CPU ${fmt(r.cpuMs)} ms, ${fmt(r.MiB, 1)} MiB`);
+    await satchel.stop();
+    await floor.stop();
+    return;
+  }
   for (let run = 0; run < RUNS; run++) {
     results.satchel.push(await download(satchel.port, satchel.pid, '/api/sessions/export', { keep: run === 0 ? archive : undefined }));
     results.floor.push(await download(floor.port, floor.pid, '/'));

@@ -33,16 +33,16 @@ export interface ZipWriter {
    * paused download stops the generator). Resolves once every part has been handed on, or rejects when the export
    * ends before that (the client left, a member failed): the caller may wait for it before adding more.
    */
-  addParts(name: string, make: () => Iterable<string>): Promise<void>;
+  addParts(name: string, make: () => AsyncIterable<string> | Iterable<string>): Promise<void>;
   /** A stored file, `rel` (`/`-separated) below the folder `folder`, opened when its turn comes. */
   addFile(name: string, folder: string, rel: string): void;
 }
 
 /** `parts` as Buffers of about MEMBER_CHUNK_BYTES (the last one shorter). */
-function* inChunks(parts: Iterable<string>): Generator<Buffer> {
+async function* inChunks(parts: AsyncIterable<string> | Iterable<string>): AsyncGenerator<Buffer> {
   let pending: string[] = [];
   let length = 0;
-  for (const part of parts) {
+  for await (const part of parts) {
     pending.push(part);
     length += part.length;
     if (length >= MEMBER_CHUNK_BYTES) {
@@ -120,7 +120,7 @@ export async function sendZip(ctx: RequestContext, filename: string, fill: (zip:
         ended.signal.addEventListener('abort', gone, { once: true });
         // yazl keeps every member's entry (and so this function) until the archive's end: what `make` holds (a
         // conversation's rows) is let go once its stream exists, and the stream once it is written.
-        let maker: (() => Iterable<string>) | undefined = make;
+        let maker: (() => AsyncIterable<string> | Iterable<string>) | undefined = make;
         zip.addReadStreamLazy(name, options(name), (cb) => {
           let stream: Readable;
           try {

@@ -7,7 +7,7 @@ import { readDraft, type StoredDraft } from '../drafts/store.js';
 import { conversationMarkdown } from '../export/markdown.js';
 import { EXPORT_JSON_NAME, importConversations } from '../export/import.js';
 import { conversationParts } from '../export/conversation-parts.js';
-import { conversationForExport } from '../export/read-conversation.js';
+import { conversationForExport, type ExportedSource } from '../export/read-conversation.js';
 import { MAX_EXPORT_FILES, sessionFiles, type SessionFiles } from '../export/session-files.js';
 import { sendZip, type ZipWriter } from '../export/zip-out.js';
 import { parseMultipart } from '../http/multipart.js';
@@ -67,10 +67,10 @@ export async function exportSession({ ctx, app, profile }: HandlerInput): Promis
 
 /**
  * GET /api/sessions/export: every conversation of the profile in one .zip, each in its own folder holding its
- * JSON (which imports back), its Markdown and its files. The archive is sent as it is made: one conversation is
- * read at a time, when the download reaches it (export/read-conversation.ts, not kept by the store), its JSON and
- * Markdown written a row at a time (export/conversation-parts.ts), and the next read only once they are written,
- * so a paused download stops the reading too.
+ * JSON (which imports back), its Markdown and its files. The archive is sent as it is made: one conversation at a
+ * time, when the download reaches it, its rows read in pages as its JSON takes them (export/read-conversation.ts,
+ * not kept by the store) and written a row at a time (export/conversation-parts.ts); the next conversation only
+ * once its Markdown is written, so a paused download stops the reading too.
  */
 export async function exportAllSessions({ ctx, app, profile }: HandlerInput): Promise<void> {
   const sessions = app.sessions.list().filter((s) => sessionVisible(s.profile, profile));
@@ -97,23 +97,23 @@ export async function exportAllSessions({ ctx, app, profile }: HandlerInput): Pr
       }
       // The session as it is when the download reaches it, not when the list was taken; one deleted meanwhile
       // is left out.
-      let session: Session | undefined;
+      let source: ExportedSource | undefined;
       try {
-        session = await conversationForExport(app.sessions, listed.session_id);
+        source = await conversationForExport(app.sessions, listed.session_id);
       } catch {
         // Damaged where it is stored: named in the archive, never left out in silence.
         notExported.push(named);
         continue;
       }
-      if (!session) continue;
-      const draft = await readDraft(app.config.stateDir, session.session_id);
-      const head = documentOf(app, { ...session, messages: [] }, files, draft);
+      if (!source) continue;
+      const draft = await readDraft(app.config.stateDir, listed.session_id);
+      const head = documentOf(app, source.session, files, draft);
       const folder = `${listed.created_at.slice(0, 10)} ${nameOf(redactText(listed.title))} ${listed.session_id}/`;
-      const parts = conversationParts(head, session.messages, files);
+      const parts = conversationParts(head, source.rows, files);
       void zip.addParts(`${folder}${EXPORT_JSON_NAME}`, () => parts.json());
       const written = zip.addParts(`${folder}${EXPORT_MARKDOWN_NAME}`, () => parts.markdown());
       for (const f of files.files) zip.addFile(`${folder}${EXPORT_ATTACHMENTS_DIR}/${f.path}`, files.folder, f.path);
-      session = undefined;
+      source = undefined;
       // Its rows are let go once its Markdown is written; the next conversation is read only then.
       await written;
     }
