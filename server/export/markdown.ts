@@ -60,7 +60,8 @@ function versionNote(m: ExportedMessage): string | undefined {
   return `_Version ${fork.before.length + 1} of ${count}; the JSON export keeps them all._`;
 }
 
-function messageBlock(m: ExportedMessage): string {
+/** One row's block of the Markdown file (what sits between two MARKDOWN_SEPARATORs). */
+export function messageBlock(m: ExportedMessage): string {
   const when = markdownTime(m.timestamp);
   // An Inbox arrival row is Satchel's note of files, not a system prompt: headed by where it happened.
   const who = m.role === 'system' && m.arrival ? 'Inbox' : (ROLE_NAMES[m.role] ?? m.role);
@@ -74,11 +75,18 @@ function messageBlock(m: ExportedMessage): string {
   return parts.join('\n\n');
 }
 
-/** The whole Markdown file. */
-export function conversationMarkdown(doc: ExportedConversation): string {
-  const header = [
+/** What stands between the head and each row's block. */
+export const MARKDOWN_SEPARATOR = '\n\n---\n\n';
+
+/** The file's head: the title and the conversation's times (its `messages` are not read). */
+export function markdownHead(doc: Omit<ExportedConversation, 'messages'>): string {
+  return [
     `# ${doc.title.replace(/[\r\n]+/g, ' ')}`,
     `Started ${isoTime(doc.created_at)} · last activity ${isoTime(doc.updated_at)} · exported from Satchel ${doc.app_version}`,
   ].join('\n\n');
-  return [header, ...doc.messages.map(messageBlock)].join('\n\n---\n\n') + '\n';
+}
+
+/** The whole Markdown file (an export of every conversation writes the same bytes a row at a time: conversation-parts.ts). */
+export function conversationMarkdown(doc: ExportedConversation): string {
+  return [markdownHead(doc), ...doc.messages.map(messageBlock)].join(MARKDOWN_SEPARATOR) + '\n';
 }

@@ -18,11 +18,40 @@ const STORED_AS_IS = /\.(?:zip|gz|tgz|bz2|tbz2|xz|txz|7z|rar|png|jpe?g|gif|webp|
 /** Members get this time rather than "now", so two exports of the same conversation differ only in exported_at. */
 const MEMBER_MTIME = new Date('2000-01-01T00:00:00Z');
 
+/**
+ * Bytes of a member made in memory gathered before they are handed on (a row's JSON is a few hundred bytes: one
+ * Buffer per row would cost more in objects than the rows); also the high-water mark of such a member's stream, so
+ * a paused client holds at most about this much of it before its reading stops.
+ */
+export const MEMBER_CHUNK_BYTES = 64 * 1024;
+
 export interface ZipWriter {
   /** A member made in memory when its turn comes (one conversation's JSON or Markdown at a time). */
   addText(name: string, make: () => string): void;
+  /**
+   * A member whose text `make` yields in parts when its turn comes, each asked for only as the client reads (a
+   * paused download stops the generator). Resolves once every part has been handed on, or rejects when the export
+   * ends before that (the client left, a member failed): the caller may wait for it before adding more.
+   */
+  addParts(name: string, make: () => AsyncIterable<string> | Iterable<string>): Promise<void>;
   /** A stored file, `rel` (`/`-separated) below the folder `folder`, opened when its turn comes. */
   addFile(name: string, folder: string, rel: string): void;
+}
+
+/** `parts` as Buffers of about MEMBER_CHUNK_BYTES (the last one shorter). */
+async function* inChunks(parts: AsyncIterable<string> | Iterable<string>): AsyncGenerator<Buffer> {
+  let pending: string[] = [];
+  let length = 0;
+  for await (const part of parts) {
+    pending.push(part);
+    length += part.length;
+    if (length >= MEMBER_CHUNK_BYTES) {
+      yield Buffer.from(pending.join(''), 'utf8');
+      pending = [];
+      length = 0;
+    }
+  }
+  if (length > 0) yield Buffer.from(pending.join(''), 'utf8');
 }
 
 /** `rel` below `folder`, walked through descriptors (a symlink swapped in leads nowhere outside). */
@@ -43,43 +72,98 @@ async function openBelow(folder: string, rel: string): Promise<Readable> {
 }
 
 /**
- * Answer with a .zip named `filename`, whose members `fill` adds (it may await between them: members are written
- * while later ones are still being listed). A failure before the first byte is an ordinary error answer; one
- * after it (a file removed meanwhile) can only end the response early, which the browser shows as a failed download.
+ * Answer with a .zip named `filename`, whose members `fill` adds while the archive is already being sent: the
+ * response starts at once, and `fill` may await between members (`addParts`' promise), so what it reads is read
+ * only as the client takes the bytes. `signal` aborts when the export ends early (the client left, a member
+ * failed): `fill` stops there. A failure before the answer started (`fill`'s synchronous checks are the caller's,
+ * before sendZip) is an ordinary error answer; one after it can only end the response early, which the browser
+ * shows as a failed download.
  */
-export async function sendZip(ctx: RequestContext, filename: string, fill: (zip: ZipWriter) => Promise<void>): Promise<void> {
+export async function sendZip(ctx: RequestContext, filename: string, fill: (zip: ZipWriter, signal: AbortSignal) => Promise<void>): Promise<void> {
   const zip = new yazl.ZipFile();
+  const output = zip.outputStream as unknown as Readable;
+  const ended = new AbortController();
   const options = (name: string) => ({ mtime: MEMBER_MTIME, compress: !STORED_AS_IS.test(name) });
+  let failure: unknown;
+  const fail = (err: unknown): void => {
+    failure ??= err;
+    ended.abort(err);
+    output.destroy(err as Error);
+  };
+  // yazl does not listen to a lazy member's stream: an error there (a file unreadable halfway) would be an
+  // unhandled 'error' event, which ends the process. Every member's stream reports to the archive instead.
+  const member = (stream: Readable): Readable => {
+    stream.on('error', fail);
+    // The export ended (client gone): a stream waiting on a paused pipe is let go, its generator closed.
+    const stop = () => stream.destroy();
+    ended.signal.addEventListener('abort', stop, { once: true });
+    stream.once('close', () => ended.signal.removeEventListener('abort', stop));
+    return stream;
+  };
   const writer: ZipWriter = {
     addText(name, make) {
+      let maker: (() => string) | undefined = make;
       zip.addReadStreamLazy(name, options(name), (cb) => {
         try {
-          cb(null, Readable.from([Buffer.from(make(), 'utf8')]));
+          const text = maker!();
+          maker = undefined;
+          cb(null, member(Readable.from([Buffer.from(text, 'utf8')])));
         } catch (err) {
           cb(err as Error, undefined as unknown as Readable);
         }
       });
     },
+    addParts(name, make) {
+      const written = new Promise<void>((resolve, reject) => {
+        const gone = () => reject(ended.signal.reason ?? new Error('the export ended'));
+        if (ended.signal.aborted) return gone();
+        ended.signal.addEventListener('abort', gone, { once: true });
+        // yazl keeps every member's entry (and so this function) until the archive's end: what `make` holds (a
+        // conversation's rows) is let go once its stream exists, and the stream once it is written.
+        let maker: (() => AsyncIterable<string> | Iterable<string>) | undefined = make;
+        zip.addReadStreamLazy(name, options(name), (cb) => {
+          let stream: Readable;
+          try {
+            const parts = maker!();
+            maker = undefined;
+            stream = member(Readable.from(inChunks(parts), { objectMode: false, highWaterMark: MEMBER_CHUNK_BYTES }));
+          } catch (err) {
+            return cb(err as Error, undefined as unknown as Readable);
+          }
+          stream.once('end', () => {
+            ended.signal.removeEventListener('abort', gone);
+            resolve();
+          });
+          cb(null, stream);
+        });
+      });
+      // A caller that does not wait for this member is told of the export's end by the next one it does wait for.
+      written.catch(() => {});
+      return written;
+    },
     addFile(name, folder, rel) {
       zip.addReadStreamLazy(name, options(name), (cb) => {
         openBelow(folder, rel).then(
-          (stream) => cb(null, stream),
+          (stream) => cb(null, member(stream)),
           (err: unknown) => cb(err as Error, undefined as unknown as Readable),
         );
       });
     },
   };
-  let failure: unknown;
-  zip.on('error', (err: unknown) => {
-    failure ??= err;
-    (zip.outputStream as unknown as Readable).destroy(err as Error);
-  });
-  await fill(writer);
+  zip.on('error', fail);
   startStream(ctx, 200, { 'Content-Type': 'application/zip', 'Content-Disposition': contentDisposition('attachment', filename), 'Cache-Control': 'no-store' });
-  zip.end();
-  await pipeline(zip.outputStream, ctx.res).catch((err: unknown) => {
+  const filled = fill(writer, ended.signal).then(
+    () => zip.end(),
+    (err: unknown) => {
+      // Already ended (the client left): that is the reason, not this.
+      if (!ended.signal.aborted) fail(err);
+    },
+  );
+  await pipeline(output, ctx.res).catch((err: unknown) => {
+    if (!ended.signal.aborted) ended.abort(err);
     if (isClientDisconnect(err) || ctx.signal.aborted) log.debug('client left during an export', err);
     else log.warn('an export ended early', failure ?? err);
     ctx.res.destroy();
   });
+  await filled;
 }

@@ -6,7 +6,9 @@ import { sanitizeName } from '../core/names.js';
 import { readDraft, type StoredDraft } from '../drafts/store.js';
 import { conversationMarkdown } from '../export/markdown.js';
 import { EXPORT_JSON_NAME, importConversations } from '../export/import.js';
-import { sessionFiles, type SessionFiles } from '../export/session-files.js';
+import { conversationParts } from '../export/conversation-parts.js';
+import { conversationForExport, type ExportedSource } from '../export/read-conversation.js';
+import { MAX_EXPORT_FILES, sessionFiles, type SessionFiles } from '../export/session-files.js';
 import { sendZip, type ZipWriter } from '../export/zip-out.js';
 import { parseMultipart } from '../http/multipart.js';
 import { sendJson, sendText } from '../http/respond.js';
@@ -65,7 +67,10 @@ export async function exportSession({ ctx, app, profile }: HandlerInput): Promis
 
 /**
  * GET /api/sessions/export: every conversation of the profile in one .zip, each in its own folder holding its
- * JSON (which imports back), its Markdown and its files. One conversation's JSON is in memory at a time.
+ * JSON (which imports back), its Markdown and its files. The archive is sent as it is made: one conversation at a
+ * time, when the download reaches it, its rows read in pages as its JSON takes them (export/read-conversation.ts,
+ * not kept by the store) and written a row at a time (export/conversation-parts.ts); the next conversation only
+ * once its Markdown is written, so a paused download stops the reading too.
  */
 export async function exportAllSessions({ ctx, app, profile }: HandlerInput): Promise<void> {
   const sessions = app.sessions.list().filter((s) => sessionVisible(s.profile, profile));
@@ -73,34 +78,61 @@ export async function exportAllSessions({ ctx, app, profile }: HandlerInput): Pr
   // A damaged database (store/db/damage.ts): an archive holding nothing read would pass for a backup, so it is
   // refused with what to do unless at least one conversation can still be read.
   if (app.sessions.damage && !(await anyReadable(app, sessions.map((s) => s.session_id)))) throw new HttpError(503, NOTHING_READABLE);
-  await sendZip(ctx, `satchel-conversations-${day}.zip`, async (zip) => {
+  await sendZip(ctx, `satchel-conversations-${day}.zip`, async (zip, signal) => {
     const notExported: string[] = [];
+    const tooManyFiles: string[] = [];
     for (const listed of sessions) {
-      const files = await sessionFiles(app.config.stateDir, listed.session_id);
-      // The session as it is when the archive is laid out, not when the list was taken (get is asynchronous:
-      // its messages may come from the database); one deleted meanwhile is left out.
-      let session: Session | undefined;
+      if (signal.aborted) return;
+      const named = `${listed.session_id}  ${redactText(listed.title)}`;
+      let files: SessionFiles;
       try {
-        session = await app.sessions.get(listed.session_id);
+        files = await sessionFiles(app.config.stateDir, listed.session_id);
+      } catch (err) {
+        // More files than an import takes back: named in the archive (the answer has started: no 413 now).
+        if (err instanceof HttpError && err.status === 413) {
+          tooManyFiles.push(named);
+          continue;
+        }
+        throw err;
+      }
+      // The session as it is when the download reaches it, not when the list was taken; one deleted meanwhile
+      // is left out.
+      let source: ExportedSource | undefined;
+      try {
+        source = await conversationForExport(app.sessions, listed.session_id);
       } catch {
         // Damaged where it is stored: named in the archive, never left out in silence.
-        notExported.push(`${listed.session_id}  ${redactText(listed.title)}`);
+        notExported.push(named);
         continue;
       }
-      if (!session) continue;
-      const draft = await readDraft(app.config.stateDir, session.session_id);
-      const doc = () => documentOf(app, session, files, draft);
+      if (!source) continue;
+      const draft = await readDraft(app.config.stateDir, listed.session_id);
+      const head = documentOf(app, source.session, files, draft);
       const folder = `${listed.created_at.slice(0, 10)} ${nameOf(redactText(listed.title))} ${listed.session_id}/`;
-      addConversation(zip, folder, doc, files, ['json', 'md']);
+      const parts = conversationParts(head, source.rows, files);
+      void zip.addParts(`${folder}${EXPORT_JSON_NAME}`, () => parts.json());
+      const written = zip.addParts(`${folder}${EXPORT_MARKDOWN_NAME}`, () => parts.markdown());
+      for (const f of files.files) zip.addFile(`${folder}${EXPORT_ATTACHMENTS_DIR}/${f.path}`, files.folder, f.path);
+      source = undefined;
+      // Its rows are let go once its Markdown is written; the next conversation is read only then.
+      await written;
     }
-    if (notExported.length > 0) zip.addText(NOT_EXPORTED_NAME, () => `${NOT_EXPORTED_TEXT}\n\n${notExported.join('\n')}\n`);
+    if (notExported.length > 0 || tooManyFiles.length > 0) zip.addText(NOT_EXPORTED_NAME, () => notExportedText(notExported, tooManyFiles));
   });
+}
+
+function notExportedText(unreadable: readonly string[], tooManyFiles: readonly string[]): string {
+  const sections: string[] = [];
+  if (unreadable.length > 0) sections.push(`${NOT_EXPORTED_TEXT}\n\n${unreadable.join('\n')}\n`);
+  if (tooManyFiles.length > 0) sections.push(`${TOO_MANY_FILES_TEXT}\n\n${tooManyFiles.join('\n')}\n`);
+  return sections.join('\n');
 }
 
 export const NOTHING_READABLE = 'The conversation database is damaged and no conversation in it can be read, so there is nothing to export: open Settings → Backups to restore a backup';
 /** The member of an "Export all" archive naming the conversations that could not be read. */
 export const NOT_EXPORTED_NAME = 'NOT EXPORTED.txt';
 export const NOT_EXPORTED_TEXT = 'These conversations could not be read from the damaged database and are not in this archive (Settings → Backups may bring them back):';
+export const TOO_MANY_FILES_TEXT = `These conversations have more than ${MAX_EXPORT_FILES} attachment files, more than an export can hold, and are not in this archive (remove files from one to export it):`;
 
 async function anyReadable(app: HandlerInput['app'], ids: readonly string[]): Promise<boolean> {
   for (const id of ids) {
