@@ -5,7 +5,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-export const START_DEADLINE_MS = 30_000;
+// Generous: on a 2-core machine loaded by several builds (load 20), the server took over 30 s to print its URL;
+// a healthy start takes about a second, so the deadline only bounds a server that never starts.
+export const START_DEADLINE_MS = 120_000;
 export const STOP_DEADLINE_MS = 5_000;
 const URL_LINE = /Satchel is running at (http:\/\/[^\s/]+)\/\?token=([^\s]+)/;
 

@@ -37,6 +37,21 @@ describe('DocTexts', () => {
     expect(told).toBe(2);
   });
 
+  it('tries a document it could not read again on a later turn, at most once per retry interval', async () => {
+    const doc = docOf('broken.pdf', '%PDF-1.4\n1 0 obj << broken', 'application/pdf');
+    const opts = { roots: [root] };
+    const soon = new DocTexts(undefined, undefined, 0);
+    const first = await soon.get(doc, opts);
+    expect(first.summary.state).toBe('unreadable');
+    // Unchanged file, retry interval passed: read again (a failure that passes, like a deadline under load, heals).
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await soon.get(doc, opts)).not.toBe(first);
+    // Within the interval the failure is kept: a hostile file does not cost every turn a read.
+    const later = new DocTexts(undefined, undefined, 3_600_000);
+    const once = await later.get(doc, opts);
+    expect(await later.get(doc, opts)).toBe(once);
+  });
+
   it('keeps the characters it holds within its bound, the least recently used out first', async () => {
     const texts = new DocTexts(2_500, 100);
     const a = docOf('a.txt', 'a'.repeat(1_000));

@@ -24,11 +24,21 @@ export const MAX_CACHED_CHARS = 32_000_000;
 /** Documents held: a busy app with many conversations keeps the recent ones. */
 export const MAX_CACHED_DOCS = 500;
 
+/**
+ * How long a document that could not be read is taken as unreadable before a turn tries it again. Some failures
+ * pass (a PDF's worker deadline on a loaded machine: the 152-page handbook took over 15 s at load 20, and with it
+ * every later turn lost the document for good); retrying at most this often keeps a hostile file from costing
+ * every turn its full deadline.
+ */
+export const UNREADABLE_RETRY_MS = 60_000;
+
 interface Entry {
   identity: string;
   text: Promise<DocText>;
   /** Known once read; counted against MAX_CACHED_CHARS. */
   size: number;
+  /** Set when the read found the document unreadable: from then (Date.now()), the next turn reads it again. */
+  retryAt?: number;
 }
 
 /** What reading a document costs the cache: its text and its images' base64. */
@@ -60,6 +70,7 @@ export class DocTexts {
   constructor(
     private readonly maxChars = MAX_CACHED_CHARS,
     private readonly maxDocs = MAX_CACHED_DOCS,
+    private readonly retryMs = UNREADABLE_RETRY_MS,
   ) {}
 
   /** Characters held now (for tests and the benchmark). */
@@ -78,7 +89,7 @@ export class DocTexts {
       return { parts: [], chars: 0, summary: { state: 'unreadable', text: 'it is no longer in the attachment folder' } };
     }
     const hit = this.entries.get(file);
-    if (hit && hit.identity === identity) {
+    if (hit && hit.identity === identity && (hit.retryAt === undefined || Date.now() < hit.retryAt)) {
       this.entries.delete(file);
       this.entries.set(file, hit);
       return hit.text;
@@ -93,6 +104,7 @@ export class DocTexts {
         if (this.entries.get(file) !== entry) return;
         entry.size = sizeOf(text);
         this.held += entry.size;
+        if (text.summary.state === 'unreadable') entry.retryAt = Date.now() + this.retryMs;
         this.trim();
       },
       // A read stopped (the turn cancelled) or failed is not kept: the next turn reads again.

@@ -47,6 +47,22 @@ describe('passagesOf', () => {
     expect(got.find((c) => c.includes('Paragraph 3 '))).toContain(paras[3]);
   });
 
+  it("cuts a long table into whole rows, each piece under the table's header row", () => {
+    const rows = Array.from({ length: 80 }, (_, i) => `| pkg-${i} | 1.${i}.0 | MIT | Does thing number ${i} well. |`);
+    const table = ['| name | version | license | description |', '| --- | --- | --- | --- |', ...rows].join('\n');
+    const got = chunks(`## packages\n\n${table}`);
+    expect(got.length).toBeGreaterThan(2);
+    for (const c of got) expect(c.length).toBeLessThanOrEqual(MAX_PASSAGE_CHARS);
+    for (const c of got) expect(c).toContain('| name | version | license | description |\n| --- | --- | --- | --- |\n| pkg-');
+    expect(got[0]).toMatch(/^## packages\n\n\| name /);
+    // Every row once, none cut, in order.
+    const sent = got.flatMap((c) => c.split('\n').filter((l) => l.startsWith('| pkg-')));
+    expect(sent).toEqual(rows);
+    // Not a table (no separator under the first line): cut as lines, nothing repeated.
+    const plain = Array.from({ length: 80 }, (_, i) => `| row ${i} | text text text text |`).join('\n');
+    expect(chunks(plain).join('\n')).toBe(plain);
+  });
+
   it('makes passages once per document text', () => {
     const t = text([{ type: 'text', text: 'hello', from: { file: 'a.txt' } }]);
     expect(passagesOf(doc('a.txt'), t)).toBe(passagesOf(doc('a.txt'), t));

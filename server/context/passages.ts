@@ -114,12 +114,58 @@ export function chunks(body: string, max = MAX_PASSAGE_CHARS): string[] {
       push(p, '\n\n');
       continue;
     }
+    // What comes before a table (its sheet's heading) stays with its first rows when it is short.
+    const lead = current && current.length <= max / 4 ? current.length + 2 : 0;
+    const table = tableChunks(p, max, max - lead);
+    if (table) {
+      for (const piece of table) push(piece, '\n\n');
+      continue;
+    }
     for (const line of p.split('\n')) {
       if (line.length <= max) push(line, '\n');
       else for (const piece of hardCut(line, max)) push(piece, ' ');
     }
   }
   if (current) out.push(current);
+  return out;
+}
+
+/** A Markdown table's separator line, `| --- | :-: |`, under its header row. */
+const TABLE_SEPARATOR = /^\|(?:\s*:?-{3,}:?\s*\|)+$/;
+
+/**
+ * A Markdown table longer than `max` (a sheet, a Word table) in pieces of whole rows, each under the table's
+ * header row and separator: a row sent alone as a passage still says what its columns are ("| name | license |"),
+ * for the model reading it and for the ranking, which then matches a question that names a column. The first
+ * piece is at most `firstMax` (room left beside what precedes it). Undefined when `para` is not a table, or its
+ * header is too long to repeat (over half a passage).
+ */
+function tableChunks(para: string, max: number, firstMax = max): string[] | undefined {
+  const lines = para.split('\n');
+  if (lines.length < 3 || !lines[0]!.startsWith('|') || !TABLE_SEPARATOR.test(lines[1]!.trim())) return undefined;
+  const head = `${lines[0]}\n${lines[1]}`;
+  if (head.length > max / 2) return undefined;
+  const out: string[] = [];
+  let rows: string[] = [];
+  let size = head.length;
+  for (const row of lines.slice(2)) {
+    // A row too long to sit under the header goes alone, cut like any long line.
+    if (head.length + 1 + row.length > max) {
+      if (rows.length) out.push([head, ...rows].join('\n'));
+      out.push(...hardCut(row, max));
+      rows = [];
+      size = head.length;
+      continue;
+    }
+    if (rows.length && size + 1 + row.length > (out.length ? max : firstMax)) {
+      out.push([head, ...rows].join('\n'));
+      rows = [];
+      size = head.length;
+    }
+    rows.push(row);
+    size += 1 + row.length;
+  }
+  if (rows.length) out.push([head, ...rows].join('\n'));
   return out;
 }
 

@@ -46,6 +46,9 @@ describe('the words', () => {
     const d = (state: 'whole' | 'passages') => ({ name: 'x', origin: 'attachment' as const, state });
     expect(summaryOf([d('whole'), d('passages'), d('whole')])).toBe('The agent has 2 of 3 documents whole');
     expect(summaryOf([d('whole')])).toBe('The agent has the one document whole');
+    expect(summaryOf([d('whole'), d('whole')])).toBe('The agent has both documents whole');
+    expect(summaryOf([d('whole'), d('whole'), d('whole'), d('whole')])).toBe('The agent has all 4 documents whole');
+    expect(summaryOf([d('whole'), d('whole')], 1)).toBe('The agent has 2 of 3 documents whole');
     expect(summaryOf([])).toBe('No documents in this conversation');
   });
 });

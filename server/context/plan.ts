@@ -113,12 +113,14 @@ export function leftOutNote(notSent: readonly string[], unreadable: ReadonlyArra
   return lines.join('\n');
 }
 
-/** "The agent has 3 of 5 documents whole" (or "…has the one document whole", "No documents"). */
+/** "The agent has 3 of 5 documents whole" (or "…has the one document whole", "…all 4 documents whole", "No documents"). */
 export function summaryOf(documents: readonly ContextDocument[], unlisted = 0): string {
   const whole = documents.filter((d) => d.state === 'whole').length;
   const total = documents.length + unlisted;
   if (total === 0) return 'No documents in this conversation';
   if (total === 1) return whole ? 'The agent has the one document whole' : 'The agent does not have the one document whole';
+  // "2 of 2" reads as a count to check; every document whole is said as such.
+  if (whole === total) return total === 2 ? 'The agent has both documents whole' : `The agent has all ${total} documents whole`;
   return `The agent has ${whole} of ${total} documents whole`;
 }
 
