@@ -18,7 +18,8 @@ import { publicMessage, publicSession, type SessionRecord } from './sessions.js'
 export const MAX_KEPT_SESSION_BODIES = 8;
 /**
  * And at most this many bytes of kept bodies (8 MiB for the 10,000-message conversation of the benchmark; each
- * body's gzip, made on first need, adds about a quarter). A body alone larger than this is answered, not kept.
+ * body's gzip, made on first need, adds about a quarter; 16 bytes a row of offsets). A body alone larger than this
+ * is answered, not kept. The sessions and rows themselves are the store's (held weakly here: session-cache.ts bounds them).
  */
 export const MAX_KEPT_SESSION_BODY_BYTES = 64 * 2 ** 20;
 
@@ -40,10 +41,14 @@ const NEXT_ROW = Buffer.from(`,${ROW_INDENT}`);
 const LAST_ROW = Buffer.from('\n    ');
 
 interface Kept<T> {
-  /** The session object this body is of: another object (a change) means another body. */
-  session: SessionRecord;
+  /**
+   * The session object this body is of: another object (a change) means another body. Held weakly, as its rows
+   * are: a body kept here never keeps a session the store has let go of in memory (a later body then projects
+   * every row again).
+   */
+  session: WeakRef<SessionRecord>;
   secrets: number;
-  rows: readonly wire.Message[];
+  rows: WeakRef<readonly wire.Message[]>;
   body: SerializedJsonBytes;
   /** Where each row's JSON starts and ends in `body`: a later body copies the rows it shares from here. */
   starts: Float64Array;
@@ -76,6 +81,7 @@ function build(session: SessionRecord, reuse: Omit<Kept<unknown>, 'prepared'> | 
   const rows = session.messages;
   const n = rows.length;
   const [before, after] = headOf(session);
+  const old = reuse?.rows.deref();
   const chunks: Buffer[] = [];
   let length = 0;
   const push = (b: Buffer) => {
@@ -87,9 +93,9 @@ function build(session: SessionRecord, reuse: Omit<Kept<unknown>, 'prepared'> | 
   const ends = new Float64Array(n);
   for (let i = 0; i < n; ) {
     push(i === 0 ? FIRST_ROW : NEXT_ROW);
-    if (reuse && reuse.rows[i] === rows[i]) {
+    if (reuse && old && old[i] === rows[i]) {
       let j = i;
-      while (j + 1 < n && reuse.rows[j + 1] === rows[j + 1]) j++;
+      while (j + 1 < n && old[j + 1] === rows[j + 1]) j++;
       const shift = length - reuse.starts[i]!;
       push(reuse.body.subarray(reuse.starts[i], reuse.ends[j]));
       for (let m = i; m <= j; m++) {
@@ -106,7 +112,7 @@ function build(session: SessionRecord, reuse: Omit<Kept<unknown>, 'prepared'> | 
   }
   if (n > 0) push(LAST_ROW);
   push(Buffer.from(after, 'utf8'));
-  return { session, rows, body: Buffer.concat(chunks, length) as SerializedJsonBytes, starts, ends };
+  return { session: new WeakRef(session), rows: new WeakRef(rows), body: Buffer.concat(chunks, length) as SerializedJsonBytes, starts, ends };
 }
 
 /** The body of `session` made whole, without anything kept (the tests' reference beside JSON.stringify). */
@@ -140,7 +146,7 @@ export class SessionBodyCache<T> {
     const secrets = knownSecretsGeneration();
     const before = this.kept.get(id);
     if (before) this.forget(id);
-    if (before && before.session === session && before.secrets === secrets) return this.keep(id, before);
+    if (before && before.session.deref() === session && before.secrets === secrets) return this.keep(id, before);
     // A change replaces rows from some place on and leaves those before it: their JSON is the same.
     const made = build(session, before && before.secrets === secrets ? before : undefined);
     const kept: Kept<T> = { ...made, secrets, prepared: this.prepare(made.body) };
