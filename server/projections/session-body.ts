@@ -19,7 +19,7 @@ export const MAX_KEPT_SESSION_BODIES = 8;
 /**
  * And at most this many bytes of kept bodies (8 MiB for the 10,000-message conversation of the benchmark; each
  * body's gzip, made on first need, adds about a quarter; 16 bytes a row of offsets). A body alone larger than this
- * is answered, not kept. The sessions and rows themselves are the store's (held weakly here: session-cache.ts bounds them).
+ * is answered, not kept. Each body also holds the rows it was made from (their text is never longer than their JSON).
  */
 export const MAX_KEPT_SESSION_BODY_BYTES = 64 * 2 ** 20;
 
@@ -41,14 +41,14 @@ const NEXT_ROW = Buffer.from(`,${ROW_INDENT}`);
 const LAST_ROW = Buffer.from('\n    ');
 
 interface Kept<T> {
-  /**
-   * The session object this body is of: another object (a change) means another body. Held weakly, as its rows
-   * are: a body kept here never keeps a session the store has let go of in memory (a later body then projects
-   * every row again).
-   */
+  /** The session object this body is of: another object (a change) means another body. Held weakly. */
   session: WeakRef<SessionRecord>;
   secrets: number;
-  rows: WeakRef<readonly wire.Message[]>;
+  /**
+   * Its rows, held: the next body compares its rows with these, and the list a change replaced is let go of by the
+   * store at once (held weakly it was often gone by the next read, and every row was projected again).
+   */
+  rows: readonly wire.Message[];
   body: SerializedJsonBytes;
   /** Where each row's JSON starts and ends in `body`: a later body copies the rows it shares from here. */
   starts: Float64Array;
@@ -81,7 +81,7 @@ function build(session: SessionRecord, reuse: Omit<Kept<unknown>, 'prepared'> | 
   const rows = session.messages;
   const n = rows.length;
   const [before, after] = headOf(session);
-  const old = reuse?.rows.deref();
+  const old = reuse?.rows;
   const chunks: Buffer[] = [];
   let length = 0;
   const push = (b: Buffer) => {
@@ -112,7 +112,7 @@ function build(session: SessionRecord, reuse: Omit<Kept<unknown>, 'prepared'> | 
   }
   if (n > 0) push(LAST_ROW);
   push(Buffer.from(after, 'utf8'));
-  return { session: new WeakRef(session), rows: new WeakRef(rows), body: Buffer.concat(chunks, length) as SerializedJsonBytes, starts, ends };
+  return { session: new WeakRef(session), rows, body: Buffer.concat(chunks, length) as SerializedJsonBytes, starts, ends };
 }
 
 /** The body of `session` made whole, without anything kept (the tests' reference beside JSON.stringify). */
