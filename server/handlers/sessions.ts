@@ -14,6 +14,7 @@ import type { ChatAttachment } from '../core/wire.js';
 import { namedAttachments } from '../attachments/extracted.js';
 import { refuseOverCap } from '../store/caps.js';
 import { isConnectionId, listConnections } from '../agent/connections.js';
+import { SessionBodyCache } from '../projections/session-body.js';
 
 
 /** Each store's list bodies (a test process runs several servers, each with its own store). */
@@ -29,6 +30,16 @@ export async function listSessions({ ctx, app, profile }: HandlerInput): Promise
   let bytes = prepared.get(body);
   if (!bytes) prepared.set(body, (bytes = new PreparedJson(body.json)));
   await sendPreparedJson(ctx, 200, bytes);
+}
+
+/** Each store's whole-session bodies (projections/session-body.ts), kept while the session object stays the same. */
+const sessionBodies = new WeakMap<SessionStore, SessionBodyCache<PreparedJson>>();
+
+/** 200 `{"session": publicSession(session)}`, byte for byte what sendJson gives for it; its gzip made once. */
+async function sendSession({ ctx, app }: HandlerInput, session: Session): Promise<void> {
+  let cache = sessionBodies.get(app.sessions);
+  if (!cache) sessionBodies.set(app.sessions, (cache = new SessionBodyCache((json) => new PreparedJson(json))));
+  await sendPreparedJson(ctx, 200, cache.body(session));
 }
 
 export async function newSession(input: HandlerInput): Promise<void> {
@@ -47,7 +58,7 @@ export async function newSession(input: HandlerInput): Promise<void> {
 
 export async function getSession(input: HandlerInput): Promise<void> {
   const session = await visibleSession(input.app.sessions, input.ctx.url.searchParams.get('session_id'), input.profile);
-  await sendJson(input.ctx, 200, { session: publicSession(session) });
+  await sendSession(input, session);
 }
 
 export async function renameSession(input: HandlerInput): Promise<void> {
@@ -58,7 +69,7 @@ export async function renameSession(input: HandlerInput): Promise<void> {
   const current = await visibleSession(input.app.sessions, body.session_id, input.profile);
   const session = await app.sessions.rename(current.session_id, body.title);
   app.events.publish({ name: 'session_renamed', profile, data: { session_id: session.session_id, title: session.title } });
-  await sendJson(ctx, 200, { session: publicSession(session) });
+  await sendSession(input, session);
 }
 
 /** A settings field as given: undefined (absent: kept), null (removed) or a string; anything else is refused. */
@@ -98,7 +109,7 @@ export async function setSessionSettings(input: HandlerInput): Promise<void> {
   }
   const session = await app.sessions.setConversation(current.session_id, { model, system_prompt: systemPrompt, connection, keep_out_of_mcp: keepOutOfMcp });
   app.events.publish({ name: 'session_updated', profile, data: { session_id: session.session_id } });
-  await sendJson(ctx, 200, { session: publicSession(session) });
+  await sendSession(input, session);
 }
 
 function asAttachments(value: unknown, session: Session, stateDir: string): ChatAttachment[] {
@@ -130,7 +141,8 @@ export async function addMessage(input: HandlerInput): Promise<void> {
   // `updated_at` lets the window that sent it (which folds the answer in) know it already holds this change.
   app.events.publish({ name: 'session_updated', profile, data: { session_id: session.session_id, updated_at: session.updated_at } });
   if (answer === 'session') {
-    await sendJson(ctx, 200, { session: publicSession(session), ...(queued ? { queued: true } : {}) });
+    if (queued) await sendJson(ctx, 200, { session: publicSession(session), queued: true });
+    else await sendSession(input, session);
     return;
   }
   if (queued) {
@@ -192,7 +204,7 @@ export async function restoreSession(input: HandlerInput): Promise<void> {
   if (!deleted || !sessionVisible(deleted.profile, profile)) throw new HttpError(404, 'Session not found');
   const session = await app.deletions.restore(deleted.session_id);
   app.events.publish({ name: 'session_restored', profile, data: { session: sessionSummary(session) } });
-  await sendJson(ctx, 200, { session: publicSession(session) });
+  await sendSession(input, session);
 }
 
 function flagValue(body: Record<string, unknown>, name: 'pinned' | 'archived'): boolean {

@@ -11,6 +11,7 @@ import { securityHeaders } from './headers.js';
 import { log } from '../core/log.js';
 import { publicChatRefusal, publicError, type PublicJson } from '../projections/index.js';
 import type { SerializedJson } from '../projections/session-list.js';
+import type { SerializedJsonBytes } from '../projections/session-body.js';
 
 export const GZIP_THRESHOLD_BYTES = 1024;
 export const GZIP_LEVEL = 4;
@@ -145,8 +146,8 @@ export class PreparedJson {
   readonly bytes: Buffer;
   private gzipped: Promise<Buffer> | undefined;
 
-  constructor(json: SerializedJson) {
-    this.bytes = Buffer.from(json, 'utf8');
+  constructor(json: SerializedJson | SerializedJsonBytes) {
+    this.bytes = typeof json === 'string' ? Buffer.from(json, 'utf8') : json;
   }
 
   gzip(): Promise<Buffer> {
