@@ -32,6 +32,9 @@ export const MAX_CACHED_DOCS = 500;
  */
 export const UNREADABLE_RETRY_MS = 60_000;
 
+/** What a PDF's summary says when it was too long or too large to read whole in time (content/read/pdf.ts). */
+const PDF_TOO_HEAVY = /^(took too long to read|needed over \d+ MiB of memory)/;
+
 interface Entry {
   identity: string;
   text: Promise<DocText>;
@@ -119,7 +122,13 @@ export class DocTexts {
     // Dry: without a state folder or a transcriber an audio file is only named at once (content/read/audio.ts).
     const { stateDir: _s, transcribe: _t, onAttachmentText: _o, ...bare } = opts;
     const readOpts: InputOptions = { ...(how.dry ? bare : opts), pdfLimits: DOC_PDF_LIMITS };
-    const got = await readAttachment(doc.attachment, new Budget(MAX_DOC_CHARS), readOpts);
+    let got = await readAttachment(doc.attachment, new Budget(MAX_DOC_CHARS), readOpts);
+    // A long PDF read whole may pass the reader's deadline or memory bound (a 150-page manual on a loaded machine):
+    // its first pages, as a turn and the preview read them, are better than only its name.
+    if (got.kind === 'pdf' && got.summary.state === 'unreadable' && PDF_TOO_HEAVY.test(got.summary.text)) {
+      const { pdfLimits: _l, ...first } = readOpts;
+      got = await readAttachment(doc.attachment, new Budget(MAX_DOC_CHARS), first);
+    }
     // The turn will transcribe it; a preview only knows it is there.
     if (how.dry && got.kind === 'audio' && got.summary.state === 'unreadable') return { kind: 'audio', parts: [], chars: 0, summary: { state: 'partial', text: 'not transcribed yet' }, pending: true };
     return { ...(got.kind ? { kind: got.kind } : {}), parts: got.parts, chars: textOf(got.parts), summary: got.summary };
