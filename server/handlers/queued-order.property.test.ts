@@ -59,7 +59,10 @@ class Agents {
         yield { kind: 'token', text: 'A title' };
         return;
       }
-      const sent: Said[] = request.messages.map((m) => [m.role, textOf(m.content)]);
+      // The new turn's own message is the person's words (its first part) followed by what Satchel adds to it: the
+      // workspace's listing and its changed files, the conversation's documents (issue 36). The invariant is about
+      // the words: the history the agent gets is what the screen shows, then the person's new message.
+      const sent: Said[] = request.messages.map((m, i, all) => [m.role, i === all.length - 1 && typeof m.content !== 'string' ? textOf(m.content.slice(0, 1)) : textOf(m.content)]);
       const key = request.hermesSessionId && config.kind === 'hermes' ? `${config.baseUrl} ${request.hermesSessionId}` : undefined;
       const database = key ? (self.databases.get(key) ?? []) : undefined;
       self.seen.push(database ? [...database, ...sent] : sent);
