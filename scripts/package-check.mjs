@@ -25,8 +25,10 @@ const { SENTINEL, FuseState } = require('@electron/fuses/dist/constants.js');
  *  before sharp, whose libvips adds about 19 MiB (set at 115 MiB with it, 120 MiB budget). */
 const SIZE_BUDGET_BYTES = 120 * 1024 * 1024;
 /** app.asar alone: the compiled app and the production JavaScript dependencies that run, without their source
- *  maps, TypeScript or test helpers (11.1 MiB when set). */
-const ASAR_BUDGET_BYTES = 15 * 1000 * 1000;
+ *  maps, TypeScript or test helpers (11.1 MiB when set; 14.3 MiB at 15,000,000 bytes after issue 35; raised for
+ *  issues 36 and 37's own code — the conversation's documents and Satchel's in-turn tools, the streamed export,
+ *  the kept session bodies — which took it to 14.6 MiB with no new dependency). */
+const ASAR_BUDGET_BYTES = 15_800_000;
 /** The only top-level entries the asar may hold. */
 const ASAR_TOP_LEVEL = ['dist', 'node_modules', 'package.json'];
 /** The only folders under dist/ (the build output of main/, preload/, renderer/, server/). */
