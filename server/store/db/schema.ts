@@ -263,6 +263,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  */
 export async function migrateSchema(db: Db, target = SCHEMA_VERSION): Promise<void> {
   await db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+  let rewrote = false;
   for (;;) {
     const applied = await db.transaction(async (q) => {
       const version = await currentVersion(q);
@@ -275,6 +276,7 @@ export async function migrateSchema(db: Db, target = SCHEMA_VERSION): Promise<vo
         const started = Date.now();
         log.info(`upgrading the conversation database to schema ${version + 1} (once; about 10-20 s per 100,000 messages)`);
         await migration(q, (step) => log.info(`schema ${version + 1}: ${step} (${((Date.now() - started) / 1000).toFixed(1)} s)`));
+        rewrote = true;
       }
       await q.run('DELETE FROM schema_version');
       await q.run('INSERT INTO schema_version (version) VALUES (?)', [version + 1]);
@@ -282,19 +284,19 @@ export async function migrateSchema(db: Db, target = SCHEMA_VERSION): Promise<vo
     });
     if (!applied) break;
   }
-  if (target === SCHEMA_VERSION) await compactDatabase(db);
+  if (target === SCHEMA_VERSION) await compactDatabase(db, rewrote);
 }
 
 /**
  * Rewrite a database of a smaller page size than DB_PAGE_SIZE (every one made before schema 8) at that size, and
- * without the pages schema 8 left free: a VACUUM, outside any transaction, in rollback mode (a WAL fixes the page
+ * without the pages schema 8 left free (`rewrote`: a rewriting migration ran, on a file already at that size): a VACUUM, outside any transaction, in rollback mode (a WAL fixes the page
  * size). Crash-safe as any SQLite write: a start killed in it finds the file as it was, and does it again. Over
  * 200,000 messages it takes ~10-15 s, said in the log. Not needed for correctness: when the file cannot be put in
  * rollback mode (another connection has it open, as only a test does), it is left for the next start.
  */
-export async function compactDatabase(db: Db): Promise<void> {
+export async function compactDatabase(db: Db, rewrote = false): Promise<void> {
   const size = await db.get<{ page_size: number }>('PRAGMA page_size');
-  if (!size || size.page_size >= DB_PAGE_SIZE) return;
+  if (!size || (size.page_size >= DB_PAGE_SIZE && !rewrote)) return;
   const mode = await db.get<{ journal_mode: string }>('PRAGMA journal_mode = DELETE');
   try {
     if (mode?.journal_mode !== 'delete') return;
