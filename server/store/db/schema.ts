@@ -264,19 +264,23 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 export async function migrateSchema(db: Db, target = SCHEMA_VERSION): Promise<void> {
   await db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
   let rewrote = false;
+  let made = false;
   for (;;) {
     const applied = await db.transaction(async (q) => {
       const version = await currentVersion(q);
       if (version > SCHEMA_VERSION) throw new Error(`the session database is of a newer Satchel (schema ${version}, this one knows ${SCHEMA_VERSION})`);
       if (version >= target) return false;
+      if (version === 0) made = true;
       const migration = MIGRATIONS[version]!;
       if (typeof migration === 'string') await q.exec(migration);
       else {
         // A long one says so as it goes: a start over a long history is then seen to move, not hang.
+        // A database made by this very start (schema 1 applied with it) holds nothing to rewrite or to say.
         const started = Date.now();
-        log.info(`upgrading the conversation database to schema ${version + 1} (once; about 10-20 s per 100,000 messages)`);
-        await migration(q, (step) => log.info(`schema ${version + 1}: ${step} (${((Date.now() - started) / 1000).toFixed(1)} s)`));
-        rewrote = true;
+        const say = made ? () => {} : (line: string) => log.info(line);
+        say(`upgrading the conversation database to schema ${version + 1} (once; about 10-20 s per 100,000 messages)`);
+        await migration(q, (step) => say(`schema ${version + 1}: ${step} (${((Date.now() - started) / 1000).toFixed(1)} s)`));
+        rewrote ||= !made;
       }
       await q.run('DELETE FROM schema_version');
       await q.run('INSERT INTO schema_version (version) VALUES (?)', [version + 1]);
