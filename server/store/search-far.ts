@@ -36,7 +36,7 @@ function nextCandidate(lower: string, phrases: readonly Phrase[], from: number):
 
 /** `chars` characters of row `id`'s text from character `from` (0-based), and whether it goes on after them. */
 async function rowSlice(q: Queries, id: number, from: number, chars: number): Promise<{ text: string; cut: boolean } | undefined> {
-  const row = await q.get<{ text: unknown; cut: unknown }>(`SELECT substr(text, ?, ?) AS text, substr(text, ?, 1) <> '' AS cut FROM search_docs WHERE id = ?`, [from + 1, chars, from + chars + 1, id]);
+  const row = await q.get<{ text: unknown; cut: unknown }>(`SELECT substr(text, ?, ?) AS text, substr(text, ?, 1) <> '' AS cut FROM search_texts WHERE id = ?`, [from + 1, chars, from + chars + 1, id]);
   if (!row || typeof row.text !== 'string') return undefined;
   return { text: row.text, cut: row.cut === 1 };
 }

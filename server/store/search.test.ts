@@ -92,7 +92,7 @@ describe('the search index of an older database', () => {
     expect(shown(found)[0]).not.toContain(SECRET.slice(6, -4));
     expect(shown(found)[0]).toContain('[teal]');
     await withDb(async (db) => {
-      const rows = await db.all<{ text: string }>(`SELECT text FROM search_docs WHERE kind = 'message'`);
+      const rows = await db.all<{ text: string }>(`SELECT text FROM search_texts WHERE kind = 'message'`);
       expect(rows[0]!.text).not.toContain(SECRET);
     });
   });

@@ -52,9 +52,10 @@ it('a copy of a damaged database does not count: no backup listed, none pushed o
   const file = path.join(tmp, SESSION_DB_FILE);
   const ro = await Db.openReadOnly(file);
   const page = (await ro.get<{ pageno: number }>("SELECT pageno FROM dbstat WHERE name = 'sqlite_autoindex_sessions_1'"))!.pageno;
+  const pageSize = (await ro.get<{ page_size: number }>('PRAGMA page_size'))!.page_size;
   await ro.close();
   const handle = await fs.open(file, 'r+');
-  await handle.write(Buffer.alloc(2048, 0xff), 0, 2048, (page - 1) * 4096 + 2048);
+  await handle.write(Buffer.alloc(pageSize / 2, 0xff), 0, pageSize / 2, (page - 1) * pageSize + pageSize / 2);
   await handle.close();
   store = new SessionStore(tmp);
   await store.load();

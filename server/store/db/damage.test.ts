@@ -215,6 +215,7 @@ describe('damage met at run time', () => {
     await store0.close();
     const ro = await Db.openReadOnly(file);
     const leaf = (await ro.get<{ pageno: number }>("SELECT pageno FROM dbstat WHERE name = 'messages' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1"))!.pageno;
+    const pageSize = (await ro.get<{ page_size: number }>('PRAGMA page_size'))!.page_size;
     await ro.close();
 
     const store = new SessionStore(stateDir);
@@ -222,7 +223,7 @@ describe('damage met at run time', () => {
     expect(store.damage).toBeUndefined();
     // Damaged under the running store (only listings were read: no message page is in its cache).
     const handle = await fs.open(file, 'r+');
-    await handle.write(Buffer.alloc(8, 0xff), 0, 8, (leaf - 1) * 4096);
+    await handle.write(Buffer.alloc(8, 0xff), 0, 8, (leaf - 1) * pageSize);
     await handle.close();
     const damaged = await fs.readFile(file);
     const results = await Promise.allSettled(ids.map((id) => store.get(id)));

@@ -12,9 +12,8 @@ import { REPO_ROOT } from '../../testing/compile.js';
 import type { Session } from '../sessions.js';
 import { SESSION_DB_FILE } from '../sessions.js';
 import { BACKUP_DIR, SET_ASIDE_DIR } from './backup.js';
-import { Db } from './connection.js';
+import { Db, type Queries } from './connection.js';
 import { migrateSchema, SCHEMA_VERSION } from './schema.js';
-import { writeSession } from './session-rows.js';
 
 const TOKEN = 'restore-test-token-0123456789';
 const START_DEADLINE_MS = 20_000;
@@ -89,6 +88,17 @@ function oldConversation(i: number): Session {
   };
 }
 
+/** A conversation as the schema before stored it (until schema 8 a message's index row held a copy of its text). */
+async function writeOldSession(q: Queries, s: Session): Promise<void> {
+  const { messages, attachments: _attachments, ...header } = s;
+  await q.run('INSERT INTO sessions (id, updated_at, message_count, attachment_count, header) VALUES (?, ?, ?, 0, ?)', [s.session_id, s.updated_at, messages.length, JSON.stringify(header)]);
+  await q.run(`INSERT INTO search_docs (session_id, kind, position, text) VALUES (?, 'title', 0, ?)`, [s.session_id, s.title]);
+  for (const [i, m] of messages.entries()) {
+    await q.run('INSERT INTO messages (session_id, position, row) VALUES (?, ?, ?)', [s.session_id, i, JSON.stringify(m)]);
+    await q.run(`INSERT INTO search_docs (session_id, kind, position, text) VALUES (?, 'message', ?, ?)`, [s.session_id, i, m.content]);
+  }
+}
+
 const titles = async (child: Child): Promise<string[]> =>
   (((await (await child.api('/api/sessions')).json()) as { sessions: { title: string }[] }).sessions.map((s) => s.title)).sort();
 
@@ -98,7 +108,7 @@ it('backs up an older database before migrating it, and a restore brings that ba
   await fs.mkdir(stateDir, { mode: 0o700 });
   const old = await Db.open(file);
   await migrateSchema(old, OLD_SCHEMA);
-  for (let i = 1; i <= 3; i++) await old.transaction((q) => writeSession(q, undefined, oldConversation(i)));
+  for (let i = 1; i <= 3; i++) await old.transaction((q) => writeOldSession(q, oldConversation(i)));
   await old.close();
 
   // 1. The first start of this build: a checked backup of the older database, then the migration.

@@ -12,7 +12,8 @@ import { Db, type Queries } from './connection.js';
 import { ftsQuery } from './search-query.js';
 import { MAX_RANKED_ROWS, rankNewestWithHeads, type RankedHead, type SearchScope } from './search.js';
 
-/** The statements matchingIds, rankRows and rowHead ran before issue 37 (finding 7), verbatim: the reference. */
+/** The statements matchingIds, rankRows and rowHead ran before issue 37 (finding 7), verbatim but for the text
+ *  read from search_texts (schema 8 keeps a message's text in its row): the reference. */
 async function before(q: Queries, match: string, scope: SearchScope, chars: number): Promise<{ rows: RankedHead[]; capped: boolean }> {
   const newest = await q.all<{ rowid: number }>(`SELECT rowid FROM search WHERE search MATCH ? ORDER BY rowid DESC LIMIT ${MAX_RANKED_ROWS + 1}`, [match]);
   const capped = newest.length > MAX_RANKED_ROWS;
@@ -37,7 +38,7 @@ async function before(q: Queries, match: string, scope: SearchScope, chars: numb
       `SELECT substr(d.text, 1, ?) AS head, substr(d.text, ?, 1) <> '' AS cut,
        CASE WHEN d.kind IN ('attachment', 'attachment_text') THEN json_extract(a.record, '$.filename') END AS attachment,
        CASE WHEN d.kind = 'message' THEN json_extract(m.row, '$.role') END AS role
-     FROM search_docs d
+     FROM search_texts d
      LEFT JOIN messages m ON m.session_id = d.session_id AND m.position = d.position AND d.kind = 'message'
      LEFT JOIN attachments a ON a.session_id = d.session_id AND a.position = d.position AND d.kind IN ('attachment', 'attachment_text')
      WHERE d.id = ?`,

@@ -131,7 +131,9 @@ export interface RowHead {
 
 // What rowHead reads of search_docs `d`: whether the text goes on past `chars` is asked of the next character, not
 // of length(), which would count all of it. Parameters: chars, chars + 1.
-const HEAD_COLUMNS = `substr(d.text, 1, ?) AS head, substr(d.text, ?, 1) <> '' AS cut,
+// A message's row holds its text where its index row does not (schema 8: search_texts).
+const DOC_TEXT = `ifnull(d.text, json_extract(m.row, '$.content'))`;
+const HEAD_COLUMNS = `substr(${DOC_TEXT}, 1, ?) AS head, substr(${DOC_TEXT}, ?, 1) <> '' AS cut,
        CASE WHEN d.kind IN ('attachment', 'attachment_text') THEN json_extract(a.record, '$.filename') END AS attachment,
        CASE WHEN d.kind = 'message' THEN json_extract(m.row, '$.role') END AS role`;
 const HEAD_JOINS = `LEFT JOIN messages m ON m.session_id = d.session_id AND m.position = d.position AND d.kind = 'message'
@@ -162,7 +164,7 @@ export async function rowHead(q: Queries, id: number, chars: number): Promise<Ro
 export async function rewriteDocs(q: Queries, docs: ReadonlyArray<{ id: number; was: string; text: string }>): Promise<void> {
   // Only a row still holding what the search read (`was`): the search reads on its own connection, and a write
   // may have replaced the row since.
-  for (const doc of docs) await q.run('UPDATE search_docs SET text = ? WHERE id = ? AND text = ?', [doc.text, doc.id, doc.was]);
+  for (const doc of docs) await q.run('UPDATE search_docs SET text = ? WHERE id = ? AND id IN (SELECT id FROM search_texts WHERE id = ? AND text = ?)', [doc.text, doc.id, doc.id, doc.was]);
 }
 
 /** The stored names of a session's attachments whose text is indexed. */

@@ -127,6 +127,18 @@ const ATTACHMENT_ROWS: RowKind<wire.Attachment> = {
   text: (a) => (typeof a.filename === 'string' ? a.filename : ''),
 };
 
+// A lone surrogate: JSON.stringify writes it as an escape, which SQLite's json_extract reads back as other bytes.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * A message's text the index may read from its row (json_extract of its JSON, schema.ts search_texts) instead of
+ * a copy: indexing left it as it is, and the row's JSON gives back these very characters (no NUL, no lone
+ * surrogate; search-texts.test.ts checks the round trip).
+ */
+export function readsBackFromRow(raw: string, indexed: string): boolean {
+  return indexed === raw && !raw.includes('\u0000') && !LONE_SURROGATE.test(raw);
+}
+
 /**
  * Store `after`'s rows of one kind where they differ from `before`'s. Rows are compared as objects (the store
  * never changes a stored row in place, sessions.ts): a row appended is one INSERT (and one into the index);
@@ -143,7 +155,15 @@ async function writeRows<T>(q: Queries, kind: RowKind<T>, id: string, before: re
     const rows = chunk.map((row, i) => [id, start + i, JSON.stringify(row)] as const);
     await q.run(`INSERT INTO ${kind.table} (session_id, position, ${kind.column}) VALUES ${rows.map(() => '(?, ?, ?)').join(', ')}`, rows.flat());
     // Redacted as it is indexed (search-query.ts indexText): the index never holds a secret to find or to show.
-    const docs = chunk.map((row, i) => [id, kind.doc, start + i, indexText(kind.text(row))] as const).filter((d) => d[3] !== '');
+    // A message's text is kept a second time only where that changed it (schema 8: otherwise read from its row).
+    const docs = chunk
+      .map((row, i) => {
+        const raw = kind.text(row);
+        const indexed = indexText(raw);
+        return [id, kind.doc, start + i, kind.doc === 'message' && readsBackFromRow(raw, indexed) ? null : indexed, indexed] as const;
+      })
+      .filter((d) => d[4] !== '')
+      .map((d) => d.slice(0, 4) as [string, string, number, string | null]);
     if (docs.length > 0) await q.run(`INSERT INTO search_docs (session_id, kind, position, text) VALUES ${docs.map(() => '(?, ?, ?, ?)').join(', ')}`, docs.flat());
   }
 }
