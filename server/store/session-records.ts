@@ -83,6 +83,11 @@ export class SessionRecords {
     this.sorted = undefined;
   }
 
+  /** Whether the search index is being merged after writes (db/index-merge.ts; tests and benches wait for it). */
+  get indexMerging(): boolean {
+    return this.opened().merging;
+  }
+
   /** The database file. */
   get file(): string {
     return this.database.file;
