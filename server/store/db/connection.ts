@@ -271,9 +271,11 @@ export class Db implements Queries {
     }
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.idle?.stop();
     this.merges?.stop();
+    // A merge step under way ends first (they start only after a write, so the queue is otherwise what it was).
+    if (this.merges) await this.lock;
     return new Promise((resolve, reject) => this.raw.close((err) => (err ? reject(err) : resolve())));
   }
 }
