@@ -22,7 +22,7 @@ const BEFORE = arg('--before', '6a95358');
 const AFTER = arg('--after', 'HEAD');
 const HISTORY = arg('--history', '/tmp/yard-h20k');
 /** The store's IMPORT_ROWS_PER_BATCH, for the bare batched floor. */
-const BATCH = Number(arg('--batch', 100));
+const BATCH = Number(arg('--batch', 25));
 const APPENDED = '0000000000ab';
 
 /** The child's CPU time so far (ms), from /proc/self/stat: utime + stime in clock ticks (100 Hz). */

@@ -19,14 +19,15 @@ import type * as wire from '../../core/wire.js';
 export const UNFINISHED_IMPORT = new Date(0).toISOString();
 
 /**
- * Rows (messages, attachments) written per transaction at most. Storing a message with its index entry costs
- * ~100-200 µs of CPU here (its redaction for the index, the row, the FTS5 insert), so 100 keeps a batch near
- * 10-20 ms, inside the 50 ms another write may wait (bench/import-writes.mjs).
+ * Rows (messages, attachments) written per transaction at most. Storing a message with its index entry cost ~240 µs
+ * of CPU on a loaded 2-core machine (its redaction for the index, the row, the FTS5 insert): 100 made batches of
+ * 24 ms (median) and up to 140 ms (bench/import-writes.mjs); 25 keeps a batch near 6 ms, well inside the 50 ms
+ * another write may wait, for more commits in all.
  */
-export const IMPORT_ROWS_PER_BATCH = 100;
+export const IMPORT_ROWS_PER_BATCH = 25;
 
-/** Characters of text per transaction at most: a hundred replies cut at their bound must not make one batch. */
-export const IMPORT_CHARS_PER_BATCH = 256 * 1024;
+/** Characters of text per transaction at most: 25 replies cut at their bound must not make one batch. */
+export const IMPORT_CHARS_PER_BATCH = 64 * 1024;
 
 /** One transaction's worth: steps of one or more conversations, each over the step before it. */
 type Step = { before: Session | undefined; after: Session };
