@@ -13,9 +13,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { arg, buildRevision, hasCommand, machine, median } from './lib.mjs';
+import { arg, buildRevision, hasCommand, machine, median, pct } from './lib.mjs';
 
 const RUNS = Number(arg('--runs', 3));
+/** The core the children are pinned to (two benches at once: one each). */
+const CORE = Number(arg('--core', 0));
 /** The last commit with the import in one transaction and FTS5's automerge. */
 const BEFORE = arg('--before', '6a95358');
 /** The build measured as after (HEAD by default). */
@@ -50,7 +52,7 @@ const indexHealth = async (file) => {
 function child(script, input) {
   const file = path.join(os.tmpdir(), `import-writes-${process.pid}-${Math.random().toString(36).slice(2)}.mjs`);
   fs.writeFileSync(file, `import { createRequire } from 'node:module'; const require = createRequire(${JSON.stringify(path.resolve('package.json'))});\n${CPU}\n${INDEX}\nconst input = ${JSON.stringify(input)};\n${script}`);
-  const args = hasCommand('taskset') ? ['taskset', '-c', '0', process.execPath, file] : [process.execPath, file];
+  const args = hasCommand('taskset') ? ['taskset', '-c', String(CORE), process.execPath, file] : [process.execPath, file];
   return new Promise((resolve, reject) => {
     const proc = spawn(args[0], args.slice(1), { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SATCHEL_LOG_LEVEL: 'error' } });
     let out = '';
@@ -208,19 +210,19 @@ async function main() {
         const r = await child(script, { ...common, ...inputOf(copy(`w${run}-${results[name].length}-${name.length}-a`)), appends: true });
         const alone = await child(script, { ...common, ...inputOf(copy(`w${run}-${results[name].length}-${name.length}-b`)), appends: false });
         const batches = alone.batches.length > 0 ? alone.batches : [alone.cpu];
-        results[name].push({ ...r, alone: alone.cpu, merged: alone.mergedCpu, health: alone.health, batchMax: Math.max(...batches), batchMedian: median(batches), batchCount: batches.length });
+        results[name].push({ ...r, alone: alone.cpu, merged: alone.mergedCpu, health: alone.health, batchMax: Math.max(...batches), batchP99: pct(batches, 99), over50: batches.filter((c) => c > 50).length, batchMedian: median(batches), batchCount: batches.length });
         console.log(
-          `run ${run + 1} ${workload} / ${name}: longest append waits ${[...r.waits].sort((a, b) => b - a).slice(0, 4).map(f1).join(', ')} ms over ${r.waits.length} appends, import ${f1(r.wallMs)} ms; alone: CPU ${alone.cpu} ms (${alone.mergedCpu} with its merges), ${batches.length} transactions, CPU each median ${f1(median(batches))} max ${f1(Math.max(...batches))} ms; index ${alone.health.segments} segments on ${alone.health.levels} levels, a search ${alone.health.searchMs.toFixed(2)} ms CPU`,
+          `run ${run + 1} ${workload} / ${name}: longest append waits ${[...r.waits].sort((a, b) => b - a).slice(0, 4).map(f1).join(', ')} ms over ${r.waits.length} appends, import ${f1(r.wallMs)} ms; alone: CPU ${alone.cpu} ms (${alone.mergedCpu} with its merges), ${batches.length} transactions, CPU each median ${f1(median(batches))} p99 ${f1(pct(batches, 99))} max ${f1(Math.max(...batches))} ms, ${batches.filter((c) => c > 50).length} over 50 ms; index ${alone.health.segments} segments on ${alone.health.levels} levels, a search ${alone.health.searchMs.toFixed(2)} ms CPU`,
         );
       }
     }
-    console.log(`\n| ${workload} | import CPU alone (with its index merges) | transactions | CPU per transaction, median / max | longest append wait | median append wait | appends during the import | import wall | index segments after | CPU per search after |`);
+    console.log(`\n| ${workload} | import CPU alone (with its index merges) | transactions | CPU per transaction, median / p99 / max (over 50 ms) | longest append wait | median append wait | appends during the import | import wall | index segments after | CPU per search after |`);
     console.log('|---|---|---|---|---|---|---|---|---|---|');
     const floor = median(results[variants[2][0]].map((r) => r.alone));
     for (const [name, rs] of Object.entries(results)) {
       const cpu = median(rs.map((r) => r.alone));
       console.log(
-        `| ${name} | ${cpu} ms (${median(rs.map((r) => r.merged))}; ${(cpu / floor).toFixed(2)}× the floor) | ${median(rs.map((r) => r.batchCount))} | ${f1(median(rs.map((r) => r.batchMedian)))} / ${f1(median(rs.map((r) => r.batchMax)))} ms | ${f1(median(rs.map((r) => Math.max(...r.waits, 0))))} ms | ${f1(median(rs.map((r) => median(r.waits.length ? r.waits : [0]))))} ms | ${median(rs.map((r) => r.waits.length))} | ${f1(median(rs.map((r) => r.wallMs)))} ms | ${median(rs.map((r) => r.health.segments))} | ${median(rs.map((r) => r.health.searchMs)).toFixed(2)} ms |`,
+        `| ${name} | ${cpu} ms (${median(rs.map((r) => r.merged))}; ${(cpu / floor).toFixed(2)}× the floor) | ${median(rs.map((r) => r.batchCount))} | ${f1(median(rs.map((r) => r.batchMedian)))} / ${f1(median(rs.map((r) => r.batchP99)))} / ${f1(median(rs.map((r) => r.batchMax)))} ms (${median(rs.map((r) => r.over50))}) | ${f1(median(rs.map((r) => Math.max(...r.waits, 0))))} ms | ${f1(median(rs.map((r) => median(r.waits.length ? r.waits : [0]))))} ms | ${median(rs.map((r) => r.waits.length))} | ${f1(median(rs.map((r) => r.wallMs)))} ms | ${median(rs.map((r) => r.health.segments))} | ${median(rs.map((r) => r.health.searchMs)).toFixed(2)} ms |`,
       );
     }
   }

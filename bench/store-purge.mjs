@@ -13,9 +13,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { text } from './history.mjs';
-import { arg, buildRevision, hasCommand, machine, median } from './lib.mjs';
+import { arg, buildRevision, hasCommand, machine, median, pct } from './lib.mjs';
 
 const RUNS = Number(arg('--runs', 3));
+/** The core the children are pinned to (two benches at once: one each). */
+const CORE = Number(arg('--core', 0));
 const MESSAGES = Number(arg('--messages', 10_000));
 /**
  * The commit before: 6a95358, the purge in batches with FTS5's automerge (session 13's); c5ea2d1, the purge in one
@@ -74,7 +76,7 @@ const indexHealth = async (file) => {
 function child(script, input) {
   const file = path.join(os.tmpdir(), `store-purge-${process.pid}-${Math.random().toString(36).slice(2)}.mjs`);
   fs.writeFileSync(file, `import { createRequire } from 'node:module'; const require = createRequire(${JSON.stringify(path.resolve('package.json'))});\n${CPU}\n${INDEX}\nconst input = ${JSON.stringify(input)};\n${script}`);
-  const args = hasCommand('taskset') ? ['taskset', '-c', '0', process.execPath, file] : [process.execPath, file];
+  const args = hasCommand('taskset') ? ['taskset', '-c', String(CORE), process.execPath, file] : [process.execPath, file];
   return new Promise((resolve, reject) => {
     const proc = spawn(args[0], args.slice(1), { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SATCHEL_LOG_LEVEL: 'error' } });
     let out = '';
@@ -226,9 +228,9 @@ async function main() {
       const file = input.file ? path.join(copy(`${path.basename(path.dirname(input.file))}-alone`), 'satchel.db') : undefined;
       const alone = await child(script, { ...input, appends: false, stateDir, file });
       const batches = alone.batches.length > 0 ? alone.batches : [alone.cpu];
-      results[name].push({ ...r, alone: alone.cpu, merged: alone.mergedCpu, health: alone.health, batchMax: Math.max(...batches), batchMedian: median(batches), batchCount: batches.length });
+      results[name].push({ ...r, alone: alone.cpu, merged: alone.mergedCpu, health: alone.health, batchMax: Math.max(...batches), batchP99: pct(batches, 99), over50: batches.filter((c) => c > 50).length, batchMedian: median(batches), batchCount: batches.length });
       console.log(
-        `run ${run + 1} ${name}: longest append waits ${[...r.waits].sort((a, b) => b - a).slice(0, 4).map(f1).join(', ')} ms over ${r.waits.length} appends, purge ${f1(r.purgeMs)} ms; alone: CPU ${alone.cpu} ms, ${batches.length} batches, CPU per batch median ${f1(median(batches))} ms, max ${f1(Math.max(...batches))} ms; ${alone.mergedCpu} ms with its index merges; index ${alone.health.segments} segments on ${alone.health.levels} levels, a search ${alone.health.searchMs.toFixed(2)} ms CPU`,
+        `run ${run + 1} ${name}: longest append waits ${[...r.waits].sort((a, b) => b - a).slice(0, 4).map(f1).join(', ')} ms over ${r.waits.length} appends, purge ${f1(r.purgeMs)} ms; alone: CPU ${alone.cpu} ms, ${batches.length} batches, CPU per batch median ${f1(median(batches))} ms, p99 ${f1(pct(batches, 99))}, max ${f1(Math.max(...batches))} ms, ${batches.filter((c) => c > 50).length} over 50 ms; ${alone.mergedCpu} ms with its index merges; index ${alone.health.segments} segments on ${alone.health.levels} levels, a search ${alone.health.searchMs.toFixed(2)} ms CPU`,
       );
     };
     await one(BEFORE_NAME, SATCHEL, { dist: builds.before.out, stateDir: copy(`b${run}`), purged: PURGED, appended: APPENDED });
@@ -237,7 +239,7 @@ async function main() {
     await one(`bare SQLite, batches of ${BATCH}`, BARE, { file: path.join(copy(`p${run}`), 'satchel.db'), mode: 'batches', purged: PURGED, appended: APPENDED, batch: BATCH });
   }
   console.log(
-    '\n| purge of %d messages | purge CPU alone (/proc; with its index merges) | batches | CPU per batch, median / max | with appends alongside: longest append wait | median append wait | appends during the purge | purge wall | index segments after | CPU per search after |',
+    '\n| purge of %d messages | purge CPU alone (/proc; with its index merges) | batches | CPU per batch, median / p99 / max (batches over 50 ms) | with appends alongside: longest append wait | median append wait | appends during the purge | purge wall | index segments after | CPU per search after |',
     MESSAGES,
   );
   console.log('|---|---|---|---|---|---|---|---|---|---|');
@@ -245,7 +247,7 @@ async function main() {
   for (const [name, rs] of Object.entries(results)) {
     const cpu = median(rs.map((r) => r.alone));
     console.log(
-      `| ${name} | ${cpu} ms (${median(rs.map((r) => r.merged))} ms; ${(cpu / floor).toFixed(2)}× the one-statement floor) | ${median(rs.map((r) => r.batchCount))} | ${f1(median(rs.map((r) => r.batchMedian)))} / ${f1(median(rs.map((r) => r.batchMax)))} ms | ${f1(median(rs.map((r) => Math.max(...r.waits))))} ms | ${f1(median(rs.map((r) => median(r.waits))))} ms | ${median(rs.map((r) => r.waits.length))} | ${f1(median(rs.map((r) => r.purgeMs)))} ms | ${median(rs.map((r) => r.health.segments))} | ${median(rs.map((r) => r.health.searchMs)).toFixed(2)} ms |`,
+      `| ${name} | ${cpu} ms (${median(rs.map((r) => r.merged))} ms; ${(cpu / floor).toFixed(2)}× the one-statement floor) | ${median(rs.map((r) => r.batchCount))} | ${f1(median(rs.map((r) => r.batchMedian)))} / ${f1(median(rs.map((r) => r.batchP99)))} / ${f1(median(rs.map((r) => r.batchMax)))} ms (${median(rs.map((r) => r.over50))}) | ${f1(median(rs.map((r) => Math.max(...r.waits))))} ms | ${f1(median(rs.map((r) => median(r.waits))))} ms | ${median(rs.map((r) => r.waits.length))} | ${f1(median(rs.map((r) => r.purgeMs)))} ms | ${median(rs.map((r) => r.health.segments))} | ${median(rs.map((r) => r.health.searchMs)).toFixed(2)} ms |`,
     );
   }
   if (!WAL_PART) return fs.rmSync(work, { recursive: true, force: true });
