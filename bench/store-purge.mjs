@@ -13,12 +13,19 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { text } from './history.mjs';
-import { arg, buildRevision, hasCommand, machine, median } from './lib.mjs';
+import { arg, buildRevision, hasCommand, machine, median, pct } from './lib.mjs';
 
 const RUNS = Number(arg('--runs', 3));
+/** The core the children are pinned to (two benches at once: one each). */
+const CORE = Number(arg('--core', 0));
 const MESSAGES = Number(arg('--messages', 10_000));
-/** The last commit with the purge in one statement and the WAL left as it grew. */
-const BEFORE = arg('--before', 'c5ea2d1');
+/**
+ * The commit before: 6a95358, the purge in batches with FTS5's automerge (session 13's); c5ea2d1, the purge in one
+ * statement and the WAL left as it grew (session 12's).
+ */
+const BEFORE = arg('--before', '6a95358');
+/** 0: leave out the WAL's part (two imports and --idle-s of waiting). */
+const WAL_PART = Number(arg('--wal', 1));
 const IMPORT_MIB = Number(arg('--import-mib', 24));
 /** Past the store's IDLE_CHECKPOINT_MS (30 s), so its idle checkpoint has run. */
 const IDLE_S = Number(arg('--idle-s', 35));
@@ -46,11 +53,30 @@ const conversation = (id, count, seed = 0) => ({
 /** The child's CPU time so far (ms), from /proc/self/stat: utime + stime in clock ticks (100 Hz). */
 const CPU = `const cpuMs = () => { const f = require('node:fs').readFileSync('/proc/self/stat', 'utf8').slice(require('node:fs').readFileSync('/proc/self/stat', 'utf8').lastIndexOf(')') + 2).split(' '); return (Number(f[11]) + Number(f[12])) * 10; };`;
 
+/** After a purge: the index's segments (FTS5's structure record) and the CPU of one search (ms), on the file. */
+const INDEX = `
+const indexHealth = async (file) => {
+  const sqlite3 = require('sqlite3');
+  const db = await new Promise((r, j) => { const d = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (e) => (e ? j(e) : r(d))); });
+  const get = (sql, p = []) => new Promise((r, j) => db.get(sql, p, (e, row) => (e ? j(e) : r(row))));
+  const b = (await get('SELECT block FROM search_data WHERE id = 10')).block;
+  let i = 4; if (b.readUInt32BE(4) === 0xff000001) i += 4;
+  const v = () => { let x = 0; for (let k = 0; k < 9; k++) { const c = b[i++]; x = x * 128 + (c & 127); if (!(c & 128)) break; } return x; };
+  const levels = v(); const segments = v();
+  const queries = ['the', 'server error', 'python deploy', 'invoice*', 'w1a*', 'garden music photo', 'th*', 'report plan budget meeting'];
+  for (const q of queries) await new Promise((r, j) => db.all('SELECT rowid FROM search WHERE search MATCH ? ORDER BY rank LIMIT 21', [q], (e) => (e ? j(e) : r())));
+  const t = process.cpuUsage();
+  for (let k = 0; k < 10; k++) for (const q of queries) await new Promise((r, j) => db.all('SELECT rowid FROM search WHERE search MATCH ? ORDER BY rank LIMIT 21', [q], (e) => (e ? j(e) : r())));
+  const d = process.cpuUsage(t);
+  await new Promise((r) => db.close(r));
+  return { levels, segments, searchMs: (d.user + d.system) / 1000 / (10 * queries.length) };
+};`;
+
 /** Run `script` (CommonJS-free ES module text) in a child pinned to core 0; resolves with its last JSON line. */
 function child(script, input) {
   const file = path.join(os.tmpdir(), `store-purge-${process.pid}-${Math.random().toString(36).slice(2)}.mjs`);
-  fs.writeFileSync(file, `import { createRequire } from 'node:module'; const require = createRequire(${JSON.stringify(path.resolve('package.json'))});\n${CPU}\nconst input = ${JSON.stringify(input)};\n${script}`);
-  const args = hasCommand('taskset') ? ['taskset', '-c', '0', process.execPath, file] : [process.execPath, file];
+  fs.writeFileSync(file, `import { createRequire } from 'node:module'; const require = createRequire(${JSON.stringify(path.resolve('package.json'))});\n${CPU}\n${INDEX}\nconst input = ${JSON.stringify(input)};\n${script}`);
+  const args = hasCommand('taskset') ? ['taskset', '-c', String(CORE), process.execPath, file] : [process.execPath, file];
   return new Promise((resolve, reject) => {
     const proc = spawn(args[0], args.slice(1), { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SATCHEL_LOG_LEVEL: 'error' } });
     let out = '';
@@ -94,8 +120,12 @@ while (!done && input.appends) {
 }
 const purgeMs = await purge;
 const cpu = cpuMs() - cpu0;
+// The index merges the purge left to do, when this build does them after writes (db/index-merge.ts).
+while (store.indexMerging) await new Promise((r) => setTimeout(r, 20));
+const mergedCpu = cpuMs() - cpu0;
 await store.close();
-console.log(JSON.stringify({ waits, purgeMs, cpu, batches }));`;
+const health = input.appends ? undefined : await indexHealth(input.stateDir + '/satchel.db');
+console.log(JSON.stringify({ waits, purgeMs, cpu, mergedCpu, batches, health }));`;
 
 /** Bare SQLite: the same file, one connection, transactions queued in order (as Satchel's), the delete in one statement or in batches. */
 const BARE = `
@@ -142,7 +172,8 @@ while (!done && input.appends) {
 const purgeMs = await purge;
 const cpu = cpuMs() - cpu0;
 await new Promise((r) => db.close(r));
-console.log(JSON.stringify({ waits, purgeMs, cpu, batches }));`;
+const health = input.appends ? undefined : await indexHealth(input.file);
+console.log(JSON.stringify({ waits, purgeMs, cpu, mergedCpu: cpu, batches, health }));`;
 
 /** The WAL: an import of ~IMPORT_MIB MiB of text in one insertAll, then idle. */
 const WAL = `
@@ -186,7 +217,9 @@ async function main() {
     fs.cpSync(template, dir, { recursive: true });
     return dir;
   };
-  const results = { 'Satchel before (one statement)': [], 'Satchel after (batches)': [], 'bare SQLite, one statement': [], [`bare SQLite, batches of ${BATCH}`]: [] };
+  const BEFORE_NAME = `Satchel before (${builds.before.commit})`;
+  const AFTER_NAME = `Satchel after (${builds.after.commit})`;
+  const results = { [BEFORE_NAME]: [], [AFTER_NAME]: [], 'bare SQLite, one statement': [], [`bare SQLite, batches of ${BATCH}`]: [] };
   for (let run = 0; run < RUNS; run++) {
     // Twice: with appends alongside (their waits), and alone (the purge's own CPU, and each batch's).
     const one = async (name, script, input) => {
@@ -195,28 +228,29 @@ async function main() {
       const file = input.file ? path.join(copy(`${path.basename(path.dirname(input.file))}-alone`), 'satchel.db') : undefined;
       const alone = await child(script, { ...input, appends: false, stateDir, file });
       const batches = alone.batches.length > 0 ? alone.batches : [alone.cpu];
-      results[name].push({ ...r, alone: alone.cpu, batchMax: Math.max(...batches), batchMedian: median(batches), batchCount: batches.length });
+      results[name].push({ ...r, alone: alone.cpu, merged: alone.mergedCpu, health: alone.health, batchMax: Math.max(...batches), batchP99: pct(batches, 99), over50: batches.filter((c) => c > 50).length, batchMedian: median(batches), batchCount: batches.length });
       console.log(
-        `run ${run + 1} ${name}: longest append waits ${[...r.waits].sort((a, b) => b - a).slice(0, 4).map(f1).join(', ')} ms over ${r.waits.length} appends, purge ${f1(r.purgeMs)} ms; alone: CPU ${alone.cpu} ms, ${batches.length} batches, CPU per batch median ${f1(median(batches))} ms, max ${f1(Math.max(...batches))} ms`,
+        `run ${run + 1} ${name}: longest append waits ${[...r.waits].sort((a, b) => b - a).slice(0, 4).map(f1).join(', ')} ms over ${r.waits.length} appends, purge ${f1(r.purgeMs)} ms; alone: CPU ${alone.cpu} ms, ${batches.length} batches, CPU per batch median ${f1(median(batches))} ms, p99 ${f1(pct(batches, 99))}, max ${f1(Math.max(...batches))} ms, ${batches.filter((c) => c > 50).length} over 50 ms; ${alone.mergedCpu} ms with its index merges; index ${alone.health.segments} segments on ${alone.health.levels} levels, a search ${alone.health.searchMs.toFixed(2)} ms CPU`,
       );
     };
-    await one('Satchel before (one statement)', SATCHEL, { dist: builds.before.out, stateDir: copy(`b${run}`), purged: PURGED, appended: APPENDED });
-    await one('Satchel after (batches)', SATCHEL, { dist: builds.after.out, stateDir: copy(`a${run}`), purged: PURGED, appended: APPENDED });
+    await one(BEFORE_NAME, SATCHEL, { dist: builds.before.out, stateDir: copy(`b${run}`), purged: PURGED, appended: APPENDED });
+    await one(AFTER_NAME, SATCHEL, { dist: builds.after.out, stateDir: copy(`a${run}`), purged: PURGED, appended: APPENDED });
     await one('bare SQLite, one statement', BARE, { file: path.join(copy(`o${run}`), 'satchel.db'), mode: 'one', purged: PURGED, appended: APPENDED, batch: BATCH });
     await one(`bare SQLite, batches of ${BATCH}`, BARE, { file: path.join(copy(`p${run}`), 'satchel.db'), mode: 'batches', purged: PURGED, appended: APPENDED, batch: BATCH });
   }
   console.log(
-    '\n| purge of %d messages | purge CPU alone (/proc) | batches | CPU per batch, median / max | with appends alongside: longest append wait | median append wait | appends during the purge | purge wall |',
+    '\n| purge of %d messages | purge CPU alone (/proc; with its index merges) | batches | CPU per batch, median / p99 / max (batches over 50 ms) | with appends alongside: longest append wait | median append wait | appends during the purge | purge wall | index segments after | CPU per search after |',
     MESSAGES,
   );
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   const floor = median(results['bare SQLite, one statement'].map((r) => r.alone));
   for (const [name, rs] of Object.entries(results)) {
     const cpu = median(rs.map((r) => r.alone));
     console.log(
-      `| ${name} | ${cpu} ms (${(cpu / floor).toFixed(2)}× the one-statement floor) | ${median(rs.map((r) => r.batchCount))} | ${f1(median(rs.map((r) => r.batchMedian)))} / ${f1(median(rs.map((r) => r.batchMax)))} ms | ${f1(median(rs.map((r) => Math.max(...r.waits))))} ms | ${f1(median(rs.map((r) => median(r.waits))))} ms | ${median(rs.map((r) => r.waits.length))} | ${f1(median(rs.map((r) => r.purgeMs)))} ms |`,
+      `| ${name} | ${cpu} ms (${median(rs.map((r) => r.merged))} ms; ${(cpu / floor).toFixed(2)}× the one-statement floor) | ${median(rs.map((r) => r.batchCount))} | ${f1(median(rs.map((r) => r.batchMedian)))} / ${f1(median(rs.map((r) => r.batchP99)))} / ${f1(median(rs.map((r) => r.batchMax)))} ms (${median(rs.map((r) => r.over50))}) | ${f1(median(rs.map((r) => Math.max(...r.waits))))} ms | ${f1(median(rs.map((r) => median(r.waits))))} ms | ${median(rs.map((r) => r.waits.length))} | ${f1(median(rs.map((r) => r.purgeMs)))} ms | ${median(rs.map((r) => r.health.segments))} | ${median(rs.map((r) => r.health.searchMs)).toFixed(2)} ms |`,
     );
   }
+  if (!WAL_PART) return fs.rmSync(work, { recursive: true, force: true });
   console.log(`\n| WAL after importing ~${IMPORT_MIB} MiB of text (one insertAll) | right after | after ${IDLE_S} s idle | after the next write |`);
   console.log('|---|---|---|---|');
   for (const [name, build] of Object.entries(builds)) {

@@ -5,6 +5,7 @@
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type sqlite3Types from 'sqlite3';
+import { IndexMerges, mergeStep } from './index-merge.js';
 import { IDLE_CHECKPOINT_BUSY_MS, IDLE_CHECKPOINT_MS, IdleCheckpoint, WAL_PRAGMAS } from './wal.js';
 
 // node-sqlite3 is CommonJS with a native addon; required, not imported, so the ES-module build needs no interop.
@@ -78,6 +79,8 @@ export class Db implements Queries {
   private refusal: Error | undefined;
   /** Empties the WAL once writes have paused (wal.ts); only on the server's read-write connection. */
   private idle: IdleCheckpoint | undefined;
+  /** Merges the search index in bounded steps after writes (index-merge.ts); once the schema has the index. */
+  private merges: IndexMerges | undefined;
 
   private constructor(private readonly raw: sqlite3Types.Database) {}
 
@@ -221,6 +224,24 @@ export class Db implements Queries {
    * transaction never fails halfway for want of it.
    */
   transaction<T>(work: (q: Queries) => Promise<T>): Promise<T> {
+    return this.queued(work, true);
+  }
+
+  /**
+   * From now on, merge the search index in bounded steps after writes (index-merge.ts), each step a transaction of
+   * the queue; the index's automerge must be off (applyIndexMergePolicy), or FTS5 merges inside the writes too.
+   */
+  mergeIndexAfterWrites(): void {
+    this.merges ??= new IndexMerges(() => this.queued((q) => mergeStep(q), false));
+  }
+
+  /** Whether index merges are under way (tests wait for them). */
+  get merging(): boolean {
+    return this.merges?.busy ?? false;
+  }
+
+  /** A transaction in the queue; `counted`: a write the index merges count (not one of their own steps). */
+  private queued<T>(work: (q: Queries) => Promise<T>, counted: boolean): Promise<T> {
     const run = async (): Promise<T> => {
       if (this.refusal) throw this.refusal;
       await this.exec('BEGIN IMMEDIATE');
@@ -238,7 +259,10 @@ export class Db implements Queries {
     const done = this.lock.then(run, run);
     this.lock = done.catch(() => {});
     // Counted from the end of the last one queued: a burst of writes is one busy stretch.
-    const ended = (): void => this.idle?.wrote();
+    const ended = (): void => {
+      this.idle?.wrote();
+      if (counted) this.merges?.wrote();
+    };
     void done.then(ended, ended);
     return done;
   }
@@ -255,8 +279,11 @@ export class Db implements Queries {
     }
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.idle?.stop();
+    this.merges?.stop();
+    // A merge step under way ends first (they start only after a write, so the queue is otherwise what it was).
+    if (this.merges) await this.lock;
     return new Promise((resolve, reject) => this.raw.close((err) => (err ? reject(err) : resolve())));
   }
 }

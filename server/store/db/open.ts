@@ -5,6 +5,7 @@ import { BackupFailed, makeBackup, storedSchemaVersion } from './backup.js';
 import { Db, isDatabaseCorrupt } from './connection.js';
 import { backupCheckDamage, corruptDamage, inspectDatabaseFiles, logUnreadable, type DatabaseDamage, type UnreadableSession } from './damage.js';
 import { importJsonSessions } from './import-json.js';
+import { applyIndexMergePolicy } from './index-merge.js';
 import { migrateSchema, SCHEMA_VERSION } from './schema.js';
 import { readListings, type SessionListing } from './session-rows.js';
 
@@ -48,6 +49,9 @@ export async function openSessionDatabase(stateDir: string, file: string, onCorr
     }
     if (!damage) {
       await migrateSchema(db);
+      // After the migrations, which may make the index again: FTS5's merges in bounded steps (index-merge.ts).
+      await applyIndexMergePolicy(db);
+      db.mergeIndexAfterWrites();
       await importJsonSessions(db, stateDir);
     }
     listings = await readListings(db, (u) => {
