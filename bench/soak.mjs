@@ -104,6 +104,21 @@ const SERVER = `
   process.on('message', (m) => {
     if (m === 'exit') return void s.close().finally(() => process.exit(0));
     if (m === 'gc') globalThis.gc();
+    if (m === 'smaps') {
+      // Resident memory by mapping: the C heap (brk), anonymous mappings by size (glibc's arenas are 64 MiB
+      // reservations; V8's pages are 256 KiB), files.
+      const groups = {};
+      let name = '';
+      let size = 0;
+      for (const line of fs.readFileSync('/proc/self/smaps', 'utf8').split('\\n')) {
+        const head = /^([0-9a-f]+)-([0-9a-f]+) \\S+ \\S+ \\S+ \\S+\\s*(.*)$/.exec(line);
+        if (head) {
+          size = (parseInt(head[2], 16) - parseInt(head[1], 16)) / 1048576;
+          name = head[3] ? (head[3].startsWith('/') ? 'file' : head[3]) : size >= 60 ? 'anon ≥60 MiB (arena heaps, reservations)' : size >= 1 ? 'anon 1-60 MiB' : 'anon < 1 MiB';
+        } else if (line.startsWith('Rss:')) groups[name] = (groups[name] ?? 0) + Number(line.split(/\\s+/)[1]) / 1024;
+      }
+      return void process.send(Object.fromEntries(Object.entries(groups).map(([k, v]) => [k, Math.round(v * 10) / 10])));
+    }
     const st = status();
     const u = process.memoryUsage();
     const mib = (b) => b / 1048576;
@@ -213,6 +228,7 @@ while (Date.now() < idleUntil) {
   await sample('idle');
 }
 const idle = samples.at(-1);
+const smaps = await server.ask('smaps');
 await server.ask('gc');
 const gc = await sample('after-gc');
 await server.stop();
@@ -230,6 +246,7 @@ console.log(`| peak RSS during the soak | ${f(peak)} | | | | | | | |`);
 console.log(row('end of the soak', endOfSoak));
 console.log(row(`after ${values['idle-minutes']} min idle`, idle));
 console.log(row('then a forced full GC (not the app\'s)', gc));
+console.log(`resident after idle by mapping (MiB): ${JSON.stringify(smaps)}`);
 const ratio = idle.rss / start.rss;
 console.log(`idle RSS after the day ÷ idle RSS after start: **${ratio.toFixed(2)}** (target ≤ ${TARGET}: ${ratio <= TARGET ? 'meets' : 'MISSES'})`);
 if (values.json) await fs.writeFile(values.json, JSON.stringify({ counts, samples, ratio }, null, 1));
