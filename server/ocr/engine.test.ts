@@ -78,6 +78,33 @@ describe('on-device OCR', () => {
     await brief.close();
   }, SLOW);
 
+  it('starts its worker ahead when warmed, reads with it, and ends it once idle like a used one', async () => {
+    const page = await renderPage(prose(20), { points: 12, dpi: 150 });
+    const brief = createOcrEngine({ idleMs: 2_000 });
+    brief.warm();
+    expect(brief.running).toBe(true);
+    // A second warm() while the worker is up starts nothing more, and the idle end still comes.
+    brief.warm();
+    const result = await brief.recognizeImage(page.png);
+    expect(result.text).toContain('quarterly report');
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    expect(brief.running).toBe(false);
+    // Warmed and never used: ended after the idle time all the same.
+    brief.warm();
+    expect(brief.running).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    expect(brief.running).toBe(false);
+    await brief.close();
+  }, SLOW);
+
+  it('reads a 16-bit grayscale scan as its 8-bit image', async () => {
+    const page = await renderPage(prose(40), { points: 12, dpi: 150 });
+    const deep = await sharp(page.png).toColourspace('grey16').png().toBuffer();
+    expect((await sharp(deep).metadata()).depth).toBe('ushort');
+    const result = await engine.recognizeImage(deep);
+    expect(result.text).toContain('quarterly report describes how the team shipped');
+  }, SLOW);
+
   it('ends a recognition past its memory budget', async () => {
     const page = await renderPage(prose(60), { points: 12, dpi: 150 });
     // Loading the model alone adds well over 1 MiB to the resident set.

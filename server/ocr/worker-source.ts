@@ -10,7 +10,8 @@
 //
 // Protocol: workerData { corePath, dataPath, unpdfUrl, maxImagePixels }; each message is answered once, with
 // { id, error } when it fails:
-//   { id, op: 'image', image } (a grayscale PNG)      → { id, tsv } (Tesseract's TSV: one row per word, its confidence)
+//   { id, op: 'image', image } (a grayscale PGM)      → { id, tsv } (Tesseract's TSV: one row per word, its confidence)
+//   { op: 'load' }                                     → nothing: the core and model loaded ahead of a recognition
 //   { id, op: 'pdf-page', pdf, page } (a PDF's bytes) → { id, pixels: { data, width, height, channels } | null }:
 //     the largest image painted on that page (a scan's page image), decoded by pdf.js, without a canvas.
 export const OCR_WORKER_SOURCE = String.raw`
@@ -85,6 +86,11 @@ async function pageImage(pdf, number) {
 }
 
 parentPort.on('message', async ({ id, op, image, pdf, page }) => {
+  if (op === 'load') {
+    // A failure here is met again, and answered, by the recognition that follows.
+    load().catch(() => {});
+    return;
+  }
   try {
     if (op === 'pdf-page') {
       const pixels = await pageImage(pdf, page);
@@ -93,7 +99,7 @@ parentPort.on('message', async ({ id, op, image, pdf, page }) => {
     }
     const { module, api } = await load();
     module.FS.writeFile('/input', image);
-    // 1: the image's own orientation (the PNG engine.ts writes has none to apply); 0: no rotation.
+    // 1: the image's own orientation (the PGM engine.ts writes has none to apply); 0: no rotation.
     if (api.SetImageFile(1, 0) === 1) throw new Error('Tesseract could not read the image');
     api.Recognize(null);
     const tsv = api.GetTSVText(0);

@@ -23,8 +23,7 @@ export const OCR_CACHE_ENTRIES = 64;
 const recognized = new Map<string, RecognizedText>();
 
 /** The words OCR finds in `bytes`, or none when it fails (the image is still sent; the person still sees it). */
-export async function recognize(bytes: Buffer): Promise<RecognizedText> {
-  const key = createHash('sha256').update(bytes).digest('hex');
+export async function recognize(bytes: Buffer, key = createHash('sha256').update(bytes).digest('hex')): Promise<RecognizedText> {
   const known = recognized.get(key);
   if (known) return known;
   let found: RecognizedText;
@@ -49,6 +48,9 @@ export async function imageRead(opened: Opened, name: string, mime: string, snif
     return { kind: 'image', parts: text(describe(name, mime, opened.size, toldWhere(where, opts), `over the ${limit} image limit`)), summary: unreadable(`image over the ${limit} limit: make it smaller`) };
   }
   const bytes = await readAt(opened.handle, opened.size);
+  const key = createHash('sha256').update(bytes).digest('hex');
+  // The OCR worker's start and model load (a second or more) overlap the downscale below, when it will be needed.
+  if (!recognized.has(key)) ocrEngine().warm();
   let image;
   try {
     image = await imageForAgent(bytes);
@@ -63,7 +65,7 @@ export async function imageRead(opened: Opened, name: string, mime: string, snif
   }
   const parts: Part[] = [intro, { type: 'image', mime: image.mime, data: image.data.toString('base64'), from }];
   const sentAt = `image, sent at ${image.width}×${image.height}`;
-  const found = await recognize(bytes);
+  const found = await recognize(bytes, key);
   opts.signal?.throwIfAborted();
   if (found.words === 0) return { kind: 'image', parts, summary: ready(sentAt) };
   opts.onAttachmentText?.(where, found.text);

@@ -34,6 +34,13 @@ const SYNCHRONOUS = 'NORMAL';
  * It must be set before the file is put in WAL mode, which fixes it.
  */
 export const DB_PAGE_SIZE = 16_384;
+/**
+ * The page cache of the server's connection, in KiB (SQLite's own default, now a named bound): each connection keeps
+ * up to this of pages read, and `PRAGMA shrink_memory` gives it back once the store is idle (issue 37 finding 8: a
+ * day's reads must not stay resident). A read of a long conversation touches its pages once; more cache would not
+ * make a second read cheaper than the kept session it comes from (session-cache.ts).
+ */
+export const CACHE_SIZE_KIB = 2_048;
 
 /** The database file's mode: sessions hold what the person wrote; the state folder is 0700 too. */
 const DB_FILE_MODE = 0o600;
@@ -107,12 +114,16 @@ export class Db implements Queries {
     const db = new Db(raw);
     raw.configure('busyTimeout', BUSY_TIMEOUT_MS);
     try {
-      await db.exec(`PRAGMA page_size = ${DB_PAGE_SIZE}; PRAGMA journal_mode = WAL; PRAGMA synchronous = ${SYNCHRONOUS}; PRAGMA foreign_keys = ON; ${WAL_PRAGMAS}`);
+      await db.exec(`PRAGMA page_size = ${DB_PAGE_SIZE}; PRAGMA journal_mode = WAL; PRAGMA synchronous = ${SYNCHRONOUS}; PRAGMA foreign_keys = ON; PRAGMA cache_size = -${CACHE_SIZE_KIB}; ${WAL_PRAGMAS}`);
     } catch (err) {
       await db.close().catch(() => {});
       throw err;
     }
-    db.idle = new IdleCheckpoint(() => db.checkpoint(), idleCheckpointMs);
+    // Idle: the WAL emptied, then the page cache and other memory SQLite can free given back (shrink_memory).
+    db.idle = new IdleCheckpoint(async () => {
+      await db.checkpoint();
+      await db.releaseMemory();
+    }, idleCheckpointMs);
     return db;
   }
 
@@ -131,6 +142,18 @@ export class Db implements Queries {
       } finally {
         this.raw.configure('busyTimeout', BUSY_TIMEOUT_MS);
       }
+    };
+    const done = this.lock.then(run, run);
+    this.lock = done.catch(() => {});
+    return done;
+  }
+
+  /** SQLite's memory this connection can free (its page cache) given back: `PRAGMA shrink_memory`, queued as a
+   *  transaction like the checkpoint, so it never runs inside one. */
+  releaseMemory(): Promise<void> {
+    const run = async (): Promise<void> => {
+      if (this.refusal) return;
+      await this.exec('PRAGMA shrink_memory');
     };
     const done = this.lock.then(run, run);
     this.lock = done.catch(() => {});

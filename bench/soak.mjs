@@ -1,0 +1,254 @@
+// Issue 37, finding 8: a day of use compressed into minutes, then idle. The built server (a child, started from a
+// script file: `node -e` breaks the PDF and Office workers) talks to a fake OpenAI-compatible agent in this process
+// (the streamed chunks of server/testing/fake-agent.ts). USERS clients loop over: uploads (a text file, then in turn
+// a text PDF, a scanned PDF that goes through OCR, a real screenshot PNG, a rendered 1280×800 screenshot), a turn
+// that sends those files (the PDF, OCR and image readers run), a search, and MCP reads with the official SDK client
+// (list_sessions, read_session, read_attachment, search); files are dropped into a watched Inbox folder as they go.
+// Every SAMPLE_MS the child reports RSS, RssAnon, RssFile, the JS heap, external, arrayBuffers, open descriptors and
+// threads. After the soak the clients stop and the server is left alone for --idle-minutes; the figure is the idle
+// RSS at the end over the idle RSS after start (before any work), target ≤ 1.3. Then, for the record only, a forced
+// full GC (the server never forces one itself) shows how much of what is left is the JS heap.
+// Usage: npm run build && node bench/soak.mjs [--minutes 12] [--idle-minutes 2] [--users 3] [--json out.json] [--dist .cache/x/dist]
+import fs from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { forkServer, machine, tempDir } from './lib.mjs';
+
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '12' },
+    'idle-minutes': { type: 'string', default: '2' },
+    users: { type: 'string', default: '3' },
+    json: { type: 'string' },
+    /** Another build's dist folder (a before/after comparison), inside the project so node_modules resolve. */
+    dist: { type: 'string' },
+  },
+});
+const SOAK_MS = Number(values.minutes) * 60_000;
+const IDLE_MS = Number(values['idle-minutes']) * 60_000;
+const USERS = Number(values.users);
+/** How often the server's memory is sampled. */
+const SAMPLE_MS = 5_000;
+/** The settle after start before the baseline is read: the listings, the Inbox scan and the first timers done. */
+const START_SETTLE_MS = 15_000;
+/** Turns per conversation before a user starts a new one (a day holds many short conversations). */
+const TURNS_PER_SESSION = 8;
+/** Words streamed per reply, fast, in chunks of a few words (a reply of a page). */
+const REPLY_WORDS = 400;
+const WORDS_PER_CHUNK = 4;
+const TOKEN = 'soak-token';
+const TARGET = 1.3;
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+const distRoot = values.dist ? new URL(`file://${path.resolve(values.dist)}/`) : new URL('../dist/', import.meta.url);
+const dist = (p) => new URL(`server/${p}`, distRoot).href;
+const { contentChunk, usageChunk } = await import(dist('testing/fake-agent.js'));
+const { isTitleRequest } = await import(dist('agent/title.js'));
+const { renderScreenshot, renderPage, prose } = await import(dist('ocr/testing/render.js'));
+
+// ---- the files a day brings --------------------------------------------------------------------------------------
+const corpus = path.join(here, 'corpus', 'context');
+const shots = path.join(here, '..', 'docs', 'screenshots');
+const pdfs = ['apache-2.0-license.pdf', 'semver-readme.pdf', 'dotenv-readme.pdf', 'scanned-licenses.pdf'].map((n) => ({ name: n, bytes: readFileSync(path.join(corpus, n)), type: 'application/pdf' }));
+const pngs = (await fs.readdir(shots)).filter((n) => n.endsWith('.png')).slice(0, 6).map((n) => ({ name: n, bytes: readFileSync(path.join(shots, n)), type: 'image/png' }));
+const rendered = await renderScreenshot();
+pngs.push({ name: 'rendered-screenshot.png', bytes: rendered.png, type: 'image/png' });
+const page = await renderPage(prose(260, 40), { points: 11, dpi: 150 });
+pngs.push({ name: 'photographed-page.png', bytes: page.png, type: 'image/png' });
+const WORDS = 'ledger harbour invoice quarterly window copper lantern meadow orbit parcel quartz ribbon saddle timber velvet walnut'.split(' ');
+const textFile = (i) => ({ name: `notes-${i}.md`, type: 'text/markdown', bytes: Buffer.from(Array.from({ length: 3000 }, (_, k) => WORDS[(i * 7 + k * 3) % WORDS.length]).join(' ') + '\n') });
+/** The non-text file of round i: PDFs and images in turn. */
+const richFile = (i) => (i % 2 ? pdfs[(i >> 1) % pdfs.length] : pngs[(i >> 1) % pngs.length]);
+
+// ---- the fake agent ------------------------------------------------------------------------------------------------
+let agentRequests = 0;
+const agent = http.createServer(async (req, res) => {
+  const parts = [];
+  for await (const part of req) parts.push(part);
+  if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) return void res.writeHead(404).end();
+  agentRequests++;
+  const body = JSON.parse(Buffer.concat(parts).toString());
+  if (isTitleRequest(body.messages)) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return void res.end(JSON.stringify({ id: 't', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'A soak conversation' }, finish_reason: 'stop' }] }));
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (let w = 0; w < REPLY_WORDS; w += WORDS_PER_CHUNK) {
+    if (res.destroyed) return;
+    const words = Array.from({ length: WORDS_PER_CHUNK }, (_, k) => WORDS[(w + k) % WORDS.length]).join(' ');
+    res.write(`data: ${JSON.stringify(contentChunk(` ${words}`))}\n\n`);
+    if (w % 40 === 0) await sleep(1);
+  }
+  res.write(`data: ${JSON.stringify({ ...contentChunk(''), choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
+  res.write(`data: ${JSON.stringify(usageChunk(100, REPLY_WORDS))}\n\n`);
+  res.end('data: [DONE]\n\n');
+});
+await new Promise((r) => agent.listen(0, '127.0.0.1', r));
+const agentUrl = `http://127.0.0.1:${agent.address().port}/v1`;
+
+// ---- the server ----------------------------------------------------------------------------------------------------
+const stateDir = await tempDir('soak-state-');
+const inboxDir = await tempDir('soak-inbox-');
+await fs.chmod(inboxDir, 0o700);
+const SERVER = `
+  import fs from 'node:fs';
+  const { startServer } = await import(process.env.BENCH_SERVER_MODULE);
+  const s = await startServer({ host: '127.0.0.1', port: 0, stateDir: process.env.BENCH_STATE_DIR, token: '${TOKEN}', preloadSpeech: false, inboxFolders: [${JSON.stringify(inboxDir)}] });
+  const status = () => Object.fromEntries(fs.readFileSync('/proc/self/status', 'utf8').split('\\n').map((l) => l.split(/:\\s+/)).filter((p) => p.length === 2));
+  const kib = (v) => Number(String(v).split(' ')[0]) / 1024;
+  process.on('message', (m) => {
+    if (m === 'exit') return void s.close().finally(() => process.exit(0));
+    if (m === 'gc') globalThis.gc();
+    if (m === 'smaps') {
+      // Resident memory by mapping: the C heap (brk), anonymous mappings by size (glibc's arenas are 64 MiB
+      // reservations; V8's pages are 256 KiB), files.
+      const groups = {};
+      let name = '';
+      let size = 0;
+      for (const line of fs.readFileSync('/proc/self/smaps', 'utf8').split('\\n')) {
+        const head = /^([0-9a-f]+)-([0-9a-f]+) \\S+ \\S+ \\S+ \\S+\\s*(.*)$/.exec(line);
+        if (head) {
+          size = (parseInt(head[2], 16) - parseInt(head[1], 16)) / 1048576;
+          name = head[3] ? (head[3].startsWith('/') ? 'file' : head[3]) : size >= 60 ? 'anon ≥60 MiB (arena heaps, reservations)' : size >= 1 ? 'anon 1-60 MiB' : 'anon < 1 MiB';
+        } else if (line.startsWith('Rss:')) groups[name] = (groups[name] ?? 0) + Number(line.split(/\\s+/)[1]) / 1024;
+      }
+      return void process.send(Object.fromEntries(Object.entries(groups).map(([k, v]) => [k, Math.round(v * 10) / 10])));
+    }
+    const st = status();
+    const u = process.memoryUsage();
+    const mib = (b) => b / 1048576;
+    process.send({ rss: kib(st.VmRSS), anon: kib(st.RssAnon), file: kib(st.RssFile), heapUsed: mib(u.heapUsed), heapTotal: mib(u.heapTotal), external: mib(u.external), arrayBuffers: mib(u.arrayBuffers), fds: fs.readdirSync('/proc/self/fd').length, threads: Number(st.Threads) });
+  });
+  process.send({ origin: s.origin });
+`;
+const server = await forkServer(SERVER, { stateDir, serverModule: dist('index.js'), agentUrl, execArgv: ['--expose-gc'] });
+const origin = server.ready.origin;
+const auth = { Authorization: `Bearer ${TOKEN}` };
+
+async function api(method, pathname, body) {
+  const res = await fetch(origin + pathname, { method, headers: { ...auth, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${method} ${pathname}: ${res.status} ${text.slice(0, 200)}`);
+  return JSON.parse(text);
+}
+async function upload(sessionId, file) {
+  const form = new FormData();
+  form.append('session_id', sessionId);
+  form.append('file', new Blob([file.bytes], { type: file.type }), file.name);
+  const res = await fetch(origin + '/api/upload', { method: 'POST', headers: auth, body: form });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`upload ${file.name}: ${res.status} ${text.slice(0, 200)}`);
+  return { kind: 'file', ...JSON.parse(text) };
+}
+/** A turn: start it, read its frames to the end. */
+async function turn(sessionId, message, attachments) {
+  const started = await api('POST', '/api/chat/start', { session_id: sessionId, message, attachments });
+  const res = await fetch(`${origin}/api/chat/stream?stream_id=${started.stream_id}`, { headers: { ...auth, Accept: 'text/event-stream' } });
+  const text = await res.text();
+  if (!text.includes('event: done') && !text.includes('"done"')) throw new Error(`turn did not finish: ${text.slice(-300)}`);
+}
+
+// ---- sampling ------------------------------------------------------------------------------------------------------
+const samples = [];
+const sample = async (phase) => {
+  const m = await server.ask('mem');
+  samples.push({ t: Math.round((performance.now() - t0) / 1000), phase, ...m });
+  return m;
+};
+const t0 = performance.now();
+await sleep(START_SETTLE_MS);
+const start = await sample('start');
+
+const counts = { turns: 0, uploads: 0, inbox: 0, searches: 0, mcp: 0, errors: 0 };
+const errors = [];
+let stop = false;
+const deadline = Date.now() + SOAK_MS;
+
+async function user(u) {
+  const mcp = new Client({ name: `soak-${u}`, version: '1.0.0' });
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(origin + '/mcp'), { requestInit: { headers: auth } }));
+  let session;
+  for (let i = 0; !stop; i++) {
+    try {
+      if (i % TURNS_PER_SESSION === 0) session = (await api('POST', '/api/session/new', {})).session.session_id;
+      const k = u * 100_000 + i;
+      const files = [await upload(session, textFile(k)), await upload(session, richFile(k))];
+      counts.uploads += 2;
+      await turn(session, `Round ${i} of user ${u}: what do these files say about ${WORDS[k % WORDS.length]}?`, files);
+      counts.turns++;
+      await api('GET', `/api/search?q=${encodeURIComponent(WORDS[(k * 5) % WORDS.length])}`);
+      counts.searches++;
+      await mcp.callTool({ name: 'list_sessions', arguments: {} });
+      await mcp.callTool({ name: 'read_session', arguments: { session_id: session } });
+      await mcp.callTool({ name: 'read_attachment', arguments: { session_id: session, name: files[1].filename } });
+      await mcp.callTool({ name: 'search', arguments: { query: WORDS[(k * 3) % WORDS.length] } });
+      counts.mcp += 4;
+      await api('GET', `/api/session?session_id=${session}`);
+    } catch (err) {
+      counts.errors++;
+      if (errors.length < 10) errors.push(String(err?.message ?? err).slice(0, 300));
+      await sleep(1000);
+    }
+  }
+  await mcp.close();
+}
+
+async function inbox() {
+  for (let i = 0; !stop; i++) {
+    const f = i % 3 === 0 ? richFile(i) : textFile(900_000 + i);
+    const name = `${i}-${f.name}`;
+    await fs.writeFile(path.join(inboxDir, `.${name}.tmp`), f.bytes);
+    await fs.rename(path.join(inboxDir, `.${name}.tmp`), path.join(inboxDir, name));
+    counts.inbox++;
+    await sleep(2000);
+  }
+}
+
+const sampler = (async () => {
+  while (!stop) {
+    await sleep(SAMPLE_MS);
+    await sample('soak');
+  }
+})();
+const clock = (async () => {
+  while (Date.now() < deadline) await sleep(1000);
+  stop = true;
+})();
+await Promise.all([clock, sampler, inbox(), ...Array.from({ length: USERS }, (_, u) => user(u))]);
+const peak = Math.max(...samples.map((s) => s.rss));
+const endOfSoak = await sample('end');
+const idleUntil = Date.now() + IDLE_MS;
+while (Date.now() < idleUntil) {
+  await sleep(Math.min(SAMPLE_MS, idleUntil - Date.now()));
+  await sample('idle');
+}
+const idle = samples.at(-1);
+const smaps = await server.ask('smaps');
+await server.ask('gc');
+const gc = await sample('after-gc');
+await server.stop();
+agent.close();
+
+const f = (x) => x.toFixed(1);
+const row = (name, s) => `| ${name} | ${f(s.rss)} | ${f(s.anon)} | ${f(s.file)} | ${f(s.heapUsed)} / ${f(s.heapTotal)} | ${f(s.external)} | ${f(s.arrayBuffers)} | ${s.fds} | ${s.threads} |`;
+console.log(`${machine()}; ${values.minutes} min soak, ${USERS} users, ${values['idle-minutes']} min idle`);
+console.log(`work: ${counts.turns} turns, ${counts.uploads} uploads, ${counts.inbox} Inbox files, ${counts.searches} searches, ${counts.mcp} MCP calls, ${counts.errors} errors (agent requests ${agentRequests})`);
+for (const e of errors) console.log(`  error: ${e}`);
+console.log('| moment | RSS MiB | RssAnon | RssFile | heap used / total | external | arrayBuffers | fds | threads |');
+console.log('|---|---|---|---|---|---|---|---|---|');
+console.log(row('idle after start', start));
+console.log(`| peak RSS during the soak | ${f(peak)} | | | | | | | |`);
+console.log(row('end of the soak', endOfSoak));
+console.log(row(`after ${values['idle-minutes']} min idle`, idle));
+console.log(row('then a forced full GC (not the app\'s)', gc));
+console.log(`resident after idle by mapping (MiB): ${JSON.stringify(smaps)}`);
+const ratio = idle.rss / start.rss;
+console.log(`idle RSS after the day ÷ idle RSS after start: **${ratio.toFixed(2)}** (target ≤ ${TARGET}: ${ratio <= TARGET ? 'meets' : 'MISSES'})`);
+if (values.json) await fs.writeFile(values.json, JSON.stringify({ counts, samples, ratio }, null, 1));
+await fs.rm(stateDir, { recursive: true, force: true });
+await fs.rm(inboxDir, { recursive: true, force: true });
