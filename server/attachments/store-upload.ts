@@ -13,7 +13,8 @@ import { refuseOverCap } from '../store/caps.js';
 import type { Attachment, AttachmentAlongside } from '../store/sessions.js';
 import { attachKind, refusal } from './attach-kind.js';
 import { gunzipToStaging } from './gunzip-upload.js';
-import { openSessionFolder, storedName } from './layout.js';
+import { storedName } from './layout.js';
+import { leaseSessionFolder } from './session-folders.js';
 
 /** Kinds storedAttachmentText indexes nothing of at upload (their text comes when a turn makes it). */
 const NO_TEXT_NOW: ReadonlySet<Kind['kind']> = new Set(['pdf', 'image', 'audio', 'binary']);
@@ -23,6 +24,11 @@ export interface StagedInput {
   stagedPath: string;
   filename: string;
   size: number;
+  /** The file's first bytes as they were staged (at least CLASSIFY_BYTES, or the whole file when shorter): judged
+   *  without opening the staged file again. Absent: read from the file. */
+  head?: Buffer;
+  /** The staged file was created with STORED_FILE_MODE (store/file-mode.ts): placing it sets no mode. */
+  storedMode?: boolean;
 }
 
 /**
@@ -46,7 +52,7 @@ export async function storeStagedAttachment(
   // A full conversation is refused before anything is written (the store checks again in its transaction).
   refuseOverCap('attachments', (await app.sessions.get(sessionId))?.attachments.length ?? 0);
   try {
-    const kind = await attachKind(file.stagedPath, file.filename);
+    const kind = await attachKind(file.stagedPath, file.filename, file.head);
     if (kind.kind === 'refused') throw refusal(kind.reason);
     gunzipped = kind.kind === 'gzip' ? await gunzipToStaging(file.stagedPath, app.stagingDir, maxExtractedBytes(app.config.maxUploadBytes)) : undefined;
     // What a `.gz` holds is judged as a dropped file would be: a `notes.7z.gz` is still a 7z.
@@ -58,12 +64,13 @@ export async function storeStagedAttachment(
     const stored = inner ?? kind;
     const isImage = stored.kind === 'file' && stored.content.kind === 'image';
     if (stored.kind === 'file') content = stored.content;
-    const dir = await openSessionFolder(app.config.stateDir, sessionId);
+    const lease = await leaseSessionFolder(app.config.stateDir, sessionId);
+    const { dir } = lease;
     try {
       const placed = await placeUnique(gunzipped?.file ?? file.stagedPath, dir, safeName, {
         exists: () => `Upload destination already exists: ${safeName}`,
         rejected: () => [403, 'Upload destination rejected'],
-      });
+      }, { modeSet: !gunzipped && file.storedMode === true });
       const type = guessMime(placed.name);
       attachment = { filename: placed.name, path: placed.path, size: gunzipped?.size ?? file.size, mime: type, is_image: isImage };
       // The chip says "server.log (from server.log.gz)": the name the person dropped, as the upload's answer carries it.
@@ -74,7 +81,7 @@ export async function storeStagedAttachment(
         throw err;
       });
     } finally {
-      await dir.close();
+      await lease.release();
     }
   } finally {
     if (gunzipped) await fsp.rm(gunzipped.file, { force: true });
