@@ -18,6 +18,7 @@ import { streamTurn } from './agent/upstream.js';
 import { turnTools } from './agent/tools/turn-tools.js';
 import { rememberToolsRefused } from './agent/connections.js';
 import { sessionFolder } from './attachments/layout.js';
+import { closeSessionFolders } from './attachments/session-folders.js';
 import type { ServerConfig } from './core/config.js';
 import { startAttachmentSweep } from './drafts/sweep.js';
 import { sweepUnfinishedImports } from './export/import-sweep.js';
@@ -353,6 +354,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
       // The rows of what arrived last, before the store closes.
       await app.arrivals.flush();
       await sessions.close();
+      closeSessionFolders(config.stateDir);
     })();
     return stopped;
   };

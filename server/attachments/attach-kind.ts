@@ -29,10 +29,11 @@ export function isPlainGzipName(name: string): boolean {
 /**
  * What the staged upload `file`, sent as `name`, is to be. A `.gz` name is decompressed whatever its first
  * bytes (not gzip: the decompression's 400 says it is damaged), and gzip bytes under another name (`.svgz`,
- * `.tgz`) are stored as they came.
+ * `.tgz`) are stored as they came. `head`, when given, is the file's first CLASSIFY_BYTES bytes (or all of it).
  */
-export async function attachKind(file: string, name: string): Promise<AttachKind> {
-  const kind = classify(name, await readFileHead(file, CLASSIFY_BYTES));
+export async function attachKind(file: string, name: string, head?: Buffer): Promise<AttachKind> {
+  // `head`: the same first bytes, kept as they were staged (http/multipart.ts), instead of an open, read, close.
+  const kind = classify(name, head ? head.subarray(0, CLASSIFY_BYTES) : await readFileHead(file, CLASSIFY_BYTES));
   if (kind.kind === 'archive' && (kind.format === '7z' || kind.format === 'rar')) return { kind: 'refused', reason: REFUSED_ARCHIVE[kind.format] };
   if (isPlainGzipName(name)) return { kind: 'gzip', innerName: gunzippedName(name) };
   return { kind: 'file', content: kind };

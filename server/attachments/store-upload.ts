@@ -10,19 +10,52 @@ import type { Kind } from '../content/index.js';
 import { storedAttachmentText } from '../search/attachment-text.js';
 import { placeUnique } from '../store/files.js';
 import { refuseOverCap } from '../store/caps.js';
+import { settlePendingAttachmentText } from '../store/db/session-rows.js';
 import type { Attachment, AttachmentAlongside } from '../store/sessions.js';
 import { attachKind, refusal } from './attach-kind.js';
 import { gunzipToStaging } from './gunzip-upload.js';
-import { openSessionFolder, storedName } from './layout.js';
+import { storedName } from './layout.js';
+import { leaseSessionFolder } from './session-folders.js';
 
 /** Kinds storedAttachmentText indexes nothing of at upload (their text comes when a turn makes it). */
 const NO_TEXT_NOW: ReadonlySet<Kind['kind']> = new Set(['pdf', 'image', 'audio', 'binary']);
+
+/** Whether the stored bytes, judged as `content`, have text to index now (an image, a PDF, audio, a binary: none). */
+function hasTextNow(content: Kind | undefined): boolean {
+  return !(content && NO_TEXT_NOW.has(content.kind));
+}
+
+/**
+ * `alongside`, and the attachment's mark of text still to index (attachment_text_pending, set by the row's write)
+ * cleared in the same transaction: for a kind with no text now, the background pass (search/backfill.ts) would
+ * only walk to the file again, read its first bytes, find the same kind and clear the mark in a transaction of its
+ * own; done here, that is one statement in the upload's (batched) write. The position is the one the attachment
+ * has in the session as written: the change records it each time it is applied.
+ */
+function settledWith(sessionId: string, attachment: Attachment, alongside: AttachmentAlongside | undefined): AttachmentAlongside {
+  let position = -1;
+  return {
+    change: (s) => {
+      alongside?.change?.(s);
+      position = s.attachments.lastIndexOf(attachment);
+    },
+    also: async (q) => {
+      await alongside?.also?.(q);
+      if (position >= 0) await settlePendingAttachmentText(q, sessionId, position);
+    },
+  };
+}
 
 /** A file already in the staging folder, as it arrived: where it is, the name it came with, its size. */
 export interface StagedInput {
   stagedPath: string;
   filename: string;
   size: number;
+  /** The file's first bytes as they were staged (at least CLASSIFY_BYTES, or the whole file when shorter): judged
+   *  without opening the staged file again. Absent: read from the file. */
+  head?: Buffer;
+  /** The staged file was created with STORED_FILE_MODE (store/file-mode.ts): placing it sets no mode. */
+  storedMode?: boolean;
 }
 
 /**
@@ -46,7 +79,7 @@ export async function storeStagedAttachment(
   // A full conversation is refused before anything is written (the store checks again in its transaction).
   refuseOverCap('attachments', (await app.sessions.get(sessionId))?.attachments.length ?? 0);
   try {
-    const kind = await attachKind(file.stagedPath, file.filename);
+    const kind = await attachKind(file.stagedPath, file.filename, file.head);
     if (kind.kind === 'refused') throw refusal(kind.reason);
     gunzipped = kind.kind === 'gzip' ? await gunzipToStaging(file.stagedPath, app.stagingDir, maxExtractedBytes(app.config.maxUploadBytes)) : undefined;
     // What a `.gz` holds is judged as a dropped file would be: a `notes.7z.gz` is still a 7z.
@@ -58,23 +91,25 @@ export async function storeStagedAttachment(
     const stored = inner ?? kind;
     const isImage = stored.kind === 'file' && stored.content.kind === 'image';
     if (stored.kind === 'file') content = stored.content;
-    const dir = await openSessionFolder(app.config.stateDir, sessionId);
+    const lease = await leaseSessionFolder(app.config.stateDir, sessionId);
+    const { dir } = lease;
     try {
       const placed = await placeUnique(gunzipped?.file ?? file.stagedPath, dir, safeName, {
         exists: () => `Upload destination already exists: ${safeName}`,
         rejected: () => [403, 'Upload destination rejected'],
-      });
+      }, { modeSet: !gunzipped && file.storedMode === true });
       const type = guessMime(placed.name);
       attachment = { filename: placed.name, path: placed.path, size: gunzipped?.size ?? file.size, mime: type, is_image: isImage };
       // The chip says "server.log (from server.log.gz)": the name the person dropped, as the upload's answer carries it.
       if (gunzipped) attachment.decompressed_from = storedName(file.filename);
       // A file the session does not record would be an orphan nobody can see: it goes if the record fails.
-      await app.sessions.addAttachment(sessionId, attachment, alongside?.(attachment)).catch(async (err: unknown) => {
+      const with_ = alongside?.(attachment);
+      await app.sessions.addAttachment(sessionId, attachment, hasTextNow(content) ? with_ : settledWith(sessionId, attachment, with_)).catch(async (err: unknown) => {
         await dir.unlink(placed.name).catch((rmErr: unknown) => log.warn('could not remove an unrecorded attachment', rmErr));
         throw err;
       });
     } finally {
-      await dir.close();
+      await lease.release();
     }
   } finally {
     if (gunzipped) await fsp.rm(gunzipped.file, { force: true });
@@ -83,7 +118,7 @@ export async function storeStagedAttachment(
   // turn has converted it; search/attachment-text.ts). A failure here costs the search, never the upload.
   // A kind with no text to index now (search/attachment-text.ts answers '' for these by the same first bytes) is
   // not opened again: for a binary upload that second walk and read was a third of its work past the bytes.
-  if (!attachment.is_image && !(content && NO_TEXT_NOW.has(content.kind))) {
+  if (hasTextNow(content)) {
     const text = await storedAttachmentText(app.config.stateDir, sessionId, attachment.filename);
     if (text !== '') await app.sessions.indexAttachmentText(sessionId, attachment.path, text).catch((err: unknown) => log.warn('could not index an attachment\'s text', err));
   }

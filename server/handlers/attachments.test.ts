@@ -8,6 +8,9 @@ import { buildPng } from '../../e2e/helpers/png.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multipartBody, startTestServer, TEST_TOKEN, type TestServer, postMultipart, TEST_BOUNDARY, type Part } from '../testing/harness.js';
 import { blockWrites } from '../testing/stored-session.js';
+import { Db } from '../store/db/connection.js';
+import { SESSION_DB_FILE } from '../store/sessions.js';
+import { storedFileMode } from '../store/file-mode.js';
 
 const BOUNDARY = TEST_BOUNDARY;
 let srv: TestServer;
@@ -238,6 +241,38 @@ describe('4.4 upload and extract', () => {
     const res = await post('/api/upload/extract', [{ name: 'session_id', content: session }, { name: 'file', filename: 'broken.zip', content: 'not a zip at all' }]);
     expect(res).toEqual({ status: 500, body: { error: 'Archive extraction failed' } });
     await expect(fs.stat(path.join(attachDir(), 'broken'))).rejects.toThrow();
+    await stagingEmpty();
+  });
+});
+
+describe('what an upload leaves besides its file (issue 37, finding 5)', () => {
+  const pendingMarks = async (id: string): Promise<number[]> => {
+    const db = await Db.openReadOnly(path.join(srv.stateDir, SESSION_DB_FILE));
+    try {
+      return (await db.all<{ position: number }>('SELECT position FROM attachment_text_pending WHERE session_id = ? ORDER BY position', [id])).map((r) => r.position);
+    } finally {
+      await db.close();
+    }
+  };
+
+  it('a file with no text to index now (binary, image) leaves no mark for the background pass: settled in its own write', async () => {
+    const id = await srv.newSession();
+    const binary = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 2654435761) & 0xff));
+    const ups = await Promise.all([
+      post('/api/upload', [{ name: 'session_id', content: id }, { name: 'file', filename: 'blob.bin', content: binary }]),
+      post('/api/upload', [{ name: 'session_id', content: id }, { name: 'file', filename: 'pixel.png', content: buildPng(2, 2, () => [0, 0, 0]), type: 'image/png' }]),
+      post('/api/upload', [{ name: 'session_id', content: id }, { name: 'file', filename: 'notes.txt', content: 'plain words to find' }]),
+    ]);
+    expect(ups.map((u) => u.status)).toEqual([200, 200, 200]);
+    expect(ups[1]!.body.is_image).toBe(true);
+    // Right after the answers, before the background pass (every 2 s) could have come by.
+    expect(await pendingMarks(id)).toEqual([]);
+  });
+
+  it('the stored file has the stored mode (0644 under the umask), set as it was staged', async () => {
+    const { status, body } = await post('/api/upload', [{ name: 'session_id', content: session }, { name: 'file', filename: 'mode.bin', content: 'm' }]);
+    expect(status).toBe(200);
+    expect((await fs.stat(body.path)).mode & 0o777).toBe(storedFileMode());
     await stagingEmpty();
   });
 });

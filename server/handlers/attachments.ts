@@ -4,6 +4,8 @@ import type { HandlerInput } from '../app.js';
 import { openSessionFolder, storedName } from '../attachments/layout.js';
 import { storeStagedAttachment } from '../attachments/store-upload.js';
 import { parseMultipart, type Multipart, type StagedFile } from '../http/multipart.js';
+import { CLASSIFY_BYTES } from '../content/index.js';
+import { STORED_FILE_MODE } from '../store/file-mode.js';
 import { sendJson } from '../http/respond.js';
 import { publicAttachment, publicExtractResult } from '../projections/index.js';
 import type { Attachment } from '../store/sessions.js';
@@ -20,11 +22,14 @@ async function fileAndSession(input: HandlerInput, form: Multipart): Promise<{ f
 
 export async function uploadAttachment(input: HandlerInput): Promise<void> {
   const { ctx, app, profile } = input;
-  const form = await parseMultipart(ctx, { stagingDir: app.stagingDir, capBytes: app.config.maxUploadBytes });
+  // Staged as it will be stored (its mode, no chmod later) and with its first bytes kept (its kind is judged by
+  // them without opening it again): issue 37, finding 5.
+  const form = await parseMultipart(ctx, { stagingDir: app.stagingDir, capBytes: app.config.maxUploadBytes, headBytes: CLASSIFY_BYTES, fileMode: STORED_FILE_MODE });
   let attachment: Attachment;
   try {
     const { file, sessionId } = await fileAndSession(input, form);
-    attachment = await storeStagedAttachment(app, profile, sessionId, file);
+    const { stagedPath, filename, size, head } = file;
+    attachment = await storeStagedAttachment(app, profile, sessionId, { stagedPath, filename, size, head, storedMode: file.mode === STORED_FILE_MODE });
   } finally {
     // Before answering: once the client has its answer, nothing of the upload may be left in staging.
     await form.cleanup();

@@ -47,6 +47,11 @@ export interface StagedFile {
   stagedPath: string;
   size: number;
   mimeType: string;
+  /** The part's first `headBytes` bytes (parseMultipart's option; all of them when it is shorter), copied as they
+   *  were staged: a format told by its magic bytes without opening the staged file again. Empty without the option. */
+  head: Buffer;
+  /** The mode the staged file was created with (parseMultipart's `fileMode`). */
+  mode: number;
 }
 
 export interface Multipart {
@@ -102,6 +107,38 @@ function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
+/** Staged files are private to the server: only the owner reads them, in a staging folder only the owner enters. */
+export const STAGED_FILE_MODE = 0o600;
+
+export interface MultipartOptions {
+  stagingDir: string;
+  capBytes: number;
+  /** Keep each file part's first this many bytes in StagedFile.head (0: none). */
+  headBytes?: number;
+  /** The mode staged files are created with (the umask applies): STAGED_FILE_MODE unless the caller places the
+   *  file where it is given another mode anyway (an attachment's STORED_FILE_MODE, set once here, not by a chmod). */
+  fileMode?: number;
+}
+
+// Staged names: unique within this process (a counter) and across processes sharing a staging folder (a random
+// prefix drawn once); created exclusively all the same. Twelve random bytes per file cost a trip to the CSPRNG each.
+const STAGED_PREFIX = randomBytes(8).toString('hex');
+let stagedCount = 0;
+
+/**
+ * The open staged files use (through createWriteStream's `fs` option): the staging folder exists (app.ts makes it
+ * at start), so it is not made again on every upload (a mkdir answering EEXIST, an Error built and thrown away);
+ * only an open that finds it missing (removed behind the server's back) makes it and tries once more.
+ */
+function openStaged(stagingDir: string) {
+  return (file: string, flags: string | number, mode: number, cb: (err: NodeJS.ErrnoException | null, fd?: number) => void): void => {
+    fs.open(file, flags, mode, (err, fd) => {
+      if (err?.code !== 'ENOENT') return cb(err, fd);
+      ensureDir(stagingDir, 0o700).then(() => fs.open(file, flags, mode, cb), cb);
+    });
+  };
+}
+
 /** A staged file is a regular file we made: unlinked in one call (rm would stat it first); gone already is fine. */
 async function removeQuietly(file: string): Promise<void> {
   await fs.promises.unlink(file).catch((err: NodeJS.ErrnoException) => {
@@ -109,11 +146,30 @@ async function removeQuietly(file: string): Promise<void> {
   });
 }
 
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * The first `bytes` bytes `stream` yields (all, when it ends sooner), copied, handed to `done` as they grow; the
+ * listener leaves once it has them, so the rest of a large file passes with no extra call per chunk. Whatever else
+ * reads the stream (the pipe to the staged file) sees every chunk too.
+ */
+function keepHead(stream: NodeJS.ReadableStream, bytes: number, done: (head: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  let got = 0;
+  const onData = (chunk: Buffer): void => {
+    chunks.push(chunk.subarray(0, bytes - got));
+    got += Math.min(chunk.length, bytes - got);
+    done(Buffer.concat(chunks, got));
+    if (got >= bytes) stream.removeListener('data', onData);
+  };
+  stream.on('data', onData);
+}
+
 /**
  * Parse the request body (already framing-checked) into fields and staged files under `stagingDir`.
  * Rejects with HttpError for the client's mistakes, ClientGoneError when the client left, or the I/O error.
  */
-export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: string; capBytes: number }): Promise<Multipart> {
+export async function parseMultipart(ctx: RequestContext, opts: MultipartOptions): Promise<Multipart> {
   const { req } = ctx;
   const length = checkUploadFraming(ctx, opts.capBytes);
   const fields = new Map<string, string>();
@@ -139,7 +195,9 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
     },
   };
   if (length === 0) return result;
-  await ensureDir(opts.stagingDir, 0o700);
+  const headBytes = opts.headBytes ?? 0;
+  const fileMode = opts.fileMode ?? STAGED_FILE_MODE;
+  const stagedFs = { open: openStaged(opts.stagingDir), write: fs.write, writev: fs.writev, close: fs.close };
 
   return new Promise<Multipart>((resolve, reject) => {
     const writes: Promise<void>[] = [];
@@ -229,12 +287,13 @@ export async function parseMultipart(ctx: RequestContext, opts: { stagingDir: st
         stream.resume();
         return;
       }
-      const stagedPath = path.join(opts.stagingDir, `${randomBytes(12).toString('hex')}.part`);
+      const stagedPath = path.join(opts.stagingDir, `${STAGED_PREFIX}-${(stagedCount++).toString(36)}.part`);
       staged.add(stagedPath);
-      const entry: StagedFile = { field: name, filename: info.filename ?? '', stagedPath, size: 0, mimeType: info.mimeType };
+      const entry: StagedFile = { field: name, filename: info.filename ?? '', stagedPath, size: 0, mimeType: info.mimeType, head: EMPTY, mode: fileMode };
       files.push(entry);
       stream.on('limit', () => fail(new HttpError(400, `Upload too large (max ${opts.capBytes} bytes)`)));
-      const out = fs.createWriteStream(stagedPath, { flags: 'wx', mode: 0o600, highWaterMark: STREAM_BUFFER_BYTES });
+      if (headBytes > 0) keepHead(stream, headBytes, (head) => (entry.head = head));
+      const out = fs.createWriteStream(stagedPath, { flags: 'wx', mode: fileMode, highWaterMark: STREAM_BUFFER_BYTES, fs: stagedFs });
       open.add(stream);
       stream.once('close', () => open.delete(stream));
       // The file is opened asynchronously: a pipeline torn down early can settle before the open completes

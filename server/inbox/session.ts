@@ -17,6 +17,22 @@ const STORE_FILE = 'inbox-sessions.json';
 /** One lookup or creation at a time per state folder: two arrivals at once must not make two Inboxes. */
 const locks = new Map<string, Promise<unknown>>();
 
+/**
+ * The remembered ids as this server last read or wrote them. Only findOrMake writes the file, so it is read once
+ * per running server, not on every file that arrives in any conversation (inbox/prepare.ts asks for each upload:
+ * an open, a stat, a read and a close per upload, or a failed open where there is no Inbox yet).
+ */
+const known = new WeakMap<App, Promise<Record<string, string>>>();
+
+function rememberedIds(app: App): Promise<Record<string, string>> {
+  let ids = known.get(app);
+  if (!ids) {
+    ids = readIds(app.config.stateDir);
+    known.set(app, ids);
+  }
+  return ids;
+}
+
 async function readIds(stateDir: string): Promise<Record<string, string>> {
   try {
     const parsed: unknown = JSON.parse(await fs.readFile(path.join(stateDir, STORE_FILE), 'utf8'));
@@ -30,9 +46,11 @@ async function readIds(stateDir: string): Promise<Record<string, string>> {
 }
 
 async function findOrMake(app: App, profile: string): Promise<Session> {
+  // Read afresh here (a lookup or creation is rare, and holds the lock): what is read is remembered.
   const ids = await readIds(app.config.stateDir);
-  const known = ids[profile] ? await app.sessions.get(ids[profile]) : undefined;
-  if (known && sessionVisible(known.profile, profile)) return known;
+  known.set(app, Promise.resolve(ids));
+  const found = ids[profile] ? await app.sessions.get(ids[profile]) : undefined;
+  if (found && sessionVisible(found.profile, profile)) return found;
   const now = new Date().toISOString();
   const workspace = await app.workspaces.validate(app.workspaces.fallbackWorkspace);
   // Made whole with its title (one write, not a create and a rename): an "Untitled" Inbox is never seen.
@@ -46,7 +64,9 @@ async function findOrMake(app: App, profile: string): Promise<Session> {
     messages: [],
     attachments: [],
   });
-  await writeFileAtomic(path.join(app.config.stateDir, STORE_FILE), JSON.stringify({ ...ids, [profile]: session.session_id }, null, 2));
+  const next = { ...ids, [profile]: session.session_id };
+  await writeFileAtomic(path.join(app.config.stateDir, STORE_FILE), JSON.stringify(next, null, 2));
+  known.set(app, Promise.resolve(next));
   app.events.publish({ name: 'session_created', profile, data: { session: sessionSummary(session) } });
   return session;
 }
@@ -66,6 +86,6 @@ export function inboxSession(app: App, profile: string): Promise<Session> {
 
 /** Whether `sessionId` is the Inbox conversation of `profile` (as remembered; a deleted one no longer is). */
 export async function isInboxSession(app: App, profile: string, sessionId: string): Promise<boolean> {
-  const ids = await readIds(app.config.stateDir);
+  const ids = await rememberedIds(app);
   return ids[profile] === sessionId;
 }

@@ -5,6 +5,7 @@
 // still marked, which the next start purges again; a half-deleted session is never visible. The session's
 // workspace is the person's folder and is never touched.
 import { attachmentRoot } from '../attachments/layout.js';
+import { forgetSessionFolder } from '../attachments/session-folders.js';
 import { log } from '../core/log.js';
 import { removeDraft } from '../drafts/store.js';
 import { AnchoredDir, errno } from '../store/anchored.js';
@@ -114,6 +115,8 @@ export class SessionDeletions {
  */
 export async function removeAttachmentFolder(stateDir: string, id: string): Promise<void> {
   if (!isSessionId(id)) throw new HttpError(404, SESSION_NOT_FOUND);
+  // The folder kept open for uploads (attachments/session-folders.ts) is closed, never lent again.
+  forgetSessionFolder(stateDir, id);
   let root: AnchoredDir;
   try {
     root = await AnchoredDir.open(attachmentRoot(stateDir));

@@ -28,11 +28,12 @@ const { O_WRONLY } = fs.constants;
  * link is atomic and exclusive; across devices (or where the directory cannot be anchored) we fall back to an
  * exclusive no-follow create plus a copy, removing the partial copy if it fails.
  */
-export async function placeExclusive(staged: string, dir: AnchoredDir, name: string): Promise<void> {
+export async function placeExclusive(staged: string, dir: AnchoredDir, name: string, opts: PlaceOptions = {}): Promise<void> {
   // A link shares the staged file's private mode: stored files get the one mode a copy gets. It is set on the
   // staged file (in the server's private staging directory, the path the link is made from) before linking:
-  // one call instead of opening the placed file, and the placed file never shows another mode.
-  await fsp.chmod(staged, storedFileMode());
+  // one call instead of opening the placed file, and the placed file never shows another mode. A file staged
+  // with that mode already (its creation applied the same umask) needs no call.
+  if (!opts.modeSet) await fsp.chmod(staged, storedFileMode());
   try {
     await dir.link(staged, name);
     return;
@@ -118,8 +119,13 @@ export interface PlaceErrors {
   rejected: (name: string) => [number, string];
 }
 
+export interface PlaceOptions {
+  /** `staged` was created with STORED_FILE_MODE (file-mode.ts), so its mode is already the stored one. */
+  modeSet?: boolean;
+}
+
 /** Place `staged` in `dir` under the first free candidate of `safeName`; returns the final name and path. */
-export async function placeUnique(staged: string, dir: AnchoredDir, safeName: string, errors: PlaceErrors): Promise<{ name: string; path: string }> {
+export async function placeUnique(staged: string, dir: AnchoredDir, safeName: string, errors: PlaceErrors, opts: PlaceOptions = {}): Promise<{ name: string; path: string }> {
   for (const name of candidateNames(safeName)) {
     const target = dir.pathOf(name);
     if (claimed.has(target)) continue;
@@ -127,7 +133,7 @@ export async function placeUnique(staged: string, dir: AnchoredDir, safeName: st
     try {
       if (await exists(dir, name)) continue;
       try {
-        await placeExclusive(staged, dir, name);
+        await placeExclusive(staged, dir, name, opts);
         return { name, path: target };
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
