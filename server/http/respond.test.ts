@@ -1,10 +1,10 @@
 // The response conventions of respond.ts (spec-notes 4.0) as a client receives them over a real socket.
 import http from 'node:http';
 import zlib from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { TEST_TOKEN } from '../testing/harness.js';
 import { testServerForFile } from '../testing/per-file-server.js';
-import { errorResponse, jsonBody, jsonResponse } from './respond.js';
+import { errorResponse, GZIP_SYNC_MAX_BYTES, GZIP_THRESHOLD_BYTES, jsonBody, jsonResponse } from './respond.js';
 import { redactText, serverValue } from '../projections/brand.js';
 import { expectSecurityHeaders } from '../testing/security-headers.js';
 
@@ -62,6 +62,25 @@ describe('responses', () => {
     expect(zlib.gunzipSync(zipped.body).toString('utf8')).toBe(plain.body.toString('utf8'));
     const small = await rawGet('/health', { 'Accept-Encoding': 'gzip' });
     expect(small.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('gzips a JSON answer up to GZIP_SYNC_MAX_BYTES at once (no trip to the thread pool), the same bytes as asked without', async () => {
+    const id = await srv.newSession();
+    for (let i = 0; i < 12; i++) await srv.json('/api/session/message', { session_id: id, text: `the grey heron number ${i} stood in the reeds at dawn` });
+    const auth = { Authorization: `Bearer ${TEST_TOKEN}` };
+    const plain = await rawGet('/api/search?q=heron', auth);
+    expect(plain.body.length).toBeGreaterThan(GZIP_THRESHOLD_BYTES);
+    expect(plain.body.length).toBeLessThanOrEqual(GZIP_SYNC_MAX_BYTES);
+    const gzipSync = vi.spyOn(zlib, 'gzipSync');
+    try {
+      const zipped = await rawGet('/api/search?q=heron', { ...auth, 'Accept-Encoding': 'gzip' });
+      expect(zipped.headers['content-encoding']).toBe('gzip');
+      expect(Number(zipped.headers['content-length'])).toBe(zipped.body.length);
+      expect(zlib.gunzipSync(zipped.body).toString('utf8')).toBe(plain.body.toString('utf8'));
+      expect(gzipSync).toHaveBeenCalledTimes(1);
+    } finally {
+      gzipSync.mockRestore();
+    }
   });
 
   it('redacts credentials in every JSON string', async () => {

@@ -302,12 +302,44 @@ export class Db implements Queries {
     }
   }
 
+  /**
+   * `sql` prepared once, to be run many times (search-reader.ts keeps the search's statements): each run is then
+   * one trip to the thread pool, where Db.all is three steps (prepare, run, finalize) and SQLite plans the
+   * statement again every time. Finalize it before close(), which fails while a statement is left.
+   */
+  prepare(sql: string): Promise<PreparedStatement> {
+    const seen = (err: Error): Error => this.seen(err);
+    return new Promise((resolve, reject) => {
+      const stmt: sqlite3Types.Statement = this.raw.prepare(sql, (err: Error | null) => (err ? reject(seen(err)) : resolve(new PreparedStatement(stmt, seen))));
+    });
+  }
+
   async close(): Promise<void> {
     this.idle?.stop();
     this.merges?.stop();
     // A merge step under way ends first (they start only after a write, so the queue is otherwise what it was).
     if (this.merges) await this.lock;
     return new Promise((resolve, reject) => this.raw.close((err) => (err ? reject(err) : resolve())));
+  }
+}
+
+/** A statement Db.prepare made: run with its parameters bound anew each time. */
+export class PreparedStatement {
+  constructor(
+    private readonly stmt: sqlite3Types.Statement,
+    private readonly seen: (err: Error) => Error,
+  ) {}
+
+  /**
+   * Every row, the statement run to its end: a statement stepped only partway (node-sqlite3's get) would keep
+   * its read snapshot open, and with it the WAL, until it is reset.
+   */
+  all<T>(params: Params = []): Promise<T[]> {
+    return new Promise((resolve, reject) => this.stmt.all(params, (err: Error | null, rows: unknown[]) => (err ? reject(this.seen(err)) : resolve(rows as T[]))));
+  }
+
+  finalize(): Promise<void> {
+    return new Promise((resolve) => this.stmt.finalize(() => resolve()));
   }
 }
 

@@ -3,9 +3,9 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Db } from './connection.js';
-import { isInterrupted, SearchAbandoned, SearchReader } from './search-reader.js';
+import { isInterrupted, MAX_KEPT_STATEMENTS, SearchAbandoned, SearchReader } from './search-reader.js';
 
 let dir: string;
 let db: Db;
@@ -86,6 +86,36 @@ describe('SearchReader', () => {
     expect(ms).toBeLessThan(PROMPT_MS);
     await expect(second).rejects.toBeInstanceOf(SearchAbandoned);
     expect(started).toBe(false);
+  });
+
+  it('prepares a statement once and keeps it: every later search runs it, with the rows as they are now', async () => {
+    const prepare = vi.spyOn(Db.prototype, 'prepare');
+    try {
+      for (let i = 0; i < 5; i++) {
+        await db.transaction((q) => q.run('INSERT INTO notes (text) VALUES (?)', [`note ${i}`]));
+        const rows = await reader.run((run) => run.q.all<{ text: string }>('SELECT text FROM notes WHERE text LIKE ? ORDER BY id', ['note %']));
+        expect(rows.map((r) => r.text)).toEqual(Array.from({ length: i + 1 }, (_, k) => `note ${k}`));
+        expect(await reader.run((run) => run.q.get<{ text: string }>('SELECT text FROM notes WHERE id = ?', [i + 1]))).toEqual({ text: `note ${i}` });
+      }
+      expect(prepare).toHaveBeenCalledTimes(2);
+    } finally {
+      prepare.mockRestore();
+    }
+  });
+
+  it('keeps at most MAX_KEPT_STATEMENTS, holds no read open between searches, and closes with them kept', async () => {
+    await db.transaction((q) => q.run('INSERT INTO notes (text) VALUES (?)', ['kept']));
+    for (let i = 0; i < MAX_KEPT_STATEMENTS * 2; i++) {
+      expect(await reader.run((run) => run.q.get<{ n: number }>(`SELECT count(*) + ${i} AS n FROM notes`))).toEqual({ n: 1 + i });
+    }
+    // A statement left stepped partway would hold its snapshot, and the WAL could not be emptied.
+    await db.transaction((q) => q.run('INSERT INTO notes (text) VALUES (?)', ['after']));
+    expect(await db.checkpoint()).toBe(true);
+    // A wrong statement is refused and not kept; the next one runs.
+    await expect(reader.run((run) => run.q.all('SELECT text FROM nowhere'))).rejects.toThrow(/no such table/);
+    expect(await reader.run((run) => run.q.all<{ text: string }>('SELECT text FROM notes ORDER BY id'))).toEqual([{ text: 'kept' }, { text: 'after' }]);
+    await reader.close();
+    reader = await SearchReader.open(path.join(dir, 'r.db'));
   });
 
   it('close() stops the search under way at once (stopping the server never waits on one)', async () => {

@@ -5,7 +5,7 @@
 // is in; the interrupt reaches every statement of its connection, so searches take the reader one at a time
 // and none can cut another's short. A search whose client has gone is interrupted or never started, and
 // close() interrupts the one running, so stopping the server never waits on a search.
-import { Db, type Queries } from './connection.js';
+import { Db, type Params, type PreparedStatement, type Queries } from './connection.js';
 
 /**
  * How long one search may read before it is stopped: it answers what it has by then (search.ts). The page
@@ -21,6 +21,14 @@ export const SEARCH_DEADLINE_MS = 1_000;
  * on the next), so one sent between the two would be lost.
  */
 export const INTERRUPT_RETRY_MS = 20;
+
+/**
+ * Statements the reader keeps prepared, the least recently run dropped past this: a search runs the same few (the
+ * ranking, per kind of scope, and a row's head and slices), and its fallback's lookup of a varying number of ids
+ * is one statement per count. Preparing the ranking and finalizing it on every search, on trips of their own to
+ * the thread pool, cost more than running it when the words match little (issue 37, finding 7).
+ */
+export const MAX_KEPT_STATEMENTS = 16;
 
 /** SQLite's "interrupted" (sqlite3_interrupt), as node-sqlite3 names it on the error. */
 export function isInterrupted(err: unknown): boolean {
@@ -53,6 +61,10 @@ export class SearchReader {
   private closed = false;
   /** The reader's statements, each noted while it runs, so a stop knows what it must interrupt. */
   private readonly q: Queries;
+  /** Prepared statements by their SQL, the least recently run first (MAX_KEPT_STATEMENTS). */
+  private readonly kept = new Map<string, Promise<PreparedStatement>>();
+  /** Dropped statements being finalized: close() waits for them too. */
+  private readonly finalizing = new Set<Promise<void>>();
 
   private constructor(private readonly db: Db) {
     const track = <T>(p: Promise<T>): Promise<T> => {
@@ -63,12 +75,39 @@ export class SearchReader {
       p.then(clear, clear);
       return p;
     };
+    // Reads run kept statements; a get is a run to the end whose first row is taken (search.ts's are by id).
+    const all = <T>(sql: string, params?: Params): Promise<T[]> => this.statement(sql).then((stmt) => stmt.all<T>(params));
     this.q = {
       exec: (sql) => track(db.exec(sql)),
       run: (sql, params) => track(db.run(sql, params)),
-      all: (sql, params) => track(db.all(sql, params)),
-      get: (sql, params) => track(db.get(sql, params)),
+      all: (sql, params) => track(all(sql, params)),
+      get: <T>(sql: string, params?: Params) => track(all<T>(sql, params).then((rows) => rows[0])),
     };
+  }
+
+  /** `sql` prepared on the reader's connection, once while it is among the MAX_KEPT_STATEMENTS last run. */
+  private statement(sql: string): Promise<PreparedStatement> {
+    const known = this.kept.get(sql);
+    if (known) {
+      this.kept.delete(sql);
+      this.kept.set(sql, known);
+      return known;
+    }
+    const prepared = this.db.prepare(sql);
+    this.kept.set(sql, prepared);
+    // One that did not prepare (interrupted, or wrong) is not kept: the next search prepares it again.
+    prepared.catch(() => {
+      if (this.kept.get(sql) === prepared) this.kept.delete(sql);
+    });
+    if (this.kept.size > MAX_KEPT_STATEMENTS) {
+      // Not the one running: the reader runs one statement at a time, and this one is about to.
+      const [oldest, dropped] = this.kept.entries().next().value as [string, Promise<PreparedStatement>];
+      this.kept.delete(oldest);
+      const done = dropped.then((stmt) => stmt.finalize(), () => {});
+      this.finalizing.add(done);
+      void done.then(() => this.finalizing.delete(done));
+    }
+    return prepared;
   }
 
   /** Interrupt the statement under way until it has stopped; a statement started after this is not touched. */
@@ -133,6 +172,10 @@ export class SearchReader {
     this.closed = true;
     this.running?.stop();
     await this.queue;
+    // SQLite closes no connection with a statement left on it.
+    const kept = [...this.kept.values()];
+    this.kept.clear();
+    await Promise.all([...kept.map((p) => p.then((stmt) => stmt.finalize(), () => {})), ...this.finalizing]);
     await this.db.close();
   }
 }

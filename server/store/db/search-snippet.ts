@@ -31,13 +31,13 @@ export interface Phrase {
   prefix: boolean;
 }
 
-interface Token {
-  start: number;
-  end: number;
-  folded: string;
-}
-
+/** A token as unicode61 reads one (queryPhrases): a letter, number or private-use character, then those or combining marks. */
 const TOKEN = /[\p{L}\p{N}\p{Co}][\p{L}\p{N}\p{Co}\p{Mn}]*/gu;
+// The same classes, one code point at a time (scan): ASCII from a table, the rest by the expressions.
+const TOKEN_START = /^[\p{L}\p{N}\p{Co}]$/u;
+const TOKEN_PART = /^[\p{L}\p{N}\p{Co}\p{Mn}]$/u;
+const ASCII_WORD = new Uint8Array(128);
+for (let c = 0; c < 128; c++) ASCII_WORD[c] = /[0-9A-Za-z]/.test(String.fromCharCode(c)) ? 1 : 0;
 const ASCII = /^[\x00-\x7f]*$/;
 const MARKS = /\p{Mn}/gu;
 
@@ -61,9 +61,45 @@ interface Hit {
   size: number;
 }
 
+/**
+ * A row's first tokens: where each starts and ends in `text`, and each one's folded form, made only when a phrase
+ * is compared with it. A string and an object for every token of an 8 KiB head, folded whether or not any word
+ * could match it, was most of a search's CPU once its statement was fast (issue 37, finding 7).
+ */
+class Tokens {
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
+  private readonly folded: Array<string | undefined> = [];
+
+  constructor(private readonly text: string) {}
+
+  get length(): number {
+    return this.starts.length;
+  }
+
+  push(start: number, end: number): void {
+    this.starts.push(start);
+    this.ends.push(end);
+    this.folded.push(undefined);
+  }
+
+  /** Token `at` folded is `want` (or begins with it, `prefix`). `want` is a folded token: never empty. */
+  is(at: number, want: string, prefix: boolean): boolean {
+    const first = this.text.charCodeAt(this.starts[at]!);
+    // An ASCII first character folds to itself in lower case: most tokens are told apart without folding them.
+    if (first < 128 && want.length > 0 && (first >= 65 && first <= 90 ? first + 32 : first) !== want.charCodeAt(0)) return false;
+    let folded = this.folded[at];
+    if (folded === undefined) {
+      folded = fold(this.text.slice(this.starts[at]!, this.ends[at]!));
+      this.folded[at] = folded;
+    }
+    return prefix ? folded.startsWith(want) : folded === want;
+  }
+}
+
 /** What a row's first characters hold: its tokens up to the last one a window may need, and the first hits. */
 interface Scan {
-  tokens: Token[];
+  tokens: Tokens;
   hits: Hit[];
   /** Token positions that start a sentence (FTS5: the first, and any after `.` or `:` and a blank). */
   sentences: number[];
@@ -71,28 +107,63 @@ interface Scan {
   whole: boolean;
 }
 
-const BLANK = new Set([' ', '\t', '\n', '\r']);
+/** ' ', '\t', '\n', '\r': the blanks FTS5's sentence finder skips. */
+const isBlankCode = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
 
 /** FTS5's sentence finder: a token after `.` or `:` and at least one blank. */
 function startsSentence(text: string, at: number): boolean {
   let i = at - 1;
-  while (i >= 0 && BLANK.has(text[i]!)) i--;
-  return i !== at - 1 && i >= 0 && (text[i] === '.' || text[i] === ':');
+  while (i >= 0 && isBlankCode(text.charCodeAt(i))) i--;
+  if (i === at - 1 || i < 0) return false;
+  const c = text.charCodeAt(i);
+  return c === 46 || c === 58;
 }
 
-function matchesAt(tokens: readonly Token[], at: number, p: Phrase): boolean {
+function matchesAt(tokens: Tokens, at: number, p: Phrase): boolean {
   for (let k = 0; k < p.tokens.length; k++) {
-    const t = tokens[at + k];
-    if (!t) return false;
-    const last = p.prefix && k === p.tokens.length - 1;
-    if (last ? !t.folded.startsWith(p.tokens[k]!) : t.folded !== p.tokens[k]) return false;
+    if (at + k >= tokens.length) return false;
+    if (!tokens.is(at + k, p.tokens[k]!, p.prefix && k === p.tokens.length - 1)) return false;
   }
   return true;
 }
 
+/** Where the first token at or after `from` begins (TOKEN's first class), or text.length when none does. */
+function tokenStart(text: string, from: number): number {
+  let i = from;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c < 128) {
+      if (ASCII_WORD[c] === 1) return i;
+      i++;
+      continue;
+    }
+    const cp = text.codePointAt(i)!;
+    if (TOKEN_START.test(String.fromCodePoint(cp))) return i;
+    i += cp > 0xffff ? 2 : 1;
+  }
+  return i;
+}
+
+/** Where the token that begins at `start` ends (TOKEN's second class, repeated). */
+function tokenEnd(text: string, start: number): number {
+  let i = start + (text.codePointAt(start)! > 0xffff ? 2 : 1);
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c < 128) {
+      if (ASCII_WORD[c] !== 1) return i;
+      i++;
+      continue;
+    }
+    const cp = text.codePointAt(i)!;
+    if (!TOKEN_PART.test(String.fromCodePoint(cp))) return i;
+    i += cp > 0xffff ? 2 : 1;
+  }
+  return i;
+}
+
 /** Reads `text`'s tokens in order, stopping SNIPPET_TOKENS tokens after the SNIPPET_MAX_HITS-th hit. */
 function scan(text: string, phrases: readonly Phrase[], cut: boolean): Scan {
-  const tokens: Token[] = [];
+  const tokens = new Tokens(text);
   const hits: Hit[] = [];
   const sentences: number[] = [];
   const longest = Math.max(1, ...phrases.map((p) => p.tokens.length));
@@ -109,19 +180,19 @@ function scan(text: string, phrases: readonly Phrase[], cut: boolean): Scan {
   const limit = Math.min(text.length, SNIPPET_SCAN_CHARS);
   let stopAt = Number.POSITIVE_INFINITY;
   let whole = !cut;
-  TOKEN.lastIndex = 0;
-  for (let m = TOKEN.exec(text); m !== null; m = TOKEN.exec(text)) {
-    if (m.index >= limit || tokens.length >= stopAt) {
+  for (let start = tokenStart(text, 0); start < text.length; ) {
+    if (start >= limit || tokens.length >= stopAt) {
       whole = false;
       break;
     }
+    const end = tokenEnd(text, start);
     const pos = tokens.length;
-    if (pos === 0 || startsSentence(text, m.index)) sentences.push(pos);
-    tokens.push({ start: m.index, end: m.index + m[0].length, folded: fold(m[0]) });
+    if (pos === 0 || startsSentence(text, start)) sentences.push(pos);
+    tokens.push(start, end);
     if (pos - longest + 1 >= 0) check(pos - longest + 1);
     if (hits.length >= SNIPPET_MAX_HITS && stopAt === Number.POSITIVE_INFINITY) stopAt = tokens.length + SNIPPET_TOKENS;
+    start = tokenStart(text, end);
   }
-  TOKEN.lastIndex = 0;
   // The last positions, whose phrases may be shorter than the longest.
   for (let at = Math.max(0, tokens.length - longest + 1); at < tokens.length; at++) check(at);
   hits.sort((a, b) => a.pos - b.pos || a.phrase - b.phrase);
@@ -204,7 +275,7 @@ export function snippetOf(text: string, phrases: readonly Phrase[], cut = false)
   // Hits that overlap are marked as one (FTS5's coalesced instances); one that began before the window is not.
   let open: { from: number; to: number } | undefined;
   const close = (): void => {
-    if (open) marks.push([s.tokens[open.from]!.start, s.tokens[Math.min(open.to, end)]!.end]);
+    if (open) marks.push([s.tokens.starts[open.from]!, s.tokens.ends[Math.min(open.to, end)]!]);
     open = undefined;
   };
   for (const h of s.hits) {
@@ -217,7 +288,7 @@ export function snippetOf(text: string, phrases: readonly Phrase[], cut = false)
     }
   }
   close();
-  return { from: start > 0 ? s.tokens[start]!.start : 0, to: toEnd ? text.length : s.tokens[end]!.end, marks, before: start > 0, after: !toEnd };
+  return { from: start > 0 ? s.tokens.starts[start]! : 0, to: toEnd ? text.length : s.tokens.ends[end]!, marks, before: start > 0, after: !toEnd };
 }
 
 /** `snippet` of `text` as the answer's segments: `match` for the words found, ellipses where it was cut. */
