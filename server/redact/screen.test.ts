@@ -13,7 +13,7 @@ import { applyRules } from './engine.js';
 import { clearRedactCache, redact } from './index.js';
 import { forgetSecrets, rememberSecret } from './known.js';
 import {
-  DOTTED_TOKEN_MIN,
+  ALNUM_BEFORE_DOT,
   OPERATOR_KEYWORDS,
   OPERATOR_NAMES,
   SCREENED_RULES,
@@ -132,7 +132,7 @@ describe('screen: exact by construction', () => {
     for (const name of OPERATOR_NAMES) expect(OPERATOR_KEYWORDS.some((k) => name.toLowerCase().includes(k)), name).toBe(true);
     // Every token literal is at least as long as its shape's shortest match allows the screen to assume.
     expect(TOKEN_MIN).toBe(13);
-    expect(DOTTED_TOKEN_MIN).toBe(49);
+    expect(ALNUM_BEFORE_DOT).toBe(24);
     expect(TOKEN_LITERALS).toEqual(expect.arrayContaining(['AKIA', 'ASIA', 'eyJ', 'SK', 'ghp_', 'sk-', 'GR1348941']));
   });
 

@@ -51,8 +51,12 @@ const TOKEN_CHARS_SOURCE = '[A-Za-z0-9_.=-]';
 const TOKEN_CHARS = asciiTable(new RegExp(TOKEN_CHARS_SOURCE));
 /** The literal every token rule's match starts with (a vendor prefix, AKIA/ASIA, eyJ, SK). */
 export const TOKEN_LITERALS: readonly string[] = [...VENDOR_SHAPES.map((s) => s.prefix), ...AWS_PREFIXES, JWT_PREFIX, TWILIO_PREFIX];
-/** Discord and Zhipu keys are found at a dot, with no prefix: only a run at least this long can hold one. */
-export const DOTTED_TOKEN_MIN = Math.min(DISCORD_FIRST_MIN + 1 + DISCORD_MIDDLE + 1 + DISCORD_LAST_MIN, ZHIPU_ID + 1 + ZHIPU_SECRET_MIN);
+/**
+ * Discord and Zhipu keys are found at a dot, with no prefix: at least this many letters and digits stand right
+ * before it (Discord's first part, Zhipu's hex id).
+ */
+export const ALNUM_BEFORE_DOT = Math.min(DISCORD_FIRST_MIN, ZHIPU_ID);
+const DOTTED_TOKEN_MIN = Math.min(DISCORD_FIRST_MIN + 1 + DISCORD_MIDDLE + 1 + DISCORD_LAST_MIN, ZHIPU_ID + 1 + ZHIPU_SECRET_MIN);
 /** The shortest match of any token rule: a text whose runs of TOKEN_CHARS are all shorter holds none. */
 export const TOKEN_MIN = Math.min(
   ...VENDOR_SHAPES.map((s) => s.prefix.length + s.minTail),
@@ -81,7 +85,7 @@ const LITERAL = new RegExp(TOKEN_LITERALS.map(escapeRegExp).join('|'));
 
 /** Each rule the engine runs and the condition every text it fires on meets (what untouchedByRules tests). */
 export const SCREENED_RULES = new Map<unknown, string>([
-  [scanVendors, 'a vendor prefix in a run of token characters of TOKEN_MIN or more; Discord and Zhipu a run of DOTTED_TOKEN_MIN'],
+  [scanVendors, 'a vendor prefix in a run of token characters of TOKEN_MIN or more; Discord and Zhipu ALNUM_BEFORE_DOT letters and digits before a dot'],
   [scanAws, 'AKIA or ASIA in a run of TOKEN_MIN or more'],
   [scanJwt, 'eyJ in a run of TOKEN_MIN or more'],
   [scanTwilio, 'SK in a run of TOKEN_MIN or more'],
@@ -129,13 +133,14 @@ const ALWAYS_READ = new RegExp(
 );
 const OPERATOR = /[:=]/;
 const LONG_RUN = new RegExp(`${TOKEN_CHARS_SOURCE}{${TOKEN_MIN}}`);
-const DOTTED_RUN = new RegExp(`${TOKEN_CHARS_SOURCE}{${DOTTED_TOKEN_MIN}}`);
+// The dot first, then what stands before it: a run of letters is not read again from each of its characters.
+const DOTTED = new RegExp(`(?<=[A-Za-z0-9]{${ALNUM_BEFORE_DOT}})\\.`);
 
 /** True when no rule of engine.ts can find anything in `text`: then applyRules(text) === text. */
 export function untouchedByRules(text: string): boolean {
   if (!ENABLED || ALWAYS_READ.test(text)) return false;
   if (OPERATOR.test(text) && (KEYWORD.test(text) || (text.includes('&') && text.includes('=')))) return false;
-  if (LONG_RUN.test(text) && (DOTTED_RUN.test(text) || LITERAL.test(text))) return false;
+  if (LONG_RUN.test(text) && (LITERAL.test(text) || DOTTED.test(text))) return false;
   return true;
 }
 
