@@ -7,9 +7,10 @@
 //   first wall ms  at the client
 // medians over the starts.
 // Usage: node bench/session-list.mjs [--sessions 2000] [--starts 7] [--before REV] [--after REV] [--prof DIR]
+//   [--state DIR] (the history made once into DIR, and used again by later runs)
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,8 @@ const STARTS = Number(arg('--starts', '7'));
 const BEFORE = arg('--before', 'c5ea2d1');
 const AFTER = arg('--after', 'HEAD');
 const PROF = arg('--prof', '');
+/** Keep the made history here and use it again on the next run (it takes minutes to make through the API). */
+const STATE = arg('--state', '');
 const TOKEN = 'bench-token-0123456789abcdef';
 const TICK_MS = 10;
 const FLOOR_READS = 20;
@@ -164,8 +167,8 @@ const before = buildRevision(BEFORE, 'bench-list');
 const after = buildRevision(AFTER, 'bench-list');
 if (PROF) await fs.mkdir(PROF, { recursive: true });
 const root = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-bench-list-'));
-const state = path.join(root, 'state');
-await makeHistory(after.out, state);
+const state = STATE ? path.resolve(STATE) : path.join(root, 'state');
+if (!STATE || !existsSync(path.join(state, 'satchel.db'))) await makeHistory(after.out, state);
 console.log(`# session-list: ${SESSIONS} conversations made through the HTTP API, the first GET /api/sessions after each of ${STARTS} starts; ${machine()}`);
 console.log('| build | body KiB | first list CPU ms (main thread) | /proc stat ticks ms | floor CPU ms (warm) | first wall ms | floor wall ms |');
 console.log('|---|---|---|---|---|---|---|');

@@ -5,6 +5,7 @@
 // after: HEAD, each compiled into .cache/ by lib.mjs buildRevision), then read with GET /api/session over one
 // kept-alive connection, sequentially. The floor, in the same run: a bare node:http server sending the same
 // bytes (the body the build answered, held in a Buffer), read the same way. Per build:
+//   import    CPU ms of POST /api/session/import, until the server is idle again (its search index included)
 //   first     CPU ms of the first read after the import (what the first open costs; one read, 10 ms ticks)
 //   warm      CPU ms per read, median over batches of --batch reads (utime+stime of the server's /proc/<pid>/stat)
 //   append    CPU ms of a read right after one more message (the conversation changed), median over --appends
@@ -32,6 +33,8 @@ const TOKEN = 'bench-token-0123456789abcdef';
 const BOUNDARY = 'benchSessionReadBoundary';
 const SETTLE_MS = 300;
 const TICK_MS = 10; // USER_HZ is 100 on Linux
+/** The import counts until the server spends at most one tick in this long. */
+const IDLE_POLL_MS = 500;
 const README_LIMIT = 400;
 
 /** mulberry32: the same conversation for the same seed. */
@@ -161,6 +164,17 @@ async function post(origin, pathname, body, type = 'application/json') {
   return JSON.parse(text);
 }
 
+/** The server's CPU ms once it is idle again (the import's work after its answer, the search index, counted too). */
+async function untilIdle(pid) {
+  let last = await cpuMs(pid);
+  for (;;) {
+    await new Promise((r) => setTimeout(r, IDLE_POLL_MS));
+    const now = await cpuMs(pid);
+    if (now - last <= TICK_MS) return now;
+    last = now;
+  }
+}
+
 /** CPU ms and wall ms per read, over `batches` batches of `batch` reads: medians. */
 async function measureReads(pid, url, batches, batch) {
   const cpu = [];
@@ -182,7 +196,9 @@ async function runBuild(label, dist, exportBytes) {
   const { child, origin: originP } = startSatchel(dist, path.join(dir, 'state'), label);
   try {
     const origin = await originP;
+    const i0 = await cpuMs(child.pid);
     const imported = await post(origin, '/api/session/import', multipart('conversation.json', exportBytes), `multipart/form-data; boundary=${BOUNDARY}`);
+    const importCpu = (await untilIdle(child.pid)) - i0;
     const id = imported.session.session_id;
     const url = `${origin}/api/session?session_id=${id}`;
     const c0 = await cpuMs(child.pid);
@@ -202,7 +218,7 @@ async function runBuild(label, dist, exportBytes) {
     const warm = await measureReads(child.pid, url, BATCHES, BATCH);
     const file = path.join(dir, 'body.json');
     await fs.writeFile(file, body);
-    return { label, first, warm, append: median(append), bytes: body.length, file, dir };
+    return { label, importCpu, first, warm, append: median(append), bytes: body.length, file, dir };
   } finally {
     agent.destroy();
     agent = newAgent();
@@ -242,10 +258,10 @@ for (const [label, build] of [
   await fs.rm(r.dir, { recursive: true, force: true });
   results.push({ ...r, label, floor });
 }
-console.log('| build | body MiB | first read CPU ms | warm CPU ms/read | floor CPU ms/read | ratio | read after an append CPU ms | warm wall ms | floor wall ms | wall ratio |');
-console.log('|---|---|---|---|---|---|---|---|---|---|');
+console.log('| build | body MiB | import CPU ms | first read CPU ms | warm CPU ms/read | floor CPU ms/read | ratio | read after an append CPU ms | warm wall ms | floor wall ms | wall ratio |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of results) {
   console.log(
-    `| ${r.label} | ${(r.bytes / 2 ** 20).toFixed(2)} | ${f1(r.first)} | ${f1(r.warm.cpu)} | ${f1(r.floor.cpu)} | ${(r.warm.cpu / r.floor.cpu).toFixed(2)} | ${f1(r.append)} | ${f1(r.warm.wall)} | ${f1(r.floor.wall)} | ${(r.warm.wall / r.floor.wall).toFixed(2)} |`,
+    `| ${r.label} | ${(r.bytes / 2 ** 20).toFixed(2)} | ${f1(r.importCpu)} | ${f1(r.first)} | ${f1(r.warm.cpu)} | ${f1(r.floor.cpu)} | ${(r.warm.cpu / r.floor.cpu).toFixed(2)} | ${f1(r.append)} | ${f1(r.warm.wall)} | ${f1(r.floor.wall)} | ${(r.warm.wall / r.floor.wall).toFixed(2)} |`,
   );
 }

@@ -14,10 +14,12 @@ export const NAME_AFTER_KEYWORD_MAX = 50;
 const UPPER_NAME = asciiTable(/[A-Z0-9_]/);
 const CONFIG_KEY = asciiTable(/[A-Za-z0-9_.-]/);
 const LETTERS = asciiTable(/[A-Za-z]/);
-const A4_KEYWORDS = ['API_KEY', 'APIKEY', 'TOKEN', 'SECRET', 'PASSWORD', 'PASSWD', 'CREDENTIAL', 'AUTH'];
-const IDENTIFIER_SUFFIX = /_(?:key|pass|pw|token|secret|password|passwd|credential|auth)$/i;
+export const A4_KEYWORDS = ['API_KEY', 'APIKEY', 'TOKEN', 'SECRET', 'PASSWORD', 'PASSWD', 'CREDENTIAL', 'AUTH'];
+/** B3: an identifier ending in `_` + one of these (any case). */
+export const IDENTIFIER_SUFFIX_WORDS = ['key', 'pass', 'pw', 'token', 'secret', 'password', 'passwd', 'credential', 'auth'];
+const IDENTIFIER_SUFFIX = new RegExp(`_(?:${IDENTIFIER_SUFFIX_WORDS.join('|')})$`, 'i');
 const AUTHORIZATION_SUFFIX = /authorization$/i;
-const AZURE_NAMES = new Set(['accountkey', 'sharedaccesskey', 'sharedaccesssignature']);
+export const AZURE_NAMES = new Set(['accountkey', 'sharedaccesskey', 'sharedaccesssignature']);
 const EQUALS = 0x3d;
 const NOT_ASSIGNMENT_BEFORE = new Set([0x3d, 0x21, 0x3c, 0x3e]); // == != <= >=
 
@@ -128,11 +130,11 @@ export function assignmentAt(text: string, eq: number, out: Finding[]): void {
   }
 }
 
-const FIELD_NAMES = new Set([
+export const FIELD_NAMES = new Set([
   'api_key', 'apikey', 'token', 'secret', 'password', 'access_token', 'refresh_token', 'auth_token', 'bearer',
   'secret_value', 'raw_secret', 'secret_input', 'key_material',
 ]);
-const FIELD_SUFFIXES = new Set(['token', 'secret', 'password', 'passwd', 'credential', 'credentials', 'apikey']);
+export const FIELD_SUFFIXES = new Set(['token', 'secret', 'password', 'passwd', 'credential', 'credentials', 'apikey']);
 
 function fieldNameCounts(name: string, ws: readonly string[]): boolean {
   if (FIELD_NAMES.has(name.toLowerCase())) return true;

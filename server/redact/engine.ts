@@ -15,12 +15,22 @@ import { scanVendors } from './vendors.js';
 const OPERATOR = /[=:]/g;
 const EQUALS = 0x3d;
 
+type Scan = (text: string, out: Finding[]) => void;
+type AtOperator = (text: string, at: number, out: Finding[]) => void;
+
+// Every rule the engine runs, as data: screen.ts proves a text untouched by each of them without running them, and
+// refuses to screen at all (every text goes through the rules) unless it knows each one listed here.
 /** The token rules: the ones B11 runs again on text joined across invisible characters. */
+export const TOKEN_SCANS: readonly Scan[] = [scanVendors, scanAws, scanJwt, scanTwilio];
+/** Rules found at a `=`. */
+export const EQUALS_RULES: readonly AtOperator[] = [assignmentAt, authorizationAt];
+/** Rules found at a `:`. */
+export const COLON_RULES: readonly AtOperator[] = [urlAt, authorizationAt, apiKeyHeaderAt, fieldAt, yamlAt, telegramAt];
+/** Rules that look at the whole text. */
+export const TEXT_SCANS: readonly Scan[] = [scanPhones, scanForms];
+
 export function scanTokens(text: string, out: Finding[]): void {
-  scanVendors(text, out);
-  scanAws(text, out);
-  scanJwt(text, out);
-  scanTwilio(text, out);
+  for (const scan of TOKEN_SCANS) scan(text, out);
 }
 
 /** Rules found at an operator: assignments, fields, headers, URLs, Telegram tokens. */
@@ -34,17 +44,7 @@ function scanOperators(text: string, out: Finding[]): void {
 }
 
 function handleOperator(text: string, at: number, out: Finding[]): void {
-  if (text.charCodeAt(at) === EQUALS) {
-    assignmentAt(text, at, out);
-    authorizationAt(text, at, out);
-    return;
-  }
-  urlAt(text, at, out);
-  authorizationAt(text, at, out);
-  apiKeyHeaderAt(text, at, out);
-  fieldAt(text, at, out);
-  yamlAt(text, at, out);
-  telegramAt(text, at, out);
+  for (const rule of text.charCodeAt(at) === EQUALS ? EQUALS_RULES : COLON_RULES) rule(text, at, out);
 }
 
 /**
@@ -67,8 +67,7 @@ function pieceAsWritten(text: string): Finding[] {
   const found: Finding[] = [];
   scanTokens(text, found);
   scanOperators(text, found);
-  scanPhones(text, found);
-  scanForms(text, found);
+  for (const scan of TEXT_SCANS) scan(text, found);
   return resolve(text, found, invisibleFindings(text, scanTokens));
 }
 

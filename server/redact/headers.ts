@@ -6,7 +6,7 @@ import { isMask, maskToken } from './mask.js';
 import { skipBlanks, skipBlanksBack } from './values.js';
 
 export const HEADER_RANK = 10;
-const AUTHORIZATION = 'authorization';
+export const AUTHORIZATION = 'authorization';
 const HEADER_NAME = asciiTable(/[A-Za-z0-9-]/);
 /**
  * A scheme word's characters: HTTP's token characters (RFC 9110 tchar) but quotes. So a scheme word another rule
@@ -15,7 +15,7 @@ const HEADER_NAME = asciiTable(/[A-Za-z0-9-]/);
  */
 export const SCHEME_CHAR = /[A-Za-z0-9!#$%&*+.^_`|~-]/;
 const SCHEME = asciiTable(SCHEME_CHAR);
-const API_KEY_HEADERS = new Set(['x-api-key', 'x-goog-api-key', 'api-key', 'apikey', 'x-api-token', 'x-auth-token', 'x-access-token']);
+export const API_KEY_HEADERS = new Set(['x-api-key', 'x-goog-api-key', 'api-key', 'apikey', 'x-api-token', 'x-auth-token', 'x-access-token']);
 /** Bearer and Bot tokens also end at `,` `]` `)` (A3); other schemes only at whitespace and quotes (B4). */
 const BEARER_SCHEMES = new Set(['bearer', 'bot']);
 /** Scheme words that, alone on a line, are no credential: `Authorization: Bearer` with nothing after it. */

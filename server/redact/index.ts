@@ -5,6 +5,7 @@
 // invisible.ts (tokens split by invisible characters), finding.ts (one mask per span), engine.ts (runs them all).
 import { deepMap } from './deep.js';
 import { applyRules, findAll } from './engine.js';
+import { applyRulesScreened, untouchedByRules } from './screen.js';
 import { knownSecretsGeneration, maskKnown } from './known.js';
 
 export { maskToken, MASK_ELLIPSIS, MASK_HEAD, MASK_MIN_LENGTH, MASK_TAIL, REDACTED_PRIVATE_KEY, SHORT_MASK } from './mask.js';
@@ -17,6 +18,7 @@ export { maskGluedKeys } from './glued.js';
 export { PHONE_MASK } from './mask.js';
 // Live reply text, redacted as it streams (every prefix sent is a prefix of redact(whole)).
 export { StreamRedactor } from './stream-redact.js';
+export { untouchedByRules } from './screen.js';
 // A long text (an attachment's, for the search index) redacted in slices, the event loop free between them.
 export { redactYielding, REDACT_SLICE_CHARS } from './yielding.js';
 
@@ -36,7 +38,7 @@ let memoGeneration = knownSecretsGeneration();
  */
 export function redact(text: string): string {
   if (typeof text !== 'string' || text.length === 0) return text;
-  if (text.length > MEMO_MAX_CHARS) return applyRules(maskKnown(text));
+  if (text.length > MEMO_MAX_CHARS) return applyRulesScreened(maskKnown(text));
   if (memoGeneration !== knownSecretsGeneration()) {
     memo.clear();
     memoGeneration = knownSecretsGeneration();
@@ -47,7 +49,10 @@ export function redact(text: string): string {
     memo.set(text, cached);
     return cached;
   }
-  const result = applyRules(maskKnown(text));
+  const known = maskKnown(text);
+  // A text the screen passes costs one pass: not memoized, so the memo keeps the texts the rules had to read.
+  if (untouchedByRules(known)) return known;
+  const result = applyRules(known);
   memo.set(text, result);
   if (memo.size > MEMO_MAX_ENTRIES) memo.delete(memo.keys().next().value as string);
   return result;

@@ -18,7 +18,7 @@ export const MIN_JOINED_TOKEN = 12;
 /** Characters kept on each side of a run for the rules' boundary checks (the escaped-JSON look-back is 6). */
 const CONTEXT = 6;
 
-function isInvisible(c: number): boolean {
+export function isInvisible(c: number): boolean {
   return (
     c <= 0x08 || (c >= 0x0e && c <= 0x1b) || c === 0x7f || (c >= 0x200b && c <= 0x200f) || (c >= 0x202a && c <= 0x202e) || c === 0x2060 || c === 0xfeff
   );

@@ -132,3 +132,22 @@ describe('KnownSecretStream and ReplyRedactor: the same as the whole text, howev
     expect(stream.push('r2 is no key')).toBe('q7Zr2 is no key');
   });
 });
+
+describe('SecretMatcher: the start filter', () => {
+  it('decides exactly what the NFA from every position decides (spaced forms, separators, halves, base64, streams)', () => {
+    const secret = 'q7Zr-Xk2 pL9wM4tB';
+    const filtered = new SecretMatcher([secret, 'bench-token-0123456789abcdef']);
+    const reference = new SecretMatcher([secret, 'bench-token-0123456789abcdef']);
+    // The reference starts the NFA at every position whose character starts a form.
+    (reference as unknown as { cannotStart: () => boolean }).cannotStart = () => false;
+    const pieces = fc.constantFrom(...secret, ...'bench-token-0123456789abcdef', ' ', '  ', '-', '_', '.', '\u200b', '\u00a0', '·', 'x', 'Q', '\n', secret.slice(0, 8), secret.slice(8), Buffer.from(secret).toString('base64'));
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 40 }), (parts) => {
+        const text = parts.join('');
+        expect(filtered.mask(text)).toBe(reference.mask(text));
+        expect(filtered.scan(text, false)).toEqual(reference.scan(text, false));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});

@@ -36,6 +36,12 @@ export const KNOWN_SECRET_MASK = SHORT_MASK;
 
 /** Characters an echo may put between the key's characters: blanks, punctuation used as separators, invisibles. */
 const SEPARATOR = /[\s\-_.,:;/|\\·•\u00ad\u200b-\u200d\u2060\ufeff]/u;
+const ASCII_SEPARATOR = new Uint8Array(128).map((_, c) => (SEPARATOR.test(String.fromCharCode(c)) ? 1 : 0));
+
+/** SEPARATOR of one UTF-16 unit (as the NFA reads them). */
+function isSeparator(c: number): boolean {
+  return c < 128 ? ASCII_SEPARATOR[c] === 1 : SEPARATOR.test(String.fromCharCode(c));
+}
 
 interface Form {
   /** The form's characters (UTF-16 units; keys are ASCII in practice, and a unit-wise match is still exact). */
@@ -78,12 +84,20 @@ export class SecretMatcher {
   private readonly forms: Form[];
   /** 1 at the UTF-16 code of every form's first character: one array read per character of ordinary text. */
   private readonly starts = new Uint8Array(0x10000);
+  /** The forms by their first character's code (every form has at least KNOWN_SECRET_MIN_CHARS / 2 characters). */
+  private readonly byFirst = new Map<number, Form[]>();
   /** The longest a match can be: the bound of what a stream may have to hold. */
   readonly maxMatchChars: number;
 
   constructor(secrets: readonly string[]) {
     this.forms = secrets.filter((s) => s.length >= KNOWN_SECRET_MIN_CHARS).flatMap(formsOf);
-    for (const f of this.forms) this.starts[f.chars.charCodeAt(0)] = 1;
+    for (const f of this.forms) {
+      const first = f.chars.charCodeAt(0);
+      this.starts[first] = 1;
+      const list = this.byFirst.get(first) ?? [];
+      list.push(f);
+      this.byFirst.set(first, list);
+    }
     this.maxMatchChars = Math.max(0, ...this.forms.map((f) => (f.spaced ? f.chars.length + SEPARATORS_BETWEEN * (f.chars.length - 1) : f.chars.length)));
   }
 
@@ -92,16 +106,20 @@ export class SecretMatcher {
   }
 
   /**
-   * True when no form can match at `at`, judged by its second character alone: the common case of a first
-   * character in ordinary text, decided without starting the NFA.
+   * True when no form can match at `at`: none whose first character is there reaches its second one (after at most
+   * SEPARATORS_BETWEEN separators for a spaced form). Decided without starting the NFA, which is what most positions
+   * of ordinary text cost: a first character followed by a blank (`g ` in `getting started`) is no start unless the
+   * form's second character comes next. False when the text ends before that is known (a stream waits for more).
    */
   private cannotStart(text: string, at: number): boolean {
-    if (at + 1 >= text.length) return false;
-    const first = text.charCodeAt(at);
-    const second = text.charCodeAt(at + 1);
-    for (const f of this.forms) {
-      if (f.chars.charCodeAt(0) !== first) continue;
-      if (f.chars.length === 1 || f.chars.charCodeAt(1) === second || (f.spaced && SEPARATOR.test(text[at + 1]!))) return false;
+    const forms = this.byFirst.get(text.charCodeAt(at));
+    if (forms === undefined) return true;
+    for (const f of forms) {
+      const second = f.chars.charCodeAt(1);
+      let j = at + 1;
+      // Separators the NFA could stay on; one that is also the second character is taken as it (it can advance).
+      if (f.spaced) for (let seps = 0; seps < SEPARATORS_BETWEEN && j < text.length && text.charCodeAt(j) !== second && isSeparator(text.charCodeAt(j)); seps++) j++;
+      if (j >= text.length || text.charCodeAt(j) === second) return false;
     }
     return true;
   }

@@ -8,7 +8,7 @@ export function words(name: string): string[] {
   return (name.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g) ?? []).map((w) => w.toLowerCase());
 }
 
-const NAME_WORDS = new Set(['token', 'secret', 'passwd', 'password', 'credential', 'credentials', 'apikey']);
+export const NAME_WORDS = new Set(['token', 'secret', 'passwd', 'password', 'credential', 'credentials', 'apikey']);
 
 /** A name counts when a keyword stands as its own word (`MYTOKEN`, `KEYBOARD`, `tokenizer` do not count). */
 export function nameCounts(ws: readonly string[], withAuth: boolean): boolean {

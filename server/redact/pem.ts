@@ -7,7 +7,7 @@ import { REDACTED_PRIVATE_KEY } from './mask.js';
 export const PEM_LABEL_MAX = 64;
 const PEM_BEGIN = new RegExp(`-----BEGIN[A-Z0-9 ]{0,${PEM_LABEL_MAX}}PRIVATE KEY(?: BLOCK)?-----`, 'y');
 const PEM_END = new RegExp(`-----END[A-Z0-9 ]{0,${PEM_LABEL_MAX}}PRIVATE KEY(?: BLOCK)?-----`, 'y');
-const PEM_BEGIN_LITERAL = '-----BEGIN';
+export const PEM_BEGIN_LITERAL = '-----BEGIN';
 const PEM_END_LITERAL = '-----END';
 
 export interface Span {

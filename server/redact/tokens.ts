@@ -7,12 +7,17 @@ import { maskPhone, maskToken, SHORT_MASK } from './mask.js';
 export const TOKEN_RANK = 50;
 /** AWS access key ids: `AKIA`/`ASIA` + exactly this many of A-Z0-9. */
 export const AWS_KEY_TAIL = 16;
-const AWS = new RegExp(`A[KS]IA[A-Z0-9]{${AWS_KEY_TAIL}}`, 'g');
+/** AWS access key ids (AKIA) and temporary ids (ASIA). */
+export const AWS_PREFIXES = ['AKIA', 'ASIA'] as const;
+const AWS = new RegExp(`(?:${AWS_PREFIXES.join('|')})[A-Z0-9]{${AWS_KEY_TAIL}}`, 'g');
+export const JWT_PREFIX = 'eyJ';
+export const JWT_MIN_TAIL = 10;
 // B8: no boundary check (found inside a base64 blob too). Bounded repeats only between literals: linear.
-const JWT = /eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_=-]{4,}){0,2}/g;
+const JWT = new RegExp(`${JWT_PREFIX}[A-Za-z0-9_-]{${JWT_MIN_TAIL},}(?:\\.[A-Za-z0-9_=-]{4,}){0,2}`, 'g');
 /** Twilio API key sids: `SK` + exactly this many lower-case hex digits. */
+export const TWILIO_PREFIX = 'SK';
 export const TWILIO_HEX = 32;
-const TWILIO = new RegExp(`SK[0-9a-f]{${TWILIO_HEX}}`, 'y');
+const TWILIO = new RegExp(`${TWILIO_PREFIX}[0-9a-f]{${TWILIO_HEX}}`, 'y');
 /** Discord: [MN] + 23–25 alphanumerics, `.`, 6, `.`, 27 or more. */
 export const DISCORD_FIRST_MIN = 24;
 export const DISCORD_FIRST_MAX = 26;
@@ -44,7 +49,7 @@ export function scanJwt(text: string, out: Finding[]): void {
 
 // indexOf finds a literal much faster than a global regex that starts with the same two characters.
 export function scanTwilio(text: string, out: Finding[]): void {
-  for (let at = text.indexOf('SK'); at !== -1; at = text.indexOf('SK', at + 1)) {
+  for (let at = text.indexOf(TWILIO_PREFIX); at !== -1; at = text.indexOf(TWILIO_PREFIX, at + 1)) {
     TWILIO.lastIndex = at;
     if (!TWILIO.test(text) || !boundedLeft(text, at) || !boundedRight(text, TWILIO.lastIndex)) continue;
     pushMasked(out, text, at, TWILIO.lastIndex, 'twilio api key sid');

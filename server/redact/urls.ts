@@ -82,7 +82,7 @@ export function urlAt(text: string, colon: number, out: Finding[]): void {
   }
 }
 
-const FORM_NAMES = new Set([
+export const FORM_NAMES = new Set([
   'access_token', 'refresh_token', 'id_token', 'token', 'api_key', 'apikey', 'client_secret', 'password', 'auth',
   'jwt', 'session', 'secret', 'key', 'code', 'signature', 'x-amz-signature', 'x-goog-signature', 'sig',
 ]);

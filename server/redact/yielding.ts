@@ -5,7 +5,7 @@
 // line break outside any private-key block, since no other rule crosses a line break (stream-redact.ts says why;
 // the `npm run redact` tests hold redact(whole) == its lines one by one).
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { applyRules } from './engine.js';
+import { applyRulesScreened } from './screen.js';
 import { knownSecrets, maskKnown } from './known.js';
 import { privateKeySpans } from './pem.js';
 
@@ -47,13 +47,13 @@ async function maskKnownYielding(text: string, sliceChars: number): Promise<stri
 /** redact(text), the event loop let go every REDACT_SLICE_CHARS characters. */
 export async function redactYielding(text: string, sliceChars = REDACT_SLICE_CHARS): Promise<string> {
   // What redact() computes (it adds a memo for short texts only).
-  if (text.length <= sliceChars) return applyRules(maskKnown(text));
+  if (text.length <= sliceChars) return applyRulesScreened(maskKnown(text));
   const known = await maskKnownYielding(text, sliceChars);
   const blocks = privateKeySpans(known).filter((s) => !s.placeholder);
   let out = '';
   for (let start = 0; start < known.length; ) {
     const end = sliceEnd(known, start, sliceChars, blocks);
-    out += applyRules(known.slice(start, end));
+    out += applyRulesScreened(known.slice(start, end));
     start = end;
     if (start < known.length) await nextTurn();
   }
