@@ -8,7 +8,12 @@
 // thread scrolled top to bottom and back by `--step` pixels a frame (scrollTop steps), every frame's duration
 // from requestAnimationFrame deltas and the long animation frames (PerformanceObserver), and the DOM's element
 // count once open. Medians of `--runs`.
-// Usage: npm run build && node bench/thread-scroll.mjs [--runs 3] [--messages 10000] [--step 2000] [--compare main]
+// `--import` builds the conversation through POST /api/session/import (a running server, once; every later server
+// opens the same state) instead of a JSON session file, and reads it once whole before each open so every build
+// opens a conversation the server keeps (projections/session-body.ts). `--open-only` measures the opening alone:
+// the longest main-thread task (PerformanceObserver 'longtask'), the time to the tail shown, and the
+// GET /api/session answers the page read to get there (issue 37, finding 1: a tail-first read against the whole).
+// Usage: npm run build && node bench/thread-scroll.mjs [--runs 3] [--messages 10000] [--step 2000] [--compare main] [--import] [--open-only]
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,6 +31,8 @@ const { values } = parseArgs({
     'no-reference': { type: 'boolean', default: false },
     // --reference-only: the reference alone (its runs take many minutes: every row is laid out each frame).
     'reference-only': { type: 'boolean', default: false },
+    import: { type: 'boolean', default: false },
+    'open-only': { type: 'boolean', default: false },
   },
 });
 const RUNS = Number(values.runs);
@@ -209,6 +216,23 @@ async function profiled(page, on, what, run) {
   return result;
 }
 
+/** The conversation read once whole, so the open measured finds it kept by the server, whichever page asks. */
+async function warm(base, sessionId) {
+  const res = await fetch(`${base}/api/session?session_id=${sessionId}`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+  if (!res.ok) throw new Error(`warm read: ${res.status}`);
+  await res.arrayBuffer();
+}
+
+/** POST /api/session/import of `exported` (a Satchel export); the new conversation's id. */
+async function importConversation(base, exported) {
+  const form = new FormData();
+  form.append('file', new Blob([JSON.stringify(exported)], { type: 'application/json' }), 'long.json');
+  const res = await fetch(`${base}/api/session/import`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}` }, body: form });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`import: ${res.status} ${text.slice(0, 200)}`);
+  return JSON.parse(text).session.session_id;
+}
+
 async function measure(browser, base, sessionId, label) {
   const profile = Boolean(process.env.BENCH_PROFILE) && label === 'this build';
   const context = await browser.newContext({ viewport: VIEWPORT });
@@ -218,6 +242,13 @@ async function measure(browser, base, sessionId, label) {
   await page.goto(`${base}/?token=${TOKEN}`);
   await page.waitForSelector('[data-testid="app"][data-ready="true"]', { timeout: OPEN_DEADLINE_MS });
   await page.goto('about:blank');
+  if (values.import) await warm(base, sessionId);
+  // Every GET /api/session of the open: how many, and the largest answer the page parsed.
+  const reads = [];
+  page.on('response', (res) => {
+    const url = new URL(res.url());
+    if (url.pathname === '/api/session' && res.request().method() === 'GET') reads.push(res.body().then((b) => b.length, () => 0));
+  });
   const started = Date.now();
   await profiled(page, profile, 'opening', async () => {
   await page.goto(`${base}/#s=${sessionId}`);
@@ -235,18 +266,19 @@ async function measure(browser, base, sessionId, label) {
   );
   });
   const openMs = Date.now() - started;
+  const readBytes = await Promise.all(reads);
   const open = await page.evaluate(() => ({
     nodes: document.getElementsByTagName('*').length,
     messages: document.querySelectorAll('#messages [data-testid="message"]').length,
     longest: Math.max(0, ...window.__long.tasks.map((t) => t.duration)),
     frames: window.__long.frames.filter((f) => f.duration > 50).map((f) => ({ ms: Math.round(f.duration), scripts: f.scripts.filter((s) => s.ms > 5) })),
   }));
-  const scroll = await profiled(page, profile, 'scrolling', () => scrollEndToEnd(page));
+  const scroll = values['open-only'] ? { deltas: [0], loaf: [], script: 0, maxNodes: open.nodes, worst: [] } : await profiled(page, profile, 'scrolling', () => scrollEndToEnd(page));
   await context.close();
   const over = scroll.deltas.filter((d) => d > BUDGET_MS).length;
-  const row = { label, openMs, ...open, frames: scroll.deltas.length, max: Math.max(...scroll.deltas), p95: pct(scroll.deltas, 95), over, loafMax: Math.max(0, ...scroll.loaf), script: scroll.script, maxNodes: scroll.maxNodes };
+  const row = { label, openMs, ...open, reads: readBytes.length, readMax: Math.max(0, ...readBytes), frames: scroll.deltas.length, max: Math.max(...scroll.deltas), p95: pct(scroll.deltas, 95), over, loafMax: Math.max(0, ...scroll.loaf), script: scroll.script, maxNodes: scroll.maxNodes };
   console.error(
-    `${label}: open ${openMs} ms (longest task ${Math.round(open.longest)} ms), ${open.nodes} elements (${open.messages} messages); scroll ${row.frames} frames, max ${row.max.toFixed(1)} ms, p95 ${row.p95.toFixed(1)} ms, ${over} over ${BUDGET_MS} ms, LoAF max ${row.loafMax.toFixed(0)} ms, longest script in a frame ${row.script} ms`,
+    `${label}: open ${openMs} ms (longest task ${Math.round(open.longest)} ms; ${row.reads} session reads, largest ${row.readMax} bytes), ${open.nodes} elements (${open.messages} messages); scroll ${row.frames} frames, max ${row.max.toFixed(1)} ms, p95 ${row.p95.toFixed(1)} ms, ${over} over ${BUDGET_MS} ms, LoAF max ${row.loafMax.toFixed(0)} ms, longest script in a frame ${row.script} ms`,
   );
   if (process.env.BENCH_VERBOSE) console.error(JSON.stringify({ openFrames: open.frames, worstScrollFrame: scroll.worst }, null, 1));
   return row;
@@ -255,12 +287,21 @@ async function measure(browser, base, sessionId, label) {
 const root = await tempDir('satchel-bench-thread-');
 const stateDir = path.join(root, 'state');
 fs.mkdirSync(path.join(stateDir, 'sessions'), { recursive: true });
-const sessionId = 'abcdef012345';
+let sessionId = 'abcdef012345';
 const at = new Date(1_700_000_000_000).toISOString();
-fs.writeFileSync(
-  path.join(stateDir, 'sessions', `${sessionId}.json`),
-  JSON.stringify({ session_id: sessionId, title: 'A long conversation', workspace: root, profile: 'default', created_at: at, updated_at: at, messages: conversation(MESSAGES), attachments: [] }),
-);
+if (values.import) {
+  const server = await startServer(stateDir, path.resolve('dist', 'renderer'));
+  try {
+    sessionId = await importConversation(server.base, { satchel_export: 1, title: 'A long conversation', created_at: at, updated_at: at, messages: conversation(MESSAGES), attachments: [] });
+  } finally {
+    await server.stop();
+  }
+} else {
+  fs.writeFileSync(
+    path.join(stateDir, 'sessions', `${sessionId}.json`),
+    JSON.stringify({ session_id: sessionId, title: 'A long conversation', workspace: root, profile: 'default', created_at: at, updated_at: at, messages: conversation(MESSAGES), attachments: [] }),
+  );
+}
 const builds = values['reference-only'] ? [] : [{ label: 'this build', staticDir: path.resolve('dist', 'renderer') }];
 if (!values['no-reference']) {
   const reference = referenceRenderer(values.compare);
@@ -285,9 +326,9 @@ try {
 }
 
 console.log(`\nThread: ${MESSAGES.toLocaleString('en')} messages, scrolled top to bottom and back ${STEP_PX} px a frame; medians of ${RUNS} (${machine()})\n`);
-console.log('| build | open (ms) | longest task opening (ms) | elements in the DOM | message elements | frames | max frame (ms) | p95 frame (ms) | frames over 50 ms | longest animation frame (ms) | longest script in a frame (ms) |');
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+console.log('| build | open (ms) | longest task opening (ms) | session reads / largest answer (bytes) | elements in the DOM | message elements | frames | max frame (ms) | p95 frame (ms) | frames over 50 ms | longest animation frame (ms) | longest script in a frame (ms) |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const [label, rows] of results) {
   const m = (k) => median(rows.map((r) => r[k]));
-  console.log(`| ${label} | ${m('openMs').toFixed(0)} | ${m('longest').toFixed(0)} | ${m('nodes').toFixed(0)} | ${m('messages').toFixed(0)} | ${m('frames').toFixed(0)} | ${m('max').toFixed(1)} | ${m('p95').toFixed(1)} | ${m('over').toFixed(0)} | ${m('loafMax').toFixed(0)} | ${m('script').toFixed(0)} |`);
+  console.log(`| ${label} | ${m('openMs').toFixed(0)} | ${m('longest').toFixed(0)} | ${m('reads').toFixed(0)} / ${m('readMax').toFixed(0)} | ${m('nodes').toFixed(0)} | ${m('messages').toFixed(0)} | ${m('frames').toFixed(0)} | ${m('max').toFixed(1)} | ${m('p95').toFixed(1)} | ${m('over').toFixed(0)} | ${m('loafMax').toFixed(0)} | ${m('script').toFixed(0)} |`);
 }
