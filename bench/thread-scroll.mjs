@@ -47,6 +47,8 @@ const VIEWPORT = { width: 1360, height: 860 };
 const OPEN_DEADLINE_MS = 600_000;
 const START_DEADLINE_MS = 300_000;
 const RENDERER_BUILD_TIMEOUT_MS = 300_000;
+/** The import's upload: the conversation's JSON (about 17 MB at 10,000 messages) within the server's upload cap. */
+const IMPORT_MAX_BYTES = 256 * 2 ** 20;
 
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -118,7 +120,7 @@ process.on('exit', () => {
 function startServer(stateDir, staticDir) {
   const url = new URL(`file://${path.resolve('dist', 'server', 'index.js')}`).href;
   const script = `const { startServer } = await import(${JSON.stringify(url)});
-const s = await startServer({ host: '127.0.0.1', port: 0, stateDir: ${JSON.stringify(stateDir)}, staticDir: ${JSON.stringify(staticDir)}, token: ${JSON.stringify(TOKEN)}, maxUploadBytes: 1 << 20, preloadSpeech: false });
+const s = await startServer({ host: '127.0.0.1', port: 0, stateDir: ${JSON.stringify(stateDir)}, staticDir: ${JSON.stringify(staticDir)}, token: ${JSON.stringify(TOKEN)}, maxUploadBytes: ${values.import ? IMPORT_MAX_BYTES : 1 << 20}, preloadSpeech: false });
 console.log(JSON.stringify({ port: s.port }));
 process.on('SIGTERM', () => s.close().then(() => process.exit(0)));`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SATCHEL_LOG_LEVEL: 'error' } });
