@@ -240,6 +240,10 @@ async function measure(browser, base, sessionId, label) {
   const context = await browser.newContext({ viewport: VIEWPORT });
   const page = await context.newPage();
   await page.addInitScript(observeLongFrames);
+  // A page that crashed never shows the last message: say so at once rather than at the deadline.
+  const crashed = new Promise((_, reject) => page.once('crash', () => reject(new Error(`${label}: the page crashed`))));
+  crashed.catch(() => undefined);
+  page.on('pageerror', (e) => console.error(`${label}: page error: ${e.message}`));
   // The access cookie first (the token link), then the conversation: the open below is the conversation's alone.
   await page.goto(`${base}/?token=${TOKEN}`);
   await page.waitForSelector('[data-testid="app"][data-ready="true"]', { timeout: OPEN_DEADLINE_MS });
@@ -254,7 +258,7 @@ async function measure(browser, base, sessionId, label) {
   const started = Date.now();
   await profiled(page, profile, 'opening', async () => {
   await page.goto(`${base}/#s=${sessionId}`);
-  await page.waitForFunction(
+  await Promise.race([crashed, page.waitForFunction(
     (n) => {
       const el = document.querySelector('#messages');
       const last = el?.querySelector(`[data-message-index="${n - 1}"]`) ?? [...(el?.querySelectorAll('[data-testid="message"]') ?? [])].pop();
@@ -265,7 +269,7 @@ async function measure(browser, base, sessionId, label) {
     },
     MESSAGES,
     { timeout: OPEN_DEADLINE_MS, polling: 100 },
-  );
+  )]);
   });
   const openMs = Date.now() - started;
   const readBytes = await Promise.all(reads);

@@ -78,6 +78,7 @@ export class ThreadView {
   private frame = 0;
   private following = 0;
   private width = 0;
+  private height = 0;
   private box: { pad: number; gap: number } | null = null;
   private readonly sizes = new ResizeObserver((entries) => this.resized(entries));
   private live: { streamId: string; view: TurnView } | null = null;
@@ -339,8 +340,12 @@ export class ThreadView {
     const before = this.windowed ? this.anchorNow() : null;
     const { gap } = this.metrics();
     let changed = false;
+    let shorter = false;
     for (const entry of entries) {
       if (entry.target === this.el) {
+        // The composer grew (a draft restored, a line of context) after the thread went to its end: still there.
+        shorter = entry.contentRect.height < this.height;
+        this.height = entry.contentRect.height;
         // Another width wraps every line differently: rows not on screen are estimated again.
         const width = entry.contentRect.width;
         this.box = null;
@@ -357,7 +362,10 @@ export class ThreadView {
       const height = entry.borderBoxSize[0]?.blockSize ?? placed.el.getBoundingClientRect().height;
       changed = this.extents.set(placed.at, key, height + gap) || changed;
     }
-    if (!changed || !this.windowed) return;
+    if (!changed || !this.windowed) {
+      if (shorter && this.pinned) this.el.scrollTop = this.el.scrollHeight;
+      return;
+    }
     this.place(this.pinned || !before ? 'bottom' : before);
   }
 
