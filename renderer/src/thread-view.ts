@@ -79,6 +79,8 @@ export class ThreadView {
   private following = 0;
   private width = 0;
   private height = 0;
+  /** Where the view last scrolled the thread itself; -1 once a scroll event has been seen since. */
+  private placedAt = -1;
   private box: { pad: number; gap: number } | null = null;
   private readonly sizes = new ResizeObserver((entries) => this.resized(entries));
   private live: { streamId: string; view: TurnView } | null = null;
@@ -137,7 +139,7 @@ export class ThreadView {
     if (this.following) return;
     this.following = requestAnimationFrame(() => {
       this.following = 0;
-      if (this.pinned) this.el.scrollTop = this.el.scrollHeight;
+      if (this.pinned) this.scrollTo(this.el.scrollHeight);
     });
   }
 
@@ -214,7 +216,7 @@ export class ThreadView {
       this.draw({ start: 0, end: n });
       this.measure();
       this.sizeSpacers();
-      if (target === 'bottom') this.el.scrollTop = this.el.scrollHeight;
+      if (target === 'bottom') this.scrollTo(this.el.scrollHeight);
       return;
     }
     const { pad, gap } = this.metrics();
@@ -237,8 +239,7 @@ export class ThreadView {
     this.sizeSpacers();
     // The overscan left out for time is drawn in the next frames, a budget's worth each.
     if (short) this.schedule();
-    if (target === 'bottom') this.el.scrollTop = this.el.scrollHeight;
-    else this.el.scrollTop = anchoredY(this.extents.tops(), target) + pad;
+    this.scrollTo(target === 'bottom' ? this.el.scrollHeight : anchoredY(this.extents.tops(), target) + pad);
   }
 
   /**
@@ -363,14 +364,24 @@ export class ThreadView {
       changed = this.extents.set(placed.at, key, height + gap) || changed;
     }
     if (!changed || !this.windowed) {
-      if (shorter && this.pinned) this.el.scrollTop = this.el.scrollHeight;
+      if (shorter && this.pinned) this.scrollTo(this.el.scrollHeight);
       return;
     }
     this.place(this.pinned || !before ? 'bottom' : before);
   }
 
+  /** Scroll the thread itself (not the person): where it lands is remembered, so its scroll event is told apart. */
+  private scrollTo(y: number): void {
+    this.el.scrollTop = y;
+    this.placedAt = this.el.scrollTop;
+  }
+
   private scrolled(): void {
-    this.pinned = this.el.scrollTop + this.el.clientHeight >= this.el.scrollHeight - AT_BOTTOM_SLACK_PX;
+    // The view's own scroll, seen after the thread got shorter (the header or composer grew in the same frame as a
+    // tail was placed: 1 px past the slack left a tall last row cut): what the person follows is unchanged.
+    const own = this.el.scrollTop === this.placedAt;
+    this.placedAt = -1;
+    if (!own) this.pinned = this.el.scrollTop + this.el.clientHeight >= this.el.scrollHeight - AT_BOTTOM_SLACK_PX;
     if (this.windowed) this.schedule();
     this.wantOlder();
   }
