@@ -235,7 +235,7 @@ async function importConversation(base, exported) {
   return JSON.parse(text).session.session_id;
 }
 
-async function measure(browser, base, sessionId, label) {
+async function measure(browser, base, sessionId, label, count = MESSAGES) {
   const profile = Boolean(process.env.BENCH_PROFILE) && label === 'this build';
   const context = await browser.newContext({ viewport: VIEWPORT });
   const page = await context.newPage();
@@ -265,9 +265,11 @@ async function measure(browser, base, sessionId, label) {
       if (!el || !last || el.querySelectorAll('[data-testid="message"]').length === 0) return false;
       const box = last.getBoundingClientRect();
       const view = el.getBoundingClientRect();
-      return box.bottom <= view.bottom + 1 && box.bottom > view.top && last.textContent.length > 0;
+      // On screen with its text (its end may be below: a reply taller than the thread, or a composer that grew
+      // after the thread was placed).
+      return box.top < view.bottom && box.bottom > view.top && last.textContent.length > 0;
     },
-    MESSAGES,
+    count,
     { timeout: OPEN_DEADLINE_MS, polling: 100 },
   )]);
   });
@@ -294,10 +296,16 @@ const root = await tempDir('satchel-bench-thread-');
 const stateDir = path.join(root, 'state');
 fs.mkdirSync(path.join(stateDir, 'sessions'), { recursive: true });
 let sessionId = 'abcdef012345';
+/** With --import, a conversation of FLOOR_MESSAGES opened the same way by each build: what opening costs the page
+ * whatever the conversation (its scripts, the sidebar, the first rows drawn), beside the long one. */
+const FLOOR_MESSAGES = 10;
+let floorId = null;
 const at = new Date(1_700_000_000_000).toISOString();
 if (values.import) {
   const server = await startServer(stateDir, path.resolve('dist', 'renderer'));
   try {
+    // The floor first: the newest conversation is the one the page opens at its start (the token link).
+    floorId = await importConversation(server.base, { satchel_export: 1, title: 'A short conversation', created_at: at, updated_at: at, messages: conversation(FLOOR_MESSAGES), attachments: [] });
     sessionId = await importConversation(server.base, { satchel_export: 1, title: 'A long conversation', created_at: at, updated_at: at, messages: conversation(MESSAGES), attachments: [] });
   } finally {
     await server.stop();
@@ -314,13 +322,14 @@ if (!values['no-reference']) {
   builds.push({ label: `${values.compare} (${reference.commit})`, staticDir: reference.out });
 }
 const browser = await chromium.launch({ executablePath: process.env.SATCHEL_E2E_CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
-const results = new Map(builds.map((b) => [b.label, []]));
+const results = new Map(builds.flatMap((b) => [[b.label, []], ...(values.import ? [[`${b.label}, floor: ${FLOOR_MESSAGES} messages`, []]] : [])]));
 try {
   for (let run = 0; run < RUNS; run++) {
     for (const b of builds) {
       const server = await startServer(stateDir, b.staticDir);
       try {
         results.get(b.label).push(await measure(browser, server.base, sessionId, b.label));
+        if (floorId) results.get(`${b.label}, floor: ${FLOOR_MESSAGES} messages`).push(await measure(browser, server.base, floorId, `${b.label} floor`, FLOOR_MESSAGES));
       } finally {
         await server.stop();
       }
