@@ -8,7 +8,12 @@
 // thread scrolled top to bottom and back by `--step` pixels a frame (scrollTop steps), every frame's duration
 // from requestAnimationFrame deltas and the long animation frames (PerformanceObserver), and the DOM's element
 // count once open. Medians of `--runs`.
-// Usage: npm run build && node bench/thread-scroll.mjs [--runs 3] [--messages 10000] [--step 2000] [--compare main]
+// `--import` builds the conversation through POST /api/session/import (a running server, once; every later server
+// opens the same state) instead of a JSON session file, and reads it once whole before each open so every build
+// opens a conversation the server keeps (projections/session-body.ts). `--open-only` measures the opening alone:
+// the longest main-thread task (PerformanceObserver 'longtask'), the time to the tail shown, and the
+// GET /api/session answers the page read to get there (issue 37, finding 1: a tail-first read against the whole).
+// Usage: npm run build && node bench/thread-scroll.mjs [--runs 3] [--messages 10000] [--step 2000] [--compare main] [--import] [--open-only]
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,6 +31,8 @@ const { values } = parseArgs({
     'no-reference': { type: 'boolean', default: false },
     // --reference-only: the reference alone (its runs take many minutes: every row is laid out each frame).
     'reference-only': { type: 'boolean', default: false },
+    import: { type: 'boolean', default: false },
+    'open-only': { type: 'boolean', default: false },
   },
 });
 const RUNS = Number(values.runs);
@@ -40,6 +47,8 @@ const VIEWPORT = { width: 1360, height: 860 };
 const OPEN_DEADLINE_MS = 600_000;
 const START_DEADLINE_MS = 300_000;
 const RENDERER_BUILD_TIMEOUT_MS = 300_000;
+/** The import's upload: the conversation's JSON (about 17 MB at 10,000 messages) within the server's upload cap. */
+const IMPORT_MAX_BYTES = 256 * 2 ** 20;
 
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -111,7 +120,7 @@ process.on('exit', () => {
 function startServer(stateDir, staticDir) {
   const url = new URL(`file://${path.resolve('dist', 'server', 'index.js')}`).href;
   const script = `const { startServer } = await import(${JSON.stringify(url)});
-const s = await startServer({ host: '127.0.0.1', port: 0, stateDir: ${JSON.stringify(stateDir)}, staticDir: ${JSON.stringify(staticDir)}, token: ${JSON.stringify(TOKEN)}, maxUploadBytes: 1 << 20, preloadSpeech: false });
+const s = await startServer({ host: '127.0.0.1', port: 0, stateDir: ${JSON.stringify(stateDir)}, staticDir: ${JSON.stringify(staticDir)}, token: ${JSON.stringify(TOKEN)}, maxUploadBytes: ${values.import ? IMPORT_MAX_BYTES : 1 << 20}, preloadSpeech: false });
 console.log(JSON.stringify({ port: s.port }));
 process.on('SIGTERM', () => s.close().then(() => process.exit(0)));`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SATCHEL_LOG_LEVEL: 'error' } });
@@ -209,44 +218,75 @@ async function profiled(page, on, what, run) {
   return result;
 }
 
-async function measure(browser, base, sessionId, label) {
+/** The conversation read once whole, so the open measured finds it kept by the server, whichever page asks. */
+async function warm(base, sessionId) {
+  const res = await fetch(`${base}/api/session?session_id=${sessionId}`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+  if (!res.ok) throw new Error(`warm read: ${res.status}`);
+  await res.arrayBuffer();
+}
+
+/** POST /api/session/import of `exported` (a Satchel export); the new conversation's id. */
+async function importConversation(base, exported) {
+  const form = new FormData();
+  form.append('file', new Blob([JSON.stringify(exported)], { type: 'application/json' }), 'long.json');
+  const res = await fetch(`${base}/api/session/import`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}` }, body: form });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`import: ${res.status} ${text.slice(0, 200)}`);
+  return JSON.parse(text).session.session_id;
+}
+
+async function measure(browser, base, sessionId, label, count = MESSAGES) {
   const profile = Boolean(process.env.BENCH_PROFILE) && label === 'this build';
   const context = await browser.newContext({ viewport: VIEWPORT });
   const page = await context.newPage();
   await page.addInitScript(observeLongFrames);
+  // A page that crashed never shows the last message: say so at once rather than at the deadline.
+  const crashed = new Promise((_, reject) => page.once('crash', () => reject(new Error(`${label}: the page crashed`))));
+  crashed.catch(() => undefined);
+  page.on('pageerror', (e) => console.error(`${label}: page error: ${e.message}`));
   // The access cookie first (the token link), then the conversation: the open below is the conversation's alone.
   await page.goto(`${base}/?token=${TOKEN}`);
   await page.waitForSelector('[data-testid="app"][data-ready="true"]', { timeout: OPEN_DEADLINE_MS });
   await page.goto('about:blank');
+  if (values.import) await warm(base, sessionId);
+  // Every GET /api/session of the open: how many, and the largest answer the page parsed.
+  const reads = [];
+  page.on('response', (res) => {
+    const url = new URL(res.url());
+    if (url.pathname === '/api/session' && res.request().method() === 'GET') reads.push(res.body().then((b) => b.length, () => 0));
+  });
   const started = Date.now();
   await profiled(page, profile, 'opening', async () => {
   await page.goto(`${base}/#s=${sessionId}`);
-  await page.waitForFunction(
+  await Promise.race([crashed, page.waitForFunction(
     (n) => {
       const el = document.querySelector('#messages');
       const last = el?.querySelector(`[data-message-index="${n - 1}"]`) ?? [...(el?.querySelectorAll('[data-testid="message"]') ?? [])].pop();
       if (!el || !last || el.querySelectorAll('[data-testid="message"]').length === 0) return false;
       const box = last.getBoundingClientRect();
       const view = el.getBoundingClientRect();
-      return box.bottom <= view.bottom + 1 && box.bottom > view.top && last.textContent.length > 0;
+      // On screen with its text (its end may be below: a reply taller than the thread, or a composer that grew
+      // after the thread was placed).
+      return box.top < view.bottom && box.bottom > view.top && last.textContent.length > 0;
     },
-    MESSAGES,
+    count,
     { timeout: OPEN_DEADLINE_MS, polling: 100 },
-  );
+  )]);
   });
   const openMs = Date.now() - started;
+  const readBytes = await Promise.all(reads);
   const open = await page.evaluate(() => ({
     nodes: document.getElementsByTagName('*').length,
     messages: document.querySelectorAll('#messages [data-testid="message"]').length,
     longest: Math.max(0, ...window.__long.tasks.map((t) => t.duration)),
     frames: window.__long.frames.filter((f) => f.duration > 50).map((f) => ({ ms: Math.round(f.duration), scripts: f.scripts.filter((s) => s.ms > 5) })),
   }));
-  const scroll = await profiled(page, profile, 'scrolling', () => scrollEndToEnd(page));
+  const scroll = values['open-only'] ? { deltas: [0], loaf: [], script: 0, maxNodes: open.nodes, worst: [] } : await profiled(page, profile, 'scrolling', () => scrollEndToEnd(page));
   await context.close();
   const over = scroll.deltas.filter((d) => d > BUDGET_MS).length;
-  const row = { label, openMs, ...open, frames: scroll.deltas.length, max: Math.max(...scroll.deltas), p95: pct(scroll.deltas, 95), over, loafMax: Math.max(0, ...scroll.loaf), script: scroll.script, maxNodes: scroll.maxNodes };
+  const row = { label, openMs, ...open, reads: readBytes.length, readMax: Math.max(0, ...readBytes), frames: scroll.deltas.length, max: Math.max(...scroll.deltas), p95: pct(scroll.deltas, 95), over, loafMax: Math.max(0, ...scroll.loaf), script: scroll.script, maxNodes: scroll.maxNodes };
   console.error(
-    `${label}: open ${openMs} ms (longest task ${Math.round(open.longest)} ms), ${open.nodes} elements (${open.messages} messages); scroll ${row.frames} frames, max ${row.max.toFixed(1)} ms, p95 ${row.p95.toFixed(1)} ms, ${over} over ${BUDGET_MS} ms, LoAF max ${row.loafMax.toFixed(0)} ms, longest script in a frame ${row.script} ms`,
+    `${label}: open ${openMs} ms (longest task ${Math.round(open.longest)} ms; ${row.reads} session reads, largest ${row.readMax} bytes), ${open.nodes} elements (${open.messages} messages); scroll ${row.frames} frames, max ${row.max.toFixed(1)} ms, p95 ${row.p95.toFixed(1)} ms, ${over} over ${BUDGET_MS} ms, LoAF max ${row.loafMax.toFixed(0)} ms, longest script in a frame ${row.script} ms`,
   );
   if (process.env.BENCH_VERBOSE) console.error(JSON.stringify({ openFrames: open.frames, worstScrollFrame: scroll.worst }, null, 1));
   return row;
@@ -255,25 +295,41 @@ async function measure(browser, base, sessionId, label) {
 const root = await tempDir('satchel-bench-thread-');
 const stateDir = path.join(root, 'state');
 fs.mkdirSync(path.join(stateDir, 'sessions'), { recursive: true });
-const sessionId = 'abcdef012345';
+let sessionId = 'abcdef012345';
+/** With --import, a conversation of FLOOR_MESSAGES opened the same way by each build: what opening costs the page
+ * whatever the conversation (its scripts, the sidebar, the first rows drawn), beside the long one. */
+const FLOOR_MESSAGES = 10;
+let floorId = null;
 const at = new Date(1_700_000_000_000).toISOString();
-fs.writeFileSync(
-  path.join(stateDir, 'sessions', `${sessionId}.json`),
-  JSON.stringify({ session_id: sessionId, title: 'A long conversation', workspace: root, profile: 'default', created_at: at, updated_at: at, messages: conversation(MESSAGES), attachments: [] }),
-);
+if (values.import) {
+  const server = await startServer(stateDir, path.resolve('dist', 'renderer'));
+  try {
+    // The floor first: the newest conversation is the one the page opens at its start (the token link).
+    floorId = await importConversation(server.base, { satchel_export: 1, title: 'A short conversation', created_at: at, updated_at: at, messages: conversation(FLOOR_MESSAGES), attachments: [] });
+    sessionId = await importConversation(server.base, { satchel_export: 1, title: 'A long conversation', created_at: at, updated_at: at, messages: conversation(MESSAGES), attachments: [] });
+  } finally {
+    await server.stop();
+  }
+} else {
+  fs.writeFileSync(
+    path.join(stateDir, 'sessions', `${sessionId}.json`),
+    JSON.stringify({ session_id: sessionId, title: 'A long conversation', workspace: root, profile: 'default', created_at: at, updated_at: at, messages: conversation(MESSAGES), attachments: [] }),
+  );
+}
 const builds = values['reference-only'] ? [] : [{ label: 'this build', staticDir: path.resolve('dist', 'renderer') }];
 if (!values['no-reference']) {
   const reference = referenceRenderer(values.compare);
   builds.push({ label: `${values.compare} (${reference.commit})`, staticDir: reference.out });
 }
 const browser = await chromium.launch({ executablePath: process.env.SATCHEL_E2E_CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
-const results = new Map(builds.map((b) => [b.label, []]));
+const results = new Map(builds.flatMap((b) => [[b.label, []], ...(values.import ? [[`${b.label}, floor: ${FLOOR_MESSAGES} messages`, []]] : [])]));
 try {
   for (let run = 0; run < RUNS; run++) {
     for (const b of builds) {
       const server = await startServer(stateDir, b.staticDir);
       try {
         results.get(b.label).push(await measure(browser, server.base, sessionId, b.label));
+        if (floorId) results.get(`${b.label}, floor: ${FLOOR_MESSAGES} messages`).push(await measure(browser, server.base, floorId, `${b.label} floor`, FLOOR_MESSAGES));
       } finally {
         await server.stop();
       }
@@ -285,9 +341,9 @@ try {
 }
 
 console.log(`\nThread: ${MESSAGES.toLocaleString('en')} messages, scrolled top to bottom and back ${STEP_PX} px a frame; medians of ${RUNS} (${machine()})\n`);
-console.log('| build | open (ms) | longest task opening (ms) | elements in the DOM | message elements | frames | max frame (ms) | p95 frame (ms) | frames over 50 ms | longest animation frame (ms) | longest script in a frame (ms) |');
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+console.log('| build | open (ms) | longest task opening (ms) | session reads / largest answer (bytes) | elements in the DOM | message elements | frames | max frame (ms) | p95 frame (ms) | frames over 50 ms | longest animation frame (ms) | longest script in a frame (ms) |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const [label, rows] of results) {
   const m = (k) => median(rows.map((r) => r[k]));
-  console.log(`| ${label} | ${m('openMs').toFixed(0)} | ${m('longest').toFixed(0)} | ${m('nodes').toFixed(0)} | ${m('messages').toFixed(0)} | ${m('frames').toFixed(0)} | ${m('max').toFixed(1)} | ${m('p95').toFixed(1)} | ${m('over').toFixed(0)} | ${m('loafMax').toFixed(0)} | ${m('script').toFixed(0)} |`);
+  console.log(`| ${label} | ${m('openMs').toFixed(0)} | ${m('longest').toFixed(0)} | ${m('reads').toFixed(0)} / ${m('readMax').toFixed(0)} | ${m('nodes').toFixed(0)} | ${m('messages').toFixed(0)} | ${m('frames').toFixed(0)} | ${m('max').toFixed(1)} | ${m('p95').toFixed(1)} | ${m('over').toFixed(0)} | ${m('loafMax').toFixed(0)} | ${m('script').toFixed(0)} |`);
 }

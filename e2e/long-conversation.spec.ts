@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 // A conversation of 10,000 messages (issue 24, "render only what is on screen"): it opens at its last message
-// with only the rows near the screen in the DOM, scrolls to its first, and a link to a message in its middle
+// with only the rows near the screen in the DOM, scrolls to its first (older rows read in pages on the way), and a link to a message in its middle
 // (#s=<id>&m=<index>, thread-view.ts reveal()) shows that message marked.
 import { expect, test } from './fixtures.js';
 
@@ -38,8 +38,18 @@ test('a 10,000-message conversation opens at its end with few rows drawn, scroll
   expect(drawn).toBeGreaterThan(2);
   expect(drawn).toBeLessThan(MAX_MESSAGE_ELEMENTS);
 
-  // To the top (as Ctrl+Home or the scrollbar dragged up would): the first question shows.
+  // To the top (as Ctrl+Home or the scrollbar dragged up would), again as older rows come in above (the page
+  // reads the conversation tail first, then older pages: session-pages.ts): the first question shows.
   const first = thread.locator('[data-message-index="0"]');
+  await expect
+    .poll(
+      async () => {
+        await thread.evaluate((el) => (el.scrollTop = 0));
+        return await first.count();
+      },
+      { timeout: 120_000, intervals: [200] },
+    )
+    .toBe(1);
   await thread.evaluate((el) => (el.scrollTop = 0));
   await expect(first).toBeInViewport();
   await expect(first.getByTestId('message-text')).toHaveText('Question 0: what about item 0?');

@@ -157,6 +157,9 @@ export const api = {
   switchProfile: (name: string) => request<{ ok: boolean; active: string }>('POST', '/api/profile/switch', { name }),
   sessions: () => request<{ sessions: SessionSummary[] }>('GET', '/api/sessions'),
   session: (id: string) => request<{ session: Session }>('GET', `/api/session?${q({ session_id: id })}`),
+  /** A page of the conversation's rows: the newest `limit`, or the `limit` before the row at `before` (session-pages.ts). */
+  sessionPage: (id: string, limit: number, before?: number) =>
+    request<{ session: Session }>('GET', `/api/session?${q({ session_id: id, limit: String(limit), ...(before !== undefined ? { before: String(before) } : {}) })}`),
   newSession: (workspace?: string) =>
     request<{ session: Session }>('POST', '/api/session/new', workspace ? { workspace } : {}),
   rename: (id: string, title: string) =>

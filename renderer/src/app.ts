@@ -3,6 +3,7 @@
 // it current.
 import { AgentSettingsDialog, holdToSend } from './agent-settings.js';
 import { foldMessage } from './message-answer.js';
+import { hasOlder, olderQuery, queryToHold, SESSION_PAGE_ROWS, withOlder, withTail } from './session-pages.js';
 import { api, ApiError, isAuthStatus, type AgentSettings, type ServerConfig, type Session, type SessionSummary } from './api.js';
 import { Chat } from './chat.js';
 import { Composer } from './composer.js';
@@ -33,6 +34,9 @@ import { notify } from './toast.js';
 import { Voice } from './voice.js';
 import { WorkspacePanel } from './workspace.js';
 
+/** Pages read at most to reach a row named by search or the address: 10,000 rows at 999 a page, and one more. */
+const MAX_REVEAL_PAGES = 12;
+
 class App {
   config: ServerConfig | null = null;
   readonly store = new Store<AppState>(initialState());
@@ -47,7 +51,7 @@ class App {
   readonly chat: Chat;
   readonly agentDialog: AgentSettingsDialog;
   private readonly settings: SettingsDialog;
-  /** The header's model and system prompt of the conversation on screen. */
+/** The header's model and system prompt of the conversation on screen. */
   readonly conversationSettings: ConversationSettingsView;
   private readonly receipts = new Receipts();
   readonly thread: ThreadView;
@@ -107,6 +111,7 @@ class App {
       regenerate: () => this.regenerate(),
       edit: (row) => this.edit(row),
       showVersion: (index, version) => this.showVersion(index, version),
+      loadOlder: () => void this.loadOlder().catch(() => undefined),
     }));
     const attachments = new SessionAttachmentsView();
     const connection = new ConnectionView();
@@ -125,8 +130,9 @@ class App {
       contextWarning.update(state);
       // A link to a message (#s=<id>&m=<index>): shown once its conversation is.
       if (this.revealOnOpen && state.session?.session_id === this.revealOnOpen.id) {
-        thread.reveal(this.revealOnOpen.message);
+        const { id, message } = this.revealOnOpen;
         this.revealOnOpen = null;
+        void this.revealMessage(id, message).catch(() => undefined);
       }
       connection.update(state);
       this.conversationSettings.update(state);
@@ -193,8 +199,9 @@ class App {
       const id = this.hashSession();
       if (id && id !== this.current?.session_id) void this.open(id);
       else if (id && this.revealOnOpen) {
-        this.thread.reveal(this.revealOnOpen.message);
+        const { message } = this.revealOnOpen;
         this.revealOnOpen = null;
+        void this.revealMessage(id, message).catch(() => undefined);
       }
     });
     this.composer.focus();
@@ -248,8 +255,11 @@ class App {
   async open(id: string, keepComposer = false): Promise<void> {
     const seq = ++this.openSeq;
     try {
-      const { session } = await api.session(id);
+      // Its newest rows (session-pages.ts): 10,000 messages read whole were one task of ~60 ms parsing 8-10 MB.
+      const { session: page } = await api.sessionPage(id, SESSION_PAGE_ROWS);
       if (seq !== this.openSeq) return;
+      // The same conversation read again (a change here or in another window): the older rows held stay.
+      const session = withTail(this.current, page);
       if (session.session_id !== this.current?.session_id) this.composer.bindSession(session.session_id, keepComposer);
       this.show(session);
     } catch (err) {
@@ -266,7 +276,44 @@ class App {
    */
   private async openAt(id: string, messageIndex?: number): Promise<void> {
     await this.open(id);
-    if (messageIndex !== undefined && this.current?.session_id === id) this.thread.reveal(messageIndex);
+    if (messageIndex !== undefined) await this.revealMessage(id, messageIndex);
+  }
+
+  /** The session `loadOlder` is reading older rows for: one read at a time. */
+  private olderFor: Session | null = null;
+
+  /** Rows older than those held of the session on screen, put before them (the thread keeps the reading place). */
+  private async loadOlder(): Promise<void> {
+    const held = this.current;
+    if (!held || !hasOlder(held) || this.olderFor?.session_id === held.session_id) return;
+    this.olderFor = held;
+    try {
+      const { before, limit } = olderQuery(held);
+      const { session: page } = await api.sessionPage(held.session_id, limit, before);
+      // Changed meanwhile (the tail read again, a turn stored): nothing put in; the next scroll asks again.
+      const merged = withOlder(this.current, page);
+      if (merged) this.show(merged);
+    } finally {
+      this.olderFor = null;
+    }
+  }
+
+  /**
+   * Bring the stored row `index` of session `id` into view and mark it, reading the rows up to it first when
+   * only a later tail is held (a search hit 150 turns deep). A row not shown (another version) leaves the view.
+   */
+  private async revealMessage(id: string, index: number): Promise<void> {
+    for (let pages = 0; pages < MAX_REVEAL_PAGES; pages++) {
+      const held = this.current;
+      if (held?.session_id !== id) return;
+      const query = queryToHold(held, index);
+      if (!query) break;
+      const { session: page } = await api.sessionPage(id, query.limit, query.before);
+      const merged = withOlder(this.current, page);
+      if (!merged) return;
+      this.show(merged);
+    }
+    if (this.current?.session_id === id) this.thread.reveal(index);
   }
 
   /** The session on screen. */

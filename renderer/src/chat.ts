@@ -4,6 +4,7 @@
 import { api, type ChatFrameName, type NewVersion, type SentAttachment, type Session } from './api.js';
 import { frameSeq, initialTurn, reduceFrame, type TurnState, usageLine } from './chat-state.js';
 import { activeStream, versionBase } from './message-rows.js';
+import { offsetOf, SESSION_PAGE_ROWS, withTail } from './session-pages.js';
 import type { AppState, Store, TurnOutcome } from './store.js';
 
 /** Every event the stream sends (docs/API.md, chat frames): EventSource only delivers named events it listens to. */
@@ -59,7 +60,8 @@ export class Chat {
       if (!opts.regenerate) return {};
       // The server set the replaced version aside; the thread does too, so only the new one shows while it streams.
       const shown = s.session?.session_id === sessionId ? s.session : null;
-      return { session: shown ? { ...shown, messages: versionBase(shown.messages, opts.messageIndex) } : s.session };
+      const at = opts.messageIndex === undefined ? undefined : Math.max(0, opts.messageIndex - offsetOf(shown));
+      return { session: shown ? { ...shown, messages: versionBase(shown.messages, at) } : s.session };
     });
   }
 
@@ -134,9 +136,10 @@ export class Chat {
     const ended = turn.status === 'streaming' ? { ...turn, status: 'done' as const, ended: true } : turn;
     this.store.update({ turn: ended, outcome: outcomeOf(turn) });
     const settle = (s: AppState) => (s.turn?.streamId === turn.streamId ? null : s.turn);
-    api.session(turn.sessionId).then(
+    // Its newest rows, put after the older ones held (session-pages.ts): a long conversation is not read whole again.
+    api.sessionPage(turn.sessionId, SESSION_PAGE_ROWS).then(
       ({ session }) =>
-        this.store.update((s) => (s.session?.session_id === turn.sessionId ? { session, turn: settle(s) } : { turn: settle(s) })),
+        this.store.update((s) => (s.session?.session_id === turn.sessionId ? { session: withTail(s.session, session), turn: settle(s) } : { turn: settle(s) })),
       () => {
         this.store.update((s) => ({ turn: settle(s) }));
         this.deps.refresh(turn.sessionId);

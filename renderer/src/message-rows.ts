@@ -79,9 +79,12 @@ function validVersions(v: MessageVersions | undefined): MessageVersions | undefi
   return v && Number.isInteger(v.index) && Number.isInteger(v.count) && v.count > 1 && v.index >= 0 && v.index < v.count ? v : undefined;
 }
 
-/** The rows a conversation shows: tool results are the agent's working notes, not part of the thread. */
-export function visibleRows(messages: readonly Message[]): MessageRow[] {
-  return messages.flatMap((m, i) => (m.role === 'tool' ? [] : [normalizeMessage(m, i)]));
+/**
+ * The rows a conversation shows: tool results are the agent's working notes, not part of the thread. `offset`:
+ * the stored index of `messages[0]` (a session read tail first: session-pages.ts), so each row's `index` is its own.
+ */
+export function visibleRows(messages: readonly Message[], offset = 0): MessageRow[] {
+  return messages.flatMap((m, i) => (m.role === 'tool' ? [] : [normalizeMessage(m, offset + i)]));
 }
 
 /** The last user turn, for Regenerate and Edit: its index among the visible rows, text and attachments. */

@@ -18,6 +18,7 @@ import { TurnView } from './turn-view.js';
 import { QueuedRowsView } from './queued-rows-view.js';
 import { RowExtents } from './row-extents.js';
 import { NO_ROWS, rowContext, rowKey, rowOffer, rowSignature, type RowContext } from './thread-rows.js';
+import { hasOlder, offsetOf } from './session-pages.js';
 import { anchorAt, anchoredY, charsPerLine, WINDOW_FROM_ROWS, windowAt, type Anchor, type RowWindow } from './thread-window.js';
 
 /** How long a message reveal() scrolled to stays marked (class msg-found): long enough to be seen after the scroll. */
@@ -31,6 +32,9 @@ const MAX_LAYOUT_PASSES = 4;
 /** Drawing rows a frame may spend beyond those on screen: a fling or a scrollbar jump replaces the whole window,
  * and drawing its overscan at once took frames past 200 ms on the shared machine (bench/thread-scroll.mjs). */
 const DRAW_BUDGET_MS = 8;
+/** Older rows are read (a session held from its tail: session-pages.ts) once the viewport's top is within this
+ * many screens of the first row held: read before the person reaches it, so scrolling up does not stop there. */
+const LOAD_OLDER_SCREENS = 2;
 
 export interface ThreadActions {
   regenerate(): void;
@@ -38,6 +42,8 @@ export interface ThreadActions {
   edit(row: MessageRow): void;
   /** Show version `version` of the conversation from the message at `index` on. */
   showVersion(index: number, version: number): void;
+  /** Read rows older than those held (the session on screen was read from its tail). */
+  loadOlder(): void;
 }
 
 interface Placed {
@@ -72,6 +78,9 @@ export class ThreadView {
   private frame = 0;
   private following = 0;
   private width = 0;
+  private height = 0;
+  /** Where the view last scrolled the thread itself; -1 once a scroll event has been seen since. */
+  private placedAt = -1;
   private box: { pad: number; gap: number } | null = null;
   private readonly sizes = new ResizeObserver((entries) => this.resized(entries));
   private live: { streamId: string; view: TurnView } | null = null;
@@ -79,6 +88,8 @@ export class ThreadView {
   private readonly waiting = new QueuedRowsView();
   /** What the stored rows were last drawn from: the same inputs draw the same rows, so a turn's frames skip them. */
   private drawnFrom: unknown[] = [];
+  /** The session held has older rows not read yet. */
+  private older = false;
 
   constructor(private readonly actions: ThreadActions) {
     this.el.append(this.above, this.below);
@@ -100,9 +111,13 @@ export class ThreadView {
       // Where the person is reading, before the rows change under it.
       if (this.windowed) anchor = this.anchorNow();
       this.drawnFrom = inputs;
-      moved = this.setRows(state, busy);
+      const rows = this.setRows(state, busy);
+      moved = rows.moved;
+      // Older rows read above: the row being read moved down by as many places, and stays on screen where it was.
+      if (anchor && rows.prepended) anchor = { index: anchor.index + rows.prepended, offset: anchor.offset };
       redraw = true;
     }
+    this.older = hasOlder(session);
     moved = this.drawLive(turn) || moved;
     moved = this.drawWaiting(session) || moved;
     this.empty.hidden = this.all.length > 0 || busy || Boolean(turn) || !this.waiting.el.hidden;
@@ -110,6 +125,13 @@ export class ThreadView {
     if (moved) this.pinned = true;
     if (redraw || moved) this.place(this.pinned ? 'bottom' : (anchor ?? this.anchorNow()));
     else if (this.pinned && turn) this.followBottom();
+    // Rows held that do not reach two screens up (a tail of short rows, or tool rows hidden): read older ones now.
+    if (redraw) this.wantOlder();
+  }
+
+  /** The viewport is near the first row held and older rows are stored: ask for them (app.ts keeps one read at a time). */
+  private wantOlder(): void {
+    if (this.older && this.el.scrollTop < this.el.clientHeight * LOAD_OLDER_SCREENS) this.actions.loadOlder();
   }
 
   /** A streaming reply grew: to the bottom once a frame (not once a token: each would lay the page out). */
@@ -117,7 +139,7 @@ export class ThreadView {
     if (this.following) return;
     this.following = requestAnimationFrame(() => {
       this.following = 0;
-      if (this.pinned) this.el.scrollTop = this.el.scrollHeight;
+      if (this.pinned) this.scrollTo(this.el.scrollHeight);
     });
   }
 
@@ -152,19 +174,24 @@ export class ThreadView {
     this.found = { index: messageIndex, timer };
   }
 
-  /** The session's rows, keys and extents; true when a row was added or removed (its key is new or gone). */
-  private setRows(state: AppState, busy: boolean): boolean {
+  /**
+   * The session's rows, keys and extents. `moved`: a row was added or removed (its key is new or gone), unless
+   * only older rows came before those held (`prepended`, how many: read as the person scrolled up).
+   */
+  private setRows(state: AppState, busy: boolean): { moved: boolean; prepended: number } {
     const session = state.session;
     const id = session?.session_id ?? '';
-    const rows = visibleRows(session?.messages ?? []);
-    const keys = rows.map((r, i) => rowKey(id, i, r));
+    const rows = visibleRows(session?.messages ?? [], offsetOf(session));
+    const keys = rows.map((r) => rowKey(id, r.index, r));
+    const added = keys.length - this.keys.length;
+    const prepended = added > 0 && this.keys.length > 0 && this.keys.every((k, i) => keys[added + i] === k) ? added : 0;
     const before = new Set(this.keys);
-    const moved = keys.length !== this.keys.length || keys.some((k) => !before.has(k));
+    const moved = !prepended && (keys.length !== this.keys.length || keys.some((k) => !before.has(k)));
     this.extents.reset(keys, rows.map((r) => r.text), charsPerLine(this.el.clientWidth), this.metrics().gap);
     this.all = rows;
     this.keys = keys;
     this.context = rowContext(state, rows, busy);
-    return moved;
+    return { moved, prepended };
   }
 
   /** The thread's top padding and the gap between rows: read once, again when its size changes (a narrow
@@ -189,7 +216,7 @@ export class ThreadView {
       this.draw({ start: 0, end: n });
       this.measure();
       this.sizeSpacers();
-      if (target === 'bottom') this.el.scrollTop = this.el.scrollHeight;
+      if (target === 'bottom') this.scrollTo(this.el.scrollHeight);
       return;
     }
     const { pad, gap } = this.metrics();
@@ -212,8 +239,7 @@ export class ThreadView {
     this.sizeSpacers();
     // The overscan left out for time is drawn in the next frames, a budget's worth each.
     if (short) this.schedule();
-    if (target === 'bottom') this.el.scrollTop = this.el.scrollHeight;
-    else this.el.scrollTop = anchoredY(this.extents.tops(), target) + pad;
+    this.scrollTo(target === 'bottom' ? this.el.scrollHeight : anchoredY(this.extents.tops(), target) + pad);
   }
 
   /**
@@ -315,8 +341,12 @@ export class ThreadView {
     const before = this.windowed ? this.anchorNow() : null;
     const { gap } = this.metrics();
     let changed = false;
+    let shorter = false;
     for (const entry of entries) {
       if (entry.target === this.el) {
+        // The composer grew (a draft restored, a line of context) after the thread went to its end: still there.
+        shorter = entry.contentRect.height < this.height;
+        this.height = entry.contentRect.height;
         // Another width wraps every line differently: rows not on screen are estimated again.
         const width = entry.contentRect.width;
         this.box = null;
@@ -333,13 +363,27 @@ export class ThreadView {
       const height = entry.borderBoxSize[0]?.blockSize ?? placed.el.getBoundingClientRect().height;
       changed = this.extents.set(placed.at, key, height + gap) || changed;
     }
-    if (!changed || !this.windowed) return;
+    if (!changed || !this.windowed) {
+      if (shorter && this.pinned) this.scrollTo(this.el.scrollHeight);
+      return;
+    }
     this.place(this.pinned || !before ? 'bottom' : before);
   }
 
+  /** Scroll the thread itself (not the person): where it lands is remembered, so its scroll event is told apart. */
+  private scrollTo(y: number): void {
+    this.el.scrollTop = y;
+    this.placedAt = this.el.scrollTop;
+  }
+
   private scrolled(): void {
-    this.pinned = this.el.scrollTop + this.el.clientHeight >= this.el.scrollHeight - AT_BOTTOM_SLACK_PX;
+    // The view's own scroll, seen after the thread got shorter (the header or composer grew in the same frame as a
+    // tail was placed: 1 px past the slack left a tall last row cut): what the person follows is unchanged.
+    const own = this.el.scrollTop === this.placedAt;
+    this.placedAt = -1;
+    if (!own) this.pinned = this.el.scrollTop + this.el.clientHeight >= this.el.scrollHeight - AT_BOTTOM_SLACK_PX;
     if (this.windowed) this.schedule();
+    this.wantOlder();
   }
 
   /** Once a frame: the window follows the scroll, keeping the row the person is reading where it is. */

@@ -161,4 +161,27 @@ describe('the kept session body', () => {
     }) as SessionRecord;
     expect(sessionBody(s).toString('utf8')).toBe(uncached(s));
   });
+
+  it('cuts a page of any rows from the kept body: the whole answer with those rows, its place and count last', () => {
+    fc.assert(
+      fc.property(session, fc.nat(), fc.nat(), (s, a, b) => {
+        const cache = new SessionBodyCache((bytes) => bytes.toString('utf8'));
+        const n = s.messages.length;
+        const [start, end] = [a % (n + 1), b % (n + 1)].sort((x, y) => x - y) as [number, number];
+        const whole = JSON.parse(uncached(s)) as { session: Record<string, unknown> & { messages: unknown[] } };
+        const page = cache.page(s, start, end);
+        // What a client reads: every field of the whole answer, the rows of the page, then where they are.
+        const expected = { session: { ...whole.session, messages: whole.session.messages.slice(start, end), messages_offset: start, message_count: n } };
+        expect(JSON.parse(page)).toEqual(expected);
+        expect(Object.keys((JSON.parse(page) as typeof expected).session).slice(-2)).toEqual(['messages_offset', 'message_count']);
+        // In the 2-space form, so a page of every row is the whole body with the two keys added.
+        expect(page).toBe(JSON.stringify(expected, null, 2));
+      }),
+      { numRuns: 150 },
+    );
+    const s = frozen({ session_id: 'a1b2c3d4e5f6', title: 't', workspace: '/w', profile: 'default', created_at: 'c', updated_at: 'u', messages: [{ role: 'user', content: 'hi' }], attachments: [] }) as SessionRecord;
+    const cache = new SessionBodyCache((bytes) => bytes.toString('utf8'));
+    expect(() => cache.page(s, 1, 2)).toThrow(RangeError);
+    expect(() => cache.page(s, 1, 0)).toThrow(RangeError);
+  });
 });

@@ -50,6 +50,9 @@ interface Kept<T> {
    */
   rows: readonly wire.Message[];
   body: SerializedJsonBytes;
+  /** Where the header before the rows ends, and where what follows them (from the `]` of `messages`) begins. */
+  headEnd: number;
+  footStart: number;
   /** Where each row's JSON starts and ends in `body`: a later body copies the rows it shares from here. */
   starts: Float64Array;
   ends: Float64Array;
@@ -89,6 +92,7 @@ function build(session: SessionRecord, reuse: Omit<Kept<unknown>, 'prepared'> | 
     length += b.length;
   };
   push(Buffer.from(before, 'utf8'));
+  const headEnd = length;
   const starts = new Float64Array(n);
   const ends = new Float64Array(n);
   for (let i = 0; i < n; ) {
@@ -111,8 +115,29 @@ function build(session: SessionRecord, reuse: Omit<Kept<unknown>, 'prepared'> | 
     }
   }
   if (n > 0) push(LAST_ROW);
+  const footStart = length;
   push(Buffer.from(after, 'utf8'));
-  return { session: new WeakRef(session), rows, body: Buffer.concat(chunks, length) as SerializedJsonBytes, starts, ends };
+  return { session: new WeakRef(session), rows, body: Buffer.concat(chunks, length) as SerializedJsonBytes, headEnd, footStart, starts, ends };
+}
+
+/** The end of every body: the session's last key closed, then the answer's (sendJson's 2-space form). */
+const BODY_END = Buffer.from('\n  }\n}');
+
+/**
+ * The page of `kept`'s rows from `start` to `end`: its header, those rows' bytes in one piece, the rest of the
+ * session, and the page's place put last in the session (so a key a stored session carries of the same name,
+ * which projections pass on, cannot stand for it: JSON.parse keeps the last).
+ */
+function pageOf(kept: Omit<Kept<unknown>, 'prepared'>, start: number, end: number): SerializedJsonBytes {
+  const n = kept.rows.length;
+  if (!(Number.isInteger(start) && Number.isInteger(end) && 0 <= start && start <= end && end <= n)) throw new RangeError(`session page ${start}..${end} of ${n} rows`);
+  const { body } = kept;
+  if (!body.subarray(body.length - BODY_END.length).equals(BODY_END)) throw new Error('session body: unexpected end');
+  const place = Buffer.from(`,\n    "messages_offset": ${start},\n    "message_count": ${n}`);
+  const parts = [body.subarray(0, kept.headEnd)];
+  if (end > start) parts.push(FIRST_ROW, body.subarray(kept.starts[start], kept.ends[end - 1]), LAST_ROW);
+  parts.push(body.subarray(kept.footStart, body.length - BODY_END.length), place, BODY_END);
+  return Buffer.concat(parts) as SerializedJsonBytes;
 }
 
 /** The body of `session` made whole, without anything kept (the tests' reference beside JSON.stringify). */
@@ -142,6 +167,20 @@ export class SessionBodyCache<T> {
 
   /** The body of `session` as it is now: kept, or made from the rows of the one kept before and kept in turn. */
   body(session: SessionRecord): T {
+    return this.current(session).prepared;
+  }
+
+  /**
+   * `{"session": …}` with only the rows from `start` to `end` (stored indices, end excluded; 0 <= start <= end <=
+   * the row count), their bytes copied from the kept body (nothing projected or redacted again), and after them
+   * `"messages_offset": start, "message_count": rows` (docs/API.md, GET /api/session `limit`). Not kept: a copy
+   * of a page's bytes costs less than the room it would take.
+   */
+  page(session: SessionRecord, start: number, end: number): T {
+    return this.prepare(pageOf(this.current(session), start, end));
+  }
+
+  private current(session: SessionRecord): Kept<T> {
     const id = String(session.session_id);
     const secrets = knownSecretsGeneration();
     const before = this.kept.get(id);
@@ -151,11 +190,11 @@ export class SessionBodyCache<T> {
     const made = build(session, before && before.secrets === secrets ? before : undefined);
     const kept: Kept<T> = { ...made, secrets, prepared: this.prepare(made.body) };
     // Larger than all the room there is: answered, not kept.
-    if (made.body.length > this.limits.bytes) return kept.prepared;
+    if (made.body.length > this.limits.bytes) return kept;
     return this.keep(id, kept);
   }
 
-  private keep(id: string, kept: Kept<T>): T {
+  private keep(id: string, kept: Kept<T>): Kept<T> {
     this.kept.set(id, kept);
     this.total += kept.body.length;
     // The least recently read go first; never the one just read (it fits on its own).
@@ -164,7 +203,7 @@ export class SessionBodyCache<T> {
       if (old === id) break;
       this.forget(old);
     }
-    return kept.prepared;
+    return kept;
   }
 
   private forget(id: string): void {

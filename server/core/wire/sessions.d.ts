@@ -128,6 +128,12 @@ export interface Session extends SessionHeader {
   connection?: string;
   /** MCP clients do not see this conversation at all (POST /api/session/settings); absent: they do. */
   keep_out_of_mcp?: boolean;
+  /**
+   * Only in a page (GET /api/session with `limit`): `messages` are the stored rows from this index on, and the
+   * conversation has `message_count` rows. Absent: `messages` are all of them.
+   */
+  messages_offset?: number;
+  message_count?: number;
 }
 
 /** POST /api/session/settings: each field given replaces the stored one; `null` or '' removes it. */
