@@ -12,7 +12,11 @@
 //
 //   node bench/export-stream.mjs --messages 20000 --runs 3
 //   node bench/export-stream.mjs --messages 200000 --runs 3
-// (`--dist <folder>` measures another build of the server, e.g. one of the code before a change.)
+// (`--dist <folder>` measures another build of the server, e.g. one of the code before a change;
+// `--state-dir <folder>` a copy of a history built before, never the original in place; `--satchel-only` one
+// Satchel export alone, with `--breakdown` (RssAnon/RssFile and V8's heap, sampled), `--alloc-prof <file>` (V8's
+// sampling heap profile of the export, collected objects counted), `--node-args "<flags>"` (e.g. --trace-gc) and
+// `--keep-archive <file>` (for bench/export-compare.mjs).)
 import { execFileSync, fork } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -337,14 +341,16 @@ async function main() {
   // Idle: the fresh servers' RSS before any export (an export may leave memory the next one's "idle" would hide).
   const idle = { satchel: rssMiB(satchel.pid), floor: rssMiB(floor.pid) };
   const results = { satchel: [], floor: [], satchelPaused: [], floorPaused: [] };
-  const archive = path.join(os.tmpdir(), `i37-export-bench-${MESSAGES}.zip`);
+  const archive = path.join(os.tmpdir(), `i37-export-bench-${MESSAGES}-${process.pid}.zip`);
   // --satchel-only: Satchel's export alone, no floor and no paused client (a quick look at one build).
   if (process.argv.includes('--satchel-only')) {
     const breakdown = process.argv.includes('--breakdown') ? satchel : undefined;
     const before = breakdown && { ...(await satchel.mem()), status: status(satchel.pid).match(/^(VmRSS|RssAnon|RssFile|RssShmem):.*$/gm) };
     const profile = arg('--alloc-prof', undefined);
     if (profile) console.error(`allocation profile: ${await satchel.allocProf('start')}`);
-    const r = await download(satchel.port, satchel.pid, '/api/sessions/export', { breakdown });
+    // --keep-archive <file>: the archive kept, to compare two builds' members (bench/export-compare.mjs).
+    const keepArchive = arg('--keep-archive', undefined);
+    const r = await download(satchel.port, satchel.pid, '/api/sessions/export', { breakdown, keep: keepArchive && path.resolve(keepArchive) });
     if (profile) console.error(`allocation profile: ${await satchel.allocProf('stop', path.resolve(profile))} (${profile})`);
     console.log(`Satchel alone: fresh idle ${fmt(idle.satchel)} MiB, peak ${fmt(r.peakMiB)} MiB (+${fmt(r.peakMiB - idle.satchel)}), first byte ${fmt(r.firstByteMs, 1)} ms, total ${fmt(r.totalMs)} ms, CPU ${fmt(r.cpuMs)} ms, ${fmt(r.MiB, 1)} MiB`);
     if (breakdown) {
