@@ -100,9 +100,11 @@ describe('a conversation written a row at a time', () => {
   it(`a conversation whose Markdown is over ${MARKDOWN_KEPT_BYTES} bytes: its Markdown read again (nothing of it kept), the same bytes`, async () => {
     // Rows of multi-byte text (each 2-4 UTF-8 bytes a character), together just over the bound.
     const row = (i: number) => ({ role: i % 2 ? 'assistant' : 'user', content: `${i} ünïcödé ✓ 😀 `.repeat(9_000), timestamp: 1714565000 + i }) as unknown as wire.Message;
-    const rowBytes = Buffer.byteLength(row(0).content, 'utf8');
-    const long = Array.from({ length: Math.ceil(MARKDOWN_KEPT_BYTES / rowBytes) + 1 }, (_, i) => row(i));
-    const short = long.slice(0, Math.floor(MARKDOWN_KEPT_BYTES / rowBytes) - 1);
+    // A row's block: at least its text, at most its text and a heading (rows 10-99 the longest).
+    const least = Buffer.byteLength(row(0).content, 'utf8');
+    const most = Buffer.byteLength(row(99).content, 'utf8') + 100;
+    const long = Array.from({ length: Math.ceil(MARKDOWN_KEPT_BYTES / least) + 1 }, (_, i) => row(i));
+    const short = long.slice(0, Math.floor(MARKDOWN_KEPT_BYTES / most) - 1);
     for (const [messages, readTimes] of [[long, 2], [short, 1]] as const) {
       const doc = exportedConversation(source(messages), where, meta);
       let passes = 0;
@@ -117,5 +119,6 @@ describe('a conversation written a row at a time', () => {
       // Kept, it comes as the Buffers it was kept in (no string of it); read again, a string per row.
       expect(md.filter((p) => typeof p !== 'string').length > 0).toBe(readTimes === 1);
     }
-  });
+    // Tens of MiB redacted, on a shared machine.
+  }, 120_000);
 });

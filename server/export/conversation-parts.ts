@@ -15,12 +15,13 @@ import { markdownHead, MARKDOWN_SEPARATOR, messageBlock } from './markdown.js';
 const ROW_INDENT = '    ';
 
 /**
- * Bytes of Markdown the JSON's pass keeps for the Markdown member: a conversation of up to ~4,000 messages of a
- * realistic history. A longer one's Markdown is made by a second pass over its rows instead (read again in pages,
- * projected again), so what an export holds does not grow with a conversation's length: a year-long conversation
- * costs a second redaction, not its whole Markdown in memory.
+ * Bytes of Markdown the JSON's pass keeps for the Markdown member: a conversation of up to ~16,000 messages of a
+ * realistic history (the yardstick's longest, 10,000, keep theirs: a second pass re-redacts every row, ×1.3 the
+ * export's CPU at 20k with a 4 MiB bound, and the peak RSS at 200k was the same, docs/benchmarks.md). A longer
+ * one's Markdown is made by a second pass over its rows instead (read again in pages, projected again), so what
+ * an export holds does not grow with a conversation's length.
  */
-export const MARKDOWN_KEPT_BYTES = 4 * 1024 * 1024;
+export const MARKDOWN_KEPT_BYTES = 16 * 1024 * 1024;
 /** The kept Markdown is written into Buffers of this size: its bytes as the archive takes them, outside V8's heap. */
 const KEPT_CHUNK_BYTES = 64 * 1024;
 
