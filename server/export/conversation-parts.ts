@@ -16,8 +16,8 @@ const ROW_INDENT = '    ';
 
 /**
  * Bytes of Markdown the JSON's pass keeps for the Markdown member: a conversation of up to ~16,000 messages of a
- * realistic history (the yardstick's longest, 10,000, keep theirs: a second pass re-redacts every row, ×1.3 the
- * export's CPU at 20k with a 4 MiB bound, and the peak RSS at 200k was the same, docs/benchmarks.md). A longer
+ * realistic history (the yardstick's longest, 10,000, keep theirs: a second pass redacts every row again, and the
+ * peak RSS at 200k was the same with a 4 MiB bound, docs/benchmarks.md). A longer
  * one's Markdown is made by a second pass over its rows instead (read again in pages, projected again), so what
  * an export holds does not grow with a conversation's length.
  */
