@@ -12,7 +12,11 @@
 //
 //   node bench/export-stream.mjs --messages 20000 --runs 3
 //   node bench/export-stream.mjs --messages 200000 --runs 3
-// (`--dist <folder>` measures another build of the server, e.g. one of the code before a change.)
+// (`--dist <folder>` measures another build of the server, e.g. one of the code before a change;
+// `--state-dir <folder>` a copy of a history built before, never the original in place; `--satchel-only` one
+// Satchel export alone, with `--breakdown` (RssAnon/RssFile and V8's heap, sampled), `--alloc-prof <file>` (V8's
+// sampling heap profile of the export, collected objects counted), `--node-args "<flags>"` (e.g. --trace-gc) and
+// `--keep-archive <file>` (for bench/export-compare.mjs).)
 import { execFileSync, fork } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -33,11 +37,16 @@ const TOKEN = 'bench-token-export-stream-0123456789';
 const PAUSE_AFTER_BYTES = 1 << 20;
 const PAUSE_MS = 5_000;
 const SAMPLE_MS = 10;
+/** How often --breakdown asks the server for its heap (an IPC round trip: not every SAMPLE_MS). */
+const BREAKDOWN_MS = 100;
 const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
 const MiB = 1024 * 1024;
-const stateDir = path.join(os.tmpdir(), `i37-export-bench-${MESSAGES}`);
+/** The history's folder (`--state-dir`: a copy of one built before, never the original in place). */
+const stateDir = path.resolve(arg('--state-dir', path.join(os.tmpdir(), `i37-export-bench-${MESSAGES}`)));
 /** The build to measure (another build, e.g. of the code before a change, with `--dist dist-before`). */
 const DIST = path.resolve(root, arg('--dist', 'dist'));
+/** Node flags for Satchel's server (`--node-args "--trace-gc"`, to see where its memory goes); none by default. */
+const NODE_ARGS = arg('--node-args', '').split(' ').filter(Boolean);
 
 // ---- the history ----------------------------------------------------------------------------------------------
 let seed = 0x37e5;
@@ -144,10 +153,28 @@ async function buildHistory(port) {
 
 // ---- the servers --------------------------------------------------------------------------------------------
 const SATCHEL = `
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 const { startServer } = await import(${JSON.stringify(pathToFileURL(path.join(DIST, 'server', 'index.js')).href)});
 const s = await startServer({ host: '127.0.0.1', port: 0, stateDir: process.env.BENCH_STATE_DIR, token: ${JSON.stringify(TOKEN)}, maxUploadBytes: 256 << 20, preloadSpeech: false });
 process.send({ port: s.port });
-process.on('message', async (m) => { if (m === 'stop') { await s.close(); process.exit(0); } });
+process.on('message', async (m) => {
+  if (m === 'stop') { await s.close(); process.exit(0); }
+  if (m === 'mem') process.send({ mem: process.memoryUsage() });
+  // --alloc-prof: V8's sampling heap profiler over the export, counting what is collected too (where the
+  // allocations come from, not only what is left).
+  if (m?.allocProf === 'start') {
+    globalThis.benchInspector = new Session();
+    globalThis.benchInspector.connect();
+    globalThis.benchInspector.post('HeapProfiler.startSampling', { samplingInterval: 65536, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }, (err) => process.send({ allocProf: err ? String(err) : 'started' }));
+  }
+  if (m?.allocProf === 'stop') {
+    globalThis.benchInspector.post('HeapProfiler.stopSampling', (err, r) => {
+      if (!err) writeFileSync(m.file, JSON.stringify(r.profile));
+      process.send({ allocProf: err ? String(err) : 'stopped' });
+    });
+  }
+});
 `;
 
 /** The floor: the same rows, one conversation at a time, a member each, through yazl to the response. */
@@ -181,9 +208,10 @@ process.on('message', (m) => { if (m === 'stop') process.exit(0); });
 `;
 
 async function startChild(script, name) {
-  const file = path.join(os.tmpdir(), `i37-export-bench-${name}.mjs`);
+  const file = path.join(os.tmpdir(), `i37-export-bench-${name}-${process.pid}.mjs`);
   writeFileSync(file, script);
-  const child = fork(file, [], { env: { ...process.env, SATCHEL_LOG_LEVEL: 'error', BENCH_STATE_DIR: stateDir }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const execArgv = name === 'satchel' ? NODE_ARGS : [];
+  const child = fork(file, [], { execArgv, env: { ...process.env, SATCHEL_LOG_LEVEL: 'error', BENCH_STATE_DIR: stateDir }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const { port } = await new Promise((resolve, reject) => {
     child.once('message', resolve);
     child.once('exit', (code) => reject(new Error(`${name} exited ${code}`)));
@@ -191,6 +219,18 @@ async function startChild(script, name) {
   return {
     port,
     pid: child.pid,
+    /** Start or stop (writing `file`) V8's sampling heap profiler in the server; Satchel's server only. */
+    allocProf: (what, file) => new Promise((resolve) => {
+      const on = (m) => { if (m?.allocProf) { child.off('message', on); resolve(m.allocProf); } };
+      child.on('message', on);
+      child.send({ allocProf: what, file });
+    }),
+    /** The server's own view of its memory (process.memoryUsage(), bytes); Satchel's server only. */
+    mem: () => new Promise((resolve) => {
+      const on = (m) => { if (m?.mem) { child.off('message', on); resolve(m.mem); } };
+      child.on('message', on);
+      child.send('mem');
+    }),
     stop: () => new Promise((resolve) => { child.once('exit', resolve); child.send('stop'); }),
   };
 }
@@ -210,7 +250,7 @@ const readMiB = (pid) => Number(/rchar:\s+(\d+)/.exec(readFileSync(`/proc/${pid}
 const resetPeak = (pid) => writeFileSync(`/proc/${pid}/clear_refs`, '5');
 
 /** GET `pathname`, reading as fast as possible, or pausing after PAUSE_AFTER_BYTES for PAUSE_MS when `pause`. */
-function download(port, pid, pathname, { pause = false, keep } = {}) {
+function download(port, pid, pathname, { pause = false, keep, breakdown } = {}) {
   return new Promise((resolve, reject) => {
     resetPeak(pid);
     const idle = rssMiB(pid);
@@ -221,6 +261,24 @@ function download(port, pid, pathname, { pause = false, keep } = {}) {
     let maxSampled = idle;
     const pauseInfo = {};
     const timer = setInterval(() => (maxSampled = Math.max(maxSampled, rssMiB(pid))), SAMPLE_MS);
+    // --breakdown: where the memory is (RssAnon: heap, buffers and native allocations; RssFile: mapped code and
+    // files), and V8's own view, sampled every BREAKDOWN_MS; the sample of the highest RSS and each field's highest.
+    const most = {};
+    let atPeak;
+    const inspect = breakdown && setInterval(async () => {
+      const text = status(pid);
+      const field = (f) => Number(new RegExp(`${f}:\\s+(\\d+) kB`).exec(text)[1]) / 1024;
+      const sample = { rss: field('VmRSS'), anon: field('RssAnon'), file: field('RssFile'), shmem: field('RssShmem') };
+      let mem;
+      try {
+        mem = await breakdown.mem();
+      } catch {
+        return;
+      }
+      for (const k of ['heapTotal', 'heapUsed', 'external', 'arrayBuffers']) sample[k] = mem[k] / MiB;
+      for (const [k, v] of Object.entries(sample)) most[k] = Math.max(most[k] ?? 0, v);
+      if (!atPeak || sample.rss > atPeak.rss) atPeak = sample;
+    }, BREAKDOWN_MS);
     const chunks = keep ? [] : undefined;
     const req = http.get({ host: '127.0.0.1', port, path: pathname, headers: { Authorization: `Bearer ${TOKEN}` } }, (res) => {
       if (res.statusCode !== 200) reject(new Error(`${pathname}: ${res.statusCode}`));
@@ -247,9 +305,10 @@ function download(port, pid, pathname, { pause = false, keep } = {}) {
       });
       res.on('end', () => {
         clearInterval(timer);
+        if (inspect) clearInterval(inspect);
         const total = performance.now() - t0;
         if (keep) writeFileSync(keep, Buffer.concat(chunks));
-        resolve({ idleMiB: idle, peakMiB: Math.max(hwmMiB(pid), maxSampled), firstByteMs: first, totalMs: total, cpuMs: cpuMs(pid) - cpu0, MiB: bytes / MiB, ...pauseInfo });
+        resolve({ idleMiB: idle, peakMiB: Math.max(hwmMiB(pid), maxSampled), firstByteMs: first, totalMs: total, cpuMs: cpuMs(pid) - cpu0, MiB: bytes / MiB, ...pauseInfo, ...(breakdown ? { atPeak, most } : {}) });
       });
       res.on('error', reject);
     });
@@ -282,11 +341,24 @@ async function main() {
   // Idle: the fresh servers' RSS before any export (an export may leave memory the next one's "idle" would hide).
   const idle = { satchel: rssMiB(satchel.pid), floor: rssMiB(floor.pid) };
   const results = { satchel: [], floor: [], satchelPaused: [], floorPaused: [] };
-  const archive = path.join(os.tmpdir(), `i37-export-bench-${MESSAGES}.zip`);
+  const archive = path.join(os.tmpdir(), `i37-export-bench-${MESSAGES}-${process.pid}.zip`);
   // --satchel-only: Satchel's export alone, no floor and no paused client (a quick look at one build).
   if (process.argv.includes('--satchel-only')) {
-    const r = await download(satchel.port, satchel.pid, '/api/sessions/export');
+    const breakdown = process.argv.includes('--breakdown') ? satchel : undefined;
+    const before = breakdown && { ...(await satchel.mem()), status: status(satchel.pid).match(/^(VmRSS|RssAnon|RssFile|RssShmem):.*$/gm) };
+    const profile = arg('--alloc-prof', undefined);
+    if (profile) console.error(`allocation profile: ${await satchel.allocProf('start')}`);
+    // --keep-archive <file>: the archive kept, to compare two builds' members (bench/export-compare.mjs).
+    const keepArchive = arg('--keep-archive', undefined);
+    const r = await download(satchel.port, satchel.pid, '/api/sessions/export', { breakdown, keep: keepArchive && path.resolve(keepArchive) });
+    if (profile) console.error(`allocation profile: ${await satchel.allocProf('stop', path.resolve(profile))} (${profile})`);
     console.log(`Satchel alone: fresh idle ${fmt(idle.satchel)} MiB, peak ${fmt(r.peakMiB)} MiB (+${fmt(r.peakMiB - idle.satchel)}), first byte ${fmt(r.firstByteMs, 1)} ms, total ${fmt(r.totalMs)} ms, CPU ${fmt(r.cpuMs)} ms, ${fmt(r.MiB, 1)} MiB`);
+    if (breakdown) {
+      const f = (o) => Object.entries(o).map(([k, v]) => `${k} ${fmt(v)}`).join(', ');
+      console.log(`Idle: ${f(Object.fromEntries(Object.entries(before).filter(([k]) => k !== 'status').map(([k, v]) => [k, v / MiB])))}; ${before.status.join(', ').replace(/\s+/g, ' ')}`);
+      console.log(`At the highest sampled RSS (MiB): ${f(r.atPeak)}`);
+      console.log(`Each field's highest (MiB): ${f(r.most)}`);
+    }
     await satchel.stop();
     await floor.stop();
     return;

@@ -13,6 +13,7 @@ import { loadSttConfig, preloadSpeech } from './speech/index.js';
 import { addFilesToInbox, type OpenedDestination, type OpenedResult } from './inbox/open-with.js';
 import { DEFAULT_PROFILE } from './store/profiles.js';
 import { claimStateFolder, type StateLock } from './process/state-lock.js';
+import { setServerHeapGrowth } from './core/heap-growth.js';
 
 export { ACCESS_COOKIE } from './http/access.js';
 
@@ -77,6 +78,8 @@ function answerAndClose(req: http.IncomingMessage, socket: Duplex, listener: htt
  * it when it closes, the caller when the start fails. `options`: the parts a caller swaps in (app.ts AppOptions).
  */
 export async function startServer(config: ServerConfig, options: AppOptions = {}, claimed?: StateLock): Promise<RunningServer> {
+  // V8 collects the old generation's garbage sooner (core/heap-growth.ts: not a limit; issue 37's Export all).
+  setServerHeapGrowth();
   // Before anything in the folder is touched (createApp empties its staging folder).
   const lock = claimed ?? (await claimStateFolder(config.stateDir));
   try {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type * as wire from '../core/wire.js';
 import { exportedConversation, type ExportSource } from '../projections/export.js';
-import { conversationJsonParts, conversationMarkdownParts, conversationParts } from './conversation-parts.js';
+import { conversationJsonParts, conversationMarkdownParts, conversationParts, MARKDOWN_KEPT_BYTES } from './conversation-parts.js';
 import { conversationMarkdown } from './markdown.js';
 
 const folder = '/state/attachments/abc123abc123';
@@ -36,10 +36,15 @@ function source(messages: readonly wire.Message[], draft?: ExportSource['draft']
   };
 }
 
-async function all(parts: AsyncIterable<string>): Promise<string[]> {
-  const out: string[] = [];
+async function list(parts: AsyncIterable<string | Buffer>): Promise<(string | Buffer)[]> {
+  const out: (string | Buffer)[] = [];
   for await (const p of parts) out.push(p);
   return out;
+}
+
+/** The member's text: its parts' UTF-8 bytes in order (a kept Markdown's Buffers may cut a character in two). */
+async function text(parts: AsyncIterable<string | Buffer>): Promise<string> {
+  return Buffer.concat((await list(parts)).map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p))).toString('utf8');
 }
 
 async function both(messages: readonly wire.Message[], draft?: ExportSource['draft']): Promise<{ whole: { json: string; md: string }; parts: { json: string; md: string } }> {
@@ -47,7 +52,7 @@ async function both(messages: readonly wire.Message[], draft?: ExportSource['dra
   const head = exportedConversation(source([], draft), where, meta);
   return {
     whole: { json: JSON.stringify(doc, null, 2), md: conversationMarkdown(doc) },
-    parts: { json: (await all(conversationJsonParts(head, messages, where))).join(''), md: (await all(conversationMarkdownParts(head, messages, where))).join('') },
+    parts: { json: await text(conversationJsonParts(head, messages, where)), md: await text(conversationMarkdownParts(head, messages, where)) },
   };
 }
 
@@ -70,8 +75,8 @@ describe('a conversation written a row at a time', () => {
       passes++;
       yield* rows;
     }, where);
-    expect((await all(parts.json())).join('')).toBe(JSON.stringify(doc, null, 2));
-    expect((await all(parts.markdown())).join('')).toBe(conversationMarkdown(doc));
+    expect(await text(parts.json())).toBe(JSON.stringify(doc, null, 2));
+    expect(await text(parts.markdown())).toBe(conversationMarkdown(doc));
     expect(passes).toBe(1);
   });
 
@@ -86,9 +91,34 @@ describe('a conversation written a row at a time', () => {
   it('a row at a time: one part per row after the head, none holding the whole', async () => {
     const many = Array.from({ length: 50 }, (_, i) => ({ role: 'user', content: `row ${i}`, timestamp: 1714565000 + i }) as unknown as wire.Message);
     const head = exportedConversation(source([]), where, meta);
-    const json = await all(conversationJsonParts(head, many, where));
+    const json = (await list(conversationJsonParts(head, many, where))) as string[];
     expect(json.length).toBe(many.length + 3);
     expect(json.filter((p) => p.includes('"row ')).every((p) => p.match(/"row \d+"/g)!.length === 1)).toBe(true);
-    expect((await all(conversationMarkdownParts(head, many, where))).length).toBe(many.length + 2);
+    expect((await list(conversationMarkdownParts(head, many, where))).length).toBe(many.length + 2);
   });
+
+  it(`a conversation whose Markdown is over ${MARKDOWN_KEPT_BYTES} bytes: its Markdown read again (nothing of it kept), the same bytes`, async () => {
+    // Rows of multi-byte text (each 2-4 UTF-8 bytes a character), together just over the bound.
+    const row = (i: number) => ({ role: i % 2 ? 'assistant' : 'user', content: `${i} ünïcödé ✓ 😀 `.repeat(9_000), timestamp: 1714565000 + i }) as unknown as wire.Message;
+    // A row's block: at least its text, at most its text and a heading (rows 10-99 the longest).
+    const least = Buffer.byteLength(row(0).content, 'utf8');
+    const most = Buffer.byteLength(row(99).content, 'utf8') + 100;
+    const long = Array.from({ length: Math.ceil(MARKDOWN_KEPT_BYTES / least) + 1 }, (_, i) => row(i));
+    const short = long.slice(0, Math.floor(MARKDOWN_KEPT_BYTES / most) - 1);
+    for (const [messages, readTimes] of [[long, 2], [short, 1]] as const) {
+      const doc = exportedConversation(source(messages), where, meta);
+      let passes = 0;
+      const parts = conversationParts(exportedConversation(source([]), where, meta), async function* () {
+        passes++;
+        yield* messages;
+      }, where);
+      expect(await text(parts.json())).toBe(JSON.stringify(doc, null, 2));
+      const md = await list(parts.markdown());
+      expect(Buffer.concat(md.map((p) => (typeof p === 'string' ? Buffer.from(p) : p))).toString('utf8')).toBe(conversationMarkdown(doc));
+      expect(passes).toBe(readTimes);
+      // Kept, it comes as the Buffers it was kept in (no string of it); read again, a string per row.
+      expect(md.filter((p) => typeof p !== 'string').length > 0).toBe(readTimes === 1);
+    }
+    // Tens of MiB redacted, on a shared machine.
+  }, 120_000);
 });

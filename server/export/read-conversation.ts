@@ -8,8 +8,8 @@ import type { Queries } from '../store/db/connection.js';
 import type { SessionHeader } from '../store/db/session-rows.js';
 import type { Session, SessionStore } from '../store/sessions.js';
 
-/** Rows read per statement: ~256 KiB of a realistic history's rows, so memory stays flat whatever the conversation's length. */
-export const EXPORT_PAGE_ROWS = 256;
+/** Rows read per statement: ~64 KiB of a realistic history's rows (a page is alive while its rows are written, and what lives that long is promoted to V8's old generation: the smaller, the less), so memory stays flat whatever the conversation's length. */
+export const EXPORT_PAGE_ROWS = 64;
 
 /** A conversation as the export reads it: everything but its rows, and its rows as the download takes them. */
 export interface ExportedSource {

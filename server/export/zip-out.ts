@@ -33,25 +33,48 @@ export interface ZipWriter {
    * paused download stops the generator). Resolves once every part has been handed on, or rejects when the export
    * ends before that (the client left, a member failed): the caller may wait for it before adding more.
    */
-  addParts(name: string, make: () => AsyncIterable<string> | Iterable<string>): Promise<void>;
+  addParts(name: string, make: () => AsyncIterable<string | Buffer> | Iterable<string | Buffer>): Promise<void>;
   /** A stored file, `rel` (`/`-separated) below the folder `folder`, opened when its turn comes. */
   addFile(name: string, folder: string, rel: string): void;
 }
 
-/** `parts` as Buffers of about MEMBER_CHUNK_BYTES (the last one shorter). */
-async function* inChunks(parts: AsyncIterable<string> | Iterable<string>): AsyncGenerator<Buffer> {
-  let pending: string[] = [];
-  let length = 0;
+/**
+ * `parts` as Buffers of about MEMBER_CHUNK_BYTES (the last one shorter): each string is encoded straight into the
+ * chunk being filled (no list of strings and no joined copy of them on V8's heap), and a Buffer part is handed on
+ * as it is.
+ */
+async function* inChunks(parts: AsyncIterable<string | Buffer> | Iterable<string | Buffer>): AsyncGenerator<Buffer> {
+  let chunk = Buffer.allocUnsafe(MEMBER_CHUNK_BYTES);
+  let used = 0;
   for await (const part of parts) {
-    pending.push(part);
-    length += part.length;
-    if (length >= MEMBER_CHUNK_BYTES) {
-      yield Buffer.from(pending.join(''), 'utf8');
-      pending = [];
-      length = 0;
+    if (typeof part !== 'string') {
+      if (used > 0) {
+        yield chunk.subarray(0, used);
+        chunk = Buffer.allocUnsafe(MEMBER_CHUNK_BYTES);
+        used = 0;
+      }
+      yield part;
+      continue;
+    }
+    const bytes = Buffer.byteLength(part, 'utf8');
+    if (bytes > chunk.length - used && used > 0) {
+      yield chunk.subarray(0, used);
+      chunk = Buffer.allocUnsafe(MEMBER_CHUNK_BYTES);
+      used = 0;
+    }
+    if (bytes > chunk.length) {
+      // One part longer than a chunk (a long row): its own Buffer.
+      yield Buffer.from(part, 'utf8');
+      continue;
+    }
+    used += chunk.write(part, used, 'utf8');
+    if (used === chunk.length) {
+      yield chunk;
+      chunk = Buffer.allocUnsafe(MEMBER_CHUNK_BYTES);
+      used = 0;
     }
   }
-  if (length > 0) yield Buffer.from(pending.join(''), 'utf8');
+  if (used > 0) yield chunk.subarray(0, used);
 }
 
 /** `rel` below `folder`, walked through descriptors (a symlink swapped in leads nowhere outside). */
@@ -120,7 +143,7 @@ export async function sendZip(ctx: RequestContext, filename: string, fill: (zip:
         ended.signal.addEventListener('abort', gone, { once: true });
         // yazl keeps every member's entry (and so this function) until the archive's end: what `make` holds (a
         // conversation's rows) is let go once its stream exists, and the stream once it is written.
-        let maker: (() => AsyncIterable<string> | Iterable<string>) | undefined = make;
+        let maker: (() => AsyncIterable<string | Buffer> | Iterable<string | Buffer>) | undefined = make;
         zip.addReadStreamLazy(name, options(name), (cb) => {
           let stream: Readable;
           try {

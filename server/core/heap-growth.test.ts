@@ -1,0 +1,44 @@
+// The server's heap growing factor (core/heap-growth.ts): set once when the server starts, through V8's flag,
+// never over a person's own choice of it.
+import { execFileSync } from 'node:child_process';
+import v8 from 'node:v8';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.resetModules();
+});
+
+describe('the server heap growing factor', () => {
+  it('is set once, to SERVER_HEAP_GROWING_PERCENT, when the server starts', async () => {
+    const set = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => {});
+    const { startServer } = await import('../index.js');
+    const { SERVER_HEAP_GROWING_PERCENT } = await import('./heap-growth.js');
+    // The start fails at once (no state folder can be made under a file), after the factor is set.
+    await expect(startServer({ host: '127.0.0.1', port: 0, stateDir: '/dev/null/satchel', token: 't'.repeat(32) } as never)).rejects.toThrow();
+    expect(set.mock.calls).toEqual([[`--heap-growing-percent=${SERVER_HEAP_GROWING_PERCENT}`]]);
+    await expect(startServer({ host: '127.0.0.1', port: 0, stateDir: '/dev/null/satchel', token: 't'.repeat(32) } as never)).rejects.toThrow();
+    expect(set).toHaveBeenCalledTimes(1);
+  });
+
+  it("leaves a person's own --heap-growing-percent alone (node's flags, NODE_OPTIONS, Electron's --js-flags)", async () => {
+    const { heapGrowthChosen } = await import('./heap-growth.js');
+    expect(heapGrowthChosen(['--heap-growing-percent=50'], undefined)).toBe(true);
+    expect(heapGrowthChosen([], '--max-old-space-size=4096 --heap_growing_percent=20')).toBe(true);
+    expect(heapGrowthChosen(['/opt/Satchel/satchel', '--js-flags=--heap-growing-percent=10'], undefined)).toBe(true);
+    expect(heapGrowthChosen(['--inspect', '/opt/Satchel/satchel'], '--max-old-space-size=4096')).toBe(false);
+  });
+
+  it('is a growing factor V8 knows (an unknown flag would be ignored with a warning, and nothing would change)', () => {
+    const flags = new Set<string>();
+    // V8 lists the flags it takes; node prints them with --v8-options.
+    const listed = execV8Options();
+    for (const m of listed.matchAll(/^\s+--([a-z0-9-]+)/gm)) flags.add(m[1]!);
+    expect(flags.has('heap-growing-percent')).toBe(true);
+    expect(flags.has('max-old-space-size')).toBe(true);
+  });
+});
+
+function execV8Options(): string {
+  return execFileSync(process.execPath, ['--v8-options'], { encoding: 'utf8', maxBuffer: 16 << 20 });
+}

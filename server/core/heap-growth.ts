@@ -1,0 +1,37 @@
+// V8's heap growing factor for the server's process (issue 37, finding 2). After each full collection V8 starts the
+// next one when the old generation has grown by a factor of what was live, a factor it picks from the GC and
+// mutator speeds: up to 4 under a fast-allocating load. "Export all" is such a load: it holds little (a page of
+// rows, one chunk of a member, at most export/conversation-parts.ts MARKDOWN_KEPT_BYTES of a conversation's
+// Markdown) but allocates gigabytes over a year's history (redaction most), and what is alive across two young
+// collections (the page being written, the chunks on their way to the socket) is promoted and dies in the old
+// generation. With V8's factor a ~45 MiB live heap grew to ~200 MiB of garbage before it was collected: peak RSS
+// idle + 161 MiB at 200,000 messages (docs/benchmarks.md). Held at 1.3, the heap stays within ~30 % of what is
+// live. Set once at the start, not only around an export: the threshold an export first meets is the one V8 set
+// at the last full collection before it (measured: idle + 79 MiB with the factor set only while exporting).
+//
+// This is not a heap limit. `--heap-growing-percent` only places V8's next full collection above the heap that
+// was live after the last one, every time; no size is capped (`--max-old-space-size` is untouched), so no
+// allocation ever fails because of it: more live data makes the next threshold larger in step. What it costs is
+// more full collections (mostly concurrent marking) under allocation-heavy work: measured with the export, no
+// more server CPU per export (docs/benchmarks.md). A person's own `--heap-growing-percent` (node's flags,
+// NODE_OPTIONS, Electron's `--js-flags`) is left as they set it.
+import v8 from 'node:v8';
+
+/** The old generation may grow 30 % over what was live after a full collection before the next one starts. */
+export const SERVER_HEAP_GROWING_PERCENT = 30;
+
+/** True when the flag was given when the process started: that choice is the person's. */
+export function heapGrowthChosen(args: readonly string[], nodeOptions: string | undefined): boolean {
+  return /heap[-_]growing[-_]percent/.test([...args, nodeOptions ?? ''].join(' '));
+}
+
+let applied = false;
+
+/** Set the server's heap growing factor (once per process; later calls do nothing). True when this call set it. */
+export function setServerHeapGrowth(): boolean {
+  if (applied) return false;
+  applied = true;
+  if (heapGrowthChosen([...process.execArgv, ...process.argv], process.env.NODE_OPTIONS)) return false;
+  v8.setFlagsFromString(`--heap-growing-percent=${SERVER_HEAP_GROWING_PERCENT}`);
+  return true;
+}
