@@ -65,11 +65,11 @@ async function searchAndOpen(page: Page, word: string): Promise<void> {
 const topRow = (page: Page) =>
   page.getByTestId('messages').evaluate((thread) => {
     const top = thread.getBoundingClientRect().top;
-    const rows = [...thread.querySelectorAll<HTMLElement>('[data-message-index]')];
+    const rows = Array.from(thread.querySelectorAll<HTMLElement>('[data-message-index]'));
     const row = rows.find((r) => r.getBoundingClientRect().bottom > top) ?? rows[0]!;
     return { index: Number(row.dataset.messageIndex), y: row.getBoundingClientRect().top };
   });
-const lowestDrawn = (page: Page) => page.getByTestId('messages').evaluate((thread) => Math.min(...[...thread.querySelectorAll<HTMLElement>('[data-message-index]')].map((r) => Number(r.dataset.messageIndex))));
+const lowestDrawn = (page: Page) => page.getByTestId('messages').evaluate((thread) => Math.min(...Array.from(thread.querySelectorAll<HTMLElement>('[data-message-index]')).map((r) => Number(r.dataset.messageIndex))));
 
 test('a long conversation opens at its newest message reading pages only, loads older rows as the person scrolls up, and opens search hits deep in it', async ({ app: page, server }) => {
   test.setTimeout(180_000);
