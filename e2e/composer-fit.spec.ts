@@ -168,6 +168,13 @@ test(`quick capture at ${CAPTURE_SIZE.width}×${CAPTURE_SIZE.height} fits its wi
   await expect(capture.getByTestId('send')).toBeEnabled();
   await capture.screenshot({ path: path.join(screenshotDir(info), `capture-${CAPTURE_SIZE.width}x${CAPTURE_SIZE.height}.png`) });
   await expect(capture.getByTestId('attachment-chip').locator('.chip-name')).toHaveAttribute('title', LONG_NAME);
+  // The long title is cut to the window with "…", whole on hover.
+  const label = capture.locator('#destination-current-label');
+  await expect(label).toHaveAttribute('title', `Current conversation: ${LONG_TITLE}`);
+  const cut = await label.evaluate((el) => ({ right: el.getBoundingClientRect().right, scrollWidth: el.scrollWidth, clientWidth: el.clientWidth, overflow: getComputedStyle(el).textOverflow }));
+  expect(cut.overflow).toBe('ellipsis');
+  expect(cut.scrollWidth).toBeGreaterThan(cut.clientWidth);
+  expect(cut.right).toBeLessThanOrEqual(CAPTURE_SIZE.width);
   await expectSendInWindow(capture, CAPTURE_SIZE);
   // With many chips too: they scroll inside the form.
   await capture.getByTestId('file-input').setInputFiles(files(9));
