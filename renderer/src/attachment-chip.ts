@@ -16,7 +16,7 @@ export function fileChip(a: Attachment, sessionId: string | undefined, origin?: 
       ? h('img', { class: 'chip-thumb', 'data-testid': 'attachment-thumb', src: attachmentSource(sessionId, a.filename).rawUrl, alt: '', loading: 'lazy' })
       : icon([...(a.is_image ? ICONS.file : ICONS.paperclip)]);
   const from = a.decompressed_from ? h('span', { class: 'muted small', 'data-testid': 'attachment-origin' }, `(from ${a.decompressed_from})`) : null;
-  const content = [thumb, h('span', { class: 'chip-name' }, a.filename), from, h('span', { class: 'muted small' }, formatBytes(a.size))];
+  const content = [thumb, h('span', { class: 'chip-name', title: a.filename }, a.filename), from, h('span', { class: 'muted small' }, formatBytes(a.size))];
   if (!sessionId) return h('li', { class: 'msg-attachment', 'data-testid': 'message-attachment', title: a.filename }, ...content);
   // What the agent gets from it, beside the button: the button's name stays the file's, and describes itself by it.
   const agentView = agentViewLineFor(sessionId, a.filename, String(a.size));

@@ -270,6 +270,8 @@ class CapturePage {
     this.currentLabel.textContent = s.current
       ? `Current conversation: ${s.current.title}${s.current.busy ? ' (a reply is being written: your note comes after it)' : ''}`
       : 'Current conversation (none yet)';
+    // The label is cut to one line in the small window (capture.css): its whole text on hover.
+    this.currentLabel.title = this.currentLabel.textContent;
     this.inboxLabel.textContent = s.inbox ? 'Inbox' : 'Inbox (not available)';
     for (const r of this.radios) {
       r.checked = r.value === s.destination;
