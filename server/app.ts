@@ -337,6 +337,9 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   // Watched folders (SATCHEL_INBOX_FOLDERS and the settings'), in the background: a slow folder never delays start.
   const inboxStarted = app.inbox.start().catch((err: unknown) => log.warn('inbox: watching could not start', err));
   attachMcpToken(app, await McpToken.open(options.mcpTokenStore ?? mcpTokenFileStore(config.stateDir)));
+  // The list's summaries, made in slices now that every known secret is learnt: the window's first list is then
+  // not the one that redacts every title (projections/session-list.ts).
+  const listWarmed = s.warmSessionList(sessions, stopping.signal).catch((err: unknown) => log.warn('could not prepare the conversation list', err));
   // Uploads never sent and in no draft for a week go (drafts/sweep.ts): now, in the background, then periodically.
   const sweep = startAttachmentSweep(config.stateDir, sessions);
   // The text of attachments stored before the search index took it (search/backfill.ts), in the background.
@@ -349,7 +352,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
     stopped ??= (async () => {
       stopping.abort();
       app.inboxPreparation?.stop();
-      await inboxStarted;
+      await Promise.all([inboxStarted, listWarmed]);
       await Promise.all([turns.stop(), sweep.stop(), deletions.stop(), backfill.stop(), app.inbox.stop(), care.stop()]);
       // The rows of what arrived last, before the store closes.
       await app.arrivals.flush();

@@ -22,10 +22,24 @@ const listCaches = new WeakMap<SessionStore, SessionListCache>();
 /** Each kept body's bytes and gzip, made once (the body object is the same while it holds). */
 const prepared = new WeakMap<ListBody, PreparedJson>();
 
+function listCacheOf(sessions: SessionStore): SessionListCache {
+  let cache = listCaches.get(sessions);
+  if (!cache) listCaches.set(sessions, (cache = new SessionListCache()));
+  return cache;
+}
+
+/**
+ * After start, every conversation's summary made in the background (SessionListCache.warm), so the window's first
+ * GET /api/sessions does not redact every title then. Call it once the known secrets are all learnt (the agent
+ * key, the launch and MCP tokens): a later one only costs the summaries made again.
+ */
+export function warmSessionList(sessions: SessionStore, stopping: AbortSignal): Promise<number> {
+  return listCacheOf(sessions).warm(() => sessions.list(), stopping);
+}
+
 /** GET /api/sessions `{sessions: SessionSummary[]}`, compact; the body is kept until the list changes. */
 export async function listSessions({ ctx, app, profile }: HandlerInput): Promise<void> {
-  let cache = listCaches.get(app.sessions);
-  if (!cache) listCaches.set(app.sessions, (cache = new SessionListCache()));
+  const cache = listCacheOf(app.sessions);
   const body = cache.body(profile, app.sessions.listVersion, () => app.sessions.list().filter((s) => sessionVisible(s.profile, profile)));
   let bytes = prepared.get(body);
   if (!bytes) prepared.set(body, (bytes = new PreparedJson(body.json)));
