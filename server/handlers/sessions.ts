@@ -3,7 +3,8 @@
 import { readJsonBody } from '../http/body.js';
 import { requireFields, ValueError } from '../core/errors.js';
 import type { HandlerInput } from '../app.js';
-import { isValidProfileName, sessionVisible, visibleSession } from '../store/profiles.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { DEFAULT_PROFILE, isValidProfileName, sessionVisible, visibleSession } from '../store/profiles.js';
 import { PreparedJson, sendJson, sendPreparedJson } from '../http/respond.js';
 import { SessionListCache, type ListBody } from '../projections/session-list.js';
 import { sessionSummary, type Session, type SessionStore } from '../store/sessions.js';
@@ -28,22 +29,30 @@ function listCacheOf(sessions: SessionStore): SessionListCache {
   return cache;
 }
 
+/** A profile's list body and its bytes, kept until the list or the known secrets change. */
+function listBodyOf(sessions: SessionStore, profile: string): { body: ListBody; bytes: PreparedJson } {
+  const body = listCacheOf(sessions).body(profile, sessions.listVersion, () => sessions.list().filter((s) => sessionVisible(s.profile, profile)));
+  let bytes = prepared.get(body);
+  if (!bytes) prepared.set(body, (bytes = new PreparedJson(body.json)));
+  return { body, bytes };
+}
+
 /**
- * After start, every conversation's summary made in the background (SessionListCache.warm), so the window's first
- * GET /api/sessions does not redact every title then. Call it once the known secrets are all learnt (the agent
- * key, the launch and MCP tokens): a later one only costs the summaries made again.
+ * After start, every conversation's summary made in the background (SessionListCache.warm), then the default
+ * profile's whole body and its gzip, so the window's first GET /api/sessions neither redacts every title nor sorts
+ * and joins the list then. Call it once the known secrets are all learnt (the agent key, the launch and MCP
+ * tokens): a later one only costs the summaries made again.
  */
-export function warmSessionList(sessions: SessionStore, stopping: AbortSignal): Promise<number> {
-  return listCacheOf(sessions).warm(() => sessions.list(), stopping);
+export async function warmSessionList(sessions: SessionStore, stopping: AbortSignal): Promise<void> {
+  await listCacheOf(sessions).warm(() => sessions.list(), stopping);
+  if (stopping.aborted) return;
+  await nextTurn();
+  if (!stopping.aborted) await listBodyOf(sessions, DEFAULT_PROFILE).bytes.gzip();
 }
 
 /** GET /api/sessions `{sessions: SessionSummary[]}`, compact; the body is kept until the list changes. */
 export async function listSessions({ ctx, app, profile }: HandlerInput): Promise<void> {
-  const cache = listCacheOf(app.sessions);
-  const body = cache.body(profile, app.sessions.listVersion, () => app.sessions.list().filter((s) => sessionVisible(s.profile, profile)));
-  let bytes = prepared.get(body);
-  if (!bytes) prepared.set(body, (bytes = new PreparedJson(body.json)));
-  await sendPreparedJson(ctx, 200, bytes);
+  await sendPreparedJson(ctx, 200, listBodyOf(app.sessions, profile).bytes);
 }
 
 /** Each store's whole-session bodies (projections/session-body.ts), kept while the session object stays the same. */
