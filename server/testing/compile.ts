@@ -3,6 +3,7 @@
 // files resolve node_modules and the package's "type": "module".
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,4 +21,17 @@ export function compileProject(prefix: string): string {
     stdio: 'ignore',
   });
   return outDir;
+}
+
+/**
+ * Bundle one TypeScript entry (a child a kill test runs and kills) into `<repo>/.cache/<prefix>XXXXXX/<name>.mjs`
+ * and return the file: inside the repository, so the bundle finds node_modules' sqlite3 binding, left external.
+ */
+export async function bundleChild(entry: string, prefix: string): Promise<string> {
+  const { build } = await import('esbuild');
+  await fs.mkdir(path.join(REPO_ROOT, '.cache'), { recursive: true });
+  const out = await fs.mkdtemp(path.join(REPO_ROOT, '.cache', prefix));
+  const outfile = path.join(out, `${path.basename(entry, '.ts')}.mjs`);
+  await build({ entryPoints: [path.join(REPO_ROOT, entry)], bundle: true, platform: 'node', format: 'esm', outfile, external: ['sqlite3'], logLevel: 'silent' });
+  return outfile;
 }

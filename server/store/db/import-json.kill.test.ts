@@ -5,9 +5,8 @@ import { randomInt } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../testing/compile.js';
+import { bundleChild } from '../../testing/compile.js';
 import { SESSION_DB_FILE, SessionStore, type Session } from '../sessions.js';
 import { Db } from './connection.js';
 import { JSON_BACKUP_DIR, JSON_SESSIONS_DIR, normalizedSession } from './import-json.js';
@@ -95,18 +94,7 @@ beforeAll(async () => {
     await fs.writeFile(path.join(template, JSON_SESSIONS_DIR, `${s.session_id}.json`), JSON.stringify(s, null, 2));
   }
   // The child, bundled into the repository's .cache (so it finds node_modules' sqlite3 binding).
-  await fs.mkdir(path.join(REPO_ROOT, '.cache'), { recursive: true });
-  const out = await fs.mkdtemp(path.join(REPO_ROOT, '.cache', 'import-child-'));
-  child = path.join(out, 'import-child.mjs');
-  await build({
-    entryPoints: [path.join(REPO_ROOT, 'server', 'store', 'db', 'import-child.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile: child,
-    external: ['sqlite3'],
-    logLevel: 'silent',
-  });
+  child = await bundleChild('server/store/db/import-child.ts', 'import-child-');
   // An uninterrupted import, to know over what span to kill.
   const whole = path.join(work, 'whole');
   await fs.cp(template, whole, { recursive: true });

@@ -8,9 +8,8 @@ import { randomInt } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../testing/compile.js';
+import { bundleChild } from '../../testing/compile.js';
 import { waitUntil } from '../../testing/harness.js';
 import { SESSION_DELETE_GRACE_MS, SessionDeletions } from '../../sessions/deletion.js';
 import { leftOf, longConversation } from '../../testing/purge-fixtures.js';
@@ -63,18 +62,7 @@ beforeAll(async () => {
   await store.close();
   sessionsFile = path.join(work, 'import.json');
   await fs.writeFile(sessionsFile, JSON.stringify(IMPORTED));
-  await fs.mkdir(path.join(REPO_ROOT, '.cache'), { recursive: true });
-  const out = await fs.mkdtemp(path.join(REPO_ROOT, '.cache', 'import-rows-child-'));
-  child = path.join(out, 'import-rows-child.mjs');
-  await build({
-    entryPoints: [path.join(REPO_ROOT, 'server', 'store', 'db', 'import-rows-child.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile: child,
-    external: ['sqlite3'],
-    logLevel: 'silent',
-  });
+  child = await bundleChild('server/store/db/import-rows-child.ts', 'import-rows-child-');
   // One run to the end: how many transactions it takes, and that it is all there after them.
   const whole = path.join(work, 'whole');
   await fs.cp(template, whole, { recursive: true });

@@ -6,9 +6,8 @@ import { randomInt } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../testing/compile.js';
+import { bundleChild } from '../../testing/compile.js';
 import { waitUntil } from '../../testing/harness.js';
 import { SESSION_DELETE_GRACE_MS, SessionDeletions } from '../../sessions/deletion.js';
 import { leftOf, longConversation } from '../../testing/purge-fixtures.js';
@@ -61,18 +60,7 @@ beforeAll(async () => {
   await store.markDeleted(PURGED, new Date(Date.now() - 60_000));
   for (const s of store.list()) kept.set(s.session_id, json((await store.get(s.session_id))!));
   await store.close();
-  await fs.mkdir(path.join(REPO_ROOT, '.cache'), { recursive: true });
-  const out = await fs.mkdtemp(path.join(REPO_ROOT, '.cache', 'purge-child-'));
-  child = path.join(out, 'purge-child.mjs');
-  await build({
-    entryPoints: [path.join(REPO_ROOT, 'server', 'store', 'db', 'purge-child.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile: child,
-    external: ['sqlite3'],
-    logLevel: 'silent',
-  });
+  child = await bundleChild('server/store/db/purge-child.ts', 'purge-child-');
 }, 120_000);
 
 afterAll(async () => {

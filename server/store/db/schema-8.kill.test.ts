@@ -6,9 +6,8 @@ import { createHash, randomInt } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../testing/compile.js';
+import { bundleChild } from '../../testing/compile.js';
 import { SESSION_DB_FILE, SessionStore } from '../sessions.js';
 import { DB_PAGE_SIZE, Db, type Queries } from './connection.js';
 import { migrateSchema, SCHEMA_VERSION } from './schema.js';
@@ -82,11 +81,7 @@ beforeAll(async () => {
   });
   before = await contents(db, 'search_docs');
   await db.close();
-  await fs.mkdir(path.join(REPO_ROOT, '.cache'), { recursive: true });
-  const out = await fs.mkdtemp(path.join(REPO_ROOT, '.cache', 'schema8-child-'));
-  child = path.join(out, 'import-child.mjs');
-  // The import's child opens the store of a state folder and says `ready` before and `done <ms>` after.
-  await build({ entryPoints: [path.join(REPO_ROOT, 'server', 'store', 'db', 'import-child.ts')], bundle: true, platform: 'node', format: 'esm', outfile: child, external: ['sqlite3'], logLevel: 'silent' });
+  child = await bundleChild('server/store/db/import-child.ts', 'schema8-child-');
   const whole = path.join(work, 'whole');
   await fs.cp(template, whole, { recursive: true });
   const first = await run(whole);
