@@ -142,6 +142,9 @@ test('a PDF stays with the conversation: its page 2 reaches the agent on every l
   await agents.getByTestId('agent-save').click();
   await expect(agents).toBeHidden();
   await page.getByTestId('agent-settings-button').click();
+  // The dialog opens after two requests; the list items are still in the DOM from the last opening, so wait for
+  // the dialog itself before Escape, or the Escape lands before showModal() and the dialog opens after it.
+  await expect(agents).toBeVisible();
   const hermesId = (await agents.getByTestId('agent-connection-item').nth(1).getAttribute('data-id'))!;
   await page.keyboard.press('Escape');
   await expect(agents).toBeHidden();

@@ -43,6 +43,15 @@ export class Detector {
   }
 
   /**
+   * The importer found `name` changed between settling and being read (a writer paused past the settle time, then
+   * went on). Its last write's event has usually made it a candidate again already, with its place in the order of
+   * completion: that place stands. Only if no event has come yet is it made a candidate from now.
+   */
+  changedWhileRead(f: Folder, name: string): void {
+    if (!f.candidates.has(name)) this.touch(f, name);
+  }
+
+  /**
    * The folder at the watched path is no longer the one held (renamed away, replaced, a symlink put in its
    * place): nothing more is taken from it, and its status says so until a folder is back there (then it is
    * checked by the rules and watched again, as one deleted and made again is).

@@ -62,7 +62,7 @@ export class Importer {
   constructor(
     private readonly w: Watching,
     private readonly target: ImportTarget,
-    private readonly detector: Pick<Detector, 'touch'>,
+    private readonly detector: Pick<Detector, 'changedWhileRead'>,
     /** The record changed (a file taken or passed over): write it soon. */
     private readonly recorded: () => void,
   ) {
@@ -151,9 +151,9 @@ export class Importer {
       if (error) throw error;
       if (!this.w.folders.includes(f) || read === 'gone') return;
       if (read === 'changed') {
-        // Written to again while it was read: it waits to settle once more.
+        // Written to again while it was read: it waits to settle once more, in its place by its last change.
         f.known.delete(name);
-        this.detector.touch(f, name);
+        this.detector.changedWhileRead(f, name);
         return;
       }
       if ('skip' in read) {

@@ -67,4 +67,38 @@ describe('Settler', () => {
     await pollOnce(settler);
     expect(ready.map((r) => r.name)).toEqual(['held.log']);
   });
+
+  // A writer paused past the settle time (a loaded machine) and went on: the file was queued half-written, its last
+  // write's event made it a candidate again, then another file was finished, then the importer found the first one
+  // changed. It still comes first: it became complete first. (Seen as a 1,000-file order failure under full load.)
+  it('a file found changed when read keeps its place by its last write, ahead of files finished after it', async () => {
+    t = await watchedFolder({ settleMs: SETTLE_MS });
+    const ready: Ready[] = [];
+    const detector = new Detector(t.w, { protectedPlaces: {} } as never, () => {});
+    const settler = new Settler(t.w, detector, (files) => ready.push(...files));
+    const settled = () => new Promise((r) => setTimeout(r, SETTLE_MS + 50));
+    await fs.writeFile(path.join(t.dir, 'slow.txt'), 'first half');
+    detector.touch(t.folder, 'slow.txt');
+    await pollOnce(settler);
+    await settled();
+    await pollOnce(settler);
+    expect(ready.map((r) => r.name)).toEqual(['slow.txt']);
+    // The writer goes on: its last write, then another file finished after it.
+    await fs.appendFile(path.join(t.dir, 'slow.txt'), ', second half');
+    detector.touch(t.folder, 'slow.txt');
+    await fs.writeFile(path.join(t.dir, 'later.txt'), 'finished after');
+    detector.touch(t.folder, 'later.txt');
+    // Only now does the importer's read of the queued copy find it changed.
+    t.folder.known.delete('slow.txt');
+    detector.changedWhileRead(t.folder, 'slow.txt');
+    ready.length = 0;
+    await pollOnce(settler);
+    await settled();
+    await pollOnce(settler);
+    expect(ready.map((r) => r.name)).toEqual(['slow.txt', 'later.txt']);
+    // With no event for the change yet, it is a candidate from now.
+    t.folder.candidates.clear();
+    detector.changedWhileRead(t.folder, 'gone-quiet.txt');
+    expect(t.folder.candidates.has('gone-quiet.txt')).toBe(true);
+  });
 });
