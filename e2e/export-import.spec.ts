@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import yauzl from 'yauzl';
 import type { Page } from '@playwright/test';
+import { IMPORT_STATUS_MS } from '../renderer/src/export-import.js';
 import { expect, newSession, test } from './fixtures.js';
 
 const NOT_AN_EXPORT = 'This file is not a Satchel export. Choose a .json or .zip file made by Export in Satchel.';
@@ -132,4 +133,6 @@ test('"Export all conversations" then Import brings every one back, each with it
     }, text);
     expect(ids).toHaveLength(2);
   }
+  // The footer's "Imported N conversations." is read, then goes (it stayed for good: issue 38).
+  await expect(page.getByTestId('import-status')).toHaveText('', { timeout: IMPORT_STATUS_MS + 5_000 });
 });

@@ -22,7 +22,13 @@ test('an MCP read shows in the open conversation at once; Keep out of MCP hides 
       .toBe('the heron waits\n');
 
     const line = page.getByTestId('mcp-receipts-line');
-    await expect(line).toHaveText(/^Claude Code read notes\.txt · \d\d:\d\d$/);
+    await expect(line).toHaveText(/^Claude Code read notes\.txt · \d\d:\d\d( [AP]M)?$/);
+    // Its time is written as the messages write theirs, in the page's locale ("05:02 PM", never "17:02": issue 38).
+    const clocks = await page.evaluate(() => {
+      const f = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+      return [f.format(new Date()), f.format(new Date(Date.now() - 60_000))];
+    });
+    expect(clocks.map((c) => `Claude Code read notes.txt · ${c}`)).toContain((await line.innerText()).trim());
     await page.getByTestId('mcp-receipts').locator('summary').click();
     await expect(page.getByTestId('mcp-receipts-list').locator('li')).toHaveCount(1);
 
@@ -36,7 +42,7 @@ test('an MCP read shows in the open conversation at once; Keep out of MCP hides 
     const next = await client.callTool({ name: 'read_session', arguments: { session_id: id } });
     expect([next.isError, (next.content as { text: string }[])[0]!.text]).toEqual([true, 'Session not found']);
     // The refused read left no receipt: the line is as it was.
-    await expect(line).toHaveText(/^Claude Code read notes\.txt · \d\d:\d\d$/);
+    await expect(line).toHaveText(/^Claude Code read notes\.txt · \d\d:\d\d( [AP]M)?$/);
   } finally {
     await client.close();
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keepKeyQuestion, kindText, testResultText, TOOLS_REFUSED_TEXT, toolsView } from './agent-connection.js';
+import { gearWords, keepKeyQuestion, kindText, testResultText, TOOLS_REFUSED_TEXT, toolsView } from './agent-connection.js';
 
 describe('the agent connection in words', () => {
   it('shows the test in its one sentence, and a failure with what to do', () => {
@@ -10,6 +10,12 @@ describe('the agent connection in words', () => {
       'The agent at 127.0.0.1:8642 refused the API key (401). Check the key, or paste it again.',
     );
     expect(testResultText({ ok: false, type: 'unreachable', message: 'Nothing is listening at 127.0.0.1:9.' })).toBe('Nothing is listening at 127.0.0.1:9.');
+  });
+
+  it('the gear invites a connection only while none is set up', () => {
+    expect(gearWords(null)).toEqual({ title: 'Connect an agent', heading: 'Connect an agent' });
+    expect(gearWords({ base_url: null })).toEqual({ title: 'Connect an agent', heading: 'Connect an agent' });
+    expect(gearWords({ base_url: 'http://127.0.0.1:8642/v1' })).toEqual({ title: 'Agent settings', heading: 'Chat agent' });
   });
 
   it('names the detected kind in the server’s words', () => {

@@ -2,6 +2,12 @@
 // whether saving a new address must first ask about the saved key. Pure: tested beside, no DOM.
 import type { AgentKind, AgentSettings, AgentSettingsResponse, AgentTestResponse } from './api.js';
 
+/** Before any agent is set up the gear invites one; after, it and the dialog name what they are (issue 38: the
+ * gear said "Connect an agent" with two agents connected). Unread settings count as none set up. */
+export function gearWords(settings: Pick<AgentSettings, 'base_url'> | null): { title: string; heading: string } {
+  return settings?.base_url ? { title: 'Agent settings', heading: 'Chat agent' } : { title: 'Connect an agent', heading: 'Connect an agent' };
+}
+
 /** The test route's answer as shown: its one sentence, then (on failure) the one of what to do. */
 export function testResultText(res: AgentTestResponse): string {
   if (res.ok) return res.message;

@@ -15,13 +15,20 @@ export interface ConnectionListEvents {
 
 /** "Work box — 127.0.0.1:8642": what tells two connections apart. */
 export function connectionLabel(c: Pick<AgentConnection, 'name' | 'base_url'>): string {
+  const { name, host } = connectionParts(c);
+  return name ? `${name} — ${host}` : host;
+}
+
+/** The name (absent when it is just the host) and the host with its port: drawn apart, so that a narrow list cuts
+ * the name and never the port, which is what tells two local agents apart (issue 38: "127.0.0.1:310…"). */
+export function connectionParts(c: Pick<AgentConnection, 'name' | 'base_url'>): { name?: string; host: string } {
   let host = c.base_url ?? '';
   try {
     host = new URL(host).host;
   } catch {
     // shown as saved
   }
-  return c.name && c.name !== host ? `${c.name} — ${host}` : host;
+  return c.name && c.name !== host ? { name: c.name, host } : { host };
 }
 
 export class ConnectionList {
@@ -67,10 +74,16 @@ export class ConnectionList {
         h('button', { class: 'btn btn-small btn-danger', type: 'button', 'data-testid': 'agent-connection-delete-confirm', onclick: () => void this.run(() => api.deleteAgentConnection(c.id)) }, 'Delete'),
       );
     }
+    const parts = connectionParts(c);
     return h(
       'li',
       attrs,
-      h('span', { class: 'agent-connection-label', title: c.base_url ?? '' }, connectionLabel(c)),
+      h(
+        'span',
+        { class: 'agent-connection-label', title: c.base_url ?? '' },
+        ...(parts.name ? [h('span', { class: 'agent-connection-name' }, parts.name), ' — '] : []),
+        h('span', { class: 'agent-connection-host', 'data-testid': 'agent-connection-host' }, parts.host),
+      ),
       c.is_default ? h('span', { class: 'badge', 'data-testid': 'agent-connection-default' }, 'default') : null,
       c.has_api_key ? h('span', { class: 'badge muted' }, 'key saved') : null,
       h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'agent-connection-edit', onclick: () => this.events.edit(c.id) }, 'Edit'),

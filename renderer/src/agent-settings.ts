@@ -3,7 +3,7 @@
 // The kind and the key belong to the address: the detected kind is shown, and saving a new address with the
 // key field empty first asks whether the saved key may go there (agent-connection.ts has the words). Several
 // connections can be saved (agent-connections.ts lists them): the fields edit the one picked, the default at first.
-import { keepKeyQuestion, kindText, testResultText, toolsView } from './agent-connection.js';
+import { gearWords, keepKeyQuestion, kindText, testResultText, toolsView } from './agent-connection.js';
 import { ConnectionList } from './agent-connections.js';
 import { api, ApiError, type AgentConnectionsResponse, type AgentKind, type AgentSettings, type AgentSettingsInput, type AgentSettingsResponse, type DiscoveredAgent } from './api.js';
 import { byId, clear, h, icon, ICONS } from './dom.js';
@@ -120,6 +120,10 @@ export class AgentSettingsDialog {
     } catch {
       this.settings = null;
     }
+    const words = gearWords(this.settings);
+    const gear = byId<HTMLButtonElement>('agent-settings-button');
+    gear.title = words.title;
+    byId('agent-heading').textContent = words.heading;
     return this.settings;
   }
 

@@ -5,6 +5,9 @@
 import { errorText, type Session } from './api.js';
 import { byId } from './dom.js';
 
+/** How long "Imported 23 conversations." stays under the button: long enough to read, then the footer is clear. */
+export const IMPORT_STATUS_MS = 8_000;
+
 export interface ExportImportDeps {
   /** The server made conversation `id` from an export: show it. */
   imported(id: string): void;
@@ -23,6 +26,7 @@ export class ExportImport {
   private readonly input = byId<HTMLInputElement>('import-input');
   private readonly error = byId('import-error');
   private readonly status = byId('import-status');
+  private statusTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly deps: ExportImportDeps) {
     // A choice made closes the menu, as any menu does; Escape and a click elsewhere too.
@@ -53,6 +57,7 @@ export class ExportImport {
 
   private async importFile(file: File): Promise<void> {
     this.error.hidden = true;
+    clearTimeout(this.statusTimer);
     this.status.textContent = `Importing ${file.name}…`;
     this.importButton.disabled = true;
     try {
@@ -69,6 +74,7 @@ export class ExportImport {
       const { session, sessions } = JSON.parse(text) as { session: Session; sessions?: Array<{ session_id: string }> };
       // An "Export all" archive brings back every conversation in it; the first of them is opened.
       this.status.textContent = sessions && sessions.length > 1 ? `Imported ${sessions.length} conversations.` : `Imported “${session.title}”.`;
+      this.statusTimer = setTimeout(() => (this.status.textContent = ''), IMPORT_STATUS_MS);
       this.deps.imported(session.session_id);
     } catch (err) {
       this.status.textContent = '';

@@ -39,6 +39,11 @@ export function formatElapsed(ms: number): string {
 let clock: Intl.DateTimeFormat | null = null;
 let calendar: Intl.DateTimeFormat | null = null;
 
+/** "05:02 PM" or "17:02", as the person's locale writes a time of day: the one way every time in the page reads. */
+export function timeOfDay(d: Date): string {
+  return (clock ??= new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' })).format(d);
+}
+
 export function formatTime(iso: string | number | undefined): string {
   if (iso === undefined) return '';
   const d = typeof iso === 'number' ? new Date(iso < 1e12 ? iso * 1000 : iso) : new Date(iso);
@@ -46,7 +51,7 @@ export function formatTime(iso: string | number | undefined): string {
   const now = new Date();
   const sameDay = d.toDateString() === now.toDateString();
   return sameDay
-    ? (clock ??= new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' })).format(d)
+    ? timeOfDay(d)
     : (calendar ??= new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' })).format(d);
 }
 

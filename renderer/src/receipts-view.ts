@@ -4,6 +4,7 @@
 // when a new read happens (the `mcp_read` event), so an open window shows it without a reload.
 import { api, type McpReceipt } from './api.js';
 import { byId, clear, h } from './dom.js';
+import { timeOfDay } from './format.js';
 
 /**
  * Reads by the same client this close to its latest one are told in one line ("and 2 more files"): an agent
@@ -16,10 +17,10 @@ export interface ReceiptsState {
   receipts: readonly McpReceipt[];
 }
 
-/** "10:42": the local time of day of an ISO time. */
+/** "10:42 AM": the local time of day of an ISO time, written as the messages write theirs (issue 38: the receipt
+ * said "17:02" beside messages saying "05:02 PM"). */
 export function clock(iso: string): string {
-  const t = new Date(iso);
-  return `${String(t.getHours()).padStart(2, '0')}:${String(t.getMinutes()).padStart(2, '0')}`;
+  return timeOfDay(new Date(iso));
 }
 
 /** What a receipt says was read: the stored name, or the conversation or workspace itself. */

@@ -60,6 +60,12 @@ describe('testConnection', () => {
       ['/v1/health', null],
     ]);
   });
+  it('a key typed for a server that asks for none is said to be not needed, not silently "no key needed"', () => {
+    const keyless = { ok: true as const, models: ['hermes-agent'], kind: 'hermes' as const, keyChecked: true, keyless: true, host: '127.0.0.1:8642' };
+    expect(connectedSentence(keyless, true)).toBe('Connected to Hermes Agent’s gateway at 127.0.0.1:8642: 1 model, the server asks for no key, so the one typed is not needed.');
+    expect(connectedSentence(keyless, false)).toBe('Connected to Hermes Agent’s gateway at 127.0.0.1:8642: 1 model, no key needed.');
+    expect(connectedSentence({ ...keyless, keyless: undefined }, true)).toBe('Connected to Hermes Agent’s gateway at 127.0.0.1:8642: 1 model, key accepted.');
+  });
   it('a server without capabilities is openai; the kind is detected again, whatever it was', async () => {
     ollama.requests.length = 0;
     expect(await testConnection({ baseUrl: ollama.baseUrl })).toMatchObject({ ok: true, models: ['llama3', 'qwen2'], kind: 'openai', keyChecked: true });

@@ -322,7 +322,9 @@ export async function testConnection(target: ConnectionTarget, timeoutMs = TEST_
 export function connectedSentence(result: Extract<ConnectionResult, { ok: true }>, hadKey: boolean): string {
   const n = result.models.length;
   const count = n ? `${n} model${n === 1 ? '' : 's'}` : 'no models listed';
-  const key = !result.keyChecked ? 'the key could not be checked' : result.keyless ? 'no key needed' : hadKey ? 'key accepted' : 'no key needed';
+  // A typed key that the server never asked for is said so: "no key needed" alone read as the key being ignored
+  // by mistake (issue 38). It is still saved and sent, so a server that starts asking for it later gets it.
+  const key = !result.keyChecked ? 'the key could not be checked' : result.keyless || !hadKey ? (hadKey ? 'the server asks for no key, so the one typed is not needed' : 'no key needed') : 'key accepted';
   const tools = result.tools === false ? `; ${TOOLS_REFUSED_SENTENCE}` : '';
   return `Connected to ${dialectOf(result.kind).name} at ${result.host}: ${count}, ${key}${tools}.`;
 }

@@ -74,6 +74,11 @@ describe('GET /api/attachment/summary', () => {
     expect((await summary('grows.txt')).body).toEqual({ state: 'ready', text: '8 characters of text' });
   });
 
+  it('an empty file says so, never "Ready: 0 characters of text" (issue 38)', async () => {
+    await upload('empty.txt', '');
+    expect((await summary('empty.txt')).body).toEqual({ state: 'partial', text: 'the file is empty; only its name is sent' });
+  });
+
   it('a text longer than the configured contextChars is partial, and another budget computes it again', async () => {
     await upload('long.txt', 'x'.repeat(3_000));
     expect((await summary('long.txt')).body).toEqual({ state: 'partial', text: 'cut at 1,000 of 3,000 characters' });

@@ -73,9 +73,10 @@ async function watched(opts: Parameters<typeof startTestServer>[0] = {}): Promis
 }
 
 describe('Inbox folder watcher', () => {
-  // Retried: on a loaded 2-core machine (two full suites this session) one file of 1,000 was stored ~0.4 s late once
-  // per run, out of completion order, while the test alone passes; the cause is being looked for (issue 37 notes).
-  // A real order bug fails every attempt.
+  // Retried: the test's premise is a writer whose pauses stay under the settle time, and on a loaded 2-core machine
+  // its pauses stretch past it (a file then settles half-written and its read finds it changed). That once moved
+  // the file behind files finished after it; settler.test.ts now pins that case down exactly. A real order bug
+  // fails every attempt.
   it('1,000 files created, renamed and half-written each arrive exactly once, in the order they became complete, never read before complete', { retry: 2, timeout: 60_000 }, async () => {
     const s = await startTestServer();
     server = s;

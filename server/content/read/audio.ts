@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createLimiter } from '../../core/limiter.js';
 import { loadSttConfig, transcribeFile } from '../../speech/index.js';
 import type { Budget } from './budget.js';
-import { plural, ready, textSummary, unreadable } from './summary.js';
+import { NO_SPEECH, plural, ready, textSummary, unreadable } from './summary.js';
 import { textPart, type AttachmentRead, type InputOptions } from './types.js';
 import { describe, toldWhere, header } from './words.js';
 
@@ -83,7 +83,7 @@ export async function audioRead(handle: FileHandle, size: number, name: string, 
   }
   opts.onAttachmentText?.(where, transcript);
   const sent = Math.min(transcript.length, budget.left);
-  const whole = textSummary(sent, transcript.length);
+  const whole = textSummary(sent, transcript.length, undefined, NO_SPEECH);
   return {
     kind: 'audio',
     parts: [textPart(header(name, 'audio, transcript of') + budget.take(transcript, name), { file: name })],

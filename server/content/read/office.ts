@@ -4,7 +4,7 @@ import type { OfficeFormat } from '../../office/index.js';
 import type { Budget } from './budget.js';
 import { officeMarkdownIn } from './office-markdown.js';
 import type { Opened } from './open.js';
-import { textSummary, unreadable } from './summary.js';
+import { EMPTY_DOCUMENT, textSummary, unreadable } from './summary.js';
 import { textPart, type AttachmentRead, type InputOptions } from './types.js';
 import { describe, toldWhere, header } from './words.js';
 
@@ -14,7 +14,7 @@ export async function officeRead(opened: Opened, format: OfficeFormat, name: str
     const markdown = await officeMarkdownIn(opened.dir, opened.name, opened.handle, format, opts.readOnly !== true && opened.inWorkspace !== true);
     opts.onAttachmentText?.(where, markdown);
     const sent = Math.min(markdown.length, budget.left);
-    return { kind: 'office', parts: [textPart(header(name, 'document') + budget.take(markdown, name), { file: name })], summary: textSummary(sent, markdown.length) };
+    return { kind: 'office', parts: [textPart(header(name, 'document') + budget.take(markdown, name), { file: name })], summary: textSummary(sent, markdown.length, undefined, EMPTY_DOCUMENT) };
   } catch {
     return {
       kind: 'office',

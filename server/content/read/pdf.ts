@@ -125,7 +125,8 @@ function pdfSummary(read: PdfRead & { recognizedPages?: number[] }, pageTexts: r
   if (read.cut) short.push(`cut at ${count(limits.chars)} characters`);
   else if (pageTexts.length < pages) short.push(`first ${count(pageTexts.length)} of ${count(pages)} pages`);
   const budget = textSummary(sent, total);
-  if (budget.state === 'partial') short.push(budget.text);
+  // A PDF with no text at all is already said above (its pages without text): the budget adds only a cut.
+  if (budget.state === 'partial' && total > 0) short.push(budget.text);
   if (short.length) return partial(short.join(', ') + byOcr);
   return ready(`${plural(pages, 'page')}, ${count(total)} characters of text${byOcr}`);
 }

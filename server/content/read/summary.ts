@@ -25,8 +25,14 @@ export const ready = (text: string): ReadSummary => ({ state: 'ready', text });
 export const partial = (text: string): ReadSummary => ({ state: 'partial', text });
 export const unreadable = (text: string): ReadSummary => ({ state: 'unreadable', text });
 
-/** The summary of text sent under a budget: whole, or cut where the budget ran out. */
-export function textSummary(sentChars: number, totalChars: number, what = 'characters of text'): ReadSummary {
+/** Said of a text file with nothing in it: "Ready: 0 characters of text" read as success (issue 38). */
+export const EMPTY_FILE = 'the file is empty; only its name is sent';
+export const EMPTY_DOCUMENT = 'the document has no text; only its name is sent';
+export const NO_SPEECH = 'no speech was heard in it; only its name is sent';
+
+/** The summary of text sent under a budget: whole, cut where the budget ran out, or nothing there to send. */
+export function textSummary(sentChars: number, totalChars: number, what = 'characters of text', empty = EMPTY_FILE): ReadSummary {
+  if (totalChars === 0) return partial(empty);
   if (sentChars >= totalChars) return ready(`${count(totalChars)} ${what}`);
   return partial(`cut at ${count(sentChars)} of ${count(totalChars)} characters`);
 }
