@@ -88,22 +88,51 @@ test('Edit of an earlier message: a visible state, Esc gives the composer back, 
   await expect.poll(() => shownTexts(page)).toEqual(['Name a flower', 'Iris.']);
   // The agent got the edited message alone: nothing of the version it replaced.
   expect(lastSent()).toEqual([['user', 'Name a flower']]);
-  // A third version of the first message (Teal., Amber., and this one); its switcher is on the message now
-  // (the messages differ), and the unsent note is back in the composer.
-  const versions = page.locator('[data-role="user"]').first().getByTestId('version-text');
-  await expect(versions).toHaveText('3/3');
+  // A second text of the first message ("Name a colour", regenerated once, and this one): its switcher is on the
+  // message and counts what was said, 2/2 — not 3/3 with two identical messages (issue 38); the unsent note is
+  // back in the composer.
+  const firstUser = page.locator('[data-role="user"]').first();
+  const versions = firstUser.getByTestId('version-text');
+  await expect(versions).toHaveText('2/2');
+  await expect(page.getByTestId('version-text')).toHaveCount(1);
   await expect(page.getByTestId('composer-input')).toHaveValue('a note I have not sent');
   await expect(banner).toBeHidden();
 
-  // Back through the versions: the regenerated reply, then the whole first conversation with what followed it.
-  await page.getByTestId('version-previous').first().click();
-  await expect(versions).toHaveText('2/3');
+  // Back to the first text: its latest reply, with the replies' own switcher under it; then the first reply, the
+  // whole first conversation with what followed it.
+  await firstUser.getByTestId('version-previous').click();
+  await expect(versions).toHaveText('1/2');
   await expect.poll(() => shownTexts(page)).toEqual(['Name a colour', 'Amber.']);
-  await page.getByTestId('version-previous').first().click();
-  await expect(versions).toHaveText('1/3');
+  const replyVersions = page.locator('[data-role="assistant"]').first().getByTestId('version-text');
+  await expect(replyVersions).toHaveText('2/2');
+  await page.locator('[data-role="assistant"]').first().getByTestId('version-previous').click();
+  await expect(replyVersions).toHaveText('1/2');
+  await expect(versions).toHaveText('1/2');
   await expect.poll(() => shownTexts(page)).toEqual(['Name a colour', 'Teal.', 'And another?', 'Coral.']);
   // The note typed before the edit survived a reload too: the stored draft was never the edited text.
   await page.reload();
   await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
   await expect(page.getByTestId('composer-input')).toHaveValue('a note I have not sent');
+});
+
+test('Try again after a failure replaces the failure: the reply that comes is the only version, no ‹ 1/2 › to an error', async ({ page }) => {
+  await openApp(page, server);
+  await page.getByTestId('new-session').click();
+  await page.getByTestId('create-session').click();
+  agent.next({ status: 500, body: { error: { message: 'the model crashed' } } });
+  await page.getByTestId('composer-input').fill('Name a tree');
+  await page.getByTestId('send').click();
+  const retry = page.getByTestId('error-row').last().getByTestId('error-action');
+  await expect(retry).toHaveAttribute('data-action', 'retry', { timeout: 15_000 });
+  agent.next(reply('Oak.'));
+  await retry.click();
+  await expect(page.getByTestId('assistant-text').last()).toHaveText('Oak.', { timeout: 15_000 });
+  await expect(page.getByTestId('assistant-live')).toHaveCount(0, { timeout: 15_000 });
+  // Was "1/2" with the error as version 1 (issue 38).
+  await expect(page.getByTestId('versions')).toHaveCount(0);
+  await expect(page.getByTestId('error-row')).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
+  await expect.poll(() => shownTexts(page)).toEqual(['Name a tree', 'Oak.']);
+  await expect(page.getByTestId('versions')).toHaveCount(0);
 });

@@ -99,7 +99,8 @@ describe('visibleRows and lastUserTurn', () => {
       { role: 'user', content: 'q2', timestamp: 4, versions: { index: 2, count: 2, edited: true } },
     ]);
     expect(rows.map((r) => r.index)).toEqual([0, 2, 3]);
-    expect(rows[0]!.versions).toEqual({ index: 1, count: 2, edited: false });
+    // A summary without its two levels (an older server's) gets them from `edited`: Regenerate's, the replies.
+    expect(rows[0]!.versions).toEqual({ index: 1, count: 2, edited: false, message: { index: 0, count: 1, versions: [1] }, reply: { index: 1, count: 2, versions: [0, 1] } });
     expect(rows[2]!.versions).toBeUndefined();
   });
 });

@@ -2,6 +2,7 @@
 // older rows as it loads them), with every field a row may lack given its empty value.
 import type { Arrival, ChatErrorAction, ExtractedAttachment, Message, MessageRole, MessageVersions, SentAttachment, Session, StoppedBy } from './api.js';
 import { replyActivity, type ReplyActivity } from './reply-activity.js';
+import { versionLevels } from './version-switcher.js';
 
 export interface MessageRow {
   /** Where the row is in the session's `messages` (what Edit and the versions switcher name). */
@@ -76,7 +77,7 @@ export function arrivalOf(m: { role?: unknown; arrival?: unknown }): Arrival | u
 }
 
 function validVersions(v: MessageVersions | undefined): MessageVersions | undefined {
-  return v && Number.isInteger(v.index) && Number.isInteger(v.count) && v.count > 1 && v.index >= 0 && v.index < v.count ? v : undefined;
+  return v && Number.isInteger(v.index) && Number.isInteger(v.count) && v.count > 1 && v.index >= 0 && v.index < v.count ? { ...v, ...versionLevels(v) } : undefined;
 }
 
 /**

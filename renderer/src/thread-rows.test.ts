@@ -37,7 +37,7 @@ describe('rowOffer', () => {
   it('places the version switcher on the message with versions (the tool row is not a visible row)', () => {
     const rows = visibleRows(conversation);
     const context = rowContext(state(session(conversation)), rows, false);
-    expect(rows.map((r, i) => rowOffer(context, i, rows.length, r).fork?.index)).toEqual([undefined, undefined, 2, undefined]);
+    expect(rows.map((r, i) => rowOffer(context, i, rows.length, r).fork?.fork.index)).toEqual([undefined, undefined, 2, undefined]);
   });
 });
 

@@ -3,7 +3,7 @@
 // thread-view.ts, which draws and places the rows, so they are tested in node (thread-rows.test.ts).
 import { visibleRows, type MessageRow } from './message-rows.js';
 import { turnRunning, type AppState } from './store.js';
-import { switcherPlaces, versionText } from './version-switcher.js';
+import { switcherPlaces, versionText, type SwitcherPlace } from './version-switcher.js';
 
 /** A stored row's identity: rows are appended, or a version replaced from some row on (new times, new versions). */
 export function rowKey(sessionId: string, index: number, r: MessageRow): string {
@@ -17,7 +17,7 @@ export interface RowContext {
   canAsk: boolean;
   editing: number | null;
   outcome: AppState['outcome'];
-  switchers: Map<number, MessageRow>;
+  switchers: Map<number, SwitcherPlace>;
 }
 
 export const NO_ROWS: RowContext = { sessionId: '', busy: false, canAsk: false, editing: null, outcome: null, switchers: new Map() };
@@ -43,8 +43,8 @@ export interface RowOffer {
   edit: boolean;
   /** Regenerate: the last row, a reply, while no turn runs and an agent is set. */
   regenerate: boolean;
-  /** The row a version switcher above this one switches from (the person's message with versions), if any. */
-  fork: MessageRow | undefined;
+  /** The version switcher this row shows: the person's message it switches from, and which level; if any. */
+  fork: SwitcherPlace | undefined;
 }
 
 export function rowOffer(context: RowContext, i: number, count: number, r: MessageRow): RowOffer {
@@ -61,7 +61,7 @@ export function rowOffer(context: RowContext, i: number, count: number, r: Messa
 export function rowSignature(context: RowContext, i: number, count: number, key: string, r: MessageRow): string {
   const { edit, regenerate, fork, last } = rowOffer(context, i, count, r);
   const said = r.role !== 'user' && last ? [context.outcome?.usage] : [];
-  return JSON.stringify([key, edit, regenerate, said, fork && [fork.index, versionText(fork.versions!)], context.busy, context.editing === r.index]);
+  return JSON.stringify([key, edit, regenerate, said, fork && [fork.fork.index, fork.level.versions, versionText(fork.level)], context.busy, context.editing === r.index]);
 }
 
 /** Regenerate is offered (the thread's button, the shortcut): an agent, no turn running, and the last row is a reply. */

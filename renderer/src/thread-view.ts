@@ -298,7 +298,7 @@ export class ThreadView {
   private rowElement(i: number, r: MessageRow): HTMLElement {
     const { sessionId, busy, editing, outcome } = this.context;
     const { last, edit, regenerate, fork } = rowOffer(this.context, i, this.all.length, r);
-    const switcher = fork ? versionSwitcher(fork.versions!, (v) => this.actions.showVersion(fork.index, v), busy) : null;
+    const switcher = fork ? versionSwitcher(fork.level, (v) => this.actions.showVersion(fork.fork.index, v), busy) : null;
     const el = r.arrival
       ? arrivalMessage(r, r.arrival, (a) => attachmentChip(a, sessionId, 'arrival'))
       : r.role === 'user'

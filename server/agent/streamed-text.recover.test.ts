@@ -48,7 +48,7 @@ it('a Regenerate killed mid-reply: the question with both versions, the shown te
     ['assistant', expect.stringMatching(/^\*\*Interrupted:\*\*/), false, 'interrupted'],
   ]);
   expect(rows[1]!.reasoning).toBe('thinking');
-  expect(versionSummary(rows[0]!)).toEqual({ index: 1, count: 2, edited: false });
+  expect(versionSummary(rows[0]!)).toMatchObject({ index: 1, count: 2, edited: false });
   expect(await store.streamedText(s.session_id, 'stream-2')).toEqual({ content: '', reasoning: '' });
   expect(await store.streamedText(s.session_id, 'stream-1')).toEqual({ content: '', reasoning: '' });
   // A second start finds nothing more to recover.

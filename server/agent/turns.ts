@@ -10,7 +10,7 @@ import { log } from '../core/log.js';
 import type { EventBus } from '../store/events.js';
 import { messageText, sessionSummary, type Session, type SessionStore, type Message } from '../store/sessions.js';
 import { lastExchangeStart } from '../store/messages.js';
-import { branch } from '../store/versions.js';
+import { branchForRegenerate } from '../store/versions.js';
 import { refuseFullConversation, ROWS_PER_TURN } from '../store/caps.js';
 import type * as wire from '../core/wire.js';
 import { abortable, untilAborted } from './abortable.js';
@@ -114,7 +114,7 @@ export class TurnManager {
         if (input.regenerate) {
           const at = input.messageIndex ?? lastExchangeStart(s.messages);
           if (at < 0) throw new ValueError(NOTHING_TO_REGENERATE);
-          const { kept, fork } = branch(s.messages, at);
+          const { kept, fork } = branchForRegenerate(s.messages, at);
           replaced = s.messages[at];
           s.messages = kept;
           // Carried by the turn's first stored row, whatever the outcome (turn-rows.ts pushRows).

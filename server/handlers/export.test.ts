@@ -172,7 +172,7 @@ describe('POST /api/session/import', () => {
     expect(copy.workspace).toBe(srv.workspace);
     expect(copy.created_at).toBe(original.created_at);
     expect(copy.messages.map((m: Json) => m.content)).toEqual(['first, edited']);
-    expect(copy.messages[0].versions).toEqual({ index: 1, count: 2, edited: true });
+    expect(copy.messages[0].versions).toMatchObject({ index: 1, count: 2, edited: true });
     const folder = attachDir(copy.session_id);
     expect(copy.messages[0].attachments).toEqual([{ filename: 'photo.png', path: path.join(folder, 'photo.png'), size: PNG.length, mime: 'image/png', is_image: true, kind: 'file' }]);
     expect(copy.attachments.map((a: Json) => a.path).sort()).toEqual([path.join(folder, 'notes.txt'), path.join(folder, 'photo.png')]);

@@ -35,12 +35,12 @@ describe('GET /api/session, kept between reads', () => {
     expect((await rows(id)).map((r) => r.content)).toEqual(['Plan a day in Porto', 'with a boat trip']);
     await srv.json('/api/session/message', { session_id: id, text: 'Plan a day in Lisbon', message_index: 0, answer: 'summary' });
     const edited = await rows(id);
-    expect(edited).toEqual([{ role: 'user', content: 'Plan a day in Lisbon', attachments: [], timestamp: expect.any(Number), versions: { index: 1, count: 2, edited: true } }]);
+    expect(edited).toEqual([{ role: 'user', content: 'Plan a day in Lisbon', attachments: [], timestamp: expect.any(Number), versions: expect.objectContaining({ index: 1, count: 2, edited: true }) }]);
     const switched = await srv.json('/api/session/version', { session_id: id, message_index: 0, version: 0 });
     expect(switched.status).toBe(200);
     const back = await rows(id);
     expect(back.map((r) => r.content)).toEqual(['Plan a day in Porto', 'with a boat trip']);
-    expect(back[0]!.versions).toEqual({ index: 0, count: 2, edited: true });
+    expect(back[0]!.versions).toMatchObject({ index: 0, count: 2, edited: true });
   });
 
   it('masks a secret learnt after the conversation was read, on the next read', async () => {

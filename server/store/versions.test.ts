@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from './messages.js';
-import { branch, forkOf, MAX_VERSIONS_PER_MESSAGE, NO_SUCH_MESSAGE, NO_SUCH_VERSION, NO_VERSIONS, showVersion, TOO_MANY_VERSIONS, VERSIONS_FIELD, versionSummary, withNewVersion } from './versions.js';
+import { branch, branchForRegenerate, forkOf, MAX_VERSIONS_PER_MESSAGE, NO_SUCH_MESSAGE, NO_SUCH_VERSION, NO_VERSIONS, showVersion, TOO_MANY_VERSIONS, VERSIONS_FIELD, versionSummary, withNewVersion } from './versions.js';
 
 const user = (content: string): Message => ({ role: 'user', content, timestamp: 1 });
 const reply = (content: string): Message => ({ role: 'assistant', content, timestamp: 2 });
@@ -13,10 +13,10 @@ describe('versions of a conversation', () => {
     const v1 = [user('Q'), reply('A1')];
     const v2 = newVersion(v1, 0, [user('Q'), reply('A2')]);
     expect(texts(v2)).toEqual(['Q', 'A2']);
-    expect(versionSummary(v2[0]!)).toEqual({ index: 1, count: 2, edited: false });
+    expect(versionSummary(v2[0]!)).toMatchObject({ index: 1, count: 2, edited: false });
     const back = showVersion(v2, 0, 0);
     expect(texts(back)).toEqual(['Q', 'A1']);
-    expect(versionSummary(back[0]!)).toEqual({ index: 0, count: 2, edited: false });
+    expect(versionSummary(back[0]!)).toMatchObject({ index: 0, count: 2, edited: false });
     // And forth: the same rows as before, nothing lost or duplicated.
     expect(showVersion(back, 0, 1)).toEqual(v2);
   });
@@ -25,7 +25,7 @@ describe('versions of a conversation', () => {
     const long = [user('Q1'), reply('A1'), user('Q2'), reply('A2')];
     const edited = newVersion(long, 0, [user('Q1 better'), reply('B1')]);
     expect(texts(edited)).toEqual(['Q1 better', 'B1']);
-    expect(versionSummary(edited[0]!)).toEqual({ index: 1, count: 2, edited: true });
+    expect(versionSummary(edited[0]!)).toMatchObject({ index: 1, count: 2, edited: true });
     expect(texts(showVersion(edited, 0, 0))).toEqual(['Q1', 'A1', 'Q2', 'A2']);
   });
 
@@ -35,8 +35,49 @@ describe('versions of a conversation', () => {
     c = newVersion(c, 0, [user('Other start'), reply('X')]);
     c = showVersion(c, 0, 0);
     expect(texts(c)).toEqual(['Q1', 'A1', 'Q2', 'A2 again']);
-    expect(versionSummary(c[2]!)).toEqual({ index: 1, count: 2, edited: false });
+    expect(versionSummary(c[2]!)).toMatchObject({ index: 1, count: 2, edited: false });
     expect(texts(showVersion(c, 2, 0))).toEqual(['Q1', 'A1', 'Q2', 'A2']);
+  });
+
+  it('an Edit after a Regenerate: the message switches between what was said (2/2), the reply between its replies (2/2)', () => {
+    let c = [user('Name a colour'), reply('Teal.')];
+    c = newVersion(c, 0, [user('Name a colour'), reply('Amber.')]);
+    c = newVersion(c, 0, [user('Name a flower'), reply('Iris.')]);
+    // Was "3/3" under the message, two of the three the same message (issue 38).
+    expect(versionSummary(c[0]!)).toEqual({
+      index: 2,
+      count: 3,
+      edited: true,
+      message: { index: 1, count: 2, versions: [1, 2] },
+      reply: { index: 0, count: 1, versions: [2] },
+    });
+    // The message's previous text shows its latest reply, whose own switcher goes back to the first.
+    const colour = showVersion(c, 0, 1);
+    expect(texts(colour)).toEqual(['Name a colour', 'Amber.']);
+    expect(versionSummary(colour[0]!)).toEqual({
+      index: 1,
+      count: 3,
+      edited: true,
+      message: { index: 0, count: 2, versions: [1, 2] },
+      reply: { index: 1, count: 2, versions: [0, 1] },
+    });
+    expect(texts(showVersion(colour, 0, 0))).toEqual(['Name a colour', 'Teal.']);
+  });
+
+  it('a retry after a failure replaces the failure: no "1/2" whose first version is an error; the versions before stay', () => {
+    const failure = (): Message => ({ role: 'assistant', content: '**Error:** The agent did not answer', timestamp: 2, _error: true });
+    const failed = [user('Q'), failure()];
+    const retried = branchForRegenerate(failed, 0);
+    expect(retried).toEqual({ kept: [], fork: undefined });
+    // A partial reply is the agent's: kept as a version, as any reply is.
+    const partial = [user('Q'), { ...reply('half an ans'), _partial: true }, failure()];
+    expect(branchForRegenerate(partial, 0).fork?.before).toHaveLength(1);
+    // Regenerated once, then failed: the retry keeps the first reply, not the failure.
+    let c = newVersion([user('Q'), reply('A1')], 0, [user('Q'), failure()]);
+    const again = branchForRegenerate(c, 0);
+    c = [...again.kept, { ...user('Q'), [VERSIONS_FIELD]: again.fork }, reply('A2')];
+    expect(versionSummary(c[0]!)).toMatchObject({ index: 1, count: 2, reply: { index: 1, count: 2 } });
+    expect(texts(showVersion(c, 0, 0))).toEqual(['Q', 'A1']);
   });
 
   it('a new version goes last and is the one shown, also when an earlier one was shown', () => {
@@ -44,7 +85,7 @@ describe('versions of a conversation', () => {
     c = newVersion(c, 0, [user('Q'), reply('A2')]);
     c = showVersion(c, 0, 0);
     c = newVersion(c, 0, [user('Q'), reply('A3')]);
-    expect(versionSummary(c[0]!)).toEqual({ index: 2, count: 3, edited: false });
+    expect(versionSummary(c[0]!)).toMatchObject({ index: 2, count: 3, edited: false });
     expect([0, 1, 2].map((v) => texts(showVersion(c, 0, v))[1])).toEqual(['A1', 'A2', 'A3']);
   });
 

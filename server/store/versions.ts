@@ -115,16 +115,41 @@ export function showVersion(messages: readonly Message[], at: number, version: u
   return [...messages.slice(0, at), ...attached(chosen, { before: all.slice(0, version), after: all.slice(version + 1) })];
 }
 
-/** What the wire says of a row's versions: which is shown, how many, and whether they differ in the person's message. */
+/** What the wire says of a row's versions: which is shown, how many, and the two levels people switch between. */
 export function versionSummary(row: wire.Message): wire.MessageVersions | undefined {
   const fork = forkOf(row);
   if (!fork) return undefined;
   const said = (m: wire.Message | undefined) => JSON.stringify([m?.content ?? '', m?.attachments ?? []]);
-  const shown = said(row);
-  const others = [...fork.before, ...fork.after];
+  const index = fork.before.length;
+  // What the person said in each version, in the order made (the shown one at `index`).
+  const keys = [...fork.before.map((t) => said(t[0])), said(row), ...fork.after.map((t) => said(t[0]))];
+  const shown = keys[index]!;
+  // An Edit and a Regenerate after it made "3/3" with two identical messages (issue 38): the message's switcher
+  // counts what was said, the reply's the replies to the message shown.
+  const texts = [...new Set(keys)];
+  const replies = keys.flatMap((k, i) => (k === shown ? [i] : []));
   return {
-    index: fork.before.length,
-    count: others.length + 1,
-    edited: others.some((tail) => said(tail[0]) !== shown),
+    index,
+    count: keys.length,
+    edited: texts.length > 1,
+    message: { index: texts.indexOf(shown), count: texts.length, versions: texts.map((t) => (t === shown ? index : keys.lastIndexOf(t))) },
+    reply: { index: replies.indexOf(index), count: replies.length, versions: replies },
   };
+}
+
+/** A tail that holds nothing of the agent's: the person's message, then only rows saying why the turn failed. */
+export function failedOnly(tail: readonly wire.Message[]): boolean {
+  return tail.length > 1 && tail.slice(1).every((r) => r._error === true && r._partial !== true);
+}
+
+/**
+ * Where Regenerate starts at `at`: as branch(), except that a tail which only failed is replaced, not kept. A
+ * retry after an error kept the error as version 1/2 (issue 38); there is nothing of the agent's in it to go back
+ * to. The versions the position had before stay.
+ */
+export function branchForRegenerate(messages: readonly Message[], at: number): { kept: Message[]; fork: Fork | undefined } {
+  if (!isUserRowAt(messages, at)) throw new ValueError(NO_SUCH_MESSAGE);
+  const tail = messages.slice(at);
+  if (!failedOnly(tail)) return branch(messages, at);
+  return { kept: messages.slice(0, at), fork: forkOf(tail[0]) };
 }

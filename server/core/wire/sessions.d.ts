@@ -80,6 +80,21 @@ export interface MessageVersions {
   count: number;
   /** Some version's message differs from the shown one (an edit); false when only the replies differ (Regenerate). */
   edited: boolean;
+  /**
+   * The person's message across the versions: its distinct texts (with attachments), in the order first made,
+   * and which is shown. `versions[i]` is the version to show for text i: the shown one for the shown text, the
+   * latest made for another (an Edit's switcher, "2/2" for two texts however often each was regenerated).
+   */
+  message: VersionLevel;
+  /** The replies to the shown message: the versions with that same message, in the order made (Regenerate's switcher). */
+  reply: VersionLevel;
+}
+
+/** One level of the versions switcher: position `index` of `count`, `versions[i]` the version that position shows. */
+export interface VersionLevel {
+  index: number;
+  count: number;
+  versions: number[];
 }
 
 /** What a failure's button does: open Agent settings on its Chat agent tab, or send the turn again. */
