@@ -44,6 +44,32 @@ describe('runHeadless', () => {
     expect(lines.join('\n')).toContain('SIGINT received, shutting down');
   });
 
+  it('a second stop signal during the close neither closes again, nor says so again, nor falls to the default kill', async () => {
+    const signals = new EventEmitter();
+    let finishClose!: () => void;
+    let closes = 0;
+    const exited = new Promise<number>((resolve) => {
+      void runHeadless({
+        start: async () => ({ tokenUrl: 'http://127.0.0.1:5/?token=t', close: () => new Promise<void>((r) => ((finishClose = r), closes++)) }),
+        print: () => {},
+        signals,
+        exit: resolve,
+      });
+    });
+    await waitFor(() => (signals.listenerCount('SIGTERM') > 0 ? true : undefined));
+    signals.emit('SIGTERM');
+    await waitFor(() => (closes > 0 ? true : undefined));
+    // npm's own SIGTERM after the group's, and a Ctrl+C: the process has listeners for both still (no default kill).
+    signals.emit('SIGTERM');
+    signals.emit('SIGINT');
+    expect(signals.listenerCount('SIGTERM')).toBe(1);
+    expect(signals.listenerCount('SIGINT')).toBe(1);
+    finishClose();
+    expect(await exited).toBe(0);
+    expect(closes).toBe(1);
+    expect(lines.filter((l) => l.includes('received'))).toHaveLength(1);
+  });
+
   it('writes the ready line the e2e tests and scripts wait for', () => {
     expect(readyLine('http://127.0.0.1:5/?token=t')).toBe('Satchel is running at http://127.0.0.1:5/?token=t');
   });

@@ -38,14 +38,19 @@ export async function closeWithDeadline(
 }
 
 export interface SignalSource {
-  once(signal: NodeJS.Signals, listener: () => void): unknown;
+  on(signal: NodeJS.Signals, listener: () => void): unknown;
 }
 
-/** Call `stop` once, on the first SIGINT or SIGTERM. */
+/**
+ * Call `stop` once, on the first SIGINT or SIGTERM. The listeners stay: a second signal (`npm run serve` passes
+ * its own SIGTERM on to the server after the terminal's, a process manager signals the whole group) would
+ * otherwise meet Node's default and kill the process in the middle of its orderly close, which has its own
+ * deadline. Repeats are ignored, and said nowhere.
+ */
 export function onStopSignal(source: SignalSource, stop: (signal: NodeJS.Signals) => void): void {
   let stopped = false;
   for (const signal of STOP_SIGNALS) {
-    source.once(signal, () => {
+    source.on(signal, () => {
       if (stopped) return;
       stopped = true;
       stop(signal);
