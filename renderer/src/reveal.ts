@@ -16,6 +16,8 @@ export const MASK_ROWS_PER_REQUEST = 64;
 /** Answers kept (a row drawn again does not ask again); the oldest is dropped first. */
 const KNOWN_MAX = 500;
 const REVEAL_FAILED = 'Could not show the value';
+/** Characters of each end of a row's text in its key: with its length, enough to tell an edited row. */
+const KEY_ENDS = 64;
 
 interface Pending {
   el: HTMLElement;
@@ -69,7 +71,10 @@ function maskedValue(mask: string, sessionId: string, index: number, start: numb
   const show = async () => {
     toggle.disabled = true;
     try {
-      const { original } = await post<{ mask: string; original: string }>('/api/session/reveal', { session_id: sessionId, message_index: index, start });
+      const answer = await post<{ mask: string; original: string }>('/api/session/reveal', { session_id: sessionId, message_index: index, start });
+      // The message changed since it was drawn: what the server found there is another value.
+      if (answer.mask !== mask) throw new ApiError(409, 'the message changed; reload the conversation');
+      const { original } = answer;
       value.textContent = original;
       wrap.classList.add('revealed');
       toggle.textContent = 'Hide';
@@ -97,7 +102,7 @@ function maskedValue(mask: string, sessionId: string, index: number, start: numb
 
 /** Marks the masked values of the thread's drawn rows with "Show". */
 export class MaskedValues {
-  /** `${sessionId}|${index}|${text}` → the masks the server found there. */
+  /** A drawn row (keyOf) → the masks the server found there. */
   private readonly known = new Map<string, MaskPlace[]>();
   private pending: Pending[] = [];
   private scheduled = false;
@@ -116,8 +121,9 @@ export class MaskedValues {
     }
   }
 
+  /** The row and its text, by its length and ends (a whole reply as a key would keep megabytes alive). */
   private keyOf(r: Pending): string {
-    return `${r.sessionId}|${r.index}|${r.text}`;
+    return `${r.sessionId}|${r.index}|${r.text.length}|${r.text.slice(0, KEY_ENDS)}|${r.text.slice(-KEY_ENDS)}`;
   }
 
   private async flush(): Promise<void> {
