@@ -48,17 +48,25 @@ export function maskedSpans(text: string): MaskedText {
   return { text: out + known.slice(pos), masks };
 }
 
-/** The span of `mask` written at `at`, without the structure it shares with `original` at either end. */
+/** The run of STRUCTURE characters at the start of `text` (`from: 'end'`: at its end). */
+function structureRun(text: string, from: 'start' | 'end'): number {
+  let n = 0;
+  while (n < text.length && STRUCTURE.test(text[from === 'start' ? n : text.length - 1 - n]!)) n++;
+  return n;
+}
+
+const blanksOut = (text: string) => text.replace(/\s+/g, '');
+
+/**
+ * The span of `mask` written at `at`, without the structure it shares with `original` at either end: the same
+ * operator and quotes, the mask having dropped the blanks around them (`NAME = "x"` masks as `NAME="***"`).
+ */
 function trimmed(at: number, mask: string, original: string): MaskSpan {
-  let head = 0;
-  while (head < mask.length && head < original.length && mask[head] === original[head] && STRUCTURE.test(mask[head]!)) head++;
-  let tail = 0;
-  while (
-    tail < mask.length - head &&
-    tail < original.length - head &&
-    mask[mask.length - 1 - tail] === original[original.length - 1 - tail] &&
-    STRUCTURE.test(mask[mask.length - 1 - tail]!)
-  )
-    tail++;
-  return { start: at + head, end: at + mask.length - tail, original: original.slice(head, original.length - tail) };
+  let [mHead, oHead] = [structureRun(mask, 'start'), structureRun(original, 'start')];
+  if (blanksOut(mask.slice(0, mHead)) !== blanksOut(original.slice(0, oHead))) [mHead, oHead] = [0, 0];
+  let [mTail, oTail] = [structureRun(mask.slice(mHead), 'end'), structureRun(original.slice(oHead), 'end')];
+  if (blanksOut(mask.slice(mask.length - mTail)) !== blanksOut(original.slice(original.length - oTail))) [mTail, oTail] = [0, 0];
+  // A mask that is only structure (never made by a rule) keeps its whole span.
+  if (mHead + mTail >= mask.length || oHead + oTail >= original.length) return { start: at, end: at + mask.length, original };
+  return { start: at + mHead, end: at + mask.length - mTail, original: original.slice(oHead, original.length - oTail) };
 }
