@@ -53,6 +53,7 @@ import { getMcpSettings, regenerateMcpToken } from './handlers/mcp-settings.js';
 import { mcpEndpoint } from './handlers/mcp.js';
 import * as s from './handlers/sessions.js';
 import { listSessionReceipts } from './handlers/receipts.js';
+import { listMasks, revealMask } from './handlers/reveal.js';
 import { search } from './handlers/search.js';
 import { capability, transcribe } from './handlers/transcribe.js';
 import { listWorkspace, previewWorkspaceFile, rawWorkspaceFile, readWorkspaceFile } from './handlers/workspace-browse.js';
@@ -155,6 +156,9 @@ export const routes: RouteTable<App> = {
   '/api/session/archive': { POST: api(s.archiveSession, 'Could not archive the session') },
   '/api/session/message': { POST: api(s.addMessage) },
   '/api/session/version': { POST: api(showSessionVersion) },
+  // "Show" on a masked value: where a message's masks are, and one original for this view (docs/API.md "Masked values").
+  '/api/session/masks': { POST: api(listMasks, 'Could not find the masked values') },
+  '/api/session/reveal': { POST: api(revealMask, 'Could not show the masked value') },
   // Export (a .zip or a .json download) and import (an export becomes a new conversation): docs/API.md "Export and import".
   '/api/session/export': { GET: api(exportSession, 'Could not export the conversation') },
   '/api/sessions/export': { GET: api(exportAllSessions, 'Could not export the conversations') },

@@ -15,6 +15,9 @@ export const MAX_HIGHLIGHT_CHARS = 100_000;
 
 const BASE = new URL('./vendor/hljs/', import.meta.url);
 
+/** Dispatched (bubbling) on a code block once it is coloured: its text nodes were replaced (reveal.ts marks masks again). */
+export const CODE_PAINTED = 'satchel-code-painted';
+
 /** The part of highlight.js's API used here (its browser build ships no typings). */
 interface HighlightJs {
   registerLanguage(name: string, grammar: unknown): void;
@@ -71,6 +74,7 @@ function paint(code: HTMLElement, hljs: HighlightJs, language: string, text: str
   code.replaceChildren(...tokens(tree));
   code.classList.add('hljs');
   code.dataset.highlighted = language;
+  code.dispatchEvent(new Event(CODE_PAINTED, { bubbles: true }));
 }
 
 /**

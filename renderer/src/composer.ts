@@ -7,6 +7,7 @@ import { carriedChips, draftContent, restoredChips } from './composer-draft.js';
 import { ChipsView, pickedChip, sentAttachments, storedUpload, uploadChipFile, type PickedUpload } from './composer-chips.js';
 import { ChipExtractions } from './composer-extract.js';
 import { pastedFiles } from './composer-paste.js';
+import { PasteOffer } from './composer-paste-offer.js';
 import { byId, icon, ICONS } from './dom.js';
 import { DraftSaver, draftApi } from './draft-sync.js';
 import { fromFileList, type PickedFile } from './files.js';
@@ -56,6 +57,7 @@ export class Composer {
     return draft.owner ? { sessionId: draft.owner, content: draftContent(draft) } : null;
   });
   private readonly editBanner = byId('edit-banner');
+  private pasteOffer: PasteOffer | null = null;
 
   constructor(
     private readonly store: Store<AppState>,
@@ -95,7 +97,14 @@ export class Composer {
       this.drafts.schedule();
     });
     this.stopButton.addEventListener('click', () => this.deps.stop());
-    this.input.addEventListener('paste', (e) => this.addFiles(pastedFiles(e)));
+    // A long paste is offered as a file under the box (composer-paste-offer.ts).
+    const offer = new PasteOffer(this.input, (files) => this.addFiles(files));
+    this.form.querySelector('.composer-row')?.after(offer.el);
+    this.pasteOffer = offer;
+    this.input.addEventListener('paste', (e) => {
+      this.addFiles(pastedFiles(e));
+      offer.pasted(e);
+    });
     dropZone(this.form.closest('main') ?? this.form, { hoverClass: 'dragging', onFiles: (files) => this.addFiles(files) });
     store.subscribe((state, previous) => this.update(state, previous));
     this.update(store.state, null);
@@ -118,6 +127,7 @@ export class Composer {
     if (draft.text !== this.input.value) {
       this.input.value = draft.text;
       this.autosize();
+      this.pasteOffer?.check();
     }
     if (draft.chips !== previous?.draft.chips) this.chips.update(draft.chips);
     const editing = state.editing !== null;

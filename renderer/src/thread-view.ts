@@ -17,6 +17,7 @@ import type { AppState } from './store.js';
 import { TurnView } from './turn-view.js';
 import { QueuedRowsView } from './queued-rows-view.js';
 import { RowExtents } from './row-extents.js';
+import { MaskedValues } from './reveal.js';
 import { NO_ROWS, rowContext, rowKey, rowOffer, rowSignature, type RowContext } from './thread-rows.js';
 import { hasOlder, offsetOf } from './session-pages.js';
 import { anchorAt, anchoredY, charsPerLine, WINDOW_FROM_ROWS, windowAt, type Anchor, type RowWindow } from './thread-window.js';
@@ -86,6 +87,8 @@ export class ThreadView {
   private live: { streamId: string; view: TurnView } | null = null;
   /** Messages written while the turn runs: always the thread's last element. */
   private readonly waiting = new QueuedRowsView();
+  /** "Show" on the masked values of the rows drawn (reveal.ts). */
+  private readonly masked = new MaskedValues();
   /** What the stored rows were last drawn from: the same inputs draw the same rows, so a turn's frames skip them. */
   private drawnFrom: unknown[] = [];
   /** The session held has older rows not read yet. */
@@ -309,6 +312,7 @@ export class ThreadView {
     // The message being edited is marked, so the person sees which one Send will replace.
     if (editing === r.index && r.role === 'user') el.classList.add('msg-editing');
     if (this.found?.index === r.index) el.classList.add('msg-found');
+    this.masked.decorate(el, sessionId, r);
     return el;
   }
 

@@ -13,12 +13,19 @@ import { redact, redactDeep } from '../redact/index.js';
 declare const redactedBrand: unique symbol;
 declare const serverValueBrand: unique symbol;
 declare const redactedJsonBrand: unique symbol;
+declare const revealedBrand: unique symbol;
 
 /** Free text that has been through the redactor. Made only by `redactText`. */
 export type RedactedText = string & { readonly [redactedBrand]: true };
 
 /** A string the server generated and reads back: sent verbatim, never redacted. Made only by `serverValue`. */
 export type ServerValue = string & { readonly [serverValueBrand]: true };
+
+/**
+ * What a mask hid, for the person at the keyboard who asked to see it (issue 38 item 10). Made only by
+ * projections/reveal.ts `revealedText`, which only handlers/reveal.ts imports (its test holds that).
+ */
+export type RevealedText = string & { readonly [revealedBrand]: true };
 
 /** A value of unknown shape (tool arguments, a legacy field) with every string in it redacted. */
 export type RedactedJson = { readonly [redactedJsonBrand]: true };
@@ -51,7 +58,7 @@ export function redactedJson(value: unknown): RedactedJson {
  * RedactedText nor ServerValue) becomes `never`, so `value: T & PublicJson<T>` refuses it at compile time and
  * names the offending property. String literal types pass: the code wrote them (`'file'`, `'suppressed'`).
  */
-export type PublicJson<T> = T extends RedactedText | ServerValue | RedactedJson
+export type PublicJson<T> = T extends RedactedText | ServerValue | RedactedJson | RevealedText
   ? T
   : T extends string
     ? string extends T

@@ -21,6 +21,8 @@ export { StreamRedactor } from './stream-redact.js';
 export { untouchedByRules } from './screen.js';
 // A long text (an attachment's, for the search index) redacted in slices, the event loop free between them.
 export { redactYielding, REDACT_SLICE_CHARS } from './yielding.js';
+// Where redact() put its masks and what each hides: only for "Show" on a masked value (handlers/reveal.ts).
+export { maskedSpans, type MaskedText, type MaskSpan } from './spans.js';
 
 /** Memoization applies to strings up to this many UTF-16 units; longer ones are always re-redacted. */
 export const MEMO_MAX_CHARS = 16384;
