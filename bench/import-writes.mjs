@@ -9,7 +9,8 @@
 // the index's segments and the CPU of a search. Medians over --runs.
 // Session 14 added, for Satchel's variants: each transaction's own CPU (from BEGIN's turn to COMMIT, the
 // connection held: Db.prototype.transaction wrapped in the child) beside the interval's between two batches, and
-// the event loop's longest stall while the import ran alone (perf_hooks.monitorEventLoopDelay, wall).
+// the event loop's longest turn while the import ran alone: its CPU (process.cpuUsage between two setImmediate
+// ticks) and its wall time (perf_hooks.monitorEventLoopDelay).
 // Usage: node bench/import-writes.mjs [--runs N] [--before REV] [--history DIR] [--batch N] [--variants satchel|all]
 //        [--workloads all,long]
 // (from the repository root; builds both revisions into .cache/ once; DIR is copied, never opened in place).
@@ -108,6 +109,16 @@ Db.prototype.transaction = function (work) {
   });
 };
 const loop = monitorEventLoopDelay({ resolution: 5 });
+// The CPU of each turn of the event loop (a setImmediate each turn): how long the import held the loop, in CPU
+// time, which load stretches far less than wall time.
+const turns = { on: false, max: 0, at: undefined };
+const turn = () => {
+  if (!turns.on) return;
+  const d = process.cpuUsage(turns.at);
+  turns.max = Math.max(turns.max, (d.user + d.system) / 1000);
+  turns.at = process.cpuUsage();
+  setImmediate(turn);
+};
 const sessions = JSON.parse(fs.readFileSync(input.sessions, 'utf8'));
 const store = new SessionStore(input.stateDir);
 await store.load();
@@ -119,6 +130,7 @@ const batched = () => { const d = process.cpuUsage(mark); batches.push((d.user +
 let done = false;
 transactions.length = 0;
 loop.enable();
+if (!input.appends) { turns.on = true; turns.at = process.cpuUsage(); setImmediate(turn); }
 const cpu0 = cpuMs();
 const t0 = performance.now();
 const work = store.insertAll(sessions, batched).then(() => { done = true; return performance.now() - t0; });
@@ -130,7 +142,9 @@ while (!done && input.appends) {
 const wallMs = await work;
 const cpu = cpuMs() - cpu0;
 loop.disable();
+turns.on = false;
 const stallMs = loop.max / 1e6;
+const turnCpuMs = turns.max;
 const inTransactions = transactions.slice();
 while (store.indexMerging) await new Promise((r) => setTimeout(r, 20));
 const mergedCpu = cpuMs() - cpu0;
@@ -139,7 +153,7 @@ const mergedCpu = cpuMs() - cpu0;
 await new Promise((r) => setTimeout(r, 1_000));
 await store.close();
 const health = input.appends ? undefined : await indexHealth(input.stateDir + '/satchel.db');
-console.log(JSON.stringify({ waits, wallMs, cpu, mergedCpu, batches, health, inTransactions, stallMs }));`;
+console.log(JSON.stringify({ waits, wallMs, cpu, mergedCpu, batches, health, inTransactions, stallMs, turnCpuMs }));`;
 
 /** Bare SQLite: the same rows (each message's row and its text in search_docs) in one transaction or in batches. */
 const BARE = `
@@ -243,13 +257,13 @@ async function main() {
         const alone = await child(script, { ...common, ...inputOf(copy(`w${run}-${results[name].length}-${name.length}-b`)), appends: false });
         const batches = alone.batches.length > 0 ? alone.batches : [alone.cpu];
         const own = alone.inTransactions ?? [];
-        results[name].push({ ...r, own: own.length ? `${f1(median(own))} / ${f1(pct(own, 99))} / ${f1(Math.max(...own))} ms (${own.filter((c) => c > 43).length} over 43)` : '-', stall: alone.stallMs === undefined ? '-' : `${f1(alone.stallMs)} ms`, alone: alone.cpu, merged: alone.mergedCpu, health: alone.health, batchMax: Math.max(...batches), batchP99: pct(batches, 99), over50: batches.filter((c) => c > 50).length, batchMedian: median(batches), batchCount: batches.length });
+        results[name].push({ ...r, own: own.length ? `${f1(median(own))} / ${f1(pct(own, 99))} / ${f1(Math.max(...own))} ms (${own.filter((c) => c > 43).length} over 43)` : '-', stall: alone.stallMs === undefined ? '-' : `${f1(alone.turnCpuMs)} ms CPU (${f1(alone.stallMs)} ms wall)`, alone: alone.cpu, merged: alone.mergedCpu, health: alone.health, batchMax: Math.max(...batches), batchP99: pct(batches, 99), over50: batches.filter((c) => c > 50).length, batchMedian: median(batches), batchCount: batches.length });
         console.log(
           `run ${run + 1} ${workload} / ${name}: longest append waits ${[...r.waits].sort((a, b) => b - a).slice(0, 4).map(f1).join(', ')} ms over ${r.waits.length} appends, import ${f1(r.wallMs)} ms; alone: CPU ${alone.cpu} ms (${alone.mergedCpu} with its merges), ${batches.length} transactions, CPU each median ${f1(median(batches))} p99 ${f1(pct(batches, 99))} max ${f1(Math.max(...batches))} ms, ${batches.filter((c) => c > 50).length} over 50 ms; index ${alone.health.segments} segments on ${alone.health.levels} levels, a search ${alone.health.searchMs.toFixed(2)} ms CPU; in transactions ${results[name].at(-1).own}; event loop's longest stall ${results[name].at(-1).stall}`,
         );
       }
     }
-    console.log(`\n| ${workload} | import CPU alone (with its index merges) | transactions | CPU per transaction, median / p99 / max (over 50 ms) | CPU inside each transaction, median / p99 / max | event loop's longest stall (alone) | longest append wait | median append wait | appends during the import | import wall | index segments after | CPU per search after |`);
+    console.log(`\n| ${workload} | import CPU alone (with its index merges) | transactions | CPU per transaction, median / p99 / max (over 50 ms) | CPU inside each transaction, median / p99 / max | the event loop's longest turn (alone), CPU (wall) | longest append wait | median append wait | appends during the import | import wall | index segments after | CPU per search after |`);
     console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
     const floor = variants[2] ? median(results[variants[2][0]].map((r) => r.alone)) : NaN;
     for (const [name, rs] of Object.entries(results)) {
