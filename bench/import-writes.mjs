@@ -7,7 +7,12 @@
 // the import's CPU alone (/proc/self/stat utime+stime), each transaction's CPU (getrusage between them), the
 // longest and the median append wait during the import, and, after the import alone (its index merges finished),
 // the index's segments and the CPU of a search. Medians over --runs.
-// Usage: node bench/import-writes.mjs [--runs N] [--before REV] [--history DIR] [--batch N]
+// Session 14 added, for Satchel's variants: each transaction's own CPU (from BEGIN's turn to COMMIT, the
+// connection held: Db.prototype.transaction wrapped in the child) beside the interval's between two batches, and
+// the event loop's longest turn while the import ran alone: its CPU (process.cpuUsage between two setImmediate
+// ticks) and its wall time (perf_hooks.monitorEventLoopDelay).
+// Usage: node bench/import-writes.mjs [--runs N] [--before REV] [--history DIR] [--batch N] [--variants satchel|all]
+//        [--workloads all,long]
 // (from the repository root; builds both revisions into .cache/ once; DIR is copied, never opened in place).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -26,6 +31,10 @@ const HISTORY = arg('--history', '/tmp/yard-h20k');
 /** The store's IMPORT_ROWS_PER_BATCH, for the bare batched floor. */
 const BATCH = Number(arg('--batch', 25));
 const APPENDED = '0000000000ab';
+/** `satchel`: Satchel's two builds only (the bare variants take minutes each on a loaded machine). */
+const VARIANTS = arg('--variants', 'all');
+/** Which workloads: `all` (the Export all), `long` (the 10,000-message conversation). */
+const WORKLOADS = arg('--workloads', 'all,long').split(',');
 
 /** The child's CPU time so far (ms), from /proc/self/stat: utime + stime in clock ticks (100 Hz). */
 const CPU = `const cpuMs = () => { const s = require('node:fs').readFileSync('/proc/self/stat', 'utf8'); const f = s.slice(s.lastIndexOf(')') + 2).split(' '); return (Number(f[11]) + Number(f[12])) * 10; };`;
@@ -87,7 +96,29 @@ console.log(JSON.stringify({ conversations: all.length, messages: all.reduce((n,
 /** Satchel: insertAll while appends go into APPENDED one after another (or alone, then the index's health). */
 const SATCHEL = `
 const fs = require('node:fs');
+const { monitorEventLoopDelay } = require('node:perf_hooks');
 const { SessionStore } = await import(input.dist + '/server/store/sessions.js');
+const { Db } = await import(input.dist + '/server/store/db/connection.js');
+// Each transaction's own CPU: from the turn its work starts (BEGIN done) to its end, the connection held.
+const transactions = [];
+const transactionOf = Db.prototype.transaction;
+Db.prototype.transaction = function (work) {
+  return transactionOf.call(this, async (q) => {
+    const at = process.cpuUsage();
+    try { return await work(q); } finally { const d = process.cpuUsage(at); transactions.push((d.user + d.system) / 1000); }
+  });
+};
+const loop = monitorEventLoopDelay({ resolution: 5 });
+// The CPU of each turn of the event loop (a setImmediate each turn): how long the import held the loop, in CPU
+// time, which load stretches far less than wall time.
+const turns = { on: false, max: 0, at: undefined };
+const turn = () => {
+  if (!turns.on) return;
+  const d = process.cpuUsage(turns.at);
+  turns.max = Math.max(turns.max, (d.user + d.system) / 1000);
+  turns.at = process.cpuUsage();
+  setImmediate(turn);
+};
 const sessions = JSON.parse(fs.readFileSync(input.sessions, 'utf8'));
 const store = new SessionStore(input.stateDir);
 await store.load();
@@ -97,6 +128,9 @@ const batches = [];
 let mark = process.cpuUsage();
 const batched = () => { const d = process.cpuUsage(mark); batches.push((d.user + d.system) / 1000); mark = process.cpuUsage(); };
 let done = false;
+transactions.length = 0;
+loop.enable();
+if (!input.appends) { turns.on = true; turns.at = process.cpuUsage(); setImmediate(turn); }
 const cpu0 = cpuMs();
 const t0 = performance.now();
 const work = store.insertAll(sessions, batched).then(() => { done = true; return performance.now() - t0; });
@@ -107,6 +141,11 @@ while (!done && input.appends) {
 }
 const wallMs = await work;
 const cpu = cpuMs() - cpu0;
+loop.disable();
+turns.on = false;
+const stallMs = loop.max / 1e6;
+const turnCpuMs = turns.max;
+const inTransactions = transactions.slice();
 while (store.indexMerging) await new Promise((r) => setTimeout(r, 20));
 const mergedCpu = cpuMs() - cpu0;
 // The commit before closed without waiting for an idle checkpoint under way (one falls due when a transaction
@@ -114,7 +153,7 @@ const mergedCpu = cpuMs() - cpu0;
 await new Promise((r) => setTimeout(r, 1_000));
 await store.close();
 const health = input.appends ? undefined : await indexHealth(input.stateDir + '/satchel.db');
-console.log(JSON.stringify({ waits, wallMs, cpu, mergedCpu, batches, health }));`;
+console.log(JSON.stringify({ waits, wallMs, cpu, mergedCpu, batches, health, inTransactions, stallMs, turnCpuMs }));`;
 
 /** Bare SQLite: the same rows (each message's row and its text in search_docs) in one transaction or in batches. */
 const BARE = `
@@ -195,13 +234,20 @@ async function main() {
     fs.cpSync(template, dir, { recursive: true });
     return dir;
   };
-  const workloads = { [`Export all of the 20k history (${prepared.conversations} conversations)`]: files.all, 'one conversation of 10,000 messages': files.long };
+  const workloads = Object.fromEntries(
+    [
+      ['all', [`Export all of the 20k history (${prepared.conversations} conversations)`, files.all]],
+      ['long', ['one conversation of 10,000 messages', files.long]],
+    ]
+      .filter(([key]) => WORKLOADS.includes(key))
+      .map(([, pair]) => pair),
+  );
   const variants = [
-    ['Satchel before (one transaction)', SATCHEL, (dir) => ({ dist: builds.before.out, stateDir: dir })],
-    ['Satchel after (bounded transactions)', SATCHEL, (dir) => ({ dist: builds.after.out, stateDir: dir })],
+    [`Satchel before (${builds.before.commit})`, SATCHEL, (dir) => ({ dist: builds.before.out, stateDir: dir })],
+    [`Satchel after (${builds.after.commit})`, SATCHEL, (dir) => ({ dist: builds.after.out, stateDir: dir })],
     ['bare SQLite, one transaction (floor)', BARE, (dir) => ({ file: path.join(dir, 'satchel.db'), mode: 'one' })],
     [`bare SQLite, batches of ${BATCH} rows`, BARE, (dir) => ({ file: path.join(dir, 'satchel.db'), mode: 'batches' })],
-  ];
+  ].slice(0, VARIANTS === 'satchel' ? 2 : 4);
   for (const [workload, sessions] of Object.entries(workloads)) {
     const results = Object.fromEntries(variants.map(([name]) => [name, []]));
     for (let run = 0; run < RUNS; run++) {
@@ -210,19 +256,20 @@ async function main() {
         const r = await child(script, { ...common, ...inputOf(copy(`w${run}-${results[name].length}-${name.length}-a`)), appends: true });
         const alone = await child(script, { ...common, ...inputOf(copy(`w${run}-${results[name].length}-${name.length}-b`)), appends: false });
         const batches = alone.batches.length > 0 ? alone.batches : [alone.cpu];
-        results[name].push({ ...r, alone: alone.cpu, merged: alone.mergedCpu, health: alone.health, batchMax: Math.max(...batches), batchP99: pct(batches, 99), over50: batches.filter((c) => c > 50).length, batchMedian: median(batches), batchCount: batches.length });
+        const own = alone.inTransactions ?? [];
+        results[name].push({ ...r, own: own.length ? `${f1(median(own))} / ${f1(pct(own, 99))} / ${f1(Math.max(...own))} ms (${own.filter((c) => c > 43).length} over 43)` : '-', stall: alone.stallMs === undefined ? '-' : `${f1(alone.turnCpuMs)} ms CPU (${f1(alone.stallMs)} ms wall)`, alone: alone.cpu, merged: alone.mergedCpu, health: alone.health, batchMax: Math.max(...batches), batchP99: pct(batches, 99), over50: batches.filter((c) => c > 50).length, batchMedian: median(batches), batchCount: batches.length });
         console.log(
-          `run ${run + 1} ${workload} / ${name}: longest append waits ${[...r.waits].sort((a, b) => b - a).slice(0, 4).map(f1).join(', ')} ms over ${r.waits.length} appends, import ${f1(r.wallMs)} ms; alone: CPU ${alone.cpu} ms (${alone.mergedCpu} with its merges), ${batches.length} transactions, CPU each median ${f1(median(batches))} p99 ${f1(pct(batches, 99))} max ${f1(Math.max(...batches))} ms, ${batches.filter((c) => c > 50).length} over 50 ms; index ${alone.health.segments} segments on ${alone.health.levels} levels, a search ${alone.health.searchMs.toFixed(2)} ms CPU`,
+          `run ${run + 1} ${workload} / ${name}: longest append waits ${[...r.waits].sort((a, b) => b - a).slice(0, 4).map(f1).join(', ')} ms over ${r.waits.length} appends, import ${f1(r.wallMs)} ms; alone: CPU ${alone.cpu} ms (${alone.mergedCpu} with its merges), ${batches.length} transactions, CPU each median ${f1(median(batches))} p99 ${f1(pct(batches, 99))} max ${f1(Math.max(...batches))} ms, ${batches.filter((c) => c > 50).length} over 50 ms; index ${alone.health.segments} segments on ${alone.health.levels} levels, a search ${alone.health.searchMs.toFixed(2)} ms CPU; in transactions ${results[name].at(-1).own}; event loop's longest stall ${results[name].at(-1).stall}`,
         );
       }
     }
-    console.log(`\n| ${workload} | import CPU alone (with its index merges) | transactions | CPU per transaction, median / p99 / max (over 50 ms) | longest append wait | median append wait | appends during the import | import wall | index segments after | CPU per search after |`);
-    console.log('|---|---|---|---|---|---|---|---|---|---|');
-    const floor = median(results[variants[2][0]].map((r) => r.alone));
+    console.log(`\n| ${workload} | import CPU alone (with its index merges) | transactions | CPU per transaction, median / p99 / max (over 50 ms) | CPU inside each transaction, median / p99 / max | the event loop's longest turn (alone), CPU (wall) | longest append wait | median append wait | appends during the import | import wall | index segments after | CPU per search after |`);
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+    const floor = variants[2] ? median(results[variants[2][0]].map((r) => r.alone)) : NaN;
     for (const [name, rs] of Object.entries(results)) {
       const cpu = median(rs.map((r) => r.alone));
       console.log(
-        `| ${name} | ${cpu} ms (${median(rs.map((r) => r.merged))}; ${(cpu / floor).toFixed(2)}× the floor) | ${median(rs.map((r) => r.batchCount))} | ${f1(median(rs.map((r) => r.batchMedian)))} / ${f1(median(rs.map((r) => r.batchP99)))} / ${f1(median(rs.map((r) => r.batchMax)))} ms (${median(rs.map((r) => r.over50))}) | ${f1(median(rs.map((r) => Math.max(...r.waits, 0))))} ms | ${f1(median(rs.map((r) => median(r.waits.length ? r.waits : [0]))))} ms | ${median(rs.map((r) => r.waits.length))} | ${f1(median(rs.map((r) => r.wallMs)))} ms | ${median(rs.map((r) => r.health.segments))} | ${median(rs.map((r) => r.health.searchMs)).toFixed(2)} ms |`,
+        `| ${name} | ${cpu} ms (${median(rs.map((r) => r.merged))}; ${Number.isNaN(floor) ? "no floor run" : `${(cpu / floor).toFixed(2)}× the floor`}) | ${median(rs.map((r) => r.batchCount))} | ${f1(median(rs.map((r) => r.batchMedian)))} / ${f1(median(rs.map((r) => r.batchP99)))} / ${f1(median(rs.map((r) => r.batchMax)))} ms (${median(rs.map((r) => r.over50))}) | ${rs.map((r) => r.own).join('; ')} | ${rs.map((r) => r.stall).join('; ')} | ${f1(median(rs.map((r) => Math.max(...r.waits, 0))))} ms | ${f1(median(rs.map((r) => median(r.waits.length ? r.waits : [0]))))} ms | ${median(rs.map((r) => r.waits.length))} | ${f1(median(rs.map((r) => r.wallMs)))} ms | ${median(rs.map((r) => r.health.segments))} | ${median(rs.map((r) => r.health.searchMs)).toFixed(2)} ms |`,
       );
     }
   }

@@ -6,10 +6,11 @@
 // missing everywhere, and these are not even listed in memory); a failure removes what was written (purge.ts), and
 // a kill leaves them marked deleted long ago, so the next start purges them at once (sessions/deletion.ts) with
 // their folders: a conversation appears whole or not at all, and an import whole or not at all.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Message, Session } from '../sessions.js';
 import type { Db } from './connection.js';
 import { purgeSessionRows } from './purge.js';
-import { writeSession } from './session-rows.js';
+import { prepareRows, writeSession } from './session-rows.js';
 import type * as wire from '../../core/wire.js';
 
 /**
@@ -32,6 +33,15 @@ export const IMPORT_CHARS_PER_BATCH = 64 * 1024;
 /** One transaction's worth: steps of one or more conversations, each over the step before it. */
 type Step = { before: Session | undefined; after: Session };
 
+/** A step with what it adds: its rows' kind and the rows (prepared before its transaction, prepareRows). */
+interface Part {
+  step: Step;
+  rows: number;
+  chars: number;
+  kind?: 'messages' | 'attachments';
+  added: readonly object[];
+}
+
 function textLength(row: Message | wire.Attachment): number {
   const content = (row as { content?: unknown }).content;
   return typeof content === 'string' ? content.length : 0;
@@ -42,11 +52,11 @@ function textLength(row: Message | wire.Attachment): number {
  * appended a bounded part at a time. Each step shares its rows, object for object, with the one before, so
  * writeSession writes only the rows it adds.
  */
-function* hiddenSteps(session: Session): Generator<{ step: Step; rows: number; chars: number }> {
+function* hiddenSteps(session: Session): Generator<Part> {
   const marked = { ...session, deleted_at: UNFINISHED_IMPORT };
   let before: Session | undefined;
   let stored: Session = { ...marked, messages: [], attachments: [] };
-  yield { step: { before, after: stored }, rows: 1, chars: session.title.length };
+  yield { step: { before, after: stored }, rows: 1, chars: session.title.length, added: [] };
   for (const kind of ['messages', 'attachments'] as const) {
     const all: readonly (Message | wire.Attachment)[] = session[kind];
     let from = 0;
@@ -56,7 +66,7 @@ function* hiddenSteps(session: Session): Generator<{ step: Step; rows: number; c
       while (to < all.length && to - from < IMPORT_ROWS_PER_BATCH && (to === from || chars + textLength(all[to]!) <= IMPORT_CHARS_PER_BATCH)) chars += textLength(all[to++]!);
       before = stored;
       stored = { ...stored, [kind]: all.slice(0, to) };
-      yield { step: { before, after: stored }, rows: to - from, chars };
+      yield { step: { before, after: stored }, rows: to - from, chars, kind, added: all.slice(from, to) };
       from = to;
     }
   }
@@ -83,11 +93,15 @@ export async function insertInBatches(db: Db, sessions: readonly Session[], batc
     });
     for (const { after } of steps) last.set(after.session_id, after);
     batched();
+    // The next batch is prepared on the event loop: requests that came during this transaction go first.
+    await nextTurn();
   };
   try {
     for (const session of sessions) {
       for (const part of hiddenSteps(session)) {
         if (batch.length > 0 && (rows + part.rows > IMPORT_ROWS_PER_BATCH || chars + part.chars > IMPORT_CHARS_PER_BATCH)) await flush();
+        // Its JSON and index text made here, between transactions, so its transaction only writes.
+        if (part.kind) prepareRows(part.kind, part.added);
         batch.push(part.step);
         rows += part.rows;
         chars += part.chars;

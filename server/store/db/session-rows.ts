@@ -139,6 +139,46 @@ export function readsBackFromRow(raw: string, indexed: string): boolean {
   return indexed === raw && !raw.includes('\u0000') && !LONE_SURROGATE.test(raw);
 }
 
+/** What storing a row takes besides SQLite: its JSON and its index text (indexText, a redaction). */
+interface PreparedRow {
+  json: string;
+  indexed: string;
+}
+
+/**
+ * Rows prepared ahead of the transaction that stores them (prepareRows), by the (frozen) row object; taken out
+ * when stored, so a kept session does not hold its rows' JSON twice.
+ */
+const prepared = new WeakMap<object, PreparedRow>();
+
+function rowKind(kind: 'messages' | 'attachments'): RowKind<Message> | RowKind<wire.Attachment> {
+  return kind === 'messages' ? MESSAGE_ROWS : ATTACHMENT_ROWS;
+}
+
+/**
+ * Make the JSON and the index text of `rows` (frozen rows of one kind, about to be stored) now, outside any
+ * transaction: the redaction of a row's text for the index was most of a batch's CPU inside an import's
+ * transactions, where every other write waits (issue 37, finding 3). writeRows then only writes. A row not frozen
+ * may still change before it is stored: it is left to be made in the transaction, as before.
+ */
+export function prepareRows(kind: 'messages' | 'attachments', rows: readonly object[]): void {
+  const text = rowKind(kind).text as (row: object) => string;
+  for (const row of rows) {
+    if (!Object.isFrozen(row) || prepared.has(row)) continue;
+    prepared.set(row, { json: JSON.stringify(row), indexed: indexText(text(row)) });
+  }
+}
+
+/** A row's JSON and index text: prepared (prepareRows), or made here. */
+function preparedRow<T>(kind: RowKind<T>, row: T): PreparedRow {
+  const ready = prepared.get(row as object);
+  if (ready) {
+    prepared.delete(row as object);
+    return ready;
+  }
+  return { json: JSON.stringify(row), indexed: indexText(kind.text(row)) };
+}
+
 /**
  * Store `after`'s rows of one kind where they differ from `before`'s. Rows are compared as objects (the store
  * never changes a stored row in place, sessions.ts): a row appended is one INSERT (and one into the index);
@@ -152,14 +192,15 @@ async function writeRows<T>(q: Queries, kind: RowKind<T>, id: string, before: re
   }
   for (let start = from; start < after.length; start += ROWS_PER_INSERT) {
     const chunk = after.slice(start, start + ROWS_PER_INSERT);
-    const rows = chunk.map((row, i) => [id, start + i, JSON.stringify(row)] as const);
+    const ready = chunk.map((row) => preparedRow(kind, row));
+    const rows = chunk.map((_row, i) => [id, start + i, ready[i]!.json] as const);
     await q.run(`INSERT INTO ${kind.table} (session_id, position, ${kind.column}) VALUES ${rows.map(() => '(?, ?, ?)').join(', ')}`, rows.flat());
     // Redacted as it is indexed (search-query.ts indexText): the index never holds a secret to find or to show.
     // A message's text is kept a second time only where that changed it (schema 8: otherwise read from its row).
     const docs = chunk
       .map((row, i) => {
         const raw = kind.text(row);
-        const indexed = indexText(raw);
+        const indexed = ready[i]!.indexed;
         return [id, kind.doc, start + i, kind.doc === 'message' && readsBackFromRow(raw, indexed) ? null : indexed, indexed] as const;
       })
       .filter((d) => d[4] !== '')
