@@ -7,6 +7,7 @@
 // Its own server, so the agents it configures never reach the other specs.
 import fs from 'node:fs';
 import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import { test, expect, type Page } from '@playwright/test';
 import { reply, startFakeAgent, type FakeAgent } from '../server/testing/fake-agent.js';
 import { completionRequests, configureAgent, lastUserMessage, openApp, partsOf } from './helpers/chat.js';
@@ -78,6 +79,12 @@ async function newConversation(page: Page): Promise<string> {
   return id;
 }
 
+/** Serious and critical axe violations inside `selector` (the new parts only: a whole-page scan is e2e/a11y.spec.ts's). */
+async function seriousIn(page: Page, selector: string): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).include(selector).analyze();
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(screenshotDir(test.info()), `names-${name}.png`) });
 }
@@ -146,6 +153,7 @@ for (const size of SIZES) {
     await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
     await expect(replies.getByTestId('answered-by')).toHaveText(['Home box · model-a', 'Work box · model-b']);
     await shot(page, `answered-by-${tag}`);
+    expect(await seriousIn(page, '[data-testid="message"][data-role="assistant"]')).toEqual([]);
 
     // Regenerate with… the home agent, keyboard only: the button, the dialog's two pickers, Enter.
     const withButton = replies.last().getByTestId('regenerate-with');
@@ -159,6 +167,7 @@ for (const size of SIZES) {
     await dialog.getByTestId('regenerate-model').focus();
     await dialog.getByTestId('regenerate-model').selectOption('model-b-large');
     await shot(page, `regenerate-with-${tag}`);
+    expect(await seriousIn(page, '[data-testid="regenerate-dialog"]')).toEqual([]);
     const before = completionRequests(b).length;
     b.next(reply('Hello again, larger.'));
     await dialog.getByTestId('regenerate-ok').focus();
