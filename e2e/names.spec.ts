@@ -19,9 +19,10 @@ const KEY_B = 'sk-e2e-names-b-fedcba9876543210';
 const REPORT = 'Quarterly report Q3.pdf';
 const UNICODE = 'Résumé – Ünïcödé 日本語 файл.txt';
 const UNICODE_STORED = 'Résumé___Ünïcödé_日本語_файл.txt';
+/** Each size in one scheme: the wide one light, the small one dark, so both looks are seen and scanned. */
 const SIZES = [
-  { width: 1280, height: 800 },
-  { width: 800, height: 600 },
+  { width: 1280, height: 800, scheme: 'light' },
+  { width: 800, height: 600, scheme: 'dark' },
 ] as const;
 
 let server: RunningServer;
@@ -54,18 +55,19 @@ async function api(pathname: string, body?: unknown): Promise<Record<string, unk
 }
 
 /** The app with agent A connected (named "Home box") and agent B saved beside it ("Work box"), once. */
-async function ready(page: Page, size: { width: number; height: number }): Promise<void> {
+async function ready(page: Page, size: (typeof SIZES)[number]): Promise<void> {
+  await page.emulateMedia({ colorScheme: size.scheme });
   await openApp(page, server);
   if (!second) {
     // The agent settings are the sidebar's (a drawer at 800×600): connected once, at the wide size.
-    await page.setViewportSize(SIZES[0]);
+    await page.setViewportSize({ width: SIZES[0].width, height: SIZES[0].height });
     await configureAgent(page, a, KEY_A);
     await api('/api/agent/connections', { id: 'main', name: 'Home box', base_url: a.baseUrl, model: 'model-a' });
     second = (await api('/api/agent/connections', { name: 'Work box', base_url: b.baseUrl, api_key: KEY_B, model: 'model-b' })).id as string;
     // The header reads the connections when the agent settings change: a reload shows both.
     await openApp(page, server);
   }
-  await page.setViewportSize(size);
+  await page.setViewportSize({ width: size.width, height: size.height });
 }
 
 /** A new conversation, shown (made through the API: at 800×600 the list is a drawer, not what is tested here). */
