@@ -91,6 +91,9 @@ export interface NewVersion {
   regenerate?: boolean;
   /** The message of the person's the new version starts at (an index into `messages`); the last one by default. */
   messageIndex?: number;
+  /** "Regenerate with…": a saved connection and a model for this turn only (issue 38, item 6). */
+  connection?: string;
+  model?: string;
 }
 
 export interface AgentSettingsInput {
@@ -189,6 +192,8 @@ export const api = {
       message,
       attachments,
       ...(opts.regenerate ? { regenerate: true, ...(opts.messageIndex !== undefined ? { message_index: opts.messageIndex } : {}) } : {}),
+      ...(opts.connection ? { connection: opts.connection } : {}),
+      ...(opts.model ? { model: opts.model } : {}),
     }),
   /** What the next turn would give the agent of the conversation's documents, before it is sent (issue 36). */
   chatContext: (id: string, text: string, attachments: SentAttachment[]) =>

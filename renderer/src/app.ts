@@ -23,6 +23,7 @@ import { Sidebar } from './sessions.js';
 import { initialState, Store, turnRunning, type AppState } from './store.js';
 import { ThreadView } from './thread-view.js';
 import { canRegenerate } from './thread-rows.js';
+import { pickRegenerate, type RegenerateChoice } from './regenerate-with.js';
 import { initTheme } from './theme.js';
 import { ConversationSettingsView } from './conversation-settings.js';
 import { Receipts } from './receipts-view.js';
@@ -109,6 +110,7 @@ class App {
     });
     const thread = (this.thread = new ThreadView({
       regenerate: () => this.regenerate(),
+      regenerateWith: () => void this.regenerateWith(),
       edit: (row) => this.edit(row),
       showVersion: (index, version) => this.showVersion(index, version),
       loadOlder: () => void this.loadOlder().catch(() => undefined),
@@ -329,11 +331,20 @@ class App {
   }
 
   /** Regenerate asks again with the last message of the person's, as a new version of the reply. */
-  private regenerate(): void {
+  private regenerate(with_: RegenerateChoice = {}): void {
     const session = this.current;
     const last = lastUserTurn(visibleRows(session?.messages ?? []));
     if (!session || !last) return;
-    this.chat.start(session.session_id, last.text, last.attachments, { regenerate: true }).catch(notifyFailure);
+    this.chat.start(session.session_id, last.text, last.attachments, { regenerate: true, ...with_ }).catch(notifyFailure);
+  }
+
+  /** "Regenerate with…": the same, asked of the agent and model the person picks, for that reply only. */
+  private async regenerateWith(): Promise<void> {
+    const session = this.current;
+    if (!session) return;
+    const picked = await pickRegenerate({ connection: session.connection, model: session.model });
+    // The conversation on screen may have changed while the dialog was open: Regenerate is the one shown then.
+    if (picked && this.current?.session_id === session.session_id && canRegenerate(this.store.state)) this.regenerate(picked);
   }
 
   /** Edit puts a message of the person's back in the composer; sending it makes a new version from there. */

@@ -1,5 +1,6 @@
 // The composer's attachment chips: built from the store's draft by id, a chip's element rebuilt only when more
 // than its byte count changed (a progress tick only sets the bar's values, so focus on its Cancel survives).
+import { shownName } from './attachment-name.js';
 import { agentViewLineFor } from './agent-view.js';
 import type { Attachment, SentAttachment } from './api.js';
 import { clear, h, icon, ICONS } from './dom.js';
@@ -93,7 +94,7 @@ export async function uploadChipFile(id: number, up: PickedUpload, host: ChipUpl
  * decompressed as `server.log`), so the chip and the message never name two files.
  */
 export function uploadedChip(chip: Chip, result: SentAttachment): Chip {
-  const name = 'filename' in result ? result.filename : result.name;
+  const name = 'filename' in result ? shownName(result) : result.name;
   return { ...chip, status: 'done', loaded: chip.size, result, name };
 }
 
@@ -170,7 +171,9 @@ export class ChipsView {
     el.className = `chip chip-${chip.status}`;
     el.dataset.testid = 'attachment-chip';
     el.dataset.status = chip.status;
-    el.dataset.filename = name;
+    // The stored name (what the routes take) once there is one; the shown one beside it.
+    el.dataset.filename = chip.result && 'filename' in chip.result ? chip.result.filename : name;
+    el.dataset.name = name;
     const thumb = chip.thumbUrl
       ? h('img', { class: 'chip-thumb', src: chip.thumbUrl, alt: '', 'data-testid': 'attachment-thumb' })
       : h('span', { class: 'chip-thumb chip-icon' }, icon([...(isArchiveName(name) ? ICONS.archive : ICONS.file)]));

@@ -2,6 +2,7 @@
 // stored draft or a sent message (Edit) brings back.
 import type { ExtractedAttachment, ExtractResult, SentAttachment, SessionDraft } from './api.js';
 import type { DraftContent, DraftItem } from './draft-sync.js';
+import { shownName } from './attachment-name.js';
 import { attachmentSource } from './file-preview.js';
 import { isExtraction } from './message-rows.js';
 import type { Chip, ChipOrigin, Draft } from './store.js';
@@ -19,7 +20,7 @@ export function draftContent(draft: Draft): DraftContent {
 
 /** A chip for an attachment stored already (a sent message's, or the draft's). */
 export function storedChip(id: number, a: SentAttachment, origin: ChipOrigin, sessionId: string | null): Chip {
-  const name = 'filename' in a ? a.filename : a.name;
+  const name = 'filename' in a ? shownName(a) : a.name;
   const size = 'filename' in a ? a.size : 0;
   // Its bytes are not in the page: the stored file is its thumbnail.
   const thumbUrl = 'filename' in a && a.is_image && sessionId ? attachmentSource(sessionId, a.filename).rawUrl : undefined;

@@ -28,6 +28,17 @@ export interface MessageRow {
   failure: { message: string; hint?: string; action?: ChatErrorAction } | null;
   /** An Inbox arrival row (server/inbox/arrivals.ts): where its files came from. */
   arrival?: Arrival;
+  /** A reply's agent and model, as stored with it (issue 38, item 6); absent on rows stored before. */
+  answeredBy?: { agent?: string; model?: string };
+}
+
+/** A stored `answered_by`, its strings only. */
+function answeredByOf(m: Message): MessageRow['answeredBy'] {
+  const by = m.answered_by;
+  if (!by || typeof by !== 'object') return undefined;
+  const agent = typeof by.agent === 'string' && by.agent ? by.agent : undefined;
+  const model = typeof by.model === 'string' && by.model ? by.model : undefined;
+  return agent || model ? { ...(agent ? { agent } : {}), ...(model ? { model } : {}) } : undefined;
 }
 
 /** A stop's row as turns.ts stores it; a row stored before `error_type` by its words (CANCELLED_TEXT there). */
@@ -66,6 +77,7 @@ export function normalizeMessage(m: Message, index = 0): MessageRow {
     stoppedBy: stop,
     failure: m._error === true && !stop ? failure(m, text) : null,
     arrival: arrivalOf(m),
+    answeredBy: m.role === 'assistant' ? answeredByOf(m) : undefined,
   };
 }
 

@@ -66,6 +66,8 @@ export interface ThreadOptions {
   /** A turn is running in this session: no Regenerate or Edit until it ends. */
   busy?: boolean;
   regenerate?(): void;
+  /** "Regenerate with…" another agent or model (regenerate-with.ts), offered beside Regenerate. */
+  regenerateWith?(): void;
   edit?(): void;
   /** The last turn's usage line, shown under the last reply. */
   lastUsage?: string;
@@ -84,6 +86,7 @@ export function assistantMessage(r: MessageRow, last: boolean, opts: ThreadOptio
       ? h('div', { class: 'msg-text md', 'data-testid': 'assistant-text' }, renderMarkdown(r.text))
       : null;
   const regenerate = last && !opts.busy && opts.regenerate ? actionButton('regenerate', 'Regenerate the reply', ICONS.refresh, opts.regenerate) : null;
+  const regenerateWith = regenerate && opts.regenerateWith ? actionButton('regenerate-with', 'Regenerate with another agent or model…', ICONS.sliders, opts.regenerateWith) : null;
   if (r.stoppedBy) return stopMarker(r.stoppedBy, r.time, regenerate);
   return h(
     'article',
@@ -96,6 +99,7 @@ export function assistantMessage(r: MessageRow, last: boolean, opts: ThreadOptio
       'header',
       { class: 'msg-head' },
       h('span', { class: 'msg-role' }, r.role),
+      answeredByView(r.answeredBy),
       h('time', { class: 'muted small' }, formatTime(r.time)),
       r.partial ? h('span', { class: 'badge', 'data-testid': 'stopped-badge' }, 'Stopped') : null,
       opts.switcher ?? null,
@@ -104,6 +108,7 @@ export function assistantMessage(r: MessageRow, last: boolean, opts: ThreadOptio
       // A reply with words can be read aloud (hidden where the system has no voices: read-aloud.ts).
       r.role === 'assistant' && r.text && !r.error ? readAloudButton(r.text) : null,
       regenerate,
+      regenerateWith,
     ),
     r.reasoning ? h('details', { class: 'reasoning', 'data-testid': 'reasoning' }, h('summary', {}, 'Reasoning'), h('pre', { class: 'reasoning-text' }, r.reasoning)) : null,
     r.tools.length ? h('ul', { class: 'tool-cards' }, r.tools.map((name) => h('li', { class: 'tool-card tool-done', 'data-testid': 'tool-call' }, h('span', { class: 'tool-name' }, name)))) : null,
@@ -112,6 +117,14 @@ export function assistantMessage(r: MessageRow, last: boolean, opts: ThreadOptio
     r.error ? null : usageView(r.activity, last ? opts.lastUsage : undefined),
     r.attachments.length ? h('ul', { class: 'msg-attachments' }, r.attachments.map((a) => attachmentChip(a, sessionId))) : null,
   );
+}
+
+/** Who wrote a reply, small beside its role (issue 38, item 6): "Work box · model-b"; cut with "…", whole on hover. */
+function answeredByView(by: MessageRow['answeredBy']): HTMLElement | null {
+  if (!by) return null;
+  const text = [by.agent, by.model].filter(Boolean).join(' · ');
+  const said = by.agent && by.model ? `Written by ${by.agent}, model ${by.model}` : by.agent ? `Written by ${by.agent}` : `Written by the model ${by.model}`;
+  return h('span', { class: 'msg-by muted small', 'data-testid': 'answered-by', title: said, 'aria-label': said }, text);
 }
 
 /** "Session attachments": every file the session stored, redrawn only when that list changes. */

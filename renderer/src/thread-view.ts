@@ -39,6 +39,8 @@ const LOAD_OLDER_SCREENS = 2;
 
 export interface ThreadActions {
   regenerate(): void;
+  /** "Regenerate with…" another agent or model (regenerate-with.ts). */
+  regenerateWith?(): void;
   /** Put a message of the person's back in the composer: sending it makes a new version from there. */
   edit(row: MessageRow): void;
   /** Show version `version` of the conversation from the message at `index` on. */
@@ -306,7 +308,7 @@ export class ThreadView {
       ? arrivalMessage(r, r.arrival, (a) => attachmentChip(a, sessionId, 'arrival'))
       : r.role === 'user'
         ? userMessage(r.text, r.attachments, r.time, sessionId, switcher, edit ? actionButton('edit-message', 'Edit: send it again changed, as a new version', ICONS.edit, () => this.actions.edit(r)) : null)
-        : assistantMessage(r, last, { busy, regenerate: regenerate ? () => this.actions.regenerate() : undefined, lastUsage: outcome?.usage, switcher }, sessionId);
+        : assistantMessage(r, last, { busy, regenerate: regenerate ? () => this.actions.regenerate() : undefined, regenerateWith: regenerate && this.actions.regenerateWith ? () => this.actions.regenerateWith?.() : undefined, lastUsage: outcome?.usage, switcher }, sessionId);
     // Where the row is in session.messages: what reveal() and Edit name.
     el.dataset.messageIndex = String(r.index);
     // The message being edited is marked, so the person sees which one Send will replace.

@@ -54,7 +54,7 @@ function filesOf(row: ArrivalLike): ChatAttachment[] {
 }
 
 function nameOf(a: ChatAttachment): string {
-  return 'filename' in a ? a.filename : a.name;
+  return 'filename' in a ? (a.display_name ?? a.filename) : a.name;
 }
 
 function when(row: ArrivalLike): string {

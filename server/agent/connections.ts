@@ -195,7 +195,8 @@ export function listConnections(stateDir: string, env: NodeJS.ProcessEnv, keys?:
 export function loadConnectionConfig(stateDir: string, env: NodeJS.ProcessEnv, keys: SecretStore | undefined, id?: string): AgentConfig | undefined {
   const { connections, defaultId } = listConnections(stateDir, env, keys);
   const chosen = connections.find((c) => c.id === id) ?? connections.find((c) => c.id === defaultId);
-  return chosen ? configFrom(chosen.settings, env) : undefined;
+  const config = chosen ? configFrom(chosen.settings, env) : undefined;
+  return config && chosen ? { ...config, connection: { id: chosen.id, name: chosen.name } } : config;
 }
 
 /** The wire's view of every connection (GET /api/agent/connections): never a key. */

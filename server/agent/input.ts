@@ -9,7 +9,7 @@ import type { ChatAttachment, ContextDocument, ContextReport } from '../core/wir
 import { arrivalParts, unseenArrivals } from './arrivals-input.js';
 import { Budget, readAttachment, type AttachmentRead, type InputOptions } from '../content/index.js';
 import { DocTexts } from '../context/doc-text.js';
-import { attachmentName, attachmentUri, conversationDocs, readAttachments } from '../context/documents.js';
+import { attachmentName, attachmentUri, conversationDocs, readAttachments, storedAttachmentName } from '../context/documents.js';
 import { choosePassages, leftOutNote, MAX_EARLIER_DOCUMENTS, MAX_EARLIER_IMAGES, MAX_PASSAGE_DOCUMENTS, passageReserve, PASSAGES_HEADING, passageText, reportOf, unreadableReason, type Candidate } from '../context/plan.js';
 import type { ConversationDoc, DocText, StoredMessage, WorkspaceContext } from '../context/types.js';
 import { contentParts, MAX_TEXT_PART_CHARS } from './content-parts.js';
@@ -56,7 +56,8 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, f: (item: T)
 
 function docOf(a: ChatAttachment, sessionId: string, origin: ConversationDoc['origin'] = 'attachment'): ConversationDoc {
   const name = attachmentName(a);
-  return { key: `attachment:${name}`, name, origin, attachment: a, uri: attachmentUri(sessionId, name) };
+  // Called by the person's name; reached by the stored one (the URI the tools and MCP resolve).
+  return { key: `attachment:${name}`, name, origin, attachment: a, uri: attachmentUri(sessionId, storedAttachmentName(a)) };
 }
 
 /**

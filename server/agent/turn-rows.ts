@@ -1,11 +1,11 @@
 // What a turn writes into its session: rows appended, the pending turn cleared.
-import type { StoppedBy } from '../core/wire.js';
+import type { AnsweredBy, StoppedBy } from '../core/wire.js';
 import type { Message, Session } from '../store/sessions.js';
 import { VERSIONS_FIELD } from '../store/versions.js';
 import { storeQueued } from '../store/queued.js';
 import { CANCELLED_TEXT, INTERRUPTED } from './turn-texts.js';
 import { RETRY_HINT } from './upstream-errors.js';
-import type { AgentError } from './types.js';
+import type { AgentConfig, AgentError } from './types.js';
 
 /** Seconds since the epoch, as rows store their time. */
 export function now(): number {
@@ -66,4 +66,26 @@ export function shownPartialRow(shown: { content: string; reasoning: string }): 
 /** The row of a turn found unfinished at start. */
 export function interruptedRow(): Message {
   return { role: 'assistant', content: `**Interrupted:** ${INTERRUPTED}`, timestamp: now(), _error: true, error_type: 'interrupted', error_hint: RETRY_HINT, error_action: 'retry' };
+}
+
+/**
+ * Who a turn asked (issue 38, item 6): the saved connection and its name then, and the model it asked for. Kept on
+ * the reply's rows, so a conversation switched between agents still says which wrote what after a reload or an
+ * export. Undefined when there is nothing to say.
+ */
+export function answeredBy(config: AgentConfig, model: string | undefined): AnsweredBy | undefined {
+  const out: AnsweredBy = {};
+  if (config.connection) {
+    out.connection = config.connection.id;
+    out.agent = config.connection.name;
+  }
+  const asked = model || config.model;
+  if (asked) out.model = asked;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** `rows` with `by` on each of the agent's (the reply, a partial reply, a failure): a stop's marker is Satchel's. */
+export function signed(rows: Message[], by: AnsweredBy | undefined): Message[] {
+  if (!by) return rows;
+  return rows.map((r) => (r.role === 'assistant' && r.error_type !== 'cancelled' ? { ...r, answered_by: by } : r));
 }

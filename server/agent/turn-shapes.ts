@@ -86,6 +86,11 @@ export interface StartInput {
   regenerate?: boolean;
   /** With `regenerate`: the user row the new version starts at (an index into `messages`); the last one by default. */
   messageIndex?: number;
+  /**
+   * A saved connection for this turn only ("Regenerate with…", issue 38, item 6): the conversation's own stays as
+   * it is. Checked by the caller; one deleted since is the conversation's, as a turn always falls back.
+   */
+  connection?: string;
 }
 
 export interface StartResult {

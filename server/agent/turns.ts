@@ -15,7 +15,7 @@ import { refuseFullConversation, ROWS_PER_TURN } from '../store/caps.js';
 import type * as wire from '../core/wire.js';
 import { abortable, untilAborted } from './abortable.js';
 import { Turn } from './turn.js';
-import { clearPending, failureRow, now, pushRows, stopRow } from './turn-rows.js';
+import { answeredBy, clearPending, failureRow, now, pushRows, signed, stopRow } from './turn-rows.js';
 import { StreamedBatches } from './streamed-batches.js';
 import { CANCELLED_BY_STOP, CANCELLED_BY_USER, CANCELLED_TEXT, DISK_FULL_HINT, NO_AGENT, NO_AGENT_HINT, NOT_SAVED, NOT_SAVED_DISK_FULL, ACTIVE_STREAM, NOTHING_TO_REGENERATE, turnDeadlineText, TURN_DEADLINE_HINT } from './turn-texts.js';
 import { RETRY_HINT } from './upstream-errors.js';
@@ -88,7 +88,7 @@ export class TurnManager {
     const sessionId = session.session_id;
     const running = this.bySession.get(sessionId);
     if (running) throw new ChatRefusal(409, ACTIVE_STREAM, { active_stream_id: running });
-    const config = this.deps.loadConfig(session.connection);
+    const config = this.deps.loadConfig(input.connection ?? session.connection);
     if (!config) throw new ChatRefusal(503, NO_AGENT, { hint: NO_AGENT_HINT, action: 'agent_settings' });
     if (this.stopped) throw new HttpError(503, 'Satchel is shutting down');
     if (this.active.size >= MAX_CONCURRENT_TURNS) throw new HttpError(503, TOO_MANY_TURNS);
@@ -126,7 +126,8 @@ export class TurnManager {
         attachments = input.attachments ?? (Array.isArray(replaced?.attachments) ? replaced.attachments : []);
         if (!text.trim() && attachments.length === 0) throw new ValueError(MESSAGE_REQUIRED);
         hermes = beginHermesTurn(s, config);
-        model ??= s.model;
+        // The conversation's model is its connection's: another connection for this turn takes its own.
+        if (input.connection === undefined || input.connection === s.connection) model ??= s.model;
         systemPrompt = s.system_prompt;
         // The session as it is before the turn, for the request: a copy of its header and of its row lists. The
         // rows are the store's frozen ones, never changed in place, so they are shared, not copied: a deep copy
@@ -211,9 +212,9 @@ export class TurnManager {
         case 'answered':
           return await this.answered(turn, config, build, userRow, outcome);
         case 'failed':
-          return await this.failed(turn, userRow, outcome.reply.partialRows(), outcome.error);
+          return await this.failed(turn, userRow, signed(outcome.reply.partialRows(), answeredBy(config, build.model)), outcome.error, answeredBy(config, build.model));
         case 'cancelled':
-          return await this.cancelled(turn, userRow, outcome.reply.partialRows(), outcome.by);
+          return await this.cancelled(turn, userRow, signed(outcome.reply.partialRows(), answeredBy(config, build.model)), outcome.by);
       }
     } finally {
       await streamed.discard();
@@ -277,7 +278,8 @@ export class TurnManager {
   /** The answer stored with the user row, the session titled if it had none; then done, metering, title. */
   private async answered(turn: Turn, config: AgentConfig, build: BuildRequestInput, userRow: Message, { reply }: Answered): Promise<void> {
     if (reply.cut) log.warn(`an agent reply was cut at its bound (${MAX_REPLY_BYTES / (1024 * 1024)} MiB of text or tool-call arguments)`);
-    const answer = reply.row();
+    const by = answeredBy(config, build.model);
+    const answer: Message = by ? { ...reply.row(), answered_by: by } : reply.row();
     markHermesAnswer(answer, build.hermes, reply.cut);
     let titled: string | undefined;
     let firstMessage = '';
@@ -333,10 +335,10 @@ export class TurnManager {
     this.close(turn);
   }
 
-  private async failed(turn: Turn, userRow: Message, partial: Message[], err: unknown): Promise<void> {
+  private async failed(turn: Turn, userRow: Message, partial: Message[], err: unknown, by: wire.AnsweredBy | undefined): Promise<void> {
     const failure =
       err instanceof AgentError ? err : (log.error('the agent turn failed:', err), new AgentError('upstream_error', 'The agent request failed unexpectedly.', RETRY_HINT));
-    const row = failureRow(failure);
+    const [row] = signed([failureRow(failure)], by) as [Message];
     await this.store(turn, [userRow, ...partial, row]);
     turn.emit('apperror', { message: failure.message, type: failure.type, hint: row.error_hint, ...(row.error_action ? { action: row.error_action } : {}), session_id: turn.sessionId });
     this.close(turn);

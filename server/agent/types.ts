@@ -25,6 +25,8 @@ export interface AgentConfig {
    * switched them off, or when the server refused a request with tools (remembered on the connection).
    */
   satchelTools?: boolean;
+  /** The saved connection this config is (agent/connections.ts): what a reply says answered it (issue 38, item 6). */
+  connection?: { id: string; name: string };
 }
 
 /** An OpenAI Chat Completions message as sent upstream. */

@@ -4,6 +4,7 @@
 import fsp from 'node:fs/promises';
 import type { App } from '../app.js';
 import { guessMime } from '../core/mime.js';
+import { givenName, givenWithSuffix } from '../core/names.js';
 import { log } from '../core/log.js';
 import { maxExtractedBytes } from '../archive/index.js';
 import type { Kind } from '../content/index.js';
@@ -100,8 +101,12 @@ export async function storeStagedAttachment(
       }, { modeSet: !gunzipped && file.storedMode === true });
       const type = guessMime(placed.name);
       attachment = { filename: placed.name, path: placed.path, size: gunzipped?.size ?? file.size, mime: type, is_image: isImage };
+      // What the person called it, where that is not the stored name (issue 38, item 4): shown, told, exported.
+      const given = givenName(kind.kind === 'gzip' ? kind.innerName : file.filename);
+      const called = given === null ? placed.name : givenWithSuffix(given, safeName, placed.name);
+      if (called !== placed.name) attachment.display_name = called;
       // The chip says "server.log (from server.log.gz)": the name the person dropped, as the upload's answer carries it.
-      if (gunzipped) attachment.decompressed_from = storedName(file.filename);
+      if (gunzipped) attachment.decompressed_from = givenName(file.filename) ?? storedName(file.filename);
       // A file the session does not record would be an orphan nobody can see: it goes if the record fails.
       const with_ = alongside?.(attachment);
       await app.sessions.addAttachment(sessionId, attachment, hasTextNow(content) ? with_ : settledWith(sessionId, attachment, with_)).catch(async (err: unknown) => {

@@ -25,8 +25,13 @@ export function isArrivalRow(row: StoredMessage): boolean {
   return row.role === 'system' && !!row.arrival && typeof row.arrival === 'object';
 }
 
-/** The name the chip shows: the stored name of an upload, an extraction's name. */
+/** The name the chip shows: the person's name for an upload (else its stored name), an extraction's name. */
 export function attachmentName(a: ChatAttachment): string {
+  return ('display_name' in a && typeof a.display_name === 'string' && a.display_name) || storedAttachmentName(a);
+}
+
+/** The name an attachment is stored under in the session's folder: what its Satchel URI names. */
+export function storedAttachmentName(a: ChatAttachment): string {
   return ('filename' in a && a.filename) || ('name' in a && a.name) || path.basename(a.path);
 }
 
@@ -59,7 +64,7 @@ export function conversationDocs(sessionId: string, rows: readonly StoredMessage
       // rows gets its row in its key, so no two documents share one.
       const key = keys.has(`attachment:${name}`) ? `attachment:${name}@${i}` : `attachment:${name}`;
       keys.add(key);
-      out.push({ key, name, origin: arrival ? 'arrival' : 'attachment', attachment: a, uri: attachmentUri(sessionId, name), row: i });
+      out.push({ key, name, origin: arrival ? 'arrival' : 'attachment', attachment: a, uri: attachmentUri(sessionId, storedAttachmentName(a)), row: i });
     }
   }
   return out;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_NAME_BYTES, MAX_NAME_CHARS, candidateNames, fitBytes, portableName, sanitizeFilename, sanitizeName, splitSuffix } from './names.js';
+import { MAX_NAME_BYTES, MAX_NAME_CHARS, candidateNames, fitBytes, givenName, givenWithSuffix, portableName, sanitizeFilename, sanitizeName, splitSuffix } from './names.js';
 
 describe('sanitizeName', () => {
   it.each([
@@ -145,5 +145,35 @@ describe('duplicate names', () => {
     expect(names).toHaveLength(1000);
     expect(names.slice(0, 3)).toEqual(['photo.jpg', 'photo-1.jpg', 'photo-2.jpg']);
     expect(names.at(-1)).toBe('photo-999.jpg');
+  });
+});
+
+describe('givenName: the name a person gave a file, as shown and told (issue 38, item 4)', () => {
+  it('keeps spaces, dashes, accents and every script', () => {
+    expect(givenName('Quarterly report Q3.pdf')).toBe('Quarterly report Q3.pdf');
+    expect(givenName('Résumé – Ünïcödé 日本語 файл.txt')).toBe('Résumé – Ünïcödé 日本語 файл.txt');
+  });
+
+  it('replaces only what no file name may hold: folders, `\\`, control and bidirectional characters, devices', () => {
+    expect(givenName('a/b/c d.txt')).toBe('c d.txt');
+    expect(givenName('line\nbreak\u0000.txt')).toBe('line_break_.txt');
+    expect(givenName('dir\\x.txt')).toBe('dir_x.txt');
+    expect(givenName('invoice\u202Efdp.exe')).toBe('invoice_fdp.exe');
+    expect(givenName('NUL.txt')).toBe('_NUL.txt');
+    expect(givenName('notes. ')).toBe('notes__');
+    expect(givenName('..')).toBeNull();
+    expect(givenName('   ')).toBeNull();
+    expect(givenName('x/')).toBeNull();
+  });
+
+  it('is cut as the stored name is: 200 code points, 240 bytes, the suffix kept', () => {
+    expect(Array.from(givenName(`${'é'.repeat(300)}.txt`)!).length).toBeLessThanOrEqual(200);
+    expect(Buffer.byteLength(givenName(`${'文'.repeat(150)}.txt`)!)).toBeLessThanOrEqual(240);
+    expect(givenName(`${'文'.repeat(150)}.txt`)!.endsWith('.txt')).toBe(true);
+  });
+
+  it('takes the duplicate suffix the stored name got', () => {
+    expect(givenWithSuffix('Q3 report.pdf', 'Q3_report.pdf', 'Q3_report.pdf')).toBe('Q3 report.pdf');
+    expect(givenWithSuffix('Q3 report.pdf', 'Q3_report.pdf', 'Q3_report-2.pdf')).toBe('Q3 report-2.pdf');
   });
 });

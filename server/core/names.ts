@@ -104,3 +104,41 @@ export function* candidateNames(name: string): Generator<string> {
   const [stem, suffix] = splitSuffix(name);
   for (let n = 1; n <= MAX_DUPLICATE_SUFFIX; n++) yield `${stem}-${n}${suffix}`;
 }
+
+// Bidirectional controls (LRE … RLO, LRI … PDI) and the marks that reorder text: in a name they make
+// `report‮fdp.exe` read as `reportexe.pdf`. Shown names are the person's, but not a disguise.
+// eslint-disable-next-line no-misleading-character-class
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+/** `\` separates folders on Windows: in a shown name it would read as a path. */
+const BACKSLASH = /\\/gu;
+
+/**
+ * The name a person gave a file, as Satchel shows it, tells the agent and exports it (issue 38, item 4): their
+ * name, spaces, dashes, accents and every script kept. Only what cannot be one file's name anywhere is replaced:
+ * folders before the last `/` dropped (as sanitizeName does), `\`, control and bidirectional characters made `_`,
+ * a Windows device name or a trailing dot or space made safe (portableName), cut to the stored name's length.
+ * The file on disk keeps the specification's safe name (sanitizeName); this is what it is called. Null when
+ * nothing is left (the stored name is refused for the same names).
+ */
+export function givenName(raw: string, maxChars = MAX_NAME_CHARS): string | null {
+  const last = raw.split('/').at(-1) ?? '';
+  const cleaned = last.replace(CONTROL_CHARS, SAFE_CHAR).replace(BIDI_CONTROLS, SAFE_CHAR).replace(BACKSLASH, SAFE_CHAR);
+  const cut = truncateCodePoints(cleaned, maxChars);
+  return cut.trim() === '' || /^\.+$/.test(cut) ? null : portableName(fitBytes(cut), maxChars);
+}
+
+/**
+ * `given` with the duplicate suffix `placed` got over `safe` (`report.pdf` stored as `report-2.pdf`: the second
+ * `Q3 report.pdf` is called `Q3 report-2.pdf`), so two files of one conversation are never called alike.
+ */
+export function givenWithSuffix(given: string, safe: string, placed: string): string {
+  if (placed === safe) return given;
+  let n = 0;
+  for (const candidate of candidateNames(safe)) {
+    if (candidate === placed) break;
+    n++;
+  }
+  if (n === 0 || n > MAX_DUPLICATE_SUFFIX) return given;
+  const [stem, suffix] = splitSuffix(given);
+  return `${stem}-${n}${suffix}`;
+}

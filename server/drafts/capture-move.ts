@@ -10,6 +10,7 @@ import { ATTACHMENT_NOT_FOUND } from '../attachments/open.js';
 import { openSessionFolder } from '../attachments/layout.js';
 import { HttpError } from '../core/errors.js';
 import { log } from '../core/log.js';
+import { givenWithSuffix } from '../core/names.js';
 import { refuseOverCap } from '../store/caps.js';
 import type { EventBus } from '../store/events.js';
 import { placeUnique } from '../store/files.js';
@@ -66,6 +67,8 @@ export async function moveStagedUploads(app: CaptureMove, from: Session, target:
           rejected: () => [403, 'Upload destination rejected'],
         });
         const copy: Attachment = { ...record, filename: placed.name, path: placed.path };
+        // The person's name for it follows a duplicate suffix the move gave the stored one.
+        if (record.display_name !== undefined) copy.display_name = givenWithSuffix(record.display_name, record.filename, placed.name);
         await app.sessions.addAttachment(target.session_id, copy).catch(async (err: unknown) => {
           await dir.unlink(placed.name).catch((rmErr: unknown) => log.warn('could not remove an unrecorded capture upload', rmErr));
           throw err;

@@ -47,7 +47,7 @@ function attachmentLines(m: ExportedMessage): string[] {
       const count = a.file_count === undefined ? '' : `, ${a.file_count} file${a.file_count === 1 ? '' : 's'}`;
       lines.push(`- [${linkText(a.name)}/](${linkTarget(a.path)}/) (extracted archive${count})`);
     } else {
-      lines.push(`- [${linkText(a.filename)}](${linkTarget(a.path)})`);
+      lines.push(`- [${linkText(a.display_name ?? a.filename)}](${linkTarget(a.path)})`);
     }
   }
   return lines.length > 0 ? ['**Attachments:**', '', ...lines] : [];
@@ -65,7 +65,9 @@ export function messageBlock(m: ExportedMessage): string {
   const when = markdownTime(m.timestamp);
   // An Inbox arrival row is Satchel's note of files, not a system prompt: headed by where it happened.
   const who = m.role === 'system' && m.arrival ? 'Inbox' : (ROLE_NAMES[m.role] ?? m.role);
-  const head = `### ${who}${when ? ` · ${when}` : ''}`;
+  // Which agent and model wrote a reply (issue 38, item 6), as the thread's header says it.
+  const by = m.answered_by ? [m.answered_by.agent, m.answered_by.model].filter((v) => typeof v === 'string' && v !== '').join(' · ') : '';
+  const head = `### ${who}${by ? ` (${linkText(by)})` : ''}${when ? ` · ${when}` : ''}`;
   const parts = [head];
   const note = versionNote(m);
   if (note) parts.push(note);

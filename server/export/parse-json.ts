@@ -47,7 +47,7 @@ export const EXPORT_DOCUMENT_FIELDS = ['satchel_export', 'title', 'created_at', 
 /** The fields of a row an import reads (read-export.ts `RowReader`); `_versions` is walked apart. */
 export const EXPORT_ROW_FIELDS = [
   'role', 'content', 'timestamp', 'reasoning', 'tool_call_id', 'tool_activity', 'tool_activity_omitted', 'usage',
-  '_partial', '_error', 'error_type', 'error_hint', 'stopped_by', 'tool_calls', 'attachments', 'arrival',
+  '_partial', '_error', 'error_type', 'error_hint', 'stopped_by', 'tool_calls', 'attachments', 'arrival', 'answered_by',
 ] as const;
 
 export const tooManyValues = `This export cannot be imported: it holds more than ${MAX_EXPORT_JSON_VALUES.toLocaleString('en-US')} lists and objects, more than any conversation Satchel keeps.`;

@@ -12,6 +12,7 @@ import { namedAttachment } from '../attachments/extracted.js';
 import { sessionFolder } from '../attachments/layout.js';
 import { ValueError } from '../core/errors.js';
 import { guessMime } from '../core/mime.js';
+import { givenName } from '../core/names.js';
 import type * as wire from '../core/wire.js';
 import { EXPORT_ATTACHMENTS_DIR, EXPORT_MARKER, EXPORT_VERSION } from '../projections/export.js';
 import { MAX_STORED_TOOLS } from '../agent/stream/activity.js';
@@ -20,7 +21,7 @@ import { MAX_TOOL_CALLS } from '../agent/stream/tool-calls.js';
 import { arrivalFrom } from '../inbox/arrivals.js';
 import { normalizeMessage, type Message } from '../store/messages.js';
 import { MAX_VERSION_DEPTH } from './parse-json.js';
-import { MAX_ATTACHMENTS_PER_SESSION, MAX_MESSAGE_CHARS, MAX_MESSAGES_PER_SESSION, MAX_SESSION_FILE_BYTES, MAX_TITLE_CHARS, type Session } from '../store/sessions.js';
+import { MAX_ATTACHMENTS_PER_SESSION, MAX_MESSAGE_CHARS, MAX_MODEL_CHARS, MAX_MESSAGES_PER_SESSION, MAX_SESSION_FILE_BYTES, MAX_TITLE_CHARS, type Session } from '../store/sessions.js';
 import { MAX_VERSIONS_PER_MESSAGE, VERSIONS_FIELD } from '../store/versions.js';
 import { passesCap } from '../store/caps.js';
 import { MAX_DRAFT_ATTACHMENTS, MAX_DRAFT_TEXT_CHARS, type StoredDraftItem } from '../drafts/store.js';
@@ -116,6 +117,9 @@ function heldName(ref: unknown, kind: HeldEntry['kind'], target: ImportTarget): 
   return name !== '' && !name.includes('/') && target.held.get(name)?.kind === kind ? name : undefined;
 }
 
+/** Longer than any name an upload keeps (core/names.ts MAX_NAME_CHARS, in UTF-16 units at most twice that). */
+const MAX_GIVEN_NAME_INPUT = 1024;
+
 function uploadsOf(list: unknown, target: ImportTarget): wire.Attachment[] {
   if (list === undefined) return [];
   if (!Array.isArray(list) || passesCap('attachments', 0, list.length)) throw new ValueError(badExport('its attachment list is not one Satchel keeps'));
@@ -126,7 +130,11 @@ function uploadsOf(list: unknown, target: ImportTarget): wire.Attachment[] {
     const name = heldName(ref, 'file', target);
     if (name === undefined) throw missing(ref);
     const mime = guessMime(name);
-    out.set(name, { filename: name, path: path.join(folder, name), size: target.held.get(name)!.size, mime, is_image: mime.startsWith('image/') });
+    const upload: wire.Attachment = { filename: name, path: path.join(folder, name), size: target.held.get(name)!.size, mime, is_image: mime.startsWith('image/') };
+    // The person's name for it, held to the rule an upload's is (a file is free to say anything here).
+    const given = isObject(item) && typeof item.display_name === 'string' && item.display_name.length <= MAX_GIVEN_NAME_INPUT ? givenName(item.display_name) : null;
+    if (given !== null && given !== name) upload.display_name = given;
+    out.set(name, upload);
   }
   return [...out.values()];
 }
@@ -176,6 +184,20 @@ function usageOf(raw: unknown): wire.ChatUsage | undefined {
   return usage;
 }
 
+/** Longer than any connection name (80) or model name (200) Satchel keeps. */
+const MAX_ANSWERED_BY_CHARS = MAX_MODEL_CHARS;
+
+/** Who wrote a reply, as a turn stores it (agent/turn-rows.ts answeredBy): short strings only. */
+function answeredByOf(raw: unknown): wire.AnsweredBy | undefined {
+  if (!isObject(raw)) return undefined;
+  const out: wire.AnsweredBy = {};
+  for (const key of ['connection', 'agent', 'model'] as const) {
+    const value = raw[key];
+    if (typeof value === 'string' && value.trim()) out[key] = value.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, MAX_ANSWERED_BY_CHARS);
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
 class RowReader {
   /** Rows read so far, in every version. */
   private count = 0;
@@ -209,6 +231,8 @@ class RowReader {
     if (typeof raw.tool_activity_omitted === 'number' && Number.isSafeInteger(raw.tool_activity_omitted) && raw.tool_activity_omitted > 0) picked.tool_activity_omitted = raw.tool_activity_omitted;
     const usage = usageOf(raw.usage);
     if (usage) picked.usage = usage;
+    const by = answeredByOf(raw.answered_by);
+    if (by) picked.answered_by = by;
     const row = normalizeMessage(picked);
     const cap = row.role === 'user' ? MAX_USER_ROW_CHARS : MAX_OTHER_ROW_CHARS;
     if (row.content.length > cap) throw new ValueError(badExport(`message ${index + 1} is longer than Satchel keeps (${cap} characters)`));

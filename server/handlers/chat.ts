@@ -17,6 +17,7 @@ import type * as wire from '../core/wire.js';
 import { namedAttachments } from '../attachments/extracted.js';
 import { NO_SUCH_MESSAGE } from '../store/versions.js';
 import { refuseOverCap } from '../store/caps.js';
+import { isConnectionId, listConnections } from '../agent/connections.js';
 
 export { MAX_MODEL_CHARS } from '../store/sessions.js';
 export const SILENT = '[SILENT]';
@@ -32,6 +33,19 @@ function turnAttachments(value: unknown, session: Session, stateDir: string): wi
   if (!Array.isArray(value)) throw new ValueError('Invalid attachments');
   refuseOverCap('turnAttachments', 0, value.length);
   return namedAttachments(value, session, stateDir, 'Invalid attachments');
+}
+
+/**
+ * `connection` as given: a saved connection for this turn only ("Regenerate with…", issue 38, item 6), checked as
+ * POST /api/session/settings checks one, so a typo is a 400 or 404 and never a silent fall back to the default.
+ */
+function turnConnection(input: HandlerInput, value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (!isConnectionId(value)) throw new ValueError('Invalid connection id');
+  if (!listConnections(input.app.config.stateDir, process.env, input.app.agentKeyStore).connections.some((c) => c.id === value)) {
+    throw new HttpError(404, 'Agent connection not found');
+  }
+  return value;
 }
 
 /** `message_index` as given: absent, or a whole number (which row it names is checked as the turn starts). */
@@ -60,8 +74,9 @@ export async function startChat(input: HandlerInput): Promise<void> {
   const model = typeof body.model === 'string' && body.model.trim() ? body.model.trim().slice(0, MAX_MODEL_CHARS) : undefined;
   // With `regenerate`, which of the person's messages the new version starts at (the last by default).
   const messageIndex = regenerate ? messageIndexOf(body.message_index) : undefined;
+  const connection = turnConnection(input, body.connection);
   // A refusal (409 with the running stream, 503 with how to set an agent up) is answered by the lifecycle.
-  const started = await app.turns.start({ session, profile, text, attachments, model, regenerate, messageIndex });
+  const started = await app.turns.start({ session, profile, text, attachments, model, regenerate, messageIndex, ...(connection ? { connection } : {}) });
   await sendJson(ctx, 200, publicChatStarted(started) satisfies wire.ChatStartResponse);
 }
 

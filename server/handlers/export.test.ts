@@ -140,7 +140,8 @@ describe('GET /api/session/export', () => {
         '',
         '**Attachments:**',
         '',
-        '- [my\\_notes.txt](attachments/my_notes.txt)',
+        // The name the person gave it (issue 38, item 4); the member keeps the stored one.
+        '- [my notes.txt](attachments/my_notes.txt)',
         '',
       ].join('\n'),
     );

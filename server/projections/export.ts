@@ -11,7 +11,7 @@ import path from 'node:path';
 import { forkOf } from '../store/versions.js';
 import type * as wire from '../core/wire.js';
 import { redactText, serverValue, type RedactedText, type ServerValue } from './brand.js';
-import { publicMessage, type PublicAttachment, type PublicChatAttachment, type PublicMessage } from './sessions.js';
+import { publicAttachment, publicMessage, type PublicAttachment, type PublicChatAttachment, type PublicMessage } from './sessions.js';
 
 /** The format marker every export carries, and the version of the format this Satchel writes and reads. */
 export const EXPORT_MARKER = 'satchel_export';
@@ -111,11 +111,17 @@ export function exportedAttachment(a: PublicAttachment, where: ExportFolder): Pu
   return ref === undefined ? undefined : { ...a, path: serverValue(ref) };
 }
 
+/** A stored upload's record as the export lists it: the fields an import reads (the person's name for it too). */
+function publicAttachmentFields(a: wire.Attachment): PublicAttachment {
+  const { filename, path: where, size, mime, is_image, display_name } = publicAttachment(a);
+  return { filename, path: where, size, mime, is_image, ...(display_name === undefined ? {} : { display_name }) };
+}
+
 /** The whole conversation as an export's JSON holds it. */
 export function exportedConversation(s: ExportSource, where: ExportFolder, meta: { appVersion: string; now: Date }): ExportedConversation {
   const attachments: PublicAttachment[] = [];
   for (const a of s.attachments) {
-    const projected = exportedAttachment({ filename: serverValue(a.filename), path: serverValue(a.path), size: a.size, mime: serverValue(a.mime), is_image: a.is_image }, where);
+    const projected = exportedAttachment({ ...publicAttachmentFields(a) }, where);
     if (projected) attachments.push(projected);
   }
   return {

@@ -14,6 +14,8 @@ export interface PublicAttachment {
   size: number;
   mime: ServerValue;
   is_image: boolean;
+  /** The person's name for it, as given (core/names.ts givenName): a name, like `filename`, never redacted. */
+  display_name?: ServerValue;
 }
 
 export interface PublicFileAttachment extends PublicAttachment {
@@ -66,6 +68,23 @@ export interface PublicMessage {
   stopped_by?: RedactedText;
   arrival?: PublicArrival;
   context?: PublicContextReport;
+  answered_by?: PublicAnsweredBy;
+}
+
+/** Who wrote a reply (issue 38, item 6): a connection's name and a model are typed by a person, so redacted. */
+export interface PublicAnsweredBy {
+  connection?: RedactedText;
+  agent?: RedactedText;
+  model?: RedactedText;
+}
+
+/** Only the strings of a stored `answered_by` (an imported or hand-edited row may hold anything there). */
+function publicAnsweredBy(by: unknown): PublicAnsweredBy | undefined {
+  if (!by || typeof by !== 'object' || Array.isArray(by)) return undefined;
+  const b = by as Record<string, unknown>;
+  const out: PublicAnsweredBy = {};
+  for (const key of ['connection', 'agent', 'model'] as const) if (typeof b[key] === 'string' && b[key]) out[key] = redactText(b[key]);
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 export interface PublicArrival {
@@ -121,7 +140,10 @@ export function publicProfile(profile: unknown): PublicProfile {
 }
 
 export function publicAttachment(a: wire.Attachment): PublicAttachment {
-  return carryUnknown({ filename: serverValue(a.filename), path: serverValue(a.path), size: a.size, mime: serverValue(a.mime), is_image: a.is_image }, a);
+  return carryUnknown(
+    { filename: serverValue(a.filename), path: serverValue(a.path), size: a.size, mime: serverValue(a.mime), is_image: a.is_image, display_name: optional(a.display_name, serverValue) },
+    a,
+  );
 }
 
 export function publicChatAttachment(a: wire.ChatAttachment): PublicChatAttachment {
@@ -200,6 +222,7 @@ export function publicMessage(m: wire.Message): PublicMessage {
     stopped_by: optional(m.stopped_by, redactText),
     arrival: optional(m.arrival, publicArrival),
     context: optional(m.context, publicContextReport),
+    answered_by: publicAnsweredBy(m.answered_by),
   };
   return carryUnknown(out, m, INTERNAL);
 }

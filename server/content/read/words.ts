@@ -22,7 +22,7 @@ export function header(name: string, what = 'file', detail?: string): string {
   return `Attached ${what} "${name}"${detail ? ` (${detail})` : ''}:\n`;
 }
 
-/** The name the turn gives an attachment: its stored name, as its chip shows it. */
+/** The name the turn gives an attachment, as its chip shows it: the person's name for it, else its stored name. */
 export function attachmentName(a: ChatAttachment): string {
-  return ('filename' in a && a.filename) || ('name' in a && (a as { name?: string }).name) || path.basename(a.path);
+  return ('display_name' in a && typeof a.display_name === 'string' && a.display_name) || ('filename' in a && a.filename) || ('name' in a && (a as { name?: string }).name) || path.basename(a.path);
 }

@@ -11,6 +11,12 @@ export interface Attachment {
   is_image: boolean;
   /** The `.gz` name this file was decompressed from (POST /api/upload of a single gzip-compressed file). */
   decompressed_from?: string;
+  /**
+   * The name the person gave the file, where it is not `filename` (issue 38, item 4): `Quarterly report Q3.pdf`
+   * for a file stored as `Quarterly_report_Q3.pdf`. What the page shows, the agent is told and an export carries;
+   * `filename` stays the stored name every route takes. Absent: `filename` is the name.
+   */
+  display_name?: string;
 }
 
 /** A stored upload as a message carries it. */

@@ -61,6 +61,18 @@ export interface Message {
    * files are its `attachments`, its `timestamp` the first one's.
    */
   arrival?: Arrival;
+  /** Assistant rows: who wrote this reply (issue 38, item 6), kept with the row; absent on rows stored before. */
+  answered_by?: AnsweredBy;
+}
+
+/** The agent and model a reply came from, as the turn asked them. */
+export interface AnsweredBy {
+  /** The saved connection's id (GET /api/agent/connections), when the turn used a saved one. */
+  connection?: string;
+  /** The connection's name as it was then (a connection renamed or deleted later does not change the row). */
+  agent?: string;
+  /** The model the turn asked for: the request's, the conversation's, or the connection's own. */
+  model?: string;
 }
 
 /** Where an Inbox arrival row's files came from. */
