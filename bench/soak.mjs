@@ -5,7 +5,8 @@
 // that sends those files (the PDF, OCR and image readers run), a search, and MCP reads with the official SDK client
 // (list_sessions, read_session, read_attachment, search); files are dropped into a watched Inbox folder as they go.
 // Every SAMPLE_MS the child reports RSS, RssAnon, RssFile, the JS heap, external, arrayBuffers, open descriptors and
-// threads. After the soak the clients stop and the server is left alone for --idle-minutes; the figure is the idle
+// threads, and its child processes (the OCR and PDF workers' hosts) with their RSS. After the soak the clients stop
+// and the server is left alone for --idle-minutes; the figure is the idle
 // RSS at the end over the idle RSS after start (before any work), target ≤ 1.3. Then, for the record only, a forced
 // full GC (the server never forces one itself) shows how much of what is left is the JS heap.
 // Usage: npm run build && node bench/soak.mjs [--minutes 12] [--idle-minutes 2] [--users 3] [--json out.json] [--dist .cache/x/dist]

@@ -124,3 +124,17 @@ describe('work off the thread, in a thread of this process', () => {
     expect(await overrun).toBe('memory');
   }, SLOW);
 });
+
+describe('an idle child', () => {
+  it('keeps a process that awaits only its end alive until it has ended', async () => {
+    // A script whose only pending work is terminating an idle (unreferenced) child: it must print, not exit 13.
+    const script = await bundleChild('server/workspace/testing/off-thread-idle-end.ts', 'off-thread-idle-');
+    const out = await new Promise<{ code: number | null; text: string }>((resolve) => {
+      const p = spawn(process.execPath, [script, host], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let text = '';
+      p.stdout.on('data', (d: Buffer) => (text += d.toString()));
+      p.on('exit', (code) => resolve({ code, text }));
+    });
+    expect(out).toEqual({ code: 0, text: 'ended\n' });
+  }, SLOW);
+});

@@ -183,6 +183,8 @@ class ChildOffThread extends EventEmitter implements OffThread {
 
   async terminate(): Promise<void> {
     this.end ??= 'ended';
+    // An idle child is unreferenced: without this, a process awaiting only this exit would end before it comes.
+    this.ref();
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
     await this.gone;
   }
