@@ -22,7 +22,7 @@ const READ_TIMEOUT_MS = 60_000;
 const MAX_MAIN_THREAD_SHARE = 0.5;
 /** The deadline of the variant that meets the hostile document: far below the minutes that document takes, far
  *  above what a fresh worker needs to start and read a short one: ~0.2 s for a thread to load pdf.js, and under
- *  Node a child process to boot first (50 ms on a quiet machine, 2.2-3.8 s measured at load 25 on 2 cores). */
+ *  Node a child process to boot first (2.2-3.8 s measured at load 25 on 2 cores: docs/benchmarks.md). */
 const SHORT_DEADLINE_MS = 10_000;
 const REPORT_PAGES = 24;
 
