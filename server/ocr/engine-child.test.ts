@@ -21,6 +21,14 @@ beforeAll(async () => {
 }, SLOW);
 afterAll(() => Promise.all(engines.map((e) => e.close())));
 
+/** CPU a busy child spends before it is killed: well into a recognition, far below a page's seconds. */
+const MOVING_CPU_S = 0.1;
+/** A process's CPU seconds (utime + stime). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Whether a process exists and is not a zombie waiting to be reaped. */
 function alive(pid: number): boolean {
   try {
@@ -53,11 +61,13 @@ describe('on-device OCR in a child process', () => {
   it('answers a child killed mid-recognition as a stopped recognition, and the next page gets a fresh child', async () => {
     const page = await renderPage(prose(60), { points: 12, dpi: 150 });
     const e = engine();
-    e.warm();
+    await e.recognizeImage(page.png);
     const pid = e.pid!;
+    // The child is idle now (model loaded); once its CPU time moves, the next page is being read there.
+    const idleCpu = cpuSeconds(pid);
     const reading = e.recognizeImage(page.png);
-    // Killed while it loads the model or reads: either way mid-recognition.
-    setTimeout(() => process.kill(pid, 'SIGKILL'), 300);
+    while (cpuSeconds(pid) < idleCpu + MOVING_CPU_S) await new Promise((r) => setTimeout(r, 20));
+    process.kill(pid, 'SIGKILL');
     await expect(reading).rejects.toThrow('text recognition stopped unexpectedly');
     const again = await e.recognizeImage(page.png);
     expect(again.words).toBeGreaterThan(50);
