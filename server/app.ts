@@ -35,6 +35,7 @@ import { EventBus } from './store/events.js';
 import { SessionStore, type Session } from './store/sessions.js';
 import { SessionDeletions } from './sessions/deletion.js';
 import { Workspaces } from './store/workspaces.js';
+import { endOffThreadChildren } from './workspace/off-thread.js';
 import { InboxWatcher, type InboxOptions } from './inbox/watcher.js';
 import { startArrivalPreparation, type ArrivalPreparation } from './inbox/prepare.js';
 // The handlers, for the route table below.
@@ -362,6 +363,8 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
       await app.arrivals.flush();
       await sessions.close();
       closeSessionFolders(config.stateDir);
+      // The OCR and PDF workers' child processes, idle or not: nothing of the server outlives its stop.
+      await endOffThreadChildren();
     })();
     return stopped;
   };

@@ -2,16 +2,17 @@
 // English "best_int" model from the npm registry (@tesseract.js-data/eng), both read from node_modules, so
 // nothing is downloaded at run time and no cache is written. One worker thread, started on first use, does the
 // recognition; one image at a time, each within a time and a memory budget (the worker is ended past either),
-// and the worker ends after a while unused. Input is decoded by sharp first, within the same pixel limit as
-// images handed to agents, and turned into the grayscale image Tesseract reads best.
+// and the worker ends after a while unused. Under Node the thread runs in a child process of its own
+// (workspace/off-thread.ts), so the native memory a recognition leaves in the allocator leaves with it. Input is
+// decoded by sharp first, within the same pixel limit as images handed to agents, and turned into the grayscale
+// image Tesseract reads best.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { unpackedPath } from '../core/unpacked-path.js';
 import { loadSharp, MAX_IMAGE_INPUT_PIXELS, IMAGE_RESIZE_TIMEOUT_SECONDS } from '../image/downscale.js';
 import { createLimiter } from '../core/limiter.js';
-import { createRssWatchdog, type RssWatchdog } from '../workspace/rss-watchdog.js';
+import { defaultChildHost, startOffThread, type OffThread, type OffThreadEnd } from '../workspace/off-thread.js';
 import { OCR_WORKER_SOURCE } from './worker-source.js';
 import { textFromTsv, type RecognizedText } from './tsv.js';
 
@@ -56,6 +57,9 @@ export interface OcrEngineOptions {
   loadTimeoutMs?: number;
   idleMs?: number;
   maxMemoryMb?: number;
+  /** The compiled off-thread host to run the worker in a child process, null for a thread of this process
+   *  (default: workspace/off-thread.ts defaultChildHost()). */
+  childHost?: string | null;
 }
 
 export interface OcrEngine {
@@ -73,6 +77,8 @@ export interface OcrEngine {
   close(): Promise<void>;
   /** Whether a worker thread exists now (between recognitions: until OCR_WORKER_IDLE_MS have passed). */
   readonly running: boolean;
+  /** The child process running the worker now, if there is one (tests). */
+  readonly pid: number | undefined;
 }
 
 export interface RawPixels {
@@ -158,35 +164,32 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
   const loadTimeoutMs = options.loadTimeoutMs ?? OCR_LOAD_TIMEOUT_MS;
   const idleMs = options.idleMs ?? OCR_WORKER_IDLE_MS;
   const limit = createLimiter(OCR_MAX_CONCURRENT);
-  const memory: RssWatchdog = createRssWatchdog({ budgetBytes: (options.maxMemoryMb ?? OCR_MAX_MEMORY_MB) * 1024 * 1024, intervalMs: OCR_MEMORY_SAMPLE_MS });
-  let worker: Worker | undefined;
+  const maxMemoryMb = options.maxMemoryMb ?? OCR_MAX_MEMORY_MB;
+  const childHost = options.childHost === undefined ? defaultChildHost() : options.childHost;
+  let worker: OffThread | undefined;
   let warm = false;
   let idleTimer: NodeJS.Timeout | undefined;
   let nextId = 1;
-  // Threads started and not yet exited (an ended worker until its thread is really gone).
-  const alive = new Set<Worker>();
+  // Workers started and not yet exited (an ended worker until its thread or process is really gone).
+  const alive = new Set<OffThread>();
 
   const end = async () => {
     clearTimeout(idleTimer);
     const w = worker;
     worker = undefined;
     warm = false;
-    if (w) await w.terminate().catch(() => 0);
+    if (w) await w.terminate();
   };
 
-  const start = (): Worker => {
-    const w = new Worker(OCR_WORKER_SOURCE, {
-      eval: true,
+  const start = (): OffThread => {
+    const w = startOffThread({
+      script: { source: OCR_WORKER_SOURCE },
       workerData: { ...ocrFiles(), maxImagePixels: MAX_IMAGE_INPUT_PIXELS },
-      resourceLimits: { maxOldGenerationSizeMb: OCR_WORKER_MAX_HEAP_MB },
-      // Emscripten prints Tesseract's warnings ("Estimating resolution as …") on stdout/stderr: not for the log.
-      stdout: true,
-      stderr: true,
+      maxHeapMb: OCR_WORKER_MAX_HEAP_MB,
+      memory: { budgetBytes: maxMemoryMb * 1024 * 1024, sampleMs: OCR_MEMORY_SAMPLE_MS },
+      childHost,
     });
-    w.stdout.resume();
-    w.stderr.resume();
     alive.add(w);
-    w.on('error', () => {});
     w.on('exit', () => {
       alive.delete(w);
       if (worker === w) {
@@ -210,8 +213,7 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        unwatch();
-        w.off('message', onMessage).off('exit', onExit).off('error', onExit);
+        w.off('message', onMessage).off('exit', onExit);
         const answer = () => (error || !reply ? reject(error) : resolve(reply));
         if (keep) {
           warm = true;
@@ -224,18 +226,17 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
         // memory is returned first.
         if (worker === w) worker = undefined;
         warm = false;
-        w.terminate().then(answer, answer);
+        void w.terminate().then(answer);
       };
       const onMessage = (reply: Reply) => {
         if (reply.id !== id) return;
         if (reply.error !== undefined) finish(new OcrError(`text recognition failed (${reply.error.slice(0, 200)})`), undefined, true);
         else finish(undefined, reply, true);
       };
-      const onExit = () => finish(new OcrError('text recognition stopped unexpectedly'), undefined, false);
+      const onExit = (why: OffThreadEnd) => finish(new OcrError(why === 'memory' ? `text recognition needed too much memory (over ${maxMemoryMb} MiB)` : 'text recognition stopped unexpectedly'), undefined, false);
       const timer = setTimeout(() => finish(new OcrError(`text recognition took too long (over ${Math.round(budget / 1000)} s)`), undefined, false), budget);
-      const unwatch = memory.watch(() => finish(new OcrError(`text recognition needed too much memory (over ${options.maxMemoryMb ?? OCR_MAX_MEMORY_MB} MiB)`), undefined, false));
-      w.on('message', onMessage).on('exit', onExit).on('error', onExit);
-      w.postMessage({ id, ...request });
+      w.on('message', onMessage).on('exit', onExit);
+      w.post({ id, ...request }, { job: true });
     });
   };
 
@@ -258,7 +259,7 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
     warm() {
       if (worker) return;
       const w = (worker = start());
-      w.postMessage({ op: 'load' });
+      w.post({ op: 'load' });
       w.unref();
       clearTimeout(idleTimer);
       idleTimer = setTimeout(() => void end(), idleMs).unref();
@@ -266,6 +267,9 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
     close: end,
     get running() {
       return alive.size > 0;
+    },
+    get pid() {
+      return worker?.pid;
     },
   };
 }

@@ -1,12 +1,12 @@
 // A PDF's preview: its text, page count and title (pdf-text.ts), read in a worker thread so that a long or
-// hostile document never stalls the server's event loop. Bounded: a file over MAX_PDF_BYTES is described by
+// hostile document never stalls the server's event loop; under Node the thread runs in a child process of its own
+// (off-thread.ts), so what pdf.js leaves in the allocator leaves with it. Bounded: a file over MAX_PDF_BYTES is described by
 // its size alone, at most PDF_MAX_CONCURRENT documents are read at once, and one that runs past its deadline
 // has its worker terminated and the preview says so.
 import { existsSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
 import { createLimiter } from '../core/limiter.js';
-import { createRssWatchdog } from './rss-watchdog.js';
+import { defaultChildHost, startOffThread, type OffThread, type OffThreadEnd } from './off-thread.js';
 import { unpackedPath } from '../core/unpacked-path.js';
 import { readStart, type OpenedFile } from '../store/anchored-browse.js';
 import { extractPdfText, PDF_UNREADABLE, previewOf, type PdfLimits, type PdfRead, type PdfSummary } from './pdf-text.js';
@@ -48,10 +48,8 @@ export const PDF_TOO_MUCH_MEMORY = `This PDF is too large to read (it needed ove
 const WORKER_NEXT_TO_US = new URL('./pdf-worker.js', import.meta.url);
 const WORKER_PATH = WORKER_NEXT_TO_US.protocol === 'file:' ? unpackedPath(fileURLToPath(WORKER_NEXT_TO_US)) : null;
 const USE_WORKER = WORKER_PATH !== null && existsSync(WORKER_PATH);
-const WORKER_URL = WORKER_PATH === null ? WORKER_NEXT_TO_US : pathToFileURL(WORKER_PATH);
 
 const limit = createLimiter(PDF_MAX_CONCURRENT);
-const memory = createRssWatchdog({ budgetBytes: PDF_WORKER_MAX_MEMORY_MB * 1024 * 1024, intervalMs: PDF_MEMORY_SAMPLE_MS });
 
 /** An open PDF read page by page (the preview's summary with each page's text): what the agent and MCP get
  *  (server/agent/read/pdf.ts), through the same worker and limits as the preview. Never throws. */
@@ -71,18 +69,22 @@ export function readPdf(bytes: Buffer, limits?: PdfLimits): Promise<PdfRead> {
 }
 
 // Workers waiting for their next document, each with the timer that ends it when none comes.
-const idle = new Map<Worker, NodeJS.Timeout>();
+const idle = new Map<OffThread, NodeJS.Timeout>();
 
-function takeWorker(): Worker {
+function takeWorker(): OffThread {
   for (const [worker, timer] of idle) {
     idle.delete(worker);
     clearTimeout(timer);
     worker.ref();
     return worker;
   }
-  const worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: PDF_WORKER_MAX_HEAP_MB }, stdout: false, stderr: false });
+  const worker = startOffThread({
+    script: { file: WORKER_PATH as string },
+    maxHeapMb: PDF_WORKER_MAX_HEAP_MB,
+    memory: { budgetBytes: PDF_WORKER_MAX_MEMORY_MB * 1024 * 1024, sampleMs: PDF_MEMORY_SAMPLE_MS },
+    childHost: defaultChildHost(),
+  });
   // A worker that dies while idle is only forgotten; while busy, the job's own listeners answer for it.
-  worker.on('error', () => {});
   worker.on('exit', () => {
     clearTimeout(idle.get(worker));
     idle.delete(worker);
@@ -90,14 +92,14 @@ function takeWorker(): Worker {
   return worker;
 }
 
-function putBack(worker: Worker): void {
+function putBack(worker: OffThread): void {
   // An idle worker does not keep the process alive.
   worker.unref();
   idle.set(
     worker,
     setTimeout(() => {
       idle.delete(worker);
-      void worker.terminate().catch(() => {});
+      void worker.terminate();
     }, PDF_WORKER_IDLE_MS).unref(),
   );
 }
@@ -114,25 +116,22 @@ function inWorker(bytes: Buffer, limits?: PdfLimits): Promise<PdfRead> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      unwatch();
-      worker.off('message', onMessage).off('error', onFailure).off('exit', onFailure);
+      worker.off('message', onMessage).off('exit', onExit);
       if (reuse) {
         putBack(worker);
         resolve(summary);
         return;
       }
-      // An ended worker's answer waits for its thread to be gone, and with it the memory it allocated: the
-      // limiter's slot stays taken until then, so the next document's budget (counted from the resident set at
-      // its start) never starts on top of the last one's 512 MiB. Tearing a thread down takes a few ms, longer
-      // on a busy machine.
-      const answer = () => resolve(summary);
-      worker.terminate().then(answer, answer);
+      // An ended worker's answer waits for its thread (or process) to be gone, and with it the memory it allocated:
+      // the limiter's slot stays taken until then, so the next document's budget (counted from the resident set at
+      // its start) never starts on top of the last one's 512 MiB. Tearing a thread down takes a few ms, longer on
+      // a busy machine.
+      void worker.terminate().then(() => resolve(summary));
     };
     const onMessage = (reply: PdfReply) => finish(reply.summary, true);
-    const onFailure = () => finish({ note: PDF_UNREADABLE }, false);
+    const onExit = (why: OffThreadEnd) => finish({ note: why === 'memory' ? PDF_TOO_MUCH_MEMORY : PDF_UNREADABLE }, false);
     const timer = setTimeout(() => finish({ note: PDF_TIMED_OUT }, false), PDF_WORKER_TIMEOUT_MS);
-    const unwatch = memory.watch(() => finish({ note: PDF_TOO_MUCH_MEMORY }, false));
-    worker.on('message', onMessage).on('error', onFailure).on('exit', onFailure);
-    worker.postMessage({ bytes: data, ...(limits ? { limits } : {}) } satisfies PdfRequest, [data.buffer as ArrayBuffer]);
+    worker.on('message', onMessage).on('exit', onExit);
+    worker.post({ bytes: data, ...(limits ? { limits } : {}) } satisfies PdfRequest, { job: true, transfer: [data.buffer as ArrayBuffer] });
   });
 }
