@@ -124,6 +124,6 @@ describe('who answered (issue 38, item 6)', () => {
     expect(md).toMatch(/^### Assistant \(Home box · model-a\) · /m);
     const { status, body } = await postMultipart(srv, '/api/session/import', [{ name: 'file', filename: 'c.json', content: exported }]);
     expect(status).toBe(200);
-    expect(replies((body as Json).session as Json)[0].answered_by).toEqual({ connection: MAIN_CONNECTION_ID, agent: 'Home box', model: 'model-a' });
+    expect(replies((body as Json).session as Json)[0]!.answered_by).toEqual({ connection: MAIN_CONNECTION_ID, agent: 'Home box', model: 'model-a' });
   });
 });
