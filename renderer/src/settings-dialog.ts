@@ -25,12 +25,15 @@ export class SettingsDialog {
     button.appendChild(icon([...ICONS.sliders]));
     button.title = 'Settings';
     button.addEventListener('click', () => this.open());
+    this.dialog.addEventListener('close', () => this.inbox.stopLive());
   }
 
   open(): void {
     if (this.dialog.open) return;
     this.dialog.showModal();
     void this.inbox.load();
+    // Files arrive while it is open: its counts follow them (issue 38).
+    this.inbox.startLive();
     void this.desktop?.load();
     void this.backups.load();
   }
