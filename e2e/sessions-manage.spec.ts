@@ -101,6 +101,8 @@ test('archive hides a session behind "Show archived (N)", and unarchive brings i
 
 test('a pinned session is listed first, above newer ones, and stays there after a reload', async ({ app: page, server }) => {
   const older = await newSession(page, server.workspace);
+  // Something typed in it: an untouched new conversation is not kept once left (issue 38).
+  await page.getByTestId('composer-input').fill('kept');
   const newer = await newSession(page, server.workspace);
   const firstRow = page.locator('[data-testid="session-row"]').first();
   await expect(firstRow).toHaveAttribute('data-session-id', newer);

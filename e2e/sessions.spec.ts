@@ -77,6 +77,8 @@ test('the theme toggle cycles system, light and dark and is remembered', async (
 
 test('switching profile shows only that profile’s sessions', async ({ app: page, server }) => {
   const mine = await newSession(page, server.workspace);
+  // Something typed in it: an untouched new conversation is not kept once left (issue 38).
+  await page.getByTestId('composer-input').fill('kept');
   const profile = page.getByTestId('profile-select');
   await profile.selectOption('__new__');
   await page.getByTestId('prompt-input').fill('work');

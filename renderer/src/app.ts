@@ -10,6 +10,8 @@ import { Composer } from './composer.js';
 import { byId } from './dom.js';
 import { initDrawers } from './drawers.js';
 import { followServer } from './live-updates.js';
+import { draftApi } from './draft-sync.js';
+import { FreshSessions } from './fresh-session.js';
 import { rememberedSession, rememberSession, sessionHash, sessionInAddress, SETTINGS_HASH } from './address.js';
 import { ConnectionView } from './connection-view.js';
 import { ChipContextView } from './context-chip.js';
@@ -58,6 +60,12 @@ class App {
   readonly thread: ThreadView;
   /** A message the address named (#s=<id>&m=<index>), revealed once its conversation is on screen. */
   private revealOnOpen: { id: string; message: number } | null = null;
+  /** A conversation made here and left with nothing in it is not kept (fresh-session.ts, issue 38). */
+  private readonly fresh = new FreshSessions({
+    read: (id) => api.sessionPage(id, 1).then((r) => r.session),
+    draft: (id) => draftApi.load(id),
+    remove: (id) => api.deleteSession(id).then(() => undefined),
+  });
   /** Small windows: the sessions list and the workspace as drawers. */
   private readonly drawers = initDrawers();
 
@@ -139,6 +147,7 @@ class App {
       connection.update(state);
       this.conversationSettings.update(state);
       this.receipts.show(state.session?.session_id ?? null);
+      this.fresh.noteDraft(state.draft);
       if (state.session !== previous.session) this.sessionShown(state.session, previous.session);
       attachments.update(state);
     });
@@ -368,7 +377,12 @@ class App {
     this.header.update(session);
     this.exportImport.update(session);
     this.sidebar.setActive(session?.session_id ?? null);
-    if (session?.session_id !== previous?.session_id) this.workspace.setSession(session);
+    if (session?.session_id !== previous?.session_id) {
+      this.workspace.setSession(session);
+      void this.fresh.left(previous?.session_id, session?.session_id).then((gone) => {
+        if (gone) void this.reloadList().catch(() => undefined);
+      });
+    }
     if (!session) return;
     rememberSession(session.session_id);
     const hash = sessionHash(session.session_id);
@@ -391,6 +405,7 @@ class App {
       const id = await pending;
       await this.reloadList();
       await this.open(id, true);
+      if (this.current?.session_id === id) this.fresh.made(this.current);
       // The dialog gave focus back to "New session"; the next thing to do is write in the new session.
       this.drawers.closeAll();
       this.composer.focus();

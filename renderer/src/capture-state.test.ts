@@ -2,7 +2,7 @@
 // draft keeps, and where dictation lands.
 import { describe, expect, it } from 'vitest';
 import type { Attachment, CaptureView } from './api.js';
-import { afterSend, draftBody, EMPTY_CAPTURE, insertDictation, sendBlocker, sendBody, stateFromServer, type CaptureState } from './capture-state.js';
+import { afterAsk, afterSend, draftBody, EMPTY_CAPTURE, insertDictation, sendBlocker, sendBody, stateFromServer, type CaptureState } from './capture-state.js';
 import type { Chip } from './store.js';
 
 const upload = (name: string): Attachment => ({ filename: name, path: `/state/attachments/abc123abc123/${name}`, size: 5, mime: 'image/png', is_image: true });
@@ -77,5 +77,19 @@ describe('insertDictation', () => {
     expect(insertDictation('Note:', 5, 'buy milk')).toEqual({ text: 'Note: buy milk', caret: 14 });
     expect(insertDictation('Note: tomorrow', 5, 'buy milk')).toEqual({ text: 'Note: buy milk tomorrow', caret: 14 });
     expect(insertDictation('a ', 2, 'b')).toEqual({ text: 'a b', caret: 3 });
+  });
+});
+
+describe('Ask in the current conversation (issue 38)', () => {
+  const base = { ...EMPTY_CAPTURE, text: 'Which train?', current: { session_id: 'aaaaaaaaaaaa', title: 'Trip' } };
+  it('is a message there the agent answers; a new conversation otherwise, or with none current', () => {
+    expect(sendBody({ ...base, destination: 'ask', askIn: 'current' })).toEqual({ destination: 'current', session_id: 'aaaaaaaaaaaa', text: 'Which train?', attachments: [], reply: true });
+    expect(sendBody({ ...base, destination: 'ask', askIn: 'new' })).toEqual({ destination: 'ask', text: 'Which train?', attachments: [] });
+    expect(sendBody({ ...base, current: null, destination: 'ask', askIn: 'current' })).toEqual({ destination: 'ask', text: 'Which train?', attachments: [] });
+  });
+  it('says where it asked, and the conversation asked is the current one after', () => {
+    expect(afterSend({ ...base, destination: 'ask', askIn: 'current' }).notice?.text).toBe('Asked the agent in “Trip”: the reply appears in the Satchel window.');
+    expect(afterSend({ ...base, destination: 'ask', askIn: 'new' }).notice?.text).toBe('Asked the agent: the reply appears in the Satchel window.');
+    expect(afterAsk(base, { session_id: 'bbbbbbbbbbbb', title: 'Untitled' }).current).toEqual({ session_id: 'bbbbbbbbbbbb', title: 'Untitled' });
   });
 });

@@ -18,9 +18,18 @@ export interface CaptureState {
   sending: boolean;
   /** What the last send did, or why it failed. */
   notice: { kind: 'info' | 'error'; text: string } | null;
+  /** Where "Ask the agent" asks: a new conversation, or the current one (a turn there; issue 38). */
+  askIn: AskIn;
 }
 
-export const EMPTY_CAPTURE: CaptureState = { text: '', destination: 'current', current: null, inbox: false, staging: null, chips: [], sending: false, notice: null };
+export type AskIn = 'new' | 'current';
+
+export const EMPTY_CAPTURE: CaptureState = { text: '', destination: 'current', current: null, inbox: false, staging: null, chips: [], sending: false, notice: null, askIn: 'new' };
+
+/** Where Ask goes now: the current conversation only while there is one. */
+export function askInCurrent(state: Pick<CaptureState, 'destination' | 'askIn' | 'current'>): boolean {
+  return state.destination === 'ask' && state.askIn === 'current' && state.current !== null;
+}
 
 export const DESTINATION_LABELS: Readonly<Record<CaptureDestination, string>> = {
   current: 'Current conversation',
@@ -58,8 +67,19 @@ export function sendBlocker(state: CaptureState): string | null {
 }
 
 /** The body of POST /api/capture/send. */
-export function sendBody(state: CaptureState): { destination: CaptureDestination; session_id?: string; staging_session_id?: string; text: string; attachments: string[] } {
+export function sendBody(state: CaptureState): { destination: CaptureDestination; session_id?: string; staging_session_id?: string; text: string; attachments: string[]; reply?: boolean } {
   const attachments = stagedPaths(state);
+  // Asking in the current conversation is a message there that the agent answers (the server's `reply`).
+  if (askInCurrent(state) && state.current) {
+    return {
+      destination: 'current',
+      session_id: state.current.session_id,
+      ...(state.staging && attachments.length > 0 ? { staging_session_id: state.staging } : {}),
+      text: state.text,
+      attachments,
+      reply: true,
+    };
+  }
   return {
     destination: state.destination,
     ...(state.destination === 'current' && state.current ? { session_id: state.current.session_id } : {}),
@@ -76,7 +96,8 @@ export function draftBody(state: CaptureState): { text: string; destination: Cap
 }
 
 /** What the page says once a capture is sent. */
-export function sentNotice(destination: CaptureDestination, title: string | undefined, queued = false): string {
+export function sentNotice(destination: CaptureDestination, title: string | undefined, queued = false, asked = false): string {
+  if (asked) return title ? `Asked the agent in “${title}”: the reply appears in the Satchel window.` : 'Asked the agent: the reply appears in the Satchel window.';
   if (destination === 'inbox') return queued ? 'Sent to the Inbox: it comes after the reply being written there.' : 'Sent to the Inbox.';
   if (destination === 'ask') return 'Asked the agent: the reply appears in the Satchel window.';
   // The server keeps a message written while a reply streams after that reply (server/store/queued.ts).
@@ -86,7 +107,16 @@ export function sentNotice(destination: CaptureDestination, title: string | unde
 
 /** After a send (`queued`: the server said it waits for a reply being written): nothing left to send, on the same destination. */
 export function afterSend(state: CaptureState, queued = false): CaptureState {
-  return { ...state, text: '', chips: [], staging: null, sending: false, notice: { kind: 'info', text: sentNotice(state.destination, state.current?.title, queued) } };
+  const asked = askInCurrent(state);
+  return { ...state, text: '', chips: [], staging: null, sending: false, notice: { kind: 'info', text: sentNotice(state.destination, state.current?.title, queued, asked) } };
+}
+
+/**
+ * After Ask: the conversation asked is the current one now (the main window shows it), so the page names it —
+ * before the fix it kept naming the conversation that was current when the window opened.
+ */
+export function afterAsk(state: CaptureState, asked: { session_id: string; title: string; busy?: boolean }): CaptureState {
+  return { ...state, current: asked };
 }
 
 /** The transcript goes where the caret is, a space apart from the text around it. */

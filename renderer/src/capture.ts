@@ -11,6 +11,7 @@ import { DRAFT_SAVE_DEBOUNCE_MS, draftApi } from './draft-sync.js';
 import { byId, icon, ICONS } from './dom.js';
 import { fromFileList, type PickedFile } from './files.js';
 import {
+  afterAsk,
   afterSend,
   draftBody,
   EMPTY_CAPTURE,
@@ -47,6 +48,8 @@ class CapturePage {
   private readonly notice = byId('capture-notice');
   private readonly currentLabel = byId('destination-current-label');
   private readonly inboxLabel = byId('destination-inbox-label');
+  private readonly askIn = byId<HTMLSelectElement>('ask-in');
+  private readonly askInCurrent = byId<HTMLOptionElement>('ask-in-current');
   private readonly radios = Array.from(this.form.querySelectorAll<HTMLInputElement>('input[name="destination"]'));
   private readonly chips = new ChipsView(byId<HTMLUListElement>('attachments'), {
     cancel: (id) => this.remove(id),
@@ -93,6 +96,11 @@ class CapturePage {
         this.scheduleSave();
       });
     }
+    // Choosing where to ask chooses Ask too.
+    this.askIn.addEventListener('change', () => {
+      this.set({ askIn: this.askIn.value === 'current' ? 'current' : 'new', destination: 'ask', notice: null });
+      this.scheduleSave();
+    });
     this.form.addEventListener('submit', (e) => {
       e.preventDefault();
       void this.submit();
@@ -277,6 +285,10 @@ class CapturePage {
       r.checked = r.value === s.destination;
       r.disabled = (r.value === 'current' && !s.current) || (r.value === 'inbox' && !s.inbox);
     }
+    this.askInCurrent.disabled = !s.current;
+    this.askInCurrent.textContent = s.current ? `in “${s.current.title}”` : 'in the current conversation (none yet)';
+    this.askIn.value = s.askIn === 'current' && s.current ? 'current' : 'new';
+    this.askIn.title = this.askIn.selectedOptions[0]?.textContent ?? '';
     const blocker = sendBlocker(s);
     this.send.disabled = blocker !== null;
     this.send.title = blocker ?? 'Send (Enter)';
@@ -370,15 +382,27 @@ class CapturePage {
     try {
       const sent = await api.sendCapture(sendBody(this.state));
       for (const c of this.state.chips) if (c.thumbUrl?.startsWith('blob:')) URL.revokeObjectURL(c.thumbUrl);
+      const asked = this.state.destination === 'ask';
       this.state = afterSend(this.state, sent.queued === true);
       this.staging = undefined;
       this.render();
+      if (asked) await this.nameAsked(sent.session_id);
       window.dispatchEvent(new CustomEvent(SENT_EVENT, { detail: { destination: sent.destination, session_id: sent.session_id } }));
     } catch (err) {
       this.set({ sending: false, notice: { kind: 'error', text: err instanceof Error ? err.message : String(err) } });
       this.scheduleSave();
     }
     this.input.focus();
+  }
+
+  /** The conversation just asked is the current one now: the page names it (its title as the server has it). */
+  private async nameAsked(sessionId: string): Promise<void> {
+    try {
+      const view = await api.capture(sessionId);
+      if (view.current?.session_id === sessionId) this.set(afterAsk(this.state, view.current));
+    } catch {
+      // Not read (the server is away): the next open of the window reads it
+    }
   }
 
   /** Esc or the close button: keep the draft, then ask the shell (or the browser) to close the window. */

@@ -46,7 +46,12 @@ export interface TurnState {
   session?: SessionSummary;
   /** What the turn's request gave the agent of the conversation's documents (the `context` frame, issue 36). */
   context?: ContextReport;
+  /** The server is out of reach (stopped, restarting): the turn stays on screen as it was until it answers again. */
+  restarting?: boolean;
 }
+
+/** What a turn says while the server is out of reach (issue 38: it looked lost for the seconds of a restart). */
+export const RESTARTING_TEXT = 'Satchel is restarting…';
 
 export function initialTurn(streamId: string, sessionId: string, userText = '', attachments: readonly SentAttachment[] = []): TurnState {
   return { streamId, sessionId, userText, attachments, lastSeq: 0, text: '', reasoning: '', tools: [], status: 'streaming', ended: false };

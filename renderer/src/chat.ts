@@ -1,7 +1,7 @@
 // Conversation turns: start one (POST /api/chat/start), watch its frames over an EventSource, stop it, and
 // pick a running turn up again after a reload (the session names its active stream). The frames fold into
 // the store's `turn` (chat-state.ts); the thread view draws it. This module writes the store, never the DOM.
-import { api, type ChatFrameName, type NewVersion, type SentAttachment, type Session } from './api.js';
+import { api, ApiError, type ChatFrameName, type NewVersion, type SentAttachment, type Session } from './api.js';
 import { frameSeq, initialTurn, reduceFrame, type TurnState, usageLine } from './chat-state.js';
 import { activeStream, versionBase } from './message-rows.js';
 import { offsetOf, SESSION_PAGE_ROWS, withTail } from './session-pages.js';
@@ -9,6 +9,17 @@ import type { AppState, Store, TurnOutcome } from './store.js';
 
 /** Every event the stream sends (docs/API.md, chat frames): EventSource only delivers named events it listens to. */
 const FRAME_NAMES = ['token', 'reasoning', 'tool', 'tool_complete', 'title', 'metering', 'done', 'apperror', 'cancel', 'context', 'stream_end'] as const satisfies readonly ChatFrameName[];
+
+/**
+ * While the server is out of reach, how often the ended turn's stored rows are asked for again: a restart takes
+ * a second or two, and one small read a second costs nothing while the page has nothing else to do.
+ */
+export const RESTART_RETRY_MS = 1000;
+
+/** The read failed because the server is not there (no answer), or is stopping (its 503): it will be back. */
+export function serverAway(err: unknown): boolean {
+  return err instanceof ApiError && (err.status === 0 || err.status === 503);
+}
 
 export interface ChatDeps {
   /** The stored session could not be read after its turn ended: read it again when it is on screen. */
@@ -109,16 +120,24 @@ export class Chat {
     }
     source.addEventListener('error', () => {
       // CLOSED: the server refused the stream (404: it ended long ago, or never was); the stored session says
-      // what happened. Otherwise the browser reconnects by itself, with Last-Event-ID.
-      if (source.readyState === EventSource.CLOSED && this.source === source) this.finish(source, this.store.state.turn);
+      // what happened. Otherwise the browser reconnects by itself, with Last-Event-ID: the server is away
+      // meanwhile, and the turn says so instead of looking stuck.
+      if (this.source !== source) return;
+      if (source.readyState === EventSource.CLOSED) this.finish(source, this.store.state.turn);
+      else this.markRestarting(streamId, true);
+    });
+    source.addEventListener('open', () => {
+      if (this.source === source) this.markRestarting(streamId, false);
     });
   }
 
   private onFrame(source: EventSource, name: string, data: unknown, seq: number | null): void {
     const before = this.store.state.turn;
     if (this.source !== source || !before) return;
-    const turn = reduceFrame(before, name, data, seq);
-    if (turn === before) return;
+    const folded = reduceFrame(before, name, data, seq);
+    if (folded === before) return;
+    // A frame arrived: the server is there.
+    const turn = folded.restarting ? { ...folded, restarting: false } : folded;
     this.store.update({ turn });
     if (name === 'title' && turn.title) this.deps.applyTitle(turn.sessionId, turn.title);
     if (turn.ended) this.finish(source, turn);
@@ -135,16 +154,41 @@ export class Chat {
     this.ended.add(turn.streamId);
     const ended = turn.status === 'streaming' ? { ...turn, status: 'done' as const, ended: true } : turn;
     this.store.update({ turn: ended, outcome: outcomeOf(turn) });
-    const settle = (s: AppState) => (s.turn?.streamId === turn.streamId ? null : s.turn);
+    this.settle(turn);
+  }
+
+  /**
+   * Replace the ended turn by its stored rows. While the server is away (stopped or restarting: the turn ended
+   * with its `cancel` of a shutdown, or its stream dropped), the turn stays on screen as it was, saying so, and
+   * the rows are asked for again until the server answers: the person's message and the partial reply never
+   * vanish for the seconds of a restart.
+   */
+  private settle(turn: TurnState): void {
+    const ours = (s: AppState) => s.turn?.streamId === turn.streamId;
+    const settle = (s: AppState) => (ours(s) ? null : s.turn);
     // Its newest rows, put after the older ones held (session-pages.ts): a long conversation is not read whole again.
     api.sessionPage(turn.sessionId, SESSION_PAGE_ROWS).then(
       ({ session }) =>
         this.store.update((s) => (s.session?.session_id === turn.sessionId ? { session: withTail(s.session, session), turn: settle(s) } : { turn: settle(s) })),
-      () => {
+      (err: unknown) => {
+        // Another conversation was opened meanwhile: nothing of this turn is on screen to keep.
+        if (!ours(this.store.state)) return;
+        if (serverAway(err)) {
+          this.markRestarting(turn.streamId, true);
+          setTimeout(() => {
+            if (ours(this.store.state)) this.settle(turn);
+          }, RESTART_RETRY_MS);
+          return;
+        }
         this.store.update((s) => ({ turn: settle(s) }));
         this.deps.refresh(turn.sessionId);
       },
     );
+  }
+
+  /** The turn of stream `streamId` (still the store's) says the server is away, or no longer does. */
+  private markRestarting(streamId: string, restarting: boolean): void {
+    this.store.update((s) => (s.turn?.streamId === streamId && Boolean(s.turn.restarting) !== restarting ? { turn: { ...s.turn, restarting } } : {}));
   }
 
   /** Stop watching the store's turn (its session left the screen). */

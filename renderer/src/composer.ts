@@ -14,6 +14,7 @@ import { fromFileList, type PickedFile } from './files.js';
 import { notify } from './toast.js';
 import { turnRunning, withChip, type AppState, type Chip, type Draft, type Store } from './store.js';
 import { UploadQueue } from './upload-queue.js';
+import { NOT_SENT_UPLOAD_FAILED, queuedSendStep, queuedSendText } from './send-when-ready.js';
 import { dropZone } from './upload-view.js';
 
 /** Parallel uploads from one composer: enough to keep a loopback link busy without starving the UI. */
@@ -48,6 +49,9 @@ export class Composer {
   private nextId = 1;
   private readonly newId = () => this.nextId++;
   private sending = false;
+  /** Enter was pressed while files uploaded: the message goes when they are stored (send-when-ready.ts). */
+  private sendQueued = false;
+  private readonly queuedLine = byId('send-queued');
   /** Only the latest draft load may fill the composer. */
   private loadSeq = 0;
   private readonly drafts = new DraftSaver(() => {
@@ -86,12 +90,19 @@ export class Composer {
       if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
         e.preventDefault();
         void this.submit();
+      } else if (e.key === 'Escape' && this.sendQueued) {
+        e.preventDefault();
+        this.setQueued(false);
       } else if (e.key === 'Escape' && this.store.state.editing) {
         e.preventDefault();
         this.cancelEdit();
       }
     });
     byId('edit-cancel').addEventListener('click', () => this.cancelEdit());
+    byId('send-queued-cancel').addEventListener('click', () => {
+      this.setQueued(false);
+      this.input.focus();
+    });
     this.input.addEventListener('input', () => {
       this.setDraftFields({ text: this.input.value });
       this.drafts.schedule();
@@ -138,6 +149,26 @@ export class Composer {
     this.send.hidden = running;
     this.notice.hidden = state.agentReady;
     this.refreshSend(state);
+    if (this.sendQueued && draft.chips !== previous?.draft.chips) this.queuedStep(draft.chips);
+  }
+
+  /** A queued send, as the chips now stand: still waiting (its line says for what), gone, or given up. */
+  private queuedStep(chips: readonly Chip[]): void {
+    const step = queuedSendStep(chips);
+    if (step === 'wait') {
+      byId('send-queued-text').textContent = queuedSendText(chips);
+      return;
+    }
+    this.setQueued(false);
+    if (step === 'failed') notify(NOT_SENT_UPLOAD_FAILED, 'error');
+    // After this round of the store's subscribers: submit reads the state they leave.
+    else queueMicrotask(() => void this.submit());
+  }
+
+  private setQueued(queued: boolean): void {
+    this.sendQueued = queued;
+    this.queuedLine.hidden = !queued;
+    if (queued) this.queuedStep(this.draft.chips);
   }
 
   focus(): void {
@@ -250,6 +281,8 @@ export class Composer {
 
   /** An empty composer for `owner` (the draft it held was saved before). */
   private empty(owner: string | null): void {
+    // A message queued behind uploads belongs to the draft being left.
+    this.setQueued(false);
     this.forget();
     this.store.update({ draft: { owner, text: '', chips: [] } });
   }
@@ -327,6 +360,8 @@ export class Composer {
 
   private async submit(): Promise<void> {
     this.refreshSend();
+    // Files still uploading: the message waits for them instead of being dropped (issue 38).
+    if (this.send.disabled && !this.sending && !turnRunning(this.store.state) && queuedSendStep(this.draft.chips) === 'wait') return this.setQueued(true);
     if (this.send.disabled) return;
     const text = this.draft.text.trim();
     const attachments = this.draft.chips.filter((c) => c.status === 'done' && c.result).flatMap(sentAttachments);

@@ -15,6 +15,12 @@ export interface InboxSettingsState {
   busy: boolean;
 }
 
+/**
+ * While Settings is open, how often the Inbox's folders and counts are read again: files arrive from outside
+ * (a scanner, a download), and the counts are what the person watches. One small read a second, only while open.
+ */
+export const INBOX_LIVE_REFRESH_MS = 1000;
+
 type PickFolder = () => Promise<string | null | undefined>;
 
 function message(err: unknown): string {
@@ -55,6 +61,47 @@ export class InboxSettingsView {
   async load(): Promise<void> {
     this.update({ ...this.state, addError: '' });
     await this.run(() => api.inboxFolders());
+  }
+
+  private liveTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Which startLive() the running loop belongs to: a read still out when Settings closes starts no new one. */
+  private liveRun = 0;
+
+  /** Keep the list and counts live until stopLive(): read again every INBOX_LIVE_REFRESH_MS (issue 38). */
+  startLive(): void {
+    this.stopLive();
+    const run = this.liveRun;
+    const tick = () => {
+      this.liveTimer = setTimeout(() => void this.refresh(run).finally(() => run === this.liveRun && tick()), INBOX_LIVE_REFRESH_MS);
+    };
+    tick();
+  }
+
+  stopLive(): void {
+    this.liveRun++;
+    clearTimeout(this.liveTimer);
+  }
+
+  /**
+   * A quiet re-read: nothing while an action runs (its answer is newer), nothing said when it fails (the next one
+   * tries again), and the list redrawn only when it changed, so a focused button keeps its focus.
+   */
+  private async refresh(run: number): Promise<void> {
+    if (this.state.busy) return;
+    let folders: InboxFoldersResponse;
+    try {
+      folders = await api.inboxFolders();
+    } catch {
+      return;
+    }
+    if (this.state.busy || run !== this.liveRun) return;
+    const before = this.state.folders;
+    if (before && JSON.stringify({ ...before, counts: null }) === JSON.stringify({ ...folders, counts: null })) {
+      this.state = { ...this.state, folders };
+      this.counts.textContent = countsText(folders.counts);
+      return;
+    }
+    this.update({ ...this.state, folders });
   }
 
   update(state: InboxSettingsState): void {

@@ -1,6 +1,6 @@
 // A running turn in the thread: what the person sent, then the reply as it streams (Markdown, re-rendered
 // at most once per animation frame), the agent's reasoning folded away, one card per tool, and how it ended.
-import { type ToolCard, type TurnState, usageLine } from './chat-state.js';
+import { RESTARTING_TEXT, type ToolCard, type TurnState, usageLine } from './chat-state.js';
 import { clear, h } from './dom.js';
 import { failureBox, stopMarker } from './error-row.js';
 import { renderMarkdown } from './markdown-dom.js';
@@ -69,7 +69,9 @@ export class TurnView {
     this.reply.dataset.status = st.status;
     this.reply.setAttribute('aria-busy', String(st.status === 'streaming'));
     clear(this.foot);
-    if (st.status === 'streaming') this.foot.appendChild(h('span', { class: 'typing', 'data-testid': 'streaming' }, st.text ? 'Writing…' : 'Thinking…'));
+    // The server is away: the turn is kept as it was, and says why nothing moves (chat.ts settle).
+    if (st.restarting) this.foot.appendChild(h('span', { class: 'typing', role: 'status', 'data-testid': 'turn-restarting' }, RESTARTING_TEXT));
+    else if (st.status === 'streaming') this.foot.appendChild(h('span', { class: 'typing', 'data-testid': 'streaming' }, st.text ? 'Writing…' : 'Thinking…'));
     if (st.status === 'cancelled') this.showStop(st);
     if (st.status === 'error' && st.error) this.foot.appendChild(failureBox(st.error));
     const usage = usageLine(st.usage, st.tps);

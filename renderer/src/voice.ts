@@ -4,6 +4,7 @@
 import { ApiError, type Capability } from './api.js';
 import { byId, clear, icon, ICONS } from './dom.js';
 import { formatElapsed } from './format.js';
+import { SILENCE_RMS, silenceEnds, silenceStopSeconds } from './dictation-silence.js';
 import { UploadAborted, uploadMultipart, type UploadHandle } from './upload.js';
 
 export const HOLD_MS = 300;
@@ -80,6 +81,12 @@ export class Voice {
 
   /** The recording ended by releasing a held button (push to talk), not by a second click. */
   private releasedHold = false;
+  /** The button or push-to-talk key is held down now: silence never ends the recording then. */
+  private holding = false;
+  /** When the microphone last heard more than silence (performance.now()). */
+  private lastSoundAt = 0;
+  /** This recording's seconds of silence before it stops (read at its start: Settings may change it). */
+  private silenceSeconds = 0;
 
   /** `insert` gets the transcript and whether it was spoken with the button held (push to talk). */
   constructor(
@@ -95,6 +102,7 @@ export class Voice {
         // capture is an improvement only
       }
       this.pressAt = performance.now();
+      this.holding = true;
       this.pressStarted = false;
       this.releasedHold = false;
       if (this.state === 'idle') {
@@ -104,6 +112,7 @@ export class Voice {
     });
     this.button.addEventListener('pointerup', (e) => {
       if (e.button !== 0) return;
+      this.holding = false;
       const held = performance.now() - this.pressAt >= HOLD_MS;
       // A press that started recording ends it only when held (push to talk); a short press leaves it on.
       if (this.pressStarted ? held : this.state === 'recording' || this.state === 'starting') {
@@ -132,11 +141,13 @@ export class Voice {
   holdStart(): void {
     if (this.state !== 'idle' || this.unavailable !== null) return;
     this.releasedHold = false;
+    this.holding = true;
     void this.start();
   }
 
   /** The push-to-talk key came up: stop and transcribe (as releasing a held button does). */
   holdEnd(): void {
+    this.holding = false;
     if (this.state !== 'recording' && this.state !== 'starting') return;
     this.releasedHold = true;
     this.stop();
@@ -144,8 +155,11 @@ export class Voice {
 
   /** A press of a global push-to-talk shortcut (the desktop shell): it has no key-up, so each press toggles. */
   toggle(): void {
-    if (this.state === 'idle') this.holdStart();
-    else if (this.state === 'recording' || this.state === 'starting') this.holdEnd();
+    if (this.state === 'idle') {
+      this.holdStart();
+      // No key-up will come: it records until the next press, or silence.
+      this.holding = false;
+    } else if (this.state === 'recording' || this.state === 'starting') this.holdEnd();
   }
 
   /** Why dictation is not offered (shown on the disabled microphone), or null when it is. */
@@ -195,6 +209,8 @@ export class Voice {
       this.recorder.start(TIMESLICE_MS);
       this.startMeter(this.stream);
       this.startedAt = performance.now();
+      this.lastSoundAt = this.startedAt;
+      this.silenceSeconds = silenceStopSeconds();
       this.state = 'recording';
       this.render();
       this.observe('recording');
@@ -222,7 +238,9 @@ export class Voice {
         analyser.getFloatTimeDomainData(buf);
         let sum = 0;
         for (const v of buf) sum += v * v;
-        const level = Math.min(1, Math.sqrt(sum / buf.length) * METER_GAIN);
+        const rms = Math.sqrt(sum / buf.length);
+        if (rms >= SILENCE_RMS) this.lastSoundAt = performance.now();
+        const level = Math.min(1, rms * METER_GAIN);
         this.meter.style.width = `${(level * 100).toFixed(1)}%`;
         this.meter.dataset.level = level.toFixed(3);
       };
@@ -239,7 +257,8 @@ export class Voice {
     const ms = performance.now() - this.startedAt;
     this.elapsed.textContent = formatElapsed(ms);
     this.meterDraw?.();
-    if (ms >= MAX_RECORDING_MS) {
+    // Silence for the chosen seconds ends it as a second click would (only where the level can be measured).
+    if (ms >= MAX_RECORDING_MS || (this.meterDraw && silenceEnds(performance.now(), this.lastSoundAt, this.silenceSeconds, this.holding))) {
       this.stop();
       return;
     }
