@@ -3,7 +3,7 @@
 // connections (wrk) against bare node:http answering the same bytes. Servers on core 0, the load on core 1; runs
 // alternate (which side goes first alternates too), ratios are per pair, medians over the pairs.
 //   npm run build && node bench/concurrency.mjs [--pairs 7] [--seconds 5] [--dist <other build's dist/>] [--cases uploads,capability]
-//   [--node-args "<node's (V8's) flags for Satchel's process>"]
+//   [--node-args="<node's (V8's) flags for Satchel's process>"]
 import { execFileSync } from 'node:child_process';
 import fsp from 'node:fs/promises';
 import path from 'node:path';

@@ -4,8 +4,8 @@
 // idle size and its CPU time per upload (/proc). The concurrent case is bench/concurrency.mjs.
 // `--warm N`: one server per side for the whole run, N uploads to each before the measured ones (a server's first
 // upload pays for compiling the upload path, ~300-600 ms of a 200 MiB upload's CPU here: the fresh figure counts
-// it in every pair). `--node-args "<flags>"`: node's (V8's) flags for Satchel's process, e.g. a heap growing factor.
-//   npm run build && node bench/upload.mjs [--pairs 5] [--sizes 200] [--warm 2] [--dist <another build's dist/>] [--node-args "..."]
+// it in every pair). `--node-args="<flags>"`: node's (V8's) flags for Satchel's process, e.g. a heap growing factor.
+//   npm run build && node bench/upload.mjs [--pairs 5] [--sizes 200] [--warm 2] [--dist <another build's dist/>] [--node-args="--flag ..."]
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
