@@ -1,11 +1,13 @@
 // multipart.ts through the upload routes: the spec-notes 4.1 checks, in order, before a byte of the body is read.
 import fs from 'node:fs/promises';
 import nodeFs from 'node:fs';
+import v8 from 'node:v8';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { multipartBody, parseResponses, rawExchange, startTestServer, TEST_TOKEN, type TestServer, postMultipart, TEST_BOUNDARY, type Part } from '../testing/harness.js';
 import { boundaryOf, fileTooLargeText } from './multipart.js';
 import { STAGE_WRITE_BYTES } from './staged-file.js';
+import { SERVER_HEAP_GROWING_PERCENT, STREAMING_HEAP_GROWING_PERCENT } from '../core/heap-growth.js';
 
 const BOUNDARY = TEST_BOUNDARY;
 let srv: TestServer;
@@ -135,6 +137,27 @@ describe('a file part goes to its staging file in few, large writes (issue 37, f
       vi.restoreAllMocks();
     }
     await stagingEmpty();
+  });
+});
+
+describe("V8's heap growing factor while an upload streams (issue 37, finding 5)", () => {
+  it('is raised for the body and set back once the upload has ended, a refused one too', async () => {
+    const set = vi.spyOn(v8, 'setFlagsFromString');
+    try {
+      const ok = await post('/api/upload', [
+        { name: 'session_id', content: session },
+        { name: 'file', filename: 'g.bin', content: Buffer.alloc(64 * 1024, 7) },
+      ]);
+      expect(ok.status).toBe(200);
+      const refused = await post('/api/upload', [{ name: 'file', filename: 'h.bin', content: 'x' }]);
+      expect(refused.status).toBe(404);
+      const flags = set.mock.calls.map((c) => c[0]);
+      const up = `--heap-growing-percent=${STREAMING_HEAP_GROWING_PERCENT}`;
+      const down = `--heap-growing-percent=${SERVER_HEAP_GROWING_PERCENT}`;
+      expect(flags).toEqual([up, down, up, down]);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });
 

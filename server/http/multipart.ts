@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import busboy from 'busboy';
 import { ClientGoneError, DISK_FULL_UPLOAD, HttpError, isDiskFull } from '../core/errors.js';
+import { bodyStreaming } from '../core/heap-growth.js';
 import { log } from '../core/log.js';
 import { framingRefusal } from './framing.js';
 import { ensureDir } from '../store/files.js';
@@ -215,6 +216,9 @@ export async function parseMultipart(ctx: RequestContext, opts: MultipartOptions
       // busboy throws on a Content-Type it cannot use (a malformed parameter list): the client's mistake.
       return reject(new HttpError(400, 'Invalid multipart form data'));
     }
+    // V8's full collections, started by the body's chunks, kept off while it streams (core/heap-growth.ts); given
+    // back when the parse settles, whatever ended it.
+    const streamed = bodyStreaming();
     function createParser(): busboy.Busboy {
       return busboy({
         headers: req.headers,
@@ -238,6 +242,7 @@ export async function parseMultipart(ctx: RequestContext, opts: MultipartOptions
     const settle = async (): Promise<void> => {
       clearTimeout(stall);
       clearTimeout(pace);
+      streamed();
       // Wait for every file stream to close before deleting: a stream still open could keep writing.
       await Promise.allSettled(writes);
       if (failure) {
