@@ -3,6 +3,7 @@
 // connections (wrk) against bare node:http answering the same bytes. Servers on core 0, the load on core 1; runs
 // alternate (which side goes first alternates too), ratios are per pair, medians over the pairs.
 //   npm run build && node bench/concurrency.mjs [--pairs 7] [--seconds 5] [--dist <other build's dist/>] [--cases uploads,capability]
+//   [--node-args="<node's (V8's) flags for Satchel's process>"]
 import { execFileSync } from 'node:child_process';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -18,6 +19,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '16' },
     dist: { type: 'string' },
     cases: { type: 'string', default: 'uploads,capability' },
+    'node-args': { type: 'string', default: '' },
   },
 });
 const pairs = Number(values.pairs);
@@ -25,6 +27,7 @@ const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
 const connections = Number(values.connections);
 const cases = new Set(values.cases.split(','));
+const nodeArgs = values['node-args'].split(' ').filter(Boolean);
 
 const work = await tempDir('satchel-bench-conc-');
 const fmt = (x, d = 0) => x.toFixed(d);
@@ -92,7 +95,7 @@ async function alternate(run) {
 const report = [];
 try {
   if (cases.has('uploads')) {
-    const satchel = await startSatchel(values.dist, await fsp.mkdtemp(path.join(work, 'satchel-')));
+    const satchel = await startSatchel(values.dist, await fsp.mkdtemp(path.join(work, 'satchel-')), { nodeArgs });
     const floorDir = await fsp.mkdtemp(path.join(work, 'floor-'));
     const floor = await startFloor(floorDir);
     try {
@@ -109,7 +112,7 @@ try {
     }
   }
   if (cases.has('capability')) {
-    const satchel = await startSatchel(values.dist, await fsp.mkdtemp(path.join(work, 'satchel-')));
+    const satchel = await startSatchel(values.dist, await fsp.mkdtemp(path.join(work, 'satchel-')), { nodeArgs });
     const url = `http://127.0.0.1:${satchel.info.port}/api/transcribe/capability`;
     const answer = await (await fetch(url, { headers: { Authorization: `Bearer ${TOKEN}` } })).text();
     // The reference: node:http answering the very bytes Satchel answered, with a JSON content type.

@@ -32,10 +32,10 @@ export function hasCommand(cmd) {
   }
 }
 
-/** Start `node -e script` pinned to `core`; resolves with the child and the first stdout line (a JSON object). */
-export function startChild(script, { core = 0, env = {} } = {}) {
+/** Start `node [nodeArgs] -e script` pinned to `core`; resolves with the child and the first stdout line (a JSON object). */
+export function startChild(script, { core = 0, env = {}, nodeArgs = [] } = {}) {
   const args = hasCommand('taskset') ? ['taskset', '-c', String(core), process.execPath] : [process.execPath];
-  const child = spawn(args[0], [...args.slice(1), '--input-type=module', '-e', script], {
+  const child = spawn(args[0], [...args.slice(1), ...nodeArgs, '--input-type=module', '-e', script], {
     env: { ...process.env, SATCHEL_LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

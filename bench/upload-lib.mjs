@@ -21,15 +21,15 @@ export function distEntry(distDir) {
   return distDir ? `file://${path.resolve(distDir, 'server/index.js')}` : new URL('../dist/server/index.js', import.meta.url).href;
 }
 
-/** Satchel's startServer in a child with one session; prints {port, id}. */
-export function startSatchel(distDir, stateDir, { core = 0 } = {}) {
+/** Satchel's startServer in a child with one session; prints {port, id}. `nodeArgs`: node's (V8's) flags for it. */
+export function startSatchel(distDir, stateDir, { core = 0, nodeArgs = [] } = {}) {
   const script = `
     import { startServer } from ${JSON.stringify(distEntry(distDir))};
     const s = await startServer({ host: '127.0.0.1', port: 0, stateDir: ${JSON.stringify(stateDir)}, token: '${TOKEN}', maxUploadBytes: 2048 * 1024 * 1024 });
     const res = await fetch(s.origin + '/api/session/new', { method: 'POST', body: '{}', headers: { Authorization: 'Bearer ${TOKEN}' } });
     console.log(JSON.stringify({ port: s.port, id: (await res.json()).session.session_id }));
   `;
-  return startChild(script, { core, env: { SATCHEL_WEBUI_ATTACHMENT_DIR: '' } });
+  return startChild(script, { core, nodeArgs, env: { SATCHEL_WEBUI_ATTACHMENT_DIR: '' } });
 }
 
 /**

@@ -29,6 +29,38 @@ describe('the server heap growing factor', () => {
     expect(heapGrowthChosen(['--inspect', '/opt/Satchel/satchel'], '--max-old-space-size=4096')).toBe(false);
   });
 
+  it('is STREAMING_HEAP_GROWING_PERCENT while upload bodies stream, the server\'s own again once the last has ended', async () => {
+    const set = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => {});
+    const { setServerHeapGrowth, bodyStreaming, SERVER_HEAP_GROWING_PERCENT, STREAMING_HEAP_GROWING_PERCENT } = await import('./heap-growth.js');
+    const server = `--heap-growing-percent=${SERVER_HEAP_GROWING_PERCENT}`;
+    const streaming = `--heap-growing-percent=${STREAMING_HEAP_GROWING_PERCENT}`;
+    expect(setServerHeapGrowth()).toBe(true);
+    const first = bodyStreaming();
+    const second = bodyStreaming();
+    expect(set.mock.calls.map((c) => c[0])).toEqual([server, streaming]);
+    first();
+    first();
+    // One body still streams: the factor stays.
+    expect(set.mock.calls.map((c) => c[0])).toEqual([server, streaming]);
+    second();
+    expect(set.mock.calls.map((c) => c[0])).toEqual([server, streaming, server]);
+  });
+
+  it("never sets it over a person's own choice, streaming or not", async () => {
+    const set = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => {});
+    const saved = process.env.NODE_OPTIONS;
+    process.env.NODE_OPTIONS = '--heap-growing-percent=50';
+    try {
+      const { setServerHeapGrowth, bodyStreaming } = await import('./heap-growth.js');
+      expect(setServerHeapGrowth()).toBe(false);
+      bodyStreaming()();
+      expect(set).not.toHaveBeenCalled();
+    } finally {
+      if (saved === undefined) delete process.env.NODE_OPTIONS;
+      else process.env.NODE_OPTIONS = saved;
+    }
+  });
+
   it('is a growing factor V8 knows (an unknown flag would be ignored with a warning, and nothing would change)', () => {
     const flags = new Set<string>();
     // V8 lists the flags it takes; node prints them with --v8-options.

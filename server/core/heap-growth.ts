@@ -25,13 +25,44 @@ export function heapGrowthChosen(args: readonly string[], nodeOptions: string | 
   return /heap[-_]growing[-_]percent/.test([...args, nodeOptions ?? ''].join(' '));
 }
 
+/**
+ * The factor while upload bodies stream in (issue 37, finding 5). Every request body chunk is a new ArrayBuffer
+ * (node's HTTP parser copies each one), and V8 counts the external memory allocated since its last full collection
+ * against the old generation's headroom: held at 1.3 of a ~15 MiB live heap, that headroom (live + max(30 %, 8 MiB)
+ * + the young generation) ran out every ~8-24 MiB of upload bodies, and each time V8 marked and compacted the whole
+ * heap: ~2 full collections per 32 MiB, about a quarter of an upload's CPU (docs/benchmarks.md, session 14). At 4×
+ * the headroom outlasts the young generation's own collection, which frees the chunks, and no full collection
+ * comes. Only while a body streams: a full collection during a burst of uploads sets the next threshold from it,
+ * the first one after sets it back from SERVER_HEAP_GROWING_PERCENT.
+ */
+export const STREAMING_HEAP_GROWING_PERCENT = 300;
+
 let applied = false;
+/** Whether the factor is this server's to set (not the person's own flag). */
+let ours = false;
+/** Upload bodies streaming now. */
+let streaming = 0;
 
 /** Set the server's heap growing factor (once per process; later calls do nothing). True when this call set it. */
 export function setServerHeapGrowth(): boolean {
   if (applied) return false;
   applied = true;
   if (heapGrowthChosen([...process.execArgv, ...process.argv], process.env.NODE_OPTIONS)) return false;
-  v8.setFlagsFromString(`--heap-growing-percent=${SERVER_HEAP_GROWING_PERCENT}`);
+  ours = true;
+  v8.setFlagsFromString(`--heap-growing-percent=${streaming > 0 ? STREAMING_HEAP_GROWING_PERCENT : SERVER_HEAP_GROWING_PERCENT}`);
   return true;
+}
+
+/**
+ * An upload body starts streaming: the factor is STREAMING_HEAP_GROWING_PERCENT until the returned function has
+ * been called (once; later calls do nothing) for every body that started. Nothing when the factor is the person's.
+ */
+export function bodyStreaming(): () => void {
+  if (streaming++ === 0 && ours) v8.setFlagsFromString(`--heap-growing-percent=${STREAMING_HEAP_GROWING_PERCENT}`);
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    if (--streaming === 0 && ours) v8.setFlagsFromString(`--heap-growing-percent=${SERVER_HEAP_GROWING_PERCENT}`);
+  };
 }

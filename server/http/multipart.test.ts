@@ -1,9 +1,13 @@
 // multipart.ts through the upload routes: the spec-notes 4.1 checks, in order, before a byte of the body is read.
 import fs from 'node:fs/promises';
+import nodeFs from 'node:fs';
+import v8 from 'node:v8';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { multipartBody, parseResponses, rawExchange, startTestServer, TEST_TOKEN, type TestServer, postMultipart, TEST_BOUNDARY, type Part } from '../testing/harness.js';
 import { boundaryOf, fileTooLargeText } from './multipart.js';
+import { STAGE_WRITE_BYTES } from './staged-file.js';
+import { SERVER_HEAP_GROWING_PERCENT, STREAMING_HEAP_GROWING_PERCENT } from '../core/heap-growth.js';
 
 const BOUNDARY = TEST_BOUNDARY;
 let srv: TestServer;
@@ -92,6 +96,68 @@ describe('4.1 on workspace upload: one file part per field name', () => {
     expect(body.files.map((f: { filename: string }) => f.filename)).toEqual(['second.txt', 'one.txt', 'two.txt']);
     expect((await fs.readdir(path.join(ws, 'fields'))).sort()).toEqual(['one.txt', 'second.txt', 'two.txt']);
     await stagingEmpty();
+  });
+});
+
+describe('a file part goes to its staging file in few, large writes (issue 37, finding 5)', () => {
+  it('a 4 MiB upload is staged in at most 5 writes, every byte stored', async () => {
+    // Writes to files in the staging folder only: the descriptor's path says where each one goes.
+    const staging = path.join(await fs.realpath(srv.stateDir), 'staging') + path.sep;
+    let writes = 0;
+    const count = (fd: number): void => {
+      try {
+        if (nodeFs.readlinkSync(`/proc/self/fd/${fd}`).startsWith(staging)) writes++;
+      } catch {
+        // Not a path (a socket): not a staging write.
+      }
+    };
+    const writev = nodeFs.writev;
+    const write = nodeFs.write;
+    vi.spyOn(nodeFs, 'writev').mockImplementation(((fd: number, ...rest: unknown[]) => {
+      count(fd);
+      return (writev as (...args: unknown[]) => void)(fd, ...rest);
+    }) as typeof nodeFs.writev);
+    vi.spyOn(nodeFs, 'write').mockImplementation(((fd: number, ...rest: unknown[]) => {
+      count(fd);
+      return (write as (...args: unknown[]) => void)(fd, ...rest);
+    }) as typeof nodeFs.write);
+    try {
+      const content = Buffer.alloc(4 * STAGE_WRITE_BYTES);
+      for (let i = 0; i < content.length; i += 4) content.writeUInt32LE((i * 2654435761) >>> 0, i);
+      const { status, body } = await post('/api/upload', [
+        { name: 'session_id', content: session },
+        { name: 'file', filename: 'four.bin', content },
+      ]);
+      expect(status).toBe(200);
+      expect((await fs.readFile(body.path)).equals(content)).toBe(true);
+      // One write per MiB and the part's tail (a write per 64 KiB socket chunk was 40 to 64).
+      expect(writes).toBeGreaterThan(0);
+      expect(writes).toBeLessThanOrEqual(5);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    await stagingEmpty();
+  });
+});
+
+describe("V8's heap growing factor while an upload streams (issue 37, finding 5)", () => {
+  it('is raised for the body and set back once the upload has ended, a refused one too', async () => {
+    const set = vi.spyOn(v8, 'setFlagsFromString');
+    try {
+      const ok = await post('/api/upload', [
+        { name: 'session_id', content: session },
+        { name: 'file', filename: 'g.bin', content: Buffer.alloc(64 * 1024, 7) },
+      ]);
+      expect(ok.status).toBe(200);
+      const refused = await post('/api/upload', [{ name: 'file', filename: 'h.bin', content: 'x' }]);
+      expect(refused.status).toBe(404);
+      const flags = set.mock.calls.map((c) => c[0]);
+      const up = `--heap-growing-percent=${STREAMING_HEAP_GROWING_PERCENT}`;
+      const down = `--heap-growing-percent=${SERVER_HEAP_GROWING_PERCENT}`;
+      expect(flags).toEqual([up, down, up, down]);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });
 

@@ -4,13 +4,14 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { ClientGoneError, DISK_FULL_UPLOAD, HttpError, isDiskFull } from '../core/errors.js';
+import { bodyStreaming } from '../core/heap-growth.js';
 import { log } from '../core/log.js';
 import { framingRefusal } from './framing.js';
 import { ensureDir } from '../store/files.js';
 import { openBody, type RequestContext } from './respond.js';
+import { writeStaged } from './staged-file.js';
 
 export const MAX_FIELDS = 100;
 export const MAX_FIELD_BYTES = 1024 * 1024;
@@ -33,9 +34,9 @@ export const STALL_TIMEOUT_MS = 60_000;
 export const UPLOAD_GRACE_MS = 60_000;
 export const UPLOAD_MIN_BYTES_PER_SECOND = 64 * 1024;
 /**
- * Buffering between parser and disk: larger than Node's 16 KiB default, so a GiB upload is fewer, bigger writes.
- * 1 MiB, the floor's (bench/upload-lib.mjs): at 256 KiB a 200 MiB upload made four times the write calls, each a
- * trip through libuv's thread pool. It bounds what may wait for the disk per upload; it is not allocated up front.
+ * Buffering inside the parser (busboy's input and each file part's stream): larger than Node's 16 KiB default, so a
+ * GiB upload moves in fewer, bigger steps. What then waits for the disk is staged-file.ts's to bound (one write of
+ * STAGE_WRITE_BYTES in flight, as much gathered). Neither is allocated up front.
  */
 export const STREAM_BUFFER_BYTES = 1024 * 1024;
 const MIB = 1024 * 1024;
@@ -197,7 +198,7 @@ export async function parseMultipart(ctx: RequestContext, opts: MultipartOptions
   if (length === 0) return result;
   const headBytes = opts.headBytes ?? 0;
   const fileMode = opts.fileMode ?? STAGED_FILE_MODE;
-  const stagedFs = { open: openStaged(opts.stagingDir), write: fs.write, writev: fs.writev, close: fs.close };
+  const stagedOpen = openStaged(opts.stagingDir);
 
   return new Promise<Multipart>((resolve, reject) => {
     const writes: Promise<void>[] = [];
@@ -215,6 +216,9 @@ export async function parseMultipart(ctx: RequestContext, opts: MultipartOptions
       // busboy throws on a Content-Type it cannot use (a malformed parameter list): the client's mistake.
       return reject(new HttpError(400, 'Invalid multipart form data'));
     }
+    // V8's full collections, started by the body's chunks, kept off while it streams (core/heap-growth.ts); given
+    // back when the parse settles, whatever ended it.
+    const streamed = bodyStreaming();
     function createParser(): busboy.Busboy {
       return busboy({
         headers: req.headers,
@@ -238,6 +242,7 @@ export async function parseMultipart(ctx: RequestContext, opts: MultipartOptions
     const settle = async (): Promise<void> => {
       clearTimeout(stall);
       clearTimeout(pace);
+      streamed();
       // Wait for every file stream to close before deleting: a stream still open could keep writing.
       await Promise.allSettled(writes);
       if (failure) {
@@ -293,25 +298,19 @@ export async function parseMultipart(ctx: RequestContext, opts: MultipartOptions
       files.push(entry);
       stream.on('limit', () => fail(new HttpError(400, `Upload too large (max ${opts.capBytes} bytes)`)));
       if (headBytes > 0) keepHead(stream, headBytes, (head) => (entry.head = head));
-      const out = fs.createWriteStream(stagedPath, { flags: 'wx', mode: fileMode, highWaterMark: STREAM_BUFFER_BYTES, fs: stagedFs });
       open.add(stream);
       stream.once('close', () => open.delete(stream));
-      // The file is opened asynchronously: a pipeline torn down early can settle before the open completes
-      // and creates the file. Only the write stream's own 'close' means nothing more will touch the path.
-      const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
+      // Settles only once the staged file is closed (or was never opened): nothing more will touch the path.
       writes.push(
-        pipeline(stream, out)
-          .then(
-            // What reached the file, counted by the stream that wrote it: no second 'data' listener per chunk.
-            () => {
-              entry.size = out.bytesWritten;
-            },
-            (err: NodeJS.ErrnoException) => {
-              if (isDiskFull(err)) fail(new HttpError(507, DISK_FULL_UPLOAD));
-              else fail(err);
-            },
-          )
-          .then(() => closed),
+        writeStaged(stream, stagedPath, fileMode, stagedOpen).then(
+          (bytes) => {
+            entry.size = bytes;
+          },
+          (err: NodeJS.ErrnoException) => {
+            if (isDiskFull(err)) fail(new HttpError(507, DISK_FULL_UPLOAD));
+            else fail(err);
+          },
+        ),
       );
     });
     bb.on('field', (name, value, info) => {
