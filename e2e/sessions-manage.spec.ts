@@ -54,14 +54,10 @@ test('a delete left alone is for good: the attachment folder goes, the workspace
   fs.writeFileSync(mine, 'the person’s own file');
   expect(fs.existsSync(attachmentFolder(server.stateDir, id))).toBe(true);
 
-  // By keyboard: the row's Delete button is reached with Tab from the row.
+  // By keyboard: Delete on the focused row of the list (one Tab stop; its buttons are the pointer's).
   await row(page, id).getByTestId('session-item').focus();
-  await page.keyboard.press('Tab');
-  await page.keyboard.press('Tab');
-  await page.keyboard.press('Tab');
-  await expect(row(page, id).getByTestId('session-delete')).toBeFocused();
   await expect(row(page, id).getByTestId('session-delete')).toHaveAttribute('aria-label', 'Delete “Untitled”');
-  await page.keyboard.press('Enter');
+  await page.keyboard.press('Delete');
   await expect(row(page, id)).toHaveCount(0);
   const toast = page.getByTestId('toast').filter({ hasText: 'Deleted “Untitled”' });
   await expect(toast).toBeVisible();
@@ -85,7 +81,7 @@ test('archive hides a session behind "Show archived (N)", and unarchive brings i
   await toggle.click();
   await expect(toggle).toHaveText('Hide archived (1)');
   const archived = page.locator('[data-testid="session-group"][data-group="archived"]');
-  await expect(archived.getByRole('heading')).toHaveText('Archived');
+  await expect(archived.getByTestId('session-group-label')).toHaveText('Archived');
   await expect(archived.locator(`[data-testid="session-row"][data-session-id="${id}"]`)).toHaveCount(1);
   // Kept across a reload: the flag is the server's.
   await page.reload();
@@ -95,7 +91,7 @@ test('archive hides a session behind "Show archived (N)", and unarchive brings i
   await row(page, id).getByTestId('session-archive').click();
   await expect(page.getByTestId('show-archived')).toBeHidden();
   const today = page.locator('[data-testid="session-group"][data-group^="day-"]').first();
-  await expect(today.getByRole('heading')).toHaveText('Today');
+  await expect(today.getByTestId('session-group-label')).toHaveText('Today');
   await expect(today.locator(`[data-testid="session-row"][data-session-id="${id}"]`)).toHaveCount(1);
 });
 
@@ -110,7 +106,7 @@ test('a pinned session is listed first, above newer ones, and stays there after 
   await pin.click();
   await expect(firstRow).toHaveAttribute('data-session-id', older);
   const pinned = page.locator('[data-testid="session-group"][data-group="pinned"]');
-  await expect(pinned.getByRole('heading')).toHaveText('Pinned');
+  await expect(pinned.getByTestId('session-group-label')).toHaveText('Pinned');
   await expect(row(page, older).getByTestId('session-pin')).toHaveAttribute('aria-pressed', 'true');
   await page.reload();
   await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');

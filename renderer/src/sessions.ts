@@ -212,7 +212,8 @@ export class Sidebar {
         h(
           'li',
           { class: 'session-group', role: 'group', 'aria-labelledby': headingId, 'data-testid': 'session-group', 'data-group': group.key },
-          h('h3', { class: 'session-group-label', id: headingId }, group.label),
+          // A plain label naming the group (aria-labelledby): a heading inside a listbox is a child it may not have.
+          h('div', { class: 'session-group-label', id: headingId, 'data-testid': 'session-group-label' }, group.label),
           h('ul', { class: 'session-group-list', role: 'none' }, group.sessions.map((s) => this.row(s, s.session_id === tabRow))),
         ),
       );
@@ -277,9 +278,11 @@ export class Sidebar {
           s.message_count ? ` · ${s.message_count} msg` : '',
         ]),
       ),
+      // Hidden from the accessibility tree (a listbox holds only options): the row's keys and the described
+      // shortcuts are how a screen reader acts; the buttons, never Tab stops, are the pointer's.
       h(
         'div',
-        { class: 'session-actions' },
+        { class: 'session-actions', 'aria-hidden': 'true' },
         action('session-pin', s.pinned ? 'Unpin' : 'Pin', 'P', ICONS.pin, () => void setPinned(s, !s.pinned, { changed }), Boolean(s.pinned)),
         action('session-archive', s.archived ? 'Unarchive' : 'Archive', 'A', ICONS.archive, () => void setArchived(s, !s.archived, { changed })),
         action('session-delete', 'Delete', 'Delete', ICONS.trash, () => void this.delete([s])),
