@@ -75,6 +75,8 @@ export class Sidebar {
   /** The listbox's selection and the row holding its keyboard focus (session-selection.ts). */
   private readonly selection = new ListSelection();
   private focusId: string | null = null;
+  /** Rows taken off the list whose delete requests are still on their way. */
+  private readonly deleting = new Set<string>();
   /** The next render puts the keyboard's focus on `focusId` if it is nowhere (after a delete or an Undo). */
   private focusAfterRender = false;
   /** Over the list while several rows are selected: their count and Archive, Export, Delete. */
@@ -139,7 +141,8 @@ export class Sidebar {
   }
 
   setSessions(sessions: SessionSummary[], activeId: string | null): void {
-    this.sessions = sessions;
+    // A list read while a delete is on its way may still hold the rows already taken off: they stay off.
+    this.sessions = sessions.filter((s) => !this.deleting.has(s.session_id));
     this.activeId = activeId;
     if (this.selection.size <= 1) this.selection.only(activeId);
     this.render();
@@ -440,9 +443,12 @@ export class Sidebar {
     const shownAtDelete = this.activeId;
     let substitute: string | null = shownAtDelete;
     const focusWasHere = this.list.contains(document.activeElement) || this.bar.contains(document.activeElement);
+    const ids = sessions.map((s) => s.session_id);
+    const settled = () => ids.forEach((id) => this.deleting.delete(id));
     return deleteWithUndo(sessions, {
       beforeDelete: (id) => this.deps.beforeDelete(id),
       removed: (ids) => {
+        for (const id of ids) this.deleting.add(id);
         const next = rowAfter(this.order(), ids);
         if (shownAtDelete !== null && ids.includes(shownAtDelete)) substitute = next;
         this.sessions = this.sessions.filter((s) => !ids.includes(s.session_id));
@@ -456,6 +462,7 @@ export class Sidebar {
         for (const id of ids) this.deps.removed(id, next);
       },
       restored: (ids) => {
+        for (const id of ids) this.deleting.delete(id);
         const show = undoShows(ids, shownAtDelete, substitute, this.activeId);
         const back = show && shownAtDelete !== null ? shownAtDelete : ids[0]!;
         // The row comes back where the keyboard can act on it again (Undo from the notice left focus nowhere).
@@ -464,7 +471,7 @@ export class Sidebar {
         this.deps.restored(back, show);
       },
       changed: (summary) => this.applySummary(summary),
-    });
+    }).finally(settled);
   }
 
   /** The pointer's place when a row's button was clicked (null: the keyboard's), for calm(). */
