@@ -11,6 +11,11 @@ import { expect, newSession, test } from './fixtures.js';
 const PURGE_WAIT_MS = 15_000 + 10_000;
 
 const row = (page: Page, id: string) => page.locator(`[data-testid="session-row"][data-session-id="${id}"]`);
+/** A row's buttons show over it on hover (issue 38): the pointer goes to the row, then to the button. */
+async function pointerAct(page: Page, id: string, testid: string): Promise<void> {
+  await row(page, id).hover();
+  await row(page, id).getByTestId(testid).click();
+}
 const attachmentFolder = (stateDir: string, id: string) => path.join(stateDir, 'attachments', id);
 /** Whether the session's record is still in the database (read through a connection of the test's own). */
 const isStored = async (stateDir: string, id: string) => (await storedSession(stateDir, id)) !== undefined;
@@ -25,7 +30,7 @@ test('delete takes the session off the list at once, and Undo brings it back wit
   await attach(page, 'undo-notes.txt', 'kept by undo');
   await page.getByTestId('composer-input').fill('a thought to keep');
 
-  await row(page, id).getByTestId('session-delete').click();
+  await pointerAct(page, id, 'session-delete');
   await expect(row(page, id)).toHaveCount(0);
   const toast = page.getByTestId('toast').filter({ hasText: 'Deleted “Untitled”' });
   await expect(toast).toBeVisible();
@@ -75,7 +80,7 @@ test('a delete left alone is for good: the attachment folder goes, the workspace
 test('archive hides a session behind "Show archived (N)", and unarchive brings it back', async ({ app: page, server }) => {
   const id = await newSession(page, server.workspace);
   const toggle = page.getByTestId('show-archived');
-  await row(page, id).getByTestId('session-archive').click();
+  await pointerAct(page, id, 'session-archive');
   await expect(row(page, id)).toHaveCount(0);
   await expect(toggle).toHaveText('Show archived (1)');
   await toggle.click();
@@ -88,7 +93,7 @@ test('archive hides a session behind "Show archived (N)", and unarchive brings i
   await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
   await expect(page.getByTestId('show-archived')).toHaveText('Show archived (1)');
   await page.getByTestId('show-archived').click();
-  await row(page, id).getByTestId('session-archive').click();
+  await pointerAct(page, id, 'session-archive');
   await expect(page.getByTestId('show-archived')).toBeHidden();
   const today = page.locator('[data-testid="session-group"][data-group^="day-"]').first();
   await expect(today.getByTestId('session-group-label')).toHaveText('Today');
@@ -103,6 +108,7 @@ test('a pinned session is listed first, above newer ones, and stays there after 
 
   const pin = row(page, older).getByTestId('session-pin');
   await expect(pin).toHaveAttribute('aria-label', 'Pin “Untitled”');
+  await row(page, older).hover();
   await pin.click();
   await expect(firstRow).toHaveAttribute('data-session-id', older);
   const pinned = page.locator('[data-testid="session-group"][data-group="pinned"]');
@@ -112,7 +118,7 @@ test('a pinned session is listed first, above newer ones, and stays there after 
   await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
   await expect(page.locator('[data-testid="session-row"]').first()).toHaveAttribute('data-session-id', older);
   // Unpinned, it goes back to its place by last activity (pinning was no activity).
-  await row(page, older).getByTestId('session-pin').click();
+  await pointerAct(page, older, 'session-pin');
   await expect(page.locator('[data-testid="session-row"]').first()).toHaveAttribute('data-session-id', newer);
   await expect(pinned).toHaveCount(0);
 });
