@@ -90,7 +90,8 @@ class App {
           history.replaceState(null, '', location.pathname + location.search);
         }
       },
-      restored: (id) => void this.reloadAll(id).catch(() => undefined),
+      // Undo keeps the person where they are, unless it puts back the conversation the delete took off the screen.
+      restored: (id, show) => void (show ? this.reloadAll(id) : this.reloadList()).catch(() => undefined),
       openFound: (id, messageIndex) => {
         this.drawers.closeAll();
         void this.openAt(id, messageIndex).catch(notifyFailure);

@@ -11,10 +11,10 @@ export const UNDO_TOO_LATE = 'Too late to undo: that session has been deleted fo
 export interface SessionActionDeps {
   /** Before the delete is sent: the composer's draft of that session is saved, so Undo brings it back too. */
   beforeDelete(id: string): Promise<void>;
-  /** Take the session off the list (and off the screen) now. */
-  removed(id: string): void;
-  /** The delete was refused or Undo pressed: show the list as the server has it, with `id` on screen. */
-  restored(id: string): void;
+  /** Take the sessions off the list (and off the screen) now. */
+  removed(ids: string[]): void;
+  /** The delete was refused or Undo pressed: show the list as the server has it, with these back. */
+  restored(ids: string[]): void;
   /** A flag changed: the list shows the session's new summary. */
   changed(summary: SessionSummary): void;
 }
@@ -22,32 +22,57 @@ export interface SessionActionDeps {
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 const titleOf = (s: SessionSummary) => s.title || 'Untitled';
 
-export async function deleteWithUndo(session: SessionSummary, deps: SessionActionDeps): Promise<void> {
-  const id = session.session_id;
-  await deps.beforeDelete(id).catch(() => undefined);
-  deps.removed(id);
-  try {
-    await api.deleteSession(id);
-  } catch (err) {
-    // Refused (a reply is being written) or failed: it was never deleted, so it comes back as it was.
-    notify(message(err), 'error');
-    deps.restored(id);
-    return;
+/** What the Undo notice says: the title of one, the count of several. */
+export function deletedText(sessions: readonly SessionSummary[]): string {
+  return sessions.length === 1 ? `Deleted “${titleOf(sessions[0]!)}”` : `Deleted ${sessions.length} conversations`;
+}
+
+/**
+ * Delete one conversation or the selected ones, with one Undo for all. Sent one after another: each delete is
+ * a small request, and a refusal (a reply being written) names its conversation and brings only it back.
+ */
+export async function deleteWithUndo(sessions: readonly SessionSummary[], deps: SessionActionDeps): Promise<void> {
+  if (sessions.length === 0) return;
+  for (const s of sessions) await deps.beforeDelete(s.session_id).catch(() => undefined);
+  deps.removed(sessions.map((s) => s.session_id));
+  const deleted: SessionSummary[] = [];
+  const refused: string[] = [];
+  for (const s of sessions) {
+    try {
+      await api.deleteSession(s.session_id);
+      deleted.push(s);
+    } catch (err) {
+      // Refused (a reply is being written) or failed: it was never deleted, so it comes back as it was.
+      refused.push(s.session_id);
+      notify(sessions.length === 1 ? message(err) : `“${titleOf(s)}”: ${message(err)}`, 'error');
+    }
   }
+  if (refused.length > 0) deps.restored(refused);
+  if (deleted.length === 0) return;
   notifyAction(
-    `Deleted “${titleOf(session)}”`,
+    deletedText(deleted),
     {
       label: 'Undo',
       testid: 'undo-delete',
-      run: () => {
-        api.restoreSession(id).then(
-          () => deps.restored(id),
-          (err: unknown) => notify(err instanceof ApiError && err.status === 404 ? UNDO_TOO_LATE : message(err), 'error'),
-        );
-      },
+      run: () => void undo(deleted, deps),
     },
     UNDO_TOAST_MS,
   );
+}
+
+async function undo(deleted: readonly SessionSummary[], deps: Pick<SessionActionDeps, 'restored'>): Promise<void> {
+  const back: string[] = [];
+  let failure: unknown;
+  for (const s of deleted) {
+    try {
+      await api.restoreSession(s.session_id);
+      back.push(s.session_id);
+    } catch (err) {
+      failure ??= err;
+    }
+  }
+  if (back.length > 0) deps.restored(back);
+  if (failure !== undefined) notify(failure instanceof ApiError && failure.status === 404 ? UNDO_TOO_LATE : message(failure), 'error');
 }
 
 export async function setPinned(session: SessionSummary, pinned: boolean, deps: Pick<SessionActionDeps, 'changed'>): Promise<void> {

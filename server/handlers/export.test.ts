@@ -10,7 +10,7 @@ import { markdownTime } from '../export/markdown.js';
 import { missingAttachment, newerExport, NOT_AN_EXPORT } from '../export/read-export.js';
 import { postMultipart, startTestServer, type TestServer } from '../testing/harness.js';
 import { testServerForFile } from '../testing/per-file-server.js';
-import { BAD_FORMAT } from './export.js';
+import { BAD_FORMAT, BAD_SESSION_IDS, MAX_EXPORT_IDS } from './export.js';
 
 const srv = testServerForFile({ maxUploadBytes: 8 * 1024 * 1024 });
 
@@ -240,6 +240,35 @@ describe('GET /api/sessions/export', () => {
     for (const id of visible) expect(names.filter((n) => n.includes(` ${id}/conversation.json`))).toHaveLength(1);
     expect(names.some((n) => n.endsWith(` ${mine}/attachments/mine.txt`))).toBe(true);
     expect(names.some((n) => n.includes(theirs))).toBe(false);
+  });
+});
+
+describe('GET /api/sessions/export?session_ids= (the list\'s Export of the selected)', () => {
+  it('holds the conversations named and no other', async () => {
+    const a = await srv.newSession();
+    await upload(a, 'chosen.txt', 'chosen');
+    const b = await srv.newSession();
+    const left = await srv.newSession();
+    const got = await download(`/api/sessions/export?session_ids=${a},${b}`);
+    expect(got.status).toBe(200);
+    const names = [...(await unzip(got.bytes)).keys()];
+    expect(names.filter((n) => n.endsWith('/conversation.json')).map((n) => n.slice(-30, -18)).sort()).toEqual([a, b].sort());
+    expect(names.some((n) => n.endsWith(` ${a}/attachments/chosen.txt`))).toBe(true);
+    expect(names.some((n) => n.includes(left))).toBe(false);
+  });
+
+  it('refuses a malformed list with 400 and a conversation that is not there (or another profile\'s) with 404, never a smaller archive', async () => {
+    const a = await srv.newSession();
+    const theirs = await srv.newSession({ profile: 'work' });
+    const tooMany = Array.from({ length: MAX_EXPORT_IDS + 1 }, () => a).join(',');
+    for (const bad of ['', 'nope', `${a},`, `${a};${a}`, tooMany]) {
+      const res = await srv.api(`/api/sessions/export?session_ids=${encodeURIComponent(bad)}`);
+      expect([res.status, await res.json()]).toEqual([400, { error: BAD_SESSION_IDS }]);
+    }
+    for (const missing of [`${a},000000000000`, theirs]) {
+      const res = await srv.api(`/api/sessions/export?session_ids=${missing}`);
+      expect([res.status, await res.json()]).toEqual([404, { error: 'Session not found' }]);
+    }
   });
 });
 

@@ -15,7 +15,7 @@ import { sendJson, sendText } from '../http/respond.js';
 import { EXPORT_ATTACHMENTS_DIR, exportedConversation, type ExportedConversation } from '../projections/export.js';
 import { publicSession, publicSessionSummary, redactText } from '../projections/index.js';
 import { sessionVisible, visibleSession } from '../store/profiles.js';
-import { sessionSummary, type Session } from '../store/sessions.js';
+import { isSessionId, sessionSummary, type Session } from '../store/sessions.js';
 import { contentDisposition } from '../workspace/raw.js';
 
 export const EXPORT_MARKDOWN_NAME = 'conversation.md';
@@ -73,7 +73,11 @@ export async function exportSession({ ctx, app, profile }: HandlerInput): Promis
  * once its Markdown is written, so a paused download stops the reading too.
  */
 export async function exportAllSessions({ ctx, app, profile }: HandlerInput): Promise<void> {
-  const sessions = app.sessions.list().filter((s) => sessionVisible(s.profile, profile));
+  const chosen = chosenIds(ctx.url.searchParams.get('session_ids'));
+  const visible = app.sessions.list().filter((s) => sessionVisible(s.profile, profile));
+  const sessions = chosen ? visible.filter((s) => chosen.has(s.session_id)) : visible;
+  // A conversation named but not listed (deleted meanwhile, another profile's, never made): not a smaller archive.
+  if (chosen && sessions.length !== chosen.size) throw new HttpError(404, 'Session not found');
   const day = new Date().toISOString().slice(0, 10);
   // A damaged database (store/db/damage.ts): an archive holding nothing read would pass for a backup, so it is
   // refused with what to do unless at least one conversation can still be read.
@@ -119,6 +123,18 @@ export async function exportAllSessions({ ctx, app, profile }: HandlerInput): Pr
     }
     if (notExported.length > 0 || tooManyFiles.length > 0) zip.addText(NOT_EXPORTED_NAME, () => notExportedText(notExported, tooManyFiles));
   });
+}
+
+/** Most conversations `session_ids` names: the list's multi-select exports a handful; 500 ids are ~6.5 KB of address. */
+export const MAX_EXPORT_IDS = 500;
+export const BAD_SESSION_IDS = `session_ids must be 1 to ${MAX_EXPORT_IDS} session ids separated by commas`;
+
+/** `session_ids` of GET /api/sessions/export (the list's "Export" of the selected): null when absent (all). */
+function chosenIds(value: string | null): Set<string> | null {
+  if (value === null) return null;
+  const ids = value.split(',');
+  if (ids.length > MAX_EXPORT_IDS || !ids.every((id) => isSessionId(id))) throw new ValueError(BAD_SESSION_IDS);
+  return new Set(ids);
 }
 
 function notExportedText(unreadable: readonly string[], tooManyFiles: readonly string[]): string {
