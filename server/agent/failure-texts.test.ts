@@ -79,6 +79,8 @@ async function expectFailure(said: Said): Promise<void> {
     error_type: said.type,
     error_hint: said.hint,
     ...(said.action ? { error_action: said.action } : {}),
+    // Who the failed turn was asking (issue 38, item 6): kept on failure rows as on replies.
+    answered_by: { model: expect.any(String) },
   });
 }
 
