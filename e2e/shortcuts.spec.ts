@@ -114,6 +114,10 @@ test('Ctrl+Shift+O starts a new conversation; Ctrl+K searches the list; `/` goes
 
 test('Alt+↓ and Alt+↑ open the next and the previous conversation of the list', async ({ page }) => {
   await openApp(page, server);
+  // A third conversation of its own: the empty one the test before made was rightly not kept.
+  await titledSession(page, 'Garden plan');
+  await page.reload();
+  await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
   const ids = await page.getByTestId('session-item').evaluateAll((els) => els.map((el) => (el as HTMLElement).dataset.sessionId!));
   expect(ids.length).toBeGreaterThanOrEqual(3);
   await page.getByTestId('session-item').first().click();

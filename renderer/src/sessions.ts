@@ -151,11 +151,14 @@ export class Sidebar {
   }
 
   setActive(id: string | null): void {
+    const opened = id !== this.activeId;
     this.activeId = id;
     // A conversation opened (here, by a shortcut, a search, the address) is the selection, unless several are
     // selected: opening one of them by click is a plain click, which already made it the only one.
     if (this.selection.size <= 1) this.selection.only(id);
-    if (id !== null) this.focusId = id;
+    // Only a conversation newly opened takes the keyboard's place: the one on screen said again (a refresh after
+    // a delete elsewhere in the list) must not pull focus off the row the delete left it on.
+    if (id !== null && opened) this.focusId = id;
     this.render();
   }
 
