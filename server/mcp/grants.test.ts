@@ -138,6 +138,18 @@ describe('grants, kinds and changes', () => {
     await c.close();
   });
 
+  it('an Inbox grant sees the Inbox conversation only', async () => {
+    const sent = await server.json('/api/capture/send', { destination: 'inbox', text: 'an inbox note about the heron' });
+    expect(sent.status).toBe(200);
+    const inbox = ((await sent.json()) as { session_id: string }).session_id;
+    const k = await makeKey(server, { name: 'Inbox reader', grants: [{ kind: 'inbox' }] });
+    const c = await connectWith(server, k.token);
+    expect(await ids(c)).toEqual([inbox]);
+    expect(firstText(await c.callTool({ name: 'read_session', arguments: { session_id: inbox } }))).toContain('an inbox note');
+    expect(firstText(await c.callTool({ name: 'read_session', arguments: { session_id: granted } }))).toBe('Session not found');
+    await c.close();
+  });
+
   it('a grant past its expiry no longer counts', async () => {
     const soon = new Date(Date.now() + 1500).toISOString();
     const k = await makeKey(server, { name: 'Expiring', grants: [{ kind: 'conversation', session_id: granted, expires_at: soon }] });
