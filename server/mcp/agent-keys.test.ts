@@ -80,6 +80,17 @@ describe('agent keys', () => {
     expect(read).not.toContain(token);
   });
 
+  it('masks a token by its shape too: one pasted after a restart, before its first use, is not served', async () => {
+    const shaped = 'satchel_ak_' + 'Zq3xW9vB2nM5kL8pR1tY4uI7oP0aS6dF-gH_jK2lZ5c';
+    const id = await server.newSession();
+    expect((await server.json('/api/session/message', { session_id: id, text: `old key ${shaped} here` })).status).toBe(200);
+    const client = await connectWith(server, TEST_MCP_TOKEN);
+    const read = firstText(await client.callTool({ name: 'read_session', arguments: { session_id: id } }));
+    await client.close();
+    expect(read).toContain('old key');
+    expect(read).not.toContain(shaped.slice(11));
+  });
+
   it('refuses a revoked key on the next request of its open session, and closes nothing else', async () => {
     const a = await makeKey(server, { name: 'Claude Code', kind: 'claude_code', grants: [{ kind: 'all' }] });
     const b = await makeKey(server, { name: 'Hermes', kind: 'hermes', grants: [{ kind: 'all' }] });
