@@ -77,6 +77,11 @@ describe('grants, per tool', () => {
     });
   }
 
+  it('covers every tool: a new one must join TOOLS (and so get its grant and ledger checks)', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...TOOLS.map((t) => t.name), 'list_sessions'].sort());
+  });
+
   it('list_sessions lists only the granted conversation, and is recorded', async () => {
     const result = await client.callTool({ name: 'list_sessions', arguments: {} });
     expect(JSON.parse(firstText(result)).map((s: { session_id: string }) => s.session_id)).toEqual([granted]);
