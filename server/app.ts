@@ -50,8 +50,20 @@ import { getDatabase, restoreDatabase } from './handlers/database.js';
 import { startDatabaseCare, type CareTimings } from './store/database-care.js';
 import { listProfiles, switchProfile } from './handlers/profiles.js';
 import { showSessionVersion } from './handlers/session-version.js';
-import { getMcpSettings, regenerateMcpToken } from './handlers/mcp-settings.js';
+import {
+  createAgentKey,
+  exportLedger,
+  getMcpSettings,
+  listAgentKeys,
+  listLedger,
+  pauseAgentKey,
+  regenerateMcpToken,
+  renameAgentKey,
+  revokeAgentKey,
+  setAgentKeyGrants,
+} from './handlers/mcp-settings.js';
 import { mcpEndpoint } from './handlers/mcp.js';
+import { AgentKeys, attachAgentKeys } from './mcp/keys.js';
 import * as s from './handlers/sessions.js';
 import { listSessionReceipts } from './handlers/receipts.js';
 import { listMasks, revealMask } from './handlers/reveal.js';
@@ -214,6 +226,14 @@ export const routes: RouteTable<App> = {
   // The MCP panel: the endpoint, the MCP token and client snippets; regenerate revokes the old token.
   '/api/mcp': { GET: api(getMcpSettings) },
   '/api/mcp/regenerate': { POST: api(regenerateMcpToken, 'Could not make a new MCP token') },
+  // Each agent its own key (issue 39, docs/API.md "Agent keys"): keys, grants, the ledger of reads.
+  '/api/mcp/keys': { GET: api(listAgentKeys), POST: api(createAgentKey, 'Could not make the agent key') },
+  '/api/mcp/keys/rename': { POST: api(renameAgentKey, 'Could not rename the agent key') },
+  '/api/mcp/keys/pause': { POST: api(pauseAgentKey, 'Could not pause the agent key') },
+  '/api/mcp/keys/revoke': { POST: api(revokeAgentKey, 'Could not revoke the agent key') },
+  '/api/mcp/keys/grants': { POST: api(setAgentKeyGrants, 'Could not change the grants') },
+  '/api/mcp/ledger': { GET: api(listLedger, 'Could not read the ledger') },
+  '/api/mcp/ledger/export': { GET: api(exportLedger, 'Could not export the ledger') },
   // The MCP endpoint (docs/mcp.md): POST requests, GET the notification stream, DELETE ends a session.
   '/mcp': { GET: mcp(mcpEndpoint), POST: mcp(mcpEndpoint), DELETE: mcp(mcpEndpoint) },
 };
@@ -342,6 +362,7 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
   // Watched folders (SATCHEL_INBOX_FOLDERS and the settings'), in the background: a slow folder never delays start.
   const inboxStarted = app.inbox.start().catch((err: unknown) => log.warn('inbox: watching could not start', err));
   attachMcpToken(app, await McpToken.open(options.mcpTokenStore ?? mcpTokenFileStore(config.stateDir)));
+  attachAgentKeys(app, await AgentKeys.open(sessions));
   // The list's summaries, made in slices now that every known secret is learnt: the window's first list is then
   // not the one that redacts every title (projections/session-list.ts).
   const listWarmed = s.warmSessionList(sessions, stopping.signal).catch((err: unknown) => log.warn('could not prepare the conversation list', err));

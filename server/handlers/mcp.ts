@@ -18,16 +18,37 @@ import * as L from '../mcp/limits.js';
 import { loadMcpRuntime } from '../mcp/runtime.js';
 import { MCP_SESSIONS_FULL, registryOf, type Credential } from '../mcp/sessions.js';
 import { mcpTokenOf } from '../mcp/token.js';
+import { agentKeysOf, KEY_PAUSED } from '../mcp/keys.js';
+import { LAUNCH_KEY_ID } from '../mcp/scope.js';
+import { UNNAMED_KEY_ID } from '../store/mcp-keys.js';
 
 const SESSION_HEADER = 'mcp-session-id';
 
-/** The token the request carries, if it is one /mcp takes. Both are compared, so timing tells nothing. */
-function credentialOf(ctx: RequestContext, app: App): Credential | undefined {
+interface Caller {
+  credential: Credential;
+  /** The agent key it is (mcp/keys.ts); LAUNCH_KEY_ID for the person's own launch token. */
+  keyId: string;
+}
+
+/**
+ * Who the request is, if /mcp takes its token: the launch token, the shared MCP token (the "Unnamed client" key,
+ * until revoked) or an agent's own key. Checked on every request, so a key revoked or paused is refused at its
+ * next request, in an open session too. Every kind is compared every time, so timing tells nothing of which.
+ */
+function callerOf(ctx: RequestContext, app: App): Caller | 'paused' | undefined {
   const given = requestToken(ctx.req);
   if (given === undefined) return undefined;
   const launch = tokensEqual(given, app.token);
   const mcp = mcpTokenOf(app)?.matches(given) ?? false;
-  return launch ? 'launch' : mcp ? 'mcp' : undefined;
+  const keys = agentKeysOf(app);
+  const agent = keys?.match(given);
+  if (launch) return { credential: 'launch', keyId: LAUNCH_KEY_ID };
+  const key = mcp ? (keys ? keys.unnamedLive() : undefined) : agent;
+  if (mcp && !keys) return { credential: 'mcp', keyId: UNNAMED_KEY_ID };
+  if (!key) return undefined;
+  if (key.paused) return 'paused';
+  keys!.touch(key);
+  return { credential: mcp ? 'mcp' : 'key', keyId: key.id };
 }
 
 /** An Origin, when a browser sent one, must be our own: a page elsewhere cannot open the stream. */
@@ -53,19 +74,21 @@ function rpcError(ctx: RequestContext, status: number, message: string): Promise
 
 export async function mcpEndpoint({ ctx, app, profile }: HandlerInput): Promise<void> {
   const { req, res } = ctx;
-  const credential = credentialOf(ctx, app);
-  if (!credential) throw new HttpError(401, 'Missing or invalid access token');
+  const caller = callerOf(ctx, app);
+  if (!caller) throw new HttpError(401, 'Missing or invalid access token');
+  if (caller === 'paused') throw new HttpError(403, KEY_PAUSED);
   if (!originAllowed(ctx)) throw new HttpError(403, 'Cross-origin request refused');
   const registry = registryOf(app);
   const body = req.method === 'POST' ? await readJsonBody(ctx, L.MAX_MCP_BODY_BYTES) : undefined;
   const header = req.headers[SESSION_HEADER];
   const id = typeof header === 'string' ? header : undefined;
   let entry = id ? registry.sessions.get(id) : undefined;
-  if (id && (!entry || entry.profile !== profile)) return rpcError(ctx, 404, 'Session not found');
+  // A session is its key's: another key's token (or the launch token) cannot continue it.
+  if (id && (!entry || entry.profile !== profile || entry.keyId !== caller.keyId)) return rpcError(ctx, 404, 'Session not found');
   if (!entry) {
     const sdk = await loadMcpRuntime();
     if (req.method !== 'POST' || !sdk.isInitializeRequest(body)) return rpcError(ctx, 400, 'Bad Request: no valid session id');
-    const created = await registry.create(sdk, profile, credential);
+    const created = await registry.create(sdk, profile, caller.credential, caller.keyId);
     if (!created) {
       ctx.res.setHeader('Retry-After', String(L.MCP_FULL_RETRY_AFTER_S));
       return rpcError(ctx, 503, MCP_SESSIONS_FULL);

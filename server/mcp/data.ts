@@ -15,6 +15,7 @@ import {
   publicMcpMessage,
   publicMcpNamed,
   publicMcpSessionRow,
+  publicCrossSearchHit,
   publicSearchHit,
   publicWorkspaceListing,
   redactText,
@@ -30,7 +31,7 @@ import { openInside, walkFiles } from '../store/anchored-walk.js';
 import { listWorkspaceDir, openWorkspaceFile, openWorkspacePath, readWorkspaceBytes, type WorkspacePath } from '../store/anchored-browse.js';
 import type { WorkspaceListing } from '../core/wire.js';
 import { readFileContent, readOffice, type ReadFileOptions } from './read-file.js';
-import { mcpWorkspaceGuard } from './kept-out.js';
+import type { McpScope } from './scope.js';
 import { SearchRedaction } from './search-redact.js';
 import * as L from './limits.js';
 
@@ -46,20 +47,17 @@ function readOptions(app: App): ReadFileOptions {
  * The session `id` names, if MCP may see it. A conversation kept out of MCP (its settings' switch) answers the
  * very 404 of one that does not exist, so a client guessing ids learns nothing about it.
  */
-export async function findSession(app: App, profile: string, id: unknown): Promise<Session> {
-  const s = await visibleSession(app.sessions, id, profile);
-  if (s.keep_out_of_mcp === true) throw new HttpError(404, SESSION_NOT_FOUND);
-  return s;
+export function findSession(scope: McpScope<App>, id: unknown): Promise<Session> {
+  // The key's grants decide too (mcp/scope.ts): outside them, the same 404.
+  return scope.session(id);
 }
 
 // The URIs live in core/ (satchel-uri.ts): the turn names files by them too.
 export { attachmentUri, sessionUri, workspaceUri } from '../core/satchel-uri.js';
 
-export function listSessions(app: App, profile: string) {
-  return app.sessions
-    .list()
-    .filter((s) => sessionVisible(s.profile, profile) && s.keep_out_of_mcp !== true)
-    .map((s) => publicMcpSessionRow(s, sessionUri(s.session_id)));
+/** The conversations the key may see (visible in the profile, not kept out of MCP, granted: mcp/scope.ts). */
+export async function listSessions(scope: McpScope<App>) {
+  return (await scope.sessions()).map((s) => publicMcpSessionRow(s, sessionUri(s.session_id)));
 }
 
 function attachmentNames(list: unknown): string[] {
@@ -70,8 +68,9 @@ function attachmentNames(list: unknown): string[] {
 }
 
 /** Messages `offset` … `offset + limit`, each text redacted and cut at MAX_MESSAGE_CHARS_IN_READ. */
-export async function readSession(app: App, profile: string, id: unknown, offset = 0, limit = L.MAX_MESSAGES_PER_READ) {
-  const s = await findSession(app, profile, id);
+export async function readSession(scope: McpScope<App>, id: unknown, offset = 0, limit = L.MAX_MESSAGES_PER_READ) {
+  const { app, profile } = scope;
+  const s = await findSession(scope, id);
   const page = s.messages.slice(offset, offset + limit);
   const { session_id, title, workspace, created_at, last_activity, message_count } = publicMcpSessionRow(s, sessionUri(s.session_id));
   return {
@@ -109,8 +108,9 @@ async function attachmentPath(app: App, sessionId: string, name: string): Promis
 }
 
 /** The attachment folder's top level: uploaded files and extracted archives (folders). */
-export async function listAttachments(app: App, profile: string, id: unknown): Promise<WorkspaceListing['entries']> {
-  const s = await findSession(app, profile, id);
+export async function listAttachments(scope: McpScope<App>, id: unknown): Promise<WorkspaceListing['entries']> {
+  const { app, profile } = scope;
+  const s = await findSession(scope, id);
   const at = await attachmentPath(app, s.session_id, '').catch(() => undefined);
   if (!at) return [];
   try {
@@ -150,8 +150,9 @@ async function archiveFiles(at: WorkspacePath): Promise<{ files: string[]; trunc
  * One attachment by name (a file of the session's attachment folder, an extracted archive's folder, or a file
  * inside one as `folder/inner/path`), as its kind decides.
  */
-export async function readAttachment(app: App, profile: string, id: unknown, name: string, maxChars = L.MAX_TEXT_CHARS): Promise<AttachmentContent> {
-  const s = await findSession(app, profile, id);
+export async function readAttachment(scope: McpScope<App>, id: unknown, name: string, maxChars = L.MAX_TEXT_CHARS): Promise<AttachmentContent> {
+  const { app, profile } = scope;
+  const s = await findSession(scope, id);
   const content = await readAttachmentOf(app, s, name, maxChars).catch((err: unknown) => {
     throw err instanceof HttpError && err.status === 404 ? new HttpError(404, ATTACHMENT_NOT_FOUND) : err;
   });
@@ -179,10 +180,11 @@ async function readAttachmentOf(app: App, s: Session, name: string, maxChars: nu
   }
 }
 
-export async function listWorkspace(app: App, profile: string, id: unknown, requested: string): Promise<PublicWorkspaceListing> {
-  const s = await findSession(app, profile, id);
+export async function listWorkspace(scope: McpScope<App>, id: unknown, requested: string): Promise<PublicWorkspaceListing> {
+  const { app, profile } = scope;
+  const s = await findSession(scope, id);
   const workspace = await app.workspaces.validate(s.workspace);
-  const at = await openWorkspacePath(workspace, requested, false, await mcpWorkspaceGuard(app, profile));
+  const at = await openWorkspacePath(workspace, requested, false, await scope.workspaceGuard());
   try {
     const listing = await listWorkspaceDir(at, L.MAX_WORKSPACE_ENTRIES);
     return publicWorkspaceListing(listing);
@@ -191,10 +193,11 @@ export async function listWorkspace(app: App, profile: string, id: unknown, requ
   }
 }
 
-export async function readWorkspaceFile(app: App, profile: string, id: unknown, requested: string, maxChars = L.MAX_TEXT_CHARS) {
-  const s = await findSession(app, profile, id);
+export async function readWorkspaceFile(scope: McpScope<App>, id: unknown, requested: string, maxChars = L.MAX_TEXT_CHARS) {
+  const { app, profile } = scope;
+  const s = await findSession(scope, id);
   const workspace = await app.workspaces.validate(s.workspace);
-  const at = await openWorkspacePath(workspace, requested, false, await mcpWorkspaceGuard(app, profile));
+  const at = await openWorkspacePath(workspace, requested, false, await scope.workspaceGuard());
   try {
     // By what the content engine says the file is, as read_attachment reads one (mcp/read-file.ts).
     const content = await readFileContent(at, path.posix.basename(at.segments.join('/')), maxChars, readOptions(app));
@@ -295,8 +298,9 @@ async function searchTree(
  * MAX_SEARCH_BYTES bytes in all (MAX_SEARCH_FILE_BYTES of each), MAX_SEARCH_RESULTS hits. Secrets are masked
  * before matching there too, in the files that can hold the query only, within a budget (mcp/search-redact.ts).
  */
-export async function search(app: App, profile: string, id: unknown, query: string, maxResults = L.MAX_SEARCH_RESULTS) {
-  const s = await findSession(app, profile, id);
+export async function search(scope: McpScope<App>, id: unknown, query: string, maxResults = L.MAX_SEARCH_RESULTS) {
+  const { app, profile } = scope;
+  const s = await findSession(scope, id);
   const needle = query.toLowerCase();
   if (!needle.trim()) throw new McpDataError('The query is empty');
   const hits: SearchHit[] = [];
@@ -333,7 +337,7 @@ export async function search(app: App, profile: string, id: unknown, query: stri
   }
   if (!budget.exhausted) {
     const workspace = await app.workspaces.validate(s.workspace).catch(() => undefined);
-    const guard = await mcpWorkspaceGuard(app, profile);
+    const guard = await scope.workspaceGuard();
     const at = workspace ? await openWorkspacePath(workspace, '', false, guard).catch(() => undefined) : undefined;
     if (at) {
       try {
@@ -354,5 +358,53 @@ export async function search(app: App, profile: string, id: unknown, query: stri
     complete: !budget.exhausted && hits.length < maxResults,
     // The index search ran out of time (store/search.ts SEARCH_STOPPED): what it found is shown, and it says so.
     ...(indexed.stopped !== undefined ? { note: redactText(indexed.stopped) } : {}),
+  };
+}
+
+/** One hit of a search across conversations: which conversation, where in it, its snippet. */
+export interface CrossSearchHit {
+  session_id: string;
+  title: string;
+  where: 'title' | 'message' | 'attachment';
+  /** The message's index, the attachment's stored name; '' for a title. */
+  ref: string;
+  uri: string;
+  snippet: string;
+}
+
+/**
+ * Search every conversation this key may read (issue 39), through the index only (titles, messages, the text the
+ * agent got from attachments: store/search.ts, ranked by bm25, its deadline and bounds), best first. No file is
+ * walked: a walk of every workspace is unbounded in a way the index is not. A key with chosen grants searches
+ * among its conversations in SQL (their ids one JSON parameter), so others never take its places in the ranking.
+ */
+export async function searchAll(scope: McpScope<App>, query: string, maxResults = L.MAX_SEARCH_RESULTS) {
+  if (!query.trim()) throw new McpDataError('The query is empty');
+  const { app, profile } = scope;
+  const grants = scope.grants();
+  const allowed = await scope.predicate();
+  const everything = grants === 'all' || grants.some((g) => g.kind === 'all');
+  const sessionIds = everything ? undefined : (await scope.sessions()).map((s) => s.session_id);
+  const found =
+    sessionIds?.length === 0
+      ? { hits: [], complete: true, stopped: undefined }
+      : await app.sessions.search(profile, query, maxResults, { kinds: ['title', 'message', 'attachment_text'], ...(sessionIds ? { sessionIds } : {}) });
+  const hits: CrossSearchHit[] = [];
+  // The SQL scope is the profile's (or the granted ids); kept-out conversations and any grant changed meanwhile
+  // are dropped here by the same test every read makes.
+  for (const hit of found.hits) {
+    const s = hit.listing;
+    if (!allowed(s)) continue;
+    const snippet = hit.snippet.map((part) => part.text).join('');
+    const title = typeof s.title === 'string' ? s.title : '';
+    if (hit.kind === 'title') hits.push({ session_id: s.session_id, title, where: 'title', ref: '', uri: sessionUri(s.session_id), snippet });
+    else if (hit.kind === 'message') hits.push({ session_id: s.session_id, title, where: 'message', ref: String(hit.position), uri: sessionUri(s.session_id), snippet });
+    else if (hit.attachment !== undefined) hits.push({ session_id: s.session_id, title, where: 'attachment', ref: hit.attachment, uri: attachmentUri(s.session_id, hit.attachment), snippet });
+  }
+  return {
+    query: redactText(query),
+    results: hits.map(publicCrossSearchHit),
+    complete: found.complete,
+    ...(found.stopped !== undefined ? { note: redactText(found.stopped) } : {}),
   };
 }

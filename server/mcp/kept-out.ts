@@ -63,14 +63,19 @@ class KeptOutGuard implements PlaceGuard {
  * every conversation kept out of MCP (any profile's: hiding more is the safe side) that no conversation the
  * client sees works in. Computed per request, from the listings held in memory: no session is read.
  */
-export async function mcpWorkspaceGuard(app: { workspaces: Pick<Workspaces, 'protectedPlaces'>; sessions: Pick<SessionStore, 'list'> }, profile: string): Promise<PlaceGuard> {
+export async function mcpWorkspaceGuard(
+  app: { workspaces: Pick<Workspaces, 'protectedPlaces'>; sessions: Pick<SessionStore, 'list'> },
+  profile: string,
+  // Issue 39: the conversations an agent key is granted (mcp/scope.ts); the ones it is not are hidden as kept-out
+  // ones are, so no granted conversation's workspace walks into theirs. Unset: every visible conversation.
+  granted?: (s: ReturnType<SessionStore['list']>[number]) => boolean,
+): Promise<PlaceGuard> {
   const base = app.workspaces.protectedPlaces;
   const listings = app.sessions.list();
-  const keptNames = listings.filter((s) => s.keep_out_of_mcp === true && typeof s.workspace === 'string').map((s) => s.workspace as string);
+  const isShown = granted ?? ((s: (typeof listings)[number]) => s.keep_out_of_mcp !== true && sessionVisible(s.profile, profile));
+  const keptNames = listings.filter((s) => (s.keep_out_of_mcp === true || (granted !== undefined && !granted(s))) && typeof s.workspace === 'string').map((s) => s.workspace as string);
   if (keptNames.length === 0) return base;
-  const shownNames = listings
-    .filter((s) => s.keep_out_of_mcp !== true && sessionVisible(s.profile, profile) && typeof s.workspace === 'string')
-    .map((s) => s.workspace as string);
+  const shownNames = listings.filter((s) => s.keep_out_of_mcp !== true && isShown(s) && typeof s.workspace === 'string').map((s) => s.workspace as string);
   const [kept, shown] = await Promise.all([folders(keptNames), folders(shownNames)]);
   const shownPaths = new Set(shown.map((f) => f.real));
   const shownIds = new Set(shown.map((f) => f.id));

@@ -22,6 +22,9 @@ import { agentViewNote, publicAgentView } from '../attachments/agent-view.js';
 import * as data from './data.js';
 import * as L from './limits.js';
 import { receiptRecorder } from './receipts.js';
+import { ledgerRecorder, outcomeOf, servedOf, type LedgerWhat, type Recorder } from './ledger.js';
+import { LAUNCH_KEY_ID, McpScope } from './scope.js';
+import { isInboxSession } from '../inbox/session.js';
 import type { ReceiptKind } from '../store/receipts.js';
 
 const INTERNAL = 'Internal error while reading';
@@ -65,21 +68,45 @@ type McpMime = ServerValue | 'application/json' | 'text/markdown' | 'text/plain'
 // A resource's text stays the file's or the record's exactly (an agent may diff or hash it); only `_meta` marks it.
 const textResource = (uri: URL, mimeType: McpMime, text: McpText) => ({ _meta: USER_CONTENT_META, contents: [{ uri: uri.href, mimeType, text, _meta: USER_CONTENT_META }] });
 
-async function tool(work: () => Promise<CallToolResult>): Promise<CallToolResult> {
+/**
+ * A tool's call: the one way a tool answers (every tool below is registered through it), so each call is in the
+ * ledger (mcp/ledger.ts) with what it served; a success is recorded before it is answered, and is refused when
+ * the ledger cannot take it. Failures are recorded too (an agent probing for what it is not granted is seen).
+ */
+async function tool(record: Recorder, op: string, what: LedgerWhat, work: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  let result: CallToolResult;
   try {
-    return userContent(await work());
+    result = await work();
   } catch (err) {
+    await record(op, what, outcomeOf(err)).catch((e: unknown) => log.warn('mcp: a refused call was not recorded', e));
     return { isError: true, content: [textItem(failureText(err))] };
   }
+  try {
+    await record(op, what, 'ok', servedOf(result.content as { text?: string; data?: string }[]));
+  } catch (err) {
+    log.warn('mcp: the ledger could not record a read; it is refused', err);
+    return { isError: true, content: [textItem(publicMcpFailure(INTERNAL))] };
+  }
+  return userContent(result);
 }
 
-async function resource<T>(work: () => Promise<T>): Promise<T> {
+/** A resource read, recorded as a tool call is (`tool`). */
+async function resource<T extends { contents: { text?: string; blob?: string }[] }>(record: Recorder, op: string, what: LedgerWhat, work: () => Promise<T>): Promise<T> {
+  let result: T;
   try {
-    return await work();
+    result = await work();
   } catch (err) {
+    await record(op, what, outcomeOf(err)).catch((e: unknown) => log.warn('mcp: a refused read was not recorded', e));
     const notFound = err instanceof HttpError && err.status === 404;
     throw new McpError(notFound ? -32002 : ErrorCode.InvalidParams, failureText(err));
   }
+  try {
+    await record(op, what, 'ok', servedOf(result.contents));
+  } catch (err) {
+    log.warn('mcp: the ledger could not record a read; it is refused', err);
+    throw new McpError(ErrorCode.InternalError, publicMcpFailure(INTERNAL));
+  }
+  return result;
 }
 
 function decoded(value: string | string[] | undefined): string {
@@ -111,34 +138,48 @@ const sessionId = z.string().max(64).describe('A session id from list_sessions')
 const maxChars = z.number().int().min(1).max(L.MAX_TEXT_CHARS).optional().describe(`Cut texts at this many characters (max ${L.MAX_TEXT_CHARS})`);
 const relPath = z.string().max(4096);
 
-export function createMcpServer(app: App, profile: string, version: string): McpServer {
+/** The MCP server of one session of agent key `keyId` (LAUNCH_KEY_ID: the person's own launch token). Every
+ *  tool and resource reads through `scope` (the key's grants, mcp/scope.ts) and answers through `tool` or
+ *  `resource` (the ledger); neither a grant nor the ledger is left to each tool to remember. */
+export function createMcpServer(app: App, profile: string, version: string, keyId: string = LAUNCH_KEY_ID): McpServer {
   const server = new McpServer(
     { name: 'satchel', version },
     {
       capabilities: { resources: { listChanged: true }, tools: {} },
       instructions:
         'Satchel holds what a person dropped or dictated into a session: messages, attachments, a workspace. Read-only. ' +
-        'Start with list_sessions, then read_session, read_attachment, list_workspace, read_workspace_file or search.',
+        'Start with list_sessions (or search without a session_id to find one), then read_session, read_attachment, list_workspace, read_workspace_file or search.',
     },
   );
+  const scope = new McpScope(app, profile, keyId, (id) => isInboxSession(app, profile, id));
+  const ledger = ledgerRecorder(app, keyId);
   // Who reads what: recorded after each successful read of a conversation's content (mcp/receipts.ts).
   const read = receiptRecorder(app, profile, () => server.server.getClientVersion());
+  const call = (op: string, what: LedgerWhat, work: () => Promise<CallToolResult>) => tool(ledger, op, what, work);
+  const served = <T extends { contents: { text?: string; blob?: string }[] }>(op: string, what: LedgerWhat, work: () => Promise<T>) => resource(ledger, `resource:${op}`, what, work);
+  // A resource list names conversations (their titles): recorded too, as a listing.
+  const listed = async <T extends { resources: { uri: string; name: string }[] }>(op: string, work: () => Promise<T>): Promise<T> => {
+    const result = await work();
+    await ledger(`resources/list:${op}`, { kind: 'list' }, 'ok', servedOf(result.resources.map((r) => ({ text: `${r.uri}\n${r.name}` }))));
+    return result;
+  };
 
   server.registerResource('sessions', 'satchel://sessions', { description: 'The sessions of the active profile', mimeType: 'application/json' }, async (uri) =>
-    textResource(uri, 'application/json', mcpJson(data.listSessions(app, profile))),
+    served('sessions', { kind: 'list' }, async () => textResource(uri, 'application/json', mcpJson(await data.listSessions(scope)))),
   );
 
   server.registerResource(
     'session',
     new ResourceTemplate('satchel://session/{id}', {
-      list: async () => ({
-        resources: data.listSessions(app, profile).map((s) => ({ uri: s.uri, name: s.title, mimeType: 'application/json' })),
-      }),
+      list: () =>
+        listed('session', async () => ({
+          resources: (await data.listSessions(scope)).map((s) => ({ uri: s.uri, name: s.title, mimeType: 'application/json' })),
+        })),
     }),
     { description: "A session's messages (role, text, attachments) and attachments", mimeType: 'application/json' },
     (uri, vars) =>
-      resource(async () => {
-        const session = await data.readSession(app, profile, vars.id);
+      served('session', { session_id: String(vars.id), kind: 'conversation', range: `messages 0-${L.MAX_MESSAGES_PER_READ - 1}` }, async () => {
+        const session = await data.readSession(scope, vars.id);
         await read(session.session_id, 'conversation');
         return textResource(uri, 'application/json', mcpJson(session));
       }),
@@ -147,27 +188,30 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
   server.registerResource(
     'attachment',
     new ResourceTemplate('satchel://session/{id}/attachment/{name}', {
-      list: async () => {
-        const resources = [];
-        for (const s of data.listSessions(app, profile)) {
-          for (const e of await data.listAttachments(app, profile, s.session_id)) {
-            if (resources.length >= L.MAX_LISTED_ATTACHMENTS) return { resources };
-            resources.push(publicMcpAttachmentResource(s.title, e, data.attachmentUri(s.session_id, e.name)));
+      list: () =>
+        listed('attachment', async () => {
+          const resources = [];
+          for (const s of await data.listSessions(scope)) {
+            for (const e of await data.listAttachments(scope, s.session_id)) {
+              if (resources.length >= L.MAX_LISTED_ATTACHMENTS) return { resources };
+              resources.push(publicMcpAttachmentResource(s.title, e, data.attachmentUri(s.session_id, e.name)));
+            }
           }
-        }
-        return { resources };
-      },
+          return { resources };
+        }),
     }),
     { description: 'An attachment: text, Office as Markdown, an image, or the file list of an extracted archive' },
-    (uri, vars) =>
-      resource(async () => {
-        const name = decoded(vars.name);
-        const content = await data.readAttachment(app, profile, vars.id, name);
+    (uri, vars) => {
+      const what: LedgerWhat = { session_id: String(vars.id), kind: 'attachment' };
+      return served('attachment', what, async () => {
+        const name = (what.name = decoded(vars.name));
+        const content = await data.readAttachment(scope, vars.id, name);
         await read(String(vars.id), 'attachment', name);
         if (content.kind === 'text') return textResource(uri, content.source === 'file' ? publicMcpMime(content.mime) : 'text/markdown', content.text);
         if (content.kind === 'image') return { _meta: USER_CONTENT_META, contents: [{ uri: uri.href, mimeType: content.mime, blob: content.data, _meta: USER_CONTENT_META }] };
         return textResource(uri, 'application/json', mcpJson(publicMcpAttachmentSummary(content)));
-      }),
+      });
+    },
   );
 
   // Not listed (a workspace can hold a million files): reached from search hits and list_workspace paths.
@@ -175,21 +219,24 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
     'workspace-file',
     new ResourceTemplate('satchel://session/{id}/workspace/{path}', { list: undefined }),
     { description: "A text file of the session's workspace, by its path relative to the root, percent-encoded" },
-    (uri, vars) =>
-      resource(async () => {
-        const file = await data.readWorkspaceFile(app, profile, vars.id, decoded(vars.path));
+    (uri, vars) => {
+      const what: LedgerWhat = { session_id: String(vars.id), kind: 'workspace' };
+      return served('workspace-file', what, async () => {
+        what.name = decoded(vars.path);
+        const file = await data.readWorkspaceFile(scope, vars.id, what.name);
         await read(String(vars.id), 'workspace', file.path);
         const c = file.content;
         if (c.kind === 'text') return textResource(uri, c.source === 'file' ? 'text/plain' : 'text/markdown', c.text);
         if (c.kind === 'image') return { _meta: USER_CONTENT_META, contents: [{ uri: uri.href, mimeType: c.mime, blob: c.data, _meta: USER_CONTENT_META }] };
         return textResource(uri, 'application/json', mcpJson(publicMcpBinaryFile(file.path, c.kind === 'archive' ? 0 : c.size)));
-      }),
+      });
+    },
   );
 
   server.registerTool(
     'list_sessions',
-    { description: "The active profile's sessions: titles, workspaces, counts, last activity", inputSchema: {} },
-    () => tool(async () => ({ content: [textItem(mcpJson(data.listSessions(app, profile)))] })),
+    { description: "The active profile's sessions this agent may read: titles, workspaces, counts, last activity", inputSchema: {} },
+    () => call('list_sessions', { kind: 'list' }, async () => ({ content: [textItem(mcpJson(await data.listSessions(scope)))] })),
   );
 
   server.registerTool(
@@ -203,8 +250,8 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
       },
     },
     ({ session_id, offset, limit }) =>
-      tool(async () => {
-        const session = await data.readSession(app, profile, session_id, offset, limit);
+      call('read_session', { session_id, kind: 'conversation', range: `messages ${offset ?? 0}-${(offset ?? 0) + (limit ?? L.MAX_MESSAGES_PER_READ) - 1}` }, async () => {
+        const session = await data.readSession(scope, session_id, offset, limit);
         await read(session_id, 'conversation');
         return { content: [textItem(mcpJson(session))] };
       }),
@@ -217,8 +264,8 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
       inputSchema: { session_id: sessionId, name: relPath.describe('The attachment name, or folder/inner/path inside an extracted archive'), max_chars: maxChars },
     },
     ({ session_id, name, max_chars }) =>
-      tool(async () => {
-        const content = await data.readAttachment(app, profile, session_id, name, max_chars);
+      call('read_attachment', { session_id, kind: 'attachment', name, range: max_chars === undefined ? '' : `chars 0-${max_chars}` }, async () => {
+        const content = await data.readAttachment(scope, session_id, name, max_chars);
         await read(session_id, 'attachment', name);
         return attachmentResult(content);
       }),
@@ -231,8 +278,8 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
       inputSchema: { session_id: sessionId, path: relPath.optional().describe('Relative to the workspace root; empty for the root') },
     },
     ({ session_id, path }) =>
-      tool(async () => {
-        const listing = await data.listWorkspace(app, profile, session_id, path ?? '');
+      call('list_workspace', { session_id, kind: 'workspace', name: path ?? '' }, async () => {
+        const listing = await data.listWorkspace(scope, session_id, path ?? '');
         await read(session_id, 'workspace', path ?? '');
         return { content: [textItem(mcpJson(listing))] };
       }),
@@ -245,8 +292,8 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
       inputSchema: { session_id: sessionId, path: relPath.describe('Relative to the workspace root'), max_chars: maxChars },
     },
     ({ session_id, path, max_chars }) =>
-      tool(async () => {
-        const file = await data.readWorkspaceFile(app, profile, session_id, path, max_chars);
+      call('read_workspace_file', { session_id, kind: 'workspace', name: path, range: max_chars === undefined ? '' : `chars 0-${max_chars}` }, async () => {
+        const file = await data.readWorkspaceFile(scope, session_id, path, max_chars);
         await read(session_id, 'workspace', file.path);
         const c = file.content;
         if (c.kind === 'text' || c.kind === 'image') return attachmentResult(c);
@@ -257,16 +304,22 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
   server.registerTool(
     'search',
     {
-      description: `Search a session: its messages and the text of its attachments (Office documents as Markdown, text files, transcripts) by word through Satchel's search index, the last word matched as a prefix, best first; other attachment files and workspace text files by case-insensitive substring; bounded (${L.MAX_SEARCH_FILES} files, ${L.MAX_SEARCH_BYTES} bytes, ${L.MAX_SEARCH_RESULTS} results)`,
+      description: `Search: with a session_id, that session's messages and the text of its attachments (Office documents as Markdown, text files, transcripts) by word through Satchel's search index, the last word matched as a prefix, best first; other attachment files and workspace text files by case-insensitive substring; bounded (${L.MAX_SEARCH_FILES} files, ${L.MAX_SEARCH_BYTES} bytes, ${L.MAX_SEARCH_RESULTS} results). Without a session_id: every conversation this agent may read, through the index only (titles, messages, attachment texts), best first, at most ${L.MAX_SEARCH_RESULTS} results`,
       inputSchema: {
-        session_id: sessionId,
+        session_id: sessionId.optional(),
         query: z.string().min(1).max(L.MAX_QUERY_CHARS),
         max_results: z.number().int().min(1).max(L.MAX_SEARCH_RESULTS).optional(),
       },
     },
-    ({ session_id, query, max_results }) =>
-      tool(async () => {
-        const found = await data.search(app, profile, session_id, query, max_results);
+    ({ session_id, query, max_results }) => {
+      const what: LedgerWhat = { session_id, kind: 'search', query };
+      return call('search', what, async () => {
+        if (session_id === undefined) {
+          const found = await data.searchAll(scope, query, max_results);
+          what.sessions = found.results.map((hit) => hit.session_id);
+          return { content: [textItem(mcpJson(found))] };
+        }
+        const found = await data.search(scope, session_id, query, max_results);
         // A hit's snippet is content read: one receipt per thing the hits show (a message's: the conversation).
         const shown = new Map<string, [ReceiptKind, string]>();
         for (const hit of found.results) {
@@ -283,7 +336,8 @@ export function createMcpServer(app: App, profile: string, version: string): Mcp
               .map((hit) => ({ type: 'resource_link' as const, uri: hit.uri, name: hit.ref })),
           ],
         };
-      }),
+      });
+    },
   );
 
   return server;

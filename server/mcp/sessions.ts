@@ -16,14 +16,16 @@ import type { McpRuntime } from './runtime.js';
 export const MCP_SESSIONS_FULL = `Too many MCP sessions are open (${L.MAX_MCP_SESSIONS}); close one with DELETE /mcp, or retry when one has been idle for ${L.MCP_EVICTABLE_IDLE_MS / 60_000} minutes`;
 const NOTIFY_EVENTS = new Set(['session_created', 'session_renamed', 'session_updated', 'attachment_added']);
 
-/** Which token opened a session: regenerating the MCP token ends the sessions it opened. */
-export type Credential = 'launch' | 'mcp';
+/** Which token opened a session: regenerating the MCP token ends the sessions it opened; `key`: an agent's own. */
+export type Credential = 'launch' | 'mcp' | 'key';
 
 export interface Entry {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
   profile: string;
   credential: Credential;
+  /** The agent key (mcp/keys.ts) the session belongs to: only a request with that key's token may use it. */
+  keyId: string;
   lastSeen: number;
   /** Open GET streams: a session listening for notifications is not idle. */
   streams: number;
@@ -71,14 +73,15 @@ export class Registry {
    * may only take the place of one that nobody has used for MCP_EVICTABLE_IDLE_MS (and that holds no stream);
    * otherwise it is refused. A token holder who opens sessions in a loop is refused, never the client it races.
    */
-  async create(sdk: McpRuntime, profile: string, credential: Credential): Promise<Entry | undefined> {
+  async create(sdk: McpRuntime, profile: string, credential: Credential, keyId: string): Promise<Entry | undefined> {
     this.start();
     if (this.sessions.size + this.pending >= L.MAX_MCP_SESSIONS && !this.evictIdle()) return undefined;
-    const server = sdk.createMcpServer(this.app, profile, this.app.version);
+    const server = sdk.createMcpServer(this.app, profile, this.app.version, keyId);
     const entry: Entry = {
       server,
       profile,
       credential,
+      keyId,
       lastSeen: Date.now(),
       streams: 0,
       transport: new sdk.StreamableHTTPServerTransport({
@@ -153,6 +156,11 @@ export class Registry {
     for (const [id, entry] of this.sessions) if (entry.credential === credential) this.drop(id);
   }
 
+  /** Ends every session of one agent key (revoked): its open notification streams close with them. */
+  closeOfKey(keyId: string): void {
+    for (const [id, entry] of this.sessions) if (entry.keyId === keyId) this.drop(id);
+  }
+
   private closeAll(): void {
     this.unsubscribe?.();
     clearInterval(this.sweeper);
@@ -179,4 +187,9 @@ export function mcpSessionCount(app: App): number {
 /** Ends the MCP sessions the MCP token opened: called when it is regenerated, so the old one stops at once. */
 export function closeMcpTokenSessions(app: App): void {
   registries.get(app)?.closeOpenedWith('mcp');
+}
+
+/** Ends the MCP sessions of an agent key: called when it is revoked or paused (a request would be refused anyway). */
+export function closeKeySessions(app: App, keyId: string): void {
+  registries.get(app)?.closeOfKey(keyId);
 }

@@ -81,6 +81,27 @@ export function publicSearchHit(hit: { where: PublicSearchHit['where']; ref: str
   return { where: hit.where, ref: serverValue(hit.ref), uri: serverValue(hit.uri), snippet: redactText(hit.snippet) };
 }
 
+export interface PublicCrossSearchHit {
+  session_id: ServerValue;
+  title: RedactedText;
+  where: 'title' | 'message' | 'attachment';
+  ref: ServerValue;
+  uri: ServerValue;
+  snippet: RedactedText;
+}
+
+/** A hit of search across conversations (issue 39): which conversation, its title, and the hit as publicSearchHit. */
+export function publicCrossSearchHit(hit: { session_id: string; title: string; where: PublicCrossSearchHit['where']; ref: string; uri: string; snippet: string }): PublicCrossSearchHit {
+  return {
+    session_id: serverValue(hit.session_id),
+    title: redactText(hit.title),
+    where: hit.where,
+    ref: serverValue(hit.ref),
+    uri: serverValue(hit.uri),
+    snippet: redactText(hit.snippet),
+  };
+}
+
 /** What read_attachment found, before it leaves (mcp/data.ts): its text already redacted where it was read. */
 export type McpAttachmentContent =
   | { kind: 'text'; name: string; mime: string; size: number; text: RedactedText; source: 'file' | 'office-sidecar' | 'office' | 'pdf' | 'archive-listing' | 'transcript' }

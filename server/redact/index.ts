@@ -13,7 +13,7 @@ export { findPrivateKeyBegin, findPrivateKeyEnd, type Span } from './pem.js';
 export { GOOGLE_MIN_TAIL, VENDOR_MIN_TAIL, VENDOR_SHAPES, type VendorShape } from './vendors.js';
 export { AWS_KEY_TAIL } from './tokens.js';
 export { PRIVATE_KEY_RULE } from './engine.js';
-export { KNOWN_SECRET_MASK, knownSecrets, knownSecretsGeneration, maskKnown, rememberOwnSecret, rememberSecret, SecretMatcher } from './known.js';
+export { KNOWN_SECRET_MASK, knownSecrets, knownSecretsGeneration, maskKnown, rememberAgentKey, rememberOwnSecret, rememberSecret, SecretMatcher } from './known.js';
 export { maskGluedKeys } from './glued.js';
 export { PHONE_MASK } from './mask.js';
 // Live reply text, redacted as it streams (every prefix sent is a prefix of redact(whole)).

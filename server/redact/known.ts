@@ -31,6 +31,8 @@ export const MAX_KNOWN_SECRETS = 8;
  * their own: a run of new MCP tokens never pushes the agent's earlier keys out, nor the reverse.
  */
 export const MAX_OWN_SECRETS = 8;
+/** Agents' MCP tokens kept known at once (mcp/keys.ts MAX_AGENT_KEYS is 64: every live key fits). */
+export const MAX_AGENT_KEY_SECRETS = 64;
 /** What every match becomes: the same mask as a short token's (redaction.md "Mask"), never part of the key. */
 export const KNOWN_SECRET_MASK = SHORT_MASK;
 
@@ -194,11 +196,13 @@ export class SecretMatcher {
 
 let remembered: string[] = [];
 let own: string[] = [];
+/** Agents' MCP tokens (issue 39, mcp/keys.ts), apart from `own` so that many agents never push the launch token out. */
+let agentKeys: string[] = [];
 let current = new SecretMatcher([]);
 let generation = 0;
 
 function rebuild(): void {
-  current = new SecretMatcher([...remembered, ...own.filter((s) => !remembered.includes(s))]);
+  current = new SecretMatcher([...new Set([...remembered, ...own, ...agentKeys])]);
   generation++;
 }
 
@@ -225,10 +229,22 @@ export function rememberOwnSecret(secret: string | undefined): void {
   rebuild();
 }
 
+/**
+ * Adds an agent's MCP token (mcp/keys.ts: when it is made, and when a request presents it: only its hash is
+ * stored, so after a restart a token is known again from its first use). At most MAX_AGENT_KEY_SECRETS.
+ */
+export function rememberAgentKey(secret: string | undefined): void {
+  const value = secret?.trim();
+  if (!value || value.length < KNOWN_SECRET_MIN_CHARS || agentKeys[0] === value) return;
+  agentKeys = [value, ...agentKeys.filter((s) => s !== value)].slice(0, MAX_AGENT_KEY_SECRETS);
+  rebuild();
+}
+
 /** Forgets every known secret (tests). */
 export function forgetSecrets(): void {
   remembered = [];
   own = [];
+  agentKeys = [];
   rebuild();
 }
 

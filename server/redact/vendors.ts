@@ -76,6 +76,9 @@ export const VENDOR_SHAPES: readonly VendorShape[] = [
   ),
   ...shapes(['glrt-', 'glrtr-'], BASE64URL_DOT),
   ...shapes(['pk-lf-'], ALNUM_DASH, LANGFUSE_MIN_TAIL),
+  // Satchel's own agent keys (issue 39, mcp/keys.ts AGENT_TOKEN_PREFIX): masked by shape too, so one pasted after a
+  // restart, before its first use made it a known secret again, is never served.
+  ...shapes(['satchel_ak_'], BASE64URL, LONG_MIN_TAIL),
   // Satchel's own additions (masked before this page existed; each is a real credential format).
   ...shapes(['rk_test_', 'whsec_', 'lin_api_', 'dor_v1_', 'shpat_', 'shpss_', 'shpca_', 'shppa_', 'AGE-SECRET-KEY-1'], ALNUM),
   ...shapes(['ya29.', 'dckr_pat_', 'hvs.', 'hvb.'], BASE64URL),

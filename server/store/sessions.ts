@@ -120,7 +120,7 @@ export class SessionStore extends SessionRecords {
    * The best `limit` hits of the person's words `query` in `profile`'s sessions, deleted ones never (search.ts):
    * titles, messages, attachment names and the text the agent got from attachments.
    */
-  search(profile: string, query: string, limit: number, only: Pick<SearchScope, 'sessionId' | 'kinds'> = {}, signal?: AbortSignal): Promise<SearchHits> {
+  search(profile: string, query: string, limit: number, only: Pick<SearchScope, 'sessionId' | 'kinds' | 'sessionIds'> = {}, signal?: AbortSignal): Promise<SearchHits> {
     const reader = this.database.searchReader();
     return searchSessions(this.opened(), reader, (id) => this.listings.get(id), query, { profile, limit, ...only }, signal);
   }

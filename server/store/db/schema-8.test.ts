@@ -66,7 +66,8 @@ async function storeAt7(q: Queries, id: string, header: Record<string, unknown>,
 }
 
 async function schema7(db: Db): Promise<void> {
-  await migrateSchema(db, SCHEMA_VERSION - 1);
+  // Schema 7 by number: a migration appended after 8 (issue 39's 9) must not make this a schema 8 database.
+  await migrateSchema(db, 7);
   await db.transaction(async (q) => {
     const messages = TEXTS.map((t, i) =>
       i === 1

@@ -252,6 +252,47 @@ const MIGRATIONS: readonly Migration[] = [
   `,
   // 8 (issue 37, finding 4; the lead renumbers): messages a rowid table, a message's text stored once (schema8).
   schema8,
+  // 9 (issue 39, per-agent MCP keys; the lead renumbers): the agents' keys (only a SHA-256 of each token is kept;
+  // the row 'unnamed' stands for the shared MCP token, whose value stays in its SecretStore), what each key is
+  // granted, and the ledger of every MCP tool call and resource read (store/mcp-keys.ts, store/mcp-ledger.ts).
+  // Not tied to a session by a foreign key: the record of what an agent read outlives the conversation.
+  `
+  CREATE TABLE mcp_keys (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    hash TEXT UNIQUE,
+    created_at INTEGER NOT NULL,
+    last_used_at INTEGER,
+    paused INTEGER NOT NULL DEFAULT 0,
+    revoked_at INTEGER
+  );
+  CREATE TABLE mcp_grants (
+    id INTEGER PRIMARY KEY,
+    key_id TEXT NOT NULL REFERENCES mcp_keys(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('all', 'conversation', 'inbox', 'workspace')),
+    target TEXT NOT NULL DEFAULT '',
+    expires_at INTEGER
+  );
+  CREATE INDEX mcp_grants_key ON mcp_grants (key_id);
+  CREATE TABLE mcp_ledger (
+    id INTEGER PRIMARY KEY,
+    key_id TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    op TEXT NOT NULL,
+    outcome TEXT NOT NULL CHECK (outcome IN ('ok', 'not_found', 'refused', 'error')),
+    session_id TEXT,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL DEFAULT '',
+    range TEXT NOT NULL DEFAULT '',
+    query TEXT NOT NULL DEFAULT '',
+    bytes INTEGER NOT NULL DEFAULT 0,
+    sha256 TEXT
+  );
+  CREATE INDEX mcp_ledger_key ON mcp_ledger (key_id, id);
+  CREATE INDEX mcp_ledger_session ON mcp_ledger (session_id, id);
+  CREATE INDEX mcp_ledger_at ON mcp_ledger (at);
+  `,
 ];
 
 /** The schema version this build writes. */

@@ -23,6 +23,8 @@ export interface SearchScope {
   sessionId?: string;
   /** These kinds only. */
   kinds?: readonly SearchKind[];
+  /** These sessions only (issue 39: an MCP agent key's granted conversations), as one JSON parameter however many. */
+  sessionIds?: readonly string[];
 }
 
 /**
@@ -58,9 +60,10 @@ export interface RankedRow {
 function scopeFilter(scope: SearchScope): { sql: string; params: Array<string | number> } {
   const session = scope.sessionId === undefined ? '' : 'AND d.session_id = ?';
   const kinds = scope.kinds === undefined ? '' : `AND d.kind IN (${scope.kinds.map(() => '?').join(', ')})`;
+  const among = scope.sessionIds === undefined ? '' : 'AND d.session_id IN (SELECT value FROM json_each(?))';
   return {
-    sql: `json_extract(s.header, '$.deleted_at') IS NULL AND ${PROFILE} = ? ${session} ${kinds}`,
-    params: [scope.profile, ...(scope.sessionId === undefined ? [] : [scope.sessionId]), ...(scope.kinds ?? [])],
+    sql: `json_extract(s.header, '$.deleted_at') IS NULL AND ${PROFILE} = ? ${session} ${kinds} ${among}`,
+    params: [scope.profile, ...(scope.sessionId === undefined ? [] : [scope.sessionId]), ...(scope.kinds ?? []), ...(scope.sessionIds === undefined ? [] : [JSON.stringify(scope.sessionIds)])],
   };
 }
 
