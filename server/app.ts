@@ -53,6 +53,7 @@ import { getMcpSettings, regenerateMcpToken } from './handlers/mcp-settings.js';
 import { mcpEndpoint } from './handlers/mcp.js';
 import * as s from './handlers/sessions.js';
 import { listSessionReceipts } from './handlers/receipts.js';
+import { deleteFolderRoute, getFolders, moveSessionToFolder, newFolder, renameFolderRoute } from './handlers/folders.js';
 import { search } from './handlers/search.js';
 import { capability, transcribe } from './handlers/transcribe.js';
 import { listWorkspace, previewWorkspaceFile, rawWorkspaceFile, readWorkspaceFile } from './handlers/workspace-browse.js';
@@ -154,6 +155,12 @@ export const routes: RouteTable<App> = {
   '/api/session/pin': { POST: api(s.pinSession, 'Could not pin the session') },
   '/api/session/archive': { POST: api(s.archiveSession, 'Could not archive the session') },
   '/api/session/message': { POST: api(s.addMessage) },
+  // Folders to group conversations in (docs/API.md "Folders"); deleting one leaves its conversations in none.
+  '/api/folders': { GET: api(getFolders) },
+  '/api/folders/new': { POST: api(newFolder, 'Could not make the folder') },
+  '/api/folders/rename': { POST: api(renameFolderRoute, 'Could not rename the folder') },
+  '/api/folders/delete': { POST: api(deleteFolderRoute, 'Could not delete the folder') },
+  '/api/session/folder': { POST: api(moveSessionToFolder, 'Could not move the conversation') },
   '/api/session/version': { POST: api(showSessionVersion) },
   // Export (a .zip or a .json download) and import (an export becomes a new conversation): docs/API.md "Export and import".
   '/api/session/export': { GET: api(exportSession, 'Could not export the conversation') },

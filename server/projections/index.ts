@@ -11,3 +11,4 @@ export * from './drafts.js';
 export * from './mcp.js';
 export * from './search.js';
 export * from './receipts.js';
+export * from './folders.js';

@@ -64,7 +64,7 @@ beforeAll(async () => {
   template = path.join(work, 'template');
   await fs.mkdir(template, { mode: 0o700 });
   const db = await Db.open(path.join(template, SESSION_DB_FILE));
-  await migrateSchema(db, SCHEMA_VERSION - 1);
+  await migrateSchema(db, 7); // schema 7: the one schema 8 upgrades
   await db.transaction(async (q) => {
     for (let s = 0; s < SESSIONS; s++) {
       const id = s.toString(16).padStart(12, '0');

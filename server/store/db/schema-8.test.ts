@@ -66,7 +66,7 @@ async function storeAt7(q: Queries, id: string, header: Record<string, unknown>,
 }
 
 async function schema7(db: Db): Promise<void> {
-  await migrateSchema(db, SCHEMA_VERSION - 1);
+  await migrateSchema(db, 7); // schema 7: the one schema 8 upgrades
   await db.transaction(async (q) => {
     const messages = TEXTS.map((t, i) =>
       i === 1
