@@ -6,6 +6,7 @@ import { byId, clear, h, icon, ICONS } from './dom.js';
 import { formatTime } from './format.js';
 import { deleteWithUndo, setArchived, setPinned } from './session-actions.js';
 import { archivedToggleLabel, groupSessions } from './session-groups.js';
+import { SessionFolders } from './session-folders.js';
 import { SessionSearch } from './search.js';
 import { notify } from './toast.js';
 
@@ -65,6 +66,8 @@ export class Sidebar {
    *  which then show in the list's place (search.ts). */
   private readonly search: SessionSearch;
   private readonly searchField = byId<HTMLInputElement>('session-search');
+  /** Folders (session-folders.ts): their groups, drag and drop onto them, "Move to…". */
+  private readonly folders: SessionFolders;
   workspaces: string[] = [];
   /** Where the server puts a session made without a workspace (GET /api/workspaces `default`). */
   defaultWorkspace: string | undefined;
@@ -85,6 +88,8 @@ export class Sidebar {
       this.render();
     });
     this.search = new SessionSearch(this.searchField, { open: (id, index) => deps.openFound(id, index), changed: () => this.render() });
+    this.folders = new SessionFolders(this.list, { changed: () => this.render(), moved: (s) => this.applySummary(s), sessions: () => this.sessions });
+    byId('new-folder').addEventListener('click', () => void this.folders.create());
   }
 
   /** Put the cursor in the search field, its text selected (Ctrl/⌘+K). */
@@ -115,6 +120,7 @@ export class Sidebar {
     this.sessions = sessions;
     this.activeId = activeId;
     this.render();
+    void this.folders.load();
     // A conversation renamed, deleted or written to since: the results say so too.
     this.search.refresh();
   }
@@ -133,13 +139,13 @@ export class Sidebar {
 
   /** The ids in the order the list shows them (pinned, then by day; archived only when shown). */
   shownIds(): string[] {
-    return groupSessions(this.matching(), Date.now(), this.showArchived).groups.flatMap((g) => g.sessions.map((s) => s.session_id));
+    return this.folders.arrange(groupSessions(this.matching(), Date.now(), this.showArchived)).groups.flatMap((g) => g.sessions.map((s) => s.session_id));
   }
 
   private render(): void {
     clear(this.list);
-    const { groups, archivedCount } = groupSessions(this.matching(), Date.now(), this.showArchived);
     const searching = this.search.titleFilter() !== '';
+    const { groups, archivedCount } = this.folders.arrange(groupSessions(this.matching(), Date.now(), this.showArchived), searching);
     // The search's results (or its empty line) take the list's place; its error line stands above the list.
     const listShown = this.search.shows() === 'list' || this.search.shows() === 'error';
     this.list.hidden = !listShown;
@@ -151,6 +157,11 @@ export class Sidebar {
     this.archivedToggle.textContent = archivedToggleLabel(archivedCount, this.showArchived);
     this.archivedToggle.setAttribute('aria-expanded', String(this.showArchived));
     for (const group of groups) {
+      const folder = this.folders.groupElement(group, (s) => this.row(s));
+      if (folder) {
+        this.list.appendChild(folder);
+        continue;
+      }
       const headingId = `session-group-${group.key}`;
       this.list.appendChild(
         h(
@@ -161,6 +172,7 @@ export class Sidebar {
         ),
       );
     }
+    this.folders.decorateRows(this.list);
   }
 
   private row(s: SessionSummary): HTMLLIElement {
@@ -183,7 +195,7 @@ export class Sidebar {
           onclick: () => this.deps.pick(s.session_id),
         },
         h('span', { class: 'session-name', 'data-testid': 'session-item-title', title }, title),
-        h('span', { class: 'muted small' }, [formatTime(s.updated_at ?? s.created_at), s.message_count ? ` · ${s.message_count} msg` : '']),
+        h('span', { class: 'muted small' }, [formatTime(s.updated_at ?? s.created_at), s.message_count ? ` · ${s.message_count} msg` : '', s.imported_at ? ' · imported' : '']),
       ),
       h(
         'div',
@@ -191,6 +203,7 @@ export class Sidebar {
         action('session-pin', s.pinned ? 'Unpin' : 'Pin', ICONS.pin, () => void setPinned(s, !s.pinned, { changed }), Boolean(s.pinned)),
         action('session-archive', s.archived ? 'Unarchive' : 'Archive', ICONS.archive, () => void setArchived(s, !s.archived, { changed })),
         action('session-delete', 'Delete', ICONS.trash, () => void this.delete(s)),
+        action('session-move', 'Move to…', ICONS.folder, () => this.folders.openMoveMenu(s)),
       ),
     );
   }
