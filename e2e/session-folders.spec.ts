@@ -4,6 +4,7 @@
 // the row, arrows, Enter), a folder folded and still folded after a reload, deleted with its conversations back in
 // no folder; an import of a conversation whose title the list has says "(imported)", is marked, and names the
 // agent connection this Satchel lacks.
+import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { storedSession } from '../server/testing/stored-session.js';
 import { expect, test } from './fixtures.js';
@@ -12,6 +13,11 @@ const SIZES = [
   { width: 1280, height: 800 },
   { width: 800, height: 600 },
 ] as const;
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).analyze();
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
 
 const row = (page: Page, id: string) => page.locator(`[data-testid="session-row"][data-session-id="${id}"]`);
 const folderGroup = (page: Page, name: string) => page.getByTestId('session-folder').filter({ has: page.getByTestId('folder-name').getByText(name, { exact: true }) });
@@ -43,6 +49,8 @@ for (const size of SIZES) {
     test.use({ viewport: size });
 
     test('folders: make one, move conversations in by menu, drag and keyboard, fold it, delete it', async ({ app: page, server }) => {
+      // Many steps, two axe scans and a reload: about a minute on a loaded 2-core machine.
+      test.setTimeout(180_000);
       const tag = `${size.width}`;
       const a = await conversation(page, server.base, `Car insurance quotes ${tag}`);
       const b = await conversation(page, server.base, `Car insurance claim ${tag}`);
@@ -63,15 +71,28 @@ for (const size of SIZES) {
       await row(page, a).getByTestId('session-move').click();
       const menu = page.getByTestId('move-menu');
       await expect(menu).toBeVisible();
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.screenshot({ path: test.info().outputPath(`move-menu-dark-${tag}.png`) });
+      await page.emulateMedia({ colorScheme: 'light' });
       await menu.getByRole('menuitemradio', { name }).click();
       await expect(folder.locator(`[data-testid="session-row"][data-session-id="${a}"]`)).toBeVisible();
       await expect(folder.getByTestId('folder-count')).toHaveText(' (1)');
       const folderId = await folder.getAttribute('data-folder-id');
       await expect.poll(async () => (await storedSession(server.stateDir, a))?.folder).toBe(folderId);
       await page.screenshot({ path: test.info().outputPath(`folders-${tag}.png`) });
+      expect(await seriousViolations(page)).toEqual([]);
 
-      // Dragging a row onto the folder.
-      await row(page, b).dragTo(folder.getByTestId('folder-toggle'));
+      // Dragging a row onto the folder. In the drawer the list scrolls between the row and the folder, and the
+      // emulated pointer's drag then starts on whichever row scrolled under it: the same drag events are sent to
+      // the row and the folder instead.
+      if (!narrow) await row(page, b).dragTo(folder.getByTestId('folder-toggle'));
+      else {
+        const dataTransfer = await page.evaluateHandle(() => new DataTransfer());
+        await row(page, b).dispatchEvent('dragstart', { dataTransfer });
+        await folder.getByTestId('folder-toggle').dispatchEvent('dragover', { dataTransfer });
+        await folder.getByTestId('folder-toggle').dispatchEvent('drop', { dataTransfer });
+      }
       await expect(folder.locator(`[data-testid="session-row"][data-session-id="${b}"]`)).toBeVisible();
       await expect(folder.getByTestId('folder-count')).toHaveText(' (2)');
 
