@@ -1,0 +1,153 @@
+/// <reference lib="dom" />
+// Issue 38, item 1's folders and item 5, at 1280×800 and 800×600 (where the list is a drawer): a folder made from
+// the sidebar, a conversation moved in by "Move to…", by dragging its row and by the keyboard alone (Shift+F10 on
+// the row, arrows, Enter), a folder folded and still folded after a reload, deleted with its conversations back in
+// no folder; an import of a conversation whose title the list has says "(imported)", is marked, and names the
+// agent connection this Satchel lacks.
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { storedSession } from '../server/testing/stored-session.js';
+import { expect, test } from './fixtures.js';
+
+const SIZES = [
+  { width: 1280, height: 800 },
+  { width: 800, height: 600 },
+] as const;
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).analyze();
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+const row = (page: Page, id: string) => page.locator(`[data-testid="session-row"][data-session-id="${id}"]`);
+const folderGroup = (page: Page, name: string) => page.getByTestId('session-folder').filter({ has: page.getByTestId('folder-name').getByText(name, { exact: true }) });
+
+/** A conversation with a message, made through the API (the list shows it once it is read again). */
+async function conversation(page: Page, base: string, title: string): Promise<string> {
+  const made = await page.request.post(`${base}/api/session/new`, { data: {} });
+  const id = ((await made.json()) as { session: { session_id: string } }).session.session_id;
+  await page.request.post(`${base}/api/session/message`, { data: { session_id: id, text: `About ${title}` } });
+  await page.request.post(`${base}/api/session/rename`, { data: { session_id: id, title } });
+  return id;
+}
+
+/** The list shown: in a small window the sessions drawer is opened first. */
+async function showList(page: Page, narrow: boolean): Promise<void> {
+  if (narrow && !(await page.getByTestId('session-list').isVisible())) await page.getByTestId('sessions-toggle').click();
+  await expect(page.getByTestId('session-list')).toBeVisible();
+}
+
+async function reload(page: Page, narrow: boolean): Promise<void> {
+  await page.reload();
+  await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
+  await showList(page, narrow);
+}
+
+for (const size of SIZES) {
+  const narrow = size.width < 900;
+  test.describe(`at ${size.width}×${size.height}`, () => {
+    test.use({ viewport: size });
+
+    test('folders: make one, move conversations in by menu, drag and keyboard, fold it, delete it', async ({ app: page, server }) => {
+      // Many steps, two axe scans and a reload: about a minute on a loaded 2-core machine.
+      test.setTimeout(180_000);
+      const tag = `${size.width}`;
+      const a = await conversation(page, server.base, `Car insurance quotes ${tag}`);
+      const b = await conversation(page, server.base, `Car insurance claim ${tag}`);
+      const c = await conversation(page, server.base, `Plan a weekend ${tag}`);
+      await reload(page, narrow);
+
+      // A folder from the sidebar.
+      const name = `Car ${tag}`;
+      await page.getByTestId('new-folder').click();
+      await page.getByTestId('prompt-input').fill(name);
+      await page.getByTestId('prompt-input').press('Enter');
+      const folder = folderGroup(page, name);
+      await expect(folder).toBeVisible();
+      await expect(folder.getByTestId('folder-count')).toHaveText(' (0)');
+
+      // "Move to…" on a row, by pointer.
+      await row(page, a).hover();
+      await row(page, a).getByTestId('session-move').click();
+      const menu = page.getByTestId('move-menu');
+      await expect(menu).toBeVisible();
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.screenshot({ path: test.info().outputPath(`move-menu-dark-${tag}.png`) });
+      await page.emulateMedia({ colorScheme: 'light' });
+      await menu.getByRole('menuitemradio', { name }).click();
+      await expect(folder.locator(`[data-testid="session-row"][data-session-id="${a}"]`)).toBeVisible();
+      await expect(folder.getByTestId('folder-count')).toHaveText(' (1)');
+      const folderId = await folder.getAttribute('data-folder-id');
+      await expect.poll(async () => (await storedSession(server.stateDir, a))?.folder).toBe(folderId);
+      await page.screenshot({ path: test.info().outputPath(`folders-${tag}.png`) });
+      expect(await seriousViolations(page)).toEqual([]);
+
+      // Dragging a row onto the folder. In the drawer the list scrolls between the row and the folder, and the
+      // emulated pointer's drag then starts on whichever row scrolled under it: the same drag events are sent to
+      // the row and the folder instead.
+      if (!narrow) await row(page, b).dragTo(folder.getByTestId('folder-toggle'));
+      else {
+        const dataTransfer = await page.evaluateHandle(() => new DataTransfer());
+        await row(page, b).dispatchEvent('dragstart', { dataTransfer });
+        await folder.getByTestId('folder-toggle').dispatchEvent('dragover', { dataTransfer });
+        await folder.getByTestId('folder-toggle').dispatchEvent('drop', { dataTransfer });
+      }
+      await expect(folder.locator(`[data-testid="session-row"][data-session-id="${b}"]`)).toBeVisible();
+      await expect(folder.getByTestId('folder-count')).toHaveText(' (2)');
+
+      // The keyboard alone: Shift+F10 on a focused row opens the menu at its current choice; arrows and Enter move it.
+      await row(page, c).getByTestId('session-item').focus();
+      await page.keyboard.press('Shift+F10');
+      await expect(menu).toBeVisible();
+      await expect(menu.getByTestId('move-to-none')).toBeFocused();
+      await expect(menu.getByTestId('move-to-none')).toHaveAttribute('aria-checked', 'true');
+      // Up from "No folder" is the last folder; Home the first: find ours by walking down from the top.
+      await page.keyboard.press('Home');
+      for (let i = 0; i < 50 && (await page.evaluate(() => document.activeElement?.textContent)) !== name; i++) await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      await expect(menu).toHaveCount(0);
+      await expect(folder.locator(`[data-testid="session-row"][data-session-id="${c}"]`)).toBeVisible();
+      await expect(folder.getByTestId('folder-count')).toHaveText(' (3)');
+      // Escape closes the menu and gives focus back.
+      await row(page, c).getByTestId('session-item').focus();
+      await page.keyboard.press('Shift+F10');
+      await expect(menu).toBeVisible();
+      await page.keyboard.press('Escape');
+      await expect(menu).toHaveCount(0);
+      await expect(row(page, c).getByTestId('session-item')).toBeFocused();
+
+      // Folded: its rows hidden, and still after a reload.
+      const toggle = folder.getByTestId('folder-toggle');
+      await expect(toggle).toHaveAttribute('aria-expanded', 'true');
+      await toggle.press('Enter');
+      await expect(folder.getByTestId('folder-toggle')).toHaveAttribute('aria-expanded', 'false');
+      await expect(row(page, a)).toBeHidden();
+      await reload(page, narrow);
+      await expect(folderGroup(page, name).getByTestId('folder-toggle')).toHaveAttribute('aria-expanded', 'false');
+      await expect(row(page, a)).toBeHidden();
+      await folderGroup(page, name).getByTestId('folder-toggle').click();
+      await expect(row(page, a)).toBeVisible();
+
+      // Deleted: its conversations back among the days, nothing else of them changed.
+      await folderGroup(page, name).getByTestId('folder-delete').click();
+      await expect(page.getByTestId('toast').filter({ hasText: `Deleted the folder “${name}”: its 3 conversations are in no folder now.` })).toBeVisible();
+      await expect(folderGroup(page, name)).toHaveCount(0);
+      for (const id of [a, b, c]) await expect(row(page, id)).toBeVisible();
+      await expect.poll(async () => (await storedSession(server.stateDir, a))?.folder).toBeUndefined();
+    });
+
+    test('an import of a conversation the list has says "(imported)", is marked, and names the missing connection', async ({ app: page, server }) => {
+      const title = `Quarterly numbers ${size.width}`;
+      await conversation(page, server.base, title);
+      await reload(page, narrow);
+      const doc = { satchel_export: 1, title, connection_name: 'Nowhere box', model: 'gpt-x', messages: [{ role: 'user', content: 'the numbers', timestamp: 1_700_000_000 }] };
+      await page.getByTestId('import-input').setInputFiles({ name: 'quarterly.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(doc)) });
+      await showList(page, narrow);
+      await expect(page.getByTestId('import-status')).toHaveText(`Imported “${title} (imported)”. No agent connection named “Nowhere box” here: its conversations use the default agent.`);
+      const copy = page.getByTestId('session-row').filter({ has: page.getByTestId('session-item-title').getByText(`${title} (imported)`, { exact: true }) });
+      await expect(copy).toHaveCount(1);
+      await expect(copy.getByTestId('session-item')).toContainText('imported');
+    });
+  });
+}
