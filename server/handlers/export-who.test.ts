@@ -107,6 +107,27 @@ describe('export and import say who a conversation was with', () => {
     expect(lease.folder).toBe((await folderNamed('Projects'))!.id);
   });
 
+  it('the list\'s Export of the selected (session_ids) carries the same: imported back, each copy has its model, prompt, connection and folder', async () => {
+    const one = await furnished('Pack for the coast');
+    const two = await furnished('Book the ferry');
+    const res = await srv.api(`/api/sessions/export?session_ids=${one.id},${two.id}`);
+    expect(res.status).toBe(200);
+    const { status, body } = await importFile('chosen.zip', Buffer.from(await res.arrayBuffer()));
+    expect(status).toBe(200);
+    expect(body.missing_connections).toBeUndefined();
+    const made = body.sessions as Json[];
+    expect(made.map((s) => s.title).sort()).toEqual([`Book the ferry${IMPORTED_MARK}`, `Pack for the coast${IMPORTED_MARK}`]);
+    // Each furnished() made a connection named "Work box": the copy's is one of that name (a name is what travels).
+    const workBoxes = (((await (await srv.api('/api/agent/connections')).json()) as Json).connections as Json[]).filter((c) => c.name === 'Work box').map((c) => c.id);
+    expect(workBoxes).toContain(one.connection);
+    for (const s of made) {
+      const stored = (await storedSession(srv.stateDir, s.session_id))!;
+      expect({ model: stored.model, system_prompt: stored.system_prompt, folder: stored.folder }).toEqual({ model: 'gpt-weekend', system_prompt: 'Answer in one line.', folder: two.folder });
+      expect(workBoxes).toContain(stored.connection);
+      expect(Date.parse(stored.imported_at!)).toBeGreaterThan(0);
+    }
+  });
+
   it('a failed import leaves no folder it made', async () => {
     const good = { satchel_export: 1, title: 'Good', folder: 'Ghost folder', messages: [{ role: 'user', content: 'fine' }] };
     const bad = { satchel_export: 1, title: 'Bad', folder: 'Ghost folder', messages: [{ role: 'user', content: 'x', attachments: [{ kind: 'file', path: 'attachments/gone.txt' }] }] };
