@@ -128,7 +128,9 @@ export class Sidebar {
         this.render();
       },
     });
-    byId('new-folder').addEventListener('click', () => void this.folders.create());
+    const folderBtn = byId('new-folder');
+    folderBtn.prepend(icon([...ICONS.folder]), ' ');
+    folderBtn.addEventListener('click', () => void this.folders.create());
   }
 
   /** Put the cursor in the search field, its text selected (Ctrl/⌘+K). */
