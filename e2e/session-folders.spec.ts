@@ -97,6 +97,7 @@ for (const size of SIZES) {
       // A folder in the listbox and the heading's hover bar shown: still 0 serious.
       await folder.getByTestId('folder-head').hover();
       await expect(folder.getByTestId('folder-delete')).toBeVisible();
+      await page.screenshot({ path: test.info().outputPath(`folder-head-hover-${tag}.png`) });
       expect(await seriousViolations(page)).toEqual([]);
 
       // Dragging a row onto the folder. In the drawer the list scrolls between the row and the folder, and the
@@ -141,7 +142,10 @@ for (const size of SIZES) {
       await expect(page.locator('[role="option"]:focus')).toHaveCount(1);
       expect([a, b, c]).not.toContain(await page.evaluate(() => (document.activeElement as HTMLElement).dataset.sessionId));
       await expect(page.getByRole('group', { name: new RegExp(`^${name} \\(3\\)\\s*, folded$`) })).toHaveCount(1);
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.screenshot({ path: test.info().outputPath(`folded-dark-${tag}.png`) });
       expect(await seriousViolations(page)).toEqual([]);
+      await page.emulateMedia({ colorScheme: 'light' });
       await reload(page, narrow);
       await expect(folderGroup(page, name)).toHaveAttribute('data-folded', 'true');
       await expect(row(page, a)).toBeHidden();
