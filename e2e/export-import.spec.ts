@@ -74,12 +74,13 @@ test('export then import: the new conversation equals the original; a file that 
 
   const before = await page.getByTestId('session-item').count();
   await page.getByTestId('import-input').setInputFiles(json.file);
-  await expect(page.getByTestId('import-status')).toHaveText('Imported “Holiday”.');
+  // The original is still in the list: the copy's title says so (issue 38, item 5).
+  await expect(page.getByTestId('import-status')).toHaveText('Imported “Holiday (imported)”.');
   await expect(page).not.toHaveURL(new RegExp(`#s=${id}$`));
   await expect(page).toHaveURL(/#s=[0-9a-f]{12}$/);
   const copy = new URL(page.url()).hash.replace('#s=', '');
   await expect(page.getByTestId('session-item')).toHaveCount(before + 1);
-  await expect(page.getByTestId('session-title')).toHaveText('Holiday');
+  await expect(page.getByTestId('session-title')).toHaveText('Holiday (imported)');
   await expect(page.getByTestId('session-workspace')).toHaveText(`Workspace: ${server.workspace}`);
   await expect(page.getByTestId('version-text')).toHaveText('2/2');
   expect(await shownTexts(page)).toEqual(['Here is the better plan']);

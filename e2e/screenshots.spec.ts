@@ -24,7 +24,7 @@ for (const scheme of ['light', 'dark'] as const) {
     await page.screenshot({ path: path.join(OUT, `new-session-${scheme}.png`) });
     // Renamed only once the new session is shown: before that, Rename acts on the session the page opened with
     // (the newest one an earlier test left), and under load the creation takes long enough for that to happen.
-    await createSession(page, dir);
+    const sessionId = await createSession(page, dir);
     // Then once the composer has focus: renaming before that loses the rename field to that focus (the field
     // closed on blur before the title was typed, on a busy machine).
     await expect(page.getByTestId('composer-input')).toBeFocused();
@@ -32,6 +32,11 @@ for (const scheme of ['light', 'dark'] as const) {
     await page.getByTestId('rename-input').fill('Trip to Lisbon');
     await page.getByTestId('rename-input').press('Enter');
     await expect(page.getByTestId('session-title')).toHaveText('Trip to Lisbon');
+    // Folders (issue 38): the conversation in one, as the list shows it (the dark run finds it made).
+    const listed = (await (await page.request.get(`${server.base}/api/folders`)).json()) as { folders: Array<{ id: string; name: string }> };
+    const travel = listed.folders.find((f) => f.name === 'Travel') ?? ((await (await page.request.post(`${server.base}/api/folders/new`, { data: { name: 'Travel' } })).json()) as { folder: { id: string } }).folder;
+    expect((await page.request.post(`${server.base}/api/session/folder`, { data: { session_id: sessionId, folder_id: travel.id } })).ok()).toBe(true);
+    await expect(page.locator(`[data-testid="session-folder"] [data-testid="session-row"][data-session-id="${sessionId}"]`)).toBeVisible();
 
     await page.getByTestId('file-input').setInputFiles([
       { name: 'itinerary.txt', mimeType: 'text/plain', buffer: Buffer.from('Day 1: arrive') },

@@ -67,6 +67,7 @@ import { AgentKeys, attachAgentKeys } from './mcp/keys.js';
 import * as s from './handlers/sessions.js';
 import { listSessionReceipts } from './handlers/receipts.js';
 import { listMasks, revealMask } from './handlers/reveal.js';
+import { deleteFolderRoute, getFolders, moveSessionToFolder, newFolder, renameFolderRoute } from './handlers/folders.js';
 import { search } from './handlers/search.js';
 import { capability, transcribe } from './handlers/transcribe.js';
 import { listWorkspace, previewWorkspaceFile, rawWorkspaceFile, readWorkspaceFile } from './handlers/workspace-browse.js';
@@ -168,6 +169,12 @@ export const routes: RouteTable<App> = {
   '/api/session/pin': { POST: api(s.pinSession, 'Could not pin the session') },
   '/api/session/archive': { POST: api(s.archiveSession, 'Could not archive the session') },
   '/api/session/message': { POST: api(s.addMessage) },
+  // Folders to group conversations in (docs/API.md "Folders"); deleting one leaves its conversations in none.
+  '/api/folders': { GET: api(getFolders) },
+  '/api/folders/new': { POST: api(newFolder, 'Could not make the folder') },
+  '/api/folders/rename': { POST: api(renameFolderRoute, 'Could not rename the folder') },
+  '/api/folders/delete': { POST: api(deleteFolderRoute, 'Could not delete the folder') },
+  '/api/session/folder': { POST: api(moveSessionToFolder, 'Could not move the conversation') },
   '/api/session/version': { POST: api(showSessionVersion) },
   // "Show" on a masked value: where a message's masks are, and one original for this view (docs/API.md "Masked values").
   '/api/session/masks': { POST: api(listMasks, 'Could not find the masked values') },

@@ -17,6 +17,8 @@ import type {
   InboxFoldersResponse,
   DatabaseRestoreResponse,
   DatabaseStateResponse,
+  FolderSummary,
+  FoldersResponse,
   CapabilityResponse as Capability,
   SentAttachment,
   ChatCancelResponse,
@@ -172,6 +174,12 @@ export const api = {
   restoreSession: (id: string) => request<{ session: Session }>('POST', '/api/session/restore', { session_id: id }),
   pinSession: (id: string, pinned: boolean) => request<{ session: SessionSummary }>('POST', '/api/session/pin', { session_id: id, pinned }),
   archiveSession: (id: string, archived: boolean) => request<{ session: SessionSummary }>('POST', '/api/session/archive', { session_id: id, archived }),
+  /** Folders (docs/API.md "Folders"): a conversation's is its summary's `folder`; null moves it out of any. */
+  folders: () => request<FoldersResponse>('GET', '/api/folders'),
+  newFolder: (name: string) => request<{ folder: FolderSummary }>('POST', '/api/folders/new', { name }),
+  renameFolder: (id: string, name: string) => request<{ folder: FolderSummary }>('POST', '/api/folders/rename', { folder_id: id, name }),
+  deleteFolder: (id: string) => request<{ folder: FolderSummary; moved: number }>('POST', '/api/folders/delete', { folder_id: id }),
+  moveToFolder: (id: string, folderId: string | null) => request<{ session: SessionSummary }>('POST', '/api/session/folder', { session_id: id, folder_id: folderId }),
   /** A message kept without asking an agent; `messageIndex`: as a new version from that message on (Edit). */
   // Asks for the summary and the stored row only: the whole session is every message again (10 MB at 10,000).
   sendMessage: (id: string, text: string, attachments: SentAttachment[], messageIndex?: number) =>

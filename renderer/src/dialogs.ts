@@ -12,9 +12,19 @@ export function promptText(heading: string, label: string, initial = '', placeho
   input.placeholder = placeholder;
   dialog.returnValue = '';
   return new Promise((resolve) => {
+    // Enter in the field means OK: the form's implicit submission would press its first button, Cancel.
+    const onEnter = (e: KeyboardEvent) => {
+      if (e.key !== 'Enter' || e.isComposing) return;
+      e.preventDefault();
+      dialog.close('ok');
+    };
+    input.addEventListener('keydown', onEnter);
     dialog.addEventListener(
       'close',
-      () => resolve(dialog.returnValue === 'ok' && input.value.trim() ? input.value.trim() : null),
+      () => {
+        input.removeEventListener('keydown', onEnter);
+        resolve(dialog.returnValue === 'ok' && input.value.trim() ? input.value.trim() : null);
+      },
       { once: true },
     );
     dialog.showModal();

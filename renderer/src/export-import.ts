@@ -71,9 +71,9 @@ export class ExportImport {
       }
       const text = await res.text();
       if (!res.ok) throw new Error(errorText(res.status, text));
-      const { session, sessions } = JSON.parse(text) as { session: Session; sessions?: Array<{ session_id: string }> };
+      const { session, sessions, missing_connections: missing } = JSON.parse(text) as { session: Session; sessions?: Array<{ session_id: string }>; missing_connections?: string[] };
       // An "Export all" archive brings back every conversation in it; the first of them is opened.
-      this.status.textContent = sessions && sessions.length > 1 ? `Imported ${sessions.length} conversations.` : `Imported “${session.title}”.`;
+      this.status.textContent = (sessions && sessions.length > 1 ? `Imported ${sessions.length} conversations.` : `Imported “${session.title}”.`) + missingConnectionsText(missing);
       this.statusTimer = setTimeout(() => (this.status.textContent = ''), IMPORT_STATUS_MS);
       this.deps.imported(session.session_id);
     } catch (err) {
@@ -84,4 +84,13 @@ export class ExportImport {
       this.importButton.disabled = false;
     }
   }
+}
+
+/** What an import says of the agent connections its export named that this Satchel does not have (issue 38, item 5). */
+export function missingConnectionsText(missing: readonly string[] | undefined): string {
+  if (!missing || missing.length === 0) return '';
+  const names = missing.map((n) => `“${n}”`).join(', ');
+  return missing.length === 1
+    ? ` No agent connection named ${names} here: its conversations use the default agent.`
+    : ` No agent connections named ${names} here: their conversations use the default agent.`;
 }

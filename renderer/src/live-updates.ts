@@ -71,6 +71,8 @@ export function followServer(targets: LiveTargets, connect = connectEvents): { c
       if (forCurrent(data)) void targets.reloadAll(null).catch(ignore);
     },
     session_restored: () => refreshList(),
+    // A folder made, renamed or deleted in another window: the list (and its folders) read again.
+    folders_changed: () => refreshList(),
     session_renamed: (data) => targets.applyTitle(data.session_id, data.title),
     session_updated: (data) => {
       refreshList();

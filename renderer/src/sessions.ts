@@ -10,6 +10,7 @@ import { formatTime } from './format.js';
 import { deleteWithUndo, setArchived, setPinned } from './session-actions.js';
 import { archivedToggleLabel, groupSessions } from './session-groups.js';
 import { isMoveKey, ListSelection, moveFocus, rowAfter, undoShows } from './session-selection.js';
+import { SessionFolders } from './session-folders.js';
 import { SessionSearch } from './search.js';
 import { initSidebarResize } from './sidebar-resize.js';
 import { notify } from './toast.js';
@@ -85,6 +86,8 @@ export class Sidebar {
    *  which then show in the list's place (search.ts). */
   private readonly search: SessionSearch;
   private readonly searchField = byId<HTMLInputElement>('session-search');
+  /** Folders (session-folders.ts): their groups, their keys and menus, drag and drop onto them, "Move to…". */
+  private readonly folders: SessionFolders;
   workspaces: string[] = [];
   /** Where the server puts a session made without a workspace (GET /api/workspaces `default`). */
   defaultWorkspace: string | undefined;
@@ -114,6 +117,20 @@ export class Sidebar {
       if (this.calmRow !== null && row && row.dataset.sessionId !== this.calmRow) this.endCalm();
     });
     this.list.addEventListener('pointerleave', () => this.endCalm());
+    this.folders = new SessionFolders(this.list, {
+      changed: () => this.render(),
+      moved: (s) => this.applySummary(s),
+      sessions: () => this.sessions,
+      order: () => this.order(),
+      focusRow: (id) => {
+        this.focusId = id;
+        this.focusAfterRender = true;
+        this.render();
+      },
+    });
+    const folderBtn = byId('new-folder');
+    folderBtn.prepend(icon([...ICONS.folder]), ' ');
+    folderBtn.addEventListener('click', () => void this.folders.create());
   }
 
   /** Put the cursor in the search field, its text selected (Ctrl/⌘+K). */
@@ -146,6 +163,7 @@ export class Sidebar {
     this.activeId = activeId;
     if (this.selection.size <= 1) this.selection.only(activeId);
     this.render();
+    void this.folders.load();
     // A conversation renamed, deleted or written to since: the results say so too.
     this.search.refresh();
   }
@@ -171,7 +189,7 @@ export class Sidebar {
 
   /** The ids in the order the list shows them (pinned, then by day; archived only when shown). */
   shownIds(): string[] {
-    return groupSessions(this.matching(), Date.now(), this.showArchived).groups.flatMap((g) => g.sessions.map((s) => s.session_id));
+    return this.folders.arrange(groupSessions(this.matching(), Date.now(), this.showArchived), this.search.titleFilter() !== '').groups.flatMap((g) => g.sessions.map((s) => s.session_id));
   }
 
   /** The rows the listbox shows now, in order (a folder collapsed, or the list hidden by a search: none of it). */
@@ -196,13 +214,14 @@ export class Sidebar {
     clear(this.list);
     const present = new Set(this.sessions.map((s) => s.session_id));
     this.selection.keepOnly(present);
-    const { groups, archivedCount } = groupSessions(this.matching(), Date.now(), this.showArchived);
     const searching = this.search.titleFilter() !== '';
+    const { groups, archivedCount } = this.folders.arrange(groupSessions(this.matching(), Date.now(), this.showArchived), searching);
     // The search's results (or its empty line) take the list's place; its error line stands above the list.
     const listShown = this.search.shows() === 'list' || this.search.shows() === 'error';
     this.list.hidden = !listShown;
     const empty = byId('session-empty');
-    empty.hidden = !listShown || groups.length > 0;
+    // A folder with nothing in it is still a group (a place to drop onto), not a row to show.
+    empty.hidden = !listShown || groups.some((g) => g.sessions.length > 0 || g.key.startsWith('folder-'));
     // Titles filter at once; the server's answer may still find the words in a message.
     empty.textContent = this.sessions.length === 0 || !searching ? 'No sessions yet.' : this.search.shows() === 'error' ? 'No conversation’s title matches.' : 'Searching messages and files…';
     this.archivedToggle.hidden = !listShown || archivedCount === 0;
@@ -213,6 +232,11 @@ export class Sidebar {
     const tabRow = [this.focusId, this.activeId].find((id) => id !== null && order.includes(id)) ?? order[0] ?? null;
     this.list.classList.toggle('multi', this.selection.size > 1);
     for (const group of groups) {
+      const folder = this.folders.groupElement(group, (s) => this.row(s, s.session_id === tabRow));
+      if (folder) {
+        this.list.appendChild(folder);
+        continue;
+      }
       const headingId = `session-group-${group.key}`;
       this.list.appendChild(
         h(
@@ -224,6 +248,7 @@ export class Sidebar {
         ),
       );
     }
+    this.folders.decorateRows(this.list);
     this.renderBar(order);
     if (focusInList || (this.focusAfterRender && isIdle(document.activeElement))) {
       (this.optionOf(this.focusId) ?? this.optionOf(tabRow))?.focus({ preventScroll: false });
@@ -282,6 +307,8 @@ export class Sidebar {
           s.pinned ? icon([...ICONS.pin]) : null,
           formatTime(s.updated_at ?? s.created_at),
           s.message_count ? ` · ${s.message_count} msg` : '',
+          // An imported copy (issue 38, item 5): told apart from its original at a glance.
+          s.imported_at ? h('span', { class: 'session-imported', 'data-testid': 'session-imported' }, ' · imported') : null,
         ]),
       ),
       // Hidden from the accessibility tree (a listbox holds only options): the row's keys and the described
@@ -292,6 +319,7 @@ export class Sidebar {
         action('session-pin', s.pinned ? 'Unpin' : 'Pin', 'P', ICONS.pin, () => void setPinned(s, !s.pinned, { changed }), Boolean(s.pinned)),
         action('session-archive', s.archived ? 'Unarchive' : 'Archive', 'A', ICONS.archive, () => void setArchived(s, !s.archived, { changed })),
         action('session-delete', 'Delete', 'Delete', ICONS.trash, () => void this.delete([s])),
+        action('session-move', 'Move to…', 'M', ICONS.folder, () => this.folders.openMoveMenu(this.acting(id, this.order()))),
       ),
     );
   }
@@ -341,6 +369,8 @@ export class Sidebar {
     }
     const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
     const acting = this.acting(id, order);
+    // A folder's keys (Left folds, F2 renames, F its menu) and Move to… (M, Shift+F10, the Menu key).
+    if (this.folders.onRowKey(e, id, acting)) return;
     if (key === 'Enter' && !mod && !e.shiftKey) {
       e.preventDefault();
       this.selection.only(id);

@@ -22,7 +22,21 @@ import { ensureDir, readFileHead } from '../store/files.js';
 import type { Session } from '../store/sessions.js';
 import { writeDraft } from '../drafts/store.js';
 import { ExportJsonReader } from './parse-json.js';
-import { EXPORT_TOO_LARGE, exportDocument, importedDraft, importedSession, MAX_EXPORT_JSON_BYTES, NOT_AN_EXPORT, type HeldEntry, type ImportTarget } from './read-export.js';
+import {
+  EXPORT_TOO_LARGE,
+  exportDocument,
+  importedDraft,
+  importedFolderName,
+  importedSession,
+  MAX_EXPORT_JSON_BYTES,
+  NOT_AN_EXPORT,
+  type HeldEntry,
+  type ImportContext,
+  type ImportTarget,
+} from './read-export.js';
+import { listConnections } from '../agent/connections.js';
+import { foldersNamed, removeFolders } from '../store/folders.js';
+import { sessionVisible } from '../store/profiles.js';
 
 /** The conversation's JSON in an export's .zip (export/zip-out.ts writes it at the root). */
 export const EXPORT_JSON_NAME = 'conversation.json';
@@ -43,19 +57,38 @@ async function readDocument(handle: fsp.FileHandle, reader: ExportJsonReader, si
   return exportDocument(await reader.read(await handle.readFile(), signal));
 }
 
+/** What an import made: its conversations, and the connections the export named that this machine lacks. */
+export interface ImportResult {
+  sessions: Session[];
+  missingConnections: string[];
+}
+
+/** The profile's titles and this machine's connections, which an import matches the export's names against. */
+function importContext(app: App, profile: string): ImportContext {
+  const titles = new Set(app.sessions.list().filter((s) => sessionVisible(s.profile, profile)).map((s) => s.title));
+  const { connections } = listConnections(app.config.stateDir, process.env, app.agentKeyStore);
+  return { titles, connections: connections.map((c) => ({ id: c.id, name: c.name })), missingConnections: new Set() };
+}
+
 /** Import the staged upload at `staged` as new sessions of `profile`: one, or each of an "Export all" archive. */
-export async function importConversations(app: App, staged: string, profile: string, signal: AbortSignal): Promise<Session[]> {
+export async function importConversations(app: App, staged: string, profile: string, signal: AbortSignal): Promise<ImportResult> {
+  const context = importContext(app, profile);
+  const sessions = await importSessions(app, staged, profile, context, signal);
+  return { sessions, missingConnections: [...context.missingConnections] };
+}
+
+async function importSessions(app: App, staged: string, profile: string, context: ImportContext, signal: AbortSignal): Promise<Session[]> {
   const head = await readFileHead(staged, HEAD_BYTES);
   const workspace = await app.workspaces.validate(app.workspaces.fallbackWorkspace);
   if (ZIP_MAGIC.some((magic) => head.subarray(0, magic.length).equals(magic))) {
     const reader = new ExportJsonReader();
     try {
-      return await importZip(app, staged, { stateDir: app.config.stateDir, workspace, profile, now: new Date(), reader }, signal);
+      return await importZip(app, staged, { stateDir: app.config.stateDir, workspace, profile, now: new Date(), reader, context }, signal);
     } finally {
       await reader.close();
     }
   }
-  const base = { stateDir: app.config.stateDir, workspace, profile, now: new Date() };
+  const base = { stateDir: app.config.stateDir, workspace, profile, now: new Date(), context };
   // Not even the start of a JSON object (a photo, a PDF): said at once, without reading the rest.
   if (!/^\s*(?:\{|$)/.test(head.toString('latin1'))) throw new ValueError(NOT_AN_EXPORT);
   const reader = new ExportJsonReader();
@@ -72,9 +105,39 @@ export async function importConversations(app: App, staged: string, profile: str
   }
   // No folder: a reference to any attachment is one the export does not hold.
   const drafts = new Drafts();
-  const stored = [await app.sessions.insert(drafts.read(doc, importedSession(doc, { ...base, sessionId: app.sessions.freshId(), held: new Map() })))];
+  const folders = new FolderNames();
+  const session = folders.read(doc, drafts.read(doc, importedSession(doc, { ...base, sessionId: app.sessions.freshId(), held: new Map() })));
+  const stored = await folders.storing(app, profile, [session], (all) => app.sessions.insertAll(all));
   await drafts.write(app.config.stateDir);
   return stored;
+}
+
+/**
+ * The folders an import's conversations were in (an export names each by its name): found in the profile by
+ * name or made, just before the conversations are stored, and the ones made taken back if storing fails.
+ */
+class FolderNames {
+  private readonly named = new Map<string, string>();
+
+  read(doc: Record<string, unknown>, session: Session): Session {
+    const name = importedFolderName(doc);
+    if (name !== undefined) this.named.set(session.session_id, name);
+    return session;
+  }
+
+  async storing(app: App, profile: string, sessions: Session[], store: (sessions: Session[]) => Promise<Session[]>): Promise<Session[]> {
+    const { byName, made } = await foldersNamed(app.sessions, profile, [...new Set(this.named.values())]);
+    const placed = sessions.map((s) => {
+      const folder = byName.get(this.named.get(s.session_id) ?? '');
+      return folder ? { ...s, folder: folder.id } : s;
+    });
+    try {
+      return await store(placed);
+    } catch (err) {
+      await removeFolders(app.sessions, made).catch((e: unknown) => log.warn('could not take back the folders of a failed import', e));
+      throw err;
+    }
+  }
 }
 
 /** The drafts an import's conversations carry: read (and checked) with each conversation, written once it is stored. */
@@ -153,6 +216,7 @@ async function importZip(app: App, staged: string, base: ImportBase, signal: Abo
   await ensureDir(rootPath);
   const folders = new ImportFolders(app, await AnchoredDir.open(rootPath));
   const drafts = new Drafts();
+  const folderNames = new FolderNames();
   try {
     // The archive is unpacked inside the first session's folder; it is that conversation's if it holds one.
     const first = await folders.make();
@@ -170,13 +234,13 @@ async function importZip(app: App, staged: string, base: ImportBase, signal: Abo
         const held = await withDir(folders.root, id, heldEntries);
         // A conversation without files has no folder, as one made in Satchel has none before its first upload.
         if (held.size === 0) await folders.root.removeTree(id);
-        out.push(naming(name, () => drafts.read(doc, importedSession(doc, { ...base, sessionId: id, held }))));
+        out.push(naming(name, () => folderNames.read(doc, drafts.read(doc, importedSession(doc, { ...base, sessionId: id, held })))));
       }
       return out;
     });
     // The first folder held only the work folder when the archive was an "Export all": it goes now.
     if (!sessions.some((s) => s.session_id === first)) await folders.root.removeTree(first);
-    const stored = await app.sessions.insertAll(sessions);
+    const stored = await folderNames.storing(app, base.profile, sessions, (all) => app.sessions.insertAll(all));
     await folders.unmarkAll();
     await drafts.write(app.config.stateDir);
     return stored;

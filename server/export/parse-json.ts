@@ -43,7 +43,11 @@ export const PARSE_WORKER_MAX_HEAP_MB = 384;
 export const PARSE_WORKER_TIMEOUT_MS = 120_000;
 
 /** The fields of an export's document an import reads (read-export.ts `importedSession`). */
-export const EXPORT_DOCUMENT_FIELDS = ['satchel_export', 'title', 'created_at', 'updated_at', 'messages', 'attachments', 'draft'] as const;
+export const EXPORT_DOCUMENT_FIELDS = [
+  'satchel_export', 'title', 'created_at', 'updated_at', 'messages', 'attachments', 'draft',
+  // Who the conversation was with (issue 38, item 5).
+  'model', 'system_prompt', 'connection_name', 'folder',
+] as const;
 /** The fields of a row an import reads (read-export.ts `RowReader`); `_versions` is walked apart. */
 export const EXPORT_ROW_FIELDS = [
   'role', 'content', 'timestamp', 'reasoning', 'tool_call_id', 'tool_activity', 'tool_activity_omitted', 'usage',

@@ -19,9 +19,19 @@ import { MAX_STORED_TOOLS } from '../agent/stream/activity.js';
 import { MAX_REPLY_BYTES } from '../agent/stream/reply.js';
 import { MAX_TOOL_CALLS } from '../agent/stream/tool-calls.js';
 import { arrivalFrom } from '../inbox/arrivals.js';
+import { MAX_CONNECTION_NAME_CHARS } from '../agent/connections.js';
 import { normalizeMessage, type Message } from '../store/messages.js';
 import { MAX_VERSION_DEPTH } from './parse-json.js';
-import { MAX_ATTACHMENTS_PER_SESSION, MAX_MESSAGE_CHARS, MAX_MODEL_CHARS, MAX_MESSAGES_PER_SESSION, MAX_SESSION_FILE_BYTES, MAX_TITLE_CHARS, type Session } from '../store/sessions.js';
+import {
+  MAX_ATTACHMENTS_PER_SESSION,
+  MAX_MESSAGE_CHARS,
+  MAX_MESSAGES_PER_SESSION,
+  MAX_MODEL_CHARS,
+  MAX_SESSION_FILE_BYTES,
+  MAX_SYSTEM_PROMPT_CHARS,
+  MAX_TITLE_CHARS,
+  type Session,
+} from '../store/sessions.js';
 import { MAX_VERSIONS_PER_MESSAGE, VERSIONS_FIELD } from '../store/versions.js';
 import { passesCap } from '../store/caps.js';
 import { MAX_DRAFT_ATTACHMENTS, MAX_DRAFT_TEXT_CHARS, type StoredDraftItem } from '../drafts/store.js';
@@ -85,7 +95,23 @@ export interface ImportTarget {
   /** By name: what is in the new session's folder. */
   held: ReadonlyMap<string, HeldEntry>;
   now: Date;
+  /** Who the conversation was with, as this machine knows it (ImportContext); absent: none of it is restored. */
+  context?: ImportContext;
 }
+
+/**
+ * What an import matches an export's names against (issue 38, item 5): the titles the profile's conversations have
+ * (an imported one of the same title says "(imported)"), the agent connections by name, and the names of
+ * connections the export named that this machine does not have (filled in as conversations are read).
+ */
+export interface ImportContext {
+  titles: ReadonlySet<string>;
+  connections: readonly { id: string; name: string }[];
+  missingConnections: Set<string>;
+}
+
+/** What an imported conversation's title gets when the profile already has one of that title. */
+export const IMPORTED_MARK = ' (imported)';
 
 /**
  * An export's parsed JSON (parse-json.ts: undefined when it was not JSON) as an export's document, or ValueError
@@ -270,20 +296,59 @@ function titleOf(value: unknown): string {
   return clean || 'Untitled';
 }
 
+/** The title, marked "(imported)" (cut to fit the store's cap) when the profile has a conversation of that title. */
+function markedTitle(title: string, context: ImportContext | undefined): string {
+  if (!context?.titles.has(title)) return title;
+  return title.slice(0, MAX_TITLE_CHARS - IMPORTED_MARK.length).trimEnd() + IMPORTED_MARK;
+}
+
+/** An optional text of the document (its model, its system prompt): a string within `max`, else refused; blank is none. */
+function optionalText(doc: Record<string, unknown>, field: string, max: number, what: string): string | undefined {
+  const value = doc[field];
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  if (value.length > max) throw new ValueError(badExport(`its ${what} is longer than Satchel keeps (${max} characters)`));
+  return value;
+}
+
+/**
+ * The connection the export names, as this machine's connection id: the one of the same name, else one whose name
+ * differs only in case; none (the default applies) when the export names none or this machine has no such
+ * connection, which is then noted in `missingConnections`.
+ */
+function connectionOf(doc: Record<string, unknown>, context: ImportContext | undefined): string | undefined {
+  const name = doc.connection_name;
+  if (!context || typeof name !== 'string' || name.trim() === '') return undefined;
+  const found = context.connections.find((c) => c.name === name) ?? context.connections.find((c) => c.name.toLowerCase() === name.toLowerCase());
+  if (!found) context.missingConnections.add(name.slice(0, MAX_CONNECTION_NAME_CHARS));
+  return found?.id;
+}
+
 /** The session an export's document makes in `target` (a new id, its folder, the profile's default workspace). */
 export function importedSession(doc: Record<string, unknown>, target: ImportTarget): Session {
   const attachments = uploadsOf(doc.attachments, target);
   const messages = new RowReader(target, attachments).rows(doc.messages ?? [], 0);
+  const model = optionalText(doc, 'model', MAX_MODEL_CHARS, 'model name');
+  const systemPrompt = optionalText(doc, 'system_prompt', MAX_SYSTEM_PROMPT_CHARS, 'system prompt');
+  const connection = connectionOf(doc, target.context);
   return {
     session_id: target.sessionId,
-    title: titleOf(doc.title),
+    title: markedTitle(titleOf(doc.title), target.context),
     workspace: target.workspace,
     profile: target.profile,
     created_at: isoTime(doc.created_at, target.now),
     updated_at: isoTime(doc.updated_at, target.now),
+    ...(model !== undefined ? { model } : {}),
+    ...(systemPrompt !== undefined ? { system_prompt: systemPrompt } : {}),
+    ...(connection !== undefined ? { connection } : {}),
+    imported_at: target.now.toISOString(),
     messages,
     attachments,
   };
+}
+
+/** The folder name an export's document names (looked up or made by the import: store/folders.ts foldersNamed). */
+export function importedFolderName(doc: Record<string, unknown>): string | undefined {
+  return typeof doc.folder === 'string' && doc.folder.trim() !== '' ? doc.folder : undefined;
 }
 
 /**

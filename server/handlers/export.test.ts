@@ -169,7 +169,8 @@ describe('POST /api/session/import', () => {
     expect(status).toBe(200);
     const copy = body.session as Json;
     expect(copy.session_id).not.toBe(id);
-    expect(copy.title).toBe('Trip plan');
+    // The original is still there: the copy says so (issue 38, item 5).
+    expect(copy.title).toBe('Trip plan (imported)');
     expect(copy.workspace).toBe(srv.workspace);
     expect(copy.created_at).toBe(original.created_at);
     expect(copy.messages.map((m: Json) => m.content)).toEqual(['first, edited']);
@@ -297,11 +298,11 @@ describe('POST /api/session/import of an "Export all" archive', () => {
     const { status, body } = await importInto(archive);
     expect(status).toBe(200);
     const made = body.sessions as Json[];
-    expect(made.map((s) => s.title).sort()).toEqual(['Notes', 'Words']);
+    expect(made.map((s) => s.title).sort()).toEqual(['Notes (imported)', 'Words (imported)']);
     expect(made.every((s) => s.session_id !== a && s.session_id !== b)).toBe(true);
     expect(body.session.session_id).toBe(made[0]!.session_id);
     expect(await listed()).toEqual([a, b, ...made.map((s) => s.session_id as string)].sort());
-    const notes = made.find((s) => s.title === 'Notes')!;
+    const notes = made.find((s) => s.title === 'Notes (imported)')!;
     const copy = ((await (await all.api(`/api/session?session_id=${notes.session_id}`)).json()) as Json).session as Json;
     expect(copy.messages.map((m: Json) => m.content)).toEqual(['about the notes']);
     expect(copy.attachments.map((x: Json) => x.path)).toEqual([path.join(all.stateDir, 'attachments', notes.session_id, 'notes.txt')]);

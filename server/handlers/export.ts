@@ -5,7 +5,7 @@ import { HttpError, ValueError } from '../core/errors.js';
 import { sanitizeName } from '../core/names.js';
 import { readDraft, type StoredDraft } from '../drafts/store.js';
 import { conversationMarkdown } from '../export/markdown.js';
-import { EXPORT_JSON_NAME, importConversations } from '../export/import.js';
+import { EXPORT_JSON_NAME, importConversations, type ImportResult } from '../export/import.js';
 import { conversationParts } from '../export/conversation-parts.js';
 import { conversationForExport, type ExportedSource } from '../export/read-conversation.js';
 import { MAX_EXPORT_FILES, sessionFiles, type SessionFiles } from '../export/session-files.js';
@@ -15,6 +15,8 @@ import { sendJson, sendText } from '../http/respond.js';
 import { EXPORT_ATTACHMENTS_DIR, exportedConversation, type ExportedConversation } from '../projections/export.js';
 import { publicSession, publicSessionSummary, redactText } from '../projections/index.js';
 import { sessionVisible, visibleSession } from '../store/profiles.js';
+import { folderOf, listFolders } from '../store/folders.js';
+import { listConnections } from '../agent/connections.js';
 import { isSessionId, sessionSummary, type Session } from '../store/sessions.js';
 import { contentDisposition } from '../workspace/raw.js';
 
@@ -36,8 +38,21 @@ export function nameOf(title: string): string {
   return sanitizeName(title, MAX_TITLE_IN_NAME) ?? 'conversation';
 }
 
-function documentOf(app: HandlerInput['app'], session: Session, files: SessionFiles, draft: StoredDraft): ExportedConversation {
-  return exportedConversation({ ...session, draft }, { folder: files.folder, held: files.held }, { appVersion: app.version, now: new Date() });
+/** A conversation's connection and folder by name, as an export carries them (a name means something elsewhere). */
+type NamesOf = (session: Session) => { connectionName?: string; folderName?: string };
+
+/** The profile's connections and folders, read once per export. */
+async function namesFor(app: HandlerInput['app'], profile: string): Promise<NamesOf> {
+  const { connections } = listConnections(app.config.stateDir, process.env, app.agentKeyStore);
+  const folders = await app.sessions.query((q) => listFolders(q, profile));
+  return (session) => ({
+    connectionName: typeof session.connection === 'string' ? connections.find((c) => c.id === session.connection)?.name : undefined,
+    folderName: folderOf(session, folders)?.name,
+  });
+}
+
+function documentOf(app: HandlerInput['app'], session: Session, files: SessionFiles, draft: StoredDraft, names: NamesOf): ExportedConversation {
+  return exportedConversation({ ...session, draft }, { folder: files.folder, held: files.held }, { appVersion: app.version, now: new Date(), ...names(session) });
 }
 
 /** One conversation's members under `prefix` (`''` or a folder ending in `/`). */
@@ -52,7 +67,7 @@ export async function exportSession({ ctx, app, profile }: HandlerInput): Promis
   const format = formatOf(ctx.url.searchParams.get('format'));
   const session = await visibleSession(app.sessions, ctx.url.searchParams.get('session_id'), profile);
   const files = await sessionFiles(app.config.stateDir, session.session_id);
-  const doc = documentOf(app, session, files, await readDraft(app.config.stateDir, session.session_id));
+  const doc = documentOf(app, session, files, await readDraft(app.config.stateDir, session.session_id), await namesFor(app, profile));
   const name = nameOf(doc.title);
   if (format === 'json' && files.files.length === 0) {
     // Nothing to carry beside it: the JSON alone, which imports back as it is.
@@ -82,6 +97,7 @@ export async function exportAllSessions({ ctx, app, profile }: HandlerInput): Pr
   // A damaged database (store/db/damage.ts): an archive holding nothing read would pass for a backup, so it is
   // refused with what to do unless at least one conversation can still be read.
   if (app.sessions.damage && !(await anyReadable(app, sessions.map((s) => s.session_id)))) throw new HttpError(503, NOTHING_READABLE);
+  const names = await namesFor(app, profile);
   await sendZip(ctx, `satchel-conversations-${day}.zip`, async (zip, signal) => {
     const notExported: string[] = [];
     const tooManyFiles: string[] = [];
@@ -111,7 +127,7 @@ export async function exportAllSessions({ ctx, app, profile }: HandlerInput): Pr
       }
       if (!source) continue;
       const draft = await readDraft(app.config.stateDir, listed.session_id);
-      const head = documentOf(app, source.session, files, draft);
+      const head = documentOf(app, source.session, files, draft, names);
       const folder = `${listed.created_at.slice(0, 10)} ${nameOf(redactText(listed.title))} ${listed.session_id}/`;
       const parts = conversationParts(head, source.rows, files);
       void zip.addParts(`${folder}${EXPORT_JSON_NAME}`, () => parts.json());
@@ -168,14 +184,18 @@ async function anyReadable(app: HandlerInput['app'], ids: readonly string[]): Pr
  */
 export async function importSession({ ctx, app, profile }: HandlerInput): Promise<void> {
   const form = await parseMultipart(ctx, { stagingDir: app.stagingDir, capBytes: app.config.maxUploadBytes });
-  let sessions: Session[];
+  let result: ImportResult;
   try {
     const file = form.requireFile('file');
-    sessions = await importConversations(app, file.stagedPath, profile, ctx.signal);
+    result = await importConversations(app, file.stagedPath, profile, ctx.signal);
   } finally {
     await form.cleanup();
   }
+  const { sessions, missingConnections } = result;
   for (const session of sessions) app.events.publish({ name: 'session_created', profile, data: { session: sessionSummary(session) } });
+  if (sessions.some((s) => s.folder !== undefined)) app.events.publish({ name: 'folders_changed', profile, data: { folder_id: sessions.find((s) => s.folder !== undefined)!.folder! } });
   const many = sessions.length > 1 ? { sessions: sessions.map(publicSessionSummary) } : {};
-  await sendJson(ctx, 200, { session: publicSession(sessions[0]!), ...many });
+  // The agent connections the export named that this machine has none of: those conversations use the default.
+  const missing = missingConnections.length > 0 ? { missing_connections: missingConnections.map(redactText) } : {};
+  await sendJson(ctx, 200, { session: publicSession(sessions[0]!), ...many, ...missing });
 }

@@ -16,6 +16,7 @@ export interface PublicServerEvents {
   workspace_changed: { session_id: ServerValue; path: ServerValue };
   mcp_read: { session_id: ServerValue; receipt: PublicReceipt };
   capture_sent: { session_id: ServerValue; destination: ServerValue; stream_id?: ServerValue };
+  folders_changed: { folder_id: ServerValue };
 }
 
 /** `event.data` as it goes out on the stream. */
@@ -43,5 +44,7 @@ export function publicEventData(event: ServerEvent): PublicServerEvents[wire.Ser
       return { session_id: serverValue(event.data.session_id), receipt: publicReceipt(event.data.receipt) };
     case 'capture_sent':
       return { session_id: serverValue(event.data.session_id), destination: serverValue(event.data.destination), stream_id: optional(event.data.stream_id, serverValue) };
+    case 'folders_changed':
+      return { folder_id: serverValue(event.data.folder_id) };
   }
 }

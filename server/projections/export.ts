@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { forkOf } from '../store/versions.js';
 import type * as wire from '../core/wire.js';
-import { redactText, serverValue, type RedactedText, type ServerValue } from './brand.js';
+import { optional, redactText, serverValue, type RedactedText, type ServerValue } from './brand.js';
 import { publicAttachment, publicMessage, type PublicAttachment, type PublicChatAttachment, type PublicMessage } from './sessions.js';
 
 /** The format marker every export carries, and the version of the format this Satchel writes and reads. */
@@ -34,6 +34,15 @@ export interface ExportedConversation {
   title: RedactedText;
   created_at: ServerValue;
   updated_at: ServerValue;
+  /**
+   * Who the conversation was with (issue 38, item 5): its own model and system prompt, the name of the agent
+   * connection it chose (an id is this machine's; a name can be found again on another) and its folder's name.
+   * Each only when it has one.
+   */
+  model?: RedactedText;
+  system_prompt?: RedactedText;
+  connection_name?: RedactedText;
+  folder?: RedactedText;
   messages: ExportedMessage[];
   attachments: PublicAttachment[];
   /** The composer's unsent draft (drafts/store.ts), when it holds anything: its text and the uploads it names. */
@@ -50,6 +59,8 @@ export interface ExportSource {
   title: string;
   created_at: string;
   updated_at: string;
+  model?: string;
+  system_prompt?: string;
   messages: readonly wire.Message[];
   attachments: readonly wire.Attachment[];
   /** The conversation's stored draft: an upload only it names is kept by it (drafts/sweep.ts), so it travels too. */
@@ -118,7 +129,11 @@ function publicAttachmentFields(a: wire.Attachment): PublicAttachment {
 }
 
 /** The whole conversation as an export's JSON holds it. */
-export function exportedConversation(s: ExportSource, where: ExportFolder, meta: { appVersion: string; now: Date }): ExportedConversation {
+export function exportedConversation(
+  s: ExportSource,
+  where: ExportFolder,
+  meta: { appVersion: string; now: Date; connectionName?: string; folderName?: string },
+): ExportedConversation {
   const attachments: PublicAttachment[] = [];
   for (const a of s.attachments) {
     const projected = exportedAttachment({ ...publicAttachmentFields(a) }, where);
@@ -131,6 +146,10 @@ export function exportedConversation(s: ExportSource, where: ExportFolder, meta:
     title: redactText(s.title),
     created_at: serverValue(s.created_at),
     updated_at: serverValue(s.updated_at),
+    model: typeof s.model === 'string' && s.model !== '' ? redactText(s.model) : undefined,
+    system_prompt: typeof s.system_prompt === 'string' && s.system_prompt !== '' ? redactText(s.system_prompt) : undefined,
+    connection_name: optional(meta.connectionName, redactText),
+    folder: optional(meta.folderName, redactText),
     messages: s.messages.map((m) => exportedMessage(m, where)),
     attachments,
     ...exportedDraft(s.draft, where),

@@ -12,3 +12,4 @@ export * from './mcp.js';
 export * from './search.js';
 export * from './receipts.js';
 export * from './mcp-keys.js';
+export * from './folders.js';

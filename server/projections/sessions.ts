@@ -106,6 +106,9 @@ interface PublicSessionHeader {
   updated_at: ServerValue;
   pinned: boolean;
   archived: boolean;
+  /** The server's own folder id. */
+  folder?: ServerValue;
+  imported_at?: ServerValue;
 }
 
 export interface PublicSessionSummary extends PublicSessionHeader {
@@ -237,6 +240,8 @@ function publicSessionHeader(s: SessionRecord | wire.SessionSummary): PublicSess
     updated_at: serverValue(s.updated_at),
     pinned: s.pinned === true,
     archived: s.archived === true,
+    folder: typeof s.folder === 'string' ? serverValue(s.folder) : undefined,
+    imported_at: typeof s.imported_at === 'string' ? serverValue(s.imported_at) : undefined,
   };
 }
 

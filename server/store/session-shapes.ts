@@ -108,5 +108,7 @@ export function sessionSummary(s: Session): wire.SessionSummary {
     message_count: s.messages.length,
     ...(s.pinned ? { pinned: true } : {}),
     ...(s.archived ? { archived: true } : {}),
+    ...(s.folder !== undefined ? { folder: s.folder } : {}),
+    ...(s.imported_at !== undefined ? { imported_at: s.imported_at } : {}),
   };
 }

@@ -22,6 +22,8 @@ export interface ServerEvents {
   mcp_read: { session_id: string; receipt: McpReceipt };
   /** The quick-capture window sent to a conversation (`stream_id`: the agent's turn it started, for `ask`). */
   capture_sent: { session_id: string; destination: 'current' | 'inbox' | 'ask'; stream_id?: string };
+  /** A folder was made, renamed or deleted (its conversations then in none): the list reads the folders again. */
+  folders_changed: { folder_id: string };
 }
 
 export type ServerEventName = keyof ServerEvents;

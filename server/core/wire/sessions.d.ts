@@ -127,6 +127,10 @@ export interface SessionHeader {
   pinned?: boolean;
   /** Archived by the person: listed behind "Show archived" (stored only when true; the wire always says). */
   archived?: boolean;
+  /** The id of the folder it is in (GET /api/folders); absent: none. One that names no folder counts as none. */
+  folder?: string;
+  /** When it was imported (ISO), for an imported conversation: the list marks it. */
+  imported_at?: string;
 }
 
 export interface SessionSummary extends SessionHeader {
@@ -204,4 +208,20 @@ export interface MessageSummaryAnswer {
   message: Message;
   /** The message waits for the running turn (docs/API.md, "A message written while a reply streams"). */
   queued?: true;
+}
+
+/** A folder conversations are grouped in (GET /api/folders, docs/API.md "Folders"). */
+export interface FolderSummary {
+  id: string;
+  name: string;
+  created_at: string;
+  /** Conversations in it (not deleted; archived ones counted). */
+  count: number;
+}
+
+/** GET /api/folders. */
+export interface FoldersResponse {
+  folders: FolderSummary[];
+  max_folders: number;
+  max_name_chars: number;
 }

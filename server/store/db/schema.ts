@@ -293,6 +293,19 @@ const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX mcp_ledger_session ON mcp_ledger (session_id, id);
   CREATE INDEX mcp_ledger_at ON mcp_ledger (at);
   `,
+  // 10 (issue 38, folders; the lead renumbers): the folders a profile groups its conversations in (store/folders.ts).
+  // A conversation names its folder in its header (`folder`, its id), so moving one is an ordinary write of it
+  // with its revision; `folded` is the name as compared (NFKC, lower case), unique per profile.
+  `
+  CREATE TABLE folders (
+    id TEXT PRIMARY KEY,
+    profile TEXT NOT NULL,
+    name TEXT NOT NULL,
+    folded TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (profile, folded)
+  );
+  `,
 ];
 
 /** The schema version this build writes. */
