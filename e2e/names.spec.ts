@@ -9,10 +9,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { test, expect, type Page } from '@playwright/test';
-import { reply, startFakeAgent, type FakeAgent } from '../server/testing/fake-agent.js';
+import { reply, type FakeAgent } from '../server/testing/fake-agent.js';
 import { completionRequests, configureAgent, lastUserMessage, openApp, partsOf } from './helpers/chat.js';
 import { screenshotDir } from './helpers/screenshot-dir.js';
-import { startServer, type RunningServer } from './helpers/server.js';
+import { ownServerAndTwoAgents } from './helpers/own-agent.js';
+import type { RunningServer } from './helpers/server.js';
 
 const KEY_A = 'sk-e2e-names-a-0123456789abcdef';
 const KEY_B = 'sk-e2e-names-b-fedcba9876543210';
@@ -30,18 +31,7 @@ let a: FakeAgent;
 let b: FakeAgent;
 let second = '';
 
-test.describe.configure({ mode: 'serial' });
-
-test.beforeAll(async () => {
-  a = await startFakeAgent({ apiKey: KEY_A, models: ['model-a'] });
-  b = await startFakeAgent({ apiKey: KEY_B, models: ['model-b', 'model-b-large'] });
-  server = await startServer();
-});
-
-test.afterAll(async () => {
-  await server?.stop();
-  await Promise.all([a?.close(), b?.close()]);
-});
+ownServerAndTwoAgents({ a: KEY_A, b: KEY_B }, (got) => ({ server, a, b } = got));
 
 async function api(pathname: string, body?: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(`${server.base}${pathname}`, {
