@@ -5,10 +5,11 @@
 // the connection (asked again) leaves its conversation on the default, and the header says so.
 // Its own server, so the agents it configures never reach the other specs.
 import { test, expect, type Page } from '@playwright/test';
-import { reply, startFakeAgent, type FakeAgent } from '../server/testing/fake-agent.js';
+import { reply, type FakeAgent } from '../server/testing/fake-agent.js';
 import { createSession } from './fixtures.js';
 import { completionRequests, configureAgent, openApp } from './helpers/chat.js';
-import { startServer, type RunningServer } from './helpers/server.js';
+import { ownServerAndTwoAgents } from './helpers/own-agent.js';
+import type { RunningServer } from './helpers/server.js';
 
 const KEY_A = 'sk-e2e-connection-a-0123456789abcdef';
 const KEY_B = 'sk-e2e-connection-b-fedcba9876543210';
@@ -16,18 +17,7 @@ let server: RunningServer;
 let a: FakeAgent;
 let b: FakeAgent;
 
-test.describe.configure({ mode: 'serial' });
-
-test.beforeAll(async () => {
-  a = await startFakeAgent({ apiKey: KEY_A, models: ['model-a'] });
-  b = await startFakeAgent({ apiKey: KEY_B, models: ['model-b', 'model-b-large'] });
-  server = await startServer();
-});
-
-test.afterAll(async () => {
-  await server?.stop();
-  await Promise.all([a?.close(), b?.close()]);
-});
+ownServerAndTwoAgents({ a: KEY_A, b: KEY_B }, (got) => ({ server, a, b } = got));
 
 async function send(page: Page, text: string): Promise<void> {
   await page.getByTestId('composer-input').fill(text);

@@ -9,16 +9,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { test, expect, type Page } from '@playwright/test';
-import { reply, startFakeAgent, type FakeAgent } from '../server/testing/fake-agent.js';
+import { reply, type FakeAgent } from '../server/testing/fake-agent.js';
 import { completionRequests, configureAgent, lastUserMessage, openApp, partsOf } from './helpers/chat.js';
 import { screenshotDir } from './helpers/screenshot-dir.js';
-import { startServer, type RunningServer } from './helpers/server.js';
+import { ownServerAndTwoAgents } from './helpers/own-agent.js';
+import type { RunningServer } from './helpers/server.js';
 
 const KEY_A = 'sk-e2e-names-a-0123456789abcdef';
 const KEY_B = 'sk-e2e-names-b-fedcba9876543210';
 const REPORT = 'Quarterly report Q3.pdf';
 const UNICODE = 'Résumé – Ünïcödé 日本語 файл.txt';
 const UNICODE_STORED = 'Résumé___Ünïcödé_日本語_файл.txt';
+/** Slow enough that the reply is still streaming while the test looks at it and reloads (about 20 s). */
+const SLOW_TOKENS_PER_SECOND = 8;
+const SLOW_REPLY = Array.from({ length: 160 }, (_, i) => `word${i}`).join(' ');
 /** Each size in one scheme: the wide one light, the small one dark, so both looks are seen and scanned. */
 const SIZES = [
   { width: 1280, height: 800, scheme: 'light' },
@@ -30,18 +34,7 @@ let a: FakeAgent;
 let b: FakeAgent;
 let second = '';
 
-test.describe.configure({ mode: 'serial' });
-
-test.beforeAll(async () => {
-  a = await startFakeAgent({ apiKey: KEY_A, models: ['model-a'] });
-  b = await startFakeAgent({ apiKey: KEY_B, models: ['model-b', 'model-b-large'] });
-  server = await startServer();
-});
-
-test.afterAll(async () => {
-  await server?.stop();
-  await Promise.all([a?.close(), b?.close()]);
-});
+ownServerAndTwoAgents({ a: KEY_A, b: KEY_B }, (got) => ({ server, a, b } = got));
 
 async function api(pathname: string, body?: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(`${server.base}${pathname}`, {
@@ -197,5 +190,41 @@ for (const size of SIZES) {
     await page.keyboard.press('Escape');
     await expect(dialog).toBeHidden();
     expect(completionRequests(a).length + completionRequests(b).length).toBe(turns);
+  });
+
+  test(`${tag}: the reply says who answers while it streams, not only once it is stored`, async ({ page }) => {
+    test.setTimeout(150_000);
+    await ready(page, size);
+    await newConversation(page);
+    const live = page.getByTestId('assistant-live');
+    a.next(reply(SLOW_REPLY, { tokensPerSecond: SLOW_TOKENS_PER_SECOND }));
+    await page.getByTestId('composer-input').fill('Tell me slowly.');
+    await page.keyboard.press('Enter');
+    await expect(live.getByTestId('assistant-text')).toContainText('word2');
+    await expect(live).toHaveAttribute('data-status', 'streaming');
+    await expect(live.getByTestId('answered-by')).toHaveText('Home box · model-a');
+    await expect(live.getByTestId('answered-by')).toHaveAttribute('title', 'Written by Home box, model model-a');
+    // A reload mid-reply picks the turn up again, and says it again.
+    await page.reload();
+    await expect(page.getByTestId('app')).toHaveAttribute('data-ready', 'true');
+    await expect(live).toHaveAttribute('data-status', 'streaming');
+    await expect(live.getByTestId('answered-by')).toHaveText('Home box · model-a');
+    await shot(page, `answered-by-live-${tag}`);
+    expect(await seriousIn(page, '[data-testid="assistant-live"]')).toEqual([]);
+    const replies = page.locator('[data-testid="message"][data-role="assistant"]');
+    await expect(replies.last().getByTestId('assistant-text')).toHaveText(SLOW_REPLY, { timeout: 60_000 });
+    await expect(replies.last().getByTestId('answered-by')).toHaveText('Home box · model-a');
+
+    // Switched to the other agent: the next reply says so from its first word.
+    await page.getByTestId('session-connection').selectOption(second);
+    b.next(reply(SLOW_REPLY, { tokensPerSecond: SLOW_TOKENS_PER_SECOND }));
+    await page.getByTestId('composer-input').fill('And you, slowly?');
+    await page.keyboard.press('Enter');
+    await expect(live.getByTestId('assistant-text')).toContainText('word2');
+    await expect(live).toHaveAttribute('data-status', 'streaming');
+    await expect(live.getByTestId('answered-by')).toHaveText('Work box · model-b');
+    await page.getByTestId('stop').click();
+    await expect(live).toHaveCount(0, { timeout: 30_000 });
+    await expect(replies.last().getByTestId('answered-by')).toHaveText('Work box · model-b');
   });
 }

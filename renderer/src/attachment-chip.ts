@@ -29,7 +29,7 @@ export function fileChip(a: Attachment, sessionId: string | undefined, origin?: 
     { class: 'msg-attachment', 'data-testid': 'message-attachment', title: name },
     h(
       'button',
-      { class: 'chip-open', type: 'button', 'data-testid': 'attachment-open', 'data-open-key': `file:${a.filename}`, title: `Open ${name}`, 'aria-describedby': context ? `${agentView.el.id} ${context.id}` : agentView.el.id, onclick: () => void openAttachmentPreview(sessionId, a.filename) },
+      { class: 'chip-open', type: 'button', 'data-testid': 'attachment-open', 'data-open-key': `file:${a.filename}`, title: `Open ${name}`, 'aria-describedby': context ? `${agentView.el.id} ${context.id}` : agentView.el.id, onclick: () => void openAttachmentPreview(sessionId, a.filename, name) },
       ...content,
     ),
     agentView.el,

@@ -6,6 +6,7 @@
 import { api, ApiError, type Capability, type CaptureDestination } from './api.js';
 import { ChipsView, pickedChip, uploadChipFile, type PickedUpload } from './composer-chips.js';
 import { pastedFiles } from './composer-paste.js';
+import { PasteOffer } from './composer-paste-offer.js';
 import { ScreenshotError, takeScreenshot } from './capture-screenshot.js';
 import { DRAFT_SAVE_DEBOUNCE_MS, draftApi } from './draft-sync.js';
 import { byId, icon, ICONS } from './dom.js';
@@ -68,6 +69,7 @@ class CapturePage {
   private ptt: PttState = { then: pttThen(location.search), phase: 'off' };
   /** A screenshot is being taken (its picker or region overlay is open). */
   private shooting = false;
+  private readonly pasteOffer: PasteOffer;
 
   constructor() {
     byId('capture-close').appendChild(icon([...ICONS.x]));
@@ -87,7 +89,13 @@ class CapturePage {
       this.set({ text: this.input.value });
       this.scheduleSave();
     });
-    this.input.addEventListener('paste', (e) => this.addFiles(pastedFiles(e)));
+    // A long paste is offered as a file under the box, as in the composer (composer-paste-offer.ts, issue 38).
+    this.pasteOffer = new PasteOffer(this.input, (files) => this.addFiles(files));
+    this.input.after(this.pasteOffer.el);
+    this.input.addEventListener('paste', (e) => {
+      this.addFiles(pastedFiles(e));
+      this.pasteOffer.pasted(e);
+    });
     dropZone(this.root, { hoverClass: 'dragging', onFiles: (files) => this.addFiles(files) });
     for (const r of this.radios) {
       r.addEventListener('change', () => {
@@ -274,6 +282,8 @@ class CapturePage {
   private render(): void {
     const s = this.state;
     if (this.input.value !== s.text) this.input.value = s.text;
+    // The box set from the state (sent, a draft read back) fires no input event: the offer checks it here.
+    this.pasteOffer.check();
     this.chips.update(s.chips);
     this.currentLabel.textContent = s.current
       ? `Current conversation: ${s.current.title}${s.current.busy ? ' (a reply is being written: your note comes after it)' : ''}`

@@ -105,4 +105,13 @@ describe('the context frame (issue 36)', () => {
     expect(reduceFrame(initialTurn('s', 'x'), 'context', { ...frame, session_id: 'y' }).context).toBeUndefined();
     expect(reduceFrame(initialTurn('s', 'x'), 'context', { session_id: 'x', summary: 'no documents list' }).context).toBeUndefined();
   });
+
+  it('folds `answered_by` (who is asked) for this session only, its strings only', () => {
+    const st = reduceFrame(initialTurn('s', 'x'), 'answered_by', { connection: 'main', agent: 'Home box', model: 'model-a', session_id: 'x' }, 1);
+    expect(st.answeredBy).toEqual({ agent: 'Home box', model: 'model-a' });
+    expect(reduceFrame(st, 'token', { text: 'Hi' }, 2).answeredBy).toEqual({ agent: 'Home box', model: 'model-a' });
+    expect(reduceFrame(initialTurn('s', 'x'), 'answered_by', { agent: 'Home box', session_id: 'y' }).answeredBy).toBeUndefined();
+    expect(reduceFrame(initialTurn('s', 'x'), 'answered_by', { agent: 7, model: '', session_id: 'x' }).answeredBy).toBeUndefined();
+    expect(reduceFrame(initialTurn('s', 'x'), 'answered_by', { model: 'model-b', session_id: 'x' }).answeredBy).toEqual({ model: 'model-b' });
+  });
 });

@@ -46,6 +46,8 @@ export interface TurnState {
   session?: SessionSummary;
   /** What the turn's request gave the agent of the conversation's documents (the `context` frame, issue 36). */
   context?: ContextReport;
+  /** Who is asked (the `answered_by` frame): the reply's header says it while it streams (issue 38, item 6). */
+  answeredBy?: { agent?: string; model?: string };
   /** The server is out of reach (stopped, restarting): the turn stays on screen as it was until it answers again. */
   restarting?: boolean;
 }
@@ -138,6 +140,12 @@ export function reduceFrame(state: TurnState, name: string, data: unknown, seq?:
       // A frame of another session's turn (a stream mixed up) never speaks for this one's documents.
       const report = d.session_id === state.sessionId ? readReport(d) : null;
       return report ? { ...state, context: report } : state;
+    }
+    case 'answered_by': {
+      // Only its strings, and only for this turn's session, as for `context`.
+      if (d.session_id !== state.sessionId) return state;
+      const by = { ...(str(d.agent) ? { agent: str(d.agent) } : {}), ...(str(d.model) ? { model: str(d.model) } : {}) };
+      return by.agent || by.model ? { ...state, answeredBy: by } : state;
     }
     case 'stream_end':
       return { ...state, ended: true };

@@ -8,7 +8,7 @@ import { offsetOf, SESSION_PAGE_ROWS, withTail } from './session-pages.js';
 import type { AppState, Store, TurnOutcome } from './store.js';
 
 /** Every event the stream sends (docs/API.md, chat frames): EventSource only delivers named events it listens to. */
-const FRAME_NAMES = ['token', 'reasoning', 'tool', 'tool_complete', 'title', 'metering', 'done', 'apperror', 'cancel', 'context', 'stream_end'] as const satisfies readonly ChatFrameName[];
+const FRAME_NAMES = ['token', 'reasoning', 'tool', 'tool_complete', 'title', 'metering', 'done', 'apperror', 'cancel', 'context', 'answered_by', 'stream_end'] as const satisfies readonly ChatFrameName[];
 
 /**
  * While the server is out of reach, how often the ended turn's stored rows are asked for again: a restart takes

@@ -3,7 +3,7 @@
 // a key another handler already used (defaultPrevented) is left alone; a plain key typed in a text field stays
 // that field's (shortcuts.ts decides which chords work there). The `?` dialog lists the same table.
 import { byId, clear, h } from './dom.js';
-import { isMacPlatform, matchShortcut, shortcutRows, type ShortcutAction } from './shortcuts.js';
+import { isMacPlatform, listKeyRows, matchShortcut, shortcutRows, type ShortcutAction } from './shortcuts.js';
 
 export type ShortcutActions = Record<ShortcutAction, () => void>;
 
@@ -33,20 +33,36 @@ export function installShortcuts(actions: ShortcutActions): void {
   });
 }
 
-/** The `?` dialog: every shortcut of the table with its keys, the platform's way. */
+/** One chord's keys as <kbd>s joined by "+". */
+const keysView = (keys: readonly string[]) => keys.map((k, i) => [i ? '+' : null, h('kbd', {}, k)]).flat();
+
+/** The `?` dialog: every shortcut of the table with its keys, the platform's way; then the conversation list's. */
 export class ShortcutsDialog {
   private readonly dialog = byId<HTMLDialogElement>('shortcuts-dialog');
   private readonly list = byId('shortcuts-list');
+  private readonly listKeys = byId('list-keys-list');
 
   constructor() {
     clear(this.list);
-    for (const row of shortcutRows(onMac())) {
+    const mac = onMac();
+    for (const row of shortcutRows(mac)) {
       this.list.appendChild(
         h(
           'tr',
           { 'data-testid': 'shortcut-row', 'data-action': row.action },
           h('td', { class: 'shortcut-label' }, row.label, row.note ? h('span', { class: 'muted small' }, ` (${row.note})`) : null),
-          h('td', { class: 'shortcut-keys' }, row.keys.map((k, i) => [i ? '+' : null, h('kbd', {}, k)]).flat()),
+          h('td', { class: 'shortcut-keys' }, keysView(row.keys)),
+        ),
+      );
+    }
+    clear(this.listKeys);
+    for (const row of listKeyRows(mac)) {
+      this.listKeys.appendChild(
+        h(
+          'tr',
+          { 'data-testid': 'list-key-row', 'data-action': row.id },
+          h('td', { class: 'shortcut-label' }, row.label),
+          h('td', { class: 'shortcut-keys' }, row.alternatives.map((keys, i) => [i ? ' / ' : null, ...keysView(keys)]).flat()),
         ),
       );
     }

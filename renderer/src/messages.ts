@@ -120,7 +120,7 @@ export function assistantMessage(r: MessageRow, last: boolean, opts: ThreadOptio
 }
 
 /** Who wrote a reply, small beside its role (issue 38, item 6): "Work box · model-b"; cut with "…", whole on hover. */
-function answeredByView(by: MessageRow['answeredBy']): HTMLElement | null {
+export function answeredByView(by: MessageRow['answeredBy']): HTMLElement | null {
   if (!by) return null;
   const text = [by.agent, by.model].filter(Boolean).join(' · ');
   const said = by.agent && by.model ? `Written by ${by.agent}, model ${by.model}` : by.agent ? `Written by ${by.agent}` : `Written by the model ${by.model}`;

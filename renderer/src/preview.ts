@@ -106,9 +106,10 @@ export function openPreview(sessionId: string, path: string, title?: string, opt
 }
 
 /** A stored attachment of the session, by its name in the session's attachment folder. */
-export function openAttachmentPreview(sessionId: string, name: string): Promise<void> {
+/** `title`: the name the person gave the file (issue 38, item 4), shown as the dialog's heading; `name` is stored. */
+export function openAttachmentPreview(sessionId: string, name: string, title = name): Promise<void> {
   folder = undefined;
-  return open(attachmentSource(sessionId, name), name);
+  return open(attachmentSource(sessionId, name), title);
 }
 
 /** The files of a folder of stored attachments (GET /api/attachment/folder); the composer lists an Edit-restored extraction with it too. */

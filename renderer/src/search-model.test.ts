@@ -24,6 +24,9 @@ describe('whereFound', () => {
     expect(whereFound({ kind: 'message', role: 'user' })).toBe('your message');
     expect(whereFound({ kind: 'attachment_text', attachment: 'report.pdf' })).toBe('in report.pdf');
     expect(whereFound({ kind: 'attachment', attachment: 'report.pdf' })).toBe('file report.pdf');
+    // The name the person gave the file, not its stored one (issue 38, item 4).
+    expect(whereFound({ kind: 'attachment', attachment: 'Quarterly_report_Q3.pdf', display_name: 'Quarterly report Q3.pdf' })).toBe('file Quarterly report Q3.pdf');
+    expect(whereFound({ kind: 'attachment_text', attachment: 'a_b.txt', display_name: 'a/b.txt' })).toBe('in a/b.txt');
   });
 
   it('the texts for nothing found and for a failure', () => {

@@ -30,6 +30,8 @@ export interface SearchResult {
   role?: 'user' | 'assistant';
   /** Kinds `attachment` and `attachment_text`: the attachment's stored name. */
   attachment?: string;
+  /** The name the person gave it, where it differs from the stored one: the one shown (issue 38, item 4). */
+  display_name?: string;
   snippet: SearchSegment[];
 }
 
@@ -42,16 +44,17 @@ export interface SearchResponse {
 }
 
 /** Where in the conversation the words were found, as the result says it. */
-export function whereFound(r: Pick<SearchResult, 'kind' | 'role' | 'attachment'>): string {
+export function whereFound(r: Pick<SearchResult, 'kind' | 'role' | 'attachment' | 'display_name'>): string {
+  const name = r.display_name || r.attachment;
   switch (r.kind) {
     case 'title':
       return 'title';
     case 'message':
       return r.role === 'user' ? 'your message' : 'in a message';
     case 'attachment':
-      return r.attachment ? `file ${r.attachment}` : 'a file’s name';
+      return name ? `file ${name}` : 'a file’s name';
     case 'attachment_text':
-      return r.attachment ? `in ${r.attachment}` : 'in an attached file';
+      return name ? `in ${name}` : 'in an attached file';
   }
 }
 

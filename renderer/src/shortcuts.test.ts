@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chordKeys, isMacPlatform, matchShortcut, SHORTCUTS, shortcutRows, type KeyLike, type ShortcutAction } from './shortcuts.js';
+import { chordKeys, isMacPlatform, LIST_KEYS, listKeyRows, matchShortcut, SHORTCUTS, shortcutRows, type KeyLike, type ShortcutAction } from './shortcuts.js';
 
 const press = (key: string, mods: Partial<Omit<KeyLike, 'key'>> = {}): KeyLike => ({ key, ctrlKey: false, metaKey: false, altKey: false, shiftKey: false, ...mods });
 const LINUX = { mac: false, inTextField: false };
@@ -102,5 +102,22 @@ describe('what the dialog shows', () => {
     expect(isMacPlatform('iPad')).toBe(true);
     expect(isMacPlatform('Linux x86_64')).toBe(false);
     expect(isMacPlatform('Win32')).toBe(false);
+  });
+});
+
+describe('the conversation list’s keys (the `?` dialog’s second table)', () => {
+  it('says each row’s alternatives the platform’s way', () => {
+    const linux = listKeyRows(false);
+    expect(linux.map((r) => r.id)).toEqual(LIST_KEYS.map((k) => k.id));
+    expect(new Set(linux.map((r) => r.id)).size).toBe(linux.length);
+    const row = (rows: typeof linux, id: string) => rows.find((r) => r.id === id)?.alternatives;
+    expect(row(linux, 'list-all')).toEqual([['Ctrl', 'A']]);
+    expect(row(linux, 'list-extend')).toEqual([['Shift', '↑'], ['Shift', '↓']]);
+    expect(row(linux, 'list-toggle')).toEqual([['Space']]);
+    expect(row(linux, 'list-one')).toEqual([['Esc']]);
+    const mac = listKeyRows(true);
+    expect(row(mac, 'list-all')).toEqual([['⌘', 'A']]);
+    expect(row(mac, 'list-delete')).toEqual([['⌦'], ['⌫']]);
+    expect(row(mac, 'list-extend')).toEqual([['⇧', '↑'], ['⇧', '↓']]);
   });
 });

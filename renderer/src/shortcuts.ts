@@ -96,7 +96,9 @@ export function matchShortcut(e: KeyLike, where: KeyContext, table: readonly Sho
   });
 }
 
-const NAMED: Record<string, string> = { ArrowUp: '↑', ArrowDown: '↓', ArrowLeft: '←', ArrowRight: '→', Escape: 'Esc', Enter: 'Enter' };
+const NAMED: Record<string, string> = { ArrowUp: '↑', ArrowDown: '↓', ArrowLeft: '←', ArrowRight: '→', Escape: 'Esc', Enter: 'Enter', ' ': 'Space' };
+/** macOS names these two by their symbols: its "delete" key is Backspace (⌫), fn+delete is Delete (⌦). */
+const NAMED_MAC: Record<string, string> = { Backspace: '⌫', Delete: '⌦' };
 
 /** The keys to press, as the platform names them: ['Ctrl', 'Shift', 'O'] or ['⌘', '⇧', 'O']. */
 export function chordKeys(chord: Chord, mac: boolean): string[] {
@@ -104,7 +106,7 @@ export function chordKeys(chord: Chord, mac: boolean): string[] {
   if (chord.mod) keys.push(mac ? '⌘' : 'Ctrl');
   if (chord.alt) keys.push(mac ? '⌥' : 'Alt');
   if (chord.shift) keys.push(mac ? '⇧' : 'Shift');
-  keys.push(NAMED[chord.key] ?? (isLetter(chord.key) ? chord.key.toUpperCase() : chord.key));
+  keys.push((mac ? NAMED_MAC[chord.key] : undefined) ?? NAMED[chord.key] ?? (isLetter(chord.key) ? chord.key.toUpperCase() : chord.key));
   return keys;
 }
 
@@ -116,4 +118,35 @@ export function shortcutRows(mac: boolean, table: readonly Shortcut[] = SHORTCUT
     keys: chordKeys(s.chord, mac),
     note: s.inTextFields === 'no' || (s.inTextFields === 'not-mac' && mac) ? 'outside text fields' : '',
   }));
+}
+
+/**
+ * The conversation list's own keys (issue 38, item 1: one Tab stop, a roving listbox; sessions.ts onKey acts on
+ * them), listed by the `?` dialog under the global shortcuts. They work only with a row of the list focused, so
+ * they may be plain letters. Each row's chords are alternatives ("↑ / ↓"). A key the list learns is added here
+ * too, so the dialog keeps saying what the list does.
+ */
+export interface ListKey {
+  /** Names the row in the dialog (data-action). */
+  id: string;
+  label: string;
+  chords: readonly Chord[];
+}
+
+export const LIST_KEYS: readonly ListKey[] = [
+  { id: 'list-move', label: 'Previous or next conversation', chords: [{ key: 'ArrowUp' }, { key: 'ArrowDown' }] },
+  { id: 'list-ends', label: 'First or last conversation', chords: [{ key: 'Home' }, { key: 'End' }] },
+  { id: 'list-open', label: 'Open the conversation', chords: [{ key: 'Enter' }] },
+  { id: 'list-delete', label: 'Delete it (or the selected ones), with Undo', chords: [{ key: 'Delete' }, { key: 'Backspace' }] },
+  { id: 'list-pin', label: 'Pin or unpin it (or the selected ones)', chords: [{ key: 'p' }] },
+  { id: 'list-archive', label: 'Archive or unarchive it (or the selected ones)', chords: [{ key: 'a' }] },
+  { id: 'list-extend', label: 'Select several: extend the selection up or down', chords: [{ key: 'ArrowUp', shift: true }, { key: 'ArrowDown', shift: true }] },
+  { id: 'list-toggle', label: 'Select or unselect the focused conversation', chords: [{ key: ' ' }] },
+  { id: 'list-all', label: 'Select every conversation in the list', chords: [{ key: 'a', mod: true }] },
+  { id: 'list-one', label: 'Back to one selected conversation', chords: [{ key: 'Escape' }] },
+];
+
+/** The list's keys as the dialog lists them: each row's label and its alternatives' keys, the platform's way. */
+export function listKeyRows(mac: boolean, table: readonly ListKey[] = LIST_KEYS): { id: string; label: string; alternatives: string[][] }[] {
+  return table.map((k) => ({ id: k.id, label: k.label, alternatives: k.chords.map((c) => chordKeys(c, mac)) }));
 }

@@ -4,7 +4,7 @@ import { RESTARTING_TEXT, type ToolCard, type TurnState, usageLine } from './cha
 import { clear, h } from './dom.js';
 import { failureBox, stopMarker } from './error-row.js';
 import { renderMarkdown } from './markdown-dom.js';
-import { userMessage } from './messages.js';
+import { answeredByView, userMessage } from './messages.js';
 import { toolCard } from './reply-activity.js';
 
 export class TurnView {
@@ -15,6 +15,9 @@ export class TurnView {
   private readonly reasoningText = h('pre', { class: 'reasoning-text' });
   private readonly tools = h('ul', { class: 'tool-cards', 'data-testid': 'tool-cards' });
   private readonly foot = h('div', { class: 'turn-foot small muted' });
+  private readonly head = h('header', { class: 'msg-head' }, h('span', { class: 'msg-role' }, 'assistant'));
+  /** The "who answers" said in the head ("Home box · model-a"), to draw it again only when it changes. */
+  private drawnBy = '';
   private state: TurnState | null = null;
   /** After a stop: the quiet line below the reply, as the stored stop row is drawn. */
   private stopped: HTMLElement | null = null;
@@ -30,7 +33,7 @@ export class TurnView {
     this.reply = h(
       'article',
       { class: 'msg msg-other msg-live', 'data-testid': 'assistant-live', 'aria-busy': 'true' },
-      h('header', { class: 'msg-head' }, h('span', { class: 'msg-role' }, 'assistant')),
+      this.head,
       this.reasoning,
       this.tools,
       this.text,
@@ -61,6 +64,7 @@ export class TurnView {
       this.text.appendChild(renderMarkdown(st.text));
       this.renderedText = st.text;
     }
+    this.drawAnsweredBy(st);
     this.reasoning.hidden = !st.reasoning;
     if (this.reasoningText.textContent !== st.reasoning) this.reasoningText.textContent = st.reasoning;
     clear(this.tools);
@@ -76,6 +80,16 @@ export class TurnView {
     if (st.status === 'error' && st.error) this.foot.appendChild(failureBox(st.error));
     const usage = usageLine(st.usage, st.tps);
     if (usage) this.foot.appendChild(h('span', { 'data-testid': 'usage' }, usage));
+  }
+
+  /** Who is asked, beside the role as the stored reply has it (messages.ts), from the turn's first frame. */
+  private drawAnsweredBy(st: TurnState): void {
+    const key = JSON.stringify(st.answeredBy ?? null);
+    if (key === this.drawnBy) return;
+    this.drawnBy = key;
+    this.head.querySelector('[data-testid="answered-by"]')?.remove();
+    const view = answeredByView(st.answeredBy);
+    if (view) this.head.querySelector('.msg-role')!.after(view);
   }
 
   /** A stop, shown as a stored one: the reply (if anything came) marked Stopped, then the quiet line. */

@@ -232,6 +232,9 @@ export class TurnManager {
       streamed.shown(event, data);
     }, t0);
     const { signal } = turn.abort;
+    // Who is asked, said before anything else (the reply's header shows it while it streams; issue 38, item 6).
+    const by = answeredBy(config, build.model);
+    if (by) turn.emit('answered_by', { ...by, session_id: turn.sessionId });
     // Keepalives and a trickle of tokens reset the idle timeout (upstream.ts); this one nothing resets.
     const turnMaxMs = config.turnMaxMs ?? DEFAULT_AGENT_TURN_MAX_MS;
     const deadline = setTimeout(() => {

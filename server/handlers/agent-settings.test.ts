@@ -77,7 +77,9 @@ describe('agent settings and the key', () => {
       const tokens = frames.filter((f) => f.event === 'token');
       expect(tokens.length).toBeGreaterThan(1);
       expect(tokens.map((f) => JSON.parse(f.data!).text).join('')).toBe('Hello from the fake agent');
-      expect(frames.slice(tokens.length).map((f) => f.event)).toEqual(['done', 'metering', 'title', 'stream_end']);
+      // Who is asked first (issue 38, item 6), then the tokens.
+      expect(frames[0]!.event).toBe('answered_by');
+      expect(frames.slice(1 + tokens.length).map((f) => f.event)).toEqual(['done', 'metering', 'title', 'stream_end']);
       expect(agent.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
       const session = JSON.parse(await text(await srv.api(`/api/session?session_id=${id}`))).session;
       expect(session.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Hello from the fake agent' });
@@ -88,8 +90,8 @@ describe('agent settings and the key', () => {
       const failed = await openSse(srv.port, `/api/chat/stream?stream_id=${refused.stream_id}`);
       await failed.ended();
       seen.push(JSON.stringify(failed.blocks));
-      expect(failed.frames().map((f) => f.event)).toEqual(['apperror', 'stream_end']);
-      expect(JSON.parse(failed.frames()[0]!.data!).type).toBe('auth_error');
+      expect(failed.frames().map((f) => f.event)).toEqual(['answered_by', 'apperror', 'stream_end']);
+      expect(JSON.parse(failed.frames()[1]!.data!).type).toBe('auth_error');
 
       for (const t of seen) expect(t).not.toContain(KEY);
       expect(lines.join('\n')).not.toContain(KEY);

@@ -72,7 +72,7 @@ describe('tool activity and usage stored with the reply', () => {
     });
     const stream = await turn(id, 'What is in my todo file?');
     await stream.ended(TURN_DEADLINE_MS);
-    expect(stream.frames().map((f) => f.event)).toEqual(['tool', 'tool_complete', 'tool', 'tool_complete', 'token', 'done', 'metering', 'title', 'stream_end']);
+    expect(stream.frames().map((f) => f.event)).toEqual(['answered_by', 'tool', 'tool_complete', 'tool', 'tool_complete', 'token', 'done', 'metering', 'title', 'stream_end']);
 
     const file = await sessionFile(id);
     const everything = await databaseBytes(srv.stateDir);

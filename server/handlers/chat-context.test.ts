@@ -63,7 +63,8 @@ describe('the context of a turn', () => {
     const id = await srv.newSession();
     const pdf = await uploadPdf(id);
     const first = await turn({ session_id: id, message: 'Here is the report', attachments: [pdf] });
-    expect(first.frames.map((f) => f.event).slice(0, 2)).toEqual(['context', 'token']);
+    // Who is asked (issue 38, item 6), then what it is given, then its words.
+    expect(first.frames.map((f) => f.event).slice(0, 3)).toEqual(['answered_by', 'context', 'token']);
     expect(contextFrame(first.frames)).toEqual({ documents: [{ name: 'Quarterly_report_Q3.pdf', origin: 'attachment', state: 'whole' }], summary: 'The agent has the one document whole', via: 'sent', session_id: id });
 
     const second = await turn({ session_id: id, message: 'What did page 2 say about the warranty?' });
@@ -101,7 +102,7 @@ describe('the context of a turn', () => {
     await stream.until((f) => f.event === 'token');
     await srv.api(`/api/chat/cancel?stream_id=${stream_id}`);
     await stream.ended();
-    expect(stream.frames()[0]!.event).toBe('context');
+    expect(stream.frames().map((f) => f.event).slice(0, 2)).toEqual(['answered_by', 'context']);
     rows = (await storedJson(srv.stateDir, id)).messages as Array<{ role: string; context?: unknown }>;
     expect(rows.filter((m) => m.role === 'user').at(-1)!.context).toMatchObject({ documents: [{ state: 'passages', where: 'page 2' }] });
   });

@@ -209,18 +209,20 @@ describe('GET /api/chat/stream', () => {
     upstream.finish();
     await stream.ended();
     const frames = stream.frames();
-    expect(events(frames)).toEqual(['reasoning', 'tool', 'tool_complete', 'token', 'token', 'done', 'metering', 'title', 'stream_end']);
+    // Who is asked comes first (issue 38, item 6: the reply's header says it while it streams).
+    expect(events(frames)).toEqual(['answered_by', 'reasoning', 'tool', 'tool_complete', 'token', 'token', 'done', 'metering', 'title', 'stream_end']);
     expect(frames.map((f) => f.id)).toEqual(frames.map((_, i) => `${streamId}:${i + 1}`));
-    expect(data(frames[1]!)).toEqual({ event_type: 'tool.started', name: 'search', preview: 'trains', args: { q: 'trains' }, tid: 't1' });
-    expect(data(frames[2]!)).toMatchObject({ duration: 0.5, is_error: false, tid: 't1' });
-    const done = data(frames[5]!) as { session: Record<string, unknown>; usage: Record<string, unknown> };
+    expect(data(frames[0]!)).toEqual({ model: TEST_AGENT_CONFIG.model, session_id: id });
+    expect(data(frames[2]!)).toEqual({ event_type: 'tool.started', name: 'search', preview: 'trains', args: { q: 'trains' }, tid: 't1' });
+    expect(data(frames[3]!)).toMatchObject({ duration: 0.5, is_error: false, tid: 't1' });
+    const done = data(frames[6]!) as { session: Record<string, unknown>; usage: Record<string, unknown> };
     expect(done.usage).toMatchObject({ input_tokens: 12, output_tokens: 4 });
     expect(typeof done.usage.duration_seconds).toBe('number');
     expect(typeof done.usage.ttft_ms).toBe('number');
     const title = 'Plan a trip to Lisbon in spring, with a day in Sintra and…';
-    expect(data(frames[7]!)).toEqual({ session_id: id, title });
+    expect(data(frames[8]!)).toEqual({ session_id: id, title });
     expect(title.length).toBeLessThanOrEqual(60);
-    expect(data(frames[8]!)).toEqual({ session_id: id });
+    expect(data(frames[9]!)).toEqual({ session_id: id });
     const stored = await storedSession(id);
     expect(stored.active_stream_id).toBeUndefined();
     expect(stored.pending_user_message).toBeUndefined();
@@ -243,29 +245,30 @@ describe('GET /api/chat/stream', () => {
     const { streamId, upstream } = await startTurn(id);
     const first = await sse(`/api/chat/stream?stream_id=${streamId}`);
     upstream.push({ kind: 'token', text: 'Hi' }, { kind: 'token', text: ' you' }, { kind: 'token', text: ' all' });
-    await first.until((f) => seqOf(f) === 3);
-    const bySeq = await sse(`/api/chat/stream?stream_id=${streamId}&after_seq=1`);
-    const byHeader = await sse(`/api/chat/stream?stream_id=${streamId}`, { 'Last-Event-ID': `${streamId}:2` });
-    const original = await sse(`/api/chat/stream?stream_id=${streamId}&replay=1&after_event_id=${streamId}:3`);
-    await bySeq.until((f) => seqOf(f) === 3);
+    // Seq 1 is `answered_by`, then the three tokens.
+    await first.until((f) => seqOf(f) === 4);
+    const bySeq = await sse(`/api/chat/stream?stream_id=${streamId}&after_seq=2`);
+    const byHeader = await sse(`/api/chat/stream?stream_id=${streamId}`, { 'Last-Event-ID': `${streamId}:3` });
+    const original = await sse(`/api/chat/stream?stream_id=${streamId}&replay=1&after_event_id=${streamId}:4`);
+    await bySeq.until((f) => seqOf(f) === 4);
     upstream.push({ kind: 'token', text: ' now.' });
     upstream.finish();
     for (const s of [first, bySeq, byHeader, original]) await s.ended();
     const seqs = (s: typeof first) => s.frames().map(seqOf);
     const all = first.frames();
-    expect(events(all)).toEqual(['token', 'token', 'token', 'token', 'done', 'title', 'stream_end']);
-    expect(seqs(first)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    expect(seqs(bySeq)).toEqual([2, 3, 4, 5, 6, 7]);
-    expect(seqs(byHeader)).toEqual([3, 4, 5, 6, 7]);
-    expect(seqs(original)).toEqual([4, 5, 6, 7]);
+    expect(events(all)).toEqual(['answered_by', 'token', 'token', 'token', 'token', 'done', 'title', 'stream_end']);
+    expect(seqs(first)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(seqs(bySeq)).toEqual([3, 4, 5, 6, 7, 8]);
+    expect(seqs(byHeader)).toEqual([4, 5, 6, 7, 8]);
+    expect(seqs(original)).toEqual([5, 6, 7, 8]);
     // The same bytes to every watcher.
-    expect(bySeq.frames()).toEqual(all.slice(1));
+    expect(bySeq.frames()).toEqual(all.slice(2));
     // An ended stream is still replayable.
-    const late = await sse(`/api/chat/stream?stream_id=${streamId}&after_seq=4`);
+    const late = await sse(`/api/chat/stream?stream_id=${streamId}&after_seq=5`);
     await late.ended();
-    expect(late.frames()).toEqual(all.slice(4));
+    expect(late.frames()).toEqual(all.slice(5));
     const status = (await (await srv.api(`/api/chat/stream/status?stream_id=${streamId}`)).json()) as Record<string, unknown>;
-    expect(status).toEqual({ active: false, stream_id: streamId, replay_available: true, last_seq: 7, terminal: true });
+    expect(status).toEqual({ active: false, stream_id: streamId, replay_available: true, last_seq: 8, terminal: true });
   });
 
   it('answers 404 for an unknown stream, 400 without a stream id', async () => {
@@ -305,7 +308,8 @@ describe('GET /api/chat/stream', () => {
     await stream.until((b) => b.comments.includes(' heartbeat'), HEARTBEAT_MS * 10);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(HEARTBEAT_MS - 20);
     const status = (await (await srv.api(`/api/chat/stream/status?stream_id=${streamId}`)).json()) as Record<string, unknown>;
-    expect(status).toMatchObject({ active: true, terminal: false, last_seq: 0 });
+    // Only `answered_by` so far.
+    expect(status).toMatchObject({ active: true, terminal: false, last_seq: 1 });
     upstream.finish();
     await stream.ended();
   });
@@ -318,8 +322,8 @@ describe('GET /api/chat/stream', () => {
     const stream = await sse(`/api/chat/stream?stream_id=${streamId}`);
     await stream.ended();
     const frames = stream.frames();
-    expect(events(frames)).toEqual(['token', 'apperror', 'stream_end']);
-    expect(data(frames[1]!)).toEqual({
+    expect(events(frames)).toEqual(['answered_by', 'token', 'apperror', 'stream_end']);
+    expect(data(frames[2]!)).toEqual({
       message: 'The agent refused the API key (401).',
       type: 'auth_error',
       hint: 'Enter the right API key in Agent settings → Chat agent.',
@@ -360,8 +364,8 @@ describe('cancel', () => {
     await stream.ended();
     expect(upstream.signal.aborted).toBe(true);
     const frames = stream.frames();
-    expect(events(frames)).toEqual(['token', 'cancel', 'stream_end']);
-    expect(data(frames[1]!)).toEqual({ message: 'Cancelled by user', type: 'cancelled', status: 'cancelled', stopped_by: 'user', session_id: id });
+    expect(events(frames)).toEqual(['answered_by', 'token', 'cancel', 'stream_end']);
+    expect(data(frames[2]!)).toEqual({ message: 'Cancelled by user', type: 'cancelled', status: 'cancelled', stopped_by: 'user', session_id: id });
     const stored = await storedSession(id);
     expect(stored.messages).toMatchObject([
       { role: 'user', content: 'write a long story' },
@@ -455,7 +459,7 @@ describe('without an agent, across a restart', () => {
     await stream.until((f) => f.event === 'token');
     await own.close();
     await stream.ended();
-    expect(events(stream.frames())).toEqual(['token', 'cancel', 'stream_end']);
+    expect(events(stream.frames())).toEqual(['answered_by', 'token', 'cancel', 'stream_end']);
     const stored = await storedJson(own.stateDir, id);
     expect(stored.active_stream_id).toBeUndefined();
     expect(stored.messages.map((m: { _partial?: boolean; _error?: boolean }) => [m._partial, m._error])).toEqual([
@@ -464,7 +468,7 @@ describe('without an agent, across a restart', () => {
       [undefined, true],
     ]);
     // A stop by the shutdown is the same quiet kind as the person's Stop: a stop row, not a failure.
-    expect(data(stream.frames()[1]!)).toMatchObject({ type: 'cancelled', stopped_by: 'shutdown', message: 'Satchel stopped while the agent was answering' });
+    expect(data(stream.frames()[2]!)).toMatchObject({ type: 'cancelled', stopped_by: 'shutdown', message: 'Satchel stopped while the agent was answering' });
     expect(stored.messages[2]).toMatchObject({ content: '**Task cancelled:** Satchel stopped while the agent was answering', error_type: 'cancelled', stopped_by: 'shutdown' });
     await fs.rm(own.tmp, { recursive: true, force: true });
   });

@@ -60,11 +60,18 @@ export async function listSessions(scope: McpScope<App>) {
   return (await scope.sessions()).map((s) => publicMcpSessionRow(s, sessionUri(s.session_id)));
 }
 
-function attachmentNames(list: unknown): string[] {
+/** A message's attachments: the stored name each is read back by, and the name the person gave it (issue 38). */
+function attachmentNames(list: unknown): { name: string; shown: string | undefined }[] {
   if (!Array.isArray(list)) return [];
-  return list.map((a: { filename?: unknown; name?: unknown; path?: unknown }) =>
-    String(a.filename ?? a.name ?? (typeof a.path === 'string' ? path.basename(a.path) : '')),
-  );
+  return list.map((a: { filename?: unknown; name?: unknown; path?: unknown; display_name?: unknown }) => ({
+    name: String(a.filename ?? a.name ?? (typeof a.path === 'string' ? path.basename(a.path) : '')),
+    shown: typeof a.display_name === 'string' && a.display_name ? a.display_name : undefined,
+  }));
+}
+
+/** The names the person gave a session's files, by stored name (the attachment folder lists stored names). */
+export function shownNames(s: Pick<Session, 'attachments'>): Map<string, string> {
+  return new Map(s.attachments.flatMap((a) => (a.display_name ? [[a.filename, a.display_name] as const] : [])));
 }
 
 /** Messages `offset` … `offset + limit`, each text redacted and cut at MAX_MESSAGE_CHARS_IN_READ. */
@@ -86,7 +93,7 @@ export async function readSession(scope: McpScope<App>, id: unknown, offset = 0,
         m,
         offset + i,
         cutRedacted(redactText(messageText(m)), (text) => L.truncated(text, L.MAX_MESSAGE_CHARS_IN_READ)),
-        attachmentNames(m.attachments).map((name) => publicMcpNamed(name, attachmentUri(s.session_id, name))),
+        attachmentNames(m.attachments).map(({ name, shown }) => publicMcpNamed(name, attachmentUri(s.session_id, name), shown)),
       ),
     ),
     more_messages: Math.max(0, s.messages.length - offset - page.length),
@@ -107,14 +114,16 @@ async function attachmentPath(app: App, sessionId: string, name: string): Promis
   }
 }
 
-/** The attachment folder's top level: uploaded files and extracted archives (folders). */
-export async function listAttachments(scope: McpScope<App>, id: unknown): Promise<WorkspaceListing['entries']> {
+/** The attachment folder's top level: uploaded files and extracted archives (folders), each with the name the
+ *  person gave it where that is not its stored one (`shown`). */
+export async function listAttachments(scope: McpScope<App>, id: unknown): Promise<(WorkspaceListing['entries'][number] & { shown?: string })[]> {
   const { app, profile } = scope;
   const s = await findSession(scope, id);
   const at = await attachmentPath(app, s.session_id, '').catch(() => undefined);
   if (!at) return [];
   try {
-    return (await listWorkspaceDir(at, L.MAX_WORKSPACE_ENTRIES)).entries;
+    const shown = shownNames(s);
+    return (await listWorkspaceDir(at, L.MAX_WORKSPACE_ENTRIES)).entries.map((e) => (shown.has(e.name) ? { ...e, shown: shown.get(e.name) } : e));
   } catch {
     return [];
   } finally {

@@ -4,7 +4,7 @@
 import type * as wire from '../core/wire.js';
 import { redactedJson, redactText, serverValue, type RedactedJson, type RedactedText, type ServerValue } from './brand.js';
 import { publicContextReport, type PublicContextReport } from './context.js';
-import { publicSessionSummary, publicUsage, type PublicSessionSummary } from './sessions.js';
+import { publicAnsweredBy, publicSessionSummary, publicUsage, type PublicAnsweredBy, type PublicSessionSummary } from './sessions.js';
 
 export interface PublicToolFrame {
   event_type: wire.ChatToolFrame['event_type'];
@@ -28,6 +28,7 @@ export interface PublicChatFrames {
   apperror: { message: RedactedText; type: wire.ChatErrorType; hint?: RedactedText; action?: wire.ChatErrorAction; session_id: ServerValue };
   cancel: { message: RedactedText; type: 'cancelled'; status: 'cancelled'; stopped_by: wire.StoppedBy; session_id: ServerValue };
   context: PublicContextReport & { session_id: ServerValue };
+  answered_by: PublicAnsweredBy & { session_id: ServerValue };
   stream_end: { session_id: ServerValue };
 }
 
@@ -48,6 +49,7 @@ const FRAME_PROJECTIONS: { [N in wire.ChatFrameName]: (data: TurnFrames[N]) => P
   apperror: (d) => ({ message: redactText(d.message), type: d.type, hint: d.hint === undefined ? undefined : redactText(d.hint), action: d.action, session_id: serverValue(d.session_id) }),
   cancel: (d) => ({ message: redactText(d.message), type: 'cancelled', status: 'cancelled', stopped_by: d.stopped_by, session_id: serverValue(d.session_id) }),
   context: (d) => ({ ...publicContextReport(d), session_id: serverValue(d.session_id) }),
+  answered_by: (d) => ({ ...publicAnsweredBy(d), session_id: serverValue(d.session_id) }),
   stream_end: (d) => ({ session_id: serverValue(d.session_id) }),
 };
 

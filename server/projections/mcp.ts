@@ -33,8 +33,11 @@ export function publicMcpSessionRow(s: SessionRecord | McpSessionListing, uri: s
 }
 
 export interface PublicMcpNamed {
+  /** The stored name: what read_attachment takes. */
   name: ServerValue;
   uri: ServerValue;
+  /** The name the person gave the file, where it is not `name` (issue 38, item 4): the one to show them. */
+  display_name?: ServerValue;
 }
 
 export interface PublicMcpMessage {
@@ -53,8 +56,8 @@ export function publicMcpMessage(m: wire.Message, index: number, text: RedactedT
   return { index, role: serverValue(m.role), text, time, attachments };
 }
 
-export function publicMcpNamed(name: string, uri: string): PublicMcpNamed {
-  return { name: serverValue(name), uri: serverValue(uri) };
+export function publicMcpNamed(name: string, uri: string, shown?: string): PublicMcpNamed {
+  return { name: serverValue(name), uri: serverValue(uri), ...(shown && shown !== name ? { display_name: serverValue(shown) } : {}) };
 }
 
 export interface PublicMcpAttachmentRow extends PublicMcpNamed {
@@ -63,7 +66,7 @@ export interface PublicMcpAttachmentRow extends PublicMcpNamed {
 }
 
 export function publicMcpAttachmentRow(a: wire.Attachment, uri: string): PublicMcpAttachmentRow {
-  return { name: serverValue(a.filename), uri: serverValue(uri), size: a.size, mime: serverValue(a.mime) };
+  return { ...publicMcpNamed(a.filename, uri, a.display_name), size: a.size, mime: serverValue(a.mime) };
 }
 
 export interface PublicSearchHit {
@@ -154,16 +157,19 @@ export function publicMcpImageNote(c: Extract<McpAttachmentContent, { kind: 'ima
 
 export interface PublicMcpAttachmentResource {
   uri: ServerValue;
+  /** The stored name (the URI's last part). */
   name: ServerValue;
+  /** MCP's name for people (a client shows it over `name`): the name the person gave the file (issue 38). */
+  title?: ServerValue;
   description: RedactedText;
 }
 
 /** An attachment in resources/list: its session's title (already redacted) says where it is from. */
-export function publicMcpAttachmentResource(title: RedactedText, entry: wire.WorkspaceEntry, uri: string): PublicMcpAttachmentResource {
+export function publicMcpAttachmentResource(title: RedactedText, entry: wire.WorkspaceEntry & { shown?: string }, uri: string): PublicMcpAttachmentResource {
   // Appending the server's own words to a redacted title keeps it redacted (redacting the whole again could read
   // "title: 12 bytes" as an assignment and mask differently).
   const description = cutRedacted(title, (t) => `${t}: ${entry.type === 'dir' ? 'extracted archive' : `${entry.size} bytes`}`);
-  return { uri: serverValue(uri), name: serverValue(entry.name), description };
+  return { uri: serverValue(uri), name: serverValue(entry.name), ...(entry.shown && entry.shown !== entry.name ? { title: serverValue(entry.shown) } : {}), description };
 }
 
 /** A file's media type (guessed from its name), as a resource's mimeType. */

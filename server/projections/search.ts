@@ -19,6 +19,8 @@ export interface PublicSearchResult {
   message_index?: number;
   role?: 'user' | 'assistant';
   attachment?: ServerValue;
+  /** The name the person gave the attachment, where it differs from its stored name `attachment`. */
+  display_name?: ServerValue;
   snippet: PublicSearchSegment[];
 }
 
@@ -44,6 +46,7 @@ export function publicSearchResults(found: SearchHits): PublicSearchResults {
         ...(hit.kind === 'message' ? { message_index: hit.position } : {}),
         ...(hit.role ? { role: hit.role } : {}),
         ...(hit.attachment !== undefined ? { attachment: serverValue(hit.attachment) } : {}),
+        ...(hit.display_name !== undefined ? { display_name: serverValue(hit.display_name) } : {}),
         snippet: hit.snippet.map((s) => ({ text: redactText(s.text), match: s.match })),
       };
     }),

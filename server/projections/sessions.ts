@@ -79,7 +79,7 @@ export interface PublicAnsweredBy {
 }
 
 /** Only the strings of a stored `answered_by` (an imported or hand-edited row may hold anything there). */
-function publicAnsweredBy(by: unknown): PublicAnsweredBy | undefined {
+export function publicAnsweredBy(by: unknown): PublicAnsweredBy | undefined {
   if (!by || typeof by !== 'object' || Array.isArray(by)) return undefined;
   const b = by as Record<string, unknown>;
   const out: PublicAnsweredBy = {};

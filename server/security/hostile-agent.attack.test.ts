@@ -186,8 +186,8 @@ describe('finding 3: a turn has an overall deadline', () => {
       expect(elapsed).toBeLessThan(6_000);
       for (const stream of streams) {
         const frames = stream.frames();
-        expect(frames.map((f) => f.event)).toEqual(['apperror', 'stream_end']);
-        expect(data(frames[0]!)).toMatchObject({ type: 'timeout', message: turnDeadlineText(1_500) });
+        expect(frames.map((f) => f.event)).toEqual(['answered_by', 'apperror', 'stream_end']);
+        expect(data(frames[1]!)).toMatchObject({ type: 'timeout', message: turnDeadlineText(1_500) });
       }
       expect(turnDeadlineText(1_500)).toBe('The agent did not finish within 1.5 s.');
       expect(turnDeadlineText(DEFAULT_AGENT_TURN_MAX_MS)).toBe('The agent did not finish within 30 min.');
@@ -219,8 +219,8 @@ describe('finding 3: a turn has an overall deadline', () => {
     try {
       agent.next({ frames: [], end: 'stall' });
       const { frames, ms } = await turn('hello?');
-      expect(frames.map((f) => f.event)).toEqual(['apperror', 'stream_end']);
-      expect(data(frames[0]!)).toMatchObject({ type: 'timeout', message: 'The agent sent nothing for 1 s.' });
+      expect(frames.map((f) => f.event)).toEqual(['answered_by', 'apperror', 'stream_end']);
+      expect(data(frames[1]!)).toMatchObject({ type: 'timeout', message: 'The agent sent nothing for 1 s.' });
       expect(ms).toBeLessThan(5_000);
     } finally {
       config = { ...config, idleTimeoutMs: 60_000 };

@@ -46,6 +46,8 @@ export interface SearchHit {
   kind: SearchKind;
   position: number;
   attachment?: string;
+  /** The attachment's name as the person gave it (issue 38, item 4), where it differs from `attachment`. */
+  display_name?: string;
   /** A message's role, when it is one a person sees as a message (user or assistant). */
   role?: 'user' | 'assistant';
   snippet: SnippetSegment[];
@@ -80,6 +82,7 @@ function typedWords(query: string, redacted: string): string {
 /** One row found, with what it shows. */
 interface FoundRow extends RankedRow {
   attachment: string | null;
+  shown: string | null;
   role: string | null;
   snippet: SnippetSegment[];
 }
@@ -143,7 +146,7 @@ async function findRows(run: SearchRun, match: string, phrases: readonly Phrase[
     if (snippet.kind !== 'shown') continue;
     // No match in what a snippet looks at: the words lie further in (a long attachment's text), read on to them.
     const far = head.cut && !snippet.segments.some((x) => x.match) ? await farSnippet(run.q, row.id, phrases, SNIPPET_SCAN_CHARS, until) : undefined;
-    rows.push({ ...row, attachment: head.attachment, role: head.role, snippet: far ?? snippet.segments });
+    rows.push({ ...row, attachment: head.attachment, shown: head.shown, role: head.role, snippet: far ?? snippet.segments });
   }
   return { rows, stale, matched: ranked.length, capped: capped || stopped !== undefined, ...(stopped ? { stopped } : {}) };
 }
@@ -185,6 +188,7 @@ export async function searchSessions(
       kind: row.kind,
       position: row.position,
       ...(row.attachment !== null ? { attachment: row.attachment } : {}),
+      ...(row.attachment !== null && row.shown !== null && row.shown !== row.attachment ? { display_name: row.shown } : {}),
       ...(row.role === 'user' || row.role === 'assistant' ? { role: row.role } : {}),
       snippet: row.snippet,
     });

@@ -1,7 +1,7 @@
 // A turn with the agent (docs/API.md "Conversations"): starting, watching and cancelling it, the frames of its
 // stream, its usage, tools and failures. Apart from wire.d.ts (which re-exports it) so each topic of the API is one file
 // under 400 lines.
-import type { ChatErrorAction, SessionSummary, StoppedBy } from './sessions.js';
+import type { AnsweredBy, ChatErrorAction, SessionSummary, StoppedBy } from './sessions.js';
 
 /** POST /api/chat/start */
 export type ChatStartResponse =
@@ -131,6 +131,11 @@ export interface ChatFrames {
   cancel: { message: string; type: 'cancelled'; status: 'cancelled'; stopped_by: StoppedBy; session_id: string };
   /** Sent once the turn's request is built: what the agent is given of the conversation's documents. */
   context: ContextReport & { session_id: string };
+  /**
+   * Who is asked (issue 38, item 6): the connection and model the reply's rows will store as `answered_by`, sent
+   * first, so the reply's header says it while it streams. Absent when there is nothing to say.
+   */
+  answered_by: AnsweredBy & { session_id: string };
   stream_end: { session_id: string };
 }
 

@@ -34,9 +34,10 @@ async function before(q: Queries, match: string, scope: SearchScope, chars: numb
   );
   const out: RankedHead[] = [];
   for (const row of ranked) {
-    const head = await q.get<{ head: unknown; cut: unknown; attachment: unknown; role: unknown }>(
+    const head = await q.get<{ head: unknown; cut: unknown; attachment: unknown; shown: unknown; role: unknown }>(
       `SELECT substr(d.text, 1, ?) AS head, substr(d.text, ?, 1) <> '' AS cut,
        CASE WHEN d.kind IN ('attachment', 'attachment_text') THEN json_extract(a.record, '$.filename') END AS attachment,
+       CASE WHEN d.kind IN ('attachment', 'attachment_text') THEN json_extract(a.record, '$.display_name') END AS shown,
        CASE WHEN d.kind = 'message' THEN json_extract(m.row, '$.role') END AS role
      FROM search_texts d
      LEFT JOIN messages m ON m.session_id = d.session_id AND m.position = d.position AND d.kind = 'message'
@@ -46,7 +47,7 @@ async function before(q: Queries, match: string, scope: SearchScope, chars: numb
     );
     const first =
       head && typeof head.head === 'string'
-        ? { head: head.head, cut: head.cut === 1, attachment: typeof head.attachment === 'string' ? head.attachment : null, role: typeof head.role === 'string' ? head.role : null }
+        ? { head: head.head, cut: head.cut === 1, attachment: typeof head.attachment === 'string' ? head.attachment : null, shown: typeof head.shown === 'string' && head.shown !== '' ? head.shown : null, role: typeof head.role === 'string' ? head.role : null }
         : undefined;
     out.push({ ...row, first });
   }

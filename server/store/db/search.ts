@@ -128,6 +128,8 @@ export interface RowHead {
   cut: boolean;
   /** The attachment's stored name, for kinds attachment and attachment_text. */
   attachment: string | null;
+  /** The name the person gave it (`display_name`), where it differs from the stored one. */
+  shown: string | null;
   /** The stored message's role, for kind message. */
   role: string | null;
 }
@@ -138,6 +140,7 @@ export interface RowHead {
 const DOC_TEXT = `ifnull(d.text, json_extract(m.row, '$.content'))`;
 const HEAD_COLUMNS = `substr(${DOC_TEXT}, 1, ?) AS head, substr(${DOC_TEXT}, ?, 1) <> '' AS cut,
        CASE WHEN d.kind IN ('attachment', 'attachment_text') THEN json_extract(a.record, '$.filename') END AS attachment,
+       CASE WHEN d.kind IN ('attachment', 'attachment_text') THEN json_extract(a.record, '$.display_name') END AS shown,
        CASE WHEN d.kind = 'message' THEN json_extract(m.row, '$.role') END AS role`;
 const HEAD_JOINS = `LEFT JOIN messages m ON m.session_id = d.session_id AND m.position = d.position AND d.kind = 'message'
      LEFT JOIN attachments a ON a.session_id = d.session_id AND a.position = d.position AND d.kind IN ('attachment', 'attachment_text')`;
@@ -145,6 +148,7 @@ interface HeadColumns {
   head: unknown;
   cut: unknown;
   attachment: unknown;
+  shown: unknown;
   role: unknown;
 }
 
@@ -154,6 +158,7 @@ function headOf(row: HeadColumns | undefined): RowHead | undefined {
     head: row.head,
     cut: row.cut === 1,
     attachment: typeof row.attachment === 'string' ? row.attachment : null,
+    shown: typeof row.shown === 'string' && row.shown !== '' ? row.shown : null,
     role: typeof row.role === 'string' ? row.role : null,
   };
 }

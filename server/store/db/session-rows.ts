@@ -124,7 +124,8 @@ const ATTACHMENT_ROWS: RowKind<wire.Attachment> = {
   table: 'attachments',
   column: 'record',
   doc: 'attachment',
-  text: (a) => (typeof a.filename === 'string' ? a.filename : ''),
+  // The name the person gave the file (issue 38, item 4): what a search finds and its snippet shows.
+  text: (a) => (typeof a.display_name === 'string' && a.display_name ? a.display_name : typeof a.filename === 'string' ? a.filename : ''),
 };
 
 // A lone surrogate: JSON.stringify writes it as an escape, which SQLite's json_extract reads back as other bytes.
