@@ -28,6 +28,10 @@ const LIST_ROWS: [string, string][] = [
   ['list-toggle', 'Select or unselect the focused conversationSpace'],
   ['list-all', 'Select every conversation in the listCtrl+A'],
   ['list-one', 'Back to one selected conversationEsc'],
+  ['list-move-to', 'Move it (or the selected ones) to a folderM / Shift+F10'],
+  ['list-fold', 'Fold its folder←'],
+  ['list-folders', 'Folders: fold, unfold, rename, delete, newF'],
+  ['list-rename-folder', 'Rename its folderF2'],
 ];
 
 let profiles = 0;

@@ -6,6 +6,8 @@
 // a text field on macOS, where ⌥↑/⌥↓ move the caret by paragraph. Escape is never one: it belongs to dialogs,
 // drawers and Edit. Ctrl+R/⇧R (reload) and Ctrl+N/T/W (windows and tabs) are the browser's and Electron's.
 
+import { FOLDER_KEYS } from './folder-keys.js';
+
 export type ShortcutAction =
   | 'new-session'
   | 'search'
@@ -144,6 +146,7 @@ export const LIST_KEYS: readonly ListKey[] = [
   { id: 'list-toggle', label: 'Select or unselect the focused conversation', chords: [{ key: ' ' }] },
   { id: 'list-all', label: 'Select every conversation in the list', chords: [{ key: 'a', mod: true }] },
   { id: 'list-one', label: 'Back to one selected conversation', chords: [{ key: 'Escape' }] },
+  ...FOLDER_KEYS,
 ];
 
 /** The list's keys as the dialog lists them: each row's label and its alternatives' keys, the platform's way. */
