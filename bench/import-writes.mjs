@@ -135,6 +135,9 @@ const store = new SessionStore(input.stateDir);
 await store.load();
 await store.addMessage(input.appended, 'warm up', []);
 const waits = [];
+// Each wait also in the child's CPU (one core, pinned): the work the process did meanwhile, the purge's or the
+// import's transaction it waited behind and its own, which a loaded machine's scheduler does not stretch.
+const cpuWaits = [];
 const batches = [];
 let mark = process.cpuUsage();
 // The transactions after the last batch of rows are those that show the conversations (before: one).
@@ -149,8 +152,10 @@ const t0 = performance.now();
 const work = store.insertAll(sessions, batched).then(() => { done = true; return performance.now() - t0; });
 while (!done && input.appends) {
   const a = performance.now();
+  const ac = process.cpuUsage();
   await store.addMessage(input.appended, 'an append during the import ' + waits.length, []);
   waits.push(performance.now() - a);
+  { const d = process.cpuUsage(ac); cpuWaits.push((d.user + d.system) / 1000); }
 }
 const wallMs = await work;
 const cpu = cpuMs() - cpu0;
@@ -167,7 +172,7 @@ const mergedCpu = cpuMs() - cpu0;
 await new Promise((r) => setTimeout(r, 1_000));
 await store.close();
 const health = input.appends ? undefined : await indexHealth(input.stateDir + '/satchel.db');
-console.log(JSON.stringify({ waits, wallMs, cpu, mergedCpu, batches, health, inTransactions, showing, stallMs, turnCpuMs }));`;
+console.log(JSON.stringify({ waits, cpuWaits, wallMs, cpu, mergedCpu, batches, health, inTransactions, showing, stallMs, turnCpuMs }));`;
 
 /** Bare SQLite: the same rows (each message's row and its text in search_docs) in one transaction or in batches. */
 const BARE = `
@@ -211,22 +216,29 @@ const store = async () => {
 };
 await append('warm up');
 const waits = [];
+// Each wait also in the child's CPU (one core, pinned): the work the process did meanwhile, the purge's or the
+// import's transaction it waited behind and its own, which a loaded machine's scheduler does not stretch.
+const cpuWaits = [];
 let done = false;
 const cpu0 = cpuMs();
 const t0 = performance.now();
 const work = store().then(() => { done = true; return performance.now() - t0; });
 while (!done && input.appends) {
   const a = performance.now();
+  const ac = process.cpuUsage();
   await append('an append during the import ' + waits.length);
   waits.push(performance.now() - a);
+  { const d = process.cpuUsage(ac); cpuWaits.push((d.user + d.system) / 1000); }
 }
 const wallMs = await work;
 const cpu = cpuMs() - cpu0;
 await new Promise((r) => db.close(r));
 const health = input.appends ? undefined : await indexHealth(input.file);
-console.log(JSON.stringify({ waits, wallMs, cpu, mergedCpu: cpu, batches, health }));`;
+console.log(JSON.stringify({ waits, cpuWaits, wallMs, cpu, mergedCpu: cpu, batches, health }));`;
 
 const f1 = (x) => x.toFixed(1);
+/** Append waits in the child's CPU: p99 / max (how many over 50 ms). */
+const cpuWaitsOf = (xs) => (xs && xs.length ? `${f1(pct(xs, 99))} / ${f1(Math.max(...xs))} ms (${xs.filter((x) => x > 50).length})` : '-');
 
 async function main() {
   console.log(`# import-writes: ${RUNS} runs; ${machine()}`);
@@ -274,19 +286,19 @@ async function main() {
         const own = alone.inTransactions ?? [];
         const showing = alone.showing ?? [];
         const sorted = [...r.waits].sort((a, b) => a - b);
-        results[name].push({ ...r, own: own.length ? `${f1(median(own))} / ${f1(pct(own, 99))} / ${f1(Math.max(...own))} ms (${own.filter((c) => c > 43).length} over 43)` : '-', showing: showing.length ? `${showing.length}, ${f1(Math.max(...showing))} ms` : '-', waitP99: sorted.length ? pct(sorted, 99) : 0, waitsOver50: r.waits.filter((w) => w > 50).length, stall: alone.stallMs === undefined ? '-' : `${f1(alone.turnCpuMs)} ms CPU (${f1(alone.stallMs)} ms wall)`, alone: alone.cpu, merged: alone.mergedCpu, health: alone.health, batchMax: Math.max(...batches), batchP99: pct(batches, 99), over50: batches.filter((c) => c > 50).length, batchMedian: median(batches), batchCount: batches.length });
+        results[name].push({ ...r, own: own.length ? `${f1(median(own))} / ${f1(pct(own, 99))} / ${f1(Math.max(...own))} ms (${own.filter((c) => c > 43).length} over 43)` : '-', showing: showing.length ? `${showing.length}, ${f1(Math.max(...showing))} ms` : '-', waitP99: sorted.length ? pct(sorted, 99) : 0, waitsOver50: r.waits.filter((w) => w > 50).length, cwait: cpuWaitsOf(r.cpuWaits), stall: alone.stallMs === undefined ? '-' : `${f1(alone.turnCpuMs)} ms CPU (${f1(alone.stallMs)} ms wall)`, alone: alone.cpu, merged: alone.mergedCpu, health: alone.health, batchMax: Math.max(...batches), batchP99: pct(batches, 99), over50: batches.filter((c) => c > 50).length, batchMedian: median(batches), batchCount: batches.length });
         console.log(
-          `run ${run + 1} ${workload} / ${name}: longest append waits ${[...r.waits].sort((a, b) => b - a).slice(0, 4).map(f1).join(', ')} ms over ${r.waits.length} appends, import ${f1(r.wallMs)} ms; alone: CPU ${alone.cpu} ms (${alone.mergedCpu} with its merges), ${batches.length} transactions, CPU each median ${f1(median(batches))} p99 ${f1(pct(batches, 99))} max ${f1(Math.max(...batches))} ms, ${batches.filter((c) => c > 50).length} over 50 ms; index ${alone.health.segments} segments on ${alone.health.levels} levels, a search ${alone.health.searchMs.toFixed(2)} ms CPU; in transactions ${results[name].at(-1).own}; showing: ${results[name].at(-1).showing} transactions, the longest's CPU; append wait p99 ${f1(results[name].at(-1).waitP99)} ms, ${results[name].at(-1).waitsOver50} over 50 ms; event loop's longest stall ${results[name].at(-1).stall}`,
+          `run ${run + 1} ${workload} / ${name}: longest append waits ${[...r.waits].sort((a, b) => b - a).slice(0, 4).map(f1).join(', ')} ms over ${r.waits.length} appends, import ${f1(r.wallMs)} ms; alone: CPU ${alone.cpu} ms (${alone.mergedCpu} with its merges), ${batches.length} transactions, CPU each median ${f1(median(batches))} p99 ${f1(pct(batches, 99))} max ${f1(Math.max(...batches))} ms, ${batches.filter((c) => c > 50).length} over 50 ms; index ${alone.health.segments} segments on ${alone.health.levels} levels, a search ${alone.health.searchMs.toFixed(2)} ms CPU; in transactions ${results[name].at(-1).own}; showing: ${results[name].at(-1).showing} transactions, the longest's CPU; append wait p99 ${f1(results[name].at(-1).waitP99)} ms, ${results[name].at(-1).waitsOver50} over 50 ms; in CPU ${results[name].at(-1).cwait}; event loop's longest stall ${results[name].at(-1).stall}`,
         );
       }
     }
-    console.log(`\n| ${workload} | import CPU alone (with its index merges) | transactions | CPU per transaction, median / p99 / max (over 50 ms) | CPU inside each transaction, median / p99 / max | the event loop's longest turn (alone), CPU (wall) | showing: transactions, CPU inside the longest | longest append wait | p99 append wait (waits over 50 ms) | median append wait | appends during the import | import wall | index segments after | CPU per search after |`);
-    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+    console.log(`\n| ${workload} | import CPU alone (with its index merges) | transactions | CPU per transaction, median / p99 / max (over 50 ms) | CPU inside each transaction, median / p99 / max | the event loop's longest turn (alone), CPU (wall) | showing: transactions, CPU inside the longest | longest append wait | p99 append wait (waits over 50 ms) | append wait in the child's CPU: p99 / max (over 50 ms) | median append wait | appends during the import | import wall | index segments after | CPU per search after |`);
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
     const floor = variants[2] ? median(results[variants[2][0]].map((r) => r.alone)) : NaN;
     for (const [name, rs] of Object.entries(results)) {
       const cpu = median(rs.map((r) => r.alone));
       console.log(
-        `| ${name} | ${cpu} ms (${median(rs.map((r) => r.merged))}; ${Number.isNaN(floor) ? "no floor run" : `${(cpu / floor).toFixed(2)}× the floor`}) | ${median(rs.map((r) => r.batchCount))} | ${f1(median(rs.map((r) => r.batchMedian)))} / ${f1(median(rs.map((r) => r.batchP99)))} / ${f1(median(rs.map((r) => r.batchMax)))} ms (${median(rs.map((r) => r.over50))}) | ${rs.map((r) => r.own).join('; ')} | ${rs.map((r) => r.stall).join('; ')} | ${rs.map((r) => r.showing).join('; ')} | ${f1(median(rs.map((r) => Math.max(...r.waits, 0))))} ms | ${f1(median(rs.map((r) => r.waitP99)))} ms (${median(rs.map((r) => r.waitsOver50))}) | ${f1(median(rs.map((r) => median(r.waits.length ? r.waits : [0]))))} ms | ${median(rs.map((r) => r.waits.length))} | ${f1(median(rs.map((r) => r.wallMs)))} ms | ${median(rs.map((r) => r.health.segments))} | ${median(rs.map((r) => r.health.searchMs)).toFixed(2)} ms |`,
+        `| ${name} | ${cpu} ms (${median(rs.map((r) => r.merged))}; ${Number.isNaN(floor) ? "no floor run" : `${(cpu / floor).toFixed(2)}× the floor`}) | ${median(rs.map((r) => r.batchCount))} | ${f1(median(rs.map((r) => r.batchMedian)))} / ${f1(median(rs.map((r) => r.batchP99)))} / ${f1(median(rs.map((r) => r.batchMax)))} ms (${median(rs.map((r) => r.over50))}) | ${rs.map((r) => r.own).join('; ')} | ${rs.map((r) => r.stall).join('; ')} | ${rs.map((r) => r.showing).join('; ')} | ${f1(median(rs.map((r) => Math.max(...r.waits, 0))))} ms | ${f1(median(rs.map((r) => r.waitP99)))} ms (${median(rs.map((r) => r.waitsOver50))}) | ${rs.map((r) => r.cwait).join('; ')} | ${f1(median(rs.map((r) => median(r.waits.length ? r.waits : [0]))))} ms | ${median(rs.map((r) => r.waits.length))} | ${f1(median(rs.map((r) => r.wallMs)))} ms | ${median(rs.map((r) => r.health.segments))} | ${median(rs.map((r) => r.health.searchMs)).toFixed(2)} ms |`,
       );
     }
   }
