@@ -111,14 +111,17 @@ export async function rankNewestWithHeads(q: Queries, match: string, scope: Sear
        SELECT r.id, r.session_id, r.kind, r.position, r.score
        FROM docs r CROSS JOIN sessions s ON s.id = r.session_id
        WHERE ${filter.session}
-       LIMIT ?)
-     SELECT c.matched, r.id, r.session_id, r.kind, r.position, ${HEAD_COLUMNS}
+       LIMIT ?),
+     heads AS MATERIALIZED (
+       SELECT r.id, r.session_id, r.kind, r.position, r.score, ${HEAD_ONCE}
+       FROM ranked r
+       JOIN search_docs d ON d.id = r.id
+       ${HEAD_JOINS})
+     SELECT c.matched, h.id, h.session_id, h.kind, h.position, substr(h.first, 1, ?) AS head, length(h.first) > ? AS cut, h.attachment, h.role
      FROM (SELECT count(*) AS matched FROM hits) c
-     LEFT JOIN ranked r ON 1
-     LEFT JOIN search_docs d ON d.id = r.id
-     ${HEAD_JOINS}
-     ORDER BY r.score, r.id`,
-    [match, ...filter.docParams, ...filter.sessionParams, scope.limit, chars, chars + 1],
+     LEFT JOIN heads h ON 1
+     ORDER BY h.score, h.id`,
+    [match, ...filter.docParams, ...filter.sessionParams, scope.limit, chars, chars, chars],
   );
   // One row at least (the count), with no ranked row's columns when none is in scope.
   const capped = (rows[0]?.matched ?? 0) > MAX_RANKED_ROWS;
@@ -160,6 +163,14 @@ const HEAD_COLUMNS = `substr(${DOC_TEXT}, 1, ?) AS head, substr(${DOC_TEXT}, ?, 
        CASE WHEN d.kind = 'message' THEN json_extract(m.row, '$.role') END AS role`;
 const HEAD_JOINS = `LEFT JOIN messages m ON m.session_id = d.session_id AND m.position = d.position AND d.kind = 'message'
      LEFT JOIN attachments a ON a.session_id = d.session_id AND a.position = d.position AND d.kind IN ('attachment', 'attachment_text')`;
+/**
+ * HEAD_COLUMNS with the text read once (`first`: its first `chars` + 1 characters, a parameter): a message's text is
+ * its row's JSON parsed, and reading it for the head and again for `cut` parsed each returned row's JSON once more
+ * (~0.5 ms of a search's 22 rows at 200,000 messages, issue 37 finding 7). The head and `cut` are made from it.
+ */
+const HEAD_ONCE = `substr(${DOC_TEXT}, 1, ? + 1) AS first,
+       CASE WHEN d.kind IN ('attachment', 'attachment_text') THEN json_extract(a.record, '$.filename') END AS attachment,
+       CASE WHEN d.kind = 'message' THEN json_extract(m.row, '$.role') END AS role`;
 interface HeadColumns {
   head: unknown;
   cut: unknown;
