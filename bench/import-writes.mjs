@@ -11,8 +11,12 @@
 // connection held: Db.prototype.transaction wrapped in the child) beside the interval's between two batches, and
 // the event loop's longest turn while the import ran alone: its CPU (process.cpuUsage between two setImmediate
 // ticks) and its wall time (perf_hooks.monitorEventLoopDelay).
+// Session 15 added: the transactions that show the imported conversations once their rows are stored (one
+// before, a header rewrite per conversation; bounded slices after), their count and the CPU inside the longest; the
+// p99 of the append waits and how many waited over 50 ms; and a workload `many` (2,000 conversations: each of the
+// history's cut in ten, as many headers to show as the 200k history's Export all).
 // Usage: node bench/import-writes.mjs [--runs N] [--before REV] [--history DIR] [--batch N] [--variants satchel|all]
-//        [--workloads all,long]
+//        [--workloads all,long,many]
 // (from the repository root; builds both revisions into .cache/ once; DIR is copied, never opened in place).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -33,7 +37,7 @@ const BATCH = Number(arg('--batch', 25));
 const APPENDED = '0000000000ab';
 /** `satchel`: Satchel's two builds only (the bare variants take minutes each on a loaded machine). */
 const VARIANTS = arg('--variants', 'all');
-/** Which workloads: `all` (the Export all), `long` (the 10,000-message conversation). */
+/** Which workloads: `all` (the Export all), `long` (the 10,000-message conversation), `many` (2,000 conversations). */
 const WORKLOADS = arg('--workloads', 'all,long').split(',');
 
 /** The child's CPU time so far (ms), from /proc/self/stat: utime + stime in clock ticks (100 Hz). */
@@ -85,6 +89,13 @@ for (const l of source.list()) all.push(await source.get(l.session_id));
 await source.close();
 fs.writeFileSync(input.all, JSON.stringify(all));
 fs.writeFileSync(input.long, JSON.stringify(all.filter((s) => s.session_id === input.longId)));
+// Each conversation cut in ten (its messages in ten runs, new ids, its attachments with the first): 2,000 headers.
+const many = [];
+for (const s of all) for (let k = 0; k < 10; k++) {
+  const from = Math.floor((s.messages.length * k) / 10), to = Math.floor((s.messages.length * (k + 1)) / 10);
+  many.push({ ...s, session_id: s.session_id.slice(0, 10) + k.toString(16).padStart(2, '0'), messages: s.messages.slice(from, to), attachments: k === 0 ? s.attachments : [] });
+}
+fs.writeFileSync(input.many, JSON.stringify(many));
 const store = new SessionStore(input.template);
 await store.load();
 const at = '2025-01-01T00:00:00.000Z';
@@ -124,9 +135,14 @@ const store = new SessionStore(input.stateDir);
 await store.load();
 await store.addMessage(input.appended, 'warm up', []);
 const waits = [];
+// Each wait also in the child's CPU (one core, pinned): the work the process did meanwhile, the purge's or the
+// import's transaction it waited behind and its own, which a loaded machine's scheduler does not stretch.
+const cpuWaits = [];
 const batches = [];
 let mark = process.cpuUsage();
-const batched = () => { const d = process.cpuUsage(mark); batches.push((d.user + d.system) / 1000); mark = process.cpuUsage(); };
+// The transactions after the last batch of rows are those that show the conversations (before: one).
+let rowsDone = 0;
+const batched = (phase) => { const d = process.cpuUsage(mark); batches.push((d.user + d.system) / 1000); mark = process.cpuUsage(); if (phase !== 'shown') rowsDone = transactions.length; };
 let done = false;
 transactions.length = 0;
 loop.enable();
@@ -136,8 +152,10 @@ const t0 = performance.now();
 const work = store.insertAll(sessions, batched).then(() => { done = true; return performance.now() - t0; });
 while (!done && input.appends) {
   const a = performance.now();
+  const ac = process.cpuUsage();
   await store.addMessage(input.appended, 'an append during the import ' + waits.length, []);
   waits.push(performance.now() - a);
+  { const d = process.cpuUsage(ac); cpuWaits.push((d.user + d.system) / 1000); }
 }
 const wallMs = await work;
 const cpu = cpuMs() - cpu0;
@@ -146,6 +164,7 @@ turns.on = false;
 const stallMs = loop.max / 1e6;
 const turnCpuMs = turns.max;
 const inTransactions = transactions.slice();
+const showing = transactions.slice(rowsDone);
 while (store.indexMerging) await new Promise((r) => setTimeout(r, 20));
 const mergedCpu = cpuMs() - cpu0;
 // The commit before closed without waiting for an idle checkpoint under way (one falls due when a transaction
@@ -153,7 +172,7 @@ const mergedCpu = cpuMs() - cpu0;
 await new Promise((r) => setTimeout(r, 1_000));
 await store.close();
 const health = input.appends ? undefined : await indexHealth(input.stateDir + '/satchel.db');
-console.log(JSON.stringify({ waits, wallMs, cpu, mergedCpu, batches, health, inTransactions, stallMs, turnCpuMs }));`;
+console.log(JSON.stringify({ waits, cpuWaits, wallMs, cpu, mergedCpu, batches, health, inTransactions, showing, stallMs, turnCpuMs }));`;
 
 /** Bare SQLite: the same rows (each message's row and its text in search_docs) in one transaction or in batches. */
 const BARE = `
@@ -197,22 +216,29 @@ const store = async () => {
 };
 await append('warm up');
 const waits = [];
+// Each wait also in the child's CPU (one core, pinned): the work the process did meanwhile, the purge's or the
+// import's transaction it waited behind and its own, which a loaded machine's scheduler does not stretch.
+const cpuWaits = [];
 let done = false;
 const cpu0 = cpuMs();
 const t0 = performance.now();
 const work = store().then(() => { done = true; return performance.now() - t0; });
 while (!done && input.appends) {
   const a = performance.now();
+  const ac = process.cpuUsage();
   await append('an append during the import ' + waits.length);
   waits.push(performance.now() - a);
+  { const d = process.cpuUsage(ac); cpuWaits.push((d.user + d.system) / 1000); }
 }
 const wallMs = await work;
 const cpu = cpuMs() - cpu0;
 await new Promise((r) => db.close(r));
 const health = input.appends ? undefined : await indexHealth(input.file);
-console.log(JSON.stringify({ waits, wallMs, cpu, mergedCpu: cpu, batches, health }));`;
+console.log(JSON.stringify({ waits, cpuWaits, wallMs, cpu, mergedCpu: cpu, batches, health }));`;
 
 const f1 = (x) => x.toFixed(1);
+/** Append waits in the child's CPU: p99 / max (how many over 50 ms). */
+const cpuWaitsOf = (xs) => (xs && xs.length ? `${f1(pct(xs, 99))} / ${f1(Math.max(...xs))} ms (${xs.filter((x) => x > 50).length})` : '-');
 
 async function main() {
   console.log(`# import-writes: ${RUNS} runs; ${machine()}`);
@@ -226,7 +252,7 @@ async function main() {
   const longId = JSON.parse(fs.readFileSync(path.join(HISTORY, 'history.json'), 'utf8')).long['10000'];
   const template = path.join(work, 'template');
   fs.mkdirSync(template);
-  const files = { all: path.join(work, 'all.json'), long: path.join(work, 'long.json') };
+  const files = { all: path.join(work, 'all.json'), long: path.join(work, 'long.json'), many: path.join(work, 'many.json') };
   const prepared = await child(PREPARE, { dist: builds.after.out, source, template, ...files, longId, appended: APPENDED });
   console.log(`history: ${prepared.conversations} conversations, ${prepared.messages} messages`);
   const copy = (name) => {
@@ -238,6 +264,7 @@ async function main() {
     [
       ['all', [`Export all of the 20k history (${prepared.conversations} conversations)`, files.all]],
       ['long', ['one conversation of 10,000 messages', files.long]],
+      ['many', [`2,000 conversations (the 20k history's, each cut in ten)`, files.many]],
     ]
       .filter(([key]) => WORKLOADS.includes(key))
       .map(([, pair]) => pair),
@@ -257,19 +284,21 @@ async function main() {
         const alone = await child(script, { ...common, ...inputOf(copy(`w${run}-${results[name].length}-${name.length}-b`)), appends: false });
         const batches = alone.batches.length > 0 ? alone.batches : [alone.cpu];
         const own = alone.inTransactions ?? [];
-        results[name].push({ ...r, own: own.length ? `${f1(median(own))} / ${f1(pct(own, 99))} / ${f1(Math.max(...own))} ms (${own.filter((c) => c > 43).length} over 43)` : '-', stall: alone.stallMs === undefined ? '-' : `${f1(alone.turnCpuMs)} ms CPU (${f1(alone.stallMs)} ms wall)`, alone: alone.cpu, merged: alone.mergedCpu, health: alone.health, batchMax: Math.max(...batches), batchP99: pct(batches, 99), over50: batches.filter((c) => c > 50).length, batchMedian: median(batches), batchCount: batches.length });
+        const showing = alone.showing ?? [];
+        const sorted = [...r.waits].sort((a, b) => a - b);
+        results[name].push({ ...r, own: own.length ? `${f1(median(own))} / ${f1(pct(own, 99))} / ${f1(Math.max(...own))} ms (${own.filter((c) => c > 43).length} over 43)` : '-', showing: showing.length ? `${showing.length}, ${f1(Math.max(...showing))} ms` : '-', waitP99: sorted.length ? pct(sorted, 99) : 0, waitsOver50: r.waits.filter((w) => w > 50).length, cwait: cpuWaitsOf(r.cpuWaits), stall: alone.stallMs === undefined ? '-' : `${f1(alone.turnCpuMs)} ms CPU (${f1(alone.stallMs)} ms wall)`, alone: alone.cpu, merged: alone.mergedCpu, health: alone.health, batchMax: Math.max(...batches), batchP99: pct(batches, 99), over50: batches.filter((c) => c > 50).length, batchMedian: median(batches), batchCount: batches.length });
         console.log(
-          `run ${run + 1} ${workload} / ${name}: longest append waits ${[...r.waits].sort((a, b) => b - a).slice(0, 4).map(f1).join(', ')} ms over ${r.waits.length} appends, import ${f1(r.wallMs)} ms; alone: CPU ${alone.cpu} ms (${alone.mergedCpu} with its merges), ${batches.length} transactions, CPU each median ${f1(median(batches))} p99 ${f1(pct(batches, 99))} max ${f1(Math.max(...batches))} ms, ${batches.filter((c) => c > 50).length} over 50 ms; index ${alone.health.segments} segments on ${alone.health.levels} levels, a search ${alone.health.searchMs.toFixed(2)} ms CPU; in transactions ${results[name].at(-1).own}; event loop's longest stall ${results[name].at(-1).stall}`,
+          `run ${run + 1} ${workload} / ${name}: longest append waits ${[...r.waits].sort((a, b) => b - a).slice(0, 4).map(f1).join(', ')} ms over ${r.waits.length} appends, import ${f1(r.wallMs)} ms; alone: CPU ${alone.cpu} ms (${alone.mergedCpu} with its merges), ${batches.length} transactions, CPU each median ${f1(median(batches))} p99 ${f1(pct(batches, 99))} max ${f1(Math.max(...batches))} ms, ${batches.filter((c) => c > 50).length} over 50 ms; index ${alone.health.segments} segments on ${alone.health.levels} levels, a search ${alone.health.searchMs.toFixed(2)} ms CPU; in transactions ${results[name].at(-1).own}; showing: ${results[name].at(-1).showing} transactions, the longest's CPU; append wait p99 ${f1(results[name].at(-1).waitP99)} ms, ${results[name].at(-1).waitsOver50} over 50 ms; in CPU ${results[name].at(-1).cwait}; event loop's longest stall ${results[name].at(-1).stall}`,
         );
       }
     }
-    console.log(`\n| ${workload} | import CPU alone (with its index merges) | transactions | CPU per transaction, median / p99 / max (over 50 ms) | CPU inside each transaction, median / p99 / max | the event loop's longest turn (alone), CPU (wall) | longest append wait | median append wait | appends during the import | import wall | index segments after | CPU per search after |`);
-    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+    console.log(`\n| ${workload} | import CPU alone (with its index merges) | transactions | CPU per transaction, median / p99 / max (over 50 ms) | CPU inside each transaction, median / p99 / max | the event loop's longest turn (alone), CPU (wall) | showing: transactions, CPU inside the longest | longest append wait | p99 append wait (waits over 50 ms) | append wait in the child's CPU: p99 / max (over 50 ms) | median append wait | appends during the import | import wall | index segments after | CPU per search after |`);
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
     const floor = variants[2] ? median(results[variants[2][0]].map((r) => r.alone)) : NaN;
     for (const [name, rs] of Object.entries(results)) {
       const cpu = median(rs.map((r) => r.alone));
       console.log(
-        `| ${name} | ${cpu} ms (${median(rs.map((r) => r.merged))}; ${Number.isNaN(floor) ? "no floor run" : `${(cpu / floor).toFixed(2)}× the floor`}) | ${median(rs.map((r) => r.batchCount))} | ${f1(median(rs.map((r) => r.batchMedian)))} / ${f1(median(rs.map((r) => r.batchP99)))} / ${f1(median(rs.map((r) => r.batchMax)))} ms (${median(rs.map((r) => r.over50))}) | ${rs.map((r) => r.own).join('; ')} | ${rs.map((r) => r.stall).join('; ')} | ${f1(median(rs.map((r) => Math.max(...r.waits, 0))))} ms | ${f1(median(rs.map((r) => median(r.waits.length ? r.waits : [0]))))} ms | ${median(rs.map((r) => r.waits.length))} | ${f1(median(rs.map((r) => r.wallMs)))} ms | ${median(rs.map((r) => r.health.segments))} | ${median(rs.map((r) => r.health.searchMs)).toFixed(2)} ms |`,
+        `| ${name} | ${cpu} ms (${median(rs.map((r) => r.merged))}; ${Number.isNaN(floor) ? "no floor run" : `${(cpu / floor).toFixed(2)}× the floor`}) | ${median(rs.map((r) => r.batchCount))} | ${f1(median(rs.map((r) => r.batchMedian)))} / ${f1(median(rs.map((r) => r.batchP99)))} / ${f1(median(rs.map((r) => r.batchMax)))} ms (${median(rs.map((r) => r.over50))}) | ${rs.map((r) => r.own).join('; ')} | ${rs.map((r) => r.stall).join('; ')} | ${rs.map((r) => r.showing).join('; ')} | ${f1(median(rs.map((r) => Math.max(...r.waits, 0))))} ms | ${f1(median(rs.map((r) => r.waitP99)))} ms (${median(rs.map((r) => r.waitsOver50))}) | ${rs.map((r) => r.cwait).join('; ')} | ${f1(median(rs.map((r) => median(r.waits.length ? r.waits : [0]))))} ms | ${median(rs.map((r) => r.waits.length))} | ${f1(median(rs.map((r) => r.wallMs)))} ms | ${median(rs.map((r) => r.health.segments))} | ${median(rs.map((r) => r.health.searchMs)).toFixed(2)} ms |`,
       );
     }
   }

@@ -6,6 +6,8 @@
 // wait of an append during the purge, the purge's wall time, and the child's CPU time over the purge from
 // /proc/self/stat (utime+stime); the medians over the runs. Then the WAL: its size right after importing a
 // history of --import-mib MiB of text (insertAll, one transaction) and after the store has been idle --idle-s.
+// Session 15 added: each append's wait also in the child's CPU time (pinned to one core: the work it did meanwhile, which
+// the scheduler of a loaded machine does not stretch), and the p99 and max of both.
 // Usage: node bench/store-purge.mjs [--runs N] [--messages N] [--before REV] [--import-mib N] [--idle-s N]
 // (from the repository root; builds both revisions into .cache/ once).
 import { spawn } from 'node:child_process';
@@ -106,6 +108,9 @@ const store = new SessionStore(input.stateDir);
 await store.load();
 await store.addMessage(input.appended, 'warm up', []);
 const waits = [];
+// Each wait also in the child's CPU (one core, pinned): the work the process did meanwhile, the purge's or the
+// import's transaction it waited behind and its own, which a loaded machine's scheduler does not stretch.
+const cpuWaits = [];
 let done = false;
 const cpu0 = cpuMs();
 const t0 = performance.now();
@@ -115,8 +120,10 @@ const batched = () => { const d = process.cpuUsage(mark); batches.push((d.user +
 const purge = store.remove(input.purged, batched).then(() => { done = true; return performance.now() - t0; });
 while (!done && input.appends) {
   const a = performance.now();
+  const ac = process.cpuUsage();
   await store.addMessage(input.appended, 'an append during the purge ' + waits.length, []);
   waits.push(performance.now() - a);
+  { const d = process.cpuUsage(ac); cpuWaits.push((d.user + d.system) / 1000); }
 }
 const purgeMs = await purge;
 const cpu = cpuMs() - cpu0;
@@ -125,7 +132,7 @@ while (store.indexMerging) await new Promise((r) => setTimeout(r, 20));
 const mergedCpu = cpuMs() - cpu0;
 await store.close();
 const health = input.appends ? undefined : await indexHealth(input.stateDir + '/satchel.db');
-console.log(JSON.stringify({ waits, purgeMs, cpu, mergedCpu, batches, health }));`;
+console.log(JSON.stringify({ waits, cpuWaits, purgeMs, cpu, mergedCpu, batches, health }));`;
 
 /** Bare SQLite: the same file, one connection, transactions queued in order (as Satchel's), the delete in one statement or in batches. */
 const BARE = `
@@ -160,20 +167,25 @@ const purgeRows = async () => {
 await append('warm up');
 const batches = [];
 const waits = [];
+// Each wait also in the child's CPU (one core, pinned): the work the process did meanwhile, the purge's or the
+// import's transaction it waited behind and its own, which a loaded machine's scheduler does not stretch.
+const cpuWaits = [];
 let done = false;
 const cpu0 = cpuMs();
 const t0 = performance.now();
 const purge = purgeRows().then(() => { done = true; return performance.now() - t0; });
 while (!done && input.appends) {
   const a = performance.now();
+  const ac = process.cpuUsage();
   await append('an append during the purge ' + waits.length);
   waits.push(performance.now() - a);
+  { const d = process.cpuUsage(ac); cpuWaits.push((d.user + d.system) / 1000); }
 }
 const purgeMs = await purge;
 const cpu = cpuMs() - cpu0;
 await new Promise((r) => db.close(r));
 const health = input.appends ? undefined : await indexHealth(input.file);
-console.log(JSON.stringify({ waits, purgeMs, cpu, mergedCpu: cpu, batches, health }));`;
+console.log(JSON.stringify({ waits, cpuWaits, purgeMs, cpu, mergedCpu: cpu, batches, health }));`;
 
 /** The WAL: an import of ~IMPORT_MIB MiB of text in one insertAll, then idle. */
 const WAL = `
@@ -202,6 +214,8 @@ await store.close();
 console.log(JSON.stringify({ chars, after, idle, next }));`;
 
 const f1 = (x) => x.toFixed(1);
+/** Append waits in wall time and in the child's CPU: p99 / max (how many over 50 ms). */
+const waitsOf = (xs) => (xs && xs.length ? `${f1(pct(xs, 99))} / ${f1(Math.max(...xs))} ms (${xs.filter((x) => x > 50).length})` : '-');
 const mib = (b) => (b / 2 ** 20).toFixed(1);
 
 async function main() {
@@ -239,15 +253,15 @@ async function main() {
     await one(`bare SQLite, batches of ${BATCH}`, BARE, { file: path.join(copy(`p${run}`), 'satchel.db'), mode: 'batches', purged: PURGED, appended: APPENDED, batch: BATCH });
   }
   console.log(
-    '\n| purge of %d messages | purge CPU alone (/proc; with its index merges) | batches | CPU per batch, median / p99 / max (batches over 50 ms) | with appends alongside: longest append wait | median append wait | appends during the purge | purge wall | index segments after | CPU per search after |',
+    '\n| purge of %d messages | purge CPU alone (/proc; with its index merges) | batches | CPU per batch, median / p99 / max (batches over 50 ms) | with appends alongside: longest append wait | append wait p99 / max, wall (over 50 ms) | the same, in the child process’s CPU time | median append wait | appends during the purge | purge wall | index segments after | CPU per search after |',
     MESSAGES,
   );
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   const floor = median(results['bare SQLite, one statement'].map((r) => r.alone));
   for (const [name, rs] of Object.entries(results)) {
     const cpu = median(rs.map((r) => r.alone));
     console.log(
-      `| ${name} | ${cpu} ms (${median(rs.map((r) => r.merged))} ms; ${(cpu / floor).toFixed(2)}× the one-statement floor) | ${median(rs.map((r) => r.batchCount))} | ${f1(median(rs.map((r) => r.batchMedian)))} / ${f1(median(rs.map((r) => r.batchP99)))} / ${f1(median(rs.map((r) => r.batchMax)))} ms (${median(rs.map((r) => r.over50))}) | ${f1(median(rs.map((r) => Math.max(...r.waits))))} ms | ${f1(median(rs.map((r) => median(r.waits))))} ms | ${median(rs.map((r) => r.waits.length))} | ${f1(median(rs.map((r) => r.purgeMs)))} ms | ${median(rs.map((r) => r.health.segments))} | ${median(rs.map((r) => r.health.searchMs)).toFixed(2)} ms |`,
+      `| ${name} | ${cpu} ms (${median(rs.map((r) => r.merged))} ms; ${(cpu / floor).toFixed(2)}× the one-statement floor) | ${median(rs.map((r) => r.batchCount))} | ${f1(median(rs.map((r) => r.batchMedian)))} / ${f1(median(rs.map((r) => r.batchP99)))} / ${f1(median(rs.map((r) => r.batchMax)))} ms (${median(rs.map((r) => r.over50))}) | ${f1(median(rs.map((r) => Math.max(...r.waits))))} ms | ${rs.map((r) => waitsOf(r.waits)).join('; ')} | ${rs.map((r) => waitsOf(r.cpuWaits)).join('; ')} | ${f1(median(rs.map((r) => median(r.waits))))} ms | ${median(rs.map((r) => r.waits.length))} | ${f1(median(rs.map((r) => r.purgeMs)))} ms | ${median(rs.map((r) => r.health.segments))} | ${median(rs.map((r) => r.health.searchMs)).toFixed(2)} ms |`,
     );
   }
   if (!WAL_PART) return fs.rmSync(work, { recursive: true, force: true });

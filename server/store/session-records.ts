@@ -7,7 +7,7 @@ import { HttpError, isDiskFull, ValueError } from '../core/errors.js';
 import type { BackupInfo, BackupReason } from './db/backup.js';
 import { isDatabaseCorrupt, isDatabaseFull, type Db } from './db/connection.js';
 import { DATABASE_DAMAGED, missingRowDamage, type DatabaseDamage, type UnreadableSession } from './db/damage.js';
-import { insertInBatches } from './db/import-rows.js';
+import { insertInBatches, type ImportPhase } from './db/import-rows.js';
 import { purgeSessionRows } from './db/purge.js';
 import { listingOf, readSession, SessionConflict, writeSession, type SessionListing } from './db/session-rows.js';
 import { MAX_KEPT_CHARS, MAX_KEPT_SESSIONS, SessionCache, type KeepLimits } from './session-cache.js';
@@ -229,10 +229,10 @@ export class SessionRecords {
 
   /**
    * Several whole sessions made elsewhere (an "Export all" archive imported): all or none, in bounded transactions
-   * that other writes go between, hidden until the last shows them all (db/import-rows.ts). `batched` is told after
+   * that other writes go between, hidden until all are stored, then shown in bounded transactions (db/import-rows.ts). `batched` is told after
    * each (tests).
    */
-  async insertAll(sessions: readonly Session[], batched?: () => void): Promise<Session[]> {
+  async insertAll(sessions: readonly Session[], batched?: (phase: ImportPhase) => void): Promise<Session[]> {
     const ids = new Set<string>();
     for (const s of sessions) {
       if (!isSessionId(s.session_id) || this.listings.has(s.session_id) || ids.has(s.session_id)) throw new ValueError('Session id already in use');

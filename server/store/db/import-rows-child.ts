@@ -1,6 +1,6 @@
 // A child process for the batched import's kill test (import-rows.kill.test.ts): opens the store of the state folder
 // given and imports the conversations of the JSON file given (store.insertAll), saying `batch <n>` after each of its
-// transactions and `done` at the end.
+// transactions of rows, `shown <n>` after each that shows conversations, and `done` at the end.
 import fs from 'node:fs/promises';
 import { SessionStore, type Session } from '../sessions.js';
 
@@ -10,6 +10,7 @@ const sessions = JSON.parse(await fs.readFile(file, 'utf8')) as Session[];
 const store = new SessionStore(stateDir);
 await store.load();
 let batches = 0;
-await store.insertAll(sessions, () => process.stdout.write(`batch ${++batches}\n`));
+let shown = 0;
+await store.insertAll(sessions, (phase) => process.stdout.write(phase === 'rows' ? `batch ${++batches}\n` : `shown ${++shown}\n`));
 process.stdout.write('done\n');
 await store.close();

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Db as DbType, Queries } from './connection.js';
 
 /** Texts the redactor was given while one of the connection's transactions was open, and in all. */
-const seen = vi.hoisted(() => ({ inTransaction: [] as string[], all: [] as string[], open: false }));
+const seen = vi.hoisted(() => ({ inTransaction: [] as string[], all: [] as string[], open: false, headers: [] as number[], failNext: false }));
 
 vi.mock('../../redact/index.js', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../redact/index.js')>();
@@ -27,6 +27,7 @@ const { longConversation } = await import('../../testing/purge-fixtures.js');
 const { SESSION_DB_FILE, SessionStore } = await import('../sessions.js');
 const { Db } = await import('./connection.js');
 const { SEAL_ROWS_PER_TURN } = await import('../write-queue.js');
+const { IMPORT_SHOWN_PER_BATCH } = await import('./import-rows.js');
 
 let dir: string;
 const execOf = Db.prototype.exec;
@@ -37,14 +38,33 @@ beforeEach(async () => {
   seen.inTransaction.length = 0;
   seen.all.length = 0;
   seen.open = false;
+  seen.headers.length = 0;
+  seen.failNext = false;
   // While a transaction's work runs (the store's writes; the index merges' own steps are not asked through here).
   vi.spyOn(Db.prototype, 'transaction').mockImplementation(function <T>(this: DbType, work: (q: Queries) => Promise<T>) {
     return transactionOf.call(this, async (q: Queries) => {
       seen.open = true;
+      // The conversations' headers this transaction writes (each a record's insert or rewrite).
+      let headers = 0;
+      const counted = new Proxy(q, {
+        get(target, key) {
+          const value = Reflect.get(target, key) as unknown;
+          if (typeof value !== 'function') return value;
+          return (sql: unknown, ...rest: unknown[]) => {
+            if (typeof sql === 'string' && /^\s*(INSERT INTO sessions|UPDATE sessions SET)\b/.test(sql)) headers++;
+            return (value as (...a: unknown[]) => unknown).call(target, sql, ...rest);
+          };
+        },
+      });
       try {
-        return await work(q);
+        if (seen.failNext) {
+          seen.failNext = false;
+          throw Object.assign(new Error('SQLITE_FULL: database or disk is full'), { code: 'SQLITE_FULL' });
+        }
+        return await work(counted);
       } finally {
         seen.open = false;
+        seen.headers.push(headers);
       }
     }) as Promise<T>;
   });
@@ -123,5 +143,54 @@ describe('an import (insertAll)', () => {
     expect((await store.get('00000000000e'))!.messages).toHaveLength(rows);
     expect(Object.isFrozen((await store.get('00000000000e'))!.messages[rows - 1])).toBe(true);
     await store.close();
+  }, 60_000);
+
+  it('shows an Export all of many conversations a bounded slice at a time, other writes going between', async () => {
+    const store = new SessionStore(dir);
+    await store.load();
+    const other = await store.create({ workspace: '/w', profile: 'default' });
+    const count = 4 * IMPORT_SHOWN_PER_BATCH + 7;
+    const imported = Array.from({ length: count }, (_, i) => longConversation(`0000000020${i.toString(16).padStart(2, '0')}`, 2, 'manyshown'));
+    seen.headers.length = 0;
+    let appended: Promise<unknown> | undefined;
+    const order: string[] = [];
+    await store.insertAll(imported, (phase) => {
+      // An append to another conversation, asked once the first conversations are shown: it is stored before the
+      // import ends, not after one transaction that shows them all.
+      if (phase === 'shown' && !appended) appended = store.addMessage(other.session_id, 'while the import is shown', []).then(() => order.push('append'));
+    });
+    order.push('import');
+    await appended;
+    expect(order).toEqual(['append', 'import']);
+    // No transaction of the import writes more conversation headers than a slice (it was one of 107 at the end).
+    expect(Math.max(...seen.headers)).toBeLessThanOrEqual(IMPORT_SHOWN_PER_BATCH);
+    expect(store.list()).toHaveLength(count + 1);
+    for (const s of imported) expect((await store.get(s.session_id))!.messages).toEqual(s.messages);
+    expect((await store.search('default', 'manyshown', 5)).hits.length).toBeGreaterThan(0);
+    await store.close();
+  }, 60_000);
+
+  it('failing after some of its conversations are shown, leaves none of them, now or at the next start', async () => {
+    const store = new SessionStore(dir);
+    await store.load();
+    const count = 2 * IMPORT_SHOWN_PER_BATCH + 3;
+    const imported = Array.from({ length: count }, (_, i) => longConversation(`0000000030${i.toString(16).padStart(2, '0')}`, 2, 'failedshown'));
+    let shown = 0;
+    // The second transaction that shows conversations fails (the first committed the import).
+    const failed = store.insertAll(imported, (phase) => {
+      if (phase === 'shown' && ++shown === 1) seen.failNext = true;
+    });
+    await expect(failed).rejects.toThrow();
+    expect(shown).toBe(1);
+    expect(store.list()).toEqual([]);
+    for (const s of imported) expect(await store.get(s.session_id)).toBeUndefined();
+    await store.close();
+    const db = await Db.openReadOnly(path.join(dir, SESSION_DB_FILE));
+    expect(await db.get('SELECT (SELECT count(*) FROM sessions) AS sessions, (SELECT count(*) FROM messages) AS messages, (SELECT count(*) FROM search_docs) AS docs')).toEqual({ sessions: 0, messages: 0, docs: 0 });
+    await db.close();
+    const reloaded = new SessionStore(dir);
+    await reloaded.load();
+    expect(reloaded.list()).toEqual([]);
+    await reloaded.close();
   }, 60_000);
 });

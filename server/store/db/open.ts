@@ -5,6 +5,7 @@ import { BackupFailed, makeBackup, storedSchemaVersion } from './backup.js';
 import { Db, isDatabaseCorrupt } from './connection.js';
 import { backupCheckDamage, corruptDamage, inspectDatabaseFiles, logUnreadable, type DatabaseDamage, type UnreadableSession } from './damage.js';
 import { importJsonSessions } from './import-json.js';
+import { finishShownImports } from './import-rows.js';
 import { applyIndexMergePolicy } from './index-merge.js';
 import { migrateSchema, SCHEMA_VERSION } from './schema.js';
 import { readListings, type SessionListing } from './session-rows.js';
@@ -53,6 +54,8 @@ export async function openSessionDatabase(stateDir: string, file: string, onCorr
       await applyIndexMergePolicy(db);
       db.mergeIndexAfterWrites();
       await importJsonSessions(db, stateDir);
+      // An import killed after its commit is shown whole before anything is listed (import-rows.ts).
+      await finishShownImports(db);
     }
     listings = await readListings(db, (u) => {
       unreadable.push(u);
