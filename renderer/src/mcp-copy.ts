@@ -21,9 +21,9 @@ export async function copy(button: HTMLButtonElement, text: () => string): Promi
   }, COPY_FEEDBACK_MS);
 }
 
-/** A small "Copy" button for `text`; `label` names what it copies for a screen reader. */
-export function copyTextButton(testid: string, label: string, text: () => string): HTMLButtonElement {
-  const button = h('button', { class: 'btn btn-small', type: 'button', 'data-testid': testid, 'aria-label': label }, 'Copy');
+/** A small "Copy" button for `text` (its name is its text, so "Copied" is read out as it changes). */
+export function copyTextButton(testid: string, text: () => string): HTMLButtonElement {
+  const button = h('button', { class: 'btn btn-small', type: 'button', 'data-testid': testid }, 'Copy');
   button.addEventListener('click', () => void copy(button, text));
   return button;
 }

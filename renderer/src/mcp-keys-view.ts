@@ -142,12 +142,12 @@ export class AgentsView {
       { class: 'mcp-created', 'data-testid': 'mcp-created', 'aria-labelledby': 'mcp-created-heading' },
       h('h4', { id: 'mcp-created-heading' }, `${c.key.name}’s key is ready`),
       h('p', { class: 'small' }, h('strong', {}, 'Copy it now: Satchel shows this token only once.'), ' Its configuration holds it too.'),
-      h('div', { class: 'mcp-token-row' }, h('code', { class: 'mcp-value', 'data-testid': 'mcp-created-token' }, c.token), copyTextButton('mcp-created-copy-token', 'Copy the token', () => c.token)),
+      h('div', { class: 'mcp-token-row' }, h('code', { class: 'mcp-value', 'data-testid': 'mcp-created-token' }, c.token), copyTextButton('mcp-created-copy-token', () => c.token)),
       ...snippets.map(([id, where, text]) =>
         h(
           'div',
           { class: 'mcp-client' },
-          h('div', { class: 'mcp-client-head' }, h('span', { class: 'field-label' }, where), copyTextButton(`mcp-created-copy-${id}`, 'Copy the configuration', () => text)),
+          h('div', { class: 'mcp-client-head' }, h('span', { class: 'field-label' }, where), copyTextButton(`mcp-created-copy-${id}`, () => text)),
           h('pre', { class: 'mcp-snippet plain', tabindex: 0, 'data-testid': 'mcp-created-snippet', 'aria-label': 'Configuration' }, text),
         ),
       ),
@@ -195,7 +195,7 @@ export class AgentsView {
         { class: 'mcp-key-actions' },
         unnamed ? null : action('mcp-key-rename', 'Rename', `Rename ${k.name}`, () => void this.rename(k)),
         action('mcp-key-pause', k.paused ? 'Resume' : 'Pause', `${k.paused ? 'Resume' : 'Pause'} ${k.name}`, () => void this.pause(k)),
-        action('mcp-key-access', 'Access', `What ${k.name} may read`, () => this.openAccess(k)),
+        action('mcp-key-access', 'Access', `Access: what ${k.name} may read`, () => this.openAccess(k)),
         h('button', { class: 'btn btn-small btn-danger-quiet', type: 'button', 'data-testid': 'mcp-key-revoke', 'aria-label': `${unnamed ? 'Retire' : 'Revoke'} ${k.name}`, onclick: () => void this.revoke(k) }, unnamed ? 'Retire' : 'Revoke'),
       ),
     );
