@@ -18,7 +18,8 @@ const ids: Record<'lease' | 'trip', string> = { lease: '', trip: '' };
 const tokens: Record<'claude' | 'codex', string> = { claude: '', codex: '' };
 const clients: Client[] = [];
 
-test.describe.configure({ mode: 'serial' });
+// Each test walks a whole path with several axe scans: on a loaded two-core machine that outlasts the 60 s default.
+test.describe.configure({ mode: 'serial', timeout: 240_000 });
 
 async function post<T>(route: string, body: unknown): Promise<T> {
   const res = await fetch(`${server.base}${route}`, { method: 'POST', headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
@@ -52,6 +53,8 @@ async function seriousViolations(page: Page): Promise<string[]> {
 
 async function openPanel(page: Page): Promise<Locator> {
   await openApp(page, server);
+  // In a small window the sidebar, which holds the button, is a drawer.
+  if (!(await page.getByTestId('agent-settings-button').isVisible())) await page.getByTestId('sessions-toggle').click();
   await page.getByTestId('agent-settings-button').click();
   const dialog = page.getByTestId('agent-dialog');
   await dialog.getByTestId('agent-tab-mcp').click();
@@ -240,7 +243,7 @@ test('at 800×600: the grants editor widens an agent to a second conversation, p
   // Rename through the prompt.
   await row.getByTestId('mcp-key-rename').click();
   await page.getByTestId('prompt-input').fill('Claude Code (laptop)');
-  await page.getByTestId('prompt-input').press('Enter');
+  await page.getByTestId('prompt-ok').click();
   await expect(keyRow(dialog, 'Claude Code (laptop)')).toHaveCount(1);
   expect(await seriousViolations(page)).toEqual([]);
   await shot(page, 'agents-800');
