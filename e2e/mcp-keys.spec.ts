@@ -247,6 +247,11 @@ test('at 800×600: the grants editor widens an agent to a second conversation, p
   await expect(keyRow(dialog, 'Claude Code (laptop)')).toHaveCount(1);
   expect(await seriousViolations(page)).toEqual([]);
   await shot(page, 'agents-800');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await dialog.getByTestId('mcp-ledger').scrollIntoViewIfNeeded();
+  expect(await seriousViolations(page)).toEqual([]);
+  await shot(page, 'ledger-800-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
 
   // Retire the shared token: its section says so, and /mcp refuses it.
   const shared = (await (await fetch(`${server.base}/api/mcp`, { headers: { Authorization: `Bearer ${server.token}` } })).json()) as { token: string };

@@ -77,8 +77,8 @@ export class McpPanel {
       ),
       h('div', { class: 'field' }, h('span', { class: 'field-label' }, 'Endpoint'), h('code', { class: 'mcp-value', 'data-testid': 'mcp-url' }, s.url)),
       agents.el,
-      this.shared,
       this.ledger.el,
+      this.shared,
     );
     this.renderShared();
     void this.ledger.load();
@@ -98,7 +98,7 @@ export class McpPanel {
     const tokenText = this.visible ? s.token : HIDDEN_TOKEN;
     this.shared.replaceChildren(
       heading,
-      h('p', { class: 'muted small' }, 'The token every agent used before agents had their own keys. It stays the same across restarts until you regenerate it, and keeps working until you retire “Unnamed client” above.'),
+      h('p', { class: 'muted small' }, 'The token every agent used before agents had their own keys. It stays the same across restarts until you regenerate it, and keeps working until you retire “Unnamed client” under Agents.'),
       h(
         'div',
         { class: 'field' },
@@ -141,7 +141,7 @@ export class McpPanel {
     return h(
       'section',
       { class: 'mcp-client', 'data-testid': `mcp-client-${c.key}` },
-      h('div', { class: 'mcp-client-head' }, h('h3', { class: 'field-label' }, c.title, ' ', h('span', { class: 'muted' }, `— ${c.where}`)), button),
+      h('div', { class: 'mcp-client-head' }, h('h4', { class: 'field-label' }, c.title, ' ', h('span', { class: 'muted' }, `— ${c.where}`)), button),
       // Focusable: a snippet wider than the panel scrolls, and a keyboard must be able to scroll it too.
       h('pre', { class: 'mcp-snippet plain', 'data-testid': `mcp-snippet-${c.key}`, tabindex: 0 }, shownSnippet(snippet, s.token, this.visible)),
     );
