@@ -245,6 +245,12 @@ test('at 800×600: the grants editor widens an agent to a second conversation, p
   await page.getByTestId('prompt-input').fill('Claude Code (laptop)');
   await page.getByTestId('prompt-ok').click();
   await expect(keyRow(dialog, 'Claude Code (laptop)')).toHaveCount(1);
+  // The timeline names the agent by its new name, and holds this test's reads too (a change to the keys reloads it).
+  const agents = dialog.getByTestId('mcp-ledger-agent-cell');
+  await expect(agents.filter({ hasText: 'Claude Code at home' })).toHaveCount(0);
+  const tripRead = page.getByTestId('mcp-ledger-what').getByText(/^read “Trip plans” \(messages 0-\d+\)$/);
+  await expect(dialog.getByTestId('mcp-ledger-row').filter({ has: page.getByTestId('mcp-ledger-agent-cell').getByText('Claude Code (laptop)', { exact: true }) }).filter({ has: tripRead })).toHaveCount(1);
+  await expect(dialog.getByTestId('mcp-ledger-agent').locator('option')).toHaveText(['All agents', 'Unnamed client', 'Claude Code (laptop) · Claude Code', 'Codex at work (revoked)', 'Satchel itself']);
   expect(await seriousViolations(page)).toEqual([]);
   await shot(page, 'agents-800');
   await page.emulateMedia({ colorScheme: 'dark' });

@@ -55,10 +55,11 @@ export class LedgerView {
     );
   }
 
-  /** The keys changed (one made, renamed, revoked): the agent filter follows, keeping what was picked. */
+  /** The keys changed (one made, renamed, revoked): the agent filter and the rows' names follow, the filter kept. */
   setKeys(keys: AgentKey[]): void {
     this.keys = keys;
     this.fillAgents();
+    void this.load();
   }
 
   private filter(): LedgerFilter {
