@@ -100,6 +100,10 @@ test('connect two agents, one granted a single conversation; both read through t
   await tabTo(page, dialog.getByTestId('mcp-connect-grants-find'));
   await page.keyboard.type('lease');
   await expect(dialog.getByTestId('mcp-connect-grants-conversation')).toHaveCount(1);
+  // Enter in the search box does not make the key yet.
+  await page.keyboard.press('Enter');
+  await expect(dialog.getByTestId('mcp-connect-form')).toBeVisible();
+  await expect(dialog.getByTestId('mcp-created')).toHaveCount(0);
   await page.keyboard.press('Tab');
   await expect(dialog.getByTestId('mcp-connect-grants-conversation')).toBeFocused();
   await page.keyboard.press('Space');

@@ -104,6 +104,10 @@ export function grantsEditor(initial: GrantChoice, sessions: readonly SessionSum
       addWorkspace();
     }
   });
+  find.addEventListener('keydown', (e) => {
+    // Enter in the search box narrows the list; it must not make the key (an enclosing form's implicit submit).
+    if (e.key === 'Enter') e.preventDefault();
+  });
   find.addEventListener('input', () => {
     filter = find.value;
     drawConversations();
