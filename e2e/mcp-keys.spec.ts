@@ -271,4 +271,17 @@ test('at 800×600: the grants editor widens an agent to a second conversation, p
   await expect(dialog.getByTestId('mcp-shared-retired')).toBeVisible();
   await expect(dialog.getByTestId('mcp-token')).toHaveCount(0);
   await expect(mcpClient({ base: server.base, token: shared.token })).rejects.toThrow();
+
+  // Paged: 50 rows a page, older ones behind "Show older", until none are left.
+  for (let i = 0; i < 50; i++) await callJson(again, 'list_sessions', {});
+  const total = (await (await fetch(`${server.base}/api/mcp/ledger?limit=500`, { headers: { Authorization: `Bearer ${server.token}` } })).json()) as { entries: unknown[] };
+  expect(total.entries.length).toBeGreaterThan(50);
+  expect(total.entries.length).toBeLessThan(100);
+  await dialog.getByTestId('mcp-ledger-refresh').click();
+  await expect(dialog.getByTestId('mcp-ledger-row')).toHaveCount(50);
+  await expect(dialog.getByTestId('mcp-ledger-status')).toHaveText('50 reads shown; older ones below “Show older”.');
+  await dialog.getByTestId('mcp-ledger-more').click();
+  await expect(dialog.getByTestId('mcp-ledger-row')).toHaveCount(total.entries.length);
+  await expect(dialog.getByTestId('mcp-ledger-more')).toBeHidden();
+  await expect(dialog.getByTestId('mcp-ledger-status')).toHaveText(`${total.entries.length} reads shown.`);
 });
