@@ -2,6 +2,10 @@
 // server's own `error` text, so the UI can show exactly what the server said.
 // The wire shapes are declared once, for the server that sends them and this UI (server/core/wire.d.ts).
 import type {
+  AgentKey,
+  AgentKeyCreated,
+  AgentKeyKind,
+  AgentKeysResponse,
   AgentConnectionsResponse,
   AgentDiscoverResponse,
   AgentKind,
@@ -25,6 +29,8 @@ import type {
   ChatContextPreview,
   ChatStartResponse,
   ConfigResponse as ServerConfig,
+  McpGrant,
+  McpLedgerPage,
   McpReceiptsResponse,
   McpSettings,
   MessageSummaryAnswer,
@@ -137,6 +143,21 @@ async function request<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: u
 
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
 
+/** Which agent's and which conversation's ledger rows: either left out means all. */
+export interface LedgerFilter {
+  key_id?: string;
+  session_id?: string;
+}
+
+function ledgerQuery(filter: LedgerFilter, extra: Record<string, string> = {}): string {
+  return q({ ...(filter.key_id ? { key_id: filter.key_id } : {}), ...(filter.session_id ? { session_id: filter.session_id } : {}), ...extra });
+}
+
+/** The ledger's download link (the page's access cookie goes along, as for any same-origin link). */
+export function ledgerExportUrl(format: 'json' | 'csv', filter: LedgerFilter): string {
+  return `/api/mcp/ledger/export?${ledgerQuery(filter, { format })}`;
+}
+
 /** Workspace listing and preview parameters; `hidden=1` asks for entries whose names start with a dot. */
 export function browseParams(id: string, path: string, hidden: boolean): Record<string, string> {
   return hidden ? { session_id: id, path, hidden: '1' } : { session_id: id, path };
@@ -227,6 +248,15 @@ export const api = {
   defaultAgentConnection: (id: string) => request<AgentConnectionsResponse>('POST', '/api/agent/connections/default', { id }),
   mcpSettings: () => request<McpSettings>('GET', '/api/mcp'),
   regenerateMcpToken: () => request<McpSettings>('POST', '/api/mcp/regenerate'),
+  // Each agent its own key, its grants, and the ledger of what it read (docs/API.md "Agent keys").
+  agentKeys: () => request<AgentKeysResponse>('GET', '/api/mcp/keys'),
+  createAgentKey: (name: string, kind: AgentKeyKind, grants: McpGrant[]) => request<AgentKeyCreated>('POST', '/api/mcp/keys', { name, kind, grants }),
+  renameAgentKey: (id: string, name: string) => request<{ key: AgentKey }>('POST', '/api/mcp/keys/rename', { id, name }),
+  pauseAgentKey: (id: string, paused: boolean) => request<{ key: AgentKey }>('POST', '/api/mcp/keys/pause', { id, paused }),
+  revokeAgentKey: (id: string) => request<{ key: AgentKey }>('POST', '/api/mcp/keys/revoke', { id }),
+  setAgentKeyGrants: (id: string, grants: McpGrant[]) => request<{ key: AgentKey }>('POST', '/api/mcp/keys/grants', { id, grants }),
+  ledger: (filter: LedgerFilter, before?: number, limit?: number) =>
+    request<McpLedgerPage>('GET', `/api/mcp/ledger?${ledgerQuery(filter, { ...(before !== undefined ? { before: String(before) } : {}), ...(limit !== undefined ? { limit: String(limit) } : {}) })}`),
   workspaces: () => request<WorkspaceRoots>('GET', '/api/workspaces'),
   addWorkspace: (path: string) => request<WorkspaceRoots>('POST', '/api/workspaces/add', { path }),
   list: (id: string, path: string, hidden = false) =>

@@ -1,15 +1,21 @@
-// "Let other agents read Satchel (MCP)": the endpoint, the persistent MCP token (hidden until asked for) and
-// ready-to-paste configurations for the clients docs/mcp.md names, each with a Copy button; Regenerate makes a
-// new token (the old one stops working at once) and the snippets follow it. The server builds the snippets.
-import { api, type McpSettings } from './api.js';
+// "Let other agents read Satchel (MCP)": the endpoint; the agents, each with its own key and grants
+// (mcp-keys-view.ts); the shared MCP token ("Unnamed client", hidden until asked for) with ready-to-paste
+// configurations for the clients docs/mcp.md names, each with a Copy button — Regenerate makes a new token (the
+// old one stops working at once) and the snippets follow it; and the timeline of what agents read
+// (mcp-ledger-view.ts). The server builds the snippets.
+import { api, type AgentKey, type McpSettings, type SessionSummary } from './api.js';
 import { clear, h } from './dom.js';
 import { notify } from './toast.js';
+import { copy } from './mcp-copy.js';
+import { UNNAMED_KEY_ID } from './mcp-grants-model.js';
+import { AgentsView } from './mcp-keys-view.js';
+import { LedgerView } from './mcp-ledger-view.js';
+
+export { COPY_FEEDBACK_MS } from './mcp-copy.js';
 
 /** The server's own words for a failure (ApiError carries its `error` text). */
 const failureText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-/** How long a Copy button says "Copied" (or that copying failed) before it reads "Copy" again. */
-export const COPY_FEEDBACK_MS = 2_000;
 const HIDDEN_TOKEN = '••••••••';
 
 const CLIENTS: { key: keyof McpSettings['clients']; title: string; where: string }[] = [
@@ -24,57 +30,75 @@ export function shownSnippet(snippet: string, token: string, visible: boolean): 
   return visible || !token ? snippet : snippet.split(token).join(HIDDEN_TOKEN);
 }
 
-async function copy(button: HTMLButtonElement, text: () => string): Promise<void> {
-  let done = false;
-  try {
-    await navigator.clipboard.writeText(text());
-    done = true;
-  } catch {
-    // no clipboard permission (or an insecure context): the button says so; the text can still be selected
-  }
-  button.textContent = done ? 'Copied' : 'Copy failed';
-  button.dataset.state = done ? 'copied' : 'failed';
-  setTimeout(() => {
-    button.textContent = 'Copy';
-    delete button.dataset.state;
-  }, COPY_FEEDBACK_MS);
-}
-
 export class McpPanel {
   private settings: McpSettings | null = null;
   private visible = false;
+  private keys: AgentKey[] = [];
+  /** The shared token's part, redrawn alone (Show/Hide, Regenerate) so the rest keeps its state and focus. */
+  private shared: HTMLElement = h('section');
+  private ledger: LedgerView | null = null;
 
   constructor(private readonly root: HTMLElement) {}
 
-  /** Fetches the endpoint and token and draws the panel; the token starts hidden every time. */
+  /** Fetches the endpoint, the token and the agents' keys and draws the panel; the token starts hidden every time. */
   async show(): Promise<void> {
     this.visible = false;
     clear(this.root);
     this.root.appendChild(h('p', { class: 'muted small' }, 'Loading…'));
+    let sessions: SessionSummary[];
+    let workspaces: string[];
     try {
-      this.settings = await api.mcpSettings();
+      const [settings, keys, list, roots] = await Promise.all([api.mcpSettings(), api.agentKeys(), api.sessions(), api.workspaces()]);
+      this.settings = settings;
+      this.keys = keys.keys;
+      sessions = list.sessions;
+      workspaces = [...new Set([...roots.workspaces, ...list.sessions.map((x) => x.workspace).filter((w) => w)])];
     } catch (err) {
       this.settings = null;
       clear(this.root);
       this.root.appendChild(h('p', { class: 'error-text', role: 'alert', 'data-testid': 'mcp-error' }, failureText(err)));
       return;
     }
-    this.render();
-  }
-
-  private render(): void {
     const s = this.settings;
-    if (!s) return;
     clear(this.root);
-    const tokenText = this.visible ? s.token : HIDDEN_TOKEN;
+    const agents = new AgentsView({ keys: this.keys, sessions, workspaces }, (keys) => {
+      this.keys = keys;
+      this.ledger?.setKeys(keys);
+      this.renderShared();
+    });
+    this.ledger = new LedgerView(this.keys, sessions);
+    this.shared = h('section', { class: 'mcp-shared', 'data-testid': 'mcp-shared', 'aria-labelledby': 'mcp-shared-heading' });
     this.root.append(
       h('h2', {}, 'Let other agents read Satchel (MCP)'),
       h(
         'p',
         { class: 'muted small' },
-        'Claude Code, Codex, Cursor, Hermes Agent and any other MCP client can list and read what you drop and dictate here. They read; they never write. The token below opens only this endpoint, and stays the same across restarts until you regenerate it.',
+        'Claude Code, Codex, Cursor, Hermes Agent and any other MCP client can list and read what you drop and dictate here. They read; they never write. Give each agent its own key: you choose what it may read, pause or revoke it alone, and see below everything it read.',
       ),
       h('div', { class: 'field' }, h('span', { class: 'field-label' }, 'Endpoint'), h('code', { class: 'mcp-value', 'data-testid': 'mcp-url' }, s.url)),
+      agents.el,
+      this.ledger.el,
+      this.shared,
+    );
+    this.renderShared();
+    void this.ledger.load();
+  }
+
+  /** The shared token ("Unnamed client"): its value, its snippets and Regenerate, while it is not retired. */
+  private renderShared(): void {
+    const s = this.settings;
+    if (!s) return;
+    const hadFocus = this.shared.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset.testid : undefined;
+    const unnamed = this.keys.find((k) => k.id === UNNAMED_KEY_ID);
+    const heading = h('h3', { id: 'mcp-shared-heading' }, 'Shared token (Unnamed client)');
+    if (unnamed?.revoked) {
+      this.shared.replaceChildren(heading, h('p', { class: 'muted small', 'data-testid': 'mcp-shared-retired' }, 'Retired: the shared token no longer opens Satchel. Agents connect with their own keys.'));
+      return;
+    }
+    const tokenText = this.visible ? s.token : HIDDEN_TOKEN;
+    this.shared.replaceChildren(
+      heading,
+      h('p', { class: 'muted small' }, 'The token every agent used before agents had their own keys. It stays the same across restarts until you regenerate it, and keeps working until you retire “Unnamed client” under Agents.'),
       h(
         'div',
         { class: 'field' },
@@ -92,7 +116,7 @@ export class McpPanel {
               'aria-pressed': this.visible ? 'true' : 'false',
               onclick: () => {
                 this.visible = !this.visible;
-                this.render();
+                this.renderShared();
               },
             },
             this.visible ? 'Hide' : 'Show',
@@ -107,6 +131,7 @@ export class McpPanel {
         h('span', { class: 'muted small' }, 'Agents configured with the current token stop working until they get the new one.'),
       ),
     );
+    if (hadFocus) this.shared.querySelector<HTMLElement>(`[data-testid="${CSS.escape(hadFocus)}"]`)?.focus();
   }
 
   private client(s: McpSettings, c: (typeof CLIENTS)[number]): HTMLElement {
@@ -116,7 +141,7 @@ export class McpPanel {
     return h(
       'section',
       { class: 'mcp-client', 'data-testid': `mcp-client-${c.key}` },
-      h('div', { class: 'mcp-client-head' }, h('h3', { class: 'field-label' }, c.title, ' ', h('span', { class: 'muted' }, `— ${c.where}`)), button),
+      h('div', { class: 'mcp-client-head' }, h('h4', { class: 'field-label' }, c.title, ' ', h('span', { class: 'muted' }, `— ${c.where}`)), button),
       // Focusable: a snippet wider than the panel scrolls, and a keyboard must be able to scroll it too.
       h('pre', { class: 'mcp-snippet plain', 'data-testid': `mcp-snippet-${c.key}`, tabindex: 0 }, shownSnippet(snippet, s.token, this.visible)),
     );
@@ -126,7 +151,7 @@ export class McpPanel {
     if (!window.confirm('Make a new MCP token? Agents configured with the current one stop working until you paste the new configuration.')) return;
     try {
       this.settings = await api.regenerateMcpToken();
-      this.render();
+      this.renderShared();
       notify('New MCP token made. Paste the new configuration into your agents.');
     } catch (err) {
       notify(failureText(err), 'error');

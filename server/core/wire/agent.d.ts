@@ -83,3 +83,59 @@ export interface McpSettings {
   token: string;
   clients: McpClientSnippets;
 }
+
+// Agent keys, grants and the ledger (issue 39; docs/API.md "Agent keys, grants and the ledger").
+export type AgentKeyKind = 'claude_code' | 'codex' | 'cursor' | 'hermes' | 'other';
+
+/** What a key may read. Sent: `expires_at` ISO or absent; received: ISO or null. */
+export type McpGrant =
+  | { kind: 'all'; expires_at?: string | null }
+  | { kind: 'conversation'; session_id: string; expires_at?: string | null }
+  | { kind: 'inbox'; expires_at?: string | null }
+  | { kind: 'workspace'; path: string; expires_at?: string | null };
+
+export interface AgentKey {
+  id: string;
+  name: string;
+  kind: AgentKeyKind;
+  created_at: string;
+  last_used_at: string | null;
+  paused: boolean;
+  revoked: boolean;
+  revoked_at: string | null;
+  grants: McpGrant[];
+}
+
+export interface AgentKeysResponse {
+  keys: AgentKey[];
+}
+
+/** POST /api/mcp/keys: the token and the snippets holding it, shown this once. */
+export interface AgentKeyCreated {
+  key: AgentKey;
+  token: string;
+  url: string;
+  clients: McpClientSnippets;
+}
+
+export interface McpLedgerEntry {
+  id: number;
+  /** An AgentKey's id, or `launch` (Satchel's own launch token). */
+  key_id: string;
+  at: string;
+  op: string;
+  outcome: 'ok' | 'not_found' | 'refused' | 'error';
+  session_id: string | null;
+  kind: string;
+  name: string;
+  range: string;
+  query: string;
+  bytes: number;
+  sha256: string | null;
+}
+
+/** GET /api/mcp/ledger: newest first; `next` is the `before` of the next page. */
+export interface McpLedgerPage {
+  entries: McpLedgerEntry[];
+  next?: number;
+}
