@@ -59,7 +59,7 @@ function fakeUtility(bootstrap: string): UtilityForker & { forks: Array<{ module
         },
         postMessage: (message) => void child.send(message as object),
         kill: () => child.kill('SIGKILL'),
-        on: (event: string, listener: (...a: never[]) => void) => events.on(event, listener),
+        on: (event: string, listener: (...a: any[]) => void) => events.on(event, listener),
       };
       return utility;
     },
