@@ -4,14 +4,17 @@
 // screenshot ROUNDS times, the engine is closed, and after SETTLE_MS the process's resident memory and its CPU
 // (utime+stime of the process and of its reaped children, /proc/self/stat) are read; the first recognition's wall
 // time (a cold engine: thread or process, core, model) and the warm ones' median beside. The modes alternate.
-// Usage: npm run build && node bench/off-thread.mjs [--pairs 3] [--rounds 3]
+// With --before <dist of another build> the modes are that build's child and this build's child (session 15: the
+// image's preparation moved from the server's process into the child).
+// Usage: npm run build && node bench/off-thread.mjs [--pairs 3] [--rounds 3] [--before .cache/x/dist]
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { machine, median } from './lib.mjs';
 
-const { values } = parseArgs({ options: { pairs: { type: 'string', default: '3' }, rounds: { type: 'string', default: '3' }, mode: { type: 'string' } } });
+const { values } = parseArgs({ options: { pairs: { type: 'string', default: '3' }, rounds: { type: 'string', default: '3' }, mode: { type: 'string' }, before: { type: 'string' }, dist: { type: 'string' } } });
 /** After the engine is closed: the thread or child gone, the allocator's trims done. */
 const SETTLE_MS = 3_000;
 const CLK_TCK = 100;
@@ -27,14 +30,14 @@ function cpu() {
 }
 
 if (values.mode) {
-  const dist = new URL('../dist/server/', import.meta.url);
+  const dist = values.dist ? new URL(`file://${path.resolve(values.dist)}/server/`) : new URL('../dist/server/', import.meta.url);
   const { createOcrEngine } = await import(new URL('ocr/engine.js', dist).href);
   const { defaultChildHost } = await import(new URL('workspace/off-thread.js', dist).href);
   const { renderPage, renderScreenshot, prose } = await import(new URL('ocr/testing/render.js', dist).href);
   const page = await renderPage(prose(120), { points: 11, dpi: 150 });
   const shot = await renderScreenshot();
-  const childHost = values.mode === 'child' ? defaultChildHost() : null;
-  if (values.mode === 'child' && !childHost) throw new Error('no compiled host: npm run build');
+  const childHost = values.mode !== 'thread' ? defaultChildHost() : null;
+  if (values.mode !== 'thread' && !childHost) throw new Error('no compiled host: npm run build');
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   const start = { rss: kibToMib(status().VmRSS), anon: kibToMib(status().RssAnon), cpu: cpu() };
   // Deadlines far past the loaded machine's 30-65 s recognitions: this measures memory, not time budgets.
@@ -59,23 +62,26 @@ if (values.mode) {
 
 function run(mode) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [new URL(import.meta.url).pathname, '--mode', mode, '--rounds', values.rounds], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const dist = mode === 'before' ? ['--dist', values.before] : [];
+    const child = spawn(process.execPath, [new URL(import.meta.url).pathname, '--mode', mode, '--rounds', values.rounds, ...dist], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`${mode} exited ${code}`))));
   });
 }
 
-const results = { thread: [], child: [] };
+const first = values.before ? 'before' : 'thread';
+const results = { [first]: [], child: [] };
 for (let i = 0; i < Number(values.pairs); i++) {
-  for (const mode of i % 2 ? ['child', 'thread'] : ['thread', 'child']) results[mode].push(await run(mode));
+  for (const mode of i % 2 ? ['child', first] : [first, 'child']) results[mode].push(await run(mode));
 }
+const label = { thread: 'a thread of the process (before)', before: `a thread in a child process, ${values.before}`, child: 'a thread in a child process (this build)' };
 const f = (x) => x.toFixed(1);
 const m = (mode, k) => median(results[mode].map((r) => r[k]));
 console.log(`${machine()}; ${values.pairs} runs per mode, ${values.rounds} × (letter page + screenshot) each; medians`);
 console.log('| worker | RSS before, MiB | RSS after the engine closed | added | RssAnon added | peak (VmHWM) | CPU s: process / children | first recognition s | warm median s | words |');
 console.log('|---|---|---|---|---|---|---|---|---|---|');
-for (const mode of ['thread', 'child']) {
-  console.log(`| ${mode === 'thread' ? 'a thread of the process (before)' : 'a thread in a child process (this branch)'} | ${f(m(mode, 'startRss'))} | ${f(m(mode, 'endRss'))} | **${f(m(mode, 'endRss') - m(mode, 'startRss'))}** | ${f(m(mode, 'endAnon') - m(mode, 'startAnon'))} | ${f(m(mode, 'peak'))} | ${m(mode, 'cpuSelf').toFixed(2)} / ${m(mode, 'cpuChildren').toFixed(2)} | ${(m(mode, 'cold') / 1000).toFixed(2)} | ${(m(mode, 'warm') / 1000).toFixed(2)} | ${m(mode, 'words')} |`);
+for (const mode of [first, 'child']) {
+  console.log(`| ${label[mode]} | ${f(m(mode, 'startRss'))} | ${f(m(mode, 'endRss'))} | **${f(m(mode, 'endRss') - m(mode, 'startRss'))}** | ${f(m(mode, 'endAnon') - m(mode, 'startAnon'))} | ${f(m(mode, 'peak'))} | ${m(mode, 'cpuSelf').toFixed(2)} / ${m(mode, 'cpuChildren').toFixed(2)} | ${(m(mode, 'cold') / 1000).toFixed(2)} | ${(m(mode, 'warm') / 1000).toFixed(2)} | ${m(mode, 'words')} |`);
 }
 console.log(`every run: ${JSON.stringify(results)}`);

@@ -210,6 +210,14 @@ describe('what the app relies on', () => {
     expect(unpacked('dist/server/workspace/pdf.js')).toBe(false);
     expect(unpacked('dist/server/workspace/preview.js')).toBe(false);
   });
+  it("unpacks the workers' host the desktop starts as a utility process, with every module it loads", () => {
+    const unpacked = unpackedBy(config.asarUnpack);
+    const loads = workerLoads('server/workspace/off-thread-host.ts');
+    expect(loads.modules).toEqual(['server/workspace/off-thread-host.ts', 'server/workspace/off-thread-protocol.ts', 'server/workspace/rss-watchdog.ts']);
+    expect(loads.imported).toEqual([]);
+    for (const file of loads.modules) expect(unpacked(`dist/${file.replace(/\.ts$/, '.js')}`), file).toBe(true);
+    expect(unpacked('dist/server/workspace/off-thread.js')).toBe(false);
+  });
   it("unpacks the OCR core and model the OCR worker reads by path, and nothing of the unused builds", () => {
     const unpacked = unpackedBy(config.asarUnpack);
     expect(unpacked('node_modules/tesseract.js-core/tesseract-core-simd-lstm.js')).toBe(true);

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 
 import type { SecretStore } from '../server/agent/secret-store.js';
 import { claimStateFolder, type StateLock } from '../server/process/state-lock.js';
 import { OPENED_ELSEWHERE } from './running-instance.js';
+import { defaultChildHost, setHostLauncher, startOffThread } from '../server/workspace/off-thread.js';
 
 const APP_PORT = 41234;
 const APP_ORIGIN = `http://127.0.0.1:${APP_PORT}`;
@@ -328,6 +329,13 @@ const fake = vi.hoisted(() => {
 
   const electron = {
     app,
+    // The workers' processes (main/worker-process.test.ts runs the launcher over a fake of its own).
+    utilityProcess: {
+      fork(modulePath: string) {
+        state.log.push(`utilityProcess.fork ${modulePath}`);
+        throw new Error('no utility processes in this fake');
+      },
+    },
     BrowserWindow: FakeWindow,
     Tray: FakeTray,
     Notification: FakeNotification,
@@ -578,6 +586,16 @@ describe('startElectron: the window', () => {
     expect(await permissionRequest(load.requestHandler!, 'https://example.com/')).toBe(false);
     expect(load.checkHandler!({}, 'media', `${APP_ORIGIN}/`, { isMainFrame: true, mediaType: 'audio' })).toBe(true);
     expect(load.checkHandler!({}, 'geolocation', `${APP_ORIGIN}/`, { isMainFrame: true })).toBe(false);
+  });
+
+  it("hands the server Electron's utilityProcess for its OCR and PDF workers, from the unpacked host", async () => {
+    setHostLauncher(undefined);
+    startElectron(['.']);
+    expect(defaultChildHost()).toBe(path.resolve('server/workspace/off-thread-host.js'));
+    // A worker's process goes through utilityProcess.fork (the fake refuses it: no process starts here).
+    expect(() => startOffThread({ script: { source: '' }, maxHeapMb: 16, memory: { budgetBytes: 1 << 20, sampleMs: 10 }, childHost: defaultChildHost() })).toThrow('no utility processes in this fake');
+    expect(fake.state.log).toContain(`utilityProcess.fork ${path.resolve('server/workspace/off-thread-host.js')}`);
+    setHostLauncher(undefined);
   });
 
   it('sandboxes every renderer before ready and shows the window only when it is ready to show', async () => {

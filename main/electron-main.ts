@@ -13,6 +13,7 @@ import {
   session,
   shell,
   systemPreferences,
+  utilityProcess,
   type OpenDialogOptions,
   type WebContents,
 } from 'electron';
@@ -38,6 +39,8 @@ import { CAPTURE_SCREEN_CHANNEL, createCaptureScreenHandler, createScreenSources
 import { electronRegionOverlayDeps, electronScreenCaptureDeps } from './screen-capture-electron.js';
 import { createRegionOverlayHandler, REGION_OVERLAY_CHANNEL } from './region-overlay.js';
 import { startOnRememberedPort } from '../server/process/port-store.js';
+import { setHostLauncher } from '../server/workspace/off-thread.js';
+import { utilityHostLauncher, workerHostFile } from './worker-process.js';
 import { openAgentKeyStore, openMcpTokenStore } from './secret-file-store.js';
 import { remembersPort, startFailure, startHeadless } from '../server/cli.js';
 import { runHeadless } from '../server/headless.js';
@@ -68,6 +71,8 @@ export function startElectron(argv: readonly string[], deps: ElectronDeps = {}):
     return;
   }
   applyPackagedModelDir(process.env, { isPackaged: app.isPackaged, resourcesPath: process.resourcesPath });
+  // The OCR and PDF workers in utility processes that end when idle (worker-process.ts); started after 'ready'.
+  setHostLauncher(workerHostFile(), utilityHostLauncher(utilityProcess));
   // Every renderer sandboxed, including any the options below might miss.
   app.enableSandbox();
   const plan = startupPlan(args, process.platform);

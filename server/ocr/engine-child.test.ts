@@ -1,11 +1,16 @@
 // The OCR engine with its worker in a child process (the default under Node's compiled build; the host is bundled
 // here from its sources): the same text, the same budgets and answers, and the process gone when the worker is.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOcrEngine, type OcrEngine } from './engine.js';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createOcrEngine, OcrError, type OcrEngine } from './engine.js';
 import { prose, renderPage, scannedPdf } from './testing/render.js';
 import { recognizePdfPages } from './pdf-pages.js';
 import { bundleChild } from '../testing/compile.js';
+
+// The server process here has no image library to decode with: every image is prepared in the child (sharp's
+// native memory for a page's pixels leaves with it), so reading works all the same.
+vi.mock('../image/downscale.js', async (original) => ({ ...(await original<typeof import('../image/downscale.js')>()), loadSharp: async () => undefined }));
 
 const SLOW = 120_000;
 let host: string;
@@ -56,6 +61,15 @@ describe('on-device OCR in a child process', () => {
     await new Promise((resolve) => setTimeout(resolve, 4_000));
     expect(brief.running).toBe(false);
     expect(alive(pid)).toBe(false);
+  }, SLOW);
+
+  it('decodes and prepares images and raw pixels in the child, not in the server process', async () => {
+    const page = await renderPage(prose(40), { points: 12, dpi: 150 });
+    const e = engine();
+    expect((await e.recognizeImage(page.png)).text).toContain('quarterly report describes how the team shipped');
+    const { data, info } = await sharp(page.png).grayscale().raw().toBuffer({ resolveWithObject: true });
+    expect((await e.recognizePixels({ data, width: info.width, height: info.height, channels: 1 })).text).toContain('quarterly report describes how the team shipped');
+    await expect(e.recognizeImage(Buffer.from('not an image at all'))).rejects.toThrow(new OcrError('not a readable image'));
   }, SLOW);
 
   it('answers a child killed mid-recognition as a stopped recognition, and the next page gets a fresh child', async () => {

@@ -4,13 +4,13 @@
 // recognition; one image at a time, each within a time and a memory budget (the worker is ended past either),
 // and the worker ends after a while unused. Under Node the thread runs in a child process of its own
 // (workspace/off-thread.ts), so the native memory a recognition leaves in the allocator leaves with it. Input is
-// decoded by sharp first, within the same pixel limit as images handed to agents, and turned into the grayscale
-// image Tesseract reads best.
+// decoded by sharp first, in the same worker (worker-source.ts), within the same pixel limit as images handed to
+// agents, and turned into the grayscale image Tesseract reads best.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { unpackedPath } from '../core/unpacked-path.js';
-import { loadSharp, MAX_IMAGE_INPUT_PIXELS, IMAGE_RESIZE_TIMEOUT_SECONDS } from '../image/downscale.js';
+import { MAX_IMAGE_INPUT_PIXELS, IMAGE_RESIZE_TIMEOUT_SECONDS } from '../image/downscale.js';
 import { createLimiter } from '../core/limiter.js';
 import { defaultChildHost, startOffThread, type OffThread, type OffThreadEnd } from '../workspace/off-thread.js';
 import { OCR_WORKER_SOURCE } from './worker-source.js';
@@ -48,6 +48,9 @@ export const OCR_MAX_EDGE = 3500;
 export const OCR_UPSCALE_BELOW_EDGE = 1400;
 /** The factor applied to those images (bounded by OCR_MAX_EDGE). */
 export const OCR_UPSCALE_FACTOR = 2;
+/** A scanned PDF page is two steps in one job (pdf.js decodes its image, then it is read): it gets the time of
+ *  both, as when they were two jobs. */
+const PDF_PAGE_STEPS = 2;
 
 /** Why an image could not be read, in words a person or an agent can act on. */
 export class OcrError extends Error {}
@@ -92,7 +95,7 @@ const require = createRequire(import.meta.url);
 
 /** The files the worker loads, by absolute path: in the installed app their app.asar.unpacked copies
  *  (electron-builder.yml unpacks them: the WebAssembly core reads its .wasm beside it with plain fs). */
-export function ocrFiles(): { corePath: string; dataPath: string; unpdfUrl: string } {
+export function ocrFiles(): { corePath: string; dataPath: string; unpdfUrl: string; sharpPath: string | null } {
   // By each package's folder, not the file itself: in the installed app the file exists only in the unpacked copy.
   const coreDir = path.dirname(require.resolve('tesseract.js-core/package.json'));
   const corePath = unpackedPath(path.join(coreDir, 'tesseract-core-simd-lstm.js'));
@@ -100,64 +103,29 @@ export function ocrFiles(): { corePath: string; dataPath: string; unpdfUrl: stri
   const dataPath = unpackedPath(path.join(dataDir, '4.0.0_best_int', 'eng.traineddata.gz'));
   // pdf.js for scanned PDF pages (unpacked for the PDF preview worker already).
   const unpdfUrl = pathToFileURL(unpackedPath(path.join(path.dirname(require.resolve('unpdf')), 'index.mjs'))).href;
-  return { corePath, dataPath, unpdfUrl };
+  return { corePath, dataPath, unpdfUrl, sharpPath: sharpFile() };
 }
 
-/** The grayscale image Tesseract gets: oriented, flattened on white (transparent screenshots), within bounds, as
- *  a binary PGM (P5): leptonica reads it as it stands, where a PNG cost sharp a deflate and the WebAssembly core an
- *  inflate of the same pixels (~10 % of a page's CPU; the pixels, and so the text, are the same: engine.test.ts). */
-async function prepare(input: Buffer | RawPixels): Promise<Buffer> {
-  const sharp = await loadSharp();
-  if (!sharp) throw new OcrError('no image library in this build to read the image with');
-  const raw = Buffer.isBuffer(input) ? undefined : input;
-  const open = () =>
-    raw
-      ? sharp(Buffer.from(raw.data.buffer, raw.data.byteOffset, raw.data.byteLength), { raw: { width: raw.width, height: raw.height, channels: raw.channels }, limitInputPixels: MAX_IMAGE_INPUT_PIXELS })
-      : sharp(input as Buffer, { limitInputPixels: MAX_IMAGE_INPUT_PIXELS, failOn: 'error', animated: false });
-  let width: number;
-  let height: number;
-  if (raw) {
-    ({ width, height } = raw);
-  } else {
-    let meta;
-    try {
-      // The header alone, without the pixel limit, to name the numbers when they are over it.
-      meta = await sharp(input as Buffer, { limitInputPixels: false, failOn: 'error' }).metadata();
-    } catch {
-      throw new OcrError('not a readable image');
-    }
-    width = meta.autoOrient?.width ?? meta.width ?? 0;
-    height = meta.autoOrient?.height ?? meta.height ?? 0;
-  }
-  if (!width || !height) throw new OcrError('not a readable image (no dimensions)');
-  if (width * height > MAX_IMAGE_INPUT_PIXELS) throw new OcrError(`too large to read (${width}×${height} pixels)`);
-  const longest = Math.max(width, height);
-  const scale = longest < OCR_UPSCALE_BELOW_EDGE ? Math.min(OCR_UPSCALE_FACTOR, OCR_MAX_EDGE / longest) : Math.min(1, OCR_MAX_EDGE / longest);
-  const edge = Math.max(1, Math.round(longest * scale));
+/** sharp's entry for the worker, unpacked (electron-builder.yml unpacks sharp and its @img binding), or null when
+ *  this build has none: the worker then refuses images with a sentence, as the server did. */
+function sharpFile(): string | null {
   try {
-    const gray = open()
-      .timeout({ seconds: IMAGE_RESIZE_TIMEOUT_SECONDS })
-      .rotate()
-      .flatten({ background: '#ffffff' })
-      .grayscale()
-      .resize({ width: edge, height: edge, fit: 'inside', kernel: 'lanczos3' });
-    const { data, info } = await gray.raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
-    // One 8-bit channel is what grayscale() gives; anything else is handed over as before, as a PNG.
-    if (info.channels !== 1 || data.length !== info.width * info.height) return await sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }).png({ compressionLevel: 1 }).toBuffer();
-    return Buffer.concat([Buffer.from(`P5\n${info.width} ${info.height}\n255\n`, 'latin1'), data]);
+    return unpackedPath(require.resolve('sharp'));
   } catch {
-    throw new OcrError('not a readable image');
+    return null;
   }
 }
 
 interface Reply {
   id: number;
   tsv?: string;
-  pixels?: RawPixels | null;
+  /** The engine failed. */
   error?: string;
+  /** The input is not an image it may read: the sentence for the person, as it stands. */
+  refused?: string;
 }
 
-type Request = { op: 'image'; image: Uint8Array } | { op: 'pdf-page'; pdf: Uint8Array; page: number };
+type Request = { op: 'image'; image: Uint8Array } | { op: 'pixels'; pixels: RawPixels } | { op: 'pdf-page'; pdf: Uint8Array; page: number };
 
 export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
   const timeoutMs = options.timeoutMs ?? OCR_TIMEOUT_MS;
@@ -184,7 +152,11 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
   const start = (): OffThread => {
     const w = startOffThread({
       script: { source: OCR_WORKER_SOURCE },
-      workerData: { ...ocrFiles(), maxImagePixels: MAX_IMAGE_INPUT_PIXELS },
+      workerData: {
+        ...ocrFiles(),
+        maxImagePixels: MAX_IMAGE_INPUT_PIXELS,
+        prepare: { maxEdge: OCR_MAX_EDGE, upscaleBelowEdge: OCR_UPSCALE_BELOW_EDGE, upscaleFactor: OCR_UPSCALE_FACTOR, timeoutSeconds: IMAGE_RESIZE_TIMEOUT_SECONDS },
+      },
       maxHeapMb: OCR_WORKER_MAX_HEAP_MB,
       memory: { budgetBytes: maxMemoryMb * 1024 * 1024, sampleMs: OCR_MEMORY_SAMPLE_MS },
       childHost,
@@ -205,7 +177,7 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
     worker ??= start();
     const w = worker;
     w.ref();
-    const budget = timeoutMs + (warm ? 0 : loadTimeoutMs);
+    const budget = timeoutMs * (request.op === 'pdf-page' ? PDF_PAGE_STEPS : 1) + (warm ? 0 : loadTimeoutMs);
     const id = nextId++;
     return new Promise<Reply>((resolve, reject) => {
       let settled = false;
@@ -230,7 +202,8 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
       };
       const onMessage = (reply: Reply) => {
         if (reply.id !== id) return;
-        if (reply.error !== undefined) finish(new OcrError(`text recognition failed (${reply.error.slice(0, 200)})`), undefined, true);
+        if (reply.refused !== undefined) finish(new OcrError(reply.refused), undefined, true);
+        else if (reply.error !== undefined) finish(new OcrError(`text recognition failed (${reply.error.slice(0, 200)})`), undefined, true);
         else finish(undefined, reply, true);
       };
       const onExit = (why: OffThreadEnd) => finish(new OcrError(why === 'memory' ? `text recognition needed too much memory (over ${maxMemoryMb} MiB)` : 'text recognition stopped unexpectedly'), undefined, false);
@@ -240,22 +213,13 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
     });
   };
 
-  const ocr = async (input: Buffer | RawPixels) => {
-    const png = await prepare(input);
-    const reply = await run({ op: 'image', image: new Uint8Array(png.buffer, png.byteOffset, png.byteLength) });
-    return textFromTsv(reply.tsv ?? '');
-  };
+  // Copies: the worker takes what it is sent (moved, not copied, to its thread), the caller keeps its own bytes.
+  const ocr = async (request: Request) => textFromTsv((await run(request)).tsv ?? '');
 
   return {
-    recognizeImage: (bytes) => limit(() => ocr(bytes)),
-    recognizePixels: (pixels) => limit(() => ocr(pixels)),
-    async recognizePdfPage(pdf, page) {
-      return limit(async () => {
-        // A copy: the caller keeps its bytes for the next page.
-        const reply = await run({ op: 'pdf-page', pdf: new Uint8Array(pdf), page });
-        return reply.pixels ? ocr(reply.pixels) : { text: '', words: 0 };
-      });
-    },
+    recognizeImage: (bytes) => limit(() => ocr({ op: 'image', image: new Uint8Array(bytes) })),
+    recognizePixels: (pixels) => limit(() => ocr({ op: 'pixels', pixels: { ...pixels, data: new Uint8Array(pixels.data) } })),
+    recognizePdfPage: (pdf, page) => limit(() => ocr({ op: 'pdf-page', pdf: new Uint8Array(pdf), page })),
     warm() {
       if (worker) return;
       const w = (worker = start());

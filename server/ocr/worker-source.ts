@@ -8,12 +8,19 @@
 // must be proven on a real thread there too. The script only requires Node built-ins and the absolute paths
 // it is handed, so where it is evaluated from does not matter.
 //
-// Protocol: workerData { corePath, dataPath, unpdfUrl, maxImagePixels }; each message is answered once, with
-// { id, error } when it fails:
-//   { id, op: 'image', image } (a grayscale PGM)      → { id, tsv } (Tesseract's TSV: one row per word, its confidence)
+// The image is prepared here too (sharp: decoded, oriented, flattened, grayscale, scaled), not in the server: the
+// native memory libvips allocates for a page's pixels then stays in this thread's process, which under Node is a
+// child that ends when idle (workspace/off-thread.ts; docs/benchmarks.md, issue 37 finding 8).
+//
+// Protocol: workerData { corePath, dataPath, unpdfUrl, sharpPath (null: no image library in this build),
+// maxImagePixels, prepare: { maxEdge, upscaleBelowEdge, upscaleFactor, timeoutSeconds } }; each message is
+// answered once, with { id, error } when the engine fails and { id, refused } (a sentence for the person) when the
+// input is not an image it may read:
+//   { id, op: 'image', image } (an encoded image)      → { id, tsv } (Tesseract's TSV: one row per word, its confidence)
+//   { id, op: 'pixels', pixels: { data, width, height, channels } } → { id, tsv }
 //   { op: 'load' }                                     → nothing: the core and model loaded ahead of a recognition
-//   { id, op: 'pdf-page', pdf, page } (a PDF's bytes) → { id, pixels: { data, width, height, channels } | null }:
-//     the largest image painted on that page (a scan's page image), decoded by pdf.js, without a canvas.
+//   { id, op: 'pdf-page', pdf, page } (a PDF's bytes) → { id, tsv }: the largest image painted on that page (a
+//     scan's page image), decoded by pdf.js without a canvas, then read; '' when the page paints no image.
 export const OCR_WORKER_SOURCE = String.raw`
 'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
@@ -85,29 +92,104 @@ async function pageImage(pdf, number) {
   }
 }
 
-parentPort.on('message', async ({ id, op, image, pdf, page }) => {
+// Why an input is not read, in the words the person sees (engine.ts hands them on as they are).
+class Refusal extends Error {}
+let sharpLib;
+
+function loadSharp() {
+  if (sharpLib === undefined) {
+    try {
+      sharpLib = workerData.sharpPath ? require(workerData.sharpPath) : null;
+      // One image at a time: libvips' operation cache would only hold memory.
+      if (sharpLib) sharpLib.cache(false);
+    } catch {
+      sharpLib = null;
+    }
+  }
+  return sharpLib;
+}
+
+// The grayscale image Tesseract gets: oriented, flattened on white (transparent screenshots), within bounds, as a
+// binary PGM (P5): leptonica reads it as it stands, where a PNG cost sharp a deflate and the WebAssembly core an
+// inflate of the same pixels (~10 % of a page's CPU; the pixels, and so the text, are the same: engine.test.ts).
+async function prepare(bytes, raw) {
+  const sharp = loadSharp();
+  if (!sharp) throw new Refusal('no image library in this build to read the image with');
+  const limit = workerData.maxImagePixels;
+  const p = workerData.prepare;
+  const open = () =>
+    raw
+      ? sharp(Buffer.from(raw.data.buffer, raw.data.byteOffset, raw.data.byteLength), { raw: { width: raw.width, height: raw.height, channels: raw.channels }, limitInputPixels: limit })
+      : sharp(bytes, { limitInputPixels: limit, failOn: 'error', animated: false });
+  let width;
+  let height;
+  if (raw) {
+    ({ width, height } = raw);
+  } else {
+    let meta;
+    try {
+      // The header alone, without the pixel limit, to name the numbers when they are over it.
+      meta = await sharp(bytes, { limitInputPixels: false, failOn: 'error' }).metadata();
+    } catch {
+      throw new Refusal('not a readable image');
+    }
+    width = (meta.autoOrient && meta.autoOrient.width) || meta.width || 0;
+    height = (meta.autoOrient && meta.autoOrient.height) || meta.height || 0;
+  }
+  if (!width || !height) throw new Refusal('not a readable image (no dimensions)');
+  if (width * height > limit) throw new Refusal('too large to read (' + width + '×' + height + ' pixels)');
+  const longest = Math.max(width, height);
+  const scale = longest < p.upscaleBelowEdge ? Math.min(p.upscaleFactor, p.maxEdge / longest) : Math.min(1, p.maxEdge / longest);
+  const edge = Math.max(1, Math.round(longest * scale));
+  try {
+    const gray = open()
+      .timeout({ seconds: p.timeoutSeconds })
+      .rotate()
+      .flatten({ background: '#ffffff' })
+      .grayscale()
+      .resize({ width: edge, height: edge, fit: 'inside', kernel: 'lanczos3' });
+    const { data, info } = await gray.raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+    // One 8-bit channel is what grayscale() gives; anything else is handed over as a PNG.
+    if (info.channels !== 1 || data.length !== info.width * info.height) return await sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }).png({ compressionLevel: 1 }).toBuffer();
+    return Buffer.concat([Buffer.from('P5\n' + info.width + ' ' + info.height + '\n255\n', 'latin1'), data]);
+  } catch {
+    throw new Refusal('not a readable image');
+  }
+}
+
+async function recognize(image) {
+  const { module, api } = await load();
+  module.FS.writeFile('/input', image);
+  // 1: the image's own orientation (the PGM prepare() writes has none to apply); 0: no rotation.
+  if (api.SetImageFile(1, 0) === 1) throw new Error('Tesseract could not read the image');
+  api.Recognize(null);
+  const tsv = api.GetTSVText(0);
+  api.Clear();
+  module.FS.unlink('/input');
+  return tsv;
+}
+
+parentPort.on('message', async ({ id, op, image, pixels, pdf, page }) => {
   if (op === 'load') {
     // A failure here is met again, and answered, by the recognition that follows.
     load().catch(() => {});
     return;
   }
   try {
+    let prepared;
     if (op === 'pdf-page') {
-      const pixels = await pageImage(pdf, page);
-      parentPort.postMessage({ id, pixels }, pixels ? [pixels.data.buffer] : []);
-      return;
+      const found = await pageImage(pdf, page);
+      if (!found) return void parentPort.postMessage({ id, tsv: '' });
+      prepared = await prepare(undefined, found);
+    } else if (op === 'pixels') {
+      prepared = await prepare(undefined, pixels);
+    } else {
+      prepared = await prepare(Buffer.from(image.buffer, image.byteOffset, image.byteLength), undefined);
     }
-    const { module, api } = await load();
-    module.FS.writeFile('/input', image);
-    // 1: the image's own orientation (the PGM engine.ts writes has none to apply); 0: no rotation.
-    if (api.SetImageFile(1, 0) === 1) throw new Error('Tesseract could not read the image');
-    api.Recognize(null);
-    const tsv = api.GetTSVText(0);
-    api.Clear();
-    module.FS.unlink('/input');
-    parentPort.postMessage({ id, tsv });
+    parentPort.postMessage({ id, tsv: await recognize(prepared) });
   } catch (err) {
-    parentPort.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
+    if (err instanceof Refusal) parentPort.postMessage({ id, refused: err.message });
+    else parentPort.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
   }
 });
 `;

@@ -1,6 +1,7 @@
 // Work the server hands off its event loop (OCR, a PDF's text): one worker thread running a given script, either
-// in this process or, where the runtime allows, inside a child process of its own (off-thread-host.ts) that ends
-// when its worker is let go. The child is the default under Node: the native memory a worker's job allocates stays
+// in this process or inside a child process of its own (off-thread-host.ts) that ends when its worker is let go:
+// forked under Node, started by the launcher the desktop hands in under Electron (setHostLauncher). The child is
+// the default: the native memory a worker's job allocates stays
 // in glibc's arena for that thread after the thread ends, but leaves with a process (docs/benchmarks.md, issue 37
 // finding 8). Both kinds answer alike: a message per job, an end with its reason ('memory' past the job's budget,
 // 'crash' for anything unplanned, 'ended' when terminated), so the OCR engine and the PDF reader keep one code path.
@@ -46,13 +47,38 @@ export interface OffThread extends EventEmitter {
 
 const HOST_NEXT_TO_US = new URL('./off-thread-host.js', import.meta.url);
 
+/** A process running the compiled host (off-thread-host.ts). Events: 'message' (what the host sent), 'exit' (its
+ *  exit code, null when killed by a signal or never started), once. */
+export interface HostProcess extends EventEmitter {
+  readonly pid: number | undefined;
+  /** Dropped when the process is gone: its exit answers the job. */
+  send(message: ToHost): void;
+  kill(): void;
+  /** Whether it keeps this process's event loop alive (where the runtime has such a notion). */
+  ref(): void;
+  unref(): void;
+}
+
+/** Starts the host file with the given environment. Node's fork() by default; the desktop app hands in Electron's
+ *  utilityProcess (main/worker-process.ts), since the server imports no Electron. */
+export type HostLauncher = (host: string, env: NodeJS.ProcessEnv) => HostProcess;
+
+let launcher: { host: string; launch: HostLauncher } | undefined;
+
+/** Runs the workers in processes started by `launch` from `host` (the compiled off-thread-host.js), also where
+ *  fork() cannot (Electron); undefined goes back to the default. Set before the first worker starts. */
+export function setHostLauncher(host: string | undefined, launch?: HostLauncher): void {
+  launcher = host !== undefined && launch ? { host, launch } : undefined;
+}
+
 /**
- * The compiled host when work may go to child processes, else null (threads of this process). Under the test
- * runner's TypeScript sources there is no compiled host. Under Electron never: the packaged app's runAsNode fuse is
- * off (electron-builder.yml), so its binary cannot run as Node, and forking it would start a second app; the desktop
- * keeps threads (server/ imports no Electron, whose utilityProcess would be the way).
+ * The compiled host when work may go to child processes, else null (threads of this process): the launcher's when
+ * one was set (the desktop's). Under the test runner's TypeScript sources there is no compiled host. Under Electron
+ * without a launcher: threads, since the packaged app's runAsNode fuse is off (electron-builder.yml), so its binary
+ * cannot run as Node, and forking it would start a second app.
  */
 export function defaultChildHost(): string | null {
+  if (launcher) return launcher.host;
   if (process.versions.electron !== undefined || HOST_NEXT_TO_US.protocol !== 'file:') return null;
   const file = fileURLToPath(HOST_NEXT_TO_US);
   return existsSync(file) ? file : null;
@@ -144,15 +170,15 @@ class ThreadOffThread extends EventEmitter implements OffThread {
 }
 
 class ChildOffThread extends EventEmitter implements OffThread {
-  private readonly child: ChildProcess;
+  private readonly child: HostProcess;
   private end: OffThreadEnd | undefined;
+  private exited = false;
   private readonly gone: Promise<void>;
 
   constructor(spec: OffThreadSpec, host: string) {
     super();
-    // Its own execPath (this Node) and no inherited flags (a profiler's, a test runner's), the stdio closed: what
-    // the worker's code prints is not for the log. 'advanced' serialization carries byte arrays as they are.
-    this.child = fork(host, [], { execPath: process.execPath, execArgv: [], env: childEnv(), serialization: 'advanced', stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+    const launch = launcher?.host === host ? launcher.launch : forkHost;
+    this.child = launch(host, childEnv());
     children.add(this);
     this.child.on('message', (reply: FromHost) => this.emit('message', reply.m));
     this.gone = new Promise((resolve) => {
@@ -160,15 +186,12 @@ class ChildOffThread extends EventEmitter implements OffThread {
       const ended = (code: number | null) => {
         if (told) return;
         told = true;
+        this.exited = true;
         children.delete(this);
         this.emit('exit', this.end ?? (code === HOST_EXIT_MEMORY ? 'memory' : 'crash'));
         resolve();
       };
       this.child.once('exit', ended);
-      // A closed channel is followed by the exit; a process that never started has none.
-      this.child.on('error', () => {
-        if (this.child.pid === undefined) ended(null);
-      });
     });
     this.send({ t: 'init', script: spec.script, workerData: spec.workerData, maxHeapMb: spec.maxHeapMb, budgetBytes: spec.memory.budgetBytes, sampleMs: spec.memory.sampleMs });
   }
@@ -185,8 +208,55 @@ class ChildOffThread extends EventEmitter implements OffThread {
     this.end ??= 'ended';
     // An idle child is unreferenced: without this, a process awaiting only this exit would end before it comes.
     this.ref();
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    if (!this.exited) this.child.kill();
     await this.gone;
+  }
+
+  ref(): void {
+    this.child.ref();
+  }
+
+  unref(): void {
+    this.child.unref();
+  }
+
+  private send(message: ToHost): void {
+    this.child.send(message);
+  }
+}
+
+/** The host as a Node child process (fork): its own execPath (this Node) and no inherited flags (a profiler's, a
+ *  test runner's), the stdio closed (what the worker's code prints is not for the log); 'advanced' serialization
+ *  carries byte arrays as they are. */
+export const forkHost: HostLauncher = (host, env) => new ForkedHost(fork(host, [], { execPath: process.execPath, execArgv: [], env, serialization: 'advanced', stdio: ['ignore', 'ignore', 'ignore', 'ipc'] }));
+
+class ForkedHost extends EventEmitter implements HostProcess {
+  constructor(private readonly child: ChildProcess) {
+    super();
+    child.on('message', (m) => this.emit('message', m));
+    let told = false;
+    const exit = (code: number | null) => {
+      if (told) return;
+      told = true;
+      this.emit('exit', code);
+    };
+    child.once('exit', (code) => exit(code));
+    // A closed channel is followed by the exit; a process that never started has none.
+    child.on('error', () => {
+      if (child.pid === undefined) exit(null);
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  send(message: ToHost): void {
+    if (this.child.connected) this.child.send(message, (err) => void err);
+  }
+
+  kill(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
   }
 
   ref(): void {
@@ -197,10 +267,5 @@ class ChildOffThread extends EventEmitter implements OffThread {
   unref(): void {
     this.child.unref();
     (this.child.channel as { unref?: () => void } | null | undefined)?.unref?.();
-  }
-
-  private send(message: ToHost): void {
-    // A child already gone: its exit answers the job.
-    if (this.child.connected) this.child.send(message, (err) => void err);
   }
 }
