@@ -2,6 +2,7 @@
 // for Settings and the page's banner, POST /api/database/restore to put a checked backup in place.
 import { recoverInterruptedTurns } from '../agent/turns.js';
 import type { HandlerInput } from '../app.js';
+import { agentKeysOf } from '../mcp/keys.js';
 import type { DatabaseRestoreResponse, DatabaseStateResponse } from '../core/wire.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
@@ -20,6 +21,8 @@ export async function restoreDatabase({ ctx, app }: HandlerInput): Promise<void>
   // A backup taken while a reply was written holds that turn as running: no turn runs now (restoreBackup refuses
   // while one does), so it is closed as interrupted, as at start, and the rows written meanwhile are stored.
   await recoverInterruptedTurns(app.sessions);
+  // The agent keys as the restored database holds them, a revocation made since the backup kept (mcp/keys.ts).
+  await agentKeysOf(app)?.reload();
   const state = publicDatabaseState(await databaseState(app.config.stateDir, app.sessions));
   await sendJson(ctx, 200, { ...state, restored: publicBackup(restored), set_aside: serverValue(setAside) } satisfies DatabaseRestoreResponse);
 }

@@ -6,6 +6,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { HttpError, ValueError } from '../core/errors.js';
 import { log } from '../core/log.js';
 import { rememberAgentKey } from '../redact/index.js';
+import type { Queries } from '../store/db/connection.js';
 import type { SessionStore } from '../store/sessions.js';
 import {
   AGENT_KINDS,
@@ -15,6 +16,7 @@ import {
   replaceGrants,
   updateKey,
   UNNAMED_KEY_ID,
+  UNNAMED_KEY_NAME,
   type AgentKind,
   type StoredGrant,
   type StoredKey,
@@ -63,19 +65,34 @@ export class AgentKeys {
   private lastWritten = new Map<string, number>();
 
   private constructor(
-    private readonly sessions: Pick<SessionStore, 'transaction'>,
+    private readonly sessions: Pick<SessionStore, 'transaction' | 'damage'>,
     keys: StoredKey[],
   ) {
     this.keys = keys;
     this.index();
   }
 
-  static async open(sessions: Pick<SessionStore, 'transaction'>, now = Date.now()): Promise<AgentKeys> {
-    const keys = await sessions.transaction(async (q) => {
-      await ensureUnnamedKey(q, now);
-      return loadKeys(q);
-    });
-    return new AgentKeys(sessions, keys);
+  static async open(sessions: Pick<SessionStore, 'transaction' | 'damage'>, now = Date.now()): Promise<AgentKeys> {
+    return new AgentKeys(sessions, await storedKeys(sessions, now));
+  }
+
+  /**
+   * The keys again, from a database put in place by a restore. A key revoked since that backup stays revoked (its
+   * revocation is written into the restored rows): a backup never brings a revoked agent back. A key made since the
+   * backup is not in it and so is gone: its token is refused, as for any unknown token.
+   */
+  async reload(now = Date.now()): Promise<void> {
+    const revoked = this.keys.filter((k) => k.revoked_at !== null);
+    const keys = await storedKeys(this.sessions, now);
+    for (const gone of revoked) {
+      const back = keys.find((k) => k.id === gone.id);
+      if (!back || back.revoked_at !== null) continue;
+      await this.save(back, (q) => updateKey(q, back.id, { revoked_at: gone.revoked_at ?? now }));
+      back.revoked_at = gone.revoked_at;
+      back.hash = null;
+    }
+    this.keys = keys;
+    this.index();
   }
 
   private index(): void {
@@ -116,7 +133,7 @@ export class AgentKeys {
     key.last_used_at = now;
     if (now - (this.lastWritten.get(key.id) ?? 0) < LAST_USED_WRITE_MS) return;
     this.lastWritten.set(key.id, now);
-    void this.sessions.transaction((q) => updateKey(q, key.id, { last_used_at: now })).catch((err: unknown) => log.debug('mcp: last use not saved', err));
+    void this.save(key, (q) => updateKey(q, key.id, { last_used_at: now })).catch((err: unknown) => log.debug('mcp: last use not saved', err));
   }
 
   /** A new key; its token is returned here once and never again. */
@@ -145,7 +162,7 @@ export class AgentKeys {
   async rename(id: unknown, name: unknown): Promise<StoredKey> {
     const key = this.get(id);
     const clean = cleanName(name);
-    await this.sessions.transaction((q) => updateKey(q, key.id, { name: clean }));
+    await this.save(key, (q) => updateKey(q, key.id, { name: clean }));
     key.name = clean;
     return key;
   }
@@ -154,7 +171,7 @@ export class AgentKeys {
     const key = this.get(id);
     if (typeof paused !== 'boolean') throw new ValueError('paused must be true or false');
     if (key.revoked_at !== null) throw new ValueError(KEY_REVOKED);
-    await this.sessions.transaction((q) => updateKey(q, key.id, { paused }));
+    await this.save(key, (q) => updateKey(q, key.id, { paused }));
     key.paused = paused;
     return key;
   }
@@ -163,7 +180,7 @@ export class AgentKeys {
   async revoke(id: unknown, now = Date.now()): Promise<StoredKey> {
     const key = this.get(id);
     if (key.revoked_at !== null) return key;
-    await this.sessions.transaction((q) => updateKey(q, key.id, { revoked_at: now }));
+    await this.save(key, (q) => updateKey(q, key.id, { revoked_at: now }));
     key.revoked_at = now;
     key.hash = null;
     this.index();
@@ -174,15 +191,47 @@ export class AgentKeys {
     const key = this.get(id);
     if (key.revoked_at !== null) throw new ValueError(KEY_REVOKED);
     const checked = checkedGrants(grants);
-    await this.sessions.transaction((q) => replaceGrants(q, key.id, checked));
+    await this.save(key, (q) => replaceGrants(q, key.id, checked));
     key.grants = checked;
     return key;
+  }
+
+  /** A change to `key`'s row, the unnamed key's row made first where it is not stored yet (storedKeys). */
+  private save(key: StoredKey, work: (q: Queries) => Promise<unknown>): Promise<void> {
+    return this.sessions.transaction(async (q) => {
+      if (key.id === UNNAMED_KEY_ID) await ensureUnnamedKey(q, key.created_at);
+      await work(q);
+    });
   }
 
   /** Whether the shared MCP token still opens /mcp: until its key, "Unnamed client", is revoked. */
   unnamedLive(): StoredKey | undefined {
     return this.live(UNNAMED_KEY_ID);
   }
+}
+
+/**
+ * The stored keys, the unnamed one made first where missing. A damaged database (store/db/damage.ts) is never
+ * written, and what it holds cannot be trusted to say which key was revoked: no key is known then, so every agent
+ * token is refused until a backup is restored (fail closed; the conversations are unreadable then anyway).
+ */
+async function storedKeys(sessions: Pick<SessionStore, 'transaction' | 'damage'>, now: number): Promise<StoredKey[]> {
+  if (sessions.damage) return [];
+  try {
+    // Read only: the unnamed key's row is written with its first change (AgentKeys.save), so a start writes nothing,
+    // and a database found damaged later in this start is left exactly as it was.
+    const keys = await sessions.transaction((q) => loadKeys(q));
+    return keys.some((k) => k.id === UNNAMED_KEY_ID) ? keys : [unnamedKey(now), ...keys];
+  } catch (err) {
+    // Found damaged by this very transaction: as above.
+    if (sessions.damage) return [];
+    throw err;
+  }
+}
+
+/** The unnamed key as it is before its row exists: the shared token, granted everything. */
+function unnamedKey(now: number): StoredKey {
+  return { id: UNNAMED_KEY_ID, name: UNNAMED_KEY_NAME, kind: 'other', hash: null, created_at: now, last_used_at: null, paused: false, revoked_at: null, grants: [{ kind: 'all', target: '', expires_at: null }] };
 }
 
 function checkedGrants(grants: StoredGrant[]): StoredGrant[] {
