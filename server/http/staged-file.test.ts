@@ -79,6 +79,20 @@ describe('writeStaged', () => {
     expect(writev.mock.calls.length).toBe(2);
   });
 
+  it('a part held back while its file opened goes on when the share has grown meanwhile (other parts ended)', async () => {
+    const others = Array.from({ length: 39 }, (_, i) => patterned(64 * KIB + i));
+    let othersDone!: () => void;
+    const done = new Promise<void>((r) => (othersDone = r));
+    // Its open waits until the 39 others have ended: by then it has gathered (and paused at) its share of 40.
+    const lateOpen: OpenFile = (file, flags, mode, cb) => void done.then(() => fs.open(file, flags, mode, cb));
+    const data = patterned(STAGE_WRITE_BYTES / 2);
+    const late = writeStaged(Readable.from(chunked(data)), path.join(dir, 'late.part'), 0o600, lateOpen);
+    await Promise.all(others.map((d, i) => writeStaged(Readable.from(chunked(d)), path.join(dir, `o${i}.part`), 0o600)));
+    othersDone();
+    expect(await late).toBe(data.length);
+    expect((await fsp.readFile(path.join(dir, 'late.part'))).equals(data)).toBe(true);
+  });
+
   it('creates an empty file for an empty part', async () => {
     const file = path.join(dir, 'empty.part');
     expect(await writeStaged(Readable.from([]), file, 0o600)).toBe(0);

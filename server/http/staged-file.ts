@@ -170,7 +170,9 @@ export function writeStaged(source: PartSource, file: string, mode: number, open
       }
       fd = opened;
       if (failure) return finish();
-      if (ended || gatheredBytes >= stageWriteBytes(stagingNow)) flush();
+      // Paused while opening: it had gathered its share then. The share may have grown since (parts ended), so it
+      // is written now whatever it is; left paused, it would never be resumed.
+      if (ended || paused || gatheredBytes >= stageWriteBytes(stagingNow)) flush();
     });
   });
 }
