@@ -1,5 +1,6 @@
-// Concurrency, side by side in one run: 32 concurrent 1 MiB uploads to one session against the floor (a bare
-// Node server streaming each body to a file), and GET /api/transcribe/capability with the token on 16 keep-alive
+// Concurrency, side by side in one run: 32 concurrent 1 MiB uploads to one session against the busboy floor (bare
+// node:http + busboy + a write stream: bench/upload-busboy-floor.mjs) and the floor (a bare Node server streaming
+// each body to a file), and GET /api/transcribe/capability with the token on 16 keep-alive
 // connections (wrk) against bare node:http answering the same bytes. Servers on core 0, the load on core 1; runs
 // alternate (which side goes first alternates too), ratios are per pair, medians over the pairs.
 //   npm run build && node bench/concurrency.mjs [--pairs 7] [--seconds 5] [--dist <other build's dist/>] [--cases uploads,capability]
@@ -9,7 +10,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { hasCommand, machine, median, startChild, tempDir } from './lib.mjs';
-import { cpuMs, MIB, percentile, startFloor, startSatchel, TOKEN, upload } from './upload-lib.mjs';
+import { BUSBOY_FLOOR_SCRIPT, cpuMs, MIB, percentile, startFloor, startSatchel, TOKEN, upload, uploadPath } from './upload-lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -39,7 +40,7 @@ async function uploadRound(server, kind, round) {
   const results = await Promise.all(
     Array.from({ length: concurrency }, (_, i) =>
       upload(server.info.port, {
-        pathname: kind === 'satchel' ? '/api/upload' : '/upload',
+        pathname: uploadPath(kind),
         sessionId: server.info.id,
         filename: `payload-${round}-${i}.bin`,
         size: MIB,
@@ -48,7 +49,7 @@ async function uploadRound(server, kind, round) {
   );
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   const cpu = (await cpuMs(server.child.pid)) - cpu0;
-  if (kind === 'satchel') for (const r of results) if (r.body.size !== MIB) throw new Error(`stored ${r.body.size} bytes`);
+  if (kind !== 'floor') for (const r of results) if (r.body.size !== MIB) throw new Error(`stored ${r.body.size} bytes`);
   const lat = results.map((r) => r.ms).sort((a, b) => a - b);
   return { rps: concurrency / (wallMs / 1000), p50: percentile(lat, 0.5), p99: percentile(lat, 0.99), cpuPerReq: cpu / concurrency };
 }
@@ -74,41 +75,52 @@ async function wrkRun(server, url, headers) {
   };
 }
 
-/** Alternate `run(kind, i)` for Satchel and the floor, `pairs` times after one warm-up each; per-pair ratios. */
-async function alternate(run) {
-  await run('satchel', -1);
-  await run('floor', -1);
-  const out = { satchel: [], floor: [], ratio: [] };
+/**
+ * Rotate `run(kind, i)` over `kinds` (the reference last), `pairs` rounds after one warm-up each, each side first in
+ * turn; per-round ratios of every side to the reference (`ratios[kind]`), and for three sides Satchel's to the middle
+ * one (the busboy floor: what Satchel adds over the parser).
+ */
+async function alternate(run, kinds = ['satchel', 'floor']) {
+  for (const kind of kinds) await run(kind, -1);
+  const out = Object.fromEntries(kinds.map((k) => [k, []]));
+  const ratios = Object.fromEntries(kinds.map((k) => [k, []]));
+  const ref = kinds.at(-1);
   for (let i = 0; i < pairs; i++) {
-    const order = i % 2 === 0 ? ['satchel', 'floor'] : ['floor', 'satchel'];
+    const order = kinds.map((_, k) => kinds[(i + k) % kinds.length]);
     const got = {};
     for (const kind of order) got[kind] = await run(kind, i);
-    out.satchel.push(got.satchel);
-    out.floor.push(got.floor);
-    out.ratio.push(got.satchel.rps / got.floor.rps);
+    for (const kind of kinds) {
+      out[kind].push(got[kind]);
+      ratios[kind].push(got[kind].rps / got[ref].rps);
+    }
+    if (kinds.length === 3) (ratios.overMiddle ??= []).push(got[kinds[0]].rps / got[kinds[1]].rps);
   }
   const med = (xs, key) => median(xs.map((x) => x[key]));
   const summary = (xs) => Object.fromEntries(Object.keys(xs[0]).map((k) => [k, med(xs, k)]));
-  return { satchel: summary(out.satchel), floor: summary(out.floor), ratio: median(out.ratio), ratios: out.ratio };
+  const r = Object.fromEntries(kinds.map((k) => [k, summary(out[k])]));
+  return { ...r, floor: r[ref], ratio: median(ratios[kinds[0]]), ratios: ratios[kinds[0]], ratiosOf: ratios, medianOf: (k) => median(ratios[k]) };
 }
 
 const report = [];
+const uploadReport = [];
 try {
   if (cases.has('uploads')) {
     const satchel = await startSatchel(values.dist, await fsp.mkdtemp(path.join(work, 'satchel-')), { nodeArgs });
-    const floorDir = await fsp.mkdtemp(path.join(work, 'floor-'));
-    const floor = await startFloor(floorDir);
+    const busboyFloor = await startFloor(await fsp.mkdtemp(path.join(work, 'busboy-')), { script: BUSBOY_FLOOR_SCRIPT });
+    const floor = await startFloor(await fsp.mkdtemp(path.join(work, 'floor-')));
+    const servers = { satchel, busboy: busboyFloor, floor };
     try {
       let round = 0;
-      const r = await alternate(async (kind) => uploadRound(kind === 'satchel' ? satchel : floor, kind, round++));
-      report.push(
-        `| ${concurrency} concurrent 1 MiB uploads to one session | ${fmt(r.satchel.rps, 1)} req/s, p50 ${fmt(r.satchel.p50)} / p99 ${fmt(r.satchel.p99)} ms, ` +
-          `CPU ${fmt(r.satchel.cpuPerReq, 2)} ms/req | ${fmt(r.floor.rps, 1)} req/s, p50 ${fmt(r.floor.p50)} / p99 ${fmt(r.floor.p99)} ms, CPU ${fmt(r.floor.cpuPerReq, 2)} ms/req ` +
-          `| **${fmt(r.ratio, 2)}** (pairs: ${r.ratios.map((x) => fmt(x, 2)).join(', ')}) |`,
+      const r = await alternate(async (kind) => uploadRound(servers[kind], kind, round++), ['satchel', 'busboy', 'floor']);
+      const side = (x) => `${fmt(x.rps, 1)} req/s, p50 ${fmt(x.p50)} / p99 ${fmt(x.p99)} ms, CPU ${fmt(x.cpuPerReq, 2)} ms/req`;
+      const list = (xs) => xs.map((x) => fmt(x, 2)).join(', ');
+      uploadReport.push(
+        `| ${concurrency} concurrent 1 MiB uploads to one session | ${side(r.satchel)} | ${side(r.busboy)} | ${side(r.floor)} ` +
+          `| **${fmt(r.satchel.cpuPerReq / r.floor.cpuPerReq, 2)}** / ${fmt(r.busboy.cpuPerReq / r.floor.cpuPerReq, 2)} / ${fmt(r.satchel.cpuPerReq / r.busboy.cpuPerReq, 2)} ` +
+          `| **${fmt(r.ratio, 2)}** (${list(r.ratios)}) / ${fmt(r.medianOf('busboy'), 2)} (${list(r.ratiosOf.busboy)}) / ${fmt(median(r.ratiosOf.overMiddle), 2)} (${list(r.ratiosOf.overMiddle)}) |`,
       );
     } finally {
-      satchel.child.kill();
-      floor.child.kill();
+      for (const s of Object.values(servers)) s.child.kill();
     }
   }
   if (cases.has('capability')) {
@@ -139,7 +151,14 @@ try {
 } finally {
   await fsp.rm(work, { recursive: true, force: true });
 }
-console.log(`# Concurrency — ${machine()}; ${pairs} alternating pairs after a warm-up, medians; servers on core 0, load on core 1`);
-console.log(`| work | Satchel | reference | ratio (median of pairs) |`);
-console.log('|---|---|---|---|');
-for (const line of report) console.log(line);
+console.log(`# Concurrency — ${machine()}; ${pairs} rounds after a warm-up (sides rotating), medians; servers on core 0, load on core 1`);
+if (uploadReport.length) {
+  console.log('| work | Satchel | busboy floor | floor | CPU per upload Satchel ÷ floor / busboy ÷ floor / Satchel ÷ busboy | req/s Satchel ÷ floor (rounds) / busboy ÷ floor / Satchel ÷ busboy |');
+  console.log('|---|---|---|---|---|---|');
+  for (const line of uploadReport) console.log(line);
+}
+if (report.length) {
+  console.log(`| work | Satchel | reference | ratio (median of pairs) |`);
+  console.log('|---|---|---|---|');
+  for (const line of report) console.log(line);
+}

@@ -1,5 +1,6 @@
-// Shared by bench/upload.mjs and bench/concurrency.mjs: Satchel's built server and "the floor" (the shared tool
-// upload-floor.mjs: a bare Node server that pipes each request body to a file, 1 MiB high-water mark) as pinned children, a multipart upload client that sends from memory,
+// Shared by bench/upload.mjs and bench/concurrency.mjs: Satchel's built server, "the floor" (the shared tool
+// upload-floor.mjs: a bare Node server that pipes each request body to a file, 1 MiB high-water mark) and "the busboy
+// floor" (upload-busboy-floor.mjs: the same with busboy parsing the form) as pinned children, a multipart upload client that sends from memory,
 // and the server's CPU time from /proc, read between runs (no instrumentation inside the servers).
 import fs from 'node:fs/promises';
 import http from 'node:http';
@@ -52,9 +53,20 @@ function freePort() {
   });
 }
 
-export async function startFloor(dir, { core = 0 } = {}) {
+/**
+ * The busboy floor (upload-busboy-floor.mjs): bare node:http + busboy + a pipeline into a 1 MiB-buffered write stream,
+ * nothing else. Between the floor and Satchel: what busboy itself costs, and what Satchel adds over it.
+ */
+export const BUSBOY_FLOOR_SCRIPT = new URL('./upload-busboy-floor.mjs', import.meta.url).pathname;
+
+/** The upload servers a bench compares, in the order of its columns, and the path each takes uploads on. */
+export const KINDS = ['satchel', 'busboy', 'floor'];
+export const uploadPath = (kind) => (kind === 'satchel' ? '/api/upload' : '/upload');
+
+/** Start the plain floor, or with `script` another floor script taking the same arguments (the busboy floor). */
+export async function startFloor(dir, { core = 0, script = FLOOR_SCRIPT, args = [] } = {}) {
   const port = await freePort();
-  const argv = [FLOOR_SCRIPT, '--port', String(port), '--dir', dir, '--host', '127.0.0.1'];
+  const argv = [script, '--port', String(port), '--dir', dir, '--host', '127.0.0.1', ...args];
   const child = hasCommand('taskset') ? spawn('taskset', ['-c', String(core), process.execPath, ...argv], { stdio: ['ignore', 'pipe', 'inherit'] }) : spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let buf = '';

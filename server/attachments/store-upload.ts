@@ -98,7 +98,7 @@ export async function storeStagedAttachment(
       const placed = await placeUnique(gunzipped?.file ?? file.stagedPath, dir, safeName, {
         exists: () => `Upload destination already exists: ${safeName}`,
         rejected: () => [403, 'Upload destination rejected'],
-      }, { modeSet: !gunzipped && file.storedMode === true });
+      }, { modeSet: !gunzipped && file.storedMode === true, createFirst: true });
       const type = guessMime(placed.name);
       attachment = { filename: placed.name, path: placed.path, size: gunzipped?.size ?? file.size, mime: type, is_image: isImage };
       // What the person called it, where that is not the stored name (issue 38, item 4): shown, told, exported.

@@ -29,21 +29,52 @@ describe('the server heap growing factor', () => {
     expect(heapGrowthChosen(['--inspect', '/opt/Satchel/satchel'], '--max-old-space-size=4096')).toBe(false);
   });
 
-  it('is STREAMING_HEAP_GROWING_PERCENT while upload bodies stream, the server\'s own again once the last has ended', async () => {
-    const set = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => {});
-    const { setServerHeapGrowth, bodyStreaming, SERVER_HEAP_GROWING_PERCENT, STREAMING_HEAP_GROWING_PERCENT } = await import('./heap-growth.js');
-    const server = `--heap-growing-percent=${SERVER_HEAP_GROWING_PERCENT}`;
-    const streaming = `--heap-growing-percent=${STREAMING_HEAP_GROWING_PERCENT}`;
-    expect(setServerHeapGrowth()).toBe(true);
-    const first = bodyStreaming();
-    const second = bodyStreaming();
-    expect(set.mock.calls.map((c) => c[0])).toEqual([server, streaming]);
-    first();
-    first();
-    // One body still streams: the factor stays.
-    expect(set.mock.calls.map((c) => c[0])).toEqual([server, streaming]);
-    second();
-    expect(set.mock.calls.map((c) => c[0])).toEqual([server, streaming, server]);
+  it('is STREAMING_HEAP_GROWING_PERCENT while upload bodies stream, the server\'s own again STREAMING_LINGER_MS after the last has ended', async () => {
+    vi.useFakeTimers();
+    try {
+      const set = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => {});
+      const { setServerHeapGrowth, bodyStreaming, SERVER_HEAP_GROWING_PERCENT, STREAMING_HEAP_GROWING_PERCENT, STREAMING_LINGER_MS } = await import('./heap-growth.js');
+      const server = `--heap-growing-percent=${SERVER_HEAP_GROWING_PERCENT}`;
+      const streaming = `--heap-growing-percent=${STREAMING_HEAP_GROWING_PERCENT}`;
+      expect(setServerHeapGrowth()).toBe(true);
+      const first = bodyStreaming();
+      const second = bodyStreaming();
+      expect(set.mock.calls.map((c) => c[0])).toEqual([server, streaming]);
+      first();
+      first();
+      // One body still streams: the factor stays.
+      expect(set.mock.calls.map((c) => c[0])).toEqual([server, streaming]);
+      second();
+      vi.advanceTimersByTime(STREAMING_LINGER_MS - 1);
+      expect(set.mock.calls.map((c) => c[0])).toEqual([server, streaming]);
+      vi.advanceTimersByTime(1);
+      expect(set.mock.calls.map((c) => c[0])).toEqual([server, streaming, server]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('stays raised across a pause between two waves of uploads shorter than STREAMING_LINGER_MS (no full collection set from 1.3 between them)', async () => {
+    vi.useFakeTimers();
+    try {
+      const set = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => {});
+      const { setServerHeapGrowth, bodyStreaming, heapGrowingPercentSet, SERVER_HEAP_GROWING_PERCENT, STREAMING_HEAP_GROWING_PERCENT, STREAMING_LINGER_MS } = await import('./heap-growth.js');
+      setServerHeapGrowth();
+      bodyStreaming()();
+      vi.advanceTimersByTime(STREAMING_LINGER_MS / 2);
+      expect(heapGrowingPercentSet()).toBe(STREAMING_HEAP_GROWING_PERCENT);
+      const wave = bodyStreaming();
+      vi.advanceTimersByTime(STREAMING_LINGER_MS * 2);
+      // Still streaming: the first wave's timer did not set it back under the second wave.
+      expect(heapGrowingPercentSet()).toBe(STREAMING_HEAP_GROWING_PERCENT);
+      wave();
+      vi.advanceTimersByTime(STREAMING_LINGER_MS);
+      expect(heapGrowingPercentSet()).toBe(SERVER_HEAP_GROWING_PERCENT);
+      // Raised once, set back once: never lowered between the waves.
+      expect(set.mock.calls.map((c) => c[0])).toEqual([SERVER_HEAP_GROWING_PERCENT, STREAMING_HEAP_GROWING_PERCENT, SERVER_HEAP_GROWING_PERCENT].map((p) => `--heap-growing-percent=${p}`));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("never sets it over a person's own choice, streaming or not", async () => {

@@ -36,12 +36,25 @@ export function heapGrowthChosen(args: readonly string[], nodeOptions: string | 
  * the first one after sets it back from SERVER_HEAP_GROWING_PERCENT.
  */
 export const STREAMING_HEAP_GROWING_PERCENT = 300;
+/**
+ * The streaming factor stays this long after the last body has ended (issue 37, finding 5, session 15). Uploads come
+ * in bursts (a folder dropped, 32 files at once, then the next 32): set back the moment the last body of one wave
+ * ended, the full collection V8 finishes right after it (its marking started while the wave's chunks were alive)
+ * set the threshold from 1.3 again, so the next wave's chunks ran out of headroom at once and paid another full
+ * collection: 10-190 ms of main-thread time per 32 uploads (`--trace-gc`, docs/benchmarks.md). Two seconds bridge the
+ * gap between waves; once no body has streamed for that long the server's factor is back, as before.
+ */
+export const STREAMING_LINGER_MS = 2_000;
 
 let applied = false;
 /** Whether the factor is this server's to set (not the person's own flag). */
 let ours = false;
 /** Upload bodies streaming now. */
 let streaming = 0;
+/** Sets the server's factor back once STREAMING_LINGER_MS have passed with no body streaming. */
+let settle: NodeJS.Timeout | undefined;
+/** Whether the streaming factor is the one set now. */
+let raised = false;
 
 /** Set the server's heap growing factor (once per process; later calls do nothing). True when this call set it. */
 export function setServerHeapGrowth(): boolean {
@@ -49,20 +62,42 @@ export function setServerHeapGrowth(): boolean {
   applied = true;
   if (heapGrowthChosen([...process.execArgv, ...process.argv], process.env.NODE_OPTIONS)) return false;
   ours = true;
-  v8.setFlagsFromString(`--heap-growing-percent=${streaming > 0 ? STREAMING_HEAP_GROWING_PERCENT : SERVER_HEAP_GROWING_PERCENT}`);
+  raised = streaming > 0;
+  v8.setFlagsFromString(`--heap-growing-percent=${raised ? STREAMING_HEAP_GROWING_PERCENT : SERVER_HEAP_GROWING_PERCENT}`);
   return true;
 }
 
 /**
- * An upload body starts streaming: the factor is STREAMING_HEAP_GROWING_PERCENT until the returned function has
- * been called (once; later calls do nothing) for every body that started. Nothing when the factor is the person's.
+ * An upload body starts streaming: the factor is STREAMING_HEAP_GROWING_PERCENT until STREAMING_LINGER_MS after the
+ * returned function has been called (once; later calls do nothing) for every body that started. Nothing when the
+ * factor is the person's.
  */
 export function bodyStreaming(): () => void {
-  if (streaming++ === 0 && ours) v8.setFlagsFromString(`--heap-growing-percent=${STREAMING_HEAP_GROWING_PERCENT}`);
+  streaming++;
+  clearTimeout(settle);
+  settle = undefined;
+  if (ours && !raised) {
+    raised = true;
+    v8.setFlagsFromString(`--heap-growing-percent=${STREAMING_HEAP_GROWING_PERCENT}`);
+  }
   let done = false;
   return () => {
     if (done) return;
     done = true;
-    if (--streaming === 0 && ours) v8.setFlagsFromString(`--heap-growing-percent=${SERVER_HEAP_GROWING_PERCENT}`);
+    if (--streaming > 0 || !raised) return;
+    settle = setTimeout(() => {
+      settle = undefined;
+      if (streaming > 0 || !raised) return;
+      raised = false;
+      v8.setFlagsFromString(`--heap-growing-percent=${SERVER_HEAP_GROWING_PERCENT}`);
+    }, STREAMING_LINGER_MS);
+    // A timer of the server's own memory policy never keeps the process alive.
+    settle.unref();
   };
+}
+
+/** The factor this module set last (tests): none when the person chose it or the server has not set it. */
+export function heapGrowingPercentSet(): number | undefined {
+  if (!ours) return undefined;
+  return raised ? STREAMING_HEAP_GROWING_PERCENT : SERVER_HEAP_GROWING_PERCENT;
 }

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PrematureCloseError, STAGE_WRITE_BYTES, writeStaged, type OpenFile } from './staged-file.js';
+import { PrematureCloseError, STAGE_GATHER_BUDGET_BYTES, STAGE_MIN_WRITE_BYTES, STAGE_WRITE_BYTES, stageWriteBytes, writeStaged, type OpenFile } from './staged-file.js';
 
 const KIB = 1024;
 let dir: string;
@@ -56,6 +56,41 @@ describe('writeStaged', () => {
     expect((await fsp.stat(file)).mode & 0o777).toBe(0o600);
     // 3 full writes and the rest: 4, where a write per 64 KiB chunk was 52.
     expect(writev.mock.calls.length + write.mock.calls.length).toBe(4);
+  });
+
+  it('shares STAGE_GATHER_BUDGET_BYTES between the parts staging at once: 32 parts write every 128 KiB, one alone every MiB, every byte stored', async () => {
+    expect(stageWriteBytes(1)).toBe(STAGE_WRITE_BYTES);
+    expect(stageWriteBytes(32)).toBe(Math.max(STAGE_MIN_WRITE_BYTES, STAGE_GATHER_BUDGET_BYTES / 32));
+    expect(stageWriteBytes(10_000)).toBe(STAGE_MIN_WRITE_BYTES);
+    const writev = vi.spyOn(fs, 'writev');
+    const parts = Array.from({ length: 32 }, (_, i) => patterned(STAGE_WRITE_BYTES + i * KIB));
+    const files = parts.map((_, i) => path.join(dir, `p${i}.part`));
+    const sizes = await Promise.all(parts.map((data, i) => writeStaged(Readable.from(chunked(data)), files[i]!, 0o600)));
+    expect(sizes).toEqual(parts.map((d) => d.length));
+    for (const [i, data] of parts.entries()) expect((await fsp.readFile(files[i]!)).equals(data)).toBe(true);
+    // While all 32 stage, each write is at most a share of the budget (and the chunk that reached it); no part
+    // gathered its whole MiB before writing.
+    const largest = Math.max(...writev.mock.calls.map((c) => (c[1] as Buffer[]).reduce((n, b) => n + b.length, 0)));
+    expect(largest).toBeLessThanOrEqual(stageWriteBytes(32) + 64 * KIB);
+    writev.mockClear();
+    // Alone again: one write per MiB.
+    const alone = patterned(2 * STAGE_WRITE_BYTES);
+    expect(await writeStaged(Readable.from(chunked(alone)), path.join(dir, 'alone.part'), 0o600)).toBe(alone.length);
+    expect(writev.mock.calls.length).toBe(2);
+  });
+
+  it('a part held back while its file opened goes on when the share has grown meanwhile (other parts ended)', async () => {
+    const others = Array.from({ length: 39 }, (_, i) => patterned(64 * KIB + i));
+    let othersDone!: () => void;
+    const done = new Promise<void>((r) => (othersDone = r));
+    // Its open waits until the 39 others have ended: by then it has gathered (and paused at) its share of 40.
+    const lateOpen: OpenFile = (file, flags, mode, cb) => void done.then(() => fs.open(file, flags, mode, cb));
+    const data = patterned(STAGE_WRITE_BYTES / 2);
+    const late = writeStaged(Readable.from(chunked(data)), path.join(dir, 'late.part'), 0o600, lateOpen);
+    await Promise.all(others.map((d, i) => writeStaged(Readable.from(chunked(d)), path.join(dir, `o${i}.part`), 0o600)));
+    othersDone();
+    expect(await late).toBe(data.length);
+    expect((await fsp.readFile(path.join(dir, 'late.part'))).equals(data)).toBe(true);
   });
 
   it('creates an empty file for an empty part', async () => {

@@ -3,8 +3,9 @@
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HttpError, ValueError } from '../core/errors.js';
+import { AnchoredDir } from './anchored.js';
 import { ensureDir, mkdirInside, placeUnique, removeCreatedDirs } from './files.js';
 
 let tmp: string;
@@ -108,6 +109,25 @@ describe('placeUnique', () => {
       expect(err).toBeInstanceOf(HttpError);
       expect(err).toMatchObject({ status: 403, message: 'rejected: x.txt' });
     } finally {
+      await dir.close();
+    }
+  });
+
+  it('createFirst: a taken name (a file, a symlink to outside) moves on to the next without a look first, and nothing is followed', async () => {
+    const dir = await mkdirInside(root, path.join(root, 'direct'));
+    const looked = vi.spyOn(AnchoredDir.prototype, 'lstat');
+    try {
+      await fsp.writeFile(path.join(root, 'direct', 'a.txt'), 'not ours');
+      await fsp.symlink(path.join(outside, 'a-1.txt'), path.join(root, 'direct', 'a-1.txt'));
+      const placed = await placeUnique(staged, dir, 'a.txt', errors, { createFirst: true });
+      expect(placed).toEqual({ name: 'a-2.txt', path: path.join(root, 'direct', 'a-2.txt') });
+      expect(await fsp.readFile(placed.path, 'utf8')).toBe('staged');
+      expect(await fsp.readFile(path.join(root, 'direct', 'a.txt'), 'utf8')).toBe('not ours');
+      expect(await fsp.readdir(outside)).toEqual([]);
+      // The destination is tried by the exclusive create alone: no lstat of it, on the thread pool, per upload.
+      expect(looked).not.toHaveBeenCalled();
+    } finally {
+      looked.mockRestore();
       await dir.close();
     }
   });

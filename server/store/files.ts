@@ -122,6 +122,13 @@ export interface PlaceErrors {
 export interface PlaceOptions {
   /** `staged` was created with STORED_FILE_MODE (file-mode.ts), so its mode is already the stored one. */
   modeSet?: boolean;
+  /**
+   * Each candidate is tried by the exclusive create itself, not looked at first: a name taken (EEXIST) moves on to
+   * the next one, so a raced duplicate gets the next name instead of 409. The attachment upload's hot path (issue 37,
+   * finding 5): the look was a trip through the thread pool per upload, and its usual answer, ENOENT, an Error built
+   * with its stack. The create is as exclusive either way (link, or O_EXCL | O_NOFOLLOW).
+   */
+  createFirst?: boolean;
 }
 
 /** Place `staged` in `dir` under the first free candidate of `safeName`; returns the final name and path. */
@@ -131,12 +138,13 @@ export async function placeUnique(staged: string, dir: AnchoredDir, safeName: st
     if (claimed.has(target)) continue;
     claimed.add(target);
     try {
-      if (await exists(dir, name)) continue;
+      if (!opts.createFirst && (await exists(dir, name))) continue;
       try {
         await placeExclusive(staged, dir, name, opts);
         return { name, path: target };
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST' && opts.createFirst) continue;
         if (code === 'EEXIST') throw new HttpError(409, errors.exists(name));
         if (isDiskFull(err)) throw new HttpError(507, DISK_FULL_UPLOAD);
         const [status, text] = errors.rejected(name);
