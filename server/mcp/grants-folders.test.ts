@@ -4,6 +4,7 @@
 // it, a folder the key may not name answering as a missing one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { storedSession, withDatabase } from '../testing/stored-session.js';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
 import { connectWith, firstText, ledger, makeKey } from './testing/keys.js';
 
@@ -103,7 +104,7 @@ describe('a folder grant', () => {
     await move(kept, null);
   });
 
-  it('grants nothing once the folder is deleted, in an open session, even to a conversation still naming it', async () => {
+  it('grants nothing once the folder is deleted, in an open session; a folder made again is another folder', async () => {
     const temp = await newFolder('Temporary');
     const a = await server.newSession();
     await ok('/api/session/message', { session_id: a, text: 'a temporary note' });
@@ -118,6 +119,20 @@ describe('a folder grant', () => {
     const again = await newFolder('Temporary');
     await move(a, again);
     expect(await readText(c, a)).toBe('Session not found');
+  });
+
+  it('grants nothing to a conversation still naming a deleted folder (a crash between the delete\'s two steps)', async () => {
+    const gone = await newFolder('Gone');
+    const a = await server.newSession();
+    await ok('/api/session/message', { session_id: a, text: 'a stranded note' });
+    await move(a, gone);
+    const { c } = await client([{ kind: 'folder', folder_id: gone }]);
+    expect(await readText(c, a)).toContain('a stranded note');
+    // Only the folder's row goes (store/folders.ts deletes it first, then moves each conversation out).
+    await withDatabase(server.stateDir, (db) => db.run('DELETE FROM folders WHERE id = ?', [gone]));
+    expect((await storedSession(server.stateDir, a))!.folder).toBe(gone);
+    expect(await readText(c, a)).toBe('Session not found');
+    expect(await listed(c)).toEqual([]);
   });
 });
 
