@@ -74,6 +74,12 @@ describe('a folder grant', () => {
       const res = await server.json('/api/mcp/keys', { name: 'Bad', grants: [bad] });
       expect([res.status, ((await res.json()) as { error: string }).error]).toEqual([400, 'A folder grant needs a folder_id']);
     }
+    // A folder that does not exist (or is gone) is told, on making a key and on changing its grants.
+    const missing = { kind: 'folder', folder_id: '0'.repeat(12) };
+    for (const [url, body] of [['/api/mcp/keys', { name: 'Typo', grants: [missing] }], ['/api/mcp/keys/grants', { id, grants: [missing] }]] as const) {
+      const res = await server.json(url, body);
+      expect([res.status, ((await res.json()) as { error: string }).error]).toEqual([404, 'Folder not found']);
+    }
   });
 
   it('sees the conversations in the folder now: moved in, seen; moved out, "Session not found" from the next call', async () => {

@@ -29,7 +29,7 @@ function parseGrant(value: unknown, now: number): StoredGrant {
     }
     target = path.resolve(g.path);
   } else if (kind === 'folder') {
-    // Only its shape is checked: a folder deleted (or never made) grants nothing, as it holds no conversation.
+    // Its shape only: the routes check the folder is the profile's (handlers/mcp-settings.ts); one deleted later grants nothing.
     if (!isFolderId(g.folder_id)) throw new ValueError('A folder grant needs a folder_id');
     target = g.folder_id;
   }
