@@ -12,6 +12,8 @@ import { ValueError } from '../core/errors.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 import { parseGrants } from '../mcp/grants.js';
+import { getFolder } from '../store/folders.js';
+import type { StoredGrant } from '../store/mcp-keys.js';
 import { agentKeysOf, type AgentKeys } from '../mcp/keys.js';
 import { closeKeySessions } from '../mcp/sessions.js';
 import { LAUNCH_KEY_ID } from '../mcp/scope.js';
@@ -83,9 +85,17 @@ export async function listAgentKeys(input: HandlerInput): Promise<void> {
  * Sent without the redactor, as GET /api/mcp is: it would mask the very token it hands over (and the token is
  * known to it from this moment, so it is masked everywhere else).
  */
+/** The grants `value` holds; a folder grant must name a folder of the profile (404 `Folder not found`), so a
+ *  mistyped id is told rather than kept granting nothing. */
+async function grantsOf(input: HandlerInput, value: unknown): Promise<StoredGrant[]> {
+  const grants = parseGrants(value);
+  for (const g of grants) if (g.kind === 'folder') await input.app.sessions.query((q) => getFolder(q, input.profile, g.target));
+  return grants;
+}
+
 export async function createAgentKey(input: HandlerInput): Promise<void> {
   const body = await readJsonBody(input.ctx);
-  const grants = body.grants === undefined ? [] : parseGrants(body.grants);
+  const grants = body.grants === undefined ? [] : await grantsOf(input, body.grants);
   const { key, token } = await keysOf(input).create(body.name, body.kind, grants);
   const url = `http://${input.ctx.req.headers.host ?? ''}${MCP_PATH}`;
   sendText(input.ctx, 200, jsonBody({ key: publicAgentKey(key), token, url, clients: clientSnippets(url, token) }), { contentType: 'application/json; charset=utf-8' });
@@ -116,7 +126,7 @@ export async function revokeAgentKey(input: HandlerInput): Promise<void> {
 /** `{id, grants: [...]}`: replaces the key's grants; its next call sees the new ones. */
 export async function setAgentKeyGrants(input: HandlerInput): Promise<void> {
   const body = await readJsonBody(input.ctx);
-  const grants = parseGrants(body.grants);
+  const grants = await grantsOf(input, body.grants);
   await sendKey(input, await keysOf(input).setGrants(body.id, grants));
 }
 

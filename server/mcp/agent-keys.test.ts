@@ -160,7 +160,7 @@ describe('agent keys', () => {
     expect(await errorOf(await server.json('/api/mcp/keys', { name: 'x'.repeat(65) }))).toEqual([400, 'name too long (max 64 characters)']);
     expect(await errorOf(await server.json('/api/mcp/keys', { name: 'x', kind: 'gemini' }))).toEqual([400, 'kind must be one of claude_code, codex, cursor, hermes, other']);
     expect(await errorOf(await server.json('/api/mcp/keys', { name: 'x', grants: {} }))).toEqual([400, 'grants must be a list']);
-    expect(await errorOf(await server.json('/api/mcp/keys', { name: 'x', grants: [{ kind: 'folder' }] }))).toEqual([400, "A grant's kind must be one of all, conversation, inbox, workspace"]);
+    expect(await errorOf(await server.json('/api/mcp/keys', { name: 'x', grants: [{ kind: 'everything' }] }))).toEqual([400, "A grant's kind must be one of all, conversation, inbox, workspace, folder"]);
     expect(await errorOf(await server.json('/api/mcp/keys', { name: 'x', grants: [{ kind: 'conversation' }] }))).toEqual([400, 'A conversation grant needs a session_id']);
     expect(await errorOf(await server.json('/api/mcp/keys', { name: 'x', grants: [{ kind: 'workspace', path: 'rel' }] }))).toEqual([400, 'A workspace grant needs an absolute path']);
     expect(await errorOf(await server.json('/api/mcp/keys', { name: 'x', grants: [{ kind: 'all', expires_at: 'soon' }] }))).toEqual([400, 'expires_at must be an ISO time']);

@@ -55,9 +55,10 @@ export function findSession(scope: McpScope<App>, id: unknown): Promise<Session>
 // The URIs live in core/ (satchel-uri.ts): the turn names files by them too.
 export { attachmentUri, sessionUri, workspaceUri } from '../core/satchel-uri.js';
 
-/** The conversations the key may see (visible in the profile, not kept out of MCP, granted: mcp/scope.ts). */
-export async function listSessions(scope: McpScope<App>) {
-  return (await scope.sessions()).map((s) => publicMcpSessionRow(s, sessionUri(s.session_id)));
+/** The conversations the key may see (visible in the profile, not kept out of MCP, granted: mcp/scope.ts); with
+ *  `folder` (an id or a name), those of them in that folder. */
+export async function listSessions(scope: McpScope<App>, folder?: string) {
+  return (await (folder === undefined ? scope.sessions() : scope.sessionsInFolder(folder))).map((s) => publicMcpSessionRow(s, sessionUri(s.session_id)));
 }
 
 /** A message's attachments: the stored name each is read back by, and the name the person gave it (issue 38). */

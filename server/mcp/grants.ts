@@ -1,13 +1,14 @@
 // What an agent's key is granted (issue 39): all conversations, chosen ones, the Inbox, the conversations of
-// chosen workspaces, each with an optional expiry. Parsed here from the panel's JSON; applied by mcp/scope.ts.
+// chosen workspaces or of a folder (those in it at the time of each call), each with an optional expiry. Parsed here from the panel's JSON; applied by mcp/scope.ts.
 import path from 'node:path';
 import { ValueError } from '../core/errors.js';
+import { isFolderId } from '../store/folders.js';
 import { GRANT_KINDS, type GrantKind, type StoredGrant } from '../store/mcp-keys.js';
 
 /** Longest target (a conversation id, a workspace path). */
 export const MAX_GRANT_TARGET_CHARS = 4096;
 
-/** `[{kind: "all"|"conversation"|"inbox"|"workspace", session_id?, path?, expires_at?: ISO time}]`. */
+/** `[{kind: "all"|"conversation"|"inbox"|"workspace"|"folder", session_id?, path?, folder_id?, expires_at?: ISO time}]`. */
 export function parseGrants(value: unknown, now = Date.now()): StoredGrant[] {
   if (!Array.isArray(value)) throw new ValueError('grants must be a list');
   return value.map((g: unknown) => parseGrant(g, now));
@@ -27,6 +28,10 @@ function parseGrant(value: unknown, now: number): StoredGrant {
       throw new ValueError('A workspace grant needs an absolute path');
     }
     target = path.resolve(g.path);
+  } else if (kind === 'folder') {
+    // Its shape only: the routes check the folder is the profile's (handlers/mcp-settings.ts); one deleted later grants nothing.
+    if (!isFolderId(g.folder_id)) throw new ValueError('A folder grant needs a folder_id');
+    target = g.folder_id;
   }
   let expires: number | null = null;
   if (g.expires_at !== undefined && g.expires_at !== null) {

@@ -6,6 +6,7 @@
 import { HttpError } from '../core/errors.js';
 import { sessionVisible, visibleSession } from '../store/profiles.js';
 import { SESSION_NOT_FOUND, type Session, type SessionStore } from '../store/sessions.js';
+import { findFolder, FOLDER_NOT_FOUND, listFolders } from '../store/folders.js';
 import type { Workspaces } from '../store/workspaces.js';
 import type { StoredGrant } from '../store/mcp-keys.js';
 import type { PlaceGuard } from '../store/protected.js';
@@ -24,6 +25,7 @@ export interface Grantable {
   profile?: unknown;
   workspace?: unknown;
   keep_out_of_mcp?: unknown;
+  folder?: unknown;
 }
 
 type Listing = ReturnType<SessionStore['list']>[number];
@@ -61,6 +63,15 @@ export class McpScope<A extends ScopeApp = ScopeApp> {
     if (grants === 'all' || grants.some((g) => g.kind === 'all')) return base;
     const ids = new Set(grants.filter((g) => g.kind === 'conversation').map((g) => g.target));
     const roots = grants.filter((g) => g.kind === 'workspace').map((g) => g.target);
+    // A folder grant holds the conversations in the folder now: read at each call, so one moved out, or the
+    // folder deleted (its conversations may still name it until they are moved back: store/folders.ts), is
+    // outside it from the next call on.
+    const folderGrants = grants.filter((g) => g.kind === 'folder').map((g) => g.target);
+    const folders = new Set<string>();
+    if (folderGrants.length > 0) {
+      const live = new Set((await this.app.sessions.query((q) => listFolders(q, this.profile))).map((f) => f.id));
+      for (const id of folderGrants) if (live.has(id)) folders.add(id);
+    }
     const inbox = grants.some((g) => g.kind === 'inbox');
     const inboxIds = new Set<string>();
     if (inbox) {
@@ -70,7 +81,10 @@ export class McpScope<A extends ScopeApp = ScopeApp> {
     }
     return (s) =>
       base(s) &&
-      (ids.has(s.session_id) || inboxIds.has(s.session_id) || (typeof s.workspace === 'string' && roots.some((root) => isWithin(root, s.workspace as string))));
+      (ids.has(s.session_id) ||
+        inboxIds.has(s.session_id) ||
+        (typeof s.folder === 'string' && folders.has(s.folder)) ||
+        (typeof s.workspace === 'string' && roots.some((root) => isWithin(root, s.workspace as string))));
   }
 
   /** The conversation `id`, if this key may read it; otherwise the 404 of one that does not exist. */
@@ -85,6 +99,18 @@ export class McpScope<A extends ScopeApp = ScopeApp> {
   async sessions(): Promise<Listing[]> {
     const allowed = await this.predicate();
     return this.app.sessions.list().filter((s) => allowed(s));
+  }
+
+  /** The conversations this key may see in the folder `ref` (its id or name). A folder the key is neither granted
+   *  (by `all` or by it) nor sees a conversation in answers as one that does not exist: its name tells nothing. */
+  async sessionsInFolder(ref: string): Promise<Listing[]> {
+    const grants = this.grants();
+    const folder = findFolder(await this.app.sessions.query((q) => listFolders(q, this.profile)), ref);
+    if (!folder) throw new HttpError(404, FOLDER_NOT_FOUND);
+    const inside = (await this.sessions()).filter((s) => s.folder === folder.id);
+    const granted = grants === 'all' || grants.some((g) => g.kind === 'all' || (g.kind === 'folder' && g.target === folder.id));
+    if (!granted && inside.length === 0) throw new HttpError(404, FOLDER_NOT_FOUND);
+    return inside;
   }
 
   /** The places a workspace read must not reach: the protected ones, the workspaces of conversations kept out of

@@ -25,6 +25,7 @@ import { receiptRecorder } from './receipts.js';
 import { ledgerRecorder, outcomeOf, servedOf, type LedgerWhat, type Recorder } from './ledger.js';
 import { LAUNCH_KEY_ID, McpScope } from './scope.js';
 import { isInboxSession } from '../inbox/session.js';
+import { MAX_FOLDER_NAME_CHARS } from '../store/folders.js';
 import type { ReceiptKind } from '../store/receipts.js';
 
 const INTERNAL = 'Internal error while reading';
@@ -235,8 +236,11 @@ export function createMcpServer(app: App, profile: string, version: string, keyI
 
   server.registerTool(
     'list_sessions',
-    { description: "The active profile's sessions this agent may read: titles, workspaces, counts, last activity", inputSchema: {} },
-    () => call('list_sessions', { kind: 'list' }, async () => ({ content: [textItem(mcpJson(await data.listSessions(scope)))] })),
+    {
+      description: "The active profile's sessions this agent may read: titles, workspaces, counts, last activity; with `folder`, those in that folder",
+      inputSchema: { folder: z.string().min(1).max(MAX_FOLDER_NAME_CHARS).optional().describe("A folder's id or name: only the sessions in it") },
+    },
+    ({ folder }) => call('list_sessions', { kind: 'list', name: folder ?? '' }, async () => ({ content: [textItem(mcpJson(await data.listSessions(scope, folder)))] })),
   );
 
   server.registerTool(

@@ -11,6 +11,7 @@ export interface PublicGrant {
   kind: ServerValue;
   session_id?: ServerValue;
   path?: ServerValue;
+  folder_id?: ServerValue;
   expires_at: ServerValue | null;
 }
 
@@ -19,6 +20,7 @@ export function publicGrant(g: StoredGrant): PublicGrant {
     kind: serverValue(g.kind),
     ...(g.kind === 'conversation' ? { session_id: serverValue(g.target) } : {}),
     ...(g.kind === 'workspace' ? { path: serverValue(g.target) } : {}),
+    ...(g.kind === 'folder' ? { folder_id: serverValue(g.target) } : {}),
     expires_at: iso(g.expires_at),
   };
 }

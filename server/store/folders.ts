@@ -149,6 +149,11 @@ export function folderOf(session: { folder?: unknown }, folders: readonly Folder
   return typeof session.folder === 'string' ? folders.find((f) => f.id === session.folder) : undefined;
 }
 
+/** The folder `ref` names among `folders`: by its id, else by its name as a person would type it (folded). */
+export function findFolder(folders: readonly Folder[], ref: string): Folder | undefined {
+  return folders.find((f) => f.id === ref) ?? folders.find((f) => folded(f.name) === folded(ref.trim()));
+}
+
 /**
  * The folders of the profile named `names` (an import's), made when the profile has none of that name: found by
  * the folded name as a person would (an export's "Work" lands in this profile's "work"). A name the profile has

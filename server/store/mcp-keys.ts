@@ -10,12 +10,12 @@ export const UNNAMED_KEY_NAME = 'Unnamed client';
 export const AGENT_KINDS = ['claude_code', 'codex', 'cursor', 'hermes', 'other'] as const;
 export type AgentKind = (typeof AGENT_KINDS)[number];
 
-export const GRANT_KINDS = ['all', 'conversation', 'inbox', 'workspace'] as const;
+export const GRANT_KINDS = ['all', 'conversation', 'inbox', 'workspace', 'folder'] as const;
 export type GrantKind = (typeof GRANT_KINDS)[number];
 
 export interface StoredGrant {
   kind: GrantKind;
-  /** The conversation's id, the workspace's absolute path; '' for `all` and `inbox`. */
+  /** The conversation's id, the workspace's absolute path, the folder's id; '' for `all` and `inbox`. */
   target: string;
   /** Epoch ms after which the grant no longer counts; null: no expiry. */
   expires_at: number | null;

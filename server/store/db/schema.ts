@@ -306,6 +306,22 @@ const MIGRATIONS: readonly Migration[] = [
     UNIQUE (profile, folded)
   );
   `,
+  // 11 (issue 39, folder grants; the lead renumbers): a key may be granted a folder of conversations (kind
+  // 'folder', target the folder's id). SQLite cannot change a CHECK in place, so mcp_grants is rebuilt with its
+  // rows and ids; nothing references it, so the rename leaves no dangling reference.
+  `
+  CREATE TABLE mcp_grants_new (
+    id INTEGER PRIMARY KEY,
+    key_id TEXT NOT NULL REFERENCES mcp_keys(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('all', 'conversation', 'inbox', 'workspace', 'folder')),
+    target TEXT NOT NULL DEFAULT '',
+    expires_at INTEGER
+  );
+  INSERT INTO mcp_grants_new (id, key_id, kind, target, expires_at) SELECT id, key_id, kind, target, expires_at FROM mcp_grants;
+  DROP TABLE mcp_grants;
+  ALTER TABLE mcp_grants_new RENAME TO mcp_grants;
+  CREATE INDEX mcp_grants_key ON mcp_grants (key_id);
+  `,
 ];
 
 /** The schema version this build writes. */
