@@ -12,6 +12,7 @@ import { ValueError } from '../core/errors.js';
 import type { Queries } from './db/connection.js';
 import { indexedAttachmentNames, type SearchScope } from './db/search.js';
 import { pendingAttachmentTexts, type PendingAttachmentText } from './db/session-rows.js';
+import { ledgerWriter, type LedgerInput } from './mcp-ledger.js';
 import { listReceipts, recordReceipt, type ReceiptInput, type StoredReceipt } from './receipts.js';
 import { indexAttachmentText, searchSessions, type SearchHits } from './search.js';
 import {
@@ -85,6 +86,11 @@ export class SessionStore extends SessionRecords {
   /** Drop the kept text of one stream (its rows are stored), or of all (at start, after recovery). */
   async removeStreamedText(stream?: { sessionId: string; streamId: string }): Promise<void> {
     return this.opened().transaction((q) => removeStreamedText(q, stream));
+  }
+
+  /** Rows of the MCP ledger, committed when it resolves (store/mcp-ledger.ts LedgerWriter: batched, one statement). */
+  appendLedger(rows: readonly LedgerInput[], now?: number): Promise<void> {
+    return ledgerWriter(this.opened()).append(rows, now);
   }
 
   /** The session's MCP read receipts, the latest first. */
