@@ -180,12 +180,16 @@ async function readAttachmentOf(app: App, s: Session, name: string, maxChars: nu
   }
 }
 
+/** A workspace place's real path: the opened root's and the real segments below it. */
+const placeOf = (at: WorkspacePath): string => path.join(at.root.path, ...at.segments);
+
 export async function listWorkspace(scope: McpScope<App>, id: unknown, requested: string): Promise<PublicWorkspaceListing> {
   const { app, profile } = scope;
   const s = await findSession(scope, id);
   const workspace = await app.workspaces.validate(s.workspace);
   const at = await openWorkspacePath(workspace, requested, false, await scope.workspaceGuard());
   try {
+    await scope.checkRoots(placeOf(at));
     const listing = await listWorkspaceDir(at, L.MAX_WORKSPACE_ENTRIES);
     return publicWorkspaceListing(listing);
   } finally {
@@ -199,6 +203,7 @@ export async function readWorkspaceFile(scope: McpScope<App>, id: unknown, reque
   const workspace = await app.workspaces.validate(s.workspace);
   const at = await openWorkspacePath(workspace, requested, false, await scope.workspaceGuard());
   try {
+    await scope.checkRoots(placeOf(at));
     // By what the content engine says the file is, as read_attachment reads one (mcp/read-file.ts).
     const content = await readFileContent(at, path.posix.basename(at.segments.join('/')), maxChars, readOptions(app));
     return { path: at.segments.join('/'), content };
@@ -339,7 +344,10 @@ export async function search(scope: McpScope<App>, id: unknown, query: string, m
     const workspace = await app.workspaces.validate(s.workspace).catch(() => undefined);
     const guard = await scope.workspaceGuard();
     const at = workspace ? await openWorkspacePath(workspace, '', false, guard).catch(() => undefined) : undefined;
-    if (at) {
+    // Under MCP Roots the walk runs only in a workspace wholly within a root (a narrower walk would be a second
+    // walker): fewer hits, never a file outside the roots.
+    if (at && !(await scope.withinRoots(placeOf(at)))) await at.root.close();
+    else if (at) {
       try {
         await searchTree(at, budget, redaction, (rel, text) => {
           findIn(text, needle, push({ where: 'workspace', ref: rel, uri: workspaceUri(s.session_id, rel) }));

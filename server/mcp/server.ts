@@ -24,6 +24,7 @@ import * as L from './limits.js';
 import { readAnnouncer, type Announce } from './receipts.js';
 import { ledgerRecorder, outcomeOf, servedOf, type LedgerWhat, type Recorder } from './ledger.js';
 import { LAUNCH_KEY_ID, McpScope } from './scope.js';
+import { clientRoots } from './roots.js';
 import { isInboxSession } from '../inbox/session.js';
 
 const INTERNAL = 'Internal error while reading';
@@ -152,7 +153,8 @@ export function createMcpServer(app: App, profile: string, version: string, keyI
         'Start with list_sessions (or search without a session_id to find one), then read_session, read_attachment, list_workspace, read_workspace_file or search.',
     },
   );
-  const scope = new McpScope(app, profile, keyId, (id) => isInboxSession(app, profile, id));
+  // MCP Roots: a client that declares its folders reads workspaces within them only (mcp/roots.ts).
+  const scope = new McpScope(app, profile, keyId, (id) => isInboxSession(app, profile, id), clientRoots(server));
   const ledger = ledgerRecorder(app, keyId);
   // The receipts are the ledger's (mcp/receipts.ts): the windows are told of each read once it is recorded.
   const announce = readAnnouncer(app, profile, keyId);
