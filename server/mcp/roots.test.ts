@@ -16,7 +16,7 @@ let id: string;
 
 beforeAll(async () => {
   server = await startTestServer();
-  for (const [dir, text] of [
+  for (const [dir, text] of <const [string, string][]>[
     ['proj-a', 'alpha notes'],
     ['proj-b', 'bravo notes'],
   ]) {
