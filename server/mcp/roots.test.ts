@@ -16,10 +16,10 @@ let id: string;
 
 beforeAll(async () => {
   server = await startTestServer();
-  for (const [dir, text] of <const [string, string][]>[
+  for (const [dir, text] of [
     ['proj-a', 'alpha notes'],
     ['proj-b', 'bravo notes'],
-  ]) {
+  ] as [string, string][]) {
     await fs.mkdir(path.join(server.workspace, dir));
     await fs.writeFile(path.join(server.workspace, dir, 'notes.txt'), text);
   }
