@@ -267,7 +267,8 @@ export class Db implements Queries {
    * One statement as a transaction of its own (SQLite's autocommit: the statement is atomic and committed when it
    * returns), in the queue's order like any transaction: one trip to the thread pool where `transaction` takes
    * three (BEGIN, the statement, COMMIT) and Db.run three more (prepare, run, finalize). Its statement is prepared
-   * once and kept until close(): for a write made on every request (the MCP ledger, store/mcp-ledger.ts).
+   * once and kept until close(): for a write made on every request that never touches the search index (the MCP
+   * ledger, store/mcp-ledger.ts), so it does not count toward the index's merge steps.
    */
   runAlone(sql: string, params: Params): Promise<RunResult> {
     return this.queued(async () => {
@@ -278,7 +279,8 @@ export class Db implements Queries {
         stmt.catch(() => this.kept.delete(sql));
       }
       return (await stmt).run(params);
-    }, true, false);
+      // Not counted for the index merges: a statement run alone here writes no search index (the ledger).
+    }, false, false);
   }
 
   /** Statements runAlone keeps prepared (a handful of fixed texts), finalized by close(). */
