@@ -55,9 +55,21 @@ export function findSession(scope: McpScope<App>, id: unknown): Promise<Session>
 // The URIs live in core/ (satchel-uri.ts): the turn names files by them too.
 export { attachmentUri, sessionUri, workspaceUri } from '../core/satchel-uri.js';
 
-/** The conversations the key may see (visible in the profile, not kept out of MCP, granted: mcp/scope.ts). */
-export async function listSessions(scope: McpScope<App>) {
-  return (await scope.sessions()).map((s) => publicMcpSessionRow(s, sessionUri(s.session_id)));
+/** list_sessions' filters: `title`, a case-insensitive part of the title (as the person's redactor shows it);
+ *  `recent`, only the N most recently active. */
+export interface SessionFilters {
+  title?: string;
+  recent?: number;
+}
+
+/** The conversations the key may see (visible in the profile, not kept out of MCP, granted: mcp/scope.ts), the
+ *  latest active first when `recent` is asked, filtered as `filters` say. */
+export async function listSessions(scope: McpScope<App>, filters: SessionFilters = {}) {
+  let rows = (await scope.sessions()).map((s) => publicMcpSessionRow(s, sessionUri(s.session_id)));
+  const part = filters.title?.trim().toLowerCase();
+  if (part) rows = rows.filter((r) => String(r.title).toLowerCase().includes(part));
+  if (filters.recent !== undefined) rows = [...rows].sort((a, b) => Date.parse(String(b.last_activity)) - Date.parse(String(a.last_activity))).slice(0, filters.recent);
+  return rows;
 }
 
 function attachmentNames(list: unknown): string[] {

@@ -236,8 +236,17 @@ export function createMcpServer(app: App, profile: string, version: string, keyI
 
   server.registerTool(
     'list_sessions',
-    { description: "The active profile's sessions this agent may read: titles, workspaces, counts, last activity", inputSchema: {} },
-    () => call('list_sessions', { kind: 'list' }, async () => ({ content: [textItem(mcpJson(await data.listSessions(scope)))] })),
+    {
+      description: "The active profile's sessions this agent may read: titles, workspaces, counts, last activity; optionally only those whose title holds `title`, or the `recent` most recently active",
+      inputSchema: {
+        title: z.string().min(1).max(L.MAX_QUERY_CHARS).optional().describe('A part of the title, any case'),
+        recent: z.number().int().min(1).max(L.MAX_RECENT_SESSIONS).optional().describe('Only the N most recently active, latest first'),
+      },
+    },
+    ({ title, recent }) =>
+      call('list_sessions', { kind: 'list', query: title ?? '', range: recent === undefined ? '' : `recent ${recent}` }, async () => ({
+        content: [textItem(mcpJson(await data.listSessions(scope, { title, recent })))],
+      })),
   );
 
   server.registerTool(
