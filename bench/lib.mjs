@@ -33,7 +33,7 @@ export function hasCommand(cmd) {
 }
 
 /** Start `node [nodeArgs] -e script` pinned to `core`; resolves with the child and the first stdout line (a JSON object). */
-export function startChild(script, { core = 0, env = {}, nodeArgs = [] } = {}) {
+export function startChild(script, { core = 0, env = {}, nodeArgs = [], startMs = 20_000 } = {}) {
   const args = hasCommand('taskset') ? ['taskset', '-c', String(core), process.execPath] : [process.execPath];
   const child = spawn(args[0], [...args.slice(1), ...nodeArgs, '--input-type=module', '-e', script], {
     env: { ...process.env, SATCHEL_LOG_LEVEL: 'error', ...env },
@@ -41,7 +41,7 @@ export function startChild(script, { core = 0, env = {}, nodeArgs = [] } = {}) {
   });
   return new Promise((resolve, reject) => {
     let buf = '';
-    const timer = setTimeout(() => reject(new Error('child did not start within 20 s')), 20_000);
+    const timer = setTimeout(() => reject(new Error(`child did not start within ${startMs / 1000} s`)), startMs);
     child.stdout.on('data', (d) => {
       buf += d;
       const nl = buf.indexOf('\n');

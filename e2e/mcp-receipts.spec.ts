@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
-// MCP read receipts, as the person sees them: an agent outside the window (the MCP SDK's own client, calling
-// itself "claude-code") reads a file dropped on the open conversation, and the conversation's header says
-// "Claude Code read notes.txt · HH:MM" without a reload; "Keep out of MCP" then makes the agent's next
+// MCP read receipts, as the person sees them: an agent outside the window (the MCP SDK's own client, on an agent
+// key the person named "Claude Code", its client calling itself something else) reads a file dropped on the open
+// conversation, and the conversation's header says "Claude Code read notes.txt · HH:MM" without a reload (the
+// receipts are the ledger's, by the key's name: issue 39); "Keep out of MCP" then makes the agent's next
 // read_session of it fail as for a conversation that does not exist.
 import { expect, newSession, test } from './fixtures.js';
 import { mcpClient } from './helpers/mcp.js';
@@ -11,7 +12,14 @@ test('an MCP read shows in the open conversation at once; Keep out of MCP hides 
   await page.getByTestId('file-input').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('the heron waits\n') });
   await expect(page.getByTestId('attachments')).toContainText('notes.txt');
 
-  const client = await mcpClient(server, 'claude-code');
+  const made = await fetch(`${server.base}/api/mcp/keys`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'Claude Code', kind: 'claude_code', grants: [{ kind: 'all' }] }),
+  });
+  expect(made.status).toBe(200);
+  const { token } = (await made.json()) as { token: string };
+  const client = await mcpClient({ base: server.base, token }, 'some-agent');
   try {
     // The upload is stored once its chip is ready; read it as the agent would.
     await expect

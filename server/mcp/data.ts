@@ -55,10 +55,23 @@ export function findSession(scope: McpScope<App>, id: unknown): Promise<Session>
 // The URIs live in core/ (satchel-uri.ts): the turn names files by them too.
 export { attachmentUri, sessionUri, workspaceUri } from '../core/satchel-uri.js';
 
-/** The conversations the key may see (visible in the profile, not kept out of MCP, granted: mcp/scope.ts); with
- *  `folder` (an id or a name), those of them in that folder. */
-export async function listSessions(scope: McpScope<App>, folder?: string) {
-  return (await (folder === undefined ? scope.sessions() : scope.sessionsInFolder(folder))).map((s) => publicMcpSessionRow(s, sessionUri(s.session_id)));
+/** list_sessions' filters: `folder`, a folder's id or name (mcp/scope.ts sessionsInFolder); `title`, a
+ *  case-insensitive part of the title (as the person's redactor shows it); `recent`, only the N most recently active. */
+export interface SessionFilters {
+  folder?: string;
+  title?: string;
+  recent?: number;
+}
+
+/** The conversations the key may see (visible in the profile, not kept out of MCP, granted: mcp/scope.ts), the
+ *  latest active first when `recent` is asked, filtered as `filters` say. */
+export async function listSessions(scope: McpScope<App>, filters: SessionFilters = {}) {
+  const listed = await (filters.folder === undefined ? scope.sessions() : scope.sessionsInFolder(filters.folder));
+  let rows = listed.map((s) => publicMcpSessionRow(s, sessionUri(s.session_id)));
+  const part = filters.title?.trim().toLowerCase();
+  if (part) rows = rows.filter((r) => String(r.title).toLowerCase().includes(part));
+  if (filters.recent !== undefined) rows = [...rows].sort((a, b) => Date.parse(String(b.last_activity)) - Date.parse(String(a.last_activity))).slice(0, filters.recent);
+  return rows;
 }
 
 /** A message's attachments: the stored name each is read back by, and the name the person gave it (issue 38). */
@@ -190,12 +203,16 @@ async function readAttachmentOf(app: App, s: Session, name: string, maxChars: nu
   }
 }
 
+/** A workspace place's real path: the opened root's and the real segments below it. */
+const placeOf = (at: WorkspacePath): string => path.join(at.root.path, ...at.segments);
+
 export async function listWorkspace(scope: McpScope<App>, id: unknown, requested: string): Promise<PublicWorkspaceListing> {
   const { app, profile } = scope;
   const s = await findSession(scope, id);
   const workspace = await app.workspaces.validate(s.workspace);
   const at = await openWorkspacePath(workspace, requested, false, await scope.workspaceGuard());
   try {
+    await scope.checkRoots(placeOf(at));
     const listing = await listWorkspaceDir(at, L.MAX_WORKSPACE_ENTRIES);
     return publicWorkspaceListing(listing);
   } finally {
@@ -209,6 +226,7 @@ export async function readWorkspaceFile(scope: McpScope<App>, id: unknown, reque
   const workspace = await app.workspaces.validate(s.workspace);
   const at = await openWorkspacePath(workspace, requested, false, await scope.workspaceGuard());
   try {
+    await scope.checkRoots(placeOf(at));
     // By what the content engine says the file is, as read_attachment reads one (mcp/read-file.ts).
     const content = await readFileContent(at, path.posix.basename(at.segments.join('/')), maxChars, readOptions(app));
     return { path: at.segments.join('/'), content };
@@ -349,7 +367,10 @@ export async function search(scope: McpScope<App>, id: unknown, query: string, m
     const workspace = await app.workspaces.validate(s.workspace).catch(() => undefined);
     const guard = await scope.workspaceGuard();
     const at = workspace ? await openWorkspacePath(workspace, '', false, guard).catch(() => undefined) : undefined;
-    if (at) {
+    // Under MCP Roots the walk runs only in a workspace wholly within a root (a narrower walk would be a second
+    // walker): fewer hits, never a file outside the roots.
+    if (at && !(await scope.withinRoots(placeOf(at)))) await at.root.close();
+    else if (at) {
       try {
         await searchTree(at, budget, redaction, (rel, text) => {
           findIn(text, needle, push({ where: 'workspace', ref: rel, uri: workspaceUri(s.session_id, rel) }));

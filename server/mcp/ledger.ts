@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { HttpError } from '../core/errors.js';
 import { redact } from '../redact/index.js';
 import type { SessionStore } from '../store/sessions.js';
-import { recordLedger, type LedgerOutcome } from '../store/mcp-ledger.js';
+import type { LedgerOutcome } from '../store/mcp-ledger.js';
 
 /** What one call reads, as the ledger names it; `sessions`: the conversations a cross-conversation search showed. */
 export interface LedgerWhat {
@@ -48,25 +48,25 @@ export function outcomeOf(err: unknown): LedgerOutcome {
 
 export type Recorder = (op: string, what: LedgerWhat, outcome: LedgerOutcome, served?: Served) => Promise<void>;
 
-export function ledgerRecorder(app: { sessions: Pick<SessionStore, 'transaction'> }, keyId: string): Recorder {
+export function ledgerRecorder(app: { sessions: Pick<SessionStore, 'appendLedger'> }, keyId: string): Recorder {
   return async (op, what, outcome, served) => {
     const sessions = what.sessions && what.sessions.length > 0 ? [...new Set(what.sessions)] : [what.session_id ?? null];
-    await app.sessions.transaction(async (q) => {
-      for (const session of sessions) {
-        await recordLedger(q, {
-          key_id: keyId,
-          op,
-          outcome,
-          session_id: session,
-          kind: what.kind,
-          name: what.name ?? '',
-          range: what.range ?? '',
-          // The query as the person's redactor leaves it: a key typed into a search is not kept.
-          query: what.query === undefined ? '' : redact(what.query),
-          bytes: served?.bytes ?? 0,
-          sha256: served?.sha256 ?? null,
-        });
-      }
-    });
+    // The query as the person's redactor leaves it: a key typed into a search is not kept.
+    const query = what.query === undefined ? '' : redact(what.query);
+    // One batch for the call: the rows of a cross-conversation search are kept all or none.
+    await app.sessions.appendLedger(
+      sessions.map((session) => ({
+        key_id: keyId,
+        op,
+        outcome,
+        session_id: session,
+        kind: what.kind,
+        name: what.name ?? '',
+        range: what.range ?? '',
+        query,
+        bytes: served?.bytes ?? 0,
+        sha256: served?.sha256 ?? null,
+      })),
+    );
   };
 }

@@ -45,6 +45,8 @@ export const MAX_SEARCH_RESULTS = 100;
 export const SNIPPET_CONTEXT_CHARS = 80;
 /** Longest search query. */
 export const MAX_QUERY_CHARS = 200;
+/** list_sessions' `recent` at most: a screenful of conversations, not a way around paging the list. */
+export const MAX_RECENT_SESSIONS = 500;
 
 /** The marker that ends every cut text. */
 export function truncated(text: string, max: number): string {

@@ -1,5 +1,6 @@
 // MCP read receipts and the "Keep out of MCP" switch, through the SDK's own client against a live server: what
 // a person would check is what GET /api/session/receipts and GET /api/events say after an agent read something.
+// Receipts are read from the ledger (issue 39): each agent is named by its key, never by what its client says.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,16 +8,23 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { postMultipart, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
 import type { McpReceipt } from '../core/wire.js';
-import { MAX_CLIENT_NAME_CHARS } from '../store/receipts.js';
 
 let srv: TestServer;
 /** How long the event stream is read for the receipt's event before the test fails. */
 const EVENT_DEADLINE_MS = 5_000;
 
-async function connect(name: string, version = '2.0.1'): Promise<Client> {
+/** A client on the launch token (the person's own), calling itself `name`. */
+async function connect(name: string, version = '2.0.1', token = TEST_TOKEN): Promise<Client> {
   const client = new Client({ name, version });
-  await client.connect(new StreamableHTTPClientTransport(new URL(srv.origin + '/mcp'), { requestInit: { headers: { Authorization: `Bearer ${TEST_TOKEN}` } } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(srv.origin + '/mcp'), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   return client;
+}
+
+/** A new agent key the person named `keyName` (granted all), and a client on it calling itself `clientName`. */
+async function agent(keyName: string, clientName = 'some-mcp-client'): Promise<Client> {
+  const res = await srv.json('/api/mcp/keys', { name: keyName, kind: 'other', grants: [{ kind: 'all' }] });
+  expect(res.status).toBe(200);
+  return connect(clientName, '2.0.1', ((await res.json()) as { token: string }).token);
 }
 
 async function receipts(id: string): Promise<McpReceipt[]> {
@@ -45,10 +53,11 @@ afterAll(async () => {
 });
 
 describe('MCP read receipts', () => {
-  it('records which client read which attachment, the conversation and a workspace file, with friendly names', async () => {
+  it('names the agent by its key, not by what its client declares, for an attachment, the conversation and a workspace file', async () => {
     const id = await conversationWith({ 'report.txt': 'quarterly numbers' });
     await fs.writeFile(path.join(srv.workspace, 'plan.md'), '# plan');
-    const claude = await connect('claude-code', '1.0.33');
+    // The client says it is Codex; the person connected it as Claude Code.
+    const claude = await agent('Claude Code', 'codex');
     expect(textOf(await claude.callTool({ name: 'read_attachment', arguments: { session_id: id, name: 'report.txt' } }))).toBe('quarterly numbers');
     await claude.callTool({ name: 'read_session', arguments: { session_id: id } });
     await claude.callTool({ name: 'read_workspace_file', arguments: { session_id: id, path: 'plan.md' } });
@@ -58,16 +67,17 @@ describe('MCP read receipts', () => {
       ['Claude Code', 'conversation', '', 1],
       ['Claude Code', 'attachment', 'report.txt', 1],
     ]);
-    expect(got[0]!.client_version).toBe('1.0.33');
+    expect(got[0]!.client_version).toBeUndefined();
     expect(Date.parse(got[0]!.last_at)).toBeGreaterThan(Date.now() - 60_000);
     await claude.close();
   });
 
-  it('coalesces an agent polling the same file into one receipt with a count; another client gets its own', async () => {
+  it('coalesces an agent polling the same file into one receipt with a count; another agent gets its own', async () => {
     const id = await conversationWith({ 'notes.txt': 'n' });
-    const codex = await connect('codex-mcp-client');
+    const codex = await agent('Codex');
     for (let i = 0; i < 5; i++) await codex.callTool({ name: 'read_attachment', arguments: { session_id: id, name: 'notes.txt' } });
-    const cursor = await connect('cursor-vscode');
+    // The same declared name on another key: another agent.
+    const cursor = await agent('Cursor');
     await cursor.readResource({ uri: `satchel://session/${id}/attachment/notes.txt` });
     expect((await receipts(id)).map((r) => [r.client, r.name, r.count])).toEqual([
       ['Cursor', 'notes.txt', 1],
@@ -77,27 +87,28 @@ describe('MCP read receipts', () => {
     await cursor.close();
   });
 
-  it('keeps an unknown client name as given, secrets redacted, control characters out, cut in length', async () => {
+  it('calls a read with the launch token or the shared MCP token by what it is, whatever the client says', async () => {
     const id = await conversationWith({ 'a.txt': 'a' });
-    const secret = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
-    const odd = await connect(`My\u202e Agent ${secret} ${'x'.repeat(200)}`);
-    await odd.callTool({ name: 'read_attachment', arguments: { session_id: id, name: 'a.txt' } });
-    const [r] = await receipts(id);
-    expect(r!.client.startsWith('My Agent ')).toBe(true);
-    expect(r!.client).not.toContain(secret);
-    expect(r!.client).not.toContain('\u202e');
-    expect(r!.client.length).toBeLessThanOrEqual(MAX_CLIENT_NAME_CHARS);
-    await odd.close();
+    const launch = await connect('claude-code');
+    await launch.callTool({ name: 'read_attachment', arguments: { session_id: id, name: 'a.txt' } });
+    const shared = await connect('claude-code', '1', ((await (await srv.api('/api/mcp')).json()) as { token: string }).token);
+    await shared.callTool({ name: 'read_session', arguments: { session_id: id } });
+    expect((await receipts(id)).map((r) => [r.client, r.kind])).toEqual([
+      ['Unnamed client', 'conversation'],
+      ['Launch token', 'attachment'],
+    ]);
+    await launch.close();
+    await shared.close();
   });
 
-  it('records nothing for a failed read, and records a search hit as what it showed', async () => {
+  it('records nothing for a failed read, and a search as a read of the conversation', async () => {
     const id = await conversationWith({ 'heron.txt': 'the grey heron waits' }, 'nothing here');
-    const hermes = await connect('hermes');
+    const hermes = await agent('Hermes');
     const missing = await hermes.callTool({ name: 'read_attachment', arguments: { session_id: id, name: 'nope.txt' } });
     expect(missing.isError).toBe(true);
     expect(await receipts(id)).toEqual([]);
     await hermes.callTool({ name: 'search', arguments: { session_id: id, query: 'heron' } });
-    expect((await receipts(id)).map((r) => [r.client, r.kind, r.name])).toEqual([['Hermes', 'attachment', 'heron.txt']]);
+    expect((await receipts(id)).map((r) => [r.client, r.kind, r.name])).toEqual([['Hermes', 'conversation', '']]);
     await hermes.close();
   });
 
@@ -108,7 +119,7 @@ describe('MCP read receipts', () => {
     const reader = res.body!.getReader();
     // The stream never ends by itself: a missing event fails here, not by hanging the run.
     const deadline = setTimeout(() => controller.abort(), EVENT_DEADLINE_MS);
-    const client = await connect('claude-code');
+    const client = await agent('Claude Code');
     await client.callTool({ name: 'read_attachment', arguments: { session_id: id, name: 'live.txt' } });
     let seen = '';
     while (!seen.includes('event: mcp_read')) seen += new TextDecoder().decode((await reader.read()).value);

@@ -13,6 +13,8 @@ import type { PlaceGuard } from '../store/protected.js';
 import { isWithin, liveGrants } from './grants.js';
 import { agentKeysOf, KEY_PAUSED } from './keys.js';
 import { mcpWorkspaceGuard } from './kept-out.js';
+import type { Roots } from './roots.js';
+import { NOT_FOUND } from '../store/anchored-browse.js';
 
 /** The ledger's key id for the launch token: the person's own, which sees everything MCP may. */
 export const LAUNCH_KEY_ID = 'launch';
@@ -43,7 +45,21 @@ export class McpScope<A extends ScopeApp = ScopeApp> {
     readonly keyId: string,
     /** Whether a conversation is the profile's Inbox (inbox/session.ts isInboxSession), for an `inbox` grant. */
     private readonly isInbox: (sessionId: string) => Promise<boolean>,
+    /** The folders the client declared as its roots (mcp/roots.ts); undefined: it declared none. */
+    private readonly roots: Roots = async () => undefined,
   ) {}
+
+  /** Whether a workspace place (its real path) lies within the client's roots, when it declared any: a root only
+   *  narrows what the grants allow (their intersection). */
+  async withinRoots(place: string): Promise<boolean> {
+    const roots = await this.roots();
+    return roots === undefined || roots.some((root) => isWithin(root, place));
+  }
+
+  /** Refuses, as a place that does not exist, a workspace place outside the client's roots. */
+  async checkRoots(place: string): Promise<void> {
+    if (!(await this.withinRoots(place))) throw new HttpError(404, NOT_FOUND);
+  }
 
   /** The grants in force now; 'all' for the launch token and for an app built without keys. Refuses a key that
    *  is revoked or paused since its request was let in. */

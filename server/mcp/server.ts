@@ -21,12 +21,12 @@ import {
 import { agentViewNote, publicAgentView } from '../attachments/agent-view.js';
 import * as data from './data.js';
 import * as L from './limits.js';
-import { receiptRecorder } from './receipts.js';
+import { readAnnouncer, type Announce } from './receipts.js';
 import { ledgerRecorder, outcomeOf, servedOf, type LedgerWhat, type Recorder } from './ledger.js';
 import { LAUNCH_KEY_ID, McpScope } from './scope.js';
+import { clientRoots } from './roots.js';
 import { isInboxSession } from '../inbox/session.js';
 import { MAX_FOLDER_NAME_CHARS } from '../store/folders.js';
-import type { ReceiptKind } from '../store/receipts.js';
 
 const INTERNAL = 'Internal error while reading';
 
@@ -74,7 +74,7 @@ const textResource = (uri: URL, mimeType: McpMime, text: McpText) => ({ _meta: U
  * ledger (mcp/ledger.ts) with what it served; a success is recorded before it is answered, and is refused when
  * the ledger cannot take it. Failures are recorded too (an agent probing for what it is not granted is seen).
  */
-async function tool(record: Recorder, op: string, what: LedgerWhat, work: () => Promise<CallToolResult>): Promise<CallToolResult> {
+async function tool(record: Recorder, announce: Announce, op: string, what: LedgerWhat, work: () => Promise<CallToolResult>): Promise<CallToolResult> {
   let result: CallToolResult;
   try {
     result = await work();
@@ -88,11 +88,12 @@ async function tool(record: Recorder, op: string, what: LedgerWhat, work: () => 
     log.warn('mcp: the ledger could not record a read; it is refused', err);
     return { isError: true, content: [textItem(publicMcpFailure(INTERNAL))] };
   }
+  announce(what);
   return userContent(result);
 }
 
 /** A resource read, recorded as a tool call is (`tool`). */
-async function resource<T extends { contents: { text?: string; blob?: string }[] }>(record: Recorder, op: string, what: LedgerWhat, work: () => Promise<T>): Promise<T> {
+async function resource<T extends { contents: { text?: string; blob?: string }[] }>(record: Recorder, announce: Announce, op: string, what: LedgerWhat, work: () => Promise<T>): Promise<T> {
   let result: T;
   try {
     result = await work();
@@ -107,6 +108,7 @@ async function resource<T extends { contents: { text?: string; blob?: string }[]
     log.warn('mcp: the ledger could not record a read; it is refused', err);
     throw new McpError(ErrorCode.InternalError, publicMcpFailure(INTERNAL));
   }
+  announce(what);
   return result;
 }
 
@@ -152,12 +154,14 @@ export function createMcpServer(app: App, profile: string, version: string, keyI
         'Start with list_sessions (or search without a session_id to find one), then read_session, read_attachment, list_workspace, read_workspace_file or search.',
     },
   );
-  const scope = new McpScope(app, profile, keyId, (id) => isInboxSession(app, profile, id));
+  // MCP Roots: a client that declares its folders reads workspaces within them only (mcp/roots.ts).
+  const scope = new McpScope(app, profile, keyId, (id) => isInboxSession(app, profile, id), clientRoots(server));
   const ledger = ledgerRecorder(app, keyId);
-  // Who reads what: recorded after each successful read of a conversation's content (mcp/receipts.ts).
-  const read = receiptRecorder(app, profile, () => server.server.getClientVersion());
-  const call = (op: string, what: LedgerWhat, work: () => Promise<CallToolResult>) => tool(ledger, op, what, work);
-  const served = <T extends { contents: { text?: string; blob?: string }[] }>(op: string, what: LedgerWhat, work: () => Promise<T>) => resource(ledger, `resource:${op}`, what, work);
+  // The receipts are the ledger's (mcp/receipts.ts): the windows are told of each read once it is recorded.
+  const announce = readAnnouncer(app, profile, keyId);
+  const call = (op: string, what: LedgerWhat, work: () => Promise<CallToolResult>) => tool(ledger, announce, op, what, work);
+  const served = <T extends { contents: { text?: string; blob?: string }[] }>(op: string, what: LedgerWhat, work: () => Promise<T>) =>
+    resource(ledger, announce, `resource:${op}`, what, work);
   // A resource list names conversations (their titles): recorded too, as a listing.
   const listed = async <T extends { resources: { uri: string; name: string }[] }>(op: string, work: () => Promise<T>): Promise<T> => {
     const result = await work();
@@ -181,7 +185,6 @@ export function createMcpServer(app: App, profile: string, version: string, keyI
     (uri, vars) =>
       served('session', { session_id: String(vars.id), kind: 'conversation', range: `messages 0-${L.MAX_MESSAGES_PER_READ - 1}` }, async () => {
         const session = await data.readSession(scope, vars.id);
-        await read(session.session_id, 'conversation');
         return textResource(uri, 'application/json', mcpJson(session));
       }),
   );
@@ -207,7 +210,6 @@ export function createMcpServer(app: App, profile: string, version: string, keyI
       return served('attachment', what, async () => {
         const name = (what.name = decoded(vars.name));
         const content = await data.readAttachment(scope, vars.id, name);
-        await read(String(vars.id), 'attachment', name);
         if (content.kind === 'text') return textResource(uri, content.source === 'file' ? publicMcpMime(content.mime) : 'text/markdown', content.text);
         if (content.kind === 'image') return { _meta: USER_CONTENT_META, contents: [{ uri: uri.href, mimeType: content.mime, blob: content.data, _meta: USER_CONTENT_META }] };
         return textResource(uri, 'application/json', mcpJson(publicMcpAttachmentSummary(content)));
@@ -225,7 +227,6 @@ export function createMcpServer(app: App, profile: string, version: string, keyI
       return served('workspace-file', what, async () => {
         what.name = decoded(vars.path);
         const file = await data.readWorkspaceFile(scope, vars.id, what.name);
-        await read(String(vars.id), 'workspace', file.path);
         const c = file.content;
         if (c.kind === 'text') return textResource(uri, c.source === 'file' ? 'text/plain' : 'text/markdown', c.text);
         if (c.kind === 'image') return { _meta: USER_CONTENT_META, contents: [{ uri: uri.href, mimeType: c.mime, blob: c.data, _meta: USER_CONTENT_META }] };
@@ -237,10 +238,17 @@ export function createMcpServer(app: App, profile: string, version: string, keyI
   server.registerTool(
     'list_sessions',
     {
-      description: "The active profile's sessions this agent may read: titles, workspaces, counts, last activity; with `folder`, those in that folder",
-      inputSchema: { folder: z.string().min(1).max(MAX_FOLDER_NAME_CHARS).optional().describe("A folder's id or name: only the sessions in it") },
+      description: "The active profile's sessions this agent may read: titles, workspaces, counts, last activity; optionally only those in `folder`, whose title holds `title`, or the `recent` most recently active",
+      inputSchema: {
+        folder: z.string().min(1).max(MAX_FOLDER_NAME_CHARS).optional().describe("A folder's id or name: only the sessions in it"),
+        title: z.string().min(1).max(L.MAX_QUERY_CHARS).optional().describe('A part of the title, any case'),
+        recent: z.number().int().min(1).max(L.MAX_RECENT_SESSIONS).optional().describe('Only the N most recently active, latest first'),
+      },
     },
-    ({ folder }) => call('list_sessions', { kind: 'list', name: folder ?? '' }, async () => ({ content: [textItem(mcpJson(await data.listSessions(scope, folder)))] })),
+    ({ folder, title, recent }) =>
+      call('list_sessions', { kind: 'list', name: folder ?? '', query: title ?? '', range: recent === undefined ? '' : `recent ${recent}` }, async () => ({
+        content: [textItem(mcpJson(await data.listSessions(scope, { folder, title, recent })))],
+      })),
   );
 
   server.registerTool(
@@ -256,7 +264,6 @@ export function createMcpServer(app: App, profile: string, version: string, keyI
     ({ session_id, offset, limit }) =>
       call('read_session', { session_id, kind: 'conversation', range: `messages ${offset ?? 0}-${(offset ?? 0) + (limit ?? L.MAX_MESSAGES_PER_READ) - 1}` }, async () => {
         const session = await data.readSession(scope, session_id, offset, limit);
-        await read(session_id, 'conversation');
         return { content: [textItem(mcpJson(session))] };
       }),
   );
@@ -270,7 +277,6 @@ export function createMcpServer(app: App, profile: string, version: string, keyI
     ({ session_id, name, max_chars }) =>
       call('read_attachment', { session_id, kind: 'attachment', name, range: max_chars === undefined ? '' : `chars 0-${max_chars}` }, async () => {
         const content = await data.readAttachment(scope, session_id, name, max_chars);
-        await read(session_id, 'attachment', name);
         return attachmentResult(content);
       }),
   );
@@ -284,7 +290,6 @@ export function createMcpServer(app: App, profile: string, version: string, keyI
     ({ session_id, path }) =>
       call('list_workspace', { session_id, kind: 'workspace', name: path ?? '' }, async () => {
         const listing = await data.listWorkspace(scope, session_id, path ?? '');
-        await read(session_id, 'workspace', path ?? '');
         return { content: [textItem(mcpJson(listing))] };
       }),
   );
@@ -298,7 +303,6 @@ export function createMcpServer(app: App, profile: string, version: string, keyI
     ({ session_id, path, max_chars }) =>
       call('read_workspace_file', { session_id, kind: 'workspace', name: path, range: max_chars === undefined ? '' : `chars 0-${max_chars}` }, async () => {
         const file = await data.readWorkspaceFile(scope, session_id, path, max_chars);
-        await read(session_id, 'workspace', file.path);
         const c = file.content;
         if (c.kind === 'text' || c.kind === 'image') return attachmentResult(c);
         return { content: [textItem(mcpJson(publicMcpBinaryFile(file.path, c.kind === 'archive' ? 0 : c.size)))] };
@@ -324,13 +328,6 @@ export function createMcpServer(app: App, profile: string, version: string, keyI
           return { content: [textItem(mcpJson(found))] };
         }
         const found = await data.search(scope, session_id, query, max_results);
-        // A hit's snippet is content read: one receipt per thing the hits show (a message's: the conversation).
-        const shown = new Map<string, [ReceiptKind, string]>();
-        for (const hit of found.results) {
-          const [kind, name]: [ReceiptKind, string] = hit.where === 'message' ? ['conversation', ''] : [hit.where, String(hit.ref)];
-          shown.set(`${kind}\0${name}`, [kind, name]);
-        }
-        for (const [kind, name] of shown.values()) await read(session_id, kind, name);
         return {
           content: [
             textItem(mcpJson(found)),

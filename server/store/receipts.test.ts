@@ -9,6 +9,7 @@ import { Db } from './db/connection.js';
 import { migrateSchema, SCHEMA_VERSION } from './db/schema.js';
 import { clientLabel, MAX_RECEIPTS_PER_SESSION, RECEIPT_COALESCE_MS } from './receipts.js';
 import { SessionStore } from './sessions.js';
+import type { LedgerInput } from './mcp-ledger.js';
 
 let dir: string;
 let store: SessionStore;
@@ -23,8 +24,53 @@ afterEach(async () => {
 });
 
 const T0 = Date.parse('2026-11-26T10:42:00Z');
+const noKeys = (): string => 'no key';
+const NAMES: Record<string, string> = { k1: 'Claude Code', k2: 'Codex' };
+const keyName = (id: string): string => NAMES[id] ?? 'An MCP client';
+const read = (key_id: string, session_id: string | null, kind: string, name = '', outcome: LedgerInput['outcome'] = 'ok'): LedgerInput => ({
+  key_id,
+  op: 'x',
+  outcome,
+  session_id,
+  kind,
+  name,
+  range: '',
+  query: '',
+  bytes: 1,
+  sha256: null,
+});
 
-describe('MCP read receipts in the store', () => {
+describe('receipts read from the ledger', () => {
+  it('names each agent by its key, coalesces as the table did, counts a search as the conversation, and skips failures and lists', async () => {
+    const { session_id: id } = await store.create({ workspace: '/w', profile: 'default' });
+    await store.appendLedger([read('k1', id, 'attachment', 'report.docx')], T0);
+    await store.appendLedger([read('k1', id, 'attachment', 'report.docx')], T0 + RECEIPT_COALESCE_MS - 1);
+    await store.appendLedger([read('k1', id, 'attachment', 'report.docx')], T0 + RECEIPT_COALESCE_MS + 5_000);
+    await store.appendLedger([read('k2', id, 'search')], T0 + 1_000);
+    await store.appendLedger([read('k2', id, 'attachment', 'secret.txt', 'not_found'), read('k2', null, 'list'), read('k2', 'other', 'conversation')], T0 + 2_000);
+    await store.appendLedger([read('k9', id, 'workspace', 'plan.md')], T0 + 3_000);
+    expect((await store.receipts(id, keyName)).map((r) => [r.client, r.kind, r.name, r.count, r.first_at - T0, r.last_at - T0])).toEqual([
+      ['Claude Code', 'attachment', 'report.docx', 1, RECEIPT_COALESCE_MS + 5_000, RECEIPT_COALESCE_MS + 5_000],
+      ['Claude Code', 'attachment', 'report.docx', 2, 0, RECEIPT_COALESCE_MS - 1],
+      ['An MCP client', 'workspace', 'plan.md', 1, 3_000, 3_000],
+      ['Codex', 'conversation', '', 1, 1_000, 1_000],
+    ]);
+  });
+
+  it('still lists the receipts stored before the ledger, beside its own, the latest first', async () => {
+    const { session_id: id } = await store.create({ workspace: '/w', profile: 'default' });
+    await store.recordReceipt(id, { client: 'Cursor', clientVersion: '0.4', kind: 'attachment', name: 'old.txt' }, T0);
+    await store.appendLedger([read('k1', id, 'conversation')], T0 + 60_000);
+    await store.recordReceipt(id, { client: 'Hermes', kind: 'workspace', name: 'notes.md' }, T0 + 120_000);
+    expect((await store.receipts(id, keyName)).map((r) => [r.client, r.client_version, r.kind, r.name])).toEqual([
+      ['Hermes', null, 'workspace', 'notes.md'],
+      ['Claude Code', null, 'conversation', ''],
+      ['Cursor', '0.4', 'attachment', 'old.txt'],
+    ]);
+  });
+});
+
+describe('MCP read receipts stored before the ledger (the table)', () => {
   it('names well-known clients as people know them and keeps others as given', () => {
     expect(['claude-code', 'Codex', 'codex-mcp-client', 'cursor-vscode', 'hermes-agent', 'my-tool'].map(clientLabel)).toEqual([
       'Claude Code',
@@ -43,7 +89,7 @@ describe('MCP read receipts in the store', () => {
     await store.recordReceipt(id, read, T0);
     await store.recordReceipt(id, read, T0 + RECEIPT_COALESCE_MS - 1);
     await store.recordReceipt(id, read, T0 + RECEIPT_COALESCE_MS + 5_000);
-    expect((await store.receipts(id)).map((r) => [r.count, r.first_at - T0, r.last_at - T0])).toEqual([
+    expect((await store.receipts(id, noKeys)).map((r) => [r.count, r.first_at - T0, r.last_at - T0])).toEqual([
       [1, RECEIPT_COALESCE_MS + 5_000, RECEIPT_COALESCE_MS + 5_000],
       [2, 0, RECEIPT_COALESCE_MS - 1],
     ]);
@@ -52,7 +98,7 @@ describe('MCP read receipts in the store', () => {
   it(`keeps at most ${MAX_RECEIPTS_PER_SESSION} per conversation, the oldest dropped, and never indexes them`, async () => {
     const { session_id: id } = await store.create({ workspace: '/w', profile: 'default' });
     for (let i = 0; i < MAX_RECEIPTS_PER_SESSION + 5; i++) await store.recordReceipt(id, { client: 'Codex', kind: 'attachment', name: `zebrafile${i}.txt` }, T0 + i);
-    const kept = await store.receipts(id);
+    const kept = await store.receipts(id, noKeys);
     expect(kept).toHaveLength(MAX_RECEIPTS_PER_SESSION);
     expect(kept[0]!.name).toBe(`zebrafile${MAX_RECEIPTS_PER_SESSION + 4}.txt`);
     expect(kept.at(-1)!.name).toBe('zebrafile5.txt');

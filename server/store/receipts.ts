@@ -1,6 +1,7 @@
-// MCP read receipts: which MCP client read what of a conversation, and when (docs/mcp.md "Read receipts").
-// Stored in the session database (table mcp_receipts, schema.ts migration 3), removed with the conversation by
-// cascade when it is purged; never indexed for search and not exported (a record of access, not content).
+// MCP read receipts: which agent read what of a conversation, and when (docs/mcp.md "Read receipts"). Read from
+// the MCP ledger (store/mcp-ledger.ts, issue 39: one source), by the name the person gave the agent's key, never
+// the name a client declares; the receipts stored before the ledger (table mcp_receipts, schema.ts migration 3,
+// no longer written) are still listed beside them. Never indexed for search and not exported.
 import type { Queries } from './db/connection.js';
 import type * as wire from '../core/wire.js';
 import { redact } from '../redact/index.js';
@@ -107,12 +108,59 @@ export async function recordReceipt(q: Queries, sessionId: string, read: Receipt
   return row!;
 }
 
-/** The conversation's receipts, the latest read first. */
-export function listReceipts(q: Queries, sessionId: string): Promise<StoredReceipt[]> {
-  return q.all<StoredReceipt>(
-    'SELECT client, client_version, kind, name, first_at, last_at, count FROM mcp_receipts WHERE session_id = ? ORDER BY last_at DESC, id DESC',
-    [sessionId],
+/** A conversation's receipts are made from its latest this many reads in the ledger: a recent history, read by
+ *  the (session_id, id) index, so the line costs a bounded scan however long the ledger is. */
+export const MAX_RECEIPT_LEDGER_ROWS = 5_000;
+
+/** What the ledger's kinds of read show as a receipt: a search's snippets are the conversation's content. */
+const RECEIPT_KIND_OF: Readonly<Record<string, ReceiptKind>> = { conversation: 'conversation', attachment: 'attachment', workspace: 'workspace', search: 'conversation' };
+
+/** The name a receipt shows for the agent key `keyId` (mcp/keys.ts: the person's name for it). */
+export type KeyName = (keyId: string) => string;
+
+/**
+ * The receipts of the conversation's latest MAX_RECEIPT_LEDGER_ROWS successful reads in the ledger, coalesced as
+ * recordReceipt did (reads of one thing by one agent within RECEIPT_COALESCE_MS of the receipt's first read),
+ * the latest first. A search's conversation name is '' (its snippets are of the conversation).
+ */
+export async function ledgerReceipts(q: Queries, sessionId: string, keyName: KeyName): Promise<StoredReceipt[]> {
+  const rows = await q.all<{ key_id: string; kind: string; name: string; at: number }>(
+    `SELECT key_id, kind, name, at FROM mcp_ledger WHERE session_id = ? AND outcome = 'ok' AND kind IN ('conversation', 'attachment', 'workspace', 'search')
+     ORDER BY id DESC LIMIT ?`,
+    [sessionId, MAX_RECEIPT_LEDGER_ROWS],
   );
+  const open = new Map<string, StoredReceipt>();
+  const made: StoredReceipt[] = [];
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const row = rows[i]!;
+    const kind = RECEIPT_KIND_OF[row.kind]!;
+    const name = kind === 'conversation' ? '' : bounded(row.name, MAX_RECEIPT_NAME_CHARS);
+    const key = `${row.key_id}\0${kind}\0${name}`;
+    const current = open.get(key);
+    if (current && row.at - current.first_at <= RECEIPT_COALESCE_MS) {
+      current.count++;
+      current.last_at = Math.max(current.last_at, row.at);
+      continue;
+    }
+    const receipt: StoredReceipt = { client: bounded(keyName(row.key_id), MAX_CLIENT_NAME_CHARS), client_version: null, kind, name, first_at: row.at, last_at: row.at, count: 1 };
+    open.set(key, receipt);
+    made.push(receipt);
+  }
+  // The latest read first; of two read at once, the one made later.
+  return made.reverse().sort((a, b) => b.last_at - a.last_at);
+}
+
+/** The conversation's receipts, the latest read first: the ledger's and those stored before it, at most
+ *  MAX_RECEIPTS_PER_SESSION. */
+export async function listReceipts(q: Queries, sessionId: string, keyName: KeyName): Promise<StoredReceipt[]> {
+  const [fromLedger, before] = await Promise.all([
+    ledgerReceipts(q, sessionId, keyName),
+    q.all<StoredReceipt>(
+      'SELECT client, client_version, kind, name, first_at, last_at, count FROM mcp_receipts WHERE session_id = ? ORDER BY last_at DESC, id DESC LIMIT ?',
+      [sessionId, MAX_RECEIPTS_PER_SESSION],
+    ),
+  ]);
+  return [...fromLedger, ...before].sort((a, b) => b.last_at - a.last_at).slice(0, MAX_RECEIPTS_PER_SESSION);
 }
 
 /** A stored receipt in its wire shape (ISO times, no null). */

@@ -12,7 +12,8 @@ import { ValueError } from '../core/errors.js';
 import type { Queries } from './db/connection.js';
 import { indexedAttachmentNames, type SearchScope } from './db/search.js';
 import { pendingAttachmentTexts, type PendingAttachmentText } from './db/session-rows.js';
-import { listReceipts, recordReceipt, type ReceiptInput, type StoredReceipt } from './receipts.js';
+import { ledgerWriter, type LedgerInput } from './mcp-ledger.js';
+import { listReceipts, recordReceipt, type KeyName, type ReceiptInput, type StoredReceipt } from './receipts.js';
 import { indexAttachmentText, searchSessions, type SearchHits } from './search.js';
 import {
   attachmentEdit,
@@ -67,7 +68,8 @@ export class SessionStore extends SessionRecords {
     return this.update(id, conversationEdit(change));
   }
 
-  /** Record an MCP client's read of the session (store/receipts.ts), coalesced and bounded there. */
+  /** A receipt in the table from before the ledger (store/receipts.ts): no reads write it now; tests make rows of
+   *  an older database with it. */
   recordReceipt(id: string, read: ReceiptInput, now?: number): Promise<StoredReceipt> {
     return this.opened().transaction((q) => recordReceipt(q, id, read, now));
   }
@@ -87,9 +89,14 @@ export class SessionStore extends SessionRecords {
     return this.opened().transaction((q) => removeStreamedText(q, stream));
   }
 
-  /** The session's MCP read receipts, the latest first. */
-  receipts(id: string): Promise<StoredReceipt[]> {
-    return listReceipts(this.opened(), id);
+  /** Rows of the MCP ledger, committed when it resolves (store/mcp-ledger.ts LedgerWriter: batched, one statement). */
+  appendLedger(rows: readonly LedgerInput[], now?: number): Promise<void> {
+    return ledgerWriter(this.opened()).append(rows, now);
+  }
+
+  /** The session's MCP read receipts (the ledger's, and the table's from before it), the latest first. */
+  receipts(id: string, keyName: KeyName): Promise<StoredReceipt[]> {
+    return listReceipts(this.opened(), id, keyName);
   }
 
   /**

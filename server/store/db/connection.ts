@@ -263,10 +263,35 @@ export class Db implements Queries {
     return this.merges?.busy ?? false;
   }
 
-  /** A transaction in the queue; `counted`: a write the index merges count (not one of their own steps). */
-  private queued<T>(work: (q: Queries) => Promise<T>, counted: boolean): Promise<T> {
+  /**
+   * One statement as a transaction of its own (SQLite's autocommit: the statement is atomic and committed when it
+   * returns), in the queue's order like any transaction: one trip to the thread pool where `transaction` takes
+   * three (BEGIN, the statement, COMMIT) and Db.run three more (prepare, run, finalize). Its statement is prepared
+   * once and kept until close(): for a write made on every request that never touches the search index (the MCP
+   * ledger, store/mcp-ledger.ts), so it does not count toward the index's merge steps.
+   */
+  runAlone(sql: string, params: Params): Promise<RunResult> {
+    return this.queued(async () => {
+      let stmt = this.kept.get(sql);
+      if (!stmt) {
+        stmt = this.prepare(sql);
+        this.kept.set(sql, stmt);
+        stmt.catch(() => this.kept.delete(sql));
+      }
+      return (await stmt).run(params);
+      // Not counted for the index merges: a statement run alone here writes no search index (the ledger).
+    }, false, false);
+  }
+
+  /** Statements runAlone keeps prepared (a handful of fixed texts), finalized by close(). */
+  private kept = new Map<string, Promise<PreparedStatement>>();
+
+  /** A transaction in the queue; `counted`: a write the index merges count (not one of their own steps);
+   *  `wrapped`: false for one statement that commits by itself (runAlone). */
+  private queued<T>(work: (q: Queries) => Promise<T>, counted: boolean, wrapped = true): Promise<T> {
     const run = async (): Promise<T> => {
       if (this.refusal) throw this.refusal;
+      if (!wrapped) return work(this);
       await this.exec('BEGIN IMMEDIATE');
       let result: T;
       try {
@@ -319,6 +344,13 @@ export class Db implements Queries {
     this.merges?.stop();
     // A merge step under way ends first (they start only after a write, so the queue is otherwise what it was).
     if (this.merges) await this.lock;
+    // A statement kept by runAlone would make close() fail (SQLITE_BUSY); a queued one ends first.
+    if (this.kept.size > 0) {
+      await this.lock;
+      const kept = [...this.kept.values()];
+      this.kept.clear();
+      for (const stmt of kept) await stmt.then((s) => s.finalize(), () => {});
+    }
     return new Promise((resolve, reject) => this.raw.close((err) => (err ? reject(err) : resolve())));
   }
 }
@@ -336,6 +368,17 @@ export class PreparedStatement {
    */
   all<T>(params: Params = []): Promise<T[]> {
     return new Promise((resolve, reject) => this.stmt.all(params, (err: Error | null, rows: unknown[]) => (err ? reject(this.seen(err)) : resolve(rows as T[]))));
+  }
+
+  /** Run to its end for what it changed (an INSERT, an UPDATE). */
+  run(params: Params = []): Promise<RunResult> {
+    const seen = this.seen;
+    return new Promise((resolve, reject) =>
+      this.stmt.run(params, function (this: sqlite3Types.RunResult, err: Error | null) {
+        if (err) reject(seen(err));
+        else resolve({ changes: this.changes, lastID: this.lastID });
+      }),
+    );
   }
 
   finalize(): Promise<void> {
