@@ -1,7 +1,7 @@
 // The grants editor of the MCP panel (issue 39): what one agent may read — everything, or only the conversations,
-// the Inbox and the workspaces chosen — and until when. Used by "Connect an agent" and by each agent's "Access".
+// the folders (those in one at the time of each read), the Inbox and the workspaces chosen — and until when. Used by "Connect an agent" and by each agent's "Access".
 // Native controls only (radios, checkboxes, a date field), so every part is reachable and operable by keys.
-import type { SessionSummary } from './api.js';
+import type { FolderSummary, SessionSummary } from './api.js';
 import { h } from './dom.js';
 import { formatTime } from './format.js';
 import { EMPTY_CHOICE, type GrantChoice } from './mcp-grants-model.js';
@@ -16,9 +16,11 @@ export interface GrantsEditor {
   read(): GrantChoice;
 }
 
-export function grantsEditor(initial: GrantChoice, sessions: readonly SessionSummary[], workspaces: readonly string[], testid: string): GrantsEditor {
+export function grantsEditor(initial: GrantChoice, sessions: readonly SessionSummary[], workspaces: readonly string[], testid: string, folders: readonly FolderSummary[] = []): GrantsEditor {
   const n = ++editors;
   const chosen = new Set(initial.conversations);
+  // A granted folder deleted since is not offered (it grants nothing); saving drops it.
+  const folderBoxes = folders.map((f) => h('input', { type: 'checkbox', value: f.id, 'data-testid': `${testid}-folder`, checked: initial.folders.includes(f.id) }));
   const addedWorkspaces = [...initial.workspaces];
   let filter = '';
 
@@ -119,9 +121,29 @@ export function grantsEditor(initial: GrantChoice, sessions: readonly SessionSum
   allRadio.addEventListener('change', syncScope);
   someRadio.addEventListener('change', syncScope);
 
+  // Folders beside the conversations, shown once the person has any.
+  const folderChoice =
+    folders.length === 0
+      ? []
+      : [
+          h(
+            'fieldset',
+            { class: 'mcp-grant-folders', 'data-testid': `${testid}-folders` },
+            h('legend', { class: 'field-label' }, 'Folders'),
+            h('p', { class: 'muted small' }, 'A folder grants the conversations in it at the time of each read: one moved out is no longer readable.'),
+            h(
+              'ul',
+              { class: 'mcp-grant-list' },
+              ...folders.map((f, i) =>
+                h('li', {}, h('label', { class: 'mcp-check' }, folderBoxes[i]!, h('span', { class: 'mcp-grant-title' }, f.name), h('span', { class: 'muted small' }, f.count === 1 ? '1 conversation' : `${f.count} conversations`))),
+              ),
+            ),
+          ),
+        ];
   some.append(
     h('legend', { class: 'field-label' }, 'Only these'),
     h('label', { class: 'mcp-check' }, inbox, 'The Inbox'),
+    ...folderChoice,
     find,
     list,
     listNote,
@@ -155,6 +177,7 @@ export function grantsEditor(initial: GrantChoice, sessions: readonly SessionSum
       ...EMPTY_CHOICE,
       all: allRadio.checked,
       conversations: [...chosen],
+      folders: folderBoxes.filter((b) => b.checked).map((b) => b.value),
       inbox: inbox.checked,
       // A folder typed but not yet added counts: the person meant it.
       workspaces: wsInput.value.trim() ? [...addedWorkspaces, wsInput.value.trim()] : [...addedWorkspaces],

@@ -23,7 +23,7 @@ describe('grants editor: choice → grants', () => {
   });
 
   it('sends each chosen conversation, the Inbox and each workspace once, with one expiry at the end of the chosen day', () => {
-    const result = grantsFromChoice({ all: false, conversations: ['a1', 'b2', 'a1'], inbox: true, workspaces: [' /home/p/proj ', '', '/home/p/proj'], expires: '2026-12-03' }, NOW);
+    const result = grantsFromChoice({ all: false, conversations: ['a1', 'b2', 'a1'], folders: [], inbox: true, workspaces: [' /home/p/proj ', '', '/home/p/proj'], expires: '2026-12-03' }, NOW);
     const until = new Date(2026, 11, 4).toISOString();
     expect(result).toEqual({
       ok: true,
@@ -34,6 +34,22 @@ describe('grants editor: choice → grants', () => {
         { kind: 'workspace', path: '/home/p/proj', expires_at: until },
       ],
     });
+  });
+
+  it('sends each chosen folder once as a folder grant, beside the chosen conversations, with the same expiry', () => {
+    const result = grantsFromChoice({ ...EMPTY_CHOICE, conversations: ['a1'], folders: ['0123456789ab', 'ba9876543210', '0123456789ab'], expires: '2026-12-03' }, NOW);
+    const until = new Date(2026, 11, 4).toISOString();
+    expect(result).toEqual({
+      ok: true,
+      grants: [
+        { kind: 'conversation', session_id: 'a1', expires_at: until },
+        { kind: 'folder', folder_id: '0123456789ab', expires_at: until },
+        { kind: 'folder', folder_id: 'ba9876543210', expires_at: until },
+      ],
+    });
+    // "All conversations" covers every folder: sent alone.
+    expect(grantsFromChoice({ ...EMPTY_CHOICE, all: true, folders: ['0123456789ab'] }, NOW)).toEqual({ ok: true, grants: [{ kind: 'all' }] });
+    expect(choiceFromGrants([{ kind: 'folder', folder_id: '0123456789ab' }, { kind: 'conversation', session_id: 'a1' }])).toEqual({ ...EMPTY_CHOICE, conversations: ['a1'], folders: ['0123456789ab'] });
   });
 
   it('nothing chosen is an empty list (the agent sees nothing)', () => {
@@ -48,7 +64,7 @@ describe('grants editor: choice → grants', () => {
   });
 
   it('reads back what it sent (the day shown is the day the grant ends)', () => {
-    const choice = { all: false, conversations: ['a1'], inbox: true, workspaces: ['/w'], expires: '2026-12-03' };
+    const choice = { all: false, conversations: ['a1'], folders: ['0123456789ab'], inbox: true, workspaces: ['/w'], expires: '2026-12-03' };
     const sent = grantsFromChoice(choice, NOW);
     if (!sent.ok) throw new Error(sent.error);
     expect(choiceFromGrants(sent.grants)).toEqual(choice);
@@ -78,6 +94,16 @@ describe('the words the panel uses', () => {
     expect(grantsSummary([{ kind: 'inbox', expires_at: new Date(2026, 11, 4).toISOString() }], titleOf, NOW)).toMatch(/^the Inbox · until .*3/);
   });
 
+  it('names a granted folder in words, a deleted one as gone', () => {
+    const folderOf = (id: string) => ({ '0123456789ab': 'Travel', ba9876543210: 'Work' })[id];
+    const travel = { kind: 'folder' as const, folder_id: '0123456789ab', expires_at: null };
+    expect(grantsSummary([travel], titleOf, NOW, folderOf)).toBe('the folder “Travel”');
+    expect(grantsSummary([{ kind: 'conversation', session_id: 'b2' }, travel, { kind: 'inbox' }], titleOf, NOW, folderOf)).toBe('“Lease”, the folder “Travel”, the Inbox');
+    expect(grantsSummary([travel, { kind: 'folder', folder_id: 'ba9876543210' }], titleOf, NOW, folderOf)).toBe('the folders “Travel”, “Work”');
+    expect(grantsSummary([{ kind: 'folder', folder_id: 'cccccccccccc' }], titleOf, NOW, folderOf)).toBe('the folder “a folder that is gone”');
+    expect(grantsSummary([{ ...travel, expires_at: new Date(2026, 11, 4).toISOString() }], titleOf, NOW, folderOf)).toMatch(/^the folder “Travel” · until .*3/);
+  });
+
   it('names a key\'s state; the shared token is "retired", not revoked', () => {
     expect(keyStatus({ id: 'k', paused: false, revoked: false })).toBe('Active');
     expect(keyStatus({ id: 'k', paused: true, revoked: false })).toBe('Paused');
@@ -91,6 +117,10 @@ describe('the words the panel uses', () => {
     expect(ledgerWhat({ ...row, op: 'read_attachment', kind: 'attachment', name: 'lease.pdf', range: '' }, titleOf)).toBe('read lease.pdf in “Trip notes”');
     expect(ledgerWhat({ ...row, op: 'search', kind: 'search', query: 'heron', range: '', session_id: null }, titleOf)).toBe('searched “heron”');
     expect(ledgerWhat({ ...row, op: 'list_sessions', kind: 'list', range: '', session_id: null }, titleOf)).toBe('listed conversations');
+    // list_sessions by folder: the folder asked, by its name where the id is known, else as the agent wrote it.
+    const folderOf = (id: string) => ({ '0123456789ab': 'Travel' })[id];
+    expect(ledgerWhat({ ...row, op: 'list_sessions', kind: 'list', name: '0123456789ab', range: '', session_id: null }, titleOf, folderOf)).toBe('listed conversations in the folder “Travel”');
+    expect(ledgerWhat({ ...row, op: 'list_sessions', kind: 'list', name: 'travel', range: '', session_id: null, outcome: 'not_found' }, titleOf, folderOf)).toBe('listed conversations in the folder “travel”: not found');
     expect(ledgerWhat({ ...row, session_id: 'zz', outcome: 'not_found' }, titleOf)).toBe('read “zz” (messages 0-199): not found');
     expect(ledgerAgent('launch', [])).toBe('Satchel itself');
     expect(ledgerAgent('k1', [{ id: 'k1', name: 'Codex at work' }])).toBe('Codex at work');

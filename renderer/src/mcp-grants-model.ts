@@ -21,13 +21,15 @@ export const LAUNCH_KEY_ID = 'launch';
 export interface GrantChoice {
   all: boolean;
   conversations: string[];
+  /** Folder ids: each grants the conversations in that folder at the time of each read. */
+  folders: string[];
   inbox: boolean;
   workspaces: string[];
   /** A local day, `yyyy-mm-dd` (what `<input type="date">` holds), through which the grants last; '' for no end. */
   expires: string;
 }
 
-export const EMPTY_CHOICE: GrantChoice = { all: false, conversations: [], inbox: false, workspaces: [], expires: '' };
+export const EMPTY_CHOICE: GrantChoice = { all: false, conversations: [], folders: [], inbox: false, workspaces: [], expires: '' };
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
@@ -53,6 +55,7 @@ export function choiceFromGrants(grants: readonly McpGrant[]): GrantChoice {
   return {
     all: grants.some((g) => g.kind === 'all'),
     conversations: grants.flatMap((g) => (g.kind === 'conversation' ? [g.session_id] : [])),
+    folders: grants.flatMap((g) => (g.kind === 'folder' ? [g.folder_id] : [])),
     inbox: grants.some((g) => g.kind === 'inbox'),
     workspaces: grants.flatMap((g) => (g.kind === 'workspace' ? [g.path] : [])),
     expires,
@@ -81,6 +84,7 @@ export function grantsFromChoice(choice: GrantChoice, now = Date.now()): GrantsR
     ok: true,
     grants: [
       ...[...new Set(choice.conversations)].map((session_id): McpGrant => ({ kind: 'conversation', session_id, ...until })),
+      ...[...new Set(choice.folders)].map((folder_id): McpGrant => ({ kind: 'folder', folder_id, ...until })),
       ...(choice.inbox ? [{ kind: 'inbox' as const, ...until }] : []),
       ...workspaces.map((path): McpGrant => ({ kind: 'workspace', path, ...until })),
     ],
@@ -89,8 +93,15 @@ export function grantsFromChoice(choice: GrantChoice, now = Date.now()): GrantsR
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-/** One line for the agents list: "All conversations", "2 conversations, the Inbox · until Dec 3", "Nothing yet". */
-export function grantsSummary(grants: readonly McpGrant[], titleOf: (id: string) => string | undefined, now = Date.now()): string {
+/** A folder's name by its id; undefined for one deleted since. */
+export type FolderNameOf = (id: string) => string | undefined;
+const noFolders: FolderNameOf = () => undefined;
+
+/**
+ * One line for the agents list: "All conversations", "2 conversations, the folder “Travel”, the Inbox · until Dec 3",
+ * "Nothing yet".
+ */
+export function grantsSummary(grants: readonly McpGrant[], titleOf: (id: string) => string | undefined, now = Date.now(), folderOf: FolderNameOf = noFolders): string {
   const live = grants.filter((g) => !g.expires_at || Date.parse(g.expires_at) > now);
   if (grants.length > 0 && live.length === 0) return 'Nothing: its access has ended';
   const c = choiceFromGrants(live);
@@ -99,6 +110,9 @@ export function grantsSummary(grants: readonly McpGrant[], titleOf: (id: string)
   else {
     if (c.conversations.length === 1) parts.push(`“${titleOf(c.conversations[0]!) ?? 'a conversation that is gone'}”`);
     else if (c.conversations.length > 1) parts.push(plural(c.conversations.length, 'conversation', 'conversations'));
+    // A deleted folder grants nothing (the server matches no conversation to it): said so, not hidden.
+    if (c.folders.length === 1) parts.push(`the folder “${folderOf(c.folders[0]!) ?? 'a folder that is gone'}”`);
+    else if (c.folders.length > 1) parts.push(`the folders ${c.folders.map((id) => `“${folderOf(id) ?? 'a folder that is gone'}”`).join(', ')}`);
     if (c.inbox) parts.push('the Inbox');
     if (c.workspaces.length === 1) parts.push(`the workspace ${c.workspaces[0]}`);
     else if (c.workspaces.length > 1) parts.push(plural(c.workspaces.length, 'workspace', 'workspaces'));
@@ -131,11 +145,13 @@ const OPS: Record<string, string> = {
  * A ledger row in words, without its agent and time (the timeline shows those in their own columns):
  * "read report.docx in “Trip” (chars 0-1000)", "searched “lease” in “Trip”", "listed conversations".
  */
-export function ledgerWhat(e: Pick<McpLedgerEntry, 'op' | 'kind' | 'name' | 'range' | 'query' | 'session_id' | 'outcome'>, titleOf: (id: string) => string | undefined): string {
+export function ledgerWhat(e: Pick<McpLedgerEntry, 'op' | 'kind' | 'name' | 'range' | 'query' | 'session_id' | 'outcome'>, titleOf: (id: string) => string | undefined, folderOf: FolderNameOf = noFolders): string {
   const title = e.session_id ? `“${titleOf(e.session_id) ?? e.session_id}”` : '';
   const verb = OPS[e.op] ?? (e.op.startsWith('resource:') ? 'read' : e.op);
   let text: string;
   if (e.op === 'search') text = `searched “${e.query}”${title ? ` in ${title}` : ''}`;
+  // list_sessions' `name` is the folder the agent asked for, by id or by name: shown by its name where it is known.
+  else if (e.op === 'list_sessions' && e.name) text = `${verb} in the folder “${folderOf(e.name) ?? e.name}”`;
   else if (e.op === 'list_sessions' || (e.kind === 'list' && !title)) text = verb;
   else if (e.op === 'list_workspace') text = `listed ${e.name ? `${e.name} in ` : ''}the workspace of ${title}`;
   else if (e.name) text = `${verb} ${e.name}${title ? ` in ${title}` : ''}`;

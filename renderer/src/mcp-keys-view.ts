@@ -1,7 +1,7 @@
 // The MCP panel's agents (issue 39): "Connect an agent" makes an agent its own key (its token and configuration
 // shown this once, with Copy buttons), and the list of agents, each with Rename, Pause/Resume, Access (its grants)
 // and Revoke. The shared MCP token is the agent "Unnamed client": retiring it is revoking that key.
-import { api, type AgentKey, type AgentKeyCreated, type AgentKeyKind, type SessionSummary } from './api.js';
+import { api, type AgentKey, type AgentKeyCreated, type AgentKeyKind, type FolderSummary, type SessionSummary } from './api.js';
 import { promptText } from './dialogs.js';
 import { append, h } from './dom.js';
 import { formatTime } from './format.js';
@@ -24,6 +24,8 @@ export interface KeysData {
   keys: AgentKey[];
   sessions: SessionSummary[];
   workspaces: string[];
+  /** The profile's folders (GET /api/folders): offered as grants, and named in each agent's summary. */
+  folders: FolderSummary[];
 }
 
 export class AgentsView {
@@ -41,6 +43,7 @@ export class AgentsView {
   }
 
   private titleOf = (id: string): string | undefined => this.data.sessions.find((s) => s.session_id === id)?.title;
+  private folderOf = (id: string): string | undefined => this.data.folders.find((f) => f.id === id)?.name;
 
   /** Redraws, putting the keyboard back on the control it was on (found again by its test id and its agent). */
   private render(focus?: { testid: string; keyId?: string }): void {
@@ -64,7 +67,7 @@ export class AgentsView {
     const name = h('input', { type: 'text', id: 'mcp-connect-name', maxlength: 64, required: true, autocomplete: 'off', 'data-testid': 'mcp-connect-name' });
     const kind = h('select', { id: 'mcp-connect-kind', 'data-testid': 'mcp-connect-kind' }, ...AGENT_KINDS.map((k) => h('option', { value: k.kind }, k.label)));
     // The agent sees everything unless the person narrows it: what the shared token has always given.
-    const grants = grantsEditor({ ...EMPTY_CHOICE, all: true }, this.data.sessions, this.data.workspaces, 'mcp-connect-grants');
+    const grants = grantsEditor({ ...EMPTY_CHOICE, all: true }, this.data.sessions, this.data.workspaces, 'mcp-connect-grants', this.data.folders);
     const error = h('p', { class: 'error-text', role: 'alert', 'data-testid': 'mcp-connect-error' });
     kind.addEventListener('change', () => {
       // A name still empty (or still a kind's label) follows the kind picked.
@@ -185,7 +188,7 @@ export class AgentsView {
         h('span', { class: 'muted small' }, unnamed ? 'the shared token' : kindLabel(k.kind)),
         h('span', { class: 'mcp-key-status', 'data-testid': 'mcp-key-status' }, status),
       ),
-      h('p', { class: 'muted small mcp-key-line', 'data-testid': 'mcp-key-grants' }, k.revoked ? `${status} ${formatTime(k.revoked_at ?? undefined)}` : `${grantsSummary(k.grants, this.titleOf)} · ${used}`),
+      h('p', { class: 'muted small mcp-key-line', 'data-testid': 'mcp-key-grants' }, k.revoked ? `${status} ${formatTime(k.revoked_at ?? undefined)}` : `${grantsSummary(k.grants, this.titleOf, Date.now(), this.folderOf)} · ${used}`),
     );
     if (k.revoked) return row;
     const action = (testid: string, label: string, aria: string, run: () => void) => h('button', { class: 'btn btn-small', type: 'button', 'data-testid': testid, 'aria-label': aria, onclick: run }, label);
@@ -254,7 +257,7 @@ export class AgentsView {
       this.render({ testid: 'mcp-key-access', keyId: k.id });
       return;
     }
-    this.editing = { id: k.id, grants: grantsEditor(choiceFromGrants(k.grants), this.data.sessions, this.data.workspaces, 'mcp-access'), error: h('p', { class: 'error-text', role: 'alert', 'data-testid': 'mcp-access-error' }) };
+    this.editing = { id: k.id, grants: grantsEditor(choiceFromGrants(k.grants), this.data.sessions, this.data.workspaces, 'mcp-access', this.data.folders), error: h('p', { class: 'error-text', role: 'alert', 'data-testid': 'mcp-access-error' }) };
     this.render({ testid: k.grants.some((g) => g.kind === 'all') ? 'mcp-access-all' : 'mcp-access-some', keyId: k.id });
   }
 
@@ -305,7 +308,7 @@ export class AgentsView {
       return;
     }
     this.editing = null;
-    notify(`${k.name} may read: ${grantsSummary(this.data.keys.find((x) => x.id === k.id)!.grants, this.titleOf)}.`);
+    notify(`${k.name} may read: ${grantsSummary(this.data.keys.find((x) => x.id === k.id)!.grants, this.titleOf, Date.now(), this.folderOf)}.`);
     this.render({ testid: 'mcp-key-access', keyId: k.id });
   }
 }

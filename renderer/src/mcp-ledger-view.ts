@@ -1,6 +1,6 @@
 // The MCP panel's timeline of what agents read (issue 39, the ledger): newest first, filtered by agent and by
 // conversation, a page at a time ("Show older"), with the same filter's JSON and CSV downloads.
-import { api, ledgerExportUrl, type AgentKey, type LedgerFilter, type McpLedgerEntry, type SessionSummary } from './api.js';
+import { api, ledgerExportUrl, type AgentKey, type FolderSummary, type LedgerFilter, type McpLedgerEntry, type SessionSummary } from './api.js';
 import { h } from './dom.js';
 import { formatBytes, formatTime } from './format.js';
 import { kindLabel, LAUNCH_KEY_ID, ledgerAgent, ledgerWhat } from './mcp-grants-model.js';
@@ -34,6 +34,8 @@ export class LedgerView {
   constructor(
     private keys: AgentKey[],
     private readonly sessions: SessionSummary[],
+    /** To name a folder a `list_sessions` asked for by its id. */
+    private readonly folders: FolderSummary[] = [],
   ) {
     this.fillConversations();
     this.fillAgents();
@@ -82,6 +84,7 @@ export class LedgerView {
   }
 
   private titleOf = (id: string): string | undefined => this.sessions.find((s) => s.session_id === id)?.title;
+  private folderOf = (id: string): string | undefined => this.folders.find((f) => f.id === id)?.name;
 
   /** The first page for the filter (`older`: the next page after the rows shown). */
   async load(older = false): Promise<void> {
@@ -112,7 +115,7 @@ export class LedgerView {
       { 'data-testid': 'mcp-ledger-row', 'data-outcome': e.outcome, 'data-key-id': e.key_id },
       h('td', { class: 'mcp-nowrap' }, h('time', { datetime: e.at, title: new Date(e.at).toLocaleString() }, formatTime(e.at))),
       h('td', { 'data-testid': 'mcp-ledger-agent-cell' }, ledgerAgent(e.key_id, this.keys)),
-      h('td', { class: 'mcp-ledger-what', 'data-testid': 'mcp-ledger-what' }, ledgerWhat(e, this.titleOf)),
+      h('td', { class: 'mcp-ledger-what', 'data-testid': 'mcp-ledger-what' }, ledgerWhat(e, this.titleOf, this.folderOf)),
       h('td', { class: 'mcp-num mcp-nowrap' }, e.outcome === 'ok' ? formatBytes(e.bytes) : '—'),
     );
   }

@@ -3,7 +3,7 @@
 // configurations for the clients docs/mcp.md names, each with a Copy button — Regenerate makes a new token (the
 // old one stops working at once) and the snippets follow it; and the timeline of what agents read
 // (mcp-ledger-view.ts). The server builds the snippets.
-import { api, type AgentKey, type McpSettings, type SessionSummary } from './api.js';
+import { api, type AgentKey, type FolderSummary, type McpSettings, type SessionSummary } from './api.js';
 import { clear, h } from './dom.js';
 import { notify } from './toast.js';
 import { copy } from './mcp-copy.js';
@@ -47,8 +47,10 @@ export class McpPanel {
     this.root.appendChild(h('p', { class: 'muted small' }, 'Loading…'));
     let sessions: SessionSummary[];
     let workspaces: string[];
+    let folders: FolderSummary[];
     try {
-      const [settings, keys, list, roots] = await Promise.all([api.mcpSettings(), api.agentKeys(), api.sessions(), api.workspaces()]);
+      const [settings, keys, list, roots, folderList] = await Promise.all([api.mcpSettings(), api.agentKeys(), api.sessions(), api.workspaces(), api.folders()]);
+      folders = folderList.folders;
       this.settings = settings;
       this.keys = keys.keys;
       sessions = list.sessions;
@@ -61,12 +63,12 @@ export class McpPanel {
     }
     const s = this.settings;
     clear(this.root);
-    const agents = new AgentsView({ keys: this.keys, sessions, workspaces }, (keys) => {
+    const agents = new AgentsView({ keys: this.keys, sessions, workspaces, folders }, (keys) => {
       this.keys = keys;
       this.ledger?.setKeys(keys);
       this.renderShared();
     });
-    this.ledger = new LedgerView(this.keys, sessions);
+    this.ledger = new LedgerView(this.keys, sessions, folders);
     this.shared = h('section', { class: 'mcp-shared', 'data-testid': 'mcp-shared', 'aria-labelledby': 'mcp-shared-heading' });
     this.root.append(
       h('h2', {}, 'Let other agents read Satchel (MCP)'),

@@ -92,7 +92,9 @@ export type McpGrant =
   | { kind: 'all'; expires_at?: string | null }
   | { kind: 'conversation'; session_id: string; expires_at?: string | null }
   | { kind: 'inbox'; expires_at?: string | null }
-  | { kind: 'workspace'; path: string; expires_at?: string | null };
+  | { kind: 'workspace'; path: string; expires_at?: string | null }
+  /** The conversations in that folder at the time of each call (docs/API.md "Agent keys, grants and the ledger"). */
+  | { kind: 'folder'; folder_id: string; expires_at?: string | null };
 
 export interface AgentKey {
   id: string;
