@@ -33,7 +33,7 @@ import { installShortcuts, ShortcutsDialog } from './keyboard.js';
 import { initReadAloud } from './read-aloud.js';
 import { SettingsDialog } from './settings-dialog.js';
 import { showDatabaseBanner } from './settings-backups.js';
-import { notify } from './toast.js';
+import { notify, takeNewestAction } from './toast.js';
 import { Voice } from './voice.js';
 import { WorkspacePanel } from './workspace.js';
 
@@ -182,6 +182,7 @@ class App {
       'next-session': () => this.step(1),
       'show-shortcuts': () => shortcuts.open(),
       'open-settings': () => settings.open(),
+      undo: () => void takeNewestAction(),
     });
   }
 

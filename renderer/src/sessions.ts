@@ -358,7 +358,9 @@ export class Sidebar {
       if (to === null) return;
       this.focusId = to;
       if (e.shiftKey) {
-        if (this.selection.anchor === null || !this.selection.has(this.selection.anchor)) this.selection.only(id);
+        // A range starts where the keyboard is: from a row outside the selection (arrows moved off it), the range
+        // is that row on, not the last row opened (as a file manager's cursor moves its anchor).
+        if (this.selection.anchor === null || !this.selection.has(this.selection.anchor) || !this.selection.has(id)) this.selection.only(id);
         this.selection.extend(order, to);
         this.render();
       } else {

@@ -10,7 +10,7 @@ describe('the shortcut table', () => {
   it('has one entry per action, each with a label, and no two actions on one chord', () => {
     const actions = SHORTCUTS.map((s) => s.action);
     expect(new Set(actions).size).toBe(actions.length);
-    expect(actions.sort()).toEqual(['focus-composer', 'new-session', 'next-session', 'open-settings', 'previous-session', 'regenerate', 'search', 'show-shortcuts', 'stop']);
+    expect(actions.sort()).toEqual(['focus-composer', 'new-session', 'next-session', 'open-settings', 'previous-session', 'regenerate', 'search', 'show-shortcuts', 'stop', 'undo']);
     const chords = SHORTCUTS.map((s) => JSON.stringify(chordKeys(s.chord, false)));
     expect(new Set(chords).size).toBe(chords.length);
     for (const s of SHORTCUTS) expect(s.label.length).toBeGreaterThan(3);
@@ -70,6 +70,10 @@ describe('matchShortcut', () => {
     expect(action(press('k', { ctrlKey: true }), field)).toBe('search');
     expect(action(press('k', { metaKey: true }), macField)).toBe('search');
     expect(action(press('.', { ctrlKey: true }), field)).toBe('stop');
+    // Ctrl/⌘+Z in a field is the field's own undo; elsewhere it takes a delete's Undo.
+    expect(action(press('z', { ctrlKey: true }), field)).toBeUndefined();
+    expect(action(press('z', { ctrlKey: true }))).toBe('undo');
+    expect(action(press('z', { metaKey: true }), MAC)).toBe('undo');
   });
 
   it('ignores a key held down, except moving through the list; and keys typed through an input method', () => {

@@ -12,6 +12,7 @@ export type ShortcutAction =
   | 'new-session'
   | 'search'
   | 'focus-composer'
+  | 'undo'
   | 'stop'
   | 'regenerate'
   | 'previous-session'
@@ -48,6 +49,10 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { action: 'previous-session', label: 'Previous conversation in the list', chord: { key: 'ArrowUp', alt: true }, inTextFields: 'not-mac', repeats: true },
   { action: 'next-session', label: 'Next conversation in the list', chord: { key: 'ArrowDown', alt: true }, inTextFields: 'not-mac', repeats: true },
   { action: 'show-shortcuts', label: 'Show these shortcuts', chord: { key: '?' }, inTextFields: 'no' },
+  // Undo of a delete, while its notice shows: the notice sits in the conversation column, far from the list (and
+  // behind the list's drawer in a small window), so the keyboard's place need not travel to it. In a text field
+  // Ctrl/⌘+Z is the field's own undo.
+  { action: 'undo', label: 'Undo a delete (while its notice shows)', chord: { key: 'z', mod: true }, inTextFields: 'no' },
   // Settings (issue 26): Ctrl/⌘+, as in most desktop applications.
   { action: 'open-settings', label: 'Open Settings (Inbox folders, desktop shortcuts)', chord: { key: ',', mod: true }, inTextFields: 'yes' },
 ];

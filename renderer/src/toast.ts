@@ -18,6 +18,17 @@ export function notify(text: string, kind: 'info' | 'error' = 'info'): void {
  * A notice with one action (Undo), shown for `ms`; the action can be taken once and closes the notice. The
  * returned function closes it early. Polite status, so a screen reader announces it without moving focus.
  */
+/** The action notices shown, the newest last: Ctrl/⌘+Z takes the newest one's action (shortcuts.ts `undo`). */
+const shownActions: Array<() => void> = [];
+
+/** Take the newest shown notice's action (its Undo), as its button would; false when none is shown. */
+export function takeNewestAction(): boolean {
+  const take = shownActions.at(-1);
+  if (!take) return false;
+  take();
+  return true;
+}
+
 export function notifyAction(text: string, action: { label: string; testid: string; run: () => void }, ms: number): () => void {
   const region = byId('toasts');
   const button = h('button', { class: 'btn btn-small toast-action', type: 'button', 'data-testid': action.testid }, action.label);
@@ -26,11 +37,15 @@ export function notifyAction(text: string, action: { label: string; testid: stri
   const remove = () => {
     clearTimeout(timer);
     toast.remove();
+    const at = shownActions.indexOf(take);
+    if (at >= 0) shownActions.splice(at, 1);
   };
-  button.addEventListener('click', () => {
+  const take = () => {
     remove();
     action.run();
-  });
+  };
+  button.addEventListener('click', take);
+  shownActions.push(take);
   close.addEventListener('click', remove);
   region.appendChild(toast);
   const timer = setTimeout(remove, ms);
