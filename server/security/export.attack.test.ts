@@ -75,6 +75,7 @@ describe('import refuses an export built to escape, and leaves nothing', () => {
       workspace: '/etc',
       profile: 'work',
       active_stream_id: 'abc',
+      imported_at: '2001-01-01T00:00:00.000Z',
       _hermes: { session: 'x' },
       messages: [{ role: 'user', content: 'hi', _active_turn_token: 't', _hermes_turn: 3, api_content: 'x' }],
     };
@@ -83,7 +84,9 @@ describe('import refuses an export built to escape, and leaves nothing', () => {
     const stored = (await storedJson(srv.stateDir, res.body.session.session_id)) as Json;
     expect(stored.workspace).toBe(srv.workspace);
     expect(stored.profile).toBe('default');
-    expect(Object.keys(stored).sort()).toEqual(['attachments', 'created_at', 'messages', 'profile', 'session_id', 'title', 'updated_at', 'workspace']);
+    // `imported_at` is Satchel's own mark of an import (issue 38, item 5), set here, never taken from the file.
+    expect(Object.keys(stored).sort()).toEqual(['attachments', 'created_at', 'imported_at', 'messages', 'profile', 'session_id', 'title', 'updated_at', 'workspace']);
+    expect(Date.parse(String(stored.imported_at))).toBeGreaterThan(Date.now() - 60_000);
     expect(stored.messages).toEqual([{ role: 'user', content: 'hi' }]);
   });
 });
