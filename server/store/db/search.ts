@@ -117,7 +117,7 @@ export async function rankNewestWithHeads(q: Queries, match: string, scope: Sear
        FROM ranked r
        JOIN search_docs d ON d.id = r.id
        ${HEAD_JOINS})
-     SELECT c.matched, h.id, h.session_id, h.kind, h.position, substr(h.first, 1, ?) AS head, length(h.first) > ? AS cut, h.attachment, h.role
+     SELECT c.matched, h.id, h.session_id, h.kind, h.position, substr(h.first, 1, ?) AS head, length(h.first) > ? AS cut, h.attachment, h.shown, h.role
      FROM (SELECT count(*) AS matched FROM hits) c
      LEFT JOIN heads h ON 1
      ORDER BY h.score, h.id`,
@@ -173,6 +173,7 @@ const HEAD_JOINS = `LEFT JOIN messages m ON m.session_id = d.session_id AND m.po
  */
 const HEAD_ONCE = `substr(${DOC_TEXT}, 1, ? + 1) AS first,
        CASE WHEN d.kind IN ('attachment', 'attachment_text') THEN json_extract(a.record, '$.filename') END AS attachment,
+       CASE WHEN d.kind IN ('attachment', 'attachment_text') THEN json_extract(a.record, '$.display_name') END AS shown,
        CASE WHEN d.kind = 'message' THEN json_extract(m.row, '$.role') END AS role`;
 interface HeadColumns {
   head: unknown;
