@@ -103,8 +103,22 @@ for (const size of SIZES) {
       // Dragging a row onto the folder. In the drawer the list scrolls between the row and the folder, and the
       // emulated pointer's drag then starts on whichever row scrolled under it: the same drag events are sent to
       // the row and the folder instead.
-      if (!narrow) await row(page, b).dragTo(folder.getByTestId('folder-label'));
-      else {
+      if (!narrow) {
+        // A pointer's drag, in small steps: Chromium starts an HTML drag only after the pointer has moved a little
+        // with the button down, and on a loaded machine one long jump can end before the drag began. A drag that did
+        // not take is tried again, as a person would; where it lands is checked below either way.
+        const moved = folder.locator(`[data-testid="session-row"][data-session-id="${b}"]`);
+        await expect(async () => {
+          const from = (await row(page, b).boundingBox())!;
+          const to = (await folder.getByTestId('folder-label').boundingBox())!;
+          await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+          await page.mouse.down();
+          await page.mouse.move(from.x + from.width / 2 + 8, from.y + from.height / 2 + 4, { steps: 4 });
+          await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 12 });
+          await page.mouse.up();
+          await expect(moved).toBeVisible({ timeout: 3_000 });
+        }).toPass({ timeout: 30_000 });
+      } else {
         const dataTransfer = await page.evaluateHandle(() => new DataTransfer());
         await row(page, b).dispatchEvent('dragstart', { dataTransfer });
         await folder.getByTestId('folder-label').dispatchEvent('dragover', { dataTransfer });
