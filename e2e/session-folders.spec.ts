@@ -20,6 +20,8 @@ async function seriousViolations(page: Page): Promise<string[]> {
   return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
+let profiles = 0;
+
 const row = (page: Page, id: string) => page.locator(`[data-testid="session-row"][data-session-id="${id}"]`);
 const option = (page: Page, id: string) => row(page, id).getByTestId('session-item');
 const folderGroup = (page: Page, name: string) => page.getByTestId('session-folder').filter({ has: page.getByTestId('folder-name').getByText(name, { exact: true }) });
@@ -56,6 +58,12 @@ for (const size of SIZES) {
   const narrow = size.width < 900;
   test.describe(`at ${size.width}×${size.height}`, () => {
     test.use({ viewport: size });
+    // A profile of each test's own: the server is shared by every spec, and folders (which sort first) left in the
+    // default profile would sit above the rows later specs expect on top.
+    test.beforeEach(async ({ app: page, server }) => {
+      const made = await page.request.post(`${server.base}/api/profile/switch`, { data: { name: `folders-${process.pid}-${Date.now().toString(36)}-${++profiles}` } });
+      expect(made.ok()).toBe(true);
+    });
 
     test('folders: make one, move conversations in by menu, drag and keyboard, fold it, delete it', async ({ app: page, server }) => {
       // Many steps, three axe scans and a reload: about a minute on a loaded 2-core machine.
