@@ -7,6 +7,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect, test, type Locator, type Page } from '@playwright/test';
+import { apiConversation, apiPost } from './helpers/api.js';
 import { openApp } from './helpers/chat.js';
 import { callJson, mcpClient } from './helpers/mcp.js';
 import { screenshotDir } from './helpers/screenshot-dir.js';
@@ -22,18 +23,8 @@ const clients: Client[] = [];
 // Each test walks a whole path with axe scans: on a loaded two-core machine that outlasts the 60 s default.
 test.describe.configure({ mode: 'serial', timeout: 240_000 });
 
-async function post<T>(route: string, body: unknown): Promise<T> {
-  const res = await fetch(`${server.base}${route}`, { method: 'POST', headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-  expect(res.status, await res.clone().text()).toBe(200);
-  return (await res.json()) as T;
-}
-
-async function conversation(title: string, text: string): Promise<string> {
-  const { session } = await post<{ session: { session_id: string } }>('/api/session/new', {});
-  await post('/api/session/rename', { session_id: session.session_id, title });
-  await post('/api/session/message', { session_id: session.session_id, text });
-  return session.session_id;
-}
+const post = <T>(route: string, body: unknown): Promise<T> => apiPost<T>(server, route, body);
+const conversation = (title: string, text: string): Promise<string> => apiConversation(server, title, text);
 
 test.beforeAll(async () => {
   server = await startServer();
