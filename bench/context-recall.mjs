@@ -14,14 +14,14 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { arg, hasCommand, machine, median, pct } from './lib.mjs';
+import { arg, flag, hasCommand, machine, median, pct } from './lib.mjs';
 
 const DIST = path.resolve(arg('--dist', 'dist'));
 const CORPUS = path.resolve('bench/corpus/context');
 const WHOLE_BUDGET = Number(arg('--whole-budget', 4_000_000));
 const ONLY = arg('--only', 'both');
 const LIMIT = Number(arg('--limit', 1e9));
-const SHOW_MISSES = process.argv.includes('--misses');
+const SHOW_MISSES = flag('--misses');
 /** --dump DIR: every recorded request body written there (n-<turn>.json), to read what the model got. */
 const DUMP = arg('--dump', undefined);
 let dumped = 0;

@@ -25,7 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
-import { arg, median } from './lib.mjs';
+import { arg, flag, median } from './lib.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const require = createRequire(import.meta.url);
@@ -343,8 +343,8 @@ async function main() {
   const results = { satchel: [], floor: [], satchelPaused: [], floorPaused: [] };
   const archive = path.join(os.tmpdir(), `i37-export-bench-${MESSAGES}-${process.pid}.zip`);
   // --satchel-only: Satchel's export alone, no floor and no paused client (a quick look at one build).
-  if (process.argv.includes('--satchel-only')) {
-    const breakdown = process.argv.includes('--breakdown') ? satchel : undefined;
+  if (flag('--satchel-only')) {
+    const breakdown = flag('--breakdown') ? satchel : undefined;
     const before = breakdown && { ...(await satchel.mem()), status: status(satchel.pid).match(/^(VmRSS|RssAnon|RssFile|RssShmem):.*$/gm) };
     const profile = arg('--alloc-prof', undefined);
     if (profile) console.error(`allocation profile: ${await satchel.allocProf('start')}`);

@@ -23,6 +23,12 @@ export const arg = (name, fallback) => {
   return i === -1 ? fallback : process.argv[i + 1];
 };
 
+/** Every value after a `--name` on the command line, in order (a flag given more than once). */
+export const args = (name) => process.argv.flatMap((a, i) => (process.argv[i - 1] === name ? [a] : []));
+
+/** Whether `--name` (a flag without a value) is on the command line. */
+export const flag = (name) => process.argv.includes(name);
+
 export function hasCommand(cmd) {
   try {
     execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });

@@ -11,11 +11,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildCorpus, DOCS_COMMIT, soffice } from './office-corpus.mjs';
+import { flag } from './lib.mjs';
 import { cellRecall, odfText, odsCells, wordRecall } from './office-recall-lib.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const { convertOfficeBuffer } = await import(path.join(root, 'dist/server/office/convert.js'));
-const showMissing = process.argv.includes('--missing');
+const showMissing = flag('--missing');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'office-recall-'));
 // Comma-separated, quoted, UTF-8, from line 1, language en-US, save cell contents as shown (token 9), every
 // sheet to its own file (token 12 = -1, LibreOffice 7.2 and later).

@@ -10,13 +10,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { arg } from './lib.mjs';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const argv = process.argv.slice(2);
-const flag = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
-const RUNS = Number(flag('--runs')) || 15;
+const RUNS = Number(arg('--runs')) || 15;
 /** The commit before the redactor read Markdown escapes. */
-const BASELINE_REF = flag('--baseline') ?? '92a94ff';
+const BASELINE_REF = arg('--baseline') ?? '92a94ff';
 const WARMUP_RUNS = 3;
 const TEXT_CHARS = 100_000;
 const SECRET_EVERY = 2048;

@@ -13,16 +13,14 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
-import { median } from './lib.mjs';
+import { arg, flag, median } from './lib.mjs';
 
 /** The last commit with the single-file redactor (before server/redact/). */
 const BASELINE_REF = '3aa0a00';
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
-const argv = process.argv.slice(2);
-const flag = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
-const RUNS = Number(flag('--runs')) || 21;
-const JSON_OUT = argv.includes('--json');
+const RUNS = Number(arg('--runs')) || 21;
+const JSON_OUT = flag('--json');
 
 function loadBaseline(ref) {
   const source = execFileSync('git', ['show', `${ref}:server/redact.ts`], { cwd: ROOT, encoding: 'utf8' });
@@ -33,8 +31,8 @@ function loadBaseline(ref) {
   return import(pathToFileURL(file).href);
 }
 
-const current = await import(pathToFileURL(path.resolve(flag('--new') ?? path.join(ROOT, 'dist/server/redact/index.js'))).href);
-const baseline = await loadBaseline(flag('--baseline') ?? BASELINE_REF);
+const current = await import(pathToFileURL(path.resolve(arg('--new') ?? path.join(ROOT, 'dist/server/redact/index.js'))).href);
+const baseline = await loadBaseline(arg('--baseline') ?? BASELINE_REF);
 const IMPLS = { previous: baseline, current };
 
 const MiB = 1 << 20;
@@ -194,7 +192,7 @@ for (const [name, run] of Object.entries(CASES)) {
 // A reply streamed to the browser goes through redact/stream-redact.ts instead: the same text cut into pieces the
 // size of model tokens, every piece pushed, then flushed. Measured against the whole-text redactor of this tree
 // on the same text (the previous stream redactor gave no such guarantee, so it is no reference).
-const streamModule = await import(pathToFileURL(path.resolve(flag('--stream') ?? path.join(ROOT, 'dist/server/redact/stream-redact.js'))).href);
+const streamModule = await import(pathToFileURL(path.resolve(arg('--stream') ?? path.join(ROOT, 'dist/server/redact/stream-redact.js'))).href);
 const STREAM_PIECES = [4, 16]; // characters per pushed piece (a model token is about 4)
 const STREAM_TEXTS = { 'prose, 1 MiB, no secrets': proseText, 'prose, 1 MiB, a secret every 2 KiB': secretText, 'code, 1 MiB, a secret every 2 KiB': codeSecretText };
 function streamed(text, size) {
@@ -218,7 +216,7 @@ const LONG_LINES = {
   'one line: 200,000 "a " tokens (400 KB)': ['a '.repeat(200_000), 2],
   'one line: prose paragraph, 406 KiB': [prose(406 * 1024).replace(/\n/g, ' '), 4],
 };
-if (!argv.includes('--skip-long')) {
+if (!flag('--skip-long')) {
   for (const [name, [text, size]] of Object.entries(LONG_LINES)) {
     const line = flat(text);
     const whole = measure(Buffer.byteLength(line), () => current.redact(line));
@@ -235,10 +233,10 @@ const ratios = {
 };
 
 if (JSON_OUT) {
-  console.log(JSON.stringify({ node: process.version, runs: RUNS, baseline: flag('--baseline') ?? BASELINE_REF, results, streamResults, ratios }, null, 2));
+  console.log(JSON.stringify({ node: process.version, runs: RUNS, baseline: arg('--baseline') ?? BASELINE_REF, results, streamResults, ratios }, null, 2));
 } else {
   console.log(`node ${process.version}, ${RUNS} runs each after ${WARMUP_RUNS} warm-up runs; MB/s = 10^6 bytes/s`);
-  console.log(`previous = ${flag('--baseline') ?? BASELINE_REF}:server/redact.ts, current = this tree's dist/server/redact/index.js`);
+  console.log(`previous = ${arg('--baseline') ?? BASELINE_REF}:server/redact.ts, current = this tree's dist/server/redact/index.js`);
   const cols = ['prev wall', 'prev CPU', 'cur wall', 'cur CPU', 'cur/prev'];
   console.log(`${'case'.padEnd(56)} ${cols.map((c) => c.padStart(9)).join(' ')}`);
   for (const [name, r] of Object.entries(results)) {

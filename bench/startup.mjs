@@ -10,17 +10,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildRevision, machine, median } from './lib.mjs';
+import { arg, args, buildRevision, machine, median } from './lib.mjs';
 
 const URL_LINE = /Satchel is running at http:\/\/\S+/;
 const START_DEADLINE_MS = 120_000;
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(name);
-  return i === -1 ? fallback : Number(process.argv[i + 1]);
-};
-const RUNS = arg('--runs', 9);
-const OLD_RUNS = arg('--old-runs', 3);
-const COMPARE = process.argv.flatMap((a, i) => (process.argv[i - 1] === '--compare' ? [a] : []));
+const RUNS = Number(arg('--runs', 9));
+const OLD_RUNS = Number(arg('--old-runs', 3));
+const COMPARE = args('--compare');
 
 const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-startup-'));
 const serverArgs = ['--state-dir', stateDir];

@@ -12,14 +12,11 @@ import http from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
+import { arg, flag } from './lib.mjs';
 
-const arg = (k, d) => {
-  const i = process.argv.indexOf(`--${k}`);
-  return i > 0 ? process.argv[i + 1] : d;
-};
 const MIB = 1 << 20;
-const dir = arg('dir', '.');
-const defaults = process.argv.includes('--busboy-defaults');
+const dir = arg('--dir', '.');
+const defaults = flag('--busboy-defaults');
 let n = 0;
 fs.mkdirSync(dir, { recursive: true });
 
@@ -60,4 +57,4 @@ http
     bb.on('error', fail);
     req.pipe(bb);
   })
-  .listen(+arg('port', 18791), arg('host', '127.0.0.1'), () => console.log(`floor listening ${process.pid}`));
+  .listen(+arg('--port', 18791), arg('--host', '127.0.0.1'), () => console.log(`floor listening ${process.pid}`));

@@ -1,47 +1,16 @@
 // A damaged conversation database in the page (issue 33, finding 10): the server (dist/server/cli.js, as
 // `npm run serve` runs it) makes its daily backup after start; the file is then damaged; the next start shows
 // the server's sentence as a banner, and Settings → Backups → Restore brings the backup back in the same tab.
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { START_DEADLINE_MS, stopChild } from './helpers/server.js';
+import { serveCli, type Launched } from './helpers/server.js';
 
-const URL_LINE = /Satchel is running at (http:\/\/[^\s/]+)\/\?token=([^\s]+)/;
 /** The first backup is made BACKUP_FIRST_CHECK_MS (15 s) after start; a loaded machine gets some more. */
 const BACKUP_DEADLINE_MS = 45_000;
 
-interface Launched {
-  base: string;
-  token: string;
-  stop(): Promise<void>;
-}
-
-async function serve(stateDir: string, workspace: string): Promise<Launched> {
-  const child: ChildProcess = spawn(process.execPath, [path.resolve('dist/server/cli.js'), '--state-dir', stateDir, '--port', '0'], {
-    env: { ...process.env, SATCHEL_WEBUI_DEFAULT_WORKSPACE: workspace, SATCHEL_WEBUI_TOKEN: '', SATCHEL_WEBUI_PORT: '', SATCHEL_STT_PRELOAD: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const found = await new Promise<{ base: string; token: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL within ${START_DEADLINE_MS} ms:\n${output}`)), START_DEADLINE_MS);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const m = URL_LINE.exec(output);
-      if (m?.[1] && m[2]) {
-        clearTimeout(timer);
-        resolve({ base: m[1], token: m[2] });
-      }
-    });
-    child.stderr?.on('data', (chunk: Buffer) => void (output += chunk.toString()));
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${output}`));
-    });
-  });
-  return { ...found, stop: () => stopChild(child) };
-}
+const serve = (stateDir: string, workspace: string) => serveCli(stateDir, workspace, ['--port', '0']);
 
 test('a damaged database: the banner says what happened and what to do, and Restore in Settings brings the backup back', async ({ page }) => {
   test.setTimeout(120_000);

@@ -3,7 +3,6 @@
 // folder, port and token, as the desktop app's restart does). For those seconds the thread keeps the turn in
 // flight (the person's message and the partial reply) with "Satchel is restarting…", and once the server is back
 // the stored turn takes its place. Before the fix the turn vanished until the restart was over.
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,9 +10,8 @@ import { expect, test, type Page } from '@playwright/test';
 import { reply, startFakeAgent, type FakeAgent } from '../server/testing/fake-agent.js';
 import { configureAgent, openApp } from './helpers/chat.js';
 import { screenshotDir } from './helpers/screenshot-dir.js';
-import { START_DEADLINE_MS, stopChild } from './helpers/server.js';
+import { launchServer, type Launched } from './helpers/server.js';
 
-const URL_LINE = /Satchel is running at (http:\/\/[^\s/]+)\/\?token=([^\s]+)/;
 const KEY = 'sk-outage';
 /** One token the two launches share: the page's cookie stays good, as in the desktop app's restart. */
 const TOKEN = 'outage-e2e-token-0123456789abcdef';
@@ -22,38 +20,13 @@ const LONG_REPLY = Array.from({ length: 80 }, (_, i) => `word${i}`).join(' ');
 /** Long enough that a turn dropped from the screen would be seen gone (the page retries every second). */
 const DOWN_FOR_MS = 3_000;
 
-interface Launched {
-  base: string;
-  stop(): Promise<void>;
-}
-
-/** The server as the product ships it, on `stateDir`; `port` 0 picks one. */
-async function serve(stateDir: string, workspace: string, port: number): Promise<Launched> {
-  const entry = path.resolve(process.env.SATCHEL_E2E_ENTRY || 'dist/main/index.js');
-  const child: ChildProcess = spawn(process.execPath, [entry, '--server-only', '--port', String(port), '--state-dir', stateDir], {
-    env: { ...process.env, SATCHEL_WEBUI_DEFAULT_WORKSPACE: workspace, SATCHEL_WEBUI_TOKEN: TOKEN, SATCHEL_STT_PRELOAD: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+/** The server as the product ships it, on `stateDir`, with the one TOKEN; `port` 0 picks one. */
+const serve = (stateDir: string, workspace: string, port: number): Promise<Launched> =>
+  launchServer([path.resolve(process.env.SATCHEL_E2E_ENTRY || 'dist/main/index.js'), '--server-only', '--port', String(port), '--state-dir', stateDir], {
+    SATCHEL_WEBUI_DEFAULT_WORKSPACE: workspace,
+    SATCHEL_WEBUI_TOKEN: TOKEN,
+    SATCHEL_STT_PRELOAD: '0',
   });
-  let output = '';
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL within ${START_DEADLINE_MS} ms:\n${output}`)), START_DEADLINE_MS);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const m = URL_LINE.exec(output);
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    child.stderr?.on('data', (chunk: Buffer) => void (output += chunk.toString()));
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${output}`));
-    });
-  });
-  child.stdout?.resume();
-  return { base, stop: () => stopChild(child) };
-}
 
 let agent: FakeAgent;
 test.beforeAll(async () => {

@@ -5,9 +5,8 @@
 // Usage: node bench/history/build-corpus.mjs [--node-modules DIR] [--bytes N]
 import fs from 'node:fs';
 import path from 'node:path';
+import { arg } from '../lib.mjs';
 
-const argv = process.argv.slice(2);
-const arg = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
 const ROOT = path.resolve(arg('--node-modules', 'node_modules'));
 /** About a megabyte: enough distinct text that a 200k-message history is not one README repeated. */
 const BUDGET_BYTES = Number(arg('--bytes', 1_000_000));

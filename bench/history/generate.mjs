@@ -13,6 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import yazl from 'yazl';
+import { arg } from '../lib.mjs';
 
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 /** The sizes the issue names. */
@@ -188,8 +189,6 @@ export async function buildHistory({ url, token, messages = 20_000, seed = 37, l
 }
 
 async function main() {
-  const argv = process.argv.slice(2);
-  const arg = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
   const messages = Number(arg('--messages', 20_000));
   const seed = Number(arg('--seed', 37));
   const stateDir = arg('--state-dir', undefined);

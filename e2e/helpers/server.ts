@@ -36,6 +36,56 @@ export function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
+/**
+ * The base URL and token `child` prints once it listens (its stdout and stderr kept meanwhile, for the error);
+ * rejects if it exits first or prints none within START_DEADLINE_MS.
+ */
+export function printedUrl(child: ChildProcess): Promise<{ base: string; token: string }> {
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server printed no URL within ${START_DEADLINE_MS} ms:\n${output}`)), START_DEADLINE_MS);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = URL_LINE.exec(output);
+      if (m?.[1] && m[2]) {
+        clearTimeout(timer);
+        resolve({ base: m[1], token: m[2] });
+      }
+    });
+    child.stderr?.on('data', (chunk: Buffer) => void (output += chunk.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before it was ready:\n${output}`));
+    });
+  });
+}
+
+/** A server a test starts and stops itself, on a state folder the test owns (and removes). */
+export interface Launched {
+  base: string;
+  token: string;
+  stop(): Promise<void>;
+}
+
+/** `node <args>` with `env` over this process's environment, once it prints its URL. */
+export async function launchServer(args: string[], env: Record<string, string>): Promise<Launched> {
+  const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const found = await printedUrl(child);
+  return { ...found, stop: () => stopChild(child) };
+}
+
+/**
+ * The server as `npm run serve` runs it (dist/server/cli.js) on `stateDir`, a new token each start; without
+ * `--port` in `args` it tries the port its state folder remembers.
+ */
+export const serveCli = (stateDir: string, workspace: string, args: string[] = []): Promise<Launched> =>
+  launchServer([path.resolve('dist/server/cli.js'), '--state-dir', stateDir, ...args], {
+    SATCHEL_WEBUI_DEFAULT_WORKSPACE: workspace,
+    SATCHEL_WEBUI_TOKEN: '',
+    SATCHEL_WEBUI_PORT: '',
+    SATCHEL_STT_PRELOAD: '0',
+  });
+
 /** `seed`: writes into the state folder before the server starts (a session file an older Satchel left, say). */
 export async function startServer(env: Record<string, string> = {}, seed?: (dirs: { stateDir: string; workspace: string }) => void): Promise<RunningServer> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'satchel-e2e-'));
@@ -51,26 +101,7 @@ export async function startServer(env: Record<string, string> = {}, seed?: (dirs
     env: { ...process.env, SATCHEL_WEBUI_DEFAULT_WORKSPACE: workspace, SATCHEL_WEBUI_TOKEN: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  const found = await new Promise<{ base: string; token: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server printed no URL within ${START_DEADLINE_MS} ms:\n${output}`)), START_DEADLINE_MS);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const m = URL_LINE.exec(output);
-      if (m?.[1] && m[2]) {
-        clearTimeout(timer);
-        resolve({ base: m[1], token: m[2] });
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (c: Buffer) => {
-      output += c.toString();
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code} before it was ready:\n${output}`));
-    });
-  });
+  const found = await printedUrl(child);
   // Keep draining the pipes so a chatty server never blocks on a full pipe.
   child.stdout?.resume();
   child.stderr?.on('data', (c: Buffer) => {

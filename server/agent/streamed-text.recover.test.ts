@@ -1,25 +1,16 @@
 // Recovery of a turn a crash interrupted, with the text it had shown kept (streamed-batches.ts): the partial reply
 // sits between the question and the Interrupted marker, a Regenerate's earlier version is kept on the question's
 // row as before, only the interrupted stream's text is used, and nothing kept is left for a later start.
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { SessionStore } from '../store/sessions.js';
+import type { SessionStore } from '../store/sessions.js';
 import { branch, versionSummary } from '../store/versions.js';
 import { recoverInterruptedTurns } from './turns.js';
+import { freshStore, removeStore } from '../testing/fresh-store.js';
 
 let tmp: string;
 let store: SessionStore;
-beforeEach(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-recover-'));
-  store = new SessionStore(tmp);
-  await store.load();
-});
-afterEach(async () => {
-  await store.close();
-  await fs.rm(tmp, { recursive: true, force: true });
-});
+beforeEach(async () => ({ dir: tmp, store } = await freshStore('satchel-recover-')));
+afterEach(() => removeStore({ dir: tmp, store }));
 
 it('a Regenerate killed mid-reply: the question with both versions, the shown text as a partial reply, the marker', async () => {
   const s = await store.create({ workspace: tmp, profile: 'default' });

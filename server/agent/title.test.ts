@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventBus, type ServerEvent } from '../store/events.js';
-import { SessionStore } from '../store/sessions.js';
+import type { SessionStore } from '../store/sessions.js';
 import { reply, startFakeAgent, type FakeAgent } from '../testing/fake-agent.js';
 import { scriptedAgent, TEST_AGENT_CONFIG, type ScriptedAgent } from '../testing/scripted-agent.js';
 import { asksAgentForTitle, cleanTitle, askTitle, TITLE_PROMPT, titleFrom, titleRequest } from './title.js';
@@ -14,6 +14,7 @@ import { TurnManager } from './turns.js';
 import { AgentError, type AgentKind } from './types.js';
 import { HERMES_SESSION_HEADER, streamTurn } from './upstream.js';
 import { storedJson } from '../testing/stored-session.js';
+import { openStore } from '../testing/fresh-store.js';
 
 describe('cleanTitle', () => {
   it('keeps one line of the answer, without labels, quotes, Markdown or a full stop', () => {
@@ -101,8 +102,7 @@ describe('a whole turn, over sockets to the fake agent', () => {
     fake = await startFakeAgent({ hermes: kind === 'hermes' });
     fake.next(reply(answer));
     fake.titleScript = reply('## **Lisbon** in _Spring_');
-    const sessions = new SessionStore(dir);
-    await sessions.load();
+    const sessions = await openStore(dir);
     const turns = new TurnManager(sessions, new EventBus(), {
       streamTurn,
       loadConfig: () => ({ ...TEST_AGENT_CONFIG, baseUrl: fake.baseUrl, model: 'fake-model', kind }),
@@ -143,8 +143,7 @@ describe('a title asked of the agent after the first exchange', () => {
 
   beforeEach(async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-title-'));
-    sessions = new SessionStore(dir);
-    await sessions.load();
+    sessions = await openStore(dir);
     bus = new EventBus();
     events = [];
     bus.subscribe((e) => events.push(e));

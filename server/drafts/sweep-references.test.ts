@@ -8,10 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../index.js';
-import { SessionStore } from '../store/sessions.js';
 import { postMultipart, TEST_TOKEN } from '../testing/harness.js';
 import { ATTACHMENT_SENT } from './remove.js';
 import { sweepUnsentAttachments, UNSENT_ATTACHMENT_MAX_AGE_MS } from './sweep.js';
+import { openStore } from '../testing/fresh-store.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
@@ -90,8 +90,7 @@ async function aWeekLater(files: string[]): Promise<{ removed: number; client: C
   const when = new Date(Date.now() - UNSENT_ATTACHMENT_MAX_AGE_MS - DAY);
   for (const file of files) await fs.utimes(file, when, when);
   const stateDir = path.join(tmp!, 'state');
-  const store = new SessionStore(stateDir);
-  await store.load();
+  const store = await openStore(stateDir);
   let removed: number;
   try {
     removed = await sweepUnsentAttachments(stateDir, store);

@@ -6,10 +6,11 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ArrivalLog } from '../inbox/arrivals.js';
 import { EventBus } from '../store/events.js';
-import { SessionStore, type Attachment } from '../store/sessions.js';
+import type { SessionStore, Attachment } from '../store/sessions.js';
 import { writeDraft } from './store.js';
 import { writeCaptureDraft } from './capture.js';
 import { sweepUnsentAttachments, UNSENT_ATTACHMENT_MAX_AGE_MS } from './sweep.js';
+import { openStore } from '../testing/fresh-store.js';
 
 let tmp: string;
 let store: SessionStore;
@@ -17,8 +18,7 @@ const DAY = 24 * 60 * 60 * 1000;
 
 beforeEach(async () => {
   tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-sweep-')));
-  store = new SessionStore(tmp);
-  await store.load();
+  store = await openStore(tmp);
 });
 afterEach(async () => {
   await fs.rm(tmp, { recursive: true, force: true });

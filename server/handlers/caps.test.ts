@@ -8,11 +8,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { capRefusal, MAX_ATTACHMENTS_PER_SESSION, MAX_MESSAGE_ATTACHMENTS, MAX_MESSAGES_PER_SESSION, MAX_TURN_ATTACHMENTS, ROWS_PER_TURN } from '../store/caps.js';
-import { SessionStore, type Attachment, type Message } from '../store/sessions.js';
+import type { Attachment, Message } from '../store/sessions.js';
 import { MAX_VERSIONS_PER_MESSAGE, withNewVersion } from '../store/versions.js';
 import { setLogSink } from '../core/log.js';
 import { postMultipart, startTestServer, type TestServer } from '../testing/harness.js';
 import { scriptedAgent, TEST_AGENT_CONFIG } from '../testing/scripted-agent.js';
+import { openStore } from '../testing/fresh-store.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
@@ -37,8 +38,7 @@ async function stateWith(counts: { attachments?: number; messages?: number; rows
   stateRoot = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-caps-')));
   const stateDir = path.join(stateRoot, 'state');
   await fs.mkdir(stateDir, { mode: 0o700 });
-  const store = new SessionStore(stateDir);
-  await store.load();
+  const store = await openStore(stateDir);
   const folder = path.join(stateDir, 'attachments', ID);
   const attachments: Attachment[] = Array.from({ length: counts.attachments ?? 0 }, (_, i) => ({
     // Images: the search index's background pass has no text to read from them, so it does not hold the database up.

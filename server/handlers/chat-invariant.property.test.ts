@@ -9,15 +9,12 @@
 // database keeps what the gateway would keep: the answer, the message of a failed turn, and for a stopped one
 // something Satchel never showed, so a header sent out of step is caught. Over real sockets and the real
 // gateway, chat-hermes.test.ts and chat-hermes-gateway.test.ts check the same for chosen sequences.
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { isTitleRequest } from '../agent/title.js';
 import { AgentError, type AgentConfig, type ChatMessage, type StreamTurn, type UpstreamEvent } from '../agent/types.js';
-import { startServer, type RunningServer } from '../index.js';
 import { TEST_TOKEN } from '../testing/harness.js';
+import { startRestartable, type RestartableServer } from '../testing/restartable-server.js';
 import { openSse } from '../testing/sse.js';
 
 /** Random sequences per run of the suite, and steps per sequence: a few seconds in all on this machine. */
@@ -87,42 +84,16 @@ class Agents {
   };
 }
 
-let stateDir: string;
-let tmp: string;
 let agents: Agents;
-let server: RunningServer;
-
-async function start(): Promise<void> {
-  server = await startServer({
-    host: '127.0.0.1',
-    port: 0,
-    stateDir,
-    token: TEST_TOKEN,
-    maxUploadBytes: 1024 * 1024,
-    defaultWorkspace: tmp,
-  }, { agent: { streamTurn: agents.streamTurn, loadConfig: () => AGENTS[agents.agent] } });
-}
+let srv: RestartableServer;
 
 beforeAll(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-invariant-'));
-  stateDir = path.join(tmp, 'state');
   agents = new Agents();
-  await start();
+  srv = await startRestartable('satchel-invariant-', { streamTurn: agents.streamTurn, loadConfig: () => AGENTS[agents.agent] });
 });
-afterAll(async () => {
-  await server.close();
-  await fs.rm(tmp, { recursive: true, force: true });
-});
+afterAll(() => srv.close());
 
-async function call(method: 'GET' | 'POST', pathname: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(server.origin + pathname, {
-    method,
-    headers: { Authorization: `Bearer ${TEST_TOKEN}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  });
-  return { status: res.status, json: await res.json() };
-}
+const call: RestartableServer['call'] = (method, pathname, body) => srv.call(method, pathname, body);
 
 interface Row {
   role: string;
@@ -145,12 +116,11 @@ async function turn(id: string, body: Record<string, unknown>, behaviour: Behavi
   agents.expectTurn(behaviour);
   const started = await call('POST', '/api/chat/start', { session_id: id, ...body });
   expect(started.status, JSON.stringify(started.json)).toBe(200);
-  const stream = await openSse(server.port, `/api/chat/stream?stream_id=${started.json.stream_id}`, { Authorization: `Bearer ${TEST_TOKEN}` });
+  const stream = await openSse(srv.server.port, `/api/chat/stream?stream_id=${started.json.stream_id}`, { Authorization: `Bearer ${TEST_TOKEN}` });
   if (behaviour.kind === 'stop' || behaviour.kind === 'restart') await agents.begun;
   if (behaviour.kind === 'stop') await call('POST', '/api/chat/cancel', { stream_id: started.json.stream_id });
   if (behaviour.kind === 'restart') {
-    await server.close();
-    await start();
+    await srv.restart();
   } else await stream.ended();
   expect(agents.seen.length).toBe(seenBefore + 1);
   expect(agents.seen.at(-1)).toEqual([...shownBefore, ['user', text]]);

@@ -8,12 +8,12 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_OPENING_NOTE } from '../agent/input.js';
-import { SessionStore } from '../store/sessions.js';
 import { chunk, contentChunk, startFakeAgent, type FakeAgent, type Frame, type RecordedRequest } from '../testing/fake-agent.js';
 import { postMultipart, startTestServer, waitUntil, type TestServer } from '../testing/harness.js';
 import { openSse } from '../testing/sse.js';
 import { runTurn } from '../testing/turns.js';
 import { reply } from '../testing/fake-agent.js';
+import { openStore } from '../testing/fresh-store.js';
 
 const KEY = 'gateway-key-0123456789abcdef';
 const HEADER = 'x-hermes-session-id';
@@ -140,8 +140,7 @@ describe('a message written while a reply streams (issue 34)', () => {
 
     // The order is what is stored: the database itself, read by a store of its own (a second server may not
     // open a state folder one already owns), holds the same rows.
-    const stored = new SessionStore(srv.stateDir);
-    await stored.load();
+    const stored = await openStore(srv.stateDir);
     try {
       expect(rowsOf((await stored.get(id))!.messages as Row[])).toEqual(expected);
     } finally {

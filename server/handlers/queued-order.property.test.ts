@@ -5,14 +5,13 @@
 // a Hermes gateway too (the header is not sent while its database lacks them). The agents are modelled in-process
 // as in chat-invariant.property.test.ts: a gateway's model sees its own database for the id, then the new message.
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { isTitleRequest } from '../agent/title.js';
 import { AgentError, type AgentConfig, type ChatMessage, type StreamTurn, type UpstreamEvent } from '../agent/types.js';
-import { startServer, type RunningServer } from '../index.js';
 import { TEST_TOKEN, waitUntil } from '../testing/harness.js';
+import { startRestartable, type RestartableServer } from '../testing/restartable-server.js';
 import { openSse } from '../testing/sse.js';
 
 /** Random sequences per run, turns per sequence, writes per turn: a few seconds in all on this machine. */
@@ -83,42 +82,16 @@ class Agents {
   };
 }
 
-let stateDir: string;
-let tmp: string;
 let agents: Agents;
-let server: RunningServer;
-
-async function start(): Promise<void> {
-  server = await startServer({
-    host: '127.0.0.1',
-    port: 0,
-    stateDir,
-    token: TEST_TOKEN,
-    maxUploadBytes: 1024 * 1024,
-    defaultWorkspace: tmp,
-  }, { agent: { streamTurn: agents.streamTurn, loadConfig: () => AGENTS[agents.agent] } });
-}
+let srv: RestartableServer;
 
 beforeAll(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-queued-'));
-  stateDir = path.join(tmp, 'state');
   agents = new Agents();
-  await start();
+  srv = await startRestartable('satchel-queued-', { streamTurn: agents.streamTurn, loadConfig: () => AGENTS[agents.agent] });
 });
-afterAll(async () => {
-  await server.close();
-  await fs.rm(tmp, { recursive: true, force: true });
-});
+afterAll(() => srv.close());
 
-async function call(method: 'GET' | 'POST', pathname: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(server.origin + pathname, {
-    method,
-    headers: { Authorization: `Bearer ${TEST_TOKEN}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  });
-  return { status: res.status, json: await res.json() };
-}
+const call: RestartableServer['call'] = (method, pathname, body) => srv.call(method, pathname, body);
 
 interface Row {
   role: string;
@@ -167,7 +140,7 @@ it(`rows written while a turn runs follow its rows in the order written, over ${
         const seenBefore = agents.seen.length;
         const started = await call('POST', '/api/chat/start', { session_id: id, message });
         expect(started.status, JSON.stringify(started.json)).toBe(200);
-        const stream = await openSse(server.port, `/api/chat/stream?stream_id=${started.json.stream_id}`, { Authorization: `Bearer ${TEST_TOKEN}` });
+        const stream = await openSse(srv.server.port, `/api/chat/stream?stream_id=${started.json.stream_id}`, { Authorization: `Bearer ${TEST_TOKEN}` });
         await agents.begun;
         // The model saw the conversation as it was shown, every row written during earlier turns included.
         const shownBefore = (await sessionOf(id)).messages.filter((r) => !r._error && !r.arrival && (r.role === 'user' || r.role === 'assistant')).map((r): Said => [r.role, r.content]);
@@ -186,9 +159,9 @@ it(`rows written while a turn runs follow its rows in the order written, over ${
             expect(res.status, JSON.stringify(res.json)).toBe(200);
           } else {
             const name = `file-${++files}.txt`;
-            const file = path.join(tmp, name);
+            const file = path.join(srv.tmp, name);
             await fs.writeFile(file, text);
-            const opened = await server.desktop.addToInbox([file], 'current');
+            const opened = await srv.server.desktop.addToInbox([file], 'current');
             expect(opened.sessionId).toBe(id);
             written.push({ via: 'open', text: name });
             await waitUntil(async () => JSON.stringify((await sessionOf(id)).queued_messages ?? []).includes(name), `the arrival of ${name}`);
@@ -203,8 +176,7 @@ it(`rows written while a turn runs follow its rows in the order written, over ${
 
         if (t.outcome === 'stop') await call('POST', '/api/chat/cancel', { stream_id: started.json.stream_id });
         if (t.outcome === 'restart') {
-          await server.close();
-          await start();
+          await srv.restart();
         } else {
           agents.release();
           await stream.ended();
@@ -230,7 +202,7 @@ it(`rows written while a turn runs follow its rows in the order written, over ${
       const seen = agents.seen.at(-1)!.map(([, text]) => text).join('\n');
       for (const r of shown.filter((m) => m.role === 'user')) expect(seen).toContain(r.content);
       agents.release();
-      await (await openSse(server.port, `/api/chat/stream?stream_id=${started.json.stream_id}`, { Authorization: `Bearer ${TEST_TOKEN}` })).ended();
+      await (await openSse(srv.server.port, `/api/chat/stream?stream_id=${started.json.stream_id}`, { Authorization: `Bearer ${TEST_TOKEN}` })).ended();
     }),
     { numRuns: RUNS },
   );

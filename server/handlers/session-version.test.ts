@@ -9,9 +9,9 @@ import { scriptedAgent, TEST_AGENT_CONFIG, type ScriptedAgent } from '../testing
 import { openSse } from '../testing/sse.js';
 import { recoverInterruptedTurns } from '../agent/turns.js';
 import { INTERRUPTED } from '../agent/turn-texts.js';
-import { SessionStore } from '../store/sessions.js';
 import { branch, NO_SUCH_MESSAGE, NO_SUCH_VERSION, NO_VERSIONS, showVersion, versionSummary } from '../store/versions.js';
 import { storedSessionText } from '../testing/stored-session.js';
+import { openStore } from '../testing/fresh-store.js';
 
 let srv: TestServer;
 let agent: ScriptedAgent;
@@ -159,8 +159,7 @@ describe('versions across a restart', () => {
   it('a turn that made a new version and was cut by a restart keeps the version it replaced', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-versions-'));
     try {
-      const store = new SessionStore(dir);
-      await store.load();
+      const store = await openStore(dir);
       const { session_id: id } = await store.create({ workspace: dir, profile: 'default' });
       await store.update(id, (s) => {
         s.messages = [
@@ -178,8 +177,7 @@ describe('versions across a restart', () => {
         s.pending_attachments = [];
         s.pending_started_at = 3;
       });
-      const after = new SessionStore(dir);
-      await after.load();
+      const after = await openStore(dir);
       expect(await recoverInterruptedTurns(after)).toBe(1);
       const rows = (await after.get(id))!.messages;
       expect(rows.map((r) => r.content)).toEqual(['Q', `**Interrupted:** ${INTERRUPTED}`]);

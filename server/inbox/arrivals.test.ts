@@ -9,9 +9,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FileAttachment } from '../core/wire.js';
 import { startServer } from '../index.js';
 import { EventBus, type ServerEvent } from '../store/events.js';
-import { SessionStore, type Message, type Session } from '../store/sessions.js';
+import type { Message, Session } from '../store/sessions.js';
 import { postMultipart, TEST_TOKEN } from '../testing/harness.js';
 import { appendArrivals, arrivalFrom, ARRIVAL_GROUP_MS, arrivalText, ArrivalLog, MAX_FILES_PER_ARRIVAL_ROW } from './arrivals.js';
+import { openStore } from '../testing/fresh-store.js';
 
 const file = (name: string): FileAttachment => ({ kind: 'file', filename: name, path: `/state/${name}`, size: 1, mime: 'text/plain', is_image: false });
 const downloads = { source: 'folder' as const, from: 'Downloads' };
@@ -85,8 +86,7 @@ describe('ArrivalLog with a real store', () => {
 
   it('a burst of 1,000 files is one store write and one session_updated, and survives a reopen', async () => {
     dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'satchel-arrivals-'));
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     const s = await store.create({ workspace: dir, profile: 'default' });
     const events = new EventBus();
     const seen: ServerEvent[] = [];
@@ -98,8 +98,7 @@ describe('ArrivalLog with a real store', () => {
     expect(seen.map((e) => e.name)).toEqual(['session_updated']);
     await store.close();
 
-    const reopened = new SessionStore(dir);
-    await reopened.load();
+    const reopened = await openStore(dir);
     const rows = (await reopened.get(s.session_id))!.messages;
     expect(rows.map((m) => m.content)).toEqual([`${MAX_FILES_PER_ARRIVAL_ROW} files arrived from Downloads`, `${1000 - MAX_FILES_PER_ARRIVAL_ROW} files arrived from Downloads`]);
     expect(rows[1]!.attachments!.at(-1)).toMatchObject({ kind: 'file', filename: 'f999.txt' });

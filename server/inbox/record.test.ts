@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { takenKeys } from '../store/inbox-taken.js';
-import { SessionStore } from '../store/sessions.js';
+import type { SessionStore } from '../store/sessions.js';
+import { freshStore, removeStore } from '../testing/fresh-store.js';
 import { InboxRecord, STATE_FILE, type Recorded } from './record.js';
 
 let dir: string;
@@ -14,14 +15,11 @@ let store: SessionStore;
 /** Each test on a state folder of its own, its database open, removed after. */
 const inState = (name: string, test: () => Promise<void>) =>
   it(name, async () => {
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-inbox-record-'));
-    store = new SessionStore(dir);
+    ({ dir, store } = await freshStore('satchel-inbox-record-'));
     try {
-      await store.load();
       await test();
     } finally {
-      await store.close();
-      await fs.rm(dir, { recursive: true, force: true });
+      await removeStore({ dir, store });
     }
   });
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { connectWith, firstText, ledger, makeKey } from './testing/keys.js';
+import { commandOf, grantOf, KEYS, markerText, sees, toolCall, type Grant } from './testing/property-model.js';
 
 /** Each run makes 3 keys (64 at most in all, revoked ones counted): room is left for shrinking a failure. */
 const RUNS = 10;
@@ -20,7 +21,7 @@ beforeAll(async () => {
   server = await startTestServer();
   for (let i = 0; i < CONVERSATIONS; i++) {
     const id = await server.newSession();
-    expect((await server.json('/api/session/message', { session_id: id, text: `marker-${i} heron` })).status).toBe(200);
+    expect((await server.json('/api/session/message', { session_id: id, text: markerText(i) })).status).toBe(200);
     sessions.push(id);
   }
 });
@@ -29,29 +30,9 @@ afterAll(async () => {
   await server.stop();
 });
 
-type Grant = { all: true } | { all: false; ids: number[] };
-type Command =
-  | { op: 'read'; key: number; conversation: number }
-  | { op: 'search'; key: number }
-  | { op: 'list'; key: number }
-  | { op: 'grant'; key: number; grant: Grant }
-  | { op: 'revoke'; key: number };
-
-const grant: fc.Arbitrary<Grant> = fc.oneof(
-  fc.constant({ all: true as const }),
-  fc.subarray([0, 1, 2]).map((ids) => ({ all: false as const, ids })),
-);
-const keyIndex = fc.integer({ min: 0, max: 2 });
-const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ op: fc.constant('read' as const), key: keyIndex, conversation: fc.integer({ min: 0, max: CONVERSATIONS - 1 }) }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('search' as const), key: keyIndex }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('list' as const), key: keyIndex }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('grant' as const), key: keyIndex, grant }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('revoke' as const), key: keyIndex }) },
-);
-
+const grant = grantOf(CONVERSATIONS);
+const command = commandOf(CONVERSATIONS, { read: 6, search: 2, list: 2, grant: 2, revoke: 1 });
 const wire = (g: Grant) => (g.all ? [{ kind: 'all' }] : g.ids.map((i) => ({ kind: 'conversation', session_id: sessions[i] })));
-const sees = (g: Grant, i: number) => g.all || g.ids.includes(i);
 
 it('no read outside a grant; every read in the ledger', async () => {
   await fc.assert(
@@ -74,13 +55,7 @@ it('no read outside a grant; every read in the ledger', async () => {
             k.revoked = true;
             continue;
           }
-          const call =
-            c.op === 'read'
-              ? { name: 'read_session', arguments: { session_id: sessions[c.conversation] } }
-              : c.op === 'search'
-                ? { name: 'search', arguments: { query: 'heron' } }
-                : { name: 'list_sessions', arguments: {} };
-          const result = await clients[c.key]!.callTool(call).catch(() => undefined);
+          const result = await clients[c.key]!.callTool(toolCall(c, sessions)).catch(() => undefined);
           if (k.revoked) {
             expect(result).toBeUndefined();
             continue;
@@ -100,7 +75,7 @@ it('no read outside a grant; every read in the ledger', async () => {
           // A read served is one ledger row; a search across conversations one per conversation it showed (or one).
           if (!result!.isError) served[c.key]! += c.op === 'search' ? Math.max(1, new Set(JSON.parse(text).results.map((r: { session_id: string }) => r.session_id)).size) : 1;
         }
-        for (let i = 0; i < 3; i++) {
+        for (let i = 0; i < KEYS; i++) {
           const rows = await ledger(server, `&key_id=${keys[i]!.id}`);
           const ok = rows.filter((r) => r.outcome === 'ok');
           expect(ok.length).toBe(served[i]);

@@ -1,26 +1,17 @@
 // The agent keys against the database's own life: a start writes nothing (a damaged file is left as it was), a
 // damaged database knows no key (fail closed), and a restored backup never brings a revoked agent back.
 import { createHash } from 'node:crypto';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SessionStore } from '../store/sessions.js';
+import type { SessionStore } from '../store/sessions.js';
 import { AgentKeys } from './keys.js';
+import { freshStore, removeStore } from '../testing/fresh-store.js';
 
 let dir: string;
 let store: SessionStore;
 
-beforeEach(async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-keys-restore-'));
-  store = new SessionStore(dir);
-  await store.load();
-});
+beforeEach(async () => ({ dir, store } = await freshStore('satchel-keys-restore-')));
 
-afterEach(async () => {
-  await store.close();
-  await fs.rm(dir, { recursive: true, force: true });
-});
+afterEach(() => removeStore({ dir, store }));
 
 const ALL = [{ kind: 'all' as const, target: '', expires_at: null }];
 

@@ -17,6 +17,8 @@ import { DEFAULT_PROFILE } from '../store/profiles.js';
 import { agentKeysOf, type AgentKeys } from './keys.js';
 import { KEY_GONE } from './scope.js';
 import { createMcpServer } from './server.js';
+import { firstText } from './testing/keys.js';
+import { commandOf, grantOf, KEYS, markerText, sees, toolCall, type Grant } from './testing/property-model.js';
 
 /** RUNS × COMMANDS commands, of which ~86 % tool calls: over the issue's 10,000 (3 keys a run: far under MAX_AGENT_KEYS). */
 const RUNS = 5;
@@ -36,7 +38,7 @@ beforeAll(async () => {
   keys = agentKeysOf(built.app)!;
   for (let i = 0; i < CONVERSATIONS; i++) {
     const s = await built.app.sessions.create({ workspace, profile: DEFAULT_PROFILE });
-    await built.app.sessions.addMessage(s.session_id, `marker-${i} heron`, []);
+    await built.app.sessions.addMessage(s.session_id, markerText(i), []);
     sessions.push(s.session_id);
   }
 }, 60_000);
@@ -47,31 +49,11 @@ afterAll(async () => {
   await fs.rm(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 });
 
-type Grant = { all: true } | { all: false; ids: number[] };
-type Command =
-  | { op: 'read'; key: number; conversation: number }
-  | { op: 'search'; key: number }
-  | { op: 'list'; key: number }
-  | { op: 'grant'; key: number; grant: Grant }
-  | { op: 'revoke'; key: number };
-
-const grant: fc.Arbitrary<Grant> = fc.oneof(
-  fc.constant({ all: true as const }),
-  fc.subarray(Array.from({ length: CONVERSATIONS }, (_, i) => i)).map((ids) => ({ all: false as const, ids })),
-);
-const keyIndex = fc.integer({ min: 0, max: 2 });
-const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 40, arbitrary: fc.record({ op: fc.constant('read' as const), key: keyIndex, conversation: fc.integer({ min: 0, max: CONVERSATIONS - 1 }) }) },
-  { weight: 15, arbitrary: fc.record({ op: fc.constant('search' as const), key: keyIndex }) },
-  { weight: 15, arbitrary: fc.record({ op: fc.constant('list' as const), key: keyIndex }) },
-  { weight: 10, arbitrary: fc.record({ op: fc.constant('grant' as const), key: keyIndex, grant }) },
-  // Rare: a revoked key only makes refusals, and most of a run should be reads.
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('revoke' as const), key: keyIndex }) },
-);
+const grant = grantOf(CONVERSATIONS);
+// Revokes rare: a revoked key only makes refusals, and most of a run should be reads.
+const command = commandOf(CONVERSATIONS, { read: 40, search: 15, list: 15, grant: 10, revoke: 1 });
 
 const stored = (g: Grant) => (g.all ? [{ kind: 'all' as const, target: '', expires_at: null }] : g.ids.map((i) => ({ kind: 'conversation' as const, target: sessions[i]!, expires_at: null })));
-const sees = (g: Grant, i: number) => g.all || g.ids.includes(i);
-const text = (r: unknown) => ((r as { content: { text?: string }[] }).content[0]?.text ?? '');
 type Row = [op: string, outcome: string, session: string | null];
 
 it('10,000 calls by 3 agents: no read outside a grant, every call in the ledger as it happened', async () => {
@@ -106,14 +88,9 @@ it('10,000 calls by 3 agents: no read outside a grant, every call in the ledger 
             continue;
           }
           calls++;
-          const call =
-            c.op === 'read'
-              ? { name: 'read_session', arguments: { session_id: sessions[c.conversation] } }
-              : c.op === 'search'
-                ? { name: 'search', arguments: { query: 'heron' } }
-                : { name: 'list_sessions', arguments: {} };
+          const call = toolCall(c, sessions);
           const result = await clients[c.key]!.callTool(call);
-          const said = text(result);
+          const said = firstText(result);
           const asked = c.op === 'read' ? sessions[c.conversation]! : null;
           if (k.revoked) {
             expect([result.isError, said]).toEqual([true, KEY_GONE]);
@@ -135,7 +112,7 @@ it('10,000 calls by 3 agents: no read outside a grant, every call in the ledger 
           else for (const s of new Set(shown)) expected[c.key]!.push(['search', 'ok', s]);
         }
         // The ledger, per key, is exactly the calls made: every read served is there, none is there that was not.
-        for (let i = 0; i < 3; i++) {
+        for (let i = 0; i < KEYS; i++) {
           const rows = await built.app.sessions.query((q) =>
             q.all<{ op: string; outcome: string; session_id: string | null }>('SELECT op, outcome, session_id FROM mcp_ledger WHERE key_id = ? AND id > ? ORDER BY id', [made[i]!.key.id, first?.id ?? 0]),
           );

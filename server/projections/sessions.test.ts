@@ -3,9 +3,10 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { INTERNAL_MESSAGE_FIELDS, SessionStore } from '../store/sessions.js';
+import { INTERNAL_MESSAGE_FIELDS } from '../store/sessions.js';
 import { publicSession } from './sessions.js';
 import { storedJson } from '../testing/stored-session.js';
+import { openStore } from '../testing/fresh-store.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -17,8 +18,7 @@ afterEach(async () => {
 
 describe('publicSession', () => {
   it('drops internal message fields from the public projection', async () => {
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     const s = await store.create({ workspace: '/w', profile: 'default' });
     await store.update(s.session_id, (d) => {
       d.messages.push({ role: 'user', content: 'hi', attachments: [], timestamp: 1, ...Object.fromEntries(INTERNAL_MESSAGE_FIELDS.map((f) => [f, 'secret'])) });
@@ -30,8 +30,7 @@ describe('publicSession', () => {
   });
 
   it("drops Hermes' session id and counter, and an answer's mark, kept on disk", async () => {
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     const s = await store.create({ workspace: '/w', profile: 'default' });
     const hermes = { id: `satchel-${s.session_id}-0badf00d`, n: 2, base_url: 'http://127.0.0.1:8642' };
     await store.update(s.session_id, (d) => {

@@ -1,27 +1,18 @@
 // The ledger's writer (store/mcp-ledger.ts LedgerWriter): reads asked for together are written as one batch, each
 // answered only once its batch is committed; a batch that fails refuses every read in it and keeps none of its
 // rows; the bounds are still kept (the prune runs after a batch crossing a multiple of LEDGER_PRUNE_EVERY).
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { waitUntil } from '../testing/harness.js';
-import { SessionStore } from './sessions.js';
+import type { SessionStore } from './sessions.js';
 import { LEDGER_MAX_AGE_MS, LEDGER_PRUNE_EVERY, queryLedger, type LedgerInput } from './mcp-ledger.js';
+import { freshStore, openStore, removeStore } from '../testing/fresh-store.js';
 
 let dir: string;
 let store: SessionStore;
 
-beforeEach(async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-ledger-writer-'));
-  store = new SessionStore(dir);
-  await store.load();
-});
+beforeEach(async () => ({ dir, store } = await freshStore('satchel-ledger-writer-')));
 
-afterEach(async () => {
-  await store.close();
-  await fs.rm(dir, { recursive: true, force: true });
-});
+afterEach(() => removeStore({ dir, store }));
 
 const row = (i: number, extra: Partial<LedgerInput> = {}): LedgerInput => ({
   key_id: `k${i % 3}`,
@@ -49,8 +40,7 @@ it('writes reads asked for at once, every row in the order asked, each answered 
   );
   // On disk, not only in this connection: a second connection reads them.
   await store.close();
-  store = new SessionStore(dir);
-  await store.load();
+  store = await openStore(dir);
   expect(await all()).toHaveLength(50);
 });
 

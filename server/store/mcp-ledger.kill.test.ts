@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { bundleChild } from '../testing/compile.js';
-import { SessionStore } from './sessions.js';
+import { openStore } from '../testing/fresh-store.js';
 
 const ROUNDS = 8;
 const CHILD_TIMEOUT_MS = 20_000;
@@ -60,8 +60,7 @@ it('keeps every answered read after a kill, and no call half-written', async () 
     const stateDir = path.join(work, `r${round}`);
     await fs.mkdir(stateDir);
     const acked = await killedAfter(stateDir, randomInt(50, 400));
-    const store = new SessionStore(stateDir);
-    await store.load();
+    const store = await openStore(stateDir);
     try {
       const names = new Set(
         (await store.transaction((q) => q.all<{ name: string }>('SELECT name FROM mcp_ledger'))).map((r) => r.name),

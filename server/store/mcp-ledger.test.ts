@@ -1,25 +1,16 @@
 // The ledger's bounds (issue 39): the newest MAX_LEDGER_ENTRIES rows (here a small max), none older than a year,
 // enforced every LEDGER_PRUNE_EVERY rows written; pages newest first by key and by conversation.
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { SessionStore } from './sessions.js';
+import type { SessionStore } from './sessions.js';
 import { LEDGER_MAX_AGE_MS, LEDGER_PRUNE_EVERY, MAX_LEDGER_TEXT_CHARS, pruneLedger, queryLedger, recordLedger, type LedgerInput } from './mcp-ledger.js';
+import { freshStore, removeStore } from '../testing/fresh-store.js';
 
 let dir: string;
 let store: SessionStore;
 
-beforeEach(async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-ledger-'));
-  store = new SessionStore(dir);
-  await store.load();
-});
+beforeEach(async () => ({ dir, store } = await freshStore('satchel-ledger-')));
 
-afterEach(async () => {
-  await store.close();
-  await fs.rm(dir, { recursive: true, force: true });
-});
+afterEach(() => removeStore({ dir, store }));
 
 const row = (i: number, extra: Partial<LedgerInput> = {}): LedgerInput => ({
   key_id: `k${i % 2}`,

@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Db } from './db/connection.js';
 import { PURGE_ROWS_PER_BATCH } from './db/purge.js';
 import { leftOf, longConversation } from '../testing/purge-fixtures.js';
-import { SESSION_DB_FILE, SessionStore } from './sessions.js';
+import { SESSION_DB_FILE } from './sessions.js';
+import { openStore } from '../testing/fresh-store.js';
 
 /** The conversation purged: as long as one may be, so the purge is many batches. */
 const LONG = 10_000;
@@ -24,8 +25,7 @@ const NONE = { sessions: 0, messages: 0, attachments: 0, search_docs: 0, attachm
 
 describe('purging a long conversation', () => {
   it('lets another conversation append between its batches, and leaves nothing of it and everything else', async () => {
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     const other = await store.create({ workspace: '/w', profile: 'default' });
     await store.insert(longConversation('00000000000a', LONG));
     await store.markDeleted('00000000000a');
@@ -57,8 +57,7 @@ describe('purging a long conversation', () => {
     } finally {
       await db.close();
     }
-    const reloaded = new SessionStore(dir);
-    await reloaded.load();
+    const reloaded = await openStore(dir);
     expect(reloaded.list().map((s) => s.session_id)).toEqual([other.session_id]);
     expect((await reloaded.get(other.session_id))!.messages).toHaveLength(1);
     await reloaded.close();

@@ -1,27 +1,19 @@
 // The receipts table through the store: coalescing within the window, the bound per conversation, the cascade
 // when a conversation is purged, and nothing of it in the search index. Times are given, not waited for.
-import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { withDatabase } from '../testing/stored-session.js';
 import { Db } from './db/connection.js';
 import { migrateSchema, SCHEMA_VERSION } from './db/schema.js';
 import { clientLabel, MAX_RECEIPTS_PER_SESSION, RECEIPT_COALESCE_MS } from './receipts.js';
-import { SessionStore } from './sessions.js';
+import type { SessionStore } from './sessions.js';
 import type { LedgerInput } from './mcp-ledger.js';
+import { freshStore, removeStore } from '../testing/fresh-store.js';
 
 let dir: string;
 let store: SessionStore;
-beforeEach(async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-receipts-'));
-  store = new SessionStore(dir);
-  await store.load();
-});
-afterEach(async () => {
-  await store.close();
-  await fs.rm(dir, { recursive: true, force: true });
-});
+beforeEach(async () => ({ dir, store } = await freshStore('satchel-receipts-')));
+afterEach(() => removeStore({ dir, store }));
 
 const T0 = Date.parse('2026-11-26T10:42:00Z');
 const noKeys = (): string => 'no key';

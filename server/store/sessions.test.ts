@@ -6,6 +6,7 @@ import { setLogSink } from '../core/log.js';
 import { storedJson, storedSession } from '../testing/stored-session.js';
 import { keptChars, MAX_SESSION_FILE_BYTES, oversizedSessionWarning, SessionStore } from './sessions.js';
 import { showVersion } from './versions.js';
+import { openStore } from '../testing/fresh-store.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -23,42 +24,35 @@ async function loadedWith(id: string, fields: Record<string, unknown>): Promise<
   const at = '2024-01-01T00:00:00.000Z';
   const old = { session_id: id, title: 'Old', workspace: '/w', profile: 'default', created_at: at, updated_at: at, ...fields };
   await fs.writeFile(path.join(dir, 'sessions', `${id}.json`), JSON.stringify(old));
-  const store = new SessionStore(dir);
-  await store.load();
-  return store;
+  return openStore(dir);
 }
 
 describe('SessionStore', () => {
   it('keeps every one of many concurrent changes, on disk and after a reload', async () => {
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     const s = await store.create({ workspace: '/w', profile: 'default' });
     await Promise.all(
       Array.from({ length: 50 }, (_, i) => store.addAttachment(s.session_id, { filename: `f${i}`, path: `/p/f${i}`, size: i, mime: 'text/plain', is_image: false })),
     );
     expect((await onDisk(s.session_id)).attachments).toHaveLength(50);
-    const reloaded = new SessionStore(dir);
-    await reloaded.load();
+    const reloaded = await openStore(dir);
     expect((await reloaded.get(s.session_id))!.attachments.map((a) => a.filename).sort()).toEqual(Array.from({ length: 50 }, (_, i) => `f${i}`).sort());
   });
 
   it('never leaves a half-written session: an interrupted write leaves the old file and is ignored on load', async () => {
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     const s = await store.create({ workspace: '/w', profile: 'default' });
     await store.rename(s.session_id, 'Before');
     // What a crash of an older Satchel between write and rename left behind: a temp file beside the real one.
     await fs.mkdir(path.join(dir, 'sessions'), { recursive: true });
     await fs.writeFile(path.join(dir, 'sessions', `.${s.session_id}.json.abc.tmp`), '{"session_id": "trunc');
-    const reloaded = new SessionStore(dir);
-    await reloaded.load();
+    const reloaded = await openStore(dir);
     expect((await reloaded.get(s.session_id))!.title).toBe('Before');
     expect(reloaded.list()).toHaveLength(1);
   });
 
   it('rejects a change that throws without applying it', async () => {
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     const s = await store.create({ workspace: '/w', profile: 'default' });
     await expect(store.addMessage(s.session_id, 'x'.repeat(100_001), [])).rejects.toThrow('Message too long');
     await expect(store.rename(s.session_id, '   ')).rejects.toThrow('Title must not be empty');
@@ -66,8 +60,7 @@ describe('SessionStore', () => {
   });
 
   it('keeps nothing of a change that throws halfway, while the changes written with it are kept', async () => {
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     const s = await store.create({ workspace: '/w', profile: 'default' });
     const attach = (name: string) => store.addAttachment(s.session_id, { filename: name, path: `/p/${name}`, size: 1, mime: 'text/plain', is_image: false });
     // The first write is on disk while the next three queue: they are written together, in one batch.
@@ -140,8 +133,7 @@ describe('SessionStore', () => {
   });
 
   it('does not load a session file over MAX_SESSION_FILE_BYTES (an old 400 MB reply): says so, leaves it on disk, loads the rest', async () => {
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     const kept = await store.create({ workspace: '/w', profile: 'default' });
     // A sparse file: as large as the bloated one for stat, without writing 400 MB.
     const bloated = path.join(dir, 'sessions', 'abcdefabcdef.json');
@@ -166,8 +158,7 @@ describe('SessionStore', () => {
     expect(MAX_SESSION_FILE_BYTES).toBe(64 * 1024 * 1024);
   });
   it('inserts a whole session under a fresh id (an import), on disk and after a reload; an id in use is refused', async () => {
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     const taken = await store.create({ workspace: '/w', profile: 'default' });
     const id = store.freshId();
     expect(id).toMatch(/^[0-9a-f]{12}$/);
@@ -177,8 +168,7 @@ describe('SessionStore', () => {
     await store.insert(session);
     expect((await onDisk(id)).messages).toEqual([{ role: 'user', content: 'hi', timestamp: 1 }]);
     expect((await onDisk(id)).updated_at).toBe(at);
-    const reloaded = new SessionStore(dir);
-    await reloaded.load();
+    const reloaded = await openStore(dir);
     expect((await reloaded.get(id))!.title).toBe('Imported');
     await expect(store.insert({ ...session, session_id: taken.session_id })).rejects.toThrow('Session id already in use');
     expect((await onDisk(taken.session_id)).title).toBe('Untitled');
@@ -187,8 +177,7 @@ describe('SessionStore', () => {
 
 describe('SessionStore: versions on the database', () => {
   it('a new version replaces the rows from the fork on (not an append); showing the old one rewrites them back', async () => {
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     const s = await store.create({ workspace: '/w', profile: 'default' });
     for (const text of ['one', 'two', 'three']) await store.addMessage(s.session_id, text, []);
     await store.addVersion(s.session_id, 1, 'two, again', []);
@@ -201,8 +190,7 @@ describe('SessionStore: versions on the database', () => {
     await store.update(s.session_id, (x) => void (x.messages = showVersion(x.messages, 1, 0)));
     const back = (await storedSession(dir, s.session_id))!;
     expect(back.messages.map((m) => m.content)).toEqual(['one', 'two', 'three']);
-    const reloaded = new SessionStore(dir);
-    await reloaded.load();
+    const reloaded = await openStore(dir);
     expect((await reloaded.get(s.session_id))!.messages).toEqual(back.messages);
     expect(reloaded.list()[0]).toMatchObject({ message_count: 3 });
     await reloaded.close();
@@ -212,15 +200,13 @@ describe('SessionStore: versions on the database', () => {
 
 describe('SessionStore: deletion steps', () => {
   it('hides a deleted session from get and list, also after a reload, until restore', async () => {
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     const s = await store.create({ workspace: '/w', profile: 'default' });
     await store.markDeleted(s.session_id);
     expect(await store.get(s.session_id)).toBeUndefined();
     expect(store.list()).toEqual([]);
     await expect(store.rename(s.session_id, 'x')).rejects.toThrow('Session not found');
-    const reloaded = new SessionStore(dir);
-    await reloaded.load();
+    const reloaded = await openStore(dir);
     expect(await reloaded.get(s.session_id)).toBeUndefined();
     expect(reloaded.listDeleted().map((d) => d.session_id)).toEqual([s.session_id]);
     const back = await reloaded.restore(s.session_id);
@@ -230,8 +216,7 @@ describe('SessionStore: deletion steps', () => {
   });
 
   it('remove waits for a write under way, and the stored session does not come back', async () => {
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     const s = await store.create({ workspace: '/w', profile: 'default' });
     await store.markDeleted(s.session_id);
     // Let markDeleted's write loop end, so the next change starts a write of its own at once.
@@ -247,8 +232,7 @@ describe('SessionStore: deletion steps', () => {
   });
 
   it('refuses to remove a session that is not deleted', async () => {
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     const s = await store.create({ workspace: '/w', profile: 'default' });
     await expect(store.remove(s.session_id)).rejects.toThrow('Session not found');
     expect((await store.get(s.session_id))?.session_id).toBe(s.session_id);
@@ -258,8 +242,7 @@ describe('SessionStore: deletion steps', () => {
 describe('SessionStore keeps a bounded number of whole sessions', () => {
   /** `count` sessions of `messages` messages each, written by a store of its own, then a fresh store of `limits`. */
   async function history(count: number, messages: number, limits: { sessions: number; chars: number }): Promise<{ store: SessionStore; ids: string[] }> {
-    const writer = new SessionStore(dir);
-    await writer.load();
+    const writer = await openStore(dir);
     const ids: string[] = [];
     for (let i = 0; i < count; i++) {
       const s = await writer.create({ workspace: '/w', profile: 'default' });
@@ -267,8 +250,7 @@ describe('SessionStore keeps a bounded number of whole sessions', () => {
       ids.push(s.session_id);
     }
     await writer.close();
-    const store = new SessionStore(dir, limits);
-    await store.load();
+    const store = await openStore(dir, limits);
     return { store, ids };
   }
 

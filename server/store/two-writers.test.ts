@@ -8,7 +8,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { HttpError } from '../core/errors.js';
 import { SESSION_CHANGED_ELSEWHERE } from './db/session-rows.js';
-import { SessionStore, type Session } from './sessions.js';
+import type { SessionStore, Session } from './sessions.js';
+import { openStore } from '../testing/fresh-store.js';
 
 let dir: string;
 const stores: SessionStore[] = [];
@@ -21,8 +22,7 @@ afterEach(async () => {
 });
 
 async function open(): Promise<SessionStore> {
-  const store = new SessionStore(dir);
-  await store.load();
+  const store = await openStore(dir);
   stores.push(store);
   return store;
 }

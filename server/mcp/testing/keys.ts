@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { McpLedgerEntry, McpLedgerPage } from '../../core/wire.js';
 import type { TestServer } from '../../testing/harness.js';
 
 export interface MadeKey {
@@ -23,24 +24,11 @@ export async function connectWith(server: TestServer, token: string, name = 'tes
   return client;
 }
 
-export interface Row {
-  id: number;
-  key_id: string;
-  op: string;
-  outcome: string;
-  session_id: string | null;
-  kind: string;
-  name: string;
-  range: string;
-  query: string;
-  bytes: number;
-  sha256: string | null;
-}
-
-export async function ledger(server: TestServer, query = ''): Promise<Row[]> {
+/** The ledger as the panel reads it: its wire shape, so a test and the page read the same fields. */
+export async function ledger(server: TestServer, query = ''): Promise<McpLedgerEntry[]> {
   const res = await server.api(`/api/mcp/ledger?limit=500${query}`);
   if (res.status !== 200) throw new Error(`ledger: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { entries: Row[] }).entries;
+  return ((await res.json()) as McpLedgerPage).entries;
 }
 
 /** The first text item of a tool result. */

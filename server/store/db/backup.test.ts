@@ -5,17 +5,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { backupIfDue, startDatabaseCare } from '../database-care.js';
-import { SESSION_DB_FILE, SessionStore } from '../sessions.js';
+import { SESSION_DB_FILE, type SessionStore } from '../sessions.js';
 import { BACKUP_DIR, BACKUP_INTERVAL_MS, BACKUPS_KEPT, listBackups } from './backup.js';
 import { Db } from './connection.js';
+import { openStore } from '../../testing/fresh-store.js';
 
 let tmp: string;
 let store: SessionStore;
 
 beforeEach(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-backup-'));
-  store = new SessionStore(tmp);
-  await store.load();
+  store = await openStore(tmp);
   const s = await store.create({ workspace: tmp, profile: 'default' });
   await store.addMessage(s.session_id, 'kept in every backup', []);
 });
@@ -57,8 +57,7 @@ it('a copy of a damaged database does not count: no backup listed, none pushed o
   const handle = await fs.open(file, 'r+');
   await handle.write(Buffer.alloc(pageSize / 2, 0xff), 0, pageSize / 2, (page - 1) * pageSize + pageSize / 2);
   await handle.close();
-  store = new SessionStore(tmp);
-  await store.load();
+  store = await openStore(tmp);
   expect(store.damage).toBeUndefined();
   // The daily backup goes through its own store path (the damage is only found by the copy's check).
   await expect(store.backup('daily', day(BACKUPS_KEPT + 1))).rejects.toThrow(/Tree \d+ page \d+/);

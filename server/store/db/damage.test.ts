@@ -9,9 +9,10 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../core/log.js';
 import { startTestServer, type TestServer } from '../../testing/harness.js';
-import { SESSION_DB_FILE, SessionStore } from '../sessions.js';
+import { SESSION_DB_FILE, type SessionStore } from '../sessions.js';
 import { Db } from './connection.js';
 import { DATABASE_DAMAGED } from './damage.js';
+import { openStore } from '../../testing/fresh-store.js';
 
 const CONVERSATIONS = 30;
 
@@ -40,8 +41,7 @@ afterEach(async () => {
 /** A state folder holding `count` conversations of two messages each; the store left open when `keepOpen`. */
 async function stateWithConversations(count = CONVERSATIONS, keepOpen = false): Promise<{ ids: string[]; store: SessionStore }> {
   await fs.mkdir(stateDir, { recursive: true, mode: 0o700 });
-  const store = new SessionStore(stateDir);
-  await store.load();
+  const store = await openStore(stateDir);
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const s = await store.create({ workspace: tmp, profile: 'default' });
@@ -209,8 +209,7 @@ describe('damage met at run time', () => {
   it('the first SQLITE_CORRUPT on a read marks the store damaged: the read and every write answer the sentence, the file is left as it was', async () => {
     const { ids } = await stateWithConversations(3);
     // Long messages, so the messages table has leaf pages of its own to damage.
-    const store0 = new SessionStore(stateDir);
-    await store0.load();
+    const store0 = await openStore(stateDir);
     for (const id of ids) await store0.addMessage(id, 'x'.repeat(3000), []);
     await store0.close();
     const ro = await Db.openReadOnly(file);
@@ -218,8 +217,7 @@ describe('damage met at run time', () => {
     const pageSize = (await ro.get<{ page_size: number }>('PRAGMA page_size'))!.page_size;
     await ro.close();
 
-    const store = new SessionStore(stateDir);
-    await store.load();
+    const store = await openStore(stateDir);
     expect(store.damage).toBeUndefined();
     // Damaged under the running store (only listings were read: no message page is in its cache).
     const handle = await fs.open(file, 'r+');
@@ -238,8 +236,7 @@ describe('damage met at run time', () => {
 
   it('a conversation listed but no longer found by its id is damage, not "Session not found"', async () => {
     const { ids } = await stateWithConversations(2);
-    const store = new SessionStore(stateDir);
-    await store.load();
+    const store = await openStore(stateDir);
     // Another writer (or a damaged index) takes the row away under the listing.
     const other = await Db.open(file);
     await other.run('DELETE FROM sessions WHERE id = ?', [ids[0]!]);

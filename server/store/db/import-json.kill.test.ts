@@ -7,10 +7,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleChild } from '../../testing/compile.js';
-import { SESSION_DB_FILE, SessionStore, type Session } from '../sessions.js';
+import { SESSION_DB_FILE, type Session } from '../sessions.js';
 import { Db } from './connection.js';
 import { JSON_BACKUP_DIR, JSON_SESSIONS_DIR, normalizedSession } from './import-json.js';
 import { headerOf, readSession } from './session-rows.js';
+import { openStore } from '../../testing/fresh-store.js';
 
 /** The issue asks for 50 kills; each round is a copy, a child killed, maybe a second one, and a full start. */
 const ROUNDS = 50;
@@ -121,8 +122,7 @@ describe('importing JSON sessions, killed at random moments', () => {
       // Every third round the restart is killed too.
       if (round % 3 === 0) await killedAt(stateDir, randomInt(0, Math.ceil(importMs / 2) + 1));
 
-      const store = new SessionStore(stateDir);
-      await store.load();
+      const store = await openStore(stateDir);
       await store.close();
       // Every session is in the database as its file said (normalized), and every file is in the backup, as it was.
       expect(await fs.readdir(path.join(stateDir, JSON_SESSIONS_DIR))).toEqual([]);

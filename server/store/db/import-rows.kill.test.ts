@@ -16,10 +16,11 @@ import { bundleChild } from '../../testing/compile.js';
 import { waitUntil } from '../../testing/harness.js';
 import { SESSION_DELETE_GRACE_MS, SessionDeletions } from '../../sessions/deletion.js';
 import { leftOf, longConversation } from '../../testing/purge-fixtures.js';
-import { SESSION_DB_FILE, SessionStore, type Session } from '../sessions.js';
+import { SESSION_DB_FILE, type Session } from '../sessions.js';
 import { Db } from './connection.js';
 import { IMPORT_ROWS_PER_BATCH, IMPORT_SHOWN_PER_BATCH } from './import-rows.js';
 import { headerOf, readSession } from './session-rows.js';
+import { openStore } from '../../testing/fresh-store.js';
 
 const ROUNDS = 6;
 const KEPT = '00000000000b';
@@ -67,8 +68,7 @@ beforeAll(async () => {
   work = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-import-kill-'));
   template = path.join(work, 'template');
   await fs.mkdir(template);
-  const store = new SessionStore(template);
-  await store.load();
+  const store = await openStore(template);
   await store.insertAll([longConversation(KEPT, 300, 'keepme')]);
   kept = json((await store.get(KEPT))!);
   await store.close();
@@ -82,8 +82,7 @@ beforeAll(async () => {
   expect(said).toContain('done\n');
   batches = said.split('\n').filter((line) => line.startsWith('batch ')).length;
   shows = said.split('\n').filter((line) => line.startsWith('shown ')).length;
-  const store2 = new SessionStore(whole);
-  await store2.load();
+  const store2 = await openStore(whole);
   for (const s of IMPORTED) expect(json((await store2.get(s.session_id))!)).toBe(json(s));
   await store2.close();
 }, 180_000);
@@ -111,8 +110,7 @@ describe('an import killed between its transactions', () => {
       // Killed midway: some of its rows are on disk.
       if ((await leftOf(file, IMPORTED[0]!.session_id)).messages > 0) partial++;
 
-      const store = new SessionStore(stateDir);
-      await store.load();
+      const store = await openStore(stateDir);
       for (const s of IMPORTED) expect(await store.get(s.session_id)).toBeUndefined();
       expect(store.list().map((s) => s.session_id)).toEqual([KEPT]);
       // Not to be brought back half imported either.
@@ -145,8 +143,7 @@ describe('an import killed between its transactions', () => {
       await fs.cp(template, stateDir, { recursive: true });
       expect((await run(stateDir, after, 'shown')).killed).toBe(true);
       const file = path.join(stateDir, SESSION_DB_FILE);
-      const store = new SessionStore(stateDir);
-      await store.load();
+      const store = await openStore(stateDir);
       // Every imported conversation listed and whole, as a run to the end leaves it; none left to purge.
       expect(store.list().map((s) => s.session_id).sort()).toEqual([KEPT, ...IMPORTED.map((s) => s.session_id)].sort());
       for (const s of IMPORTED) expect(json((await store.get(s.session_id))!)).toBe(json(s));

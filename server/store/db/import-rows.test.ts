@@ -24,7 +24,8 @@ vi.mock('../../redact/index.js', async (importOriginal) => {
 });
 
 const { longConversation } = await import('../../testing/purge-fixtures.js');
-const { SESSION_DB_FILE, SessionStore } = await import('../sessions.js');
+const { SESSION_DB_FILE } = await import('../sessions.js');
+const { openStore } = await import('../../testing/fresh-store.js');
 const { Db } = await import('./connection.js');
 const { SEAL_ROWS_PER_TURN } = await import('../write-queue.js');
 const { IMPORT_SHOWN_PER_BATCH } = await import('./import-rows.js');
@@ -77,8 +78,7 @@ afterEach(async () => {
 
 describe('an import (insertAll)', () => {
   it("redacts its messages for the index between its transactions, never inside one, and stores the same index texts", async () => {
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     const imported = [longConversation('00000000000c', 300, 'importable'), longConversation('00000000000d', 40, 'alsoimported')];
     // A secret the redactor masks, in one imported message: the index holds its mask, not the key.
     const key = `sk-proj-${'A1b2C3d4E5'.repeat(5)}`;
@@ -109,16 +109,14 @@ describe('an import (insertAll)', () => {
     expect(counts).toEqual({ messages: 340, docs: 340 });
     await db.close();
 
-    const reloaded = new SessionStore(dir);
-    await reloaded.load();
+    const reloaded = await openStore(dir);
     expect((await reloaded.get('00000000000c'))!.messages).toEqual(imported[0]!.messages);
     expect((await reloaded.search('default', 'alsoimported', 5)).hits.length).toBeGreaterThan(0);
     await reloaded.close();
   }, 60_000);
 
   it('lets the event loop turn while it copies a large import, before its first transaction', async () => {
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     const events: string[] = [];
     vi.spyOn(Db.prototype, 'exec').mockImplementation(async function (this: DbType, sql: string) {
       if (sql === 'BEGIN IMMEDIATE') events.push('begin');
@@ -146,8 +144,7 @@ describe('an import (insertAll)', () => {
   }, 60_000);
 
   it('shows an Export all of many conversations a bounded slice at a time, other writes going between', async () => {
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     const other = await store.create({ workspace: '/w', profile: 'default' });
     const count = 4 * IMPORT_SHOWN_PER_BATCH + 7;
     const imported = Array.from({ length: count }, (_, i) => longConversation(`0000000020${i.toString(16).padStart(2, '0')}`, 2, 'manyshown'));
@@ -171,8 +168,7 @@ describe('an import (insertAll)', () => {
   }, 60_000);
 
   it('failing after some of its conversations are shown, leaves none of them, now or at the next start', async () => {
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     const count = 2 * IMPORT_SHOWN_PER_BATCH + 3;
     const imported = Array.from({ length: count }, (_, i) => longConversation(`0000000030${i.toString(16).padStart(2, '0')}`, 2, 'failedshown'));
     let shown = 0;
@@ -188,8 +184,7 @@ describe('an import (insertAll)', () => {
     const db = await Db.openReadOnly(path.join(dir, SESSION_DB_FILE));
     expect(await db.get('SELECT (SELECT count(*) FROM sessions) AS sessions, (SELECT count(*) FROM messages) AS messages, (SELECT count(*) FROM search_docs) AS docs')).toEqual({ sessions: 0, messages: 0, docs: 0 });
     await db.close();
-    const reloaded = new SessionStore(dir);
-    await reloaded.load();
+    const reloaded = await openStore(dir);
     expect(reloaded.list()).toEqual([]);
     await reloaded.close();
   }, 60_000);

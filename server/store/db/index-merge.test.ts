@@ -5,10 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitUntil } from '../../testing/harness.js';
-import { SESSION_DB_FILE, SessionStore } from '../sessions.js';
+import { SESSION_DB_FILE } from '../sessions.js';
 import { Db } from './connection.js';
 import { applyIndexMergePolicy, INDEX_MERGE_AFTER_WRITES } from './index-merge.js';
 import { migrateSchema } from './schema.js';
+import { openStore } from '../../testing/fresh-store.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -51,8 +52,7 @@ async function segmentsPerLevel(db: Db): Promise<number[]> {
 
 describe('the search index merged in bounded steps', () => {
   it('has FTS5 automerge off after every open, also on an index a migration made again', async () => {
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     await store.close();
     const file = path.join(dir, SESSION_DB_FILE);
     let db = await Db.open(file);
@@ -61,8 +61,7 @@ describe('the search index merged in bounded steps', () => {
     await db.exec("DROP TABLE search; CREATE VIRTUAL TABLE search USING fts5 (text, content = 'search_docs', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2', prefix = '1 2 3'); INSERT INTO search (search) VALUES ('rebuild');");
     expect(await automerge(db)).toBeUndefined();
     await db.close();
-    const again = new SessionStore(dir);
-    await again.load();
+    const again = await openStore(dir);
     await again.close();
     db = await Db.open(file);
     expect(await automerge(db)).toBe(0);

@@ -11,10 +11,11 @@ import { bundleChild } from '../../testing/compile.js';
 import { waitUntil } from '../../testing/harness.js';
 import { SESSION_DELETE_GRACE_MS, SessionDeletions } from '../../sessions/deletion.js';
 import { leftOf, longConversation } from '../../testing/purge-fixtures.js';
-import { SESSION_DB_FILE, SessionStore, type Session } from '../sessions.js';
+import { SESSION_DB_FILE, type Session } from '../sessions.js';
 import { Db } from './connection.js';
 import { PURGE_ROWS_PER_BATCH } from './purge.js';
 import { headerOf, readSession } from './session-rows.js';
+import { openStore } from '../../testing/fresh-store.js';
 
 const ROUNDS = 6;
 const PURGED = '00000000000a';
@@ -51,8 +52,7 @@ beforeAll(async () => {
   work = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-purge-kill-'));
   template = path.join(work, 'template');
   await fs.mkdir(template);
-  const store = new SessionStore(template);
-  await store.load();
+  const store = await openStore(template);
   await store.insertAll([longConversation(PURGED, PURGED_MESSAGES), longConversation('00000000000b', 300, 'keepme'), longConversation('00000000000c', 20, 'alsokept')]);
   const other = await store.create({ workspace: '/w', profile: 'default' });
   await store.addMessage(other.session_id, 'a short one', []);
@@ -81,8 +81,7 @@ describe('a purge killed between its batches', () => {
       expect(left.sessions).toBe(1);
       if (left.messages < PURGED_MESSAGES || left.search_docs < PURGED_MESSAGES + 2) partial++;
 
-      const store = new SessionStore(stateDir);
-      await store.load();
+      const store = await openStore(stateDir);
       // Hidden, and not to be brought back half purged.
       expect(await store.get(PURGED)).toBeUndefined();
       const deletions = new SessionDeletions(stateDir, store, SESSION_DELETE_GRACE_MS);

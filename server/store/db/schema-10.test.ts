@@ -6,12 +6,12 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SessionStore } from '../sessions.js';
 import type { Session } from '../sessions.js';
 import { createFolder, listFolders, moveToFolder } from '../folders.js';
 import { Db } from './connection.js';
 import { migrateSchema, SCHEMA_VERSION } from './schema.js';
 import { writeSession } from './session-rows.js';
+import { openStore } from '../../testing/fresh-store.js';
 
 /** Main's schema when the folders migration was appended (issue 39's agent keys). */
 const MAIN_SCHEMA = 9;
@@ -57,8 +57,7 @@ describe('schema 10 (folders)', () => {
     expect((await db.get<{ version: number }>('SELECT version FROM schema_version'))!.version).toBe(MAIN_SCHEMA);
     await db.close();
 
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     try {
       expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(10);
       const version = await store.query((q) => q.get<{ version: number }>('SELECT version FROM schema_version'));

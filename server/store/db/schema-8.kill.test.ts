@@ -8,10 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleChild } from '../../testing/compile.js';
-import { SESSION_DB_FILE, SessionStore } from '../sessions.js';
+import { SESSION_DB_FILE } from '../sessions.js';
 import { DB_PAGE_SIZE, Db, type Queries } from './connection.js';
 import { migrateSchema, SCHEMA_VERSION } from './schema.js';
 import { indexText } from './search-query.js';
+import { openStore } from '../../testing/fresh-store.js';
 
 const ROUNDS = 12;
 const SESSIONS = 40;
@@ -105,8 +106,7 @@ describe('schema 8, killed at random moments of the start that migrates', () => 
       const killed = await run(stateDir, randomInt(0, Math.ceil(startMs * 1.1) + 1));
       if (killed.killed) killedMidway++;
       if (killed.inMigration) killedInMigration++;
-      const store = new SessionStore(stateDir);
-      await store.load();
+      const store = await openStore(stateDir);
       await store.close();
       const db = await Db.open(path.join(stateDir, SESSION_DB_FILE));
       try {

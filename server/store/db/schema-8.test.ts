@@ -6,13 +6,13 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SessionStore } from '../sessions.js';
 import { DB_PAGE_SIZE, Db, type Queries } from './connection.js';
 import { purgeSessionRows } from './purge.js';
 import { migrateSchema, SCHEMA_VERSION } from './schema.js';
 import { ftsQuery, indexText } from './search-query.js';
 import { rankNewestWithHeads, rewriteDocs, type SearchScope } from './search.js';
 import { readSession, writeSession } from './session-rows.js';
+import { openStore } from '../../testing/fresh-store.js';
 
 const SECRET = 'ghp_Mk4Zt8Qw2Rx6Lp1Nv5Bc9Hd3Jf7Gs0Ya2Ue4';
 const A = '00000000000a';
@@ -177,8 +177,7 @@ describe('schema 8', () => {
     const db = await Db.open(file);
     await schema7(db);
     await db.close();
-    const store = new SessionStore(dir);
-    await store.load();
+    const store = await openStore(dir);
     try {
       const a = (await store.get(A))!;
       expect(a.messages.map((m) => m.content)).toEqual(TEXTS.map((t) => t.content));

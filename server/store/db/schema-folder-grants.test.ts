@@ -5,10 +5,10 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { SessionStore } from '../sessions.js';
 import { loadKeys, replaceGrants } from '../mcp-keys.js';
 import { Db } from './connection.js';
 import { migrateSchema, SCHEMA_VERSION } from './schema.js';
+import { openStore } from '../../testing/fresh-store.js';
 
 /** The schema this migration was appended to (issue 38's folders). */
 const BEFORE = 10;
@@ -34,8 +34,7 @@ it('a schema 10 database keeps every grant after the upgrade and takes folder gr
   await expect(db.run(`INSERT INTO mcp_grants (key_id, kind, target) VALUES ('k1', 'folder', '0123456789ab')`)).rejects.toThrow(/CHECK/);
   await db.close();
 
-  const store = new SessionStore(dir);
-  await store.load();
+  const store = await openStore(dir);
   try {
     expect(await store.query((q) => q.get<{ version: number }>('SELECT version FROM schema_version'))).toEqual({ version: SCHEMA_VERSION });
     expect(await store.query((q) => q.all('SELECT id, key_id, kind, target, expires_at FROM mcp_grants ORDER BY id'))).toEqual(before);

@@ -1,23 +1,16 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { withDatabase } from '../../testing/stored-session.js';
 import { DISK_FULL_SESSION, SESSION_DB_FILE, SessionStore } from '../sessions.js';
 import { Db } from './connection.js';
 import { SCHEMA_VERSION } from './schema.js';
+import { freshStore, openStore, removeStore } from '../../testing/fresh-store.js';
 
 let dir: string;
 let store: SessionStore;
-beforeEach(async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'satchel-db-'));
-  store = new SessionStore(dir);
-  await store.load();
-});
-afterEach(async () => {
-  await store.close();
-  await fs.rm(dir, { recursive: true, force: true });
-});
+beforeEach(async () => ({ dir, store } = await freshStore('satchel-db-')));
+afterEach(() => removeStore({ dir, store }));
 
 const withDb = <T>(work: (db: Db) => Promise<T>): Promise<T> => withDatabase(dir, work);
 
@@ -41,8 +34,7 @@ describe('the session database', () => {
     });
     // A second start applies nothing twice.
     await store.close();
-    store = new SessionStore(dir);
-    await store.load();
+    store = await openStore(dir);
     await withDb(async (db) => expect(await db.all('SELECT version FROM schema_version')).toEqual([{ version: SCHEMA_VERSION }]));
   });
 

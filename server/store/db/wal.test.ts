@@ -8,6 +8,7 @@ import { waitUntil } from '../../testing/harness.js';
 import { SESSION_DB_FILE, SessionStore, type Session } from '../sessions.js';
 import { JSON_SESSIONS_DIR } from './import-json.js';
 import { WAL_SIZE_LIMIT_BYTES } from './wal.js';
+import { openStore } from '../../testing/fresh-store.js';
 
 /** Idle this long, in the test, before the WAL is emptied. */
 const IDLE_MS = 1_000;
@@ -59,8 +60,7 @@ describe('the WAL after a large write', () => {
     const s = await store.create({ workspace: '/w', profile: 'default' });
     await store.addMessage(s.session_id, 'after the checkpoint', []);
     await store.close();
-    const reloaded = new SessionStore(dir);
-    await reloaded.load();
+    const reloaded = await openStore(dir);
     expect(reloaded.list()).toHaveLength(archive(10).length + 1);
     expect((await reloaded.get(s.session_id))!.messages.map((m) => m.content)).toEqual(['after the checkpoint']);
     await reloaded.close();
@@ -68,8 +68,7 @@ describe('the WAL after a large write', () => {
 
   it('stays within the limit through an import, which is written in bounded transactions (db/import-rows.ts)', async () => {
     // Idle checkpoints out of the way: only SQLite's own, between two of the import's transactions, keep it small.
-    const store = new SessionStore(dir, undefined, { idleCheckpointMs: 3_600_000 });
-    await store.load();
+    const store = await openStore(dir, undefined, { idleCheckpointMs: 3_600_000 });
     await store.insertAll(archive(10));
     expect(await walBytes()).toBeLessThanOrEqual(WAL_SIZE_LIMIT_BYTES);
     expect(store.list()).toHaveLength(archive(10).length);
