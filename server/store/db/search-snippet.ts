@@ -69,7 +69,8 @@ interface Hit {
 class Tokens {
   readonly starts: number[] = [];
   readonly ends: number[] = [];
-  private readonly folded: Array<string | undefined> = [];
+  /** Folded tokens by position, only those a phrase was compared with (most tokens never are). */
+  private readonly folded = new Map<number, string>();
 
   constructor(private readonly text: string) {}
 
@@ -80,7 +81,6 @@ class Tokens {
   push(start: number, end: number): void {
     this.starts.push(start);
     this.ends.push(end);
-    this.folded.push(undefined);
   }
 
   /** Token `at` folded is `want` (or begins with it, `prefix`). `want` is a folded token: never empty. */
@@ -88,10 +88,10 @@ class Tokens {
     const first = this.text.charCodeAt(this.starts[at]!);
     // An ASCII first character folds to itself in lower case: most tokens are told apart without folding them.
     if (first < 128 && want.length > 0 && (first >= 65 && first <= 90 ? first + 32 : first) !== want.charCodeAt(0)) return false;
-    let folded = this.folded[at];
+    let folded = this.folded.get(at);
     if (folded === undefined) {
       folded = fold(this.text.slice(this.starts[at]!, this.ends[at]!));
-      this.folded[at] = folded;
+      this.folded.set(at, folded);
     }
     return prefix ? folded.startsWith(want) : folded === want;
   }
@@ -161,7 +161,36 @@ function tokenEnd(text: string, start: number): number {
   return i;
 }
 
-/** Reads `text`'s tokens in order, stopping SNIPPET_TOKENS tokens after the SNIPPET_MAX_HITS-th hit. */
+/**
+ * Where a hit could still begin: an expression found in the text at or before the start of every token that could
+ * be the first of a phrase. An ASCII token folds to itself in lower case, so one that matches holds a phrase's
+ * first (ASCII) token at its start, case aside; a token with any other character may fold to anything, so any
+ * character a token can hold (letter, number, private use, mark) past ASCII is a place too. More places than hits
+ * (a word that only contains the letters, any non-ASCII letter) is only less skipped; never fewer. The expression
+ * finds the last such place: everything up to it is taken, then it steps back from the text's end one character
+ * at a time, so it costs what lies after that place.
+ */
+const lastPlaceByPhrases = new WeakMap<readonly Phrase[], RegExp>();
+function lastPlace(phrases: readonly Phrase[], text: string): number {
+  let expr = lastPlaceByPhrases.get(phrases);
+  if (!expr) {
+    // Folded ASCII tokens are [0-9a-z] only: nothing in them is special in an expression.
+    const ascii = [...new Set(phrases.map((p) => p.tokens[0]!).filter((t) => /^[0-9a-z]+$/.test(t)))];
+    expr = new RegExp(`^[\\s\\S]*(${[...ascii, '(?![\\x00-\\x7f])[\\p{L}\\p{N}\\p{Co}\\p{Mn}]'].join('|')})`, 'iu');
+    lastPlaceByPhrases.set(phrases, expr);
+  }
+  const m = expr.exec(text);
+  return m === null ? -1 : m[0].length - m[1]!.length;
+}
+
+/**
+ * Reads `text`'s tokens in order, stopping SNIPPET_TOKENS tokens after the SNIPPET_MAX_HITS-th hit, or once no
+ * hit can begin further on (lastPlace): then only as many tokens more as a hit begun before and its window
+ * need. Reading every token of an 8 KiB head whose hits are all in its first lines was most of a short search's
+ * snippet cost (issue 37, finding 7). The same hits, sentences and window as reading on to the end: the window is
+ * chosen among hits that begin before that point and never reaches past it by SNIPPET_TOKENS or more tokens, so
+ * the tokens not read change neither which window nor where it ends (search-snippet.same.test.ts compares).
+ */
 function scan(text: string, phrases: readonly Phrase[], cut: boolean): Scan {
   const tokens = new Tokens(text);
   const hits: Hit[] = [];
@@ -179,18 +208,31 @@ function scan(text: string, phrases: readonly Phrase[], cut: boolean): Scan {
   };
   const limit = Math.min(text.length, SNIPPET_SCAN_CHARS);
   let stopAt = Number.POSITIVE_INFINITY;
+  let full = false;
   let whole = !cut;
+  // Past the last place a hit could begin no hit begins: the ones begun before end within `longest` tokens, and a
+  // window starts at most at a hit's last token and is SNIPPET_TOKENS long. A last place at or past `limit`: read
+  // on as before.
+  const last = lastPlace(phrases, text);
+  let past = last >= limit;
   for (let start = tokenStart(text, 0); start < text.length; ) {
     if (start >= limit || tokens.length >= stopAt) {
       whole = false;
       break;
+    }
+    if (!past && start > last) {
+      past = true;
+      stopAt = Math.min(stopAt, tokens.length + longest + SNIPPET_TOKENS);
     }
     const end = tokenEnd(text, start);
     const pos = tokens.length;
     if (pos === 0 || startsSentence(text, start)) sentences.push(pos);
     tokens.push(start, end);
     if (pos - longest + 1 >= 0) check(pos - longest + 1);
-    if (hits.length >= SNIPPET_MAX_HITS && stopAt === Number.POSITIVE_INFINITY) stopAt = tokens.length + SNIPPET_TOKENS;
+    if (hits.length >= SNIPPET_MAX_HITS && !full) {
+      full = true;
+      stopAt = Math.min(stopAt, tokens.length + SNIPPET_TOKENS);
+    }
     start = tokenStart(text, end);
   }
   // The last positions, whose phrases may be shorter than the longest.
