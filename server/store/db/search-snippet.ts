@@ -162,30 +162,41 @@ function tokenEnd(text: string, start: number): number {
 }
 
 /**
- * Where a hit could still begin: an expression found in the text at or before the start of every token that could
- * be the first of a phrase. An ASCII token folds to itself in lower case, so one that matches holds a phrase's
- * first (ASCII) token at its start, case aside; a token with any other character may fold to anything, so any
- * character a token can hold (letter, number, private use, mark) past ASCII is a place too. More places than hits
- * (a word that only contains the letters, any non-ASCII letter) is only less skipped; never fewer. The expression
- * finds the last such place: everything up to it is taken, then it steps back from the text's end one character
- * at a time, so it costs what lies after that place.
+ * Where a hit could begin: an expression found in the text at or before the start of every token that could be
+ * the first of a phrase. An ASCII token folds to itself in lower case, so one that matches holds a phrase's first
+ * (ASCII) token at its start, case aside; a token with any other character may fold to anything, so any character
+ * a token can hold (letter, number, private use, mark) past ASCII is a place too. More places than hits (a word
+ * that only contains the letters, any non-ASCII letter) is only less skipped; never fewer.
  */
-const lastPlaceByPhrases = new WeakMap<readonly Phrase[], RegExp>();
-function lastPlace(phrases: readonly Phrase[], text: string): number {
-  let expr = lastPlaceByPhrases.get(phrases);
+const placesByPhrases = new WeakMap<readonly Phrase[], RegExp>();
+function places(phrases: readonly Phrase[]): RegExp {
+  let expr = placesByPhrases.get(phrases);
   if (!expr) {
     // Folded ASCII tokens are [0-9a-z] only: nothing in them is special in an expression.
     const ascii = [...new Set(phrases.map((p) => p.tokens[0]!).filter((t) => /^[0-9a-z]+$/.test(t)))];
-    expr = new RegExp(`^[\\s\\S]*(${[...ascii, '(?![\\x00-\\x7f])[\\p{L}\\p{N}\\p{Co}\\p{Mn}]'].join('|')})`, 'iu');
-    lastPlaceByPhrases.set(phrases, expr);
+    expr = new RegExp([...ascii, '(?![\\x00-\\x7f])[\\p{L}\\p{N}\\p{Co}\\p{Mn}]'].join('|'), 'giu');
+    placesByPhrases.set(phrases, expr);
   }
+  return expr;
+}
+
+/** Where `expr` (a places() expression) is next found in `text` at or after `from`; -1 when not before `limit`. */
+function nextPlace(expr: RegExp, text: string, from: number, limit: number): number {
+  expr.lastIndex = from;
   const m = expr.exec(text);
-  return m === null ? -1 : m[0].length - m[1]!.length;
+  return m === null || m.index >= limit ? -1 : m.index;
 }
 
 /**
+ * Times the scan looks for the next place a hit could begin before it gives up looking and reads on: each look
+ * is one search of the text, and a text where nearly every token is a place (a non-Latin script) would pay one
+ * per token for nothing. 32 is past the hits a short search's rows hold in their first lines.
+ */
+export const MAX_PLACE_LOOKS = 32;
+
+/**
  * Reads `text`'s tokens in order, stopping SNIPPET_TOKENS tokens after the SNIPPET_MAX_HITS-th hit, or once no
- * hit can begin further on (lastPlace): then only as many tokens more as a hit begun before and its window
+ * hit can begin further on (places()): then only as many tokens more as a hit begun before and its window
  * need. Reading every token of an 8 KiB head whose hits are all in its first lines was most of a short search's
  * snippet cost (issue 37, finding 7). The same hits, sentences and window as reading on to the end: the window is
  * chosen among hits that begin before that point and never reaches past it by SNIPPET_TOKENS or more tokens, so
@@ -196,8 +207,17 @@ function scan(text: string, phrases: readonly Phrase[], cut: boolean): Scan {
   const hits: Hit[] = [];
   const sentences: number[] = [];
   const longest = Math.max(1, ...phrases.map((p) => p.tokens.length));
+  // The ASCII first characters of the phrases' first tokens (folded: lower case). A token whose first character
+  // is ASCII and none of these begins no phrase (Tokens.is would say so of each), and most tokens are such.
+  const firsts = new Uint8Array(128);
+  for (const p of phrases) {
+    const c = p.tokens[0]!.charCodeAt(0);
+    if (c < 128) firsts[c] = 1;
+  }
   // A hit is known once its last token is read: it is checked at a position `longest - 1` tokens back.
   const check = (at: number): void => {
+    const first = text.charCodeAt(tokens.starts[at]!);
+    if (first < 128 && firsts[first >= 65 && first <= 90 ? first + 32 : first] === 0) return;
     for (let p = 0; p < phrases.length; p++) {
       if (hits.length >= SNIPPET_MAX_HITS) return;
       if (matchesAt(tokens, at, phrases[p]!)) {
@@ -211,18 +231,26 @@ function scan(text: string, phrases: readonly Phrase[], cut: boolean): Scan {
   let full = false;
   let whole = !cut;
   // Past the last place a hit could begin no hit begins: the ones begun before end within `longest` tokens, and a
-  // window starts at most at a hit's last token and is SNIPPET_TOKENS long. A last place at or past `limit`: read
-  // on as before.
-  const last = lastPlace(phrases, text);
-  let past = last >= limit;
+  // window starts at most at a hit's last token and is SNIPPET_TOKENS long. `next`: the next place (looked for
+  // again once the tokens pass it); `settled`: none is left, or the scan gave up looking (MAX_PLACE_LOOKS).
+  const expr = places(phrases);
+  let next = -1;
+  let looks = 0;
+  let settled = false;
   for (let start = tokenStart(text, 0); start < text.length; ) {
     if (start >= limit || tokens.length >= stopAt) {
       whole = false;
       break;
     }
-    if (!past && start > last) {
-      past = true;
-      stopAt = Math.min(stopAt, tokens.length + longest + SNIPPET_TOKENS);
+    if (!settled && start > next) {
+      if (++looks > MAX_PLACE_LOOKS) settled = true;
+      else {
+        next = nextPlace(expr, text, start, limit);
+        if (next === -1) {
+          settled = true;
+          stopAt = Math.min(stopAt, tokens.length + longest + SNIPPET_TOKENS);
+        }
+      }
     }
     const end = tokenEnd(text, start);
     const pos = tokens.length;
