@@ -162,26 +162,33 @@ function tokenEnd(text: string, start: number): number {
 }
 
 /**
- * Where a hit could begin: an expression found in the text at or before the start of every token that could be
- * the first of a phrase. An ASCII token folds to itself in lower case, so one that matches holds a phrase's first
- * (ASCII) token at its start, case aside; a token with any other character may fold to anything, so any character
- * a token can hold (letter, number, private use, mark) past ASCII is a place too. More places than hits (a word
- * that only contains the letters, any non-ASCII letter) is only less skipped; never fewer.
+ * Where a hit could begin: places found in the text at or before the start of every token that could be the first
+ * of a phrase. An ASCII token folds to itself in lower case, so one that matches holds a phrase's first (ASCII)
+ * token at its start, case aside (`ascii`, made per search); a token with any other character may fold to
+ * anything, so any character a token can hold (letter, number, private use, mark) past ASCII is a place too
+ * (NON_ASCII_TOKEN_CHAR, one expression for all searches: an expression with Unicode classes is costly to make,
+ * and case-insensitive, more so). More places than hits (a word that only contains the letters, any non-ASCII
+ * letter) is only less skipped; never fewer.
  */
-const placesByPhrases = new WeakMap<readonly Phrase[], RegExp>();
-function places(phrases: readonly Phrase[]): RegExp {
-  let expr = placesByPhrases.get(phrases);
-  if (!expr) {
+const NON_ASCII_TOKEN_CHAR = /(?![\x00-\x7f])[\p{L}\p{N}\p{Co}\p{Mn}]/gu;
+interface Places {
+  /** The phrases' ASCII first tokens, any case; undefined when none is ASCII. */
+  ascii: RegExp | undefined;
+}
+const placesByPhrases = new WeakMap<readonly Phrase[], Places>();
+function places(phrases: readonly Phrase[]): Places {
+  let found = placesByPhrases.get(phrases);
+  if (!found) {
     // Folded ASCII tokens are [0-9a-z] only: nothing in them is special in an expression.
     const ascii = [...new Set(phrases.map((p) => p.tokens[0]!).filter((t) => /^[0-9a-z]+$/.test(t)))];
-    expr = new RegExp([...ascii, '(?![\\x00-\\x7f])[\\p{L}\\p{N}\\p{Co}\\p{Mn}]'].join('|'), 'giu');
-    placesByPhrases.set(phrases, expr);
+    found = { ascii: ascii.length === 0 ? undefined : new RegExp(ascii.join('|'), 'gi') };
+    placesByPhrases.set(phrases, found);
   }
-  return expr;
+  return found;
 }
 
-/** Where `expr` (a places() expression) is next found in `text` at or after `from`; -1 when not before `limit`. */
-function nextPlace(expr: RegExp, text: string, from: number, limit: number): number {
+/** Where `expr` is next found in `text` at or after `from`; -1 when not before `limit`. */
+function foundAt(expr: RegExp, text: string, from: number, limit: number): number {
   expr.lastIndex = from;
   const m = expr.exec(text);
   return m === null || m.index >= limit ? -1 : m.index;
@@ -231,9 +238,17 @@ function scan(text: string, phrases: readonly Phrase[], cut: boolean): Scan {
   let full = false;
   let whole = !cut;
   // Past the last place a hit could begin no hit begins: the ones begun before end within `longest` tokens, and a
-  // window starts at most at a hit's last token and is SNIPPET_TOKENS long. `next`: the next place (looked for
-  // again once the tokens pass it); `settled`: none is left, or the scan gave up looking (MAX_PLACE_LOOKS).
-  const expr = places(phrases);
+  // window starts at most at a hit's last token and is SNIPPET_TOKENS long. Each kind of place is looked for again
+  // only once the tokens pass the one found (-1: none was, `done`), so each is read through once at most; `next`:
+  // the nearer; `settled`: none is left, or the scan gave up looking (MAX_PLACE_LOOKS).
+  const where = places(phrases);
+  const other = { at: -1, done: false };
+  const ascii = { at: -1, done: where.ascii === undefined };
+  const look = (kind: { at: number; done: boolean }, expr: RegExp, from: number): void => {
+    if (kind.done || from <= kind.at) return;
+    kind.at = foundAt(expr, text, from, limit);
+    kind.done = kind.at === -1;
+  };
   let next = -1;
   let looks = 0;
   let settled = false;
@@ -245,7 +260,9 @@ function scan(text: string, phrases: readonly Phrase[], cut: boolean): Scan {
     if (!settled && start > next) {
       if (++looks > MAX_PLACE_LOOKS) settled = true;
       else {
-        next = nextPlace(expr, text, start, limit);
+        look(other, NON_ASCII_TOKEN_CHAR, start);
+        look(ascii, where.ascii!, start);
+        next = other.done ? (ascii.done ? -1 : ascii.at) : ascii.done ? other.at : Math.min(other.at, ascii.at);
         if (next === -1) {
           settled = true;
           stopAt = Math.min(stopAt, tokens.length + longest + SNIPPET_TOKENS);
