@@ -242,8 +242,8 @@ describe('snippetOf, read by character codes', () => {
     const gaps = [' ', ' ', ' ', ', ', '. ', ': ', '\n', '.\t', ' — ', '’'];
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
     const typed = ['heron', 'her', 'egret', 'the', 'gr', 'a-b', 'fish dawn', 'x2', '42', 'absent', 'naive', 'h', 'stood in grey', 'reeds at'];
-    for (let i = 0; i < 1_500; i++) {
-      const filler = Array.from({ length: 50 + Math.floor(next() * 1_500) }, () => pick(['lorem', 'ipsum', 'dolor', 'sit', 'amet', 'code', 'block'])).join(pick(gaps));
+    for (let i = 0; i < 1_000; i++) {
+      const filler = Array.from({ length: 50 + Math.floor(next() * 800) }, () => pick(['lorem', 'ipsum', 'dolor', 'sit', 'amet', 'code', 'block'])).join(pick(gaps));
       const words = Array.from({ length: Math.floor(next() * 40) }, () => pick(english) + pick(gaps)).join('');
       // Where the words are: first, last, both, or a few tokens before the end; sometimes a non-ASCII word late.
       const place = Math.floor(next() * 5);
