@@ -174,6 +174,11 @@ const NON_ASCII_TOKEN_CHAR = /(?![\x00-\x7f])[\p{L}\p{N}\p{Co}\p{Mn}]/gu;
 interface Places {
   /** The phrases' ASCII first tokens, any case; undefined when none is ASCII. */
   ascii: RegExp | undefined;
+  /**
+   * 1 at the ASCII first characters of the phrases' first tokens (folded: lower case). A token whose first
+   * character is ASCII and none of these begins no phrase (Tokens.is would say so of each), and most tokens are such.
+   */
+  firsts: Uint8Array;
 }
 const placesByPhrases = new WeakMap<readonly Phrase[], Places>();
 function places(phrases: readonly Phrase[]): Places {
@@ -181,7 +186,12 @@ function places(phrases: readonly Phrase[]): Places {
   if (!found) {
     // Folded ASCII tokens are [0-9a-z] only: nothing in them is special in an expression.
     const ascii = [...new Set(phrases.map((p) => p.tokens[0]!).filter((t) => /^[0-9a-z]+$/.test(t)))];
-    found = { ascii: ascii.length === 0 ? undefined : new RegExp(ascii.join('|'), 'gi') };
+    const firsts = new Uint8Array(128);
+    for (const p of phrases) {
+      const c = p.tokens[0]!.charCodeAt(0);
+      if (c < 128) firsts[c] = 1;
+    }
+    found = { ascii: ascii.length === 0 ? undefined : new RegExp(ascii.join('|'), 'gi'), firsts };
     placesByPhrases.set(phrases, found);
   }
   return found;
@@ -214,13 +224,8 @@ function scan(text: string, phrases: readonly Phrase[], cut: boolean): Scan {
   const hits: Hit[] = [];
   const sentences: number[] = [];
   const longest = Math.max(1, ...phrases.map((p) => p.tokens.length));
-  // The ASCII first characters of the phrases' first tokens (folded: lower case). A token whose first character
-  // is ASCII and none of these begins no phrase (Tokens.is would say so of each), and most tokens are such.
-  const firsts = new Uint8Array(128);
-  for (const p of phrases) {
-    const c = p.tokens[0]!.charCodeAt(0);
-    if (c < 128) firsts[c] = 1;
-  }
+  const where = places(phrases);
+  const firsts = where.firsts;
   // A hit is known once its last token is read: it is checked at a position `longest - 1` tokens back.
   const check = (at: number): void => {
     const first = text.charCodeAt(tokens.starts[at]!);
@@ -241,7 +246,6 @@ function scan(text: string, phrases: readonly Phrase[], cut: boolean): Scan {
   // window starts at most at a hit's last token and is SNIPPET_TOKENS long. Each kind of place is looked for again
   // only once the tokens pass the one found (-1: none was, `done`), so each is read through once at most; `next`:
   // the nearer; `settled`: none is left, or the scan gave up looking (MAX_PLACE_LOOKS).
-  const where = places(phrases);
   const other = { at: -1, done: false };
   const ascii = { at: -1, done: where.ascii === undefined };
   const look = (kind: { at: number; done: boolean }, expr: RegExp, from: number): void => {
