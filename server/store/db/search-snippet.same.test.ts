@@ -235,4 +235,21 @@ describe('snippetOf, read by character codes', () => {
     }
     expect(SNIPPET_TOKENS).toBeGreaterThan(0);
   });
+
+  it('the same on long English rows whose words lie early, late or near the end, where the scan stops reading early', () => {
+    const next = random(39);
+    const english = ['the', 'heron', 'stood', 'in', 'grey', 'reeds', 'at', 'dawn', 'and', 'fish', 'swam', 'by', 'egret', 'her', 'a-b', 'x2', '42', 'The', 'HERON', 'herons'];
+    const gaps = [' ', ' ', ' ', ', ', '. ', ': ', '\n', '.\t', ' — ', '’'];
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+    const typed = ['heron', 'her', 'egret', 'the', 'gr', 'a-b', 'fish dawn', 'x2', '42', 'absent', 'naive', 'h', 'stood in grey', 'reeds at'];
+    for (let i = 0; i < 1_000; i++) {
+      const filler = Array.from({ length: 50 + Math.floor(next() * 800) }, () => pick(['lorem', 'ipsum', 'dolor', 'sit', 'amet', 'code', 'block'])).join(pick(gaps));
+      const words = Array.from({ length: Math.floor(next() * 40) }, () => pick(english) + pick(gaps)).join('');
+      // Where the words are: first, last, both, or a few tokens before the end; sometimes a non-ASCII word late.
+      const place = Math.floor(next() * 5);
+      let text = place === 0 ? `${words} ${filler}` : place === 1 ? `${filler} ${words}` : place === 2 ? `${words} ${filler} ${words}` : place === 3 ? `${filler} ${words} sit amet.` : `${words} ${filler} naïve ${filler.slice(0, 200)}`;
+      if (next() < 0.2) text = text.slice(0, Math.floor(next() * text.length));
+      same(text, queryPhrases(pick(typed) + (next() < 0.4 ? ` ${pick(typed)}` : '')), next() < 0.4);
+    }
+  });
 });

@@ -69,7 +69,8 @@ interface Hit {
 class Tokens {
   readonly starts: number[] = [];
   readonly ends: number[] = [];
-  private readonly folded: Array<string | undefined> = [];
+  /** Folded tokens by position, only those a phrase was compared with (most tokens never are). */
+  private readonly folded = new Map<number, string>();
 
   constructor(private readonly text: string) {}
 
@@ -80,7 +81,6 @@ class Tokens {
   push(start: number, end: number): void {
     this.starts.push(start);
     this.ends.push(end);
-    this.folded.push(undefined);
   }
 
   /** Token `at` folded is `want` (or begins with it, `prefix`). `want` is a folded token: never empty. */
@@ -88,10 +88,10 @@ class Tokens {
     const first = this.text.charCodeAt(this.starts[at]!);
     // An ASCII first character folds to itself in lower case: most tokens are told apart without folding them.
     if (first < 128 && want.length > 0 && (first >= 65 && first <= 90 ? first + 32 : first) !== want.charCodeAt(0)) return false;
-    let folded = this.folded[at];
+    let folded = this.folded.get(at);
     if (folded === undefined) {
       folded = fold(this.text.slice(this.starts[at]!, this.ends[at]!));
-      this.folded[at] = folded;
+      this.folded.set(at, folded);
     }
     return prefix ? folded.startsWith(want) : folded === want;
   }
@@ -161,14 +161,75 @@ function tokenEnd(text: string, start: number): number {
   return i;
 }
 
-/** Reads `text`'s tokens in order, stopping SNIPPET_TOKENS tokens after the SNIPPET_MAX_HITS-th hit. */
+/**
+ * Where a hit could begin: places found in the text at or before the start of every token that could be the first
+ * of a phrase. An ASCII token folds to itself in lower case, so one that matches holds a phrase's first (ASCII)
+ * token at its start, case aside (`ascii`, made per search); a token with any other character may fold to
+ * anything, so any character a token can hold (letter, number, private use, mark) past ASCII is a place too
+ * (NON_ASCII_TOKEN_CHAR, one expression for all searches: an expression with Unicode classes is costly to make,
+ * and case-insensitive, more so). More places than hits (a word that only contains the letters, any non-ASCII
+ * letter) is only less skipped; never fewer.
+ */
+const NON_ASCII_TOKEN_CHAR = /(?![\x00-\x7f])[\p{L}\p{N}\p{Co}\p{Mn}]/gu;
+interface Places {
+  /** The phrases' ASCII first tokens, any case; undefined when none is ASCII. */
+  ascii: RegExp | undefined;
+  /**
+   * 1 at the ASCII first characters of the phrases' first tokens (folded: lower case). A token whose first
+   * character is ASCII and none of these begins no phrase (Tokens.is would say so of each), and most tokens are such.
+   */
+  firsts: Uint8Array;
+}
+const placesByPhrases = new WeakMap<readonly Phrase[], Places>();
+function places(phrases: readonly Phrase[]): Places {
+  let found = placesByPhrases.get(phrases);
+  if (!found) {
+    // Folded ASCII tokens are [0-9a-z] only: nothing in them is special in an expression.
+    const ascii = [...new Set(phrases.map((p) => p.tokens[0]!).filter((t) => /^[0-9a-z]+$/.test(t)))];
+    const firsts = new Uint8Array(128);
+    for (const p of phrases) {
+      const c = p.tokens[0]!.charCodeAt(0);
+      if (c < 128) firsts[c] = 1;
+    }
+    found = { ascii: ascii.length === 0 ? undefined : new RegExp(ascii.join('|'), 'gi'), firsts };
+    placesByPhrases.set(phrases, found);
+  }
+  return found;
+}
+
+/** Where `expr` is next found in `text` at or after `from`; -1 when not before `limit`. */
+function foundAt(expr: RegExp, text: string, from: number, limit: number): number {
+  expr.lastIndex = from;
+  const m = expr.exec(text);
+  return m === null || m.index >= limit ? -1 : m.index;
+}
+
+/**
+ * Times the scan looks for the next place a hit could begin before it gives up looking and reads on: each look
+ * is one search of the text, and a text where nearly every token is a place (a non-Latin script) would pay one
+ * per token for nothing. 32 is past the hits a short search's rows hold in their first lines.
+ */
+export const MAX_PLACE_LOOKS = 32;
+
+/**
+ * Reads `text`'s tokens in order, stopping SNIPPET_TOKENS tokens after the SNIPPET_MAX_HITS-th hit, or once no
+ * hit can begin further on (places()): then only as many tokens more as a hit begun before and its window
+ * need. Reading every token of an 8 KiB head whose hits are all in its first lines was most of a short search's
+ * snippet cost (issue 37, finding 7). The same hits, sentences and window as reading on to the end: the window is
+ * chosen among hits that begin before that point and never reaches past it by SNIPPET_TOKENS or more tokens, so
+ * the tokens not read change neither which window nor where it ends (search-snippet.same.test.ts compares).
+ */
 function scan(text: string, phrases: readonly Phrase[], cut: boolean): Scan {
   const tokens = new Tokens(text);
   const hits: Hit[] = [];
   const sentences: number[] = [];
   const longest = Math.max(1, ...phrases.map((p) => p.tokens.length));
+  const where = places(phrases);
+  const firsts = where.firsts;
   // A hit is known once its last token is read: it is checked at a position `longest - 1` tokens back.
   const check = (at: number): void => {
+    const first = text.charCodeAt(tokens.starts[at]!);
+    if (first < 128 && firsts[first >= 65 && first <= 90 ? first + 32 : first] === 0) return;
     for (let p = 0; p < phrases.length; p++) {
       if (hits.length >= SNIPPET_MAX_HITS) return;
       if (matchesAt(tokens, at, phrases[p]!)) {
@@ -179,18 +240,48 @@ function scan(text: string, phrases: readonly Phrase[], cut: boolean): Scan {
   };
   const limit = Math.min(text.length, SNIPPET_SCAN_CHARS);
   let stopAt = Number.POSITIVE_INFINITY;
+  let full = false;
   let whole = !cut;
+  // Past the last place a hit could begin no hit begins: the ones begun before end within `longest` tokens, and a
+  // window starts at most at a hit's last token and is SNIPPET_TOKENS long. Each kind of place is looked for again
+  // only once the tokens pass the one found (-1: none was, `done`), so each is read through once at most; `next`:
+  // the nearer; `settled`: none is left, or the scan gave up looking (MAX_PLACE_LOOKS).
+  const other = { at: -1, done: false };
+  const ascii = { at: -1, done: where.ascii === undefined };
+  const look = (kind: { at: number; done: boolean }, expr: RegExp, from: number): void => {
+    if (kind.done || from <= kind.at) return;
+    kind.at = foundAt(expr, text, from, limit);
+    kind.done = kind.at === -1;
+  };
+  let next = -1;
+  let looks = 0;
+  let settled = false;
   for (let start = tokenStart(text, 0); start < text.length; ) {
     if (start >= limit || tokens.length >= stopAt) {
       whole = false;
       break;
+    }
+    if (!settled && start > next) {
+      if (++looks > MAX_PLACE_LOOKS) settled = true;
+      else {
+        look(other, NON_ASCII_TOKEN_CHAR, start);
+        look(ascii, where.ascii!, start);
+        next = other.done ? (ascii.done ? -1 : ascii.at) : ascii.done ? other.at : Math.min(other.at, ascii.at);
+        if (next === -1) {
+          settled = true;
+          stopAt = Math.min(stopAt, tokens.length + longest + SNIPPET_TOKENS);
+        }
+      }
     }
     const end = tokenEnd(text, start);
     const pos = tokens.length;
     if (pos === 0 || startsSentence(text, start)) sentences.push(pos);
     tokens.push(start, end);
     if (pos - longest + 1 >= 0) check(pos - longest + 1);
-    if (hits.length >= SNIPPET_MAX_HITS && stopAt === Number.POSITIVE_INFINITY) stopAt = tokens.length + SNIPPET_TOKENS;
+    if (hits.length >= SNIPPET_MAX_HITS && !full) {
+      full = true;
+      stopAt = Math.min(stopAt, tokens.length + SNIPPET_TOKENS);
+    }
     start = tokenStart(text, end);
   }
   // The last positions, whose phrases may be shorter than the longest.
