@@ -128,7 +128,7 @@ describe('a search among chosen sessions', () => {
   it('finds the chosen old conversations of a word that more than MAX_RANKED_ROWS newer rows use', async () => {
     const db = await Db.openReadOnly(store.file);
     try {
-      const newer = await db.get<{ n: number }>(`SELECT count(*) AS n FROM search_docs d JOIN search ON search.rowid = d.id WHERE search MATCH ? AND d.session_id IN (SELECT value FROM json_each(?))`, [ftsQuery('the'), JSON.stringify(long)]);
+      const newer = await db.get<{ n: number }>(`SELECT count(*) AS n FROM search_docs d JOIN search ON search.rowid = d.id WHERE search MATCH ? AND d.session_id IN (SELECT value FROM json_each(?))`, [ftsQuery('the')!, JSON.stringify(long)]);
       expect(newer!.n).toBeGreaterThan(MAX_RANKED_ROWS);
       const got = await rankNewestWithHeads(db, ftsQuery('the')!, { profile: 'default', limit: 21, sessionIds: [small[7]!, small[8]!], kinds: ['title', 'message', 'attachment_text'] }, 64);
       // Both messages of each (the word ends every small message), nothing of any other conversation.
