@@ -2,9 +2,10 @@
 // history, through the official MCP SDK client over Streamable HTTP with an agent key of its own, beside two floors
 // measured in the same run, one search at a time, alternating: `GET /api/search` of the same words on the same
 // server (the page's own search: the same index and ranking, no MCP, no grants, no ledger) and a bare FTS5 query
-// returning the same number of ranked rows in a child process of its own (bench/search.mjs's floor). Two keys: one
-// granted `all` (SQL scoped to the profile), one granted 200 chosen conversations (their ids a parameter of the
-// SQL). Target: MCP p95 ≤ 100 ms. Reported: the server's CPU ms per search (/proc) first, then wall p50/p95.
+// returning the same number of ranked rows in a child process of its own (bench/search.mjs's floor). Three keys: one
+// granted `all` (SQL scoped to the profile), one granted the 200 most recently active conversations, one the 200
+// least recently active (session 16: the chosen ids are applied while the index is walked, before its LIMIT, so a
+// word newer conversations use often makes the walk pass over their rows first: the worst case). Target: MCP p95 ≤ 100 ms. Reported: the server's CPU ms per search (/proc) first, then wall p50/p95.
 // Usage: npm run build; cp -r /tmp/yard-h200k /tmp/<you>-h200k (NEVER the original: the server migrates it);
 //        node bench/mcp-search-all.mjs --state /tmp/<you>-h200k [--searches 200] [--dist dist]
 import { fork } from 'node:child_process';
@@ -84,6 +85,7 @@ process.on('exit', stop);
 
 const { sessions } = await api('GET', '/api/sessions');
 const chosen = sessions.slice(0, CHOSEN).map((s) => ({ kind: 'conversation', session_id: s.session_id }));
+const oldest = sessions.slice(-CHOSEN).map((s) => ({ kind: 'conversation', session_id: s.session_id }));
 async function agent(name, grants) {
   const { token } = await api('POST', '/api/mcp/keys', { name, kind: 'other', grants });
   const client = new Client({ name: 'bench', version: '1.0.0' });
@@ -93,6 +95,7 @@ async function agent(name, grants) {
 }
 const everything = await agent('Bench (all)', [{ kind: 'all' }]);
 const some = await agent(`Bench (${CHOSEN} conversations)`, chosen);
+const old = await agent(`Bench (${CHOSEN} oldest conversations)`, oldest);
 
 async function viaMcp(client, q) {
   const t = performance.now();
@@ -125,6 +128,7 @@ for (let i = 0; i < WARMUP; i++) {
   const q = kinds['two words, rank 100-5,000']();
   await viaMcp(everything, q);
   await viaMcp(some, q);
+  await viaMcp(old, q);
   await viaPage(q);
   await viaFloor(q);
 }
@@ -135,10 +139,11 @@ console.log('|---|---|---|---|---|---|---|---|');
 const sides = {
   'MCP, key granted all': (q) => viaMcp(everything, q),
   [`MCP, key granted ${CHOSEN} conversations`]: (q) => viaMcp(some, q),
+  [`MCP, key granted the ${CHOSEN} oldest conversations`]: (q) => viaMcp(old, q),
   'GET /api/search (floor)': viaPage,
   'bare FTS5 (floor)': viaFloor,
 };
-let worst = 0;
+const worst = {};
 for (const [label, make] of Object.entries(kinds)) {
   const n = label === 'one very common word' ? Math.max(8, Math.round(SEARCHES / 4)) : SEARCHES;
   const got = Object.fromEntries(Object.keys(sides).map((k) => [k, { ms: [], cpu: 0, results: [] }]));
@@ -160,13 +165,13 @@ for (const [label, make] of Object.entries(kinds)) {
   const page = pct(got['GET /api/search (floor)'].ms, 95);
   const bare = pct(got['bare FTS5 (floor)'].ms, 95);
   for (const [side, g] of Object.entries(got)) {
-    if (side.startsWith('MCP')) worst = Math.max(worst, pct(g.ms, 95));
+    if (side.startsWith('MCP')) worst[side] = Math.max(worst[side] ?? 0, pct(g.ms, 95));
     console.log(
       `| ${label} | ${n} | ${side} | ${(g.cpu / n).toFixed(2)} | ${median(g.ms).toFixed(1)} / ${pct(g.ms, 95).toFixed(1)} | ${(pct(g.ms, 95) / page).toFixed(2)} | ${(pct(g.ms, 95) / bare).toFixed(2)} | ${median(g.results)} |`,
     );
   }
 }
-console.log(`\nMCP search p95, worst kind: ${worst.toFixed(1)} ms (target ≤ ${TARGET_P95_MS} ms: ${worst <= TARGET_P95_MS ? 'met' : 'NOT met'})`);
+for (const [side, ms] of Object.entries(worst)) console.log(`${side}: p95 of the worst kind ${ms.toFixed(1)} ms (target ≤ ${TARGET_P95_MS} ms: ${ms <= TARGET_P95_MS ? 'met' : 'NOT met'})`);
 for (const c of clients) await c.close().catch(() => {});
 stop();
 process.exit(0);

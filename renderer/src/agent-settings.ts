@@ -127,6 +127,11 @@ export class AgentSettingsDialog {
     return this.settings;
   }
 
+  /** An MCP client's read was recorded: the MCP panel's timeline, if open, shows it (mcp-panel.ts). */
+  mcpReadRecorded(): void {
+    this.mcp.readRecorded();
+  }
+
   async open(): Promise<void> {
     await this.load();
     const list = await api.agentConnections().catch(() => null);

@@ -450,6 +450,7 @@ class App {
       applyTitle: (id, title) => this.applyTitle(id, title),
       workspaceChanged: () => this.workspace.scheduleRefresh(),
       receiptsChanged: () => this.receipts.reload(),
+      mcpRead: () => this.agentDialog.mcpReadRecorded(),
       status: (connection) => this.store.update({ connection }),
     });
   }

@@ -17,6 +17,7 @@ function harness(shown: Session | null) {
     applyTitle: (id, title) => void calls.push(`title ${id} ${title}`),
     workspaceChanged: () => void calls.push('workspace'),
     receiptsChanged: () => void calls.push('receipts'),
+    mcpRead: () => void calls.push('mcp timeline'),
     status: (s) => void calls.push(`status ${s}`),
   };
   let handlers: EventHandlers = {};
@@ -72,13 +73,26 @@ describe('followServer: what each server event reads again', () => {
     handlers().mcp_read?.({ session_id: 's2', receipt: { client: 'c', kind: 'conversation', name: '', first_at: 't', last_at: 't', count: 1 } });
     handlers().session_deleted?.({ session_id: 's2' });
     await settle();
-    expect(calls).toEqual(['list']);
+    expect(calls).toEqual(['mcp timeline', 'list']);
+    calls.length = 0;
     handlers().attachment_added?.({ session_id: 's1', file_count: 3, dest: '/a/x' });
     handlers().workspace_changed?.({ session_id: 's1', path: 'notes.md' });
     handlers().mcp_read?.({ session_id: 's1', receipt: { client: 'c', kind: 'conversation', name: '', first_at: 't', last_at: 't', count: 1 } });
     handlers().session_deleted?.({ session_id: 's1' });
     await settle();
-    expect(calls).toEqual(['list', 'workspace', 'receipts', 'all null', 'open s1', 'list']);
+    expect(calls).toEqual(['workspace', 'receipts', 'all null', 'open s1', 'mcp timeline', 'list']);
+  });
+
+  it("every MCP read, of any conversation, reaches the MCP panel's timeline once per burst", async () => {
+    const { calls, handlers, settle } = harness(null);
+    // A search across conversations announces a read of each conversation it found.
+    for (const id of ['s1', 's2', 's3']) handlers().mcp_read?.({ session_id: id, receipt: { client: 'c', kind: 'conversation', name: '', first_at: 't', last_at: 't', count: 1 } });
+    expect(calls).toEqual([]);
+    await settle();
+    expect(calls).toEqual(['mcp timeline']);
+    handlers().mcp_read?.({ session_id: 's4', receipt: { client: 'c', kind: 'conversation', name: '', first_at: 't', last_at: 't', count: 1 } });
+    await settle();
+    expect(calls).toEqual(['mcp timeline', 'mcp timeline']);
   });
 
   it('quick capture asking the agent opens that conversation; sending elsewhere reads the one on screen if it was that', async () => {

@@ -23,6 +23,8 @@ export interface LiveTargets {
   workspaceChanged(): void;
   /** An MCP client read something of the conversation on screen. */
   receiptsChanged(): void;
+  /** An MCP client read something of any conversation (the MCP panel's timeline follows). */
+  mcpRead(): void;
   /** The stream is live, or is being reopened. */
   status(status: 'live' | 'reconnecting'): void;
 }
@@ -48,6 +50,8 @@ export function followServer(targets: LiveTargets, connect = connectEvents): { c
     return id !== undefined && data.session_id === id;
   };
   const refreshList = debounce(() => void targets.reloadList().catch(ignore), EVENT_RELOAD_DEBOUNCE_MS);
+  // A search across conversations announces one read per conversation found: one look at the timeline per burst.
+  const mcpRead = debounce(() => targets.mcpRead(), EVENT_RELOAD_DEBOUNCE_MS);
   const refreshCurrent = debounce(() => {
     const id = targets.current()?.session_id;
     if (id) void targets.open(id).catch(ignore);
@@ -95,6 +99,7 @@ export function followServer(targets: LiveTargets, connect = connectEvents): { c
     // An MCP client read something of the conversation on screen: its receipts line says so at once.
     mcp_read: (data) => {
       if (forCurrent(data)) targets.receiptsChanged();
+      mcpRead();
     },
   };
   return connect(handlers, {

@@ -30,6 +30,8 @@ export class LedgerView {
   private next: number | undefined;
   /** Each load's number: an older answer arriving after a newer request is dropped. */
   private generation = 0;
+  /** The newest row shown (its ledger id): a read recorded later is added above it (newer()). */
+  private newest = 0;
 
   constructor(
     private keys: AgentKey[],
@@ -96,17 +98,51 @@ export class LedgerView {
     try {
       const page = await api.ledger(filter, older ? this.next : undefined, LEDGER_PAGE_ROWS);
       if (generation !== this.generation) return;
-      if (!older) this.body.replaceChildren();
+      if (!older) {
+        this.body.replaceChildren();
+        this.newest = page.entries[0]?.id ?? 0;
+      }
       this.body.append(...page.entries.map((e) => this.row(e)));
       this.next = page.next;
       this.more.hidden = page.next === undefined;
-      const shown = this.body.childElementCount;
-      this.status.textContent = shown === 0 ? 'Nothing read yet.' : `${shown} ${shown === 1 ? 'read' : 'reads'} shown${page.next !== undefined ? '; older ones below “Show older”' : ''}.`;
-      this.table.hidden = shown === 0;
+      this.showCount();
     } catch (err) {
       if (generation !== this.generation) return;
       this.status.textContent = failureText(err);
     }
+  }
+
+  /**
+   * A read was recorded (the `mcp_read` event, live-updates.ts) while the timeline may be on screen: the reads newer
+   * than the newest shown are added above it, so the rows paged in with "Show older", the scroll and the focus stay.
+   * More new reads than a page: the first page is read again, as Refresh does (no gap between old and new rows).
+   */
+  async newer(): Promise<void> {
+    // Closed (the dialog or its MCP tab): opening it loads the timeline afresh.
+    if (!this.el.isConnected || this.el.getClientRects().length === 0) return;
+    const generation = this.generation;
+    try {
+      const page = await api.ledger(this.filter(), undefined, LEDGER_PAGE_ROWS);
+      // A load began meanwhile (a filter changed, Refresh): its answer is the one shown.
+      if (generation !== this.generation) return;
+      const fresh = page.entries.filter((e) => e.id > this.newest);
+      if (fresh.length === 0) return;
+      if (fresh.length === page.entries.length && page.next !== undefined) {
+        await this.load();
+        return;
+      }
+      this.newest = fresh[0]!.id;
+      this.body.prepend(...fresh.map((e) => this.row(e)));
+      this.showCount();
+    } catch {
+      // Refresh and the next read try again; the rows shown stay true as of their load.
+    }
+  }
+
+  private showCount(): void {
+    const shown = this.body.childElementCount;
+    this.status.textContent = shown === 0 ? 'Nothing read yet.' : `${shown} ${shown === 1 ? 'read' : 'reads'} shown${this.next !== undefined ? '; older ones below “Show older”' : ''}.`;
+    this.table.hidden = shown === 0;
   }
 
   private row(e: McpLedgerEntry): HTMLElement {

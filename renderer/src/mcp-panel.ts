@@ -86,6 +86,11 @@ export class McpPanel {
     void this.ledger.load();
   }
 
+  /** A read was recorded (live-updates.ts): the timeline, if on screen, shows it. */
+  readRecorded(): void {
+    void this.ledger?.newer();
+  }
+
   /** The shared token ("Unnamed client"): its value, its snippets and Regenerate, while it is not retired. */
   private renderShared(): void {
     const s = this.settings;

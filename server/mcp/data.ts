@@ -407,7 +407,8 @@ export interface CrossSearchHit {
  * Search every conversation this key may read (issue 39), through the index only (titles, messages, the text the
  * agent got from attachments: store/search.ts, ranked by bm25, its deadline and bounds), best first. No file is
  * walked: a walk of every workspace is unbounded in a way the index is not. A key with chosen grants searches
- * among its conversations in SQL (their ids one JSON parameter), so others never take its places in the ranking.
+ * among its conversations in SQL (applied while the index is walked: store/db/search.ts grantedWalk), so others
+ * never take its places in the ranking.
  */
 export async function searchAll(scope: McpScope<App>, query: string, maxResults = L.MAX_SEARCH_RESULTS) {
   if (!query.trim()) throw new McpDataError('The query is empty');
@@ -415,7 +416,7 @@ export async function searchAll(scope: McpScope<App>, query: string, maxResults 
   const grants = scope.grants();
   const allowed = await scope.predicate();
   const everything = grants === 'all' || grants.some((g) => g.kind === 'all');
-  const sessionIds = everything ? undefined : (await scope.sessions()).map((s) => s.session_id);
+  const sessionIds = everything ? undefined : await scope.sessionIds();
   const found =
     sessionIds?.length === 0
       ? { hits: [], complete: true, stopped: undefined }

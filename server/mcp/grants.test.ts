@@ -193,3 +193,26 @@ describe('the ledger routes', () => {
     expect(await err('/api/mcp/ledger?key_id=nope')).toEqual([404, 'Agent key not found']);
   });
 });
+
+describe('search across conversations, a key of chosen conversations', () => {
+  // Last: its conversations share the test server's workspace, which a workspace grant above lists exactly.
+  it('finds in the granted ones only: not one kept out of MCP, deleted, of no conversation, nor one granted to no one', async () => {
+    const [kept, deleted, loose] = [await server.newSession(), await server.newSession(), await server.newSession()];
+    for (const id of [kept, deleted, loose]) expect((await server.json('/api/session/message', { session_id: id, text: 'the egret by the heron' })).status).toBe(200);
+    expect((await server.json('/api/session/settings', { session_id: kept, keep_out_of_mcp: true })).status).toBe(200);
+    expect((await server.json('/api/session/delete', { session_id: deleted })).status).toBe(200);
+    const grants = [granted, kept, deleted, MISSING].map((session_id) => ({ kind: 'conversation', session_id }));
+    const chosen = await makeKey(server, { name: 'Chosen', grants });
+    const c = await connectWith(server, chosen.token);
+    try {
+      const found = JSON.parse(firstText(await c.callTool({ name: 'search', arguments: { query: 'heron' } })));
+      expect(new Set(found.results.map((r: { session_id: string }) => r.session_id))).toEqual(new Set([granted]));
+      // The same key granted the loose conversation too: it is found from the next call on.
+      expect((await server.json(`/api/mcp/keys/grants`, { id: chosen.id, grants: [...grants, { kind: 'conversation', session_id: loose }] })).status).toBe(200);
+      const again = JSON.parse(firstText(await c.callTool({ name: 'search', arguments: { query: 'egret' } })));
+      expect(again.results.map((r: { session_id: string }) => r.session_id)).toEqual([loose]);
+    } finally {
+      await c.close();
+    }
+  });
+});

@@ -111,6 +111,24 @@ export class McpScope<A extends ScopeApp = ScopeApp> {
     return s;
   }
 
+  /**
+   * The ids of the conversations this key may see (the same set as sessions()). A key granted chosen conversations
+   * only is answered from its grants, each looked up: a search across conversations asked for them on every call,
+   * and filtering every listing (2,000 at 200,000 messages) cost 5-7 ms of CPU per search on the shared machine
+   * (docs/benchmarks.md, session 16), for a set its grants already name.
+   */
+  async sessionIds(): Promise<string[]> {
+    const grants = this.grants();
+    if (grants === 'all' || grants.some((g) => g.kind !== 'conversation')) return (await this.sessions()).map((s) => s.session_id);
+    const allowed = await this.predicate();
+    const ids: string[] = [];
+    for (const id of new Set(grants.map((g) => g.target))) {
+      const s = this.app.sessions.listing(id);
+      if (s && allowed(s)) ids.push(id);
+    }
+    return ids;
+  }
+
   /** The conversations this key may see, as listed. */
   async sessions(): Promise<Listing[]> {
     const allowed = await this.predicate();

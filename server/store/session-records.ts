@@ -146,6 +146,12 @@ export class SessionRecords {
   }
 
   /** A deleted session's listing while it is not yet purged (for Undo), or undefined. */
+  /** Session `id`'s listing, when it is stored and not deleted: a lookup, where list() copies every listing. */
+  listing(id: string): SessionListing | undefined {
+    const listing = this.listings.get(id);
+    return listing?.deleted_at === undefined ? listing : undefined;
+  }
+
   getDeleted(id: unknown): SessionListing | undefined {
     const listing = isSessionId(id) ? this.listings.get(id) : undefined;
     return listing?.deleted_at !== undefined ? listing : undefined;

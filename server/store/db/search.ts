@@ -23,7 +23,8 @@ export interface SearchScope {
   sessionId?: string;
   /** These kinds only. */
   kinds?: readonly SearchKind[];
-  /** These sessions only (issue 39: an MCP agent key's granted conversations), as one JSON parameter however many. */
+  /** These sessions only (issue 39: an MCP agent key's granted conversations): applied as the index is walked,
+   *  before the newest MAX_RANKED_ROWS are taken (grantedWalk). */
   sessionIds?: readonly string[];
 }
 
@@ -59,17 +60,56 @@ export interface RankedRow {
 
 /**
  * The scope as two filters: on the index row `d` (one session, some kinds, some sessions) and on its session `s`
- * (the profile's, not deleted: a JSON read of the session's header).
+ * (the profile's, not deleted: a JSON read of the session's header). `walked`: the chosen sessions are already
+ * applied where the index is walked (grantedWalk), so `d` is not tested against them again.
  */
-function scopeFilters(scope: SearchScope): { doc: string; docParams: Array<string | number>; session: string; sessionParams: Array<string | number> } {
+function scopeFilters(scope: SearchScope, walked = false): { doc: string; docParams: Array<string | number>; session: string; sessionParams: Array<string | number> } {
   const session = scope.sessionId === undefined ? '' : 'AND d.session_id = ?';
   const kinds = scope.kinds === undefined ? '' : `AND d.kind IN (${scope.kinds.map(() => '?').join(', ')})`;
-  const among = scope.sessionIds === undefined ? '' : 'AND d.session_id IN (SELECT value FROM json_each(?))';
+  const amongIds = scope.sessionIds !== undefined && !walked;
+  const among = amongIds ? 'AND d.session_id IN (SELECT value FROM json_each(?))' : '';
   return {
     doc: `1 ${session} ${kinds} ${among}`,
-    docParams: [...(scope.sessionId === undefined ? [] : [scope.sessionId]), ...(scope.kinds ?? []), ...(scope.sessionIds === undefined ? [] : [JSON.stringify(scope.sessionIds)])],
+    docParams: [...(scope.sessionId === undefined ? [] : [scope.sessionId]), ...(scope.kinds ?? []), ...(amongIds ? [JSON.stringify(scope.sessionIds)] : [])],
     session: `json_extract(s.header, '$.deleted_at') IS NULL AND ${PROFILE} = ?`,
     sessionParams: [scope.profile],
+  };
+}
+
+/**
+ * The sessions a search among chosen ones (an MCP key's granted conversations, issue 39) may find, one row each:
+ * a table of the connection's own (TEMP), refilled by each such search. The reader runs one search at a time
+ * (search-reader.ts), so no other search sees it half-filled; a read-only connection may still write its TEMP
+ * tables. A table, not a JSON parameter read per row: the walk tests each matching row against it, and a
+ * `json_each` list in the statement cost 3-5 ms more per search at 200 ids (docs/benchmarks.md, session 16).
+ */
+const GRANTED_TABLE = 'search_granted';
+
+async function fillGranted(q: Queries, sessionIds: readonly string[]): Promise<void> {
+  await q.run(`CREATE TEMP TABLE IF NOT EXISTS ${GRANTED_TABLE} (session_id TEXT PRIMARY KEY) WITHOUT ROWID`);
+  await q.run(`DELETE FROM temp.${GRANTED_TABLE}`);
+  await q.run(`INSERT OR IGNORE INTO temp.${GRANTED_TABLE} (session_id) SELECT value FROM json_each(?) WHERE type = 'text'`, [JSON.stringify(sessionIds)]);
+}
+
+/**
+ * The walk of the index for the newest MAX_RANKED_ROWS + 1 matching rows (their ids and bm25), as `hits`. Among
+ * chosen sessions, each matching row is tested against them (and the kinds asked) while the index is walked,
+ * newest first, before the LIMIT: tested after it, rows of other conversations took the chosen ones' places, and a
+ * key granted older conversations found nothing of theirs for a word newer ones use often. bm25 is read only
+ * for the rows kept (SQLite computes a column for the rows its WHERE lets through). What such a walk costs grows
+ * with the matching rows it passes over before it has MAX_RANKED_ROWS of the chosen sessions': at most every
+ * match of the word, as bm25's own count of them does for any search; bounded by the reader's deadline.
+ */
+function grantedWalk(scope: SearchScope): { sql: string; params: Array<string | number> } {
+  if (scope.sessionIds === undefined) {
+    return { sql: `SELECT rowid AS id, bm25(search) AS score FROM search WHERE search MATCH ? ORDER BY rowid DESC LIMIT ${MAX_RANKED_ROWS + 1}`, params: [] };
+  }
+  const kinds = scope.kinds === undefined ? '' : `AND g.kind IN (${scope.kinds.map(() => '?').join(', ')})`;
+  return {
+    sql: `SELECT f.rowid AS id, bm25(search) AS score FROM search f CROSS JOIN search_docs g ON g.id = f.rowid
+       WHERE search MATCH ? AND g.session_id IN temp.${GRANTED_TABLE} ${kinds}
+       ORDER BY f.rowid DESC LIMIT ${MAX_RANKED_ROWS + 1}`,
+    params: [...(scope.kinds ?? [])],
   };
 }
 
@@ -93,14 +133,16 @@ export interface RankedHead extends RankedRow {
  * in the same order, with the same heads and the same `capped` as those steps one by one (search-ranked.test.ts).
  */
 export async function rankNewestWithHeads(q: Queries, match: string, scope: SearchScope, chars: number): Promise<{ rows: RankedHead[]; capped: boolean }> {
-  const filter = scopeFilters(scope);
+  if (scope.sessionIds !== undefined) await fillGranted(q, scope.sessionIds);
+  const walk = grantedWalk(scope);
+  const filter = scopeFilters(scope, true);
   // The session's filter (a JSON read of its header, and the lookup of its row) only for the rows taken, best
   // first, until `limit` are in scope: `docs` is materialized in rank order and scanned in it (no ORDER BY after
   // the join, which would filter all 1,000 before sorting), and most rows are in scope. It cost ~0.5 ms of a
   // search's 5 over 1,000 rows (issue 37, finding 7); search-ranked.test.ts checks the rows and their order
   // against the statements of before.
   const rows = await q.all<{ matched: number; id: number | null; session_id: string; kind: SearchKind; position: number } & HeadColumns>(
-    `WITH hits AS MATERIALIZED (SELECT rowid AS id, bm25(search) AS score FROM search WHERE search MATCH ? ORDER BY rowid DESC LIMIT ${MAX_RANKED_ROWS + 1}),
+    `WITH hits AS MATERIALIZED (${walk.sql}),
      docs AS MATERIALIZED (
        SELECT d.id, d.session_id, d.kind, d.position, h.score * CASE d.kind WHEN 'title' THEN ${TITLE_WEIGHT} ELSE 1 END AS score
        FROM (SELECT id, score FROM hits ORDER BY id DESC LIMIT ${MAX_RANKED_ROWS}) h
@@ -121,7 +163,7 @@ export async function rankNewestWithHeads(q: Queries, match: string, scope: Sear
      FROM (SELECT count(*) AS matched FROM hits) c
      LEFT JOIN heads h ON 1
      ORDER BY h.score, h.id`,
-    [match, ...filter.docParams, ...filter.sessionParams, scope.limit, chars, chars, chars],
+    [match, ...walk.params, ...filter.docParams, ...filter.sessionParams, scope.limit, chars, chars, chars],
   );
   // One row at least (the count), with no ranked row's columns when none is in scope.
   const capped = (rows[0]?.matched ?? 0) > MAX_RANKED_ROWS;
