@@ -26,14 +26,25 @@ describe('on-device OCR', () => {
     expect(result.words).toBeGreaterThanOrEqual(114);
   }, SLOW);
 
-  it('recognizes the small UI text of a screenshot', async () => {
+  it('recognizes the small UI text of a screenshot at its own pixels, as the tesseract CLI reads it', async () => {
     const shot = await renderScreenshot();
     const result = await engine.recognizeImage(shot.png);
-    expect(wordRecall(shot.text, result.text)).toBeGreaterThanOrEqual(0.9);
-    expect(result.text).toContain('Send invoice');
+    // 0.964, the CLI's own recall on this image; read at 2× in one block it was 0.959, without the title.
+    expect(wordRecall(shot.text, result.text)).toBeGreaterThanOrEqual(0.96);
+    expect(result.text).toContain('Project dashboard settings');
     expect(result.text).toContain('Billing history');
-    // Light text on a dark bar or a coloured button ("Export report", the title) is mostly missed: the known
-    // weak spot, measured in docs/benchmarks.md.
+    // The toolbar's row (light text on a coloured button, "Send invoice" beside it) is missed at these pixels, by
+    // the CLI too: the known weak spot, measured in docs/benchmarks.md.
+  }, SLOW);
+
+  it('reads text too small for the model at twice its pixels, each column in its own order', async () => {
+    const shot = await renderScreenshot();
+    // The same window at 60 %: 8 px text, which the model misreads as it stands (recall 0.107).
+    const small = await sharp(shot.png).resize({ width: 768 }).png().toBuffer();
+    const result = await engine.recognizeImage(small);
+    expect(wordRecall(shot.text, result.text)).toBeGreaterThanOrEqual(0.98);
+    expect(result.text).toMatch(/Overview\s+Invoices\s+Customers\s+Reports\s+Billing history\s+Team members/);
+    expect(result.text).toContain('Export report Send invoice Archive');
   }, SLOW);
 
   it('finds no words in a picture without text, a 1×1 image or a blank page', async () => {

@@ -42,10 +42,15 @@ export const OCR_MEMORY_SAMPLE_MS = 20;
 /** Longest edge of the image Tesseract gets: a letter page at 300 dpi is 3300 px; larger scans are scaled down
  *  (text at that size stays far above the height Tesseract needs) to bound time and memory. */
 export const OCR_MAX_EDGE = 3500;
-/** Images whose longest edge is under this are scaled up: Tesseract's LSTM model reads text of 20-30 px height
- *  best, and a 1× screenshot's 13 px UI text is misread at its own size (word recall 0.935 as it is, 0.959 at
- *  2×; bench/ocr.mjs). A letter page at 150 dpi (1650 px) and a 2× screenshot are read as they are. */
+/** Only images whose longest edge is under this may be scaled up (when their text is small, below): larger ones
+ *  are read at their own pixels, which bounds the time a page can take. */
 export const OCR_UPSCALE_BELOW_EDGE = 1400;
+/** A small image is read again at OCR_UPSCALE_FACTOR when the median line of text its layout finds is shorter than
+ *  this: Tesseract's LSTM model misreads text much smaller. A 1280×800 screenshot's 13 px UI text (lines 13 px)
+ *  reads as well at its own pixels in the CLI's page segmentation as the tesseract CLI reads it (word recall 0.964),
+ *  at under half the CPU of reading it at 2×; the same screenshot shrunk to 10 px text recalls 0.953 as it is and
+ *  1.000 at 2×, to 8 px text 0.107 and 1.000 (docs/benchmarks.md, issue 37 finding 9, session 16). */
+export const OCR_SMALL_TEXT_LINE_PX = 12;
 /** The factor applied to those images (bounded by OCR_MAX_EDGE). */
 export const OCR_UPSCALE_FACTOR = 2;
 /** A scanned PDF page is two steps in one job (pdf.js decodes its image, then it is read): it gets the time of
@@ -155,7 +160,7 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
       workerData: {
         ...ocrFiles(),
         maxImagePixels: MAX_IMAGE_INPUT_PIXELS,
-        prepare: { maxEdge: OCR_MAX_EDGE, upscaleBelowEdge: OCR_UPSCALE_BELOW_EDGE, upscaleFactor: OCR_UPSCALE_FACTOR, timeoutSeconds: IMAGE_RESIZE_TIMEOUT_SECONDS },
+        prepare: { maxEdge: OCR_MAX_EDGE, upscaleBelowEdge: OCR_UPSCALE_BELOW_EDGE, upscaleFactor: OCR_UPSCALE_FACTOR, smallTextLinePx: OCR_SMALL_TEXT_LINE_PX, timeoutSeconds: IMAGE_RESIZE_TIMEOUT_SECONDS },
       },
       maxHeapMb: OCR_WORKER_MAX_HEAP_MB,
       memory: { budgetBytes: maxMemoryMb * 1024 * 1024, sampleMs: OCR_MEMORY_SAMPLE_MS },

@@ -12,8 +12,14 @@
 // native memory libvips allocates for a page's pixels then stays in this thread's process, which under Node is a
 // child that ends when idle (workspace/off-thread.ts; docs/benchmarks.md, issue 37 finding 8).
 //
+// Pages are read in Tesseract's automatic page segmentation (PSM 3), as the tesseract CLI reads them: the API's own
+// default (a single block of text, PSM 6) ran a screenshot's sidebar, buttons and body together and missed words
+// the CLI reads at the same pixels. Each image is read at its own pixels; only when the layout's median text line
+// is shorter than smallTextLinePx (text too small for the LSTM model) is it prepared again at upscaleFactor and
+// read at that size (issue 37, finding 9: docs/benchmarks.md).
+//
 // Protocol: workerData { corePath, dataPath, unpdfUrl, sharpPath (null: no image library in this build),
-// maxImagePixels, prepare: { maxEdge, upscaleBelowEdge, upscaleFactor, timeoutSeconds } }; each message is
+// maxImagePixels, prepare: { maxEdge, upscaleBelowEdge, upscaleFactor, smallTextLinePx, timeoutSeconds } }; each message is
 // answered once, with { id, error } when the engine fails and { id, refused } (a sentence for the person) when the
 // input is not an image it may read:
 //   { id, op: 'image', image } (an encoded image)      → { id, tsv } (Tesseract's TSV: one row per word, its confidence)
@@ -29,6 +35,10 @@ const { gunzipSync } = require('node:zlib');
 
 // Tesseract's engine modes: 1 is the LSTM recognizer alone, the one the shipped core and data are built for.
 const OEM_LSTM_ONLY = 1;
+// Page segmentation: 3 is fully automatic (columns, blocks, lines found by the layout), the tesseract CLI's default.
+const PSM_AUTO = 3;
+// PageIteratorLevel: a line of text.
+const RIL_TEXTLINE = 2;
 let ready;
 
 function load() {
@@ -40,6 +50,7 @@ function load() {
     module.FS.writeFile('/eng.traineddata', data);
     const api = new module.TessBaseAPI();
     if (api.Init(null, 'eng', OEM_LSTM_ONLY) !== 0) throw new Error('Tesseract could not load its English data');
+    api.SetPageSegMode(PSM_AUTO);
     return { module, api };
   })();
   return ready;
@@ -112,7 +123,8 @@ function loadSharp() {
 // The grayscale image Tesseract gets: oriented, flattened on white (transparent screenshots), within bounds, as a
 // binary PGM (P5): leptonica reads it as it stands, where a PNG cost sharp a deflate and the WebAssembly core an
 // inflate of the same pixels (~10 % of a page's CPU; the pixels, and so the text, are the same: engine.test.ts).
-async function prepare(bytes, raw) {
+// upscale: whether to scale an image under upscaleBelowEdge up by upscaleFactor (its text found too small).
+async function prepare(bytes, raw, upscale) {
   const sharp = loadSharp();
   if (!sharp) throw new Refusal('no image library in this build to read the image with');
   const limit = workerData.maxImagePixels;
@@ -139,7 +151,7 @@ async function prepare(bytes, raw) {
   if (!width || !height) throw new Refusal('not a readable image (no dimensions)');
   if (width * height > limit) throw new Refusal('too large to read (' + width + '×' + height + ' pixels)');
   const longest = Math.max(width, height);
-  const scale = longest < p.upscaleBelowEdge ? Math.min(p.upscaleFactor, p.maxEdge / longest) : Math.min(1, p.maxEdge / longest);
+  const scale = upscale ? Math.min(p.upscaleFactor, p.maxEdge / longest) : Math.min(1, p.maxEdge / longest);
   const edge = Math.max(1, Math.round(longest * scale));
   try {
     const gray = open()
@@ -157,16 +169,60 @@ async function prepare(bytes, raw) {
   }
 }
 
-async function recognize(image) {
+// The median height in pixels of the text lines the layout found (0 when it found none).
+function medianLineHeight(module, api) {
+  const lines = api.AnalyseLayout();
+  if (!lines || module.getPointer(lines) === 0) return 0;
+  const box = module._malloc(16);
+  const heights = [];
+  try {
+    lines.Begin();
+    do {
+      if (lines.BoundingBox(RIL_TEXTLINE, box, box + 4, box + 8, box + 12)) heights.push(module.getValue(box + 12, 'i32') - module.getValue(box + 4, 'i32'));
+    } while (lines.Next(RIL_TEXTLINE));
+  } finally {
+    module._free(box);
+    module.destroy(lines);
+  }
+  heights.sort((a, b) => a - b);
+  return heights.length ? heights[heights.length >> 1] : 0;
+}
+
+// The page's TSV, or null when mayUpscale and its text is too small to read at these pixels: the layout found
+// here is then the only work spent (the recognition reuses it otherwise).
+async function recognize(image, mayUpscale) {
   const { module, api } = await load();
   module.FS.writeFile('/input', image);
-  // 1: the image's own orientation (the PGM prepare() writes has none to apply); 0: no rotation.
-  if (api.SetImageFile(1, 0) === 1) throw new Error('Tesseract could not read the image');
-  api.Recognize(null);
-  const tsv = api.GetTSVText(0);
-  api.Clear();
-  module.FS.unlink('/input');
-  return tsv;
+  try {
+    // 1: the image's own orientation (the PGM prepare() writes has none to apply); 0: no rotation.
+    if (api.SetImageFile(1, 0) === 1) throw new Error('Tesseract could not read the image');
+    if (mayUpscale) {
+      const line = medianLineHeight(module, api);
+      if (line > 0 && line < workerData.prepare.smallTextLinePx) return null;
+    }
+    api.Recognize(null);
+    return api.GetTSVText(0);
+  } finally {
+    api.Clear();
+    module.FS.unlink('/input');
+  }
+}
+
+// Read at its own pixels; again at upscaleFactor when small (under upscaleBelowEdge) and its text lines short.
+async function read(bytes, raw) {
+  let width = raw ? raw.width : 0;
+  let height = raw ? raw.height : 0;
+  const prepared = await prepare(bytes, raw, false);
+  if (!raw) ({ width, height } = pgmSize(prepared));
+  const mayUpscale = width > 0 && Math.max(width, height) < workerData.prepare.upscaleBelowEdge;
+  const tsv = await recognize(prepared, mayUpscale);
+  return tsv ?? (await recognize(await prepare(bytes, raw, true), false));
+}
+
+// The size written in a prepared image's PGM header (0×0 for the PNG fallback: it is then never scaled up).
+function pgmSize(image) {
+  const head = /^P5\n(\d+) (\d+)\n/.exec(image.subarray(0, 32).toString('latin1'));
+  return head ? { width: Number(head[1]), height: Number(head[2]) } : { width: 0, height: 0 };
 }
 
 parentPort.on('message', async ({ id, op, image, pixels, pdf, page }) => {
@@ -176,17 +232,17 @@ parentPort.on('message', async ({ id, op, image, pixels, pdf, page }) => {
     return;
   }
   try {
-    let prepared;
+    let tsv;
     if (op === 'pdf-page') {
       const found = await pageImage(pdf, page);
       if (!found) return void parentPort.postMessage({ id, tsv: '' });
-      prepared = await prepare(undefined, found);
+      tsv = await read(undefined, found);
     } else if (op === 'pixels') {
-      prepared = await prepare(undefined, pixels);
+      tsv = await read(undefined, pixels);
     } else {
-      prepared = await prepare(Buffer.from(image.buffer, image.byteOffset, image.byteLength), undefined);
+      tsv = await read(Buffer.from(image.buffer, image.byteOffset, image.byteLength), undefined);
     }
-    parentPort.postMessage({ id, tsv: await recognize(prepared) });
+    parentPort.postMessage({ id, tsv });
   } catch (err) {
     if (err instanceof Refusal) parentPort.postMessage({ id, refused: err.message });
     else parentPort.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
