@@ -1,7 +1,7 @@
 // Loaded into the server by bench/soak.mjs (NODE_OPTIONS=--import), so the soak can start the server the way a
 // person does (`node dist/server/cli.js`, whatever that command does with its process) and still read its memory
-// from inside: on SIGUSR2 it reads the request the soak left in SOAK_SAMPLE_DIR/<pid>.ask ('mem', 'smaps' or
-// 'gc') and writes its answer to SOAK_SAMPLE_DIR/<pid>.json (whole, by a rename). Idle otherwise: no timer, no
+// from inside: on SIGUSR2 it reads the request the soak left in SOAK_SAMPLE_DIR/<pid>.ask ('mem', 'smaps', 'heap'
+// or 'gc') and writes its answer to SOAK_SAMPLE_DIR/<pid>.json (whole, by a rename). Idle otherwise: no timer, no
 // listener but the signal's. Any Node process started with it answers, so a waiting launcher can be read too.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -45,6 +45,10 @@ if (dir) {
         } else if (line.startsWith('Rss:')) groups[name] = (groups[name] ?? 0) + Number(line.split(/\s+/)[1]) / 1024;
       }
       return Object.fromEntries(Object.entries(groups).map(([k, v]) => [k, Math.round(v * 10) / 10]));
+    },
+    heap() {
+      // What the JS heap holds, for a look in DevTools or by script (a snapshot costs a pause of the server).
+      return { file: v8.writeHeapSnapshot(path.join(dir, `${process.pid}.heapsnapshot`)) };
     },
     gc() {
       v8.setFlagsFromString('--expose-gc');

@@ -10,7 +10,7 @@
 // RSS at the end over the idle RSS after start (before any work), target ≤ 1.3. Then, for the record only, a forced
 // full GC (the server never forces one itself) shows how much of what is left is the JS heap.
 // The server is started by its command line (see below); its memory is read from inside (bench/soak-sampler.mjs).
-// Usage: npm run build && node bench/soak.mjs [--minutes 12] [--idle-minutes 2] [--users 3] [--json out.json] [--dist .cache/x/dist]
+// Usage: npm run build && node bench/soak.mjs [--minutes 12] [--idle-minutes 2] [--users 3] [--json out.json] [--dist .cache/x/dist] [--heap-snapshot out.heapsnapshot]
 import fs from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -31,6 +31,8 @@ const { values } = parseArgs({
     json: { type: 'string' },
     /** Another build's dist folder (a before/after comparison), inside the project so node_modules resolve. */
     dist: { type: 'string' },
+    /** Where to copy a heap snapshot of the server taken after the idle (before the forced GC). */
+    'heap-snapshot': { type: 'string' },
   },
 });
 const SOAK_MS = Number(values.minutes) * 60_000;
@@ -47,8 +49,8 @@ const REPLY_WORDS = 400;
 const WORDS_PER_CHUNK = 4;
 const TOKEN = 'soak-token';
 const TARGET = 1.3;
-/** How long the server gets to answer a sample, and how often its answer is looked for. */
-const ASK_TIMEOUT_MS = 10_000;
+/** How long the server gets to answer a sample (a heap snapshot takes seconds at load), and how often its answer is looked for. */
+const ASK_TIMEOUT_MS = 60_000;
 const ASK_POLL_MS = 20;
 /** How long a SIGTERM gets to stop the server before it is killed. */
 const STOP_TIMEOUT_MS = 15_000;
@@ -270,6 +272,7 @@ while (Date.now() < idleUntil) {
 }
 const idle = samples.at(-1);
 const smaps = await server.ask('smaps');
+if (values['heap-snapshot']) await fs.copyFile((await server.ask('heap')).file, values['heap-snapshot']);
 const launcherAtIdle = relaunched ? await askProcess(launched.pid, 'mem') : undefined;
 await server.ask('gc');
 const gc = await sample('after-gc');

@@ -72,8 +72,8 @@ export async function runCli(argv: string[]): Promise<void> {
 }
 
 /** The command: run, and turn a start failure (port taken, state folder unwritable) into one line and exit 1, or
- * 3 when another Satchel runs on the state folder. `npm run serve` calls it from scripts/serve.mjs after its build
- * check, in the same process. */
+ * 3 when another Satchel runs on the state folder. `npm run serve` (scripts/serve.mjs, after its build check) runs
+ * this file in a child with the allocator settings on glibc, and calls it in its own process elsewhere. */
 export function main(argv: string[]): void {
   // On Linux the server runs in a child started with glibc's allocator settings (process/allocator.ts); this
   // process only waits for it, passing signals on. Where the child cannot start, the server runs here.
