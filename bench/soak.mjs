@@ -9,7 +9,8 @@
 // and the server is left alone for --idle-minutes; the figure is the idle
 // RSS at the end over the idle RSS after start (before any work), target ≤ 1.3. Then, for the record only, a forced
 // full GC (the server never forces one itself) shows how much of what is left is the JS heap.
-// Usage: npm run build && node bench/soak.mjs [--minutes 12] [--idle-minutes 2] [--users 3] [--json out.json] [--dist .cache/x/dist]
+// The server is started by its command line (see below); its memory is read from inside (bench/soak-sampler.mjs).
+// Usage: npm run build && node bench/soak.mjs [--minutes 12] [--idle-minutes 2] [--users 3] [--json out.json] [--dist .cache/x/dist] [--heap-snapshot out.heapsnapshot]
 import fs from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -18,7 +19,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { forkServer, machine, tempDir } from './lib.mjs';
+import { spawn } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { hasCommand, machine, tempDir } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -28,6 +31,8 @@ const { values } = parseArgs({
     json: { type: 'string' },
     /** Another build's dist folder (a before/after comparison), inside the project so node_modules resolve. */
     dist: { type: 'string' },
+    /** Where to copy a heap snapshot of the server taken after the idle (before the forced GC). */
+    'heap-snapshot': { type: 'string' },
   },
 });
 const SOAK_MS = Number(values.minutes) * 60_000;
@@ -44,6 +49,13 @@ const REPLY_WORDS = 400;
 const WORDS_PER_CHUNK = 4;
 const TOKEN = 'soak-token';
 const TARGET = 1.3;
+/** How long the server gets to answer a sample (a heap snapshot takes seconds at load), and how often its answer is looked for. */
+const ASK_TIMEOUT_MS = 60_000;
+const ASK_POLL_MS = 20;
+/** How long a SIGTERM gets to stop the server before it is killed. */
+const STOP_TIMEOUT_MS = 15_000;
+/** The command line's ready line (server/headless.ts READY_PREFIX). */
+const READY_PREFIX = 'Satchel is running at ';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const distRoot = values.dist ? new URL(`file://${path.resolve(values.dist)}/`) : new URL('../dist/', import.meta.url);
@@ -96,52 +108,66 @@ const agentUrl = `http://127.0.0.1:${agent.address().port}/v1`;
 const stateDir = await tempDir('soak-state-');
 const inboxDir = await tempDir('soak-inbox-');
 await fs.chmod(inboxDir, 0o700);
-const SERVER = `
-  import fs from 'node:fs';
-  const { startServer } = await import(process.env.BENCH_SERVER_MODULE);
-  const s = await startServer({ host: '127.0.0.1', port: 0, stateDir: process.env.BENCH_STATE_DIR, token: '${TOKEN}', preloadSpeech: false, inboxFolders: [${JSON.stringify(inboxDir)}] });
-  const status = () => Object.fromEntries(fs.readFileSync('/proc/self/status', 'utf8').split('\\n').map((l) => l.split(/:\\s+/)).filter((p) => p.length === 2));
-  const kib = (v) => Number(String(v).split(' ')[0]) / 1024;
-  process.on('message', (m) => {
-    if (m === 'exit') return void s.close().finally(() => process.exit(0));
-    if (m === 'gc') globalThis.gc();
-    if (m === 'smaps') {
-      // Resident memory by mapping: the C heap (brk), anonymous mappings by size (glibc's arenas are 64 MiB
-      // reservations; V8's pages are 256 KiB), files.
-      const groups = {};
-      let name = '';
-      let size = 0;
-      for (const line of fs.readFileSync('/proc/self/smaps', 'utf8').split('\\n')) {
-        const head = /^([0-9a-f]+)-([0-9a-f]+) \\S+ \\S+ \\S+ \\S+\\s*(.*)$/.exec(line);
-        if (head) {
-          size = (parseInt(head[2], 16) - parseInt(head[1], 16)) / 1048576;
-          name = head[3] ? (head[3].startsWith('/') ? 'file' : head[3]) : size >= 60 ? 'anon ≥60 MiB (arena heaps, reservations)' : size >= 1 ? 'anon 1-60 MiB' : 'anon < 1 MiB';
-        } else if (line.startsWith('Rss:')) groups[name] = (groups[name] ?? 0) + Number(line.split(/\\s+/)[1]) / 1024;
-      }
-      return void process.send(Object.fromEntries(Object.entries(groups).map(([k, v]) => [k, Math.round(v * 10) / 10])));
-    }
-    const st = status();
-    const u = process.memoryUsage();
-    const mib = (b) => b / 1048576;
-    // The server's child processes (the OCR and PDF workers' hosts since session 14): their memory is the server's too.
-    let children = 0;
-    let childRss = 0;
-    for (const task of fs.readdirSync('/proc/self/task')) {
-      for (const pid of fs.readFileSync('/proc/self/task/' + task + '/children', 'utf8').split(' ').filter(Boolean)) {
-        try {
-          const cs = Object.fromEntries(fs.readFileSync('/proc/' + pid + '/status', 'utf8').split('\\n').map((l) => l.split(/:\\s+/)).filter((p) => p.length === 2));
-          if (cs.VmRSS === undefined) continue;
-          children++;
-          childRss += kib(cs.VmRSS);
-        } catch {}
-      }
-    }
-    process.send({ rss: kib(st.VmRSS), anon: kib(st.RssAnon), file: kib(st.RssFile), heapUsed: mib(u.heapUsed), heapTotal: mib(u.heapTotal), external: mib(u.external), arrayBuffers: mib(u.arrayBuffers), fds: fs.readdirSync('/proc/self/fd').length, threads: Number(st.Threads), children, childRss });
+// Started as a person starts it: the built command line (`npm run serve` runs the same file after its build check),
+// with whatever that command does to its own process (since session 16 on Linux: itself again, in a child with
+// glibc's allocator settings). The soak adds no allocator setting of its own. Its memory is read from inside by
+// bench/soak-sampler.mjs, loaded through NODE_OPTIONS.
+const sampleDir = await tempDir('soak-samples-');
+const cliFile = fileURLToPath(new URL('server/cli.js', distRoot));
+const wrap = hasCommand('taskset') ? ['taskset', '-c', '0', process.execPath] : [process.execPath];
+const launched = spawn(wrap[0], [...wrap.slice(1), cliFile, '--state-dir', stateDir, '--port', '0', '--host', '127.0.0.1'], {
+  env: {
+    ...process.env,
+    SATCHEL_LOG_LEVEL: 'error',
+    SATCHEL_AGENT_BASE_URL: agentUrl,
+    SATCHEL_AGENT_MODEL: 'fake-model',
+    SATCHEL_AGENT_KIND: 'openai',
+    SATCHEL_WEBUI_TOKEN: TOKEN,
+    SATCHEL_STT_PRELOAD: '0',
+    SATCHEL_INBOX_FOLDERS: inboxDir,
+    SOAK_SAMPLE_DIR: sampleDir,
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${pathToFileURL(path.join(here, 'soak-sampler.mjs')).href}`.trim(),
+  },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const origin = await new Promise((resolve, reject) => {
+  let out = '';
+  launched.stdout.setEncoding('utf8').on('data', (chunk) => {
+    out += chunk;
+    const line = out.split('\n').find((l) => l.startsWith(READY_PREFIX));
+    if (line) resolve(new URL(line.slice(READY_PREFIX.length)).origin);
   });
-  process.send({ origin: s.origin });
-`;
-const server = await forkServer(SERVER, { stateDir, serverModule: dist('index.js'), agentUrl, execArgv: ['--expose-gc'] });
-const origin = server.ready.origin;
+  launched.once('exit', (code) => reject(new Error(`the server exited (${code}) before it was ready: ${out}`)));
+});
+launched.stdout.resume();
+/** The server's process: the launched one, or its child running the same command line when it started itself again. */
+const childrenOf = (pid) => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+const relaunched = childrenOf(launched.pid).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(cliFile));
+const serverPid = relaunched ?? launched.pid;
+/** Asks a process running the sampler for 'mem', 'smaps' or 'gc'. */
+async function askProcess(pid, what) {
+  const out = path.join(sampleDir, `${pid}.json`);
+  await fs.rm(out, { force: true });
+  await fs.writeFile(path.join(sampleDir, `${pid}.ask`), what);
+  process.kill(pid, 'SIGUSR2');
+  for (let waited = 0; waited < ASK_TIMEOUT_MS; waited += ASK_POLL_MS) {
+    try {
+      return JSON.parse(await fs.readFile(out, 'utf8'));
+    } catch {
+      await sleep(ASK_POLL_MS);
+    }
+  }
+  throw new Error(`process ${pid} did not answer '${what}'`);
+}
+const server = {
+  ask: (what) => askProcess(serverPid, what),
+  async stop() {
+    const exited = new Promise((r) => launched.once('exit', r));
+    launched.kill('SIGTERM');
+    await Promise.race([exited, sleep(STOP_TIMEOUT_MS).then(() => launched.kill('SIGKILL'))]);
+  },
+};
+
 const auth = { Authorization: `Bearer ${TOKEN}` };
 
 async function api(method, pathname, body) {
@@ -177,6 +203,7 @@ const sample = async (phase) => {
 const t0 = performance.now();
 await sleep(START_SETTLE_MS);
 const start = await sample('start');
+const launcherAtStart = relaunched ? await askProcess(launched.pid, 'mem') : undefined;
 
 const counts = { turns: 0, uploads: 0, inbox: 0, searches: 0, mcp: 0, errors: 0 };
 const errors = [];
@@ -245,6 +272,8 @@ while (Date.now() < idleUntil) {
 }
 const idle = samples.at(-1);
 const smaps = await server.ask('smaps');
+if (values['heap-snapshot']) await fs.copyFile((await server.ask('heap')).file, values['heap-snapshot']);
+const launcherAtIdle = relaunched ? await askProcess(launched.pid, 'mem') : undefined;
 await server.ask('gc');
 const gc = await sample('after-gc');
 await server.stop();
@@ -263,9 +292,11 @@ console.log(row('end of the soak', endOfSoak));
 console.log(row(`after ${values['idle-minutes']} min idle`, idle));
 console.log(row('then a forced full GC (not the app\'s)', gc));
 console.log(`resident after idle by mapping (MiB): ${JSON.stringify(smaps)}`);
+console.log(launcherAtStart ? `the launcher waiting for the server (pid ${launched.pid}, server ${serverPid}): RSS ${f(launcherAtStart.rss)} MiB (RssAnon ${f(launcherAtStart.anon)}) at start, ${f(launcherAtIdle.rss)} (RssAnon ${f(launcherAtIdle.anon)}) after idle` : 'the server runs in the launched process itself');
 // The children are counted in: an idle server has none, and a child still up would be the server's memory too.
 const ratio = (idle.rss + idle.childRss) / (start.rss + start.childRss);
 console.log(`idle RSS after the day ÷ idle RSS after start: **${ratio.toFixed(2)}** (target ≤ ${TARGET}: ${ratio <= TARGET ? 'meets' : 'MISSES'})`);
 if (values.json) await fs.writeFile(values.json, JSON.stringify({ counts, samples, ratio }, null, 1));
 await fs.rm(stateDir, { recursive: true, force: true });
 await fs.rm(inboxDir, { recursive: true, force: true });
+await fs.rm(sampleDir, { recursive: true, force: true });

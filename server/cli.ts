@@ -2,12 +2,13 @@
 // flags are parsed by the parser the desktop app's `--server-only` uses (settings/args.ts), and the server
 // runs, prints its URL and stops exactly as there (headless.ts). Like the desktop window, it tries the port
 // it last listened on first (remembered in its state folder), so a tab left open finds it again after a restart.
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { AppOptions } from './app.js';
 import { loadConfig, type CliFlags, type ServerConfig } from './core/config.js';
 import { runHeadless } from './headless.js';
-import { startServer, type RunningServer } from './index.js';
+import type { RunningServer } from './index.js';
 import { log, safeLogText } from './core/log.js';
+import { exitWithParent, relaunchWithAllocator, wantsAllocatorRelaunch } from './process/allocator.js';
 import { startOnRememberedPort } from './process/port-store.js';
 import { StateFolderInUse, type StateLock } from './process/state-lock.js';
 import { parseServerArgs, USAGE } from './settings/args.js';
@@ -34,7 +35,10 @@ export function remembersPort(config: ServerConfig, flags: CliFlags, env: NodeJS
 
 /** Start on the remembered port when there is one and the user fixed none; any free port when it is taken.
  * `options` and `claimed`: the parts the caller swaps in, the state folder's lock when it took it first (index.ts startServer). */
-export function startHeadless(config: ServerConfig, remember: boolean, options: AppOptions = {}, claimed?: StateLock): Promise<RunningServer> {
+export async function startHeadless(config: ServerConfig, remember: boolean, options: AppOptions = {}, claimed?: StateLock): Promise<RunningServer> {
+  // Loaded here, not above: a command that only starts its server again with the allocator settings (main) stays
+  // a bare Node, without the server's modules and their native bindings.
+  const { startServer } = await import('./index.js');
   if (!remember) return startServer(config, options, claimed);
   return startOnRememberedPort(config.stateDir, (port) => startServer({ ...config, port }, options, claimed), {
     onFallback: (port, err) => log.info(`Port ${port} is unavailable (${(err as Error).message}); using another`),
@@ -68,9 +72,23 @@ export async function runCli(argv: string[]): Promise<void> {
 }
 
 /** The command: run, and turn a start failure (port taken, state folder unwritable) into one line and exit 1, or
- * 3 when another Satchel runs on the state folder. `npm run serve` calls it from scripts/serve.mjs after its build
- * check, in the same process. */
+ * 3 when another Satchel runs on the state folder. `npm run serve` (scripts/serve.mjs, after its build check) runs
+ * this file in a child with the allocator settings on glibc, and calls it in its own process elsewhere. */
 export function main(argv: string[]): void {
+  // On Linux the server runs in a child started with glibc's allocator settings (process/allocator.ts); this
+  // process only waits for it, passing signals on. Where the child cannot start, the server runs here.
+  if (wantsAllocatorRelaunch()) {
+    relaunchWithAllocator(fileURLToPath(import.meta.url), argv, undefined, undefined, (err) => {
+      log.warn('Could not restart with the allocator settings; running without them:', err);
+      run(argv);
+    });
+    return;
+  }
+  run(argv);
+}
+
+function run(argv: string[]): void {
+  exitWithParent();
   runCli(argv).catch((err) => {
     const { line, code } = startFailure(err);
     process.stderr.write(`${line}\n`);

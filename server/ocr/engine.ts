@@ -10,7 +10,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { unpackedPath } from '../core/unpacked-path.js';
-import { MAX_IMAGE_INPUT_PIXELS, IMAGE_RESIZE_TIMEOUT_SECONDS } from '../image/downscale.js';
+import { AGENT_IMAGE_WORKER_LIMITS, MAX_IMAGE_INPUT_PIXELS, IMAGE_RESIZE_TIMEOUT_SECONDS } from '../image/limits.js';
+import { AGENT_IMAGE_WORKER_SOURCE } from '../image/agent-image-source.js';
 import { createLimiter } from '../core/limiter.js';
 import { defaultChildHost, startOffThread, type OffThread, type OffThreadEnd } from '../workspace/off-thread.js';
 import { OCR_WORKER_SOURCE } from './worker-source.js';
@@ -60,6 +61,27 @@ const PDF_PAGE_STEPS = 2;
 /** Why an image could not be read, in words a person or an agent can act on. */
 export class OcrError extends Error {}
 
+// The errors that are the worker's own sentence about the input (not an image it may read), as against the engine
+// failing (time, memory, a crash). Kept apart so an OcrError stays the plain error it always was.
+const refusals = new WeakSet<OcrError>();
+const refusal = (message: string): OcrError => {
+  const err = new OcrError(message);
+  refusals.add(err);
+  return err;
+};
+
+/** Whether `err` is the worker's refusal of the input, in its own words (image/downscale.ts passes those on). */
+export function isRefusal(err: OcrError): boolean {
+  return refusals.has(err);
+}
+
+/** An agent's image as the worker made it (image/agent-image-source.ts; image/downscale.ts turns it into an
+ *  AgentImage): no image library, the person's bytes kept as they are, or a new encoding. */
+export type AgentImageMade =
+  | { none: true }
+  | { keep: true; mime: string; width: number; height: number }
+  | { image: Uint8Array; mime: string; width: number; height: number; originalWidth: number; originalHeight: number };
+
 export interface OcrEngineOptions {
   timeoutMs?: number;
   loadTimeoutMs?: number;
@@ -78,6 +100,9 @@ export interface OcrEngine {
   /** The text of one page of a PDF (1-based), read from the largest image painted on it (a scan), or no words
    *  when it paints none. Both steps run in the worker within the time and memory budgets. Throws OcrError. */
   recognizePdfPage(pdf: Uint8Array, page: number): Promise<RecognizedText>;
+  /** The image an agent gets of `bytes` (image/downscale.ts), made in the same worker. Throws OcrError: a refusal
+   *  (isRefusal) with downscale's sentence for an input it will not decode, otherwise the engine's failure. */
+  agentImage(bytes: Buffer): Promise<AgentImageMade>;
   /** Starts the worker and loads the core and model now, so a recognition asked for soon (an image being read)
    *  finds them ready: the load overlaps the caller's own work. Ends after the idle time like a used worker. */
   warm(): void;
@@ -124,13 +149,28 @@ function sharpFile(): string | null {
 interface Reply {
   id: number;
   tsv?: string;
+  /** An agent's image (op 'agent-image'): the fields of AgentImageMade. */
+  none?: true;
+  keep?: true;
+  image?: Uint8Array;
+  mime?: string;
+  width?: number;
+  height?: number;
+  originalWidth?: number;
+  originalHeight?: number;
   /** The engine failed. */
   error?: string;
   /** The input is not an image it may read: the sentence for the person, as it stands. */
   refused?: string;
 }
 
-type Request = { op: 'image'; image: Uint8Array } | { op: 'pixels'; pixels: RawPixels } | { op: 'pdf-page'; pdf: Uint8Array; page: number };
+type Request = { op: 'image'; image: Uint8Array } | { op: 'pixels'; pixels: RawPixels } | { op: 'pdf-page'; pdf: Uint8Array; page: number } | { op: 'agent-image'; image: Uint8Array };
+
+/** What a failed job is called, by what it was doing (the agent's image is not a recognition). */
+function failureWords(op: Request['op']): { took: string; memory: string; crash: string; failed: string } {
+  if (op === 'agent-image') return { took: 'the image took too long', memory: 'the image needed too much memory', crash: 'the image worker stopped unexpectedly', failed: 'the image worker failed' };
+  return { took: 'text recognition took too long', memory: 'text recognition needed too much memory', crash: 'text recognition stopped unexpectedly', failed: 'text recognition failed' };
+}
 
 export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
   const timeoutMs = options.timeoutMs ?? OCR_TIMEOUT_MS;
@@ -156,11 +196,12 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
 
   const start = (): OffThread => {
     const w = startOffThread({
-      script: { source: OCR_WORKER_SOURCE },
+      script: { source: OCR_WORKER_SOURCE + AGENT_IMAGE_WORKER_SOURCE },
       workerData: {
         ...ocrFiles(),
         maxImagePixels: MAX_IMAGE_INPUT_PIXELS,
         prepare: { maxEdge: OCR_MAX_EDGE, upscaleBelowEdge: OCR_UPSCALE_BELOW_EDGE, upscaleFactor: OCR_UPSCALE_FACTOR, smallTextLinePx: OCR_SMALL_TEXT_LINE_PX, timeoutSeconds: IMAGE_RESIZE_TIMEOUT_SECONDS },
+        agentImage: AGENT_IMAGE_WORKER_LIMITS,
       },
       maxHeapMb: OCR_WORKER_MAX_HEAP_MB,
       memory: { budgetBytes: maxMemoryMb * 1024 * 1024, sampleMs: OCR_MEMORY_SAMPLE_MS },
@@ -184,6 +225,7 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
     w.ref();
     const budget = timeoutMs * (request.op === 'pdf-page' ? PDF_PAGE_STEPS : 1) + (warm ? 0 : loadTimeoutMs);
     const id = nextId++;
+    const words = failureWords(request.op);
     return new Promise<Reply>((resolve, reject) => {
       let settled = false;
       const finish = (error: OcrError | undefined, reply: Reply | undefined, keep: boolean) => {
@@ -193,7 +235,8 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
         w.off('message', onMessage).off('exit', onExit);
         const answer = () => (error || !reply ? reject(error) : resolve(reply));
         if (keep) {
-          warm = true;
+          // Only a recognition proves Tesseract loaded; an agent's image alone does not load it.
+          if (request.op !== 'agent-image') warm = true;
           w.unref();
           idleTimer = setTimeout(() => void end(), idleMs).unref();
           answer();
@@ -207,12 +250,12 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
       };
       const onMessage = (reply: Reply) => {
         if (reply.id !== id) return;
-        if (reply.refused !== undefined) finish(new OcrError(reply.refused), undefined, true);
-        else if (reply.error !== undefined) finish(new OcrError(`text recognition failed (${reply.error.slice(0, 200)})`), undefined, true);
+        if (reply.refused !== undefined) finish(refusal(reply.refused), undefined, true);
+        else if (reply.error !== undefined) finish(new OcrError(`${words.failed} (${reply.error.slice(0, 200)})`), undefined, true);
         else finish(undefined, reply, true);
       };
-      const onExit = (why: OffThreadEnd) => finish(new OcrError(why === 'memory' ? `text recognition needed too much memory (over ${maxMemoryMb} MiB)` : 'text recognition stopped unexpectedly'), undefined, false);
-      const timer = setTimeout(() => finish(new OcrError(`text recognition took too long (over ${Math.round(budget / 1000)} s)`), undefined, false), budget);
+      const onExit = (why: OffThreadEnd) => finish(new OcrError(why === 'memory' ? `${words.memory} (over ${maxMemoryMb} MiB)` : words.crash), undefined, false);
+      const timer = setTimeout(() => finish(new OcrError(`${words.took} (over ${Math.round(budget / 1000)} s)`), undefined, false), budget);
       w.on('message', onMessage).on('exit', onExit);
       w.post({ id, ...request }, { job: true });
     });
@@ -225,6 +268,11 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
     recognizeImage: (bytes) => limit(() => ocr({ op: 'image', image: new Uint8Array(bytes) })),
     recognizePixels: (pixels) => limit(() => ocr({ op: 'pixels', pixels: { ...pixels, data: new Uint8Array(pixels.data) } })),
     recognizePdfPage: (pdf, page) => limit(() => ocr({ op: 'pdf-page', pdf: new Uint8Array(pdf), page })),
+    agentImage: (bytes) =>
+      limit(async () => {
+        const { id: _id, tsv: _tsv, error: _error, refused: _refused, ...made } = await run({ op: 'agent-image', image: new Uint8Array(bytes) });
+        return made as AgentImageMade;
+      }),
     warm() {
       if (worker) return;
       const w = (worker = start());

@@ -27,6 +27,7 @@
 //   { op: 'load' }                                     → nothing: the core and model loaded ahead of a recognition
 //   { id, op: 'pdf-page', pdf, page } (a PDF's bytes) → { id, tsv }: the largest image painted on that page (a
 //     scan's page image), decoded by pdf.js without a canvas, then read; '' when the page paints no image.
+//   { id, op: 'agent-image', image } → the image an agent gets (image/agent-image-source.ts, appended to this script)
 export const OCR_WORKER_SOURCE = String.raw`
 'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
@@ -232,6 +233,10 @@ parentPort.on('message', async ({ id, op, image, pixels, pdf, page }) => {
     return;
   }
   try {
+    if (op === 'agent-image') {
+      // Defined by image/agent-image-source.ts, which engine.ts appends to this script.
+      return void parentPort.postMessage({ id, ...(await agentImage(Buffer.from(image.buffer, image.byteOffset, image.byteLength))) });
+    }
     let tsv;
     if (op === 'pdf-page') {
       const found = await pageImage(pdf, page);
