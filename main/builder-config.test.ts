@@ -223,6 +223,18 @@ describe('what the app relies on', () => {
     expect(unpacked('node_modules/tesseract.js-core/tesseract-core-simd-lstm.js')).toBe(true);
     expect(unpacked('node_modules/tesseract.js-core/tesseract-core-simd-lstm.wasm')).toBe(true);
     expect(unpacked('node_modules/@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz')).toBe(true);
+    // sharp, which the worker requires by its unpacked path to prepare pages and agents' images, with its whole
+    // production dependency closure (a dependency left in the asar: "Cannot find module 'detect-libc'").
+    const sharpClosure = new Set<string>();
+    const queue = ['sharp'];
+    while (queue.length) {
+      const name = queue.pop()!;
+      if (sharpClosure.has(name)) continue;
+      sharpClosure.add(name);
+      queue.push(...Object.keys(JSON.parse(readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).dependencies ?? {}));
+    }
+    expect(sharpClosure.size).toBeGreaterThan(1);
+    expect([...sharpClosure].filter((name) => !unpacked(`node_modules/${name}/package.json`))).toEqual([]);
     expect(unpacked('node_modules/tesseract.js-core/tesseract-core-simd.wasm')).toBe(false);
     expect(unpacked('node_modules/@tesseract.js-data/eng/4.0.0/eng.traineddata.gz')).toBe(false);
   });
