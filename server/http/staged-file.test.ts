@@ -9,6 +9,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PrematureCloseError, STAGE_GATHER_BUDGET_BYTES, STAGE_MIN_WRITE_BYTES, STAGE_WRITE_BYTES, stageWriteBytes, writeStaged, type OpenFile } from './staged-file.js';
 
 const KIB = 1024;
+/** How long the 32 lockstep parts may take to take in every chunk on a loaded machine's disk. */
+const DRAIN_DEADLINE_MS = 30_000;
 let dir: string;
 
 beforeEach(async () => {
@@ -74,6 +76,11 @@ describe('writeStaged', () => {
       for (const [i, chunks] of rounds.entries()) if (chunks[r]) sources[i]!.write(chunks[r]);
       await new Promise((res) => setImmediate(res));
     }
+    // Every chunk taken by its part before any source ends: on a slow disk (CI under load) parts wait paused for
+    // their writes, and a count taken on the feeding's schedule saw only the first few (CI, session 16).
+    await vi.waitFor(() => {
+      expect(sources.every((s) => s.readableLength === 0 && s.writableLength === 0)).toBe(true);
+    }, { timeout: DRAIN_DEADLINE_MS, interval: 5 });
     const whileAll = writev.mock.calls.map((c) => (c[1] as Buffer[]).reduce((n, b) => n + b.length, 0));
     for (const src of sources) src.end();
     const sizes = await staged;
