@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionStore } from '../sessions.js';
 import { Db, type Queries } from './connection.js';
 import { ftsQuery } from './search-query.js';
-import { MAX_RANKED_ROWS, rankNewestWithHeads, rowHead, type RankedHead, type SearchScope } from './search.js';
+import { grantedWalk, MAX_RANKED_ROWS, rankNewestWithHeads, rowHead, type RankedHead, type SearchScope } from './search.js';
 
 const PROFILE = `CASE WHEN json_type(s.header, '$.profile') = 'text' AND json_extract(s.header, '$.profile') <> ''
   THEN json_extract(s.header, '$.profile') ELSE 'default' END`;
@@ -120,6 +120,28 @@ describe('a search among chosen sessions', () => {
       expect(compared).toBeGreaterThan(500);
       // Some grants matched more rows than are ranked: the cap is the chosen sessions' own.
       expect(capped).toBeGreaterThan(0);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('walks the index only between the granted rows\' first and last ids, read from search_docs_session', async () => {
+    const db = await Db.openReadOnly(store.file);
+    try {
+      // The grant's span as the rows themselves give it: the small conversations were written first.
+      const span = await db.get<{ lo: number; hi: number }>(`SELECT min(id) AS lo, max(id) AS hi FROM search_docs WHERE session_id IN (SELECT value FROM json_each(?))`, [JSON.stringify(small.slice(0, 50))]);
+      const all = await db.get<{ hi: number }>('SELECT max(id) AS hi FROM search_docs');
+      expect(span!.hi).toBeLessThan(all!.hi);
+      await rankNewestWithHeads(db, ftsQuery('the')!, { profile: 'default', limit: 5, sessionIds: small.slice(0, 50) }, 64);
+      // The statement's plan: FTS5 takes both bounds on rowid into its walk ('>' and '<' in its index string), and each
+      // session's first and last row are two lookups in the (session_id, id) index, not a pass over its rows.
+      const walk = (await db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${grantedWalk({ profile: 'default', limit: 5, sessionIds: [] }).sql}`, [ftsQuery('the')!])).map((r) => r.detail);
+      expect(walk.find((d) => d.startsWith('SCAN f VIRTUAL TABLE'))).toMatch(/INDEX \d+:M\d*(><|<>)/);
+      const bounds = walk.filter((d) => d.startsWith('SEARCH d '));
+      expect(bounds.length).toBeGreaterThanOrEqual(2);
+      for (const d of bounds) expect(d).toBe('SEARCH d USING COVERING INDEX search_docs_session (session_id=?)');
+      // A grant of sessions with no rows at all finds nothing (the span is NULL), and says so without a cap.
+      expect(await rankNewestWithHeads(db, ftsQuery('the')!, { profile: 'default', limit: 5, sessionIds: ['gone0', 'gone1'] }, 64)).toEqual({ rows: [], capped: false });
     } finally {
       await db.close();
     }
