@@ -1,8 +1,9 @@
 /// <reference lib="dom" />
 // Issue 39: the MCP panel's timeline ("What agents read") is live. With the panel open, an agent reads through the
 // official MCP SDK client and its read appears at the top of the timeline without the panel being reopened or
-// Refresh pressed (the `mcp_read` event, live-updates.ts); a search across conversations, then a read under an agent
-// filter of another agent, follow the same way. 1280×800. Its own server: the keys made here reach no other spec.
+// Refresh pressed (the `mcp_ledger_added` event, live-updates.ts); a search across conversations, a read under an
+// agent filter of another agent, and calls that name no conversation (a listing, a search finding nothing, a
+// refusal) follow the same way. 1280×800. Its own server: the keys made here reach no other spec.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { apiConversation, apiPost } from './helpers/api.js';
@@ -82,4 +83,15 @@ test('a read recorded while the panel is open appears at the top of the timeline
   await ledger.getByTestId('mcp-ledger-agent').selectOption({ label: 'All agents' });
   await expect(who).toHaveText(['Cursor live', 'Codex live', 'Codex live', 'Codex live', 'Codex live']);
   await expect(what).toHaveText(['read “Trip plans” (messages 0-199)', 'read “Trip plans” (messages 0-199)', ...searched]);
+
+  // Calls that name no conversation (a listing, a search that found nothing, a refusal) are added as they happen too.
+  await callJson(cursor, 'list_sessions', {});
+  await expect(what.first()).toHaveText('listed conversations');
+  await callJson(codex, 'search', { query: 'zeppelin' });
+  await expect(what.first()).toHaveText('searched “zeppelin”');
+  const missing = await cursor.callTool({ name: 'read_session', arguments: { session_id: 'ffffffffffff' } });
+  expect(missing.isError).toBe(true);
+  await expect(what.first()).toHaveText('read “ffffffffffff” (messages 0-199): not found');
+  await expect(who.first()).toHaveText('Cursor live');
+  await expect(ledger.getByTestId('mcp-ledger-status')).toHaveText('8 reads shown.');
 });

@@ -73,23 +73,27 @@ describe('followServer: what each server event reads again', () => {
     handlers().mcp_read?.({ session_id: 's2', receipt: { client: 'c', kind: 'conversation', name: '', first_at: 't', last_at: 't', count: 1 } });
     handlers().session_deleted?.({ session_id: 's2' });
     await settle();
-    expect(calls).toEqual(['mcp timeline', 'list']);
+    expect(calls).toEqual(['list']);
     calls.length = 0;
     handlers().attachment_added?.({ session_id: 's1', file_count: 3, dest: '/a/x' });
     handlers().workspace_changed?.({ session_id: 's1', path: 'notes.md' });
     handlers().mcp_read?.({ session_id: 's1', receipt: { client: 'c', kind: 'conversation', name: '', first_at: 't', last_at: 't', count: 1 } });
     handlers().session_deleted?.({ session_id: 's1' });
     await settle();
-    expect(calls).toEqual(['workspace', 'receipts', 'all null', 'open s1', 'mcp timeline', 'list']);
+    expect(calls).toEqual(['workspace', 'receipts', 'all null', 'open s1', 'list']);
   });
 
-  it("every MCP read, of any conversation, reaches the MCP panel's timeline once per burst", async () => {
+  it("every recorded MCP call, whether or not it names a conversation, reaches the MCP panel's timeline once per burst", async () => {
     const { calls, handlers, settle } = harness(null);
-    // A search across conversations announces a read of each conversation it found.
-    for (const id of ['s1', 's2', 's3']) handlers().mcp_read?.({ session_id: id, receipt: { client: 'c', kind: 'conversation', name: '', first_at: 't', last_at: 't', count: 1 } });
+    // A listing, a search across conversations and a refusal: none names a conversation on screen.
+    for (const key of ['k1', 'k1', 'k2']) handlers().mcp_ledger_added?.({ key_id: key });
     expect(calls).toEqual([]);
     await settle();
     expect(calls).toEqual(['mcp timeline']);
+    handlers().mcp_ledger_added?.({ key_id: 'k1' });
+    await settle();
+    expect(calls).toEqual(['mcp timeline', 'mcp timeline']);
+    // A conversation's receipt alone does not (its read's ledger row says so).
     handlers().mcp_read?.({ session_id: 's4', receipt: { client: 'c', kind: 'conversation', name: '', first_at: 't', last_at: 't', count: 1 } });
     await settle();
     expect(calls).toEqual(['mcp timeline', 'mcp timeline']);

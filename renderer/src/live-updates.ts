@@ -99,8 +99,9 @@ export function followServer(targets: LiveTargets, connect = connectEvents): { c
     // An MCP client read something of the conversation on screen: its receipts line says so at once.
     mcp_read: (data) => {
       if (forCurrent(data)) targets.receiptsChanged();
-      mcpRead();
     },
+    // Any MCP call was recorded (a listing, a search across conversations, a refusal too): the timeline adds it.
+    mcp_ledger_added: () => mcpRead(),
   };
   return connect(handlers, {
     onStatus: (s) => targets.status(s),

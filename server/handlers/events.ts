@@ -4,7 +4,7 @@ import { HttpError } from '../core/errors.js';
 import type { HandlerInput } from '../app.js';
 import { openEventStream } from '../http/event-stream.js';
 import { publicEventData, publicJsonLine } from '../projections/index.js';
-import { MAX_SUBSCRIBERS, type ServerEvent } from '../store/events.js';
+import { EVERY_PROFILE, MAX_SUBSCRIBERS, type ServerEvent } from '../store/events.js';
 
 /** The browser's EventSource reconnects after this long when the connection drops. */
 export const RETRY_MS = 3_000;
@@ -15,7 +15,7 @@ export async function events({ app, ctx, profile }: HandlerInput): Promise<void>
   const stream = openEventStream(ctx, { stopping: app.stopping, name: 'event stream', stopDeadlineMs: 0 });
   // No await since the count was checked: the subscription cannot be refused now.
   const unsubscribe = app.events.subscribe((event: ServerEvent) => {
-    if (event.profile !== profile) return;
+    if (event.profile !== profile && event.profile !== EVERY_PROFILE) return;
     // The projection decides what is free text (redacted) and what is the server's own id or path (as it is).
     stream.write(`event: ${event.name}\ndata: ${publicJsonLine(publicEventData(event))}\n\n`);
   });

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { HttpError } from '../core/errors.js';
 import { redact } from '../redact/index.js';
+import { EVERY_PROFILE, type EventBus } from '../store/events.js';
 import type { SessionStore } from '../store/sessions.js';
 import type { LedgerOutcome } from '../store/mcp-ledger.js';
 
@@ -48,7 +49,13 @@ export function outcomeOf(err: unknown): LedgerOutcome {
 
 export type Recorder = (op: string, what: LedgerWhat, outcome: LedgerOutcome, served?: Served) => Promise<void>;
 
-export function ledgerRecorder(app: { sessions: Pick<SessionStore, 'appendLedger'> }, keyId: string): Recorder {
+/**
+ * The recorder of key `keyId`'s calls. Once a call's rows are in, the windows are told (`mcp_ledger_added`, to every
+ * profile's: the ledger is the app's), so the panel's timeline shows every read as it happens: a listing, a search
+ * across conversations, a workspace read and a refusal name no conversation, and the receipts' `mcp_read` (a
+ * conversation's) left them to Refresh.
+ */
+export function ledgerRecorder(app: { sessions: Pick<SessionStore, 'appendLedger'>; events?: Pick<EventBus, 'publish'> }, keyId: string): Recorder {
   return async (op, what, outcome, served) => {
     const sessions = what.sessions && what.sessions.length > 0 ? [...new Set(what.sessions)] : [what.session_id ?? null];
     // The query as the person's redactor leaves it: a key typed into a search is not kept.
@@ -68,5 +75,6 @@ export function ledgerRecorder(app: { sessions: Pick<SessionStore, 'appendLedger
         sha256: served?.sha256 ?? null,
       })),
     );
+    app.events?.publish({ name: 'mcp_ledger_added', profile: EVERY_PROFILE, data: { key_id: keyId } });
   };
 }

@@ -130,6 +130,28 @@ describe('MCP read receipts', () => {
     await client.close();
   });
 
+  it("tells every profile's windows of each recorded call, one that names no conversation too (the panel's timeline)", async () => {
+    const controller = new AbortController();
+    const deadline = setTimeout(() => controller.abort(), EVENT_DEADLINE_MS);
+    // A window of another profile than the agent's reads: the ledger is the app's.
+    const res = await srv.api('/api/events', { signal: controller.signal, headers: { Cookie: 'satchel_profile=work' } });
+    const reader = res.body!.getReader();
+    const client = await agent('Timeline watcher');
+    await client.callTool({ name: 'list_sessions', arguments: {} });
+    await client.callTool({ name: 'read_session', arguments: { session_id: 'ffffffffffff' } });
+    let seen = '';
+    const added = () => seen.split('\n').filter((l) => l === 'event: mcp_ledger_added').length;
+    while (added() < 2) seen += new TextDecoder().decode((await reader.read()).value);
+    const data = seen.split('\n').filter((l, i, all) => all[i - 1] === 'event: mcp_ledger_added').map((l) => JSON.parse(l.slice('data: '.length)));
+    const [key] = ((await (await srv.api('/api/mcp/keys')).json()) as { keys: { id: string; name: string }[] }).keys.filter((k) => k.name === 'Timeline watcher');
+    expect(data.slice(0, 2)).toEqual([{ key_id: key!.id }, { key_id: key!.id }]);
+    // Neither named a conversation: no receipt event for this profile's windows.
+    expect(seen).not.toContain('event: mcp_read');
+    clearTimeout(deadline);
+    controller.abort();
+    await client.close();
+  });
+
   it('goes with the conversation when it is deleted', async () => {
     const id = await conversationWith({ 'gone.txt': 'g' });
     const client = await connect('claude-code');

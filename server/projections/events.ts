@@ -15,6 +15,7 @@ export interface PublicServerEvents {
   attachment_added: { session_id: ServerValue; attachment: PublicAttachment } | { session_id: ServerValue; file_count: number; dest: ServerValue };
   workspace_changed: { session_id: ServerValue; path: ServerValue };
   mcp_read: { session_id: ServerValue; receipt: PublicReceipt };
+  mcp_ledger_added: { key_id: ServerValue };
   capture_sent: { session_id: ServerValue; destination: ServerValue; stream_id?: ServerValue };
   folders_changed: { folder_id: ServerValue };
 }
@@ -42,6 +43,8 @@ export function publicEventData(event: ServerEvent): PublicServerEvents[wire.Ser
       return { session_id: serverValue(event.data.session_id), path: serverValue(event.data.path) };
     case 'mcp_read':
       return { session_id: serverValue(event.data.session_id), receipt: publicReceipt(event.data.receipt) };
+    case 'mcp_ledger_added':
+      return { key_id: serverValue(event.data.key_id) };
     case 'capture_sent':
       return { session_id: serverValue(event.data.session_id), destination: serverValue(event.data.destination), stream_id: optional(event.data.stream_id, serverValue) };
     case 'folders_changed':

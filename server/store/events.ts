@@ -7,12 +7,17 @@ import type { ServerEventName, ServerEvents } from '../core/wire.js';
 /** At most this many subscribers (event streams) at once. */
 export const MAX_SUBSCRIBERS = 256;
 
+/** Events of the whole app rather than of a profile's sessions: every window receives them. */
+export type AppWideEventName = 'mcp_ledger_added';
+/** The `profile` of an app-wide event. */
+export const EVERY_PROFILE: unique symbol = Symbol('every profile');
+
 /** One event as published: its name decides the shape of its data (wire.d.ts ServerEvents). */
 export type ServerEvent = {
   [K in ServerEventName]: {
     name: K;
-    /** Only clients whose active profile owns the session receive it. */
-    profile: string;
+    /** Only clients whose active profile owns the session receive it; every client an app-wide event. */
+    profile: K extends AppWideEventName ? typeof EVERY_PROFILE : string;
     data: ServerEvents[K];
   };
 }[ServerEventName];

@@ -20,6 +20,9 @@ export interface ServerEvents {
   workspace_changed: { session_id: string; path: string };
   /** An MCP client read something of the session: the receipt as it stands after this read. */
   mcp_read: { session_id: string; receipt: McpReceipt };
+  /** An MCP call or read was recorded in the ledger (any outcome, whether or not it names a conversation): the
+   *  panel's timeline adds it. Sent to every profile's windows: the ledger is the app's, not a profile's. */
+  mcp_ledger_added: { key_id: string };
   /** The quick-capture window sent to a conversation (`stream_id`: the agent's turn it started, for `ask`). */
   capture_sent: { session_id: string; destination: 'current' | 'inbox' | 'ask'; stream_id?: string };
   /** A folder was made, renamed or deleted (its conversations then in none): the list reads the folders again. */
