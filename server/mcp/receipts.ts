@@ -32,12 +32,10 @@ export function readAnnouncer(app: { sessions: Pick<SessionStore, 'query'>; even
     const kind = RECEIPT_KINDS[what.kind];
     if (!kind) return;
     const sessions = what.sessions && what.sessions.length > 0 ? [...new Set(what.sessions)] : what.session_id !== undefined ? [what.session_id] : [];
-    const client = names(keyId);
     for (const sessionId of sessions) {
       void app.sessions
-        .query((q) => ledgerReceipts(q, sessionId, names))
-        .then((receipts) => {
-          const mine = receipts.filter((r) => r.client === client && r.kind === kind);
+        .query((q) => ledgerReceipts(q, sessionId, names, { keyId, kind }))
+        .then((mine) => {
           const receipt = mine.find((r) => r.name === (kind === 'conversation' ? '' : what.name)) ?? mine[0];
           if (receipt) app.events.publish({ name: 'mcp_read', profile, data: { session_id: sessionId, receipt: wireReceipt(receipt) } });
         })

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { withDatabase } from '../testing/stored-session.js';
 import { Db } from './db/connection.js';
 import { migrateSchema, SCHEMA_VERSION } from './db/schema.js';
-import { clientLabel, MAX_RECEIPTS_PER_SESSION, RECEIPT_COALESCE_MS } from './receipts.js';
+import { clientLabel, ledgerReceipts, MAX_RECEIPT_LEDGER_ROWS, MAX_RECEIPTS_PER_SESSION, RECEIPT_COALESCE_MS } from './receipts.js';
 import type { SessionStore } from './sessions.js';
 import type { LedgerInput } from './mcp-ledger.js';
 import { freshStore, removeStore } from '../testing/fresh-store.js';
@@ -17,7 +17,7 @@ afterEach(() => removeStore({ dir, store }));
 
 const T0 = Date.parse('2026-11-26T10:42:00Z');
 const noKeys = (): string => 'no key';
-const NAMES: Record<string, string> = { k1: 'Claude Code', k2: 'Codex' };
+const NAMES: Record<string, string> = { k1: 'Claude Code', k2: 'Codex', k3: 'Cursor' };
 const keyName = (id: string): string => NAMES[id] ?? 'An MCP client';
 const read = (key_id: string, session_id: string | null, kind: string, name = '', outcome: LedgerInput['outcome'] = 'ok'): LedgerInput => ({
   key_id,
@@ -47,6 +47,39 @@ describe('receipts read from the ledger', () => {
       ['An MCP client', 'workspace', 'plan.md', 1, 3_000, 3_000],
       ['Codex', 'conversation', '', 1, 1_000, 1_000],
     ]);
+  });
+
+  it("one key's receipts of one kind (what a read announces) are the whole list's, past MAX_RECEIPT_LEDGER_ROWS reads too", async () => {
+    const { session_id: id } = await store.create({ workspace: '/w', profile: 'default' });
+    let seed = 39;
+    const rand = (n: number) => Math.floor(((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000) * n);
+    const keys = ['k1', 'k2', 'k3'];
+    const kinds = ['conversation', 'attachment', 'workspace', 'search', 'list'];
+    // k3's 400 reads first, then more of the others' than the window holds (a third of them no receipt's: a list,
+    // a failure, another conversation): k3's are then before the window and count in neither answer.
+    let at = T0;
+    const batch: LedgerInput[] = [];
+    for (let i = 0; i < 400 + 2 * MAX_RECEIPT_LEDGER_ROWS; i++) {
+      const key = i < 400 ? 'k3' : keys[rand(2)]!;
+      batch.push(read(key, rand(10) === 0 ? 'other' : id, kinds[rand(kinds.length)]!, ['a.txt', 'b.md', ''][rand(3)], rand(12) === 0 ? 'not_found' : 'ok'));
+      if (batch.length === 50) {
+        await store.appendLedger(batch.splice(0), (at += rand(3) * RECEIPT_COALESCE_MS / 2));
+      }
+    }
+    await store.appendLedger(batch.splice(0), (at += 1_000));
+    await store.appendLedger([read('k3', id, 'search')], (at += 1_000));
+    const all = await store.query((q) => ledgerReceipts(q, id, keyName));
+    let compared = 0;
+    for (const keyId of keys) {
+      for (const kind of ['conversation', 'attachment', 'workspace'] as const) {
+        const of = await store.query((q) => ledgerReceipts(q, id, keyName, { keyId, kind }));
+        expect(of, `${keyId} ${kind}`).toEqual(all.filter((r) => r.client === keyName(keyId) && r.kind === kind));
+        compared += of.length;
+      }
+    }
+    expect(compared).toBe(all.length);
+    // k3's 400 reads before the window are left out: only its last search is a receipt.
+    expect(await store.query((q) => ledgerReceipts(q, id, keyName, { keyId: 'k3', kind: 'conversation' }))).toMatchObject([{ kind: 'conversation', count: 1 }]);
   });
 
   it('still lists the receipts stored before the ledger, beside its own, the latest first', async () => {

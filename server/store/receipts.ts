@@ -118,17 +118,38 @@ const RECEIPT_KIND_OF: Readonly<Record<string, ReceiptKind>> = { conversation: '
 /** The name a receipt shows for the agent key `keyId` (mcp/keys.ts: the person's name for it). */
 export type KeyName = (keyId: string) => string;
 
+/** The ledger's kinds of read that make a receipt of `kind`. */
+const LEDGER_KINDS_OF = (kind: ReceiptKind): string[] => Object.keys(RECEIPT_KIND_OF).filter((k) => RECEIPT_KIND_OF[k] === kind);
+const RECEIPT_READS = `session_id = ? AND outcome = 'ok' AND kind IN (${Object.keys(RECEIPT_KIND_OF).map((k) => `'${k}'`).join(', ')})`;
+
+/** One key's receipts of one kind: what the windows are told of after each of its reads (mcp/receipts.ts). */
+export interface ReceiptsOf {
+  keyId: string;
+  kind: ReceiptKind;
+}
+
 /**
  * The receipts of the conversation's latest MAX_RECEIPT_LEDGER_ROWS successful reads in the ledger, coalesced as
  * recordReceipt did (reads of one thing by one agent within RECEIPT_COALESCE_MS of the receipt's first read),
  * the latest first. A search's conversation name is '' (its snippets are of the conversation).
+ * `of`: only one key's receipts of one kind, the same as those of the whole list (coalescing never joins two keys
+ * or kinds, and the rows are the same latest MAX_RECEIPT_LEDGER_ROWS). A read announced after each search of
+ * every conversation it showed coalesced all of each one's rows in JS; the others' rows are now passed over by
+ * SQLite.
  */
-export async function ledgerReceipts(q: Queries, sessionId: string, keyName: KeyName): Promise<StoredReceipt[]> {
-  const rows = await q.all<{ key_id: string; kind: string; name: string; at: number }>(
-    `SELECT key_id, kind, name, at FROM mcp_ledger WHERE session_id = ? AND outcome = 'ok' AND kind IN ('conversation', 'attachment', 'workspace', 'search')
-     ORDER BY id DESC LIMIT ?`,
-    [sessionId, MAX_RECEIPT_LEDGER_ROWS],
-  );
+export async function ledgerReceipts(q: Queries, sessionId: string, keyName: KeyName, of?: ReceiptsOf): Promise<StoredReceipt[]> {
+  const rows = of
+    ? await q.all<{ key_id: string; kind: string; name: string; at: number }>(
+        `SELECT key_id, kind, name, at FROM mcp_ledger
+         WHERE ${RECEIPT_READS} AND key_id = ? AND kind IN (${LEDGER_KINDS_OF(of.kind).map(() => '?').join(', ')})
+           AND id >= ifnull((SELECT id FROM mcp_ledger WHERE ${RECEIPT_READS} ORDER BY id DESC LIMIT 1 OFFSET ${MAX_RECEIPT_LEDGER_ROWS - 1}), 0)
+         ORDER BY id DESC`,
+        [sessionId, of.keyId, ...LEDGER_KINDS_OF(of.kind), sessionId],
+      )
+    : await q.all<{ key_id: string; kind: string; name: string; at: number }>(`SELECT key_id, kind, name, at FROM mcp_ledger WHERE ${RECEIPT_READS} ORDER BY id DESC LIMIT ?`, [
+        sessionId,
+        MAX_RECEIPT_LEDGER_ROWS,
+      ]);
   const open = new Map<string, StoredReceipt>();
   const made: StoredReceipt[] = [];
   for (let i = rows.length - 1; i >= 0; i--) {
