@@ -15,6 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { cpuMs } from './cpu.mjs';
 import { arg, hasCommand, machine, median, pct, startChild } from './lib.mjs';
+import { pickWords } from './search-words.mjs';
 
 const STATE = arg('--state', undefined);
 if (!STATE || !fs.existsSync(path.join(STATE, 'satchel.db'))) throw new Error('--state DIR: a copy of a history built by bench/history/generate.mjs');
@@ -29,23 +30,7 @@ const TARGET_P95_MS = 100;
 const WARMUP = 150;
 const CHOSEN = 200;
 
-const corpus = fs.readFileSync(new URL('./history/corpus.md', import.meta.url), 'utf8');
-const counts = new Map();
-for (const w of corpus.toLowerCase().match(/[a-z]{3,}/g)) counts.set(w, (counts.get(w) ?? 0) + 1);
-const byRank = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([w]) => w);
-let seed = 39;
-const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-const ranked = () => byRank[100 + Math.floor(rand() * 4_900)];
-const kinds = {
-  'two words, rank 100-5,000': () => `${ranked()} ${ranked()}`,
-  'two words, the second typed halfway': () => `${ranked()} ${ranked().slice(0, 3)}`,
-  'one word, rank 100-5,000': () => ranked(),
-  'one very common word': (() => {
-    const common = byRank.slice(0, 8);
-    let i = 0;
-    return () => common[i++ % common.length];
-  })(),
-};
+const kinds = pickWords(39, ['two words, rank 100-5,000', 'two words, the second typed halfway', 'one word, rank 100-5,000', 'one very common word']);
 
 const { ftsQuery } = await import(path.join(DIST, 'server', 'store', 'db', 'search-query.js'));
 const t0 = Date.now();

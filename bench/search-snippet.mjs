@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { arg, machine } from './lib.mjs';
+import { pickWords } from './search-words.mjs';
 
 const STATE = arg('--state', undefined);
 if (!STATE || !fs.existsSync(path.join(STATE, 'satchel.db'))) throw new Error('--state DIR: a history built by bench/history/generate.mjs');
@@ -28,18 +29,7 @@ const load = async (dist) => ({
 const builds = { before: await load(BEFORE), after: await load(DIST) };
 const { ftsQuery } = await import(path.join(DIST, 'server', 'store', 'db', 'search-query.js'));
 
-// The words as bench/search.mjs makes them: the corpus's words by frequency, the same seed.
-const corpus = fs.readFileSync(new URL('./history/corpus.md', import.meta.url), 'utf8');
-const counts = new Map();
-for (const w of corpus.toLowerCase().match(/[a-z]{3,}/g)) counts.set(w, (counts.get(w) ?? 0) + 1);
-const byRank = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([w]) => w);
-let seed = 37;
-const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-const ranked = () => byRank[100 + Math.floor(rand() * 4_900)];
-const kinds = {
-  'two words, rank 100-5,000': () => `${ranked()} ${ranked()}`,
-  'two words, the second typed halfway': () => `${ranked()} ${ranked().slice(0, 3)}`,
-};
+const kinds = pickWords(37, ['two words, rank 100-5,000', 'two words, the second typed halfway']);
 
 const sqlite3 = createRequire(import.meta.url)(path.resolve('node_modules', 'sqlite3'));
 const db = new sqlite3.Database(path.join(STATE, 'satchel.db'), sqlite3.OPEN_READONLY);

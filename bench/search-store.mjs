@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { arg, machine } from './lib.mjs';
+import { pickWords } from './search-words.mjs';
 
 const STATE = arg('--state', undefined);
 if (!STATE || !fs.existsSync(path.join(STATE, 'satchel.db'))) throw new Error('--state DIR: a copy of a history built by bench/history/generate.mjs');
@@ -30,18 +31,7 @@ const floor = (match) =>
     raw.all(`SELECT rowid, substr(text, 1, 8192) AS head FROM search WHERE search MATCH ? ORDER BY rank LIMIT ${LIMIT + 1}`, [match], (err, rows) => (err ? reject(err) : resolve(rows))),
   );
 
-// The same queries as bench/search.mjs makes (the corpus's words by frequency, seed 37).
-const corpus = fs.readFileSync(new URL('./history/corpus.md', import.meta.url), 'utf8');
-const counts = new Map();
-for (const w of corpus.toLowerCase().match(/[a-z]{3,}/g)) counts.set(w, (counts.get(w) ?? 0) + 1);
-const byRank = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([w]) => w);
-let seed = 37;
-const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-const ranked = () => byRank[100 + Math.floor(rand() * 4_900)];
-const kinds = {
-  'two words, rank 100-5,000': () => `${ranked()} ${ranked()}`,
-  'two words, the second typed halfway': () => `${ranked()} ${ranked().slice(0, 3)}`,
-};
+const kinds = pickWords(37, ['two words, rank 100-5,000', 'two words, the second typed halfway']);
 
 // Every session is listed: the store's in-memory listing is not what is measured.
 const listing = (id) => ({ session_id: id, title: '', updated_at: '' });

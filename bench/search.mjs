@@ -36,29 +36,7 @@ const TARGET_P95_RATIO = 1.5;
  */
 const WARMUP = 300;
 
-// The words a person would type: the corpus's words by frequency (bench/history/corpus.md).
-const corpus = fs.readFileSync(new URL('./history/corpus.md', import.meta.url), 'utf8');
-const counts = new Map();
-for (const w of corpus.toLowerCase().match(/[a-z]{3,}/g)) counts.set(w, (counts.get(w) ?? 0) + 1);
-const byRank = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([w]) => w);
-const prose = corpus.split('\n\n').filter((b) => !b.startsWith('```') && !b.startsWith('#') && b.split(/\s+/).length >= 12);
-let seed = 37;
-const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-const ranked = () => byRank[100 + Math.floor(rand() * 4_900)];
-const kinds = {
-  'two words, rank 100-5,000': () => `${ranked()} ${ranked()}`,
-  'two words, the second typed halfway': () => `${ranked()} ${ranked().slice(0, 3)}`,
-  'a typed 9-word sentence': () => {
-    const words = prose[Math.floor(rand() * prose.length)].split(/\s+/).filter(Boolean);
-    const at = Math.floor(rand() * (words.length - 9));
-    return words.slice(at, at + 9).join(' ');
-  },
-  'one very common word': (() => {
-    const common = byRank.slice(0, 8);
-    let i = 0;
-    return () => common[i++ % common.length];
-  })(),
-};
+const kinds = pickWords(37, ['two words, rank 100-5,000', 'two words, the second typed halfway', 'a typed 9-word sentence', 'one very common word']);
 
 const { ftsQuery } = await import(path.join(DIST, 'server', 'store', 'db', 'search-query.js'));
 const { child: server, info } = await startChild(
@@ -82,6 +60,7 @@ await new Promise((resolve) => floor.once('message', resolve));
 const { child: httpFloor, info: httpFloorInfo } = await startChild(
   `import http from 'node:http';
 import { createRequire } from 'node:module';
+import { pickWords } from './search-words.mjs';
 const sqlite3 = createRequire(import.meta.url)(${JSON.stringify(path.resolve('node_modules', 'sqlite3'))});
 const db = new sqlite3.Database(${JSON.stringify(path.join(path.resolve(STATE), 'satchel.db'))}, sqlite3.OPEN_READONLY);
 const sql = "SELECT rowid, snippet(search, 0, '', '', '…', 14) AS snippet FROM search WHERE search MATCH ? ORDER BY rank LIMIT ${LIMIT}";

@@ -2,8 +2,7 @@
 // bundled here from its sources), never in the server: the server's sharp is replaced by one that fails when
 // touched, and the images come back all the same, with downscale's answers and refusals word for word. Images are
 // made by ffmpeg and read back by ffprobe, as in downscale.test.ts.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -11,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AGENT_IMAGE_MAX_BYTES, AGENT_IMAGE_MAX_EDGE, ImageError, imageForAgent, MAX_IMAGE_INPUT_PIXELS } from './downscale.js';
 import { createOcrEngine, type OcrEngine } from '../ocr/engine.js';
 import { bundleChild } from '../testing/compile.js';
+import { ffmpegImages, hasFfmpeg } from './testing/ffmpeg-images.js';
 
 vi.mock('sharp', () => ({
   default: () => {
@@ -19,10 +19,10 @@ vi.mock('sharp', () => ({
 }));
 
 const SLOW = 120_000;
-const hasFfmpeg = spawnSync('ffmpeg', ['-version']).status === 0;
 if (!hasFfmpeg) console.log('SKIP server/image/downscale-child.test.ts: ffmpeg is not installed (Debian package ffmpeg)');
 
 let dir: string;
+const { ffmpegImage, probe } = ffmpegImages(() => dir);
 let engine: OcrEngine;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'satchel-image-child-'));
@@ -32,20 +32,6 @@ afterAll(async () => {
   await engine?.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-function ffmpegImage(name: string, size: string, extra: string[] = []): Buffer {
-  const file = path.join(dir, name);
-  execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `testsrc2=size=${size}`, ...extra, '-frames:v', '1', file]);
-  return readFileSync(file);
-}
-
-function probe(bytes: Buffer): { width: number; height: number; codec: string } {
-  const file = path.join(dir, `probe-${Math.random().toString(36).slice(2)}`);
-  writeFileSync(file, bytes);
-  const out = execFileSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height,codec_name', '-of', 'json', file], { encoding: 'utf8' });
-  const stream = (JSON.parse(out) as { streams: { width: number; height: number; codec_name: string }[] }).streams[0]!;
-  return { width: stream.width, height: stream.height, codec: stream.codec_name };
-}
 
 describe.skipIf(!hasFfmpeg)('the agent\'s image made in the worker\'s child process', () => {
   it('a 4000×3000 JPEG comes back within the edge as a JPEG under the byte cap, from a process of its own', async () => {

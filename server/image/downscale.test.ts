@@ -1,36 +1,20 @@
 // Images made by a real tool (ffmpeg), read back by another (ffprobe), so the test does not grade sharp with sharp.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_IMAGE_MAX_BYTES, AGENT_IMAGE_MAX_EDGE, ImageError, imageForAgent, MAX_IMAGE_INPUT_PIXELS } from './downscale.js';
+import { ffmpegImages, hasFfmpeg } from './testing/ffmpeg-images.js';
 
-const hasFfmpeg = spawnSync('ffmpeg', ['-version']).status === 0;
 if (!hasFfmpeg) console.log('SKIP server/image/downscale.test.ts (ffmpeg cases): ffmpeg is not installed (Debian package ffmpeg)');
 
 let dir: string;
+const { ffmpegImage, probe } = ffmpegImages(() => dir);
 beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'satchel-image-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** ffmpeg's test pattern at `size`, written as `name` (the extension picks the encoder). */
-function ffmpegImage(name: string, size: string, extra: string[] = []): Buffer {
-  const file = path.join(dir, name);
-  execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `testsrc2=size=${size}`, ...extra, '-frames:v', '1', file]);
-  return readFileSync(file);
-}
-
-/** Width, height and codec of an encoded image, as ffprobe sees it. */
-function probe(bytes: Buffer): { width: number; height: number; codec: string } {
-  const file = path.join(dir, `probe-${Math.random().toString(36).slice(2)}`);
-  writeFileSync(file, bytes);
-  const out = execFileSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height,codec_name', '-of', 'json', file], { encoding: 'utf8' });
-  const stream = (JSON.parse(out) as { streams: { width: number; height: number; codec_name: string }[] }).streams[0]!;
-  return { width: stream.width, height: stream.height, codec: stream.codec_name };
-}
 
 /** A PNG that declares `width`×`height` but holds one row of data: a decompression bomb's header. */
 function pngHeaderOnly(width: number, height: number): Buffer {
