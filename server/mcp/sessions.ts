@@ -10,6 +10,7 @@ import { HttpError } from '../core/errors.js';
 import { log } from '../core/log.js';
 import { redactText } from '../projections/index.js';
 import * as L from './limits.js';
+import { releaseAnsweredRequests } from './json-mode-release.js';
 import type { McpRuntime } from './runtime.js';
 
 /** The answer (503, Retry-After) to a new session when every place is held by a session in use. */
@@ -54,6 +55,14 @@ function redactErrorTexts(transport: StreamableHTTPServerTransport): void {
   };
 }
 
+let warnedUnreleased = false;
+/** Said once: the SDK's internals moved, so its answered requests may be held until their session closes. */
+function warnUnreleased(): void {
+  if (warnedUnreleased) return;
+  warnedUnreleased = true;
+  log.warn('mcp: this MCP SDK keeps answered requests in a way Satchel does not know; they are held until their session closes');
+}
+
 export class Registry {
   readonly sessions = new Map<string, Entry>();
   private unsubscribe?: () => void;
@@ -92,6 +101,7 @@ export class Registry {
       }),
     };
     redactErrorTexts(entry.transport);
+    if (!releaseAnsweredRequests(entry.transport)) warnUnreleased();
     await server.connect(entry.transport);
     return entry;
   }
