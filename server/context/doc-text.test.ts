@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildPdf, textPage } from '../workspace/testing/pdf.js';
 import { DOC_PDF_LIMITS, DocTexts } from './doc-text.js';
 import { MAX_PDF_TEXT_PAGES } from '../workspace/pdf.js';
@@ -67,6 +67,35 @@ describe('DocTexts', () => {
     // b was the least recently used: out, read again; a is still held.
     expect(await texts.get(a, opts)).toBe(ta);
     expect(await texts.get(b, opts)).not.toBe(tb);
+  });
+
+  it('once idle for its interval, lets the least recently used go down to what it keeps; a turn in time keeps all', async () => {
+    // The clock is the test's (setTimeout and Date only: the reads' file system work runs as it does).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const IDLE_MS = 60_000;
+      const texts = new DocTexts(undefined, undefined, undefined, { ms: IDLE_MS, keepChars: 2_500 });
+      const opts = { roots: [root] };
+      const docs = ['a', 'b', 'c', 'd'].map((n) => docOf(`${n}.txt`, n.repeat(1_000)));
+      const read = [];
+      for (const d of docs) read.push(await texts.get(d, opts));
+      await new Promise((r) => setImmediate(r));
+      const all = texts.heldChars;
+      expect(all).toBeGreaterThan(4_000);
+      // A turn within the interval (a) starts it again: nothing is let go meanwhile.
+      vi.advanceTimersByTime(IDLE_MS / 2);
+      expect(await texts.get(docs[0]!, opts)).toBe(read[0]);
+      vi.advanceTimersByTime(IDLE_MS * 0.75);
+      expect(texts.heldChars).toBe(all);
+      // Then idle: b and c (the least recently used) go; d and a, the latest, stay and are not read again.
+      vi.advanceTimersByTime(IDLE_MS);
+      expect(texts.heldChars).toBe(all / 2);
+      expect(await texts.get(docs[0]!, opts)).toBe(read[0]);
+      expect(await texts.get(docs[3]!, opts)).toBe(read[3]);
+      expect(await texts.get(docs[1]!, opts)).not.toBe(read[1]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('says a file that is gone is unreadable, and a dry read is not kept', async () => {

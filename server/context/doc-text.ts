@@ -25,6 +25,20 @@ export const MAX_CACHED_CHARS = 32_000_000;
 export const MAX_CACHED_DOCS = 500;
 
 /**
+ * After this long without a turn reading any document, what is held is cut down to DOC_TEXTS_IDLE_KEEP_CHARS, the
+ * most recently used kept (issue 37, finding 8: "release on idle"). A busy hour's documents (500 of them, images'
+ * base64 among them) stayed in the server's heap until the next turn: ~20 MiB of a 4-minute soak's 120 MiB live
+ * after idle (heap snapshot, session 17). The same minute as the OCR worker's idle exit (OCR_WORKER_IDLE_MS).
+ */
+export const DOC_TEXTS_IDLE_MS = 60_000;
+/**
+ * What stays held once idle: the latest conversation's documents as a rule (a 150-page manual is ~450,000
+ * characters, a scanned page ~3,000), so the next question about them reads nothing again; older ones are read
+ * again when a turn needs them.
+ */
+export const DOC_TEXTS_IDLE_KEEP_CHARS = 4_000_000;
+
+/**
  * How long a document that could not be read is taken as unreadable before a turn tries it again. Some failures
  * pass (a PDF's worker deadline on a loaded machine: the 152-page handbook took over 15 s at load 20, and with it
  * every later turn lost the document for good); retrying at most this often keeps a hostile file from costing
@@ -70,10 +84,15 @@ export class DocTexts {
   private readonly entries = new Map<string, Entry>();
   private held = 0;
 
+  /** When a turn last asked for a document (Date.now()); the idle timer runs from it. */
+  private lastUse = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+
   constructor(
     private readonly maxChars = MAX_CACHED_CHARS,
     private readonly maxDocs = MAX_CACHED_DOCS,
     private readonly retryMs = UNREADABLE_RETRY_MS,
+    private readonly idle = { ms: DOC_TEXTS_IDLE_MS, keepChars: DOC_TEXTS_IDLE_KEEP_CHARS },
   ) {}
 
   /** Characters held now (for tests and the benchmark). */
@@ -83,6 +102,8 @@ export class DocTexts {
 
   async get(doc: ConversationDoc, opts: InputOptions, how: DocTextOptions = {}): Promise<DocText> {
     const file = doc.attachment.path;
+    this.lastUse = Date.now();
+    this.armIdle();
     let identity: string;
     try {
       // lstat: the identity of the name itself; the reader refuses a link on its own anchored walk.
@@ -145,6 +166,26 @@ export class DocTexts {
     for (const [file] of this.entries) {
       if (this.held <= this.maxChars && this.entries.size <= this.maxDocs) return;
       this.drop(file);
+    }
+  }
+
+  /** One timer at a time (not one per read), unref'd: it never keeps the process up. */
+  private armIdle(): void {
+    if (this.idleTimer) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (Date.now() - this.lastUse < this.idle.ms) this.armIdle();
+      else this.release();
+    }, Math.max(0, this.lastUse + this.idle.ms - Date.now()));
+    this.idleTimer.unref();
+  }
+
+  /** Idle: the least recently used documents let go until DOC_TEXTS_IDLE_KEEP_CHARS are held; a read still under way
+   *  (nothing counted yet) is left to finish. */
+  private release(): void {
+    for (const [file, entry] of this.entries) {
+      if (this.held <= this.idle.keepChars) return;
+      if (entry.size > 0) this.drop(file);
     }
   }
 }
