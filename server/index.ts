@@ -14,6 +14,7 @@ import { addFilesToInbox, type OpenedDestination, type OpenedResult } from './in
 import { DEFAULT_PROFILE } from './store/profiles.js';
 import { claimStateFolder, type StateLock } from './process/state-lock.js';
 import { setServerHeapGrowth } from './core/heap-growth.js';
+import { IdleCollector } from './core/idle-collect.js';
 
 export { ACCESS_COOKIE } from './http/access.js';
 
@@ -104,6 +105,9 @@ async function serve(config: ServerConfig, options: AppOptions, lock: StateLock)
     },
     listener,
   );
+  // Once nothing has been asked for a while, the heap a busy spell grew is given back (core/idle-collect.ts).
+  const idle = new IdleCollector();
+  server.on('request', () => idle.touch());
   // Node keeps 2000 header lines and frames on the ones it dropped; with its count lifted (the 16 KiB
   // head-size cap still bounds it) the lifecycle sees every line and refuses too many itself (431).
   server.maxHeadersCount = 0;
@@ -139,6 +143,7 @@ async function serve(config: ServerConfig, options: AppOptions, lock: StateLock)
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= new Promise<void>((resolve) => {
+      idle.stop();
       // Running turns are cancelled and what they streamed is stored before close resolves.
       const stored = stop().finally(() => lock.release());
       server.close(() => void stored.then(() => resolve()));

@@ -1,0 +1,68 @@
+// One full garbage collection once the server has been idle a while (issue 37, finding 8: idle RSS after a day of
+// use ≤ 1.3× idle RSS after start). V8 collects when JavaScript allocates; an idle server allocates nothing, so the
+// heap a busy hour grew stays committed however little of it is live: after a 4-minute soak of 311 turns the heap
+// held 45 MiB live in 123 MiB committed after 2 minutes idle, and RSS stayed at 168 MiB against 84 at the start
+// (docs/benchmarks.md, session 17). A full collection then gives the free pages back to the system. Once per idle
+// spell (a request starts the next one), after the caches' own idle releases (DOC_TEXTS_IDLE_MS, the OCR worker's
+// exit), so what they let go is collected too. It pauses the process for one full collection (tens of ms over a
+// 100 MiB heap), at a moment nobody is waiting on it.
+import v8 from 'node:v8';
+import vm from 'node:vm';
+
+/** No request started for this long: collect once. After context/doc-text.ts DOC_TEXTS_IDLE_MS (60 s), so the
+ *  documents it lets go are collected in the same pass. */
+export const IDLE_COLLECT_MS = 90_000;
+
+/**
+ * V8's full collection: the process's own `gc` when it was started with --expose-gc, else one exposed now (the
+ * flag set at run time only adds the function to new contexts, here one made for it), or undefined where neither
+ * can be had (then nothing is collected early, as before).
+ */
+export function fullCollection(): (() => void) | undefined {
+  const own = (globalThis as { gc?: unknown }).gc;
+  if (typeof own === 'function') return own as () => void;
+  try {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as unknown;
+    return typeof gc === 'function' ? (gc as () => void) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export class IdleCollector {
+  private last = 0;
+  private timer: NodeJS.Timeout | undefined;
+  /** Collected since the last request (or none came yet): nothing new to give back. */
+  private done = true;
+
+  constructor(
+    private readonly collect: (() => void) | undefined = fullCollection(),
+    private readonly idleMs = IDLE_COLLECT_MS,
+  ) {}
+
+  /** A request started. */
+  touch(): void {
+    this.last = Date.now();
+    this.done = false;
+    this.arm();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** One timer at a time, not one per request; unref'd: it never keeps the process up. */
+  private arm(): void {
+    if (this.timer || !this.collect) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (Date.now() - this.last < this.idleMs) return this.arm();
+      if (this.done) return;
+      this.done = true;
+      this.collect!();
+    }, Math.max(0, this.last + this.idleMs - Date.now()));
+    this.timer.unref();
+  }
+}
