@@ -191,6 +191,12 @@ for (const size of SIZES) {
       for (const id of [five, three, one]) await expect(option(page, id)).toHaveAttribute('aria-selected', 'true');
       await page.keyboard.press('Shift+Tab');
       await expect(page.getByTestId('selection-clear')).toBeFocused();
+      // Another window renames a conversation: the list and its bar are drawn again, and the keyboard stays on Clear
+      // (it went to Delete, where the next Enter would delete all three).
+      const base = new URL(page.url()).origin;
+      expect((await page.request.post(`${base}/api/session/rename`, { data: { session_id: three, title: 'Three, renamed' } })).ok()).toBe(true);
+      await expect(option(page, three)).toContainText('Three, renamed');
+      await expect(page.getByTestId('selection-clear')).toBeFocused();
       await page.getByTestId('selection-delete').focus();
       await page.keyboard.press('Enter');
       for (const id of [five, three, one]) await expect(row(page, id)).toHaveCount(0);

@@ -422,7 +422,9 @@ export class Sidebar {
   /** The bar over the list while several rows are selected: how many, and what can be done to all of them. */
   private renderBar(order: readonly string[]): void {
     const chosen = this.selection.inOrder(order);
-    const focusInBar = this.bar.contains(document.activeElement);
+    // The bar is drawn again whole (a live change, a flag set): the keyboard stays on the button it was on. Sent to
+    // Delete instead, as it was, an Enter meant for Clear after another window's change deleted the selection.
+    const focused = this.bar.contains(document.activeElement) ? ((document.activeElement as HTMLElement).dataset.testid ?? null) : null;
     clear(this.bar);
     this.bar.hidden = chosen.length < 2 || this.list.hidden;
     if (this.bar.hidden) return;
@@ -452,7 +454,7 @@ export class Sidebar {
         icon([...ICONS.x]),
       ),
     );
-    if (focusInBar) this.bar.querySelector<HTMLElement>('[data-testid="selection-delete"]')?.focus();
+    if (focused !== null) (this.bar.querySelector<HTMLElement>(`[data-testid="${focused}"]`) ?? this.bar.querySelector<HTMLElement>('[data-testid="selection-clear"]'))?.focus();
   }
 
   /** Export of the selected: the "Export all" archive of just these (GET /api/sessions/export?session_ids=). */
