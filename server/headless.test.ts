@@ -1,24 +1,11 @@
 // The shared headless run of both entry points (`npm run serve` and the desktop app's --server-only): the ready
 // line, stop signals, and the exit code.
 import { EventEmitter } from 'node:events';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { READY_PREFIX, readyLine, runHeadless } from './headless.js';
-import { setLogSink } from './core/log.js';
+import { captureLogLines } from './testing/log-capture.js';
 
-let lines: string[];
-let restoreLog: () => void;
-let savedLevel: string | undefined;
-beforeEach(() => {
-  lines = [];
-  restoreLog = setLogSink((line) => lines.push(line));
-  savedLevel = process.env.SATCHEL_LOG_LEVEL;
-  process.env.SATCHEL_LOG_LEVEL = 'info';
-});
-afterEach(() => {
-  restoreLog();
-  if (savedLevel === undefined) delete process.env.SATCHEL_LOG_LEVEL;
-  else process.env.SATCHEL_LOG_LEVEL = savedLevel;
-});
+const logged = captureLogLines('info');
 
 describe('runHeadless', () => {
   it('a stop signal during start closes the server once it is up, then exits 0', async () => {
@@ -41,7 +28,7 @@ describe('runHeadless', () => {
     release();
     expect(await exited).toBe(0);
     expect(closed).toBe(1);
-    expect(lines.join('\n')).toContain('SIGINT received, shutting down');
+    expect(logged().join('\n')).toContain('SIGINT received, shutting down');
   });
 
   it('a second stop signal during the close neither closes again, nor says so again, nor falls to the default kill', async () => {
@@ -67,7 +54,7 @@ describe('runHeadless', () => {
     finishClose();
     expect(await exited).toBe(0);
     expect(closes).toBe(1);
-    expect(lines.filter((l) => l.includes('received'))).toHaveLength(1);
+    expect(logged().filter((l) => l.includes('received'))).toHaveLength(1);
   });
 
   it('writes the ready line the e2e tests and scripts wait for', () => {

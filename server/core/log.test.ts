@@ -2,28 +2,16 @@
 // by a stranger cannot forge a log line; and one end-to-end run over the live server with a hostile tar.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildTar } from '../archive/testing/tar-builder.js';
-import { escapeControls, log, setLogSink } from './log.js';
+import { escapeControls, log } from './log.js';
 import { multipartBody, startTestServer } from '../testing/harness.js';
+import { captureLogLines } from '../testing/log-capture.js';
 
 const LINE_HEAD = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (DEBUG|INFO|WARN|ERROR) /;
 const FORGED = '2026-01-01T00:00:00.000Z ERROR forged';
 
-let lines: string[];
-let restoreSink: () => void;
-let savedLevel: string | undefined;
-beforeEach(() => {
-  lines = [];
-  restoreSink = setLogSink((line) => lines.push(line));
-  savedLevel = process.env.SATCHEL_LOG_LEVEL;
-  process.env.SATCHEL_LOG_LEVEL = 'debug';
-});
-afterEach(() => {
-  restoreSink();
-  if (savedLevel === undefined) delete process.env.SATCHEL_LOG_LEVEL;
-  else process.env.SATCHEL_LOG_LEVEL = savedLevel;
-});
+const logged = captureLogLines('debug');
 
 describe('escapeControls', () => {
   it.each([
@@ -46,16 +34,16 @@ describe('escapeControls', () => {
 describe('log lines', () => {
   it('a logged newline cannot start a line of its own', () => {
     log.warn(`member x\n${FORGED}`, new Error(`bad\r\n${FORGED}`));
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(LINE_HEAD);
-    expect(lines[0]).toContain(`member x\\n${FORGED} Error: bad\\r\\n${FORGED}`);
-    expect(lines[0]).not.toMatch(/[\n\r\u2028\u2029]/);
+    expect(logged()).toHaveLength(1);
+    expect(logged()[0]).toMatch(LINE_HEAD);
+    expect(logged()[0]).toContain(`member x\\n${FORGED} Error: bad\\r\\n${FORGED}`);
+    expect(logged()[0]).not.toMatch(/[\n\r\u2028\u2029]/);
   });
 
   it('escapes every control character and nothing else', () => {
     const controls = [...Array.from({ length: 0x20 }, (_, i) => i), ...Array.from({ length: 0x21 }, (_, i) => 0x7f + i), 0x2028, 0x2029];
     log.info(String.fromCharCode(...controls));
-    const body = lines[0]!.replace(LINE_HEAD, '');
+    const body = logged()[0]!.replace(LINE_HEAD, '');
     // eslint-disable-next-line no-control-regex
     expect(body).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
     expect(body.startsWith('\\x00\\x01')).toBe(true);
@@ -66,8 +54,8 @@ describe('log lines', () => {
   it('redacts before escaping: a private key spanning lines is still masked', () => {
     const pem = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----';
     log.error(`leaked ${pem} after`);
-    expect(lines[0]).toContain('leaked [REDACTED PRIVATE KEY] after');
-    expect(lines[0]).not.toContain('MIIEvQ');
+    expect(logged()[0]).toContain('leaked [REDACTED PRIVATE KEY] after');
+    expect(logged()[0]).not.toContain('MIIEvQ');
   });
 });
 
@@ -94,7 +82,7 @@ describe('a hostile tar over the live server', () => {
         headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` },
       });
       expect(res.status).toBe(200);
-      const captured = lines.join('\n').split(/\r\n|[\n\r\u2028\u2029]/);
+      const captured = logged().join('\n').split(/\r\n|[\n\r\u2028\u2029]/);
       expect(captured.some((l) => l.includes('forged'))).toBe(true);
       expect(captured.filter((l) => l.startsWith(FORGED))).toEqual([]);
       for (const line of captured) expect(line).toMatch(LINE_HEAD);
@@ -123,10 +111,10 @@ describe('keys in logged errors, names and paths', () => {
     log[level](`extracting /home/ana/${GH}_backup.zip failed:`, err);
     log[level](err.stack);
     log[level]({ path: err.path, copy: `${SK}_copy` });
-    expect(lines).toHaveLength(3);
-    const out = lines.join('\n');
+    expect(logged()).toHaveLength(3);
+    const out = logged().join('\n');
     for (const key of [GH, SK]) expect(out).not.toContain(key.slice(4, 24));
-    expect(lines[0]).toContain('failed: Error: ENAMETOOLONG: name too long');
-    expect(lines[0]).toContain('; caused by Error: upstream answered for ');
+    expect(logged()[0]).toContain('failed: Error: ENAMETOOLONG: name too long');
+    expect(logged()[0]).toContain('; caused by Error: upstream answered for ');
   });
 });

@@ -4,29 +4,16 @@
 // members after the tokens (the archive writer logs a skipped member's name: one line that certainly carries what
 // was given). After a restart, a revoked token is no longer a known secret (only hashes are stored): its shape
 // still masks it. The captured lines must name what happened, and hold no token nor the random part of one.
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import fs from 'node:fs/promises';
+import { expect, it } from 'vitest';
 import { buildTar } from '../archive/testing/tar-builder.js';
-import { setLogSink } from '../core/log.js';
 import { forgetSecrets, KNOWN_SECRET_MASK } from '../redact/known.js';
 import { multipartBody, startTestServer, TEST_TOKEN, type TestServer } from '../testing/harness.js';
 import { freshDir } from '../testing/fresh-store.js';
 import { connectWith, makeKey, type MadeKey } from './testing/keys.js';
-import fs from 'node:fs/promises';
+import { captureLogLines } from '../testing/log-capture.js';
 
-let lines: string[];
-let restoreSink: () => void;
-let savedLevel: string | undefined;
-beforeEach(() => {
-  lines = [];
-  restoreSink = setLogSink((line) => lines.push(line));
-  savedLevel = process.env.SATCHEL_LOG_LEVEL;
-  process.env.SATCHEL_LOG_LEVEL = 'debug';
-});
-afterEach(() => {
-  restoreSink();
-  if (savedLevel === undefined) delete process.env.SATCHEL_LOG_LEVEL;
-  else process.env.SATCHEL_LOG_LEVEL = savedLevel;
-});
+const logged = captureLogLines('debug');
 
 /** An archive whose two members share a name: the second is skipped, and the writer logs its name. */
 async function dropArchiveNamed(server: TestServer, session: string, name: string): Promise<void> {
@@ -87,16 +74,16 @@ it('no log line holds an agent token, known or only shaped like one, through a d
     await dropArchiveNamed(server, later, `${codex.token}.txt`);
     await dropArchiveNamed(server, later, `notes-${cursor.token}`);
 
-    for (const line of lines) for (const secret of [...secretsOf(codex), ...secretsOf(cursor)]) expect(line).not.toContain(secret);
+    for (const line of logged()) for (const secret of [...secretsOf(codex), ...secretsOf(cursor)]) expect(line).not.toContain(secret);
     // Where a token was: a known secret's mask while the process knew it; after the restart, the redaction rules'
     // mask of a token by its shape (redaction.md: its first 6 and last 4 characters).
     const masked = (token: string): string => `${token.slice(0, 6)}...${token.slice(-4)}`;
-    expect(lines.filter((l) => l.includes('archive member skipped')).map((l) => l.replace(/^\S+ DEBUG /, ''))).toEqual([
+    expect(logged().filter((l) => l.includes('archive member skipped')).map((l) => l.replace(/^\S+ DEBUG /, ''))).toEqual([
       `archive member skipped (duplicate): ${KNOWN_SECRET_MASK}.txt`,
       `archive member skipped (duplicate): ${masked(codex.token)}.txt`,
       `archive member skipped (duplicate): notes-${masked(cursor.token)}`,
     ]);
-    expect(lines.length).toBeGreaterThan(3);
+    expect(logged().length).toBeGreaterThan(3);
   } finally {
     await server.stop();
     await fs.rm(stateDir, { recursive: true, force: true });
