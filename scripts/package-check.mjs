@@ -339,6 +339,12 @@ function install(asarPath, unpackedDir, work) {
   return { appDir, unpacked: path.join(resources, 'app.asar.unpacked') };
 }
 
+/** The idle release's native half (server/core/malloc-trim.ts, native/malloc-trim) loads in the installed layout. */
+async function checkMallocTrim(appDir) {
+  const { loadMallocTrim } = await import(pathToFileURL(path.join(appDir, 'dist', 'server', 'core', 'malloc-trim.js')).href);
+  if (typeof loadMallocTrim() !== 'function') fail('the packaged server cannot load its malloc_trim addon (satchel-malloc-trim)');
+}
+
 /** The Office worker, started from the unpacked copy alone, converts a document (its imports all unpacked). */
 async function checkOfficeWorker(unpacked, docx) {
   const bytes = new Uint8Array(docx);
@@ -529,6 +535,7 @@ async function main() {
     await checkOfficeWorker(unpacked, docx);
     await checkPdfWorker(unpacked, makePdf('Packaged PDF'));
     await checkOcr(appDir);
+    await checkMallocTrim(appDir);
     await checkServer(appDir, modelDir, work, docx);
 
     console.log(`package:check: linux-${TARGET.arch} dir build, ${mib(total)} in all (budget ${mib(SIZE_BUDGET_BYTES)}), app.asar ${mib(asarSize)} with ${count} entries (budget ${mib(ASAR_BUDGET_BYTES)})`);

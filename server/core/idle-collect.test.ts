@@ -1,7 +1,7 @@
 // The idle collection: once per idle spell, IDLE_COLLECT_MS after the last request started, never while requests
 // keep coming; and the collection it gets in this very process gives a dropped heap back.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { fullCollection, IDLE_COLLECT_MS, IdleCollector } from './idle-collect.js';
+import { fullCollection, IDLE_COLLECT_MS, IdleCollector, idleRelease } from './idle-collect.js';
 
 afterEach(() => vi.useRealTimers());
 
@@ -47,5 +47,20 @@ describe('IdleCollector', () => {
     void garbage;
     gc!();
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(8 * 2 ** 20);
+  });
+});
+
+describe('idleRelease', () => {
+  it('runs the full collection, then the trim, each where there is one; nothing where neither', () => {
+    const order: string[] = [];
+    const collect = () => void order.push('collect');
+    const trim = () => (order.push('trim'), true);
+    idleRelease(collect, trim)!();
+    expect(order).toEqual(['collect', 'trim']);
+    order.length = 0;
+    idleRelease(undefined, trim)!();
+    idleRelease(collect, undefined)!();
+    expect(order).toEqual(['trim', 'collect']);
+    expect(idleRelease(undefined, undefined)).toBeUndefined();
   });
 });

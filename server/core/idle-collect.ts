@@ -5,9 +5,11 @@
 // (docs/benchmarks.md, session 17). A full collection then gives the free pages back to the system. Once per idle
 // spell (a request starts the next one), after the caches' own idle releases (DOC_TEXTS_IDLE_MS, the OCR worker's
 // exit), so what they let go is collected too. It pauses the process for one full collection (tens of ms over a
-// 100 MiB heap), at a moment nobody is waiting on it.
+// 100 MiB heap), at a moment nobody is waiting on it. Then the C library's free pages go back too (core/malloc-trim.ts):
+// what the collection freed outside the JS heap (Buffers' memory) and what the busy spell's native work left free.
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { loadMallocTrim, type Trim } from './malloc-trim.js';
 
 /** No request started for this long: collect once. After context/doc-text.ts DOC_TEXTS_IDLE_MS (60 s), so the
  *  documents it lets go are collected in the same pass. */
@@ -30,6 +32,17 @@ export function fullCollection(): (() => void) | undefined {
   }
 }
 
+/** What an idle spell runs: the full collection, then the C library's trim (each where this process has it); undefined
+ *  where it has neither. */
+export function idleRelease(collect: (() => void) | undefined, trim: Trim | undefined): (() => void) | undefined {
+  if (!collect && !trim) return undefined;
+  return () => {
+    // First the JS heap: the Buffers it drops are freed into the C heap, which the trim then gives back.
+    collect?.();
+    trim?.();
+  };
+}
+
 export class IdleCollector {
   private last = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -37,7 +50,7 @@ export class IdleCollector {
   private done = true;
 
   constructor(
-    private readonly collect: (() => void) | undefined = fullCollection(),
+    private readonly collect: (() => void) | undefined = idleRelease(fullCollection(), loadMallocTrim()),
     private readonly idleMs = IDLE_COLLECT_MS,
   ) {}
 
