@@ -339,7 +339,7 @@ function install(asarPath, unpackedDir, work) {
   return { appDir, unpacked: path.join(resources, 'app.asar.unpacked') };
 }
 
-/** The idle release's native half (server/core/malloc-trim.ts, native/malloc-trim) loads in the installed layout. */
+/** The idle release's native half (server/core/malloc-trim.ts, native/satchel-malloc-trim) loads in the installed layout. */
 async function checkMallocTrim(appDir) {
   const { loadMallocTrim } = await import(pathToFileURL(path.join(appDir, 'dist', 'server', 'core', 'malloc-trim.js')).href);
   if (typeof loadMallocTrim() !== 'function') fail('the packaged server cannot load its malloc_trim addon (satchel-malloc-trim)');

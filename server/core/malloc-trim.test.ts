@@ -1,4 +1,4 @@
-// The addon behind the idle release (native/malloc-trim, built at install): it loads here (Linux, glibc), and its
+// The addon behind the idle release (native/satchel-malloc-trim, built at install): it loads here (Linux, glibc), and its
 // trim gives back what a fragmented C heap keeps after its chunks were freed; where it cannot load, nothing breaks.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@
 // gives back what lies at the heap's top, so they stay resident however idle the server is. A 4-minute soak of 621
 // turns kept 62.9 MiB of `[heap]` after idle, 54 MiB of it free; glibc's malloc_trim(0) gave back 50 MiB of it at
 // once (docs/benchmarks.md, session 18). Node has no binding for it, so a one-function addon
-// (native/malloc-trim, an optional dependency built at install) provides it. Where it did not build (no compiler,
+// (native/satchel-malloc-trim, an optional dependency built at install) provides it. Where it did not build (no compiler,
 // another C library) the server runs as before, without it.
 import { createRequire } from 'node:module';
 
