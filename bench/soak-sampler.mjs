@@ -30,7 +30,24 @@ if (dir) {
           } catch {}
         }
       }
-      return { rss: kib(st.VmRSS), anon: kib(st.RssAnon), file: kib(st.RssFile), heapUsed: mib(u.heapUsed), heapTotal: mib(u.heapTotal), external: mib(u.external), arrayBuffers: mib(u.arrayBuffers), fds: fs.readdirSync('/proc/self/fd').length, threads: Number(st.Threads), children, childRss };
+      // The heap's code: compiled code and its metadata, bytecode and its metadata, and the scripts' sources.
+      const code = v8.getHeapCodeStatistics();
+      return {
+        rss: kib(st.VmRSS),
+        anon: kib(st.RssAnon),
+        file: kib(st.RssFile),
+        heapUsed: mib(u.heapUsed),
+        heapTotal: mib(u.heapTotal),
+        external: mib(u.external),
+        arrayBuffers: mib(u.arrayBuffers),
+        code: mib(code.code_and_metadata_size),
+        bytecode: mib(code.bytecode_and_metadata_size),
+        sources: mib(code.external_script_source_size),
+        fds: fs.readdirSync('/proc/self/fd').length,
+        threads: Number(st.Threads),
+        children,
+        childRss,
+      };
     },
     smaps() {
       // Resident memory by mapping: the C heap (brk), anonymous mappings by size (glibc's arenas are 64 MiB
@@ -53,6 +70,11 @@ if (dir) {
     gc() {
       v8.setFlagsFromString('--expose-gc');
       vm.runInNewContext('gc')();
+      return answers.mem();
+    },
+    // Baseline (Sparkplug) code flushed as bytecode is, from now on (V8 reads the flag at each full collection).
+    flushBaseline() {
+      v8.setFlagsFromString('--flush-baseline-code');
       return answers.mem();
     },
   };

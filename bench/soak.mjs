@@ -282,10 +282,15 @@ const gc = await sample('after-gc');
 // (--bytecode-old-age, 5 in Node 20): what more collections in a row would give back of the code a day loaded.
 for (let i = 1; i < BYTECODE_OLD_AGE + 1; i++) await server.ask('gc');
 const aged = await sample('after-gcs');
+// And with baseline code flushed too (V8 flushes only bytecode by default; code Sparkplug compiled stays).
+await server.ask('flushBaseline');
+for (let i = 0; i < BYTECODE_OLD_AGE + 1; i++) await server.ask('gc');
+const flushed = await sample('after-flush');
 await server.stop();
 agent.close();
 
 const f = (x) => x.toFixed(1);
+const codeOf = (s) => `${f(s.code)} / ${f(s.bytecode)} / ${f(s.sources)}`;
 const row = (name, s) => `| ${name} | ${f(s.rss)} | ${f(s.anon)} | ${f(s.file)} | ${f(s.heapUsed)} / ${f(s.heapTotal)} | ${f(s.external)} | ${f(s.arrayBuffers)} | ${s.fds} | ${s.threads} | ${s.children} / ${f(s.childRss)} |`;
 console.log(`${machine()}; ${values.minutes} min soak, ${USERS} users, ${values['idle-minutes']} min idle`);
 console.log(`work: ${counts.turns} turns, ${counts.uploads} uploads, ${counts.inbox} Inbox files, ${counts.searches} searches, ${counts.mcp} MCP calls, ${counts.errors} errors (agent requests ${agentRequests})`);
@@ -298,6 +303,8 @@ console.log(row('end of the soak', endOfSoak));
 console.log(row(`after ${values['idle-minutes']} min idle`, idle));
 console.log(row('then a forced full GC (not the app\'s)', gc));
 console.log(row(`then ${BYTECODE_OLD_AGE + 1} forced full GCs in all (unexecuted bytecode flushed)`, aged));
+console.log(row(`then --flush-baseline-code and ${BYTECODE_OLD_AGE + 1} more`, flushed));
+console.log(`the heap's code (MiB: compiled code / bytecode / script sources): start ${codeOf(start)}; after idle ${codeOf(idle)}; after the GCs ${codeOf(aged)}; after the baseline flush ${codeOf(flushed)}`);
 console.log(`resident after idle by mapping (MiB): ${JSON.stringify(smaps)}`);
 console.log(launcherAtStart ? `the launcher waiting for the server (pid ${launched.pid}, server ${serverPid}): RSS ${f(launcherAtStart.rss)} MiB (RssAnon ${f(launcherAtStart.anon)}) at start, ${f(launcherAtIdle.rss)} (RssAnon ${f(launcherAtIdle.anon)}) after idle` : 'the server runs in the launched process itself');
 // The children are counted in: an idle server has none, and a child still up would be the server's memory too.

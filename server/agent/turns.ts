@@ -199,7 +199,9 @@ export class TurnManager {
     this.release(turn);
     this.ended.set(turn.streamId, turn);
     while (this.ended.size > ENDED_TURNS_KEPT) this.ended.delete(this.ended.keys().next().value!);
-    setTimeout(() => this.ended.delete(turn.streamId), ENDED_TURN_TTL_MS).unref();
+    // The timer holds the id only: a turn the count bound evicts is let go now, not when its window would end.
+    const { streamId } = turn;
+    setTimeout(() => this.ended.delete(streamId), ENDED_TURN_TTL_MS).unref();
   }
 
   private async run(turn: Turn, config: AgentConfig, build: BuildRequestInput, startedAt: number): Promise<void> {

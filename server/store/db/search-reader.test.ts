@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fullCollection } from '../../core/idle-collect.js';
 import { Db } from './connection.js';
 import { isInterrupted, MAX_KEPT_STATEMENTS, SearchAbandoned, SearchReader } from './search-reader.js';
 
@@ -34,6 +35,19 @@ const timed = async <T>(work: Promise<T>): Promise<{ ms: number; value: T }> => 
 };
 
 describe('SearchReader', () => {
+  it("holds no search's answer once it is given (issue 37, finding 8: an idle server kept its last search's rows)", async () => {
+    let answer: WeakRef<object> | undefined;
+    await reader.run(async () => {
+      const rows = { rows: Array.from({ length: 1_000 }, (_, i) => ({ head: `row ${i}` })) };
+      answer = new WeakRef(rows);
+      return rows;
+    });
+    // A WeakRef's target lives to the end of the task that made it.
+    await new Promise((resolve) => setImmediate(resolve));
+    fullCollection()!();
+    expect(answer!.deref()).toBeUndefined();
+  });
+
   it('stops the statement under way at the deadline, and the search goes on to answer what it has', async () => {
     const { ms, value } = await timed(
       reader.run(async (run) => {

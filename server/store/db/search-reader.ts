@@ -163,7 +163,11 @@ export class SearchReader {
       }
     };
     const done = this.queue.then(go, go);
-    this.queue = done.catch(() => {});
+    // The tail keeps neither the answer nor the error: an idle reader would hold its last search's rows.
+    this.queue = done.then(
+      () => undefined,
+      () => undefined,
+    );
     return done;
   }
 
