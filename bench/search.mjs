@@ -19,6 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { cpuMs } from './cpu.mjs';
 import { arg, hasCommand, machine, median, pct, startChild } from './lib.mjs';
+import { pickWords } from './search-words.mjs';
 
 const STATE = arg('--state', undefined);
 if (!STATE || !fs.existsSync(path.join(STATE, 'satchel.db'))) throw new Error('--state DIR: a history built by bench/history/generate.mjs');
@@ -60,7 +61,6 @@ await new Promise((resolve) => floor.once('message', resolve));
 const { child: httpFloor, info: httpFloorInfo } = await startChild(
   `import http from 'node:http';
 import { createRequire } from 'node:module';
-import { pickWords } from './search-words.mjs';
 const sqlite3 = createRequire(import.meta.url)(${JSON.stringify(path.resolve('node_modules', 'sqlite3'))});
 const db = new sqlite3.Database(${JSON.stringify(path.join(path.resolve(STATE), 'satchel.db'))}, sqlite3.OPEN_READONLY);
 const sql = "SELECT rowid, snippet(search, 0, '', '', '…', 14) AS snippet FROM search WHERE search MATCH ? ORDER BY rank LIMIT ${LIMIT}";
