@@ -10,7 +10,7 @@
 // RSS at the end over the idle RSS after start (before any work), target ≤ 1.3. Then, for the record only, a forced
 // full GC (the server never forces one itself) shows how much of what is left is the JS heap.
 // The server is started by its command line (see below); its memory is read from inside (bench/soak-sampler.mjs).
-// Usage: npm run build && node bench/soak.mjs [--minutes 12] [--idle-minutes 2] [--users 3] [--json out.json] [--dist .cache/x/dist] [--heap-snapshot out.heapsnapshot]
+// Usage: npm run build && node bench/soak.mjs [--minutes 12] [--idle-minutes 2] [--users 3] [--json out.json] [--dist .cache/x/dist] [--heap-snapshot out.heapsnapshot] [--no-mcp]
 import fs from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -33,6 +33,8 @@ const { values } = parseArgs({
     dist: { type: 'string' },
     /** Where to copy a heap snapshot of the server taken after the idle (before the forced GC). */
     'heap-snapshot': { type: 'string' },
+    /** No MCP client (for the record: how much of the day's memory the MCP endpoint's modules are). */
+    'no-mcp': { type: 'boolean', default: false },
   },
 });
 const SOAK_MS = Number(values.minutes) * 60_000;
@@ -212,9 +214,11 @@ const errors = [];
 let stop = false;
 const deadline = Date.now() + SOAK_MS;
 
+const withMcp = !values['no-mcp'];
+
 async function user(u) {
   const mcp = new Client({ name: `soak-${u}`, version: '1.0.0' });
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(origin + '/mcp'), { requestInit: { headers: auth } }));
+  if (withMcp) await mcp.connect(new StreamableHTTPClientTransport(new URL(origin + '/mcp'), { requestInit: { headers: auth } }));
   let session;
   for (let i = 0; !stop; i++) {
     try {
@@ -226,11 +230,13 @@ async function user(u) {
       counts.turns++;
       await api('GET', `/api/search?q=${encodeURIComponent(WORDS[(k * 5) % WORDS.length])}`);
       counts.searches++;
-      await mcp.callTool({ name: 'list_sessions', arguments: {} });
-      await mcp.callTool({ name: 'read_session', arguments: { session_id: session } });
-      await mcp.callTool({ name: 'read_attachment', arguments: { session_id: session, name: files[1].filename } });
-      await mcp.callTool({ name: 'search', arguments: { query: WORDS[(k * 3) % WORDS.length] } });
-      counts.mcp += 4;
+      if (withMcp) {
+        await mcp.callTool({ name: 'list_sessions', arguments: {} });
+        await mcp.callTool({ name: 'read_session', arguments: { session_id: session } });
+        await mcp.callTool({ name: 'read_attachment', arguments: { session_id: session, name: files[1].filename } });
+        await mcp.callTool({ name: 'search', arguments: { query: WORDS[(k * 3) % WORDS.length] } });
+        counts.mcp += 4;
+      }
       await api('GET', `/api/session?session_id=${session}`);
     } catch (err) {
       counts.errors++;
@@ -238,7 +244,7 @@ async function user(u) {
       await sleep(1000);
     }
   }
-  await mcp.close();
+  if (withMcp) await mcp.close();
 }
 
 async function inbox() {

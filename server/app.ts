@@ -140,6 +140,11 @@ export interface BuiltApp {
   listener: http.RequestListener;
   /** Stops the background work: running turns are cancelled and stored, the sweep ends. Idempotent. */
   stop(): Promise<void>;
+  /**
+   * Nothing was asked for a while (core/idle-collect.ts): the caches a busy spell filled let go of all but what the
+   * person comes back to (the conversations and the body last used), before the idle collections give the memory back.
+   */
+  releaseIdle(): void;
 }
 
 const api = (handler: Route['handler'], failure?: string): Route => ({ handler, auth: true, failure });
@@ -396,5 +401,9 @@ export async function createApp(config: ServerConfig, options: AppOptions = {}):
     })();
     return stopped;
   };
-  return { app, listener: createRequestListener(app, routes, serveStatic), stop };
+  const releaseIdle = (): void => {
+    app.sessions.releaseIdle();
+    s.releaseIdleBodies(app.sessions);
+  };
+  return { app, listener: createRequestListener(app, routes, serveStatic), stop, releaseIdle };
 }

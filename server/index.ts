@@ -14,7 +14,8 @@ import { addFilesToInbox, type OpenedDestination, type OpenedResult } from './in
 import { DEFAULT_PROFILE } from './store/profiles.js';
 import { claimStateFolder, type StateLock } from './process/state-lock.js';
 import { setServerHeapGrowth } from './core/heap-growth.js';
-import { IdleCollector } from './core/idle-collect.js';
+import { fullCollection, IdleCollector, idleRelease } from './core/idle-collect.js';
+import { loadMallocTrim } from './core/malloc-trim.js';
 
 export { ACCESS_COOKIE } from './http/access.js';
 
@@ -92,7 +93,7 @@ export async function startServer(config: ServerConfig, options: AppOptions = {}
 }
 
 async function serve(config: ServerConfig, options: AppOptions, lock: StateLock): Promise<RunningServer> {
-  const { app, listener, stop } = await createApp(config, options);
+  const { app, listener, stop, releaseIdle } = await createApp(config, options);
   const headersTimeout = config.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const server = http.createServer(
     {
@@ -106,7 +107,7 @@ async function serve(config: ServerConfig, options: AppOptions, lock: StateLock)
     listener,
   );
   // Once nothing has been asked for a while, the heap a busy spell grew is given back (core/idle-collect.ts).
-  const idle = new IdleCollector();
+  const idle = new IdleCollector(idleRelease(fullCollection(), loadMallocTrim(), releaseIdle));
   server.on('request', () => idle.touch());
   // Node keeps 2000 header lines and frames on the ones it dropped; with its count lifted (the 16 KiB
   // head-size cap still bounds it) the lifecycle sees every line and refuses too many itself (431).

@@ -67,6 +67,25 @@ describe('IdleCollector', () => {
     idle.stop();
   });
 
+  it('lets the caches go first, once per spell, before the collections', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const { ran, release } = recorder();
+    const idle = new IdleCollector({ letGo: () => void ran.push('letGo'), ...release });
+    idle.touch();
+    vi.advanceTimersByTime(spellMs);
+    expect(ran).toEqual(['letGo', ...spell]);
+    // Only the caches (no collection, no trim in this process): still once per spell.
+    const only: string[] = [];
+    const caches = new IdleCollector({ letGo: () => void only.push('letGo') });
+    caches.touch();
+    vi.advanceTimersByTime(spellMs * 2);
+    caches.touch();
+    vi.advanceTimersByTime(spellMs);
+    expect(only).toEqual(['letGo', 'letGo']);
+    idle.stop();
+    caches.stop();
+  });
+
   it('with only a trim, trims once per spell; with neither, arms nothing', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const ran: string[] = [];
@@ -94,11 +113,13 @@ describe('IdleCollector', () => {
 });
 
 describe('idleRelease', () => {
-  it('holds what the process has, and is null where it has neither', () => {
+  it('holds what the process has, and is null where it has none of them', () => {
     const collect = () => {};
     const trim = () => true;
     expect(idleRelease(collect, trim)).toEqual({ collect, trim });
     expect(idleRelease(undefined, trim)).toEqual({ collect: undefined, trim });
     expect(idleRelease(undefined, undefined)).toBeNull();
+    const letGo = () => {};
+    expect(idleRelease(undefined, undefined, letGo)).toEqual({ letGo, collect: undefined, trim: undefined });
   });
 });

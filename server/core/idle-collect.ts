@@ -4,13 +4,14 @@
 // held 45 MiB live in 123 MiB committed after 2 minutes idle, and RSS stayed at 168 MiB against 84 at the start
 // (docs/benchmarks.md, session 17). Full collections then give the free pages back to the system. Once per idle
 // spell (a request starts the next one), after the caches' own idle releases (DOC_TEXTS_IDLE_MS, the OCR worker's
-// exit), so what they let go is collected too: IDLE_COLLECTIONS of them a second apart, each a pause of one full
+// exit) and the application's (app.ts releaseIdle: the conversations and answers kept, run first in the spell), so
+// what they let go is collected too: IDLE_COLLECTIONS of them a second apart, each a pause of one full
 // collection (tens of ms over a 100 MiB heap) at a moment nobody is waiting on it. Then the C library's free pages go
 // back too (core/malloc-trim.ts): what the collections freed outside the JS heap (Buffers' memory) and what the busy
 // spell's native work left free.
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { loadMallocTrim, type Trim } from './malloc-trim.js';
+import type { Trim } from './malloc-trim.js';
 
 /** No request started for this long: collect once. After context/doc-text.ts DOC_TEXTS_IDLE_MS (60 s), so the
  *  documents it lets go are collected in the same pass. */
@@ -42,15 +43,19 @@ export function fullCollection(): (() => void) | undefined {
   }
 }
 
-/** What an idle spell runs: V8's full collection and the C library's trim, each where this process has it. */
+/**
+ * What an idle spell runs: first the caches let go of what a busy spell filled (`letGo`: the application's
+ * releaseIdle, app.ts), then V8's full collections, then the C library's trim, each where this process has it.
+ */
 export interface IdleRelease {
+  letGo?: () => void;
   collect?: () => void;
   trim?: Trim;
 }
 
-/** The release from what this process has; null where it has neither (then nothing runs when idle). */
-export function idleRelease(collect: (() => void) | undefined, trim: Trim | undefined): IdleRelease | null {
-  return collect || trim ? { collect, trim } : null;
+/** The release from what this process has; null where it has none of them (then nothing runs when idle). */
+export function idleRelease(collect: (() => void) | undefined, trim: Trim | undefined, letGo?: () => void): IdleRelease | null {
+  return collect || trim || letGo ? { ...(letGo ? { letGo } : {}), collect, trim } : null;
 }
 
 export class IdleCollector {
@@ -59,12 +64,8 @@ export class IdleCollector {
   /** Released since the last request (or none came yet): nothing new to give back. */
   private done = true;
 
-  constructor(
-    private readonly release: IdleRelease | null = idleRelease(fullCollection(), loadMallocTrim()),
-    private readonly idleMs = IDLE_COLLECT_MS,
-    private readonly collections = IDLE_COLLECTIONS,
-    private readonly gapMs = IDLE_COLLECTION_GAP_MS,
-  ) {}
+  /** `release`: what this process can run when idle (idleRelease); null runs nothing. */
+  constructor(private readonly release: IdleRelease | null) {}
 
   /** A request started. */
   touch(): void {
@@ -83,25 +84,27 @@ export class IdleCollector {
     if (this.timer || !this.release) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      if (Date.now() - this.last < this.idleMs) return this.arm();
+      if (Date.now() - this.last < IDLE_COLLECT_MS) return this.arm();
       if (this.done) return;
       this.done = true;
       this.step(1, this.last);
-    }, Math.max(0, this.last + this.idleMs - Date.now()));
+    }, Math.max(0, this.last + IDLE_COLLECT_MS - Date.now()));
     this.timer.unref();
   }
 
   /** Collection `n` of the spell that began after the request at `since`; the next a gap later, the trim after the
    *  last. A request in between ends this spell's release: the next spell's timer starts from it. */
   private step(n: number, since: number): void {
-    const { collect, trim } = this.release!;
+    const { letGo, collect, trim } = this.release!;
+    // What the caches let go is garbage for the collections that follow.
+    if (n === 1) letGo?.();
     collect?.();
-    if (collect && n < this.collections) {
+    if (collect && n < IDLE_COLLECTIONS) {
       this.timer = setTimeout(() => {
         this.timer = undefined;
         if (this.last !== since) return this.arm();
         this.step(n + 1, since);
-      }, this.gapMs);
+      }, IDLE_COLLECTION_GAP_MS);
       this.timer.unref();
       return;
     }

@@ -64,6 +64,11 @@ function bodiesOf({ app }: HandlerInput): SessionBodyCache<PreparedJson> {
   return cache;
 }
 
+/** The server has been idle a while: `store`'s kept bodies down to the last read (IDLE_KEPT_SESSION_BODIES). */
+export function releaseIdleBodies(store: SessionStore): void {
+  sessionBodies.get(store)?.releaseIdle();
+}
+
 /** 200 `{"session": publicSession(session)}`, byte for byte what sendJson gives for it; its gzip made once. */
 async function sendSession(input: HandlerInput, session: Session): Promise<void> {
   await sendPreparedJson(input.ctx, 200, bodiesOf(input).body(session));

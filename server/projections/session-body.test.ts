@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type * as wire from '../core/wire.js';
 import { forgetSecrets, KNOWN_SECRET_MASK, rememberSecret } from '../redact/known.js';
 import { anyText, planted } from '../testing/redact-arbitraries.js';
-import { SessionBodyCache, sessionBody } from './session-body.js';
+import { SessionBodyCache, sessionBody, IDLE_KEPT_SESSION_BODIES } from './session-body.js';
 import { publicSession, type SessionRecord } from './sessions.js';
 
 /** What sendJson wrote for a whole session before the cache (its 2-space form). */
@@ -146,6 +146,24 @@ describe('the kept session body', () => {
     expect(cache.bytes).toBeLessThanOrEqual(5_000);
     expect(cache.count).toBe(1);
     expect(cache.body(big)).toBe(kept);
+  });
+
+  it('once idle keeps the body last read only; one let go is made again, the same bytes', () => {
+    const make = (id: string) =>
+      frozen({ session_id: id, title: 't', workspace: '/w', profile: 'default', created_at: 'c', updated_at: 'u', messages: [{ role: 'user', content: `text of ${id}` }], attachments: [] }) as SessionRecord;
+    const cache = new SessionBodyCache((bytes) => ({ json: bytes.toString('utf8') }));
+    const [a, b, c] = [make('aaaaaaaaaaaa'), make('bbbbbbbbbbbb'), make('cccccccccccc')];
+    const first = cache.body(a);
+    cache.body(b);
+    const last = cache.body(c);
+    const bytes = cache.bytes;
+    cache.releaseIdle();
+    expect(cache.count).toBe(IDLE_KEPT_SESSION_BODIES);
+    expect(cache.bytes).toBeLessThan(bytes);
+    expect(cache.body(c)).toBe(last);
+    const again = cache.body(a);
+    expect(again).not.toBe(first);
+    expect(again.json).toBe(first.json);
   });
 
   it('puts the rows at the place of an empty messages list, whatever the title says', () => {

@@ -23,6 +23,12 @@ export const MAX_KEPT_SESSION_BODIES = 8;
  */
 export const MAX_KEPT_SESSION_BODY_BYTES = 64 * 2 ** 20;
 
+/**
+ * Bodies kept once the server has been idle a while (core/idle-collect.ts): the last one read, so the conversation
+ * the person comes back to answers at once; the others (and the rows each holds) are made again on their next read.
+ */
+export const IDLE_KEPT_SESSION_BODIES = 1;
+
 /** Bounds of the bodies kept (tests make them small). */
 export interface BodyLimits {
   sessions: number;
@@ -192,6 +198,14 @@ export class SessionBodyCache<T> {
     // Larger than all the room there is: answered, not kept.
     if (made.body.length > this.limits.bytes) return kept;
     return this.keep(id, kept);
+  }
+
+  /** Idle: the least recently read let go until `sessions` (IDLE_KEPT_SESSION_BODIES) are kept. */
+  releaseIdle(sessions = IDLE_KEPT_SESSION_BODIES): void {
+    for (const old of this.kept.keys()) {
+      if (this.kept.size <= sessions) break;
+      this.forget(old);
+    }
   }
 
   private keep(id: string, kept: Kept<T>): Kept<T> {

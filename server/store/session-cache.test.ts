@@ -2,7 +2,7 @@
 // never the one just kept nor one that must stay, and the characters counted stay exact as sessions change.
 import { describe, expect, it } from 'vitest';
 import type { Message } from './messages.js';
-import { keptChars, SessionCache } from './session-cache.js';
+import { IDLE_KEPT_CHARS, IDLE_KEPT_SESSIONS, keptChars, SessionCache } from './session-cache.js';
 import type { Session } from './session-shapes.js';
 
 function row(content: string, reasoning?: string): Message {
@@ -65,5 +65,24 @@ describe('SessionCache', () => {
     expect(cache.chars).toBe(3);
     cache.clear();
     expect([cache.chars, cache.count, cache.has('b')]).toEqual([0, 0, false]);
+  });
+
+  it('once idle keeps the last used within IDLE_KEPT_SESSIONS and IDLE_KEPT_CHARS, the last one whatever its size, and those that must stay', () => {
+    const cache = new SessionCache({ sessions: 100, chars: 10 * IDLE_KEPT_CHARS }, (_id, s) => s.active_stream_id !== undefined);
+    cache.hold(session('turning', [row('t')], { active_stream_id: 'turn' }));
+    for (let i = 0; i < 20; i++) cache.hold(session(`s${i}`, [row('x'.repeat(100))]));
+    cache.releaseIdle();
+    // The one with a turn running, however old, counts among the 8: with it the 7 last used (s13..s19).
+    expect(Array.from({ length: 20 }, (_, i) => cache.has(`s${i}`))).toEqual(Array.from({ length: 20 }, (_, i) => i > 20 - IDLE_KEPT_SESSIONS));
+    expect(cache.has('turning')).toBe(true);
+    expect(cache.count).toBe(IDLE_KEPT_SESSIONS);
+    expect(cache.chars).toBe((IDLE_KEPT_SESSIONS - 1) * 100 + 1);
+
+    // A long conversation used last stays alone, over IDLE_KEPT_CHARS; the busy limits are as before afterwards.
+    cache.hold(session('long', [row('y'.repeat(IDLE_KEPT_CHARS + 1))]));
+    cache.releaseIdle();
+    expect([cache.has('long'), cache.has('s19'), cache.has('turning')]).toEqual([true, false, true]);
+    cache.hold(session('next', [row('z')]));
+    expect([cache.has('long'), cache.has('next')]).toEqual([true, true]);
   });
 });

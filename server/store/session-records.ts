@@ -58,6 +58,11 @@ export class SessionRecords {
     return this.version;
   }
 
+  /** The server has been idle a while: keep only the conversations last used (session-cache.ts IDLE_KEPT_*). */
+  releaseIdle(): void {
+    this.kept.releaseIdle();
+  }
+
   /** Whether the session is kept whole in memory now (tests of eviction; `get` answers either way). */
   isKept(id: string): boolean {
     return this.kept.has(id);
