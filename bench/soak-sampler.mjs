@@ -52,16 +52,25 @@ if (dir) {
     smaps() {
       // Resident memory by mapping: the C heap (brk), anonymous mappings by size (glibc's arenas are 64 MiB
       // reservations; V8's pages are 256 KiB), files.
+      // And each file's resident pages (a shared library or the binary's data touched on first use).
       const groups = {};
+      const files = {};
       let name = '';
+      let file = '';
       for (const line of fs.readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
         const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
         if (head) {
           const size = (parseInt(head[2], 16) - parseInt(head[1], 16)) / 1048576;
-          name = head[3] ? (head[3].startsWith('/') ? 'file' : head[3]) : size >= 60 ? 'anon ≥60 MiB (arena heaps, reservations)' : size >= 1 ? 'anon 1-60 MiB' : 'anon < 1 MiB';
-        } else if (line.startsWith('Rss:')) groups[name] = (groups[name] ?? 0) + Number(line.split(/\s+/)[1]) / 1024;
+          file = head[3].startsWith('/') ? head[3] : '';
+          name = head[3] ? (file ? 'file' : head[3]) : size >= 60 ? 'anon ≥60 MiB (arena heaps, reservations)' : size >= 1 ? 'anon 1-60 MiB' : 'anon < 1 MiB';
+        } else if (line.startsWith('Rss:')) {
+          const mib = Number(line.split(/\s+/)[1]) / 1024;
+          groups[name] = (groups[name] ?? 0) + mib;
+          if (file) files[file] = (files[file] ?? 0) + mib;
+        }
       }
-      return Object.fromEntries(Object.entries(groups).map(([k, v]) => [k, Math.round(v * 10) / 10]));
+      const round = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Math.round(v * 100) / 100]));
+      return { ...round(groups), files: round(files) };
     },
     heap() {
       // What the JS heap holds, for a look in DevTools or by script (a snapshot costs a pause of the server).

@@ -207,6 +207,7 @@ const sample = async (phase) => {
 const t0 = performance.now();
 await sleep(START_SETTLE_MS);
 const start = await sample('start');
+const smapsAtStart = await server.ask('smaps');
 const launcherAtStart = relaunched ? await askProcess(launched.pid, 'mem') : undefined;
 
 const counts = { turns: 0, uploads: 0, inbox: 0, searches: 0, mcp: 0, errors: 0 };
@@ -311,7 +312,14 @@ console.log(row('then a forced full GC (not the app\'s)', gc));
 console.log(row(`then ${BYTECODE_OLD_AGE + 1} forced full GCs in all (unexecuted bytecode flushed)`, aged));
 console.log(row(`then --flush-baseline-code and ${BYTECODE_OLD_AGE + 1} more`, flushed));
 console.log(`the heap's code (MiB: compiled code / bytecode / script sources): start ${codeOf(start)}; after idle ${codeOf(idle)}; after the GCs ${codeOf(aged)}; after the baseline flush ${codeOf(flushed)}`);
-console.log(`resident after idle by mapping (MiB): ${JSON.stringify(smaps)}`);
+const { files: filesAtIdle, ...byMapping } = smaps;
+console.log(`resident after idle by mapping (MiB): ${JSON.stringify(byMapping)}`);
+// The files whose resident pages grew from the start to after idle: libraries loaded or data touched on first use.
+const grown = Object.entries(filesAtIdle)
+  .map(([file, mib]) => [file, mib - (smapsAtStart.files[file] ?? 0)])
+  .filter(([, d]) => d >= 0.1)
+  .sort((a, b) => b[1] - a[1]);
+console.log(`files resident after idle beyond the start (MiB): ${grown.map(([file, d]) => `${path.basename(file)} +${d.toFixed(1)}`).join(', ') || 'none'}`);
 console.log(launcherAtStart ? `the launcher waiting for the server (pid ${launched.pid}, server ${serverPid}): RSS ${f(launcherAtStart.rss)} MiB (RssAnon ${f(launcherAtStart.anon)}) at start, ${f(launcherAtIdle.rss)} (RssAnon ${f(launcherAtIdle.anon)}) after idle` : 'the server runs in the launched process itself');
 // The children are counted in: an idle server has none, and a child still up would be the server's memory too.
 const ratio = (idle.rss + idle.childRss) / (start.rss + start.childRss);
