@@ -43,6 +43,8 @@ if (dir) {
         code: mib(code.code_and_metadata_size),
         bytecode: mib(code.bytecode_and_metadata_size),
         sources: mib(code.external_script_source_size),
+        // Each space of the heap: resident (physical) / used, MiB (a busy spell's grown new space stays committed).
+        spaces: Object.fromEntries(v8.getHeapSpaceStatistics().map((x) => [x.space_name.replace(/_space$/, ''), [Math.round(mib(x.physical_space_size) * 10) / 10, Math.round(mib(x.space_used_size) * 10) / 10]])),
         fds: fs.readdirSync('/proc/self/fd').length,
         threads: Number(st.Threads),
         children,

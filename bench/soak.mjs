@@ -312,6 +312,8 @@ console.log(row('then a forced full GC (not the app\'s)', gc));
 console.log(row(`then ${BYTECODE_OLD_AGE + 1} forced full GCs in all (unexecuted bytecode flushed)`, aged));
 console.log(row(`then --flush-baseline-code and ${BYTECODE_OLD_AGE + 1} more`, flushed));
 console.log(`the heap's code (MiB: compiled code / bytecode / script sources): start ${codeOf(start)}; after idle ${codeOf(idle)}; after the GCs ${codeOf(aged)}; after the baseline flush ${codeOf(flushed)}`);
+const spacesOf = (x) => Object.entries(x.spaces).map(([k, [res, used]]) => `${k} ${res}/${used}`).join(', ');
+console.log(`the heap's spaces (MiB resident / used): start ${spacesOf(start)}; after idle ${spacesOf(idle)}`);
 const { files: filesAtIdle, ...byMapping } = smaps;
 console.log(`resident after idle by mapping (MiB): ${JSON.stringify(byMapping)}`);
 // The files whose resident pages grew from the start to after idle: libraries loaded or data touched on first use.
