@@ -55,7 +55,7 @@ export interface IdleRelease {
 
 /** The release from what this process has; null where it has none of them (then nothing runs when idle). */
 export function idleRelease(collect: (() => void) | undefined, trim: Trim | undefined, letGo?: () => void): IdleRelease | null {
-  return collect || trim || letGo ? { ...(letGo ? { letGo } : {}), collect, trim } : null;
+  return collect || trim || letGo ? { letGo, collect, trim } : null;
 }
 
 export class IdleCollector {

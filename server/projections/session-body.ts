@@ -200,24 +200,25 @@ export class SessionBodyCache<T> {
     return this.keep(id, kept);
   }
 
-  /** Idle: the least recently read let go until `sessions` (IDLE_KEPT_SESSION_BODIES) are kept. */
-  releaseIdle(sessions = IDLE_KEPT_SESSION_BODIES): void {
-    for (const old of this.kept.keys()) {
-      if (this.kept.size <= sessions) break;
-      this.forget(old);
-    }
+  /** Idle: the least recently read let go until IDLE_KEPT_SESSION_BODIES are kept, by keep()'s own rule. */
+  releaseIdle(): void {
+    this.evict({ sessions: IDLE_KEPT_SESSION_BODIES, bytes: this.limits.bytes });
   }
 
   private keep(id: string, kept: Kept<T>): Kept<T> {
     this.kept.set(id, kept);
     this.total += kept.body.length;
-    // The least recently read go first; never the one just read (it fits on its own).
+    this.evict(this.limits);
+    return kept;
+  }
+
+  /** The least recently read go first until `limits` hold; never the most recent (the one just read fits on its own). */
+  private evict(limits: BodyLimits): void {
+    let room = this.kept.size - 1;
     for (const old of this.kept.keys()) {
-      if (this.kept.size <= this.limits.sessions && this.total <= this.limits.bytes) break;
-      if (old === id) break;
+      if (room-- <= 0 || (this.kept.size <= limits.sessions && this.total <= limits.bytes)) break;
       this.forget(old);
     }
-    return kept;
   }
 
   private forget(id: string): void {
